@@ -1,0 +1,89 @@
+#pragma once
+// The abstract syntax of a BURG spec: what the parser produces, the checks complete and the
+// matcher emitter reads. A superset of iburg's language; see docs/burg-language.md.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "burgspec/source.hpp"
+
+namespace burgspec {
+
+// A tree pattern: an operator with kid patterns, or a nonterminal leaf. Any symbol may carry a
+// binding (`x:reg`) by which costs and actions name the node it matches.
+struct Pattern {
+  std::string symbol;
+  std::string binding;  // empty when unnamed
+  std::vector<Pattern> kids;
+  SourceLoc loc;        // of the symbol (of the binding when there is one)
+  bool isTerminal = false;  // set by checkGrammar
+};
+
+// A rule's cost: a constant, or C++ code (an expression) evaluated while labeling.
+struct Cost {
+  bool dynamic = false;
+  int64_t value = 0;   // when !dynamic
+  std::string code;    // when dynamic: the text between the parentheses
+  SourceLoc loc;
+};
+
+struct Rule {
+  std::string lhs;      // a nonterminal
+  SourceLoc loc;        // of lhs
+  Pattern pattern;
+  int number = 0;       // external rule number; assigned by checkGrammar when not written
+  bool numbered = false;  // written as `= N` in the spec
+  SourceLoc numberLoc;
+  Cost cost;            // defaults to the constant 0
+  std::optional<std::string> action;  // C++ block body, braces excluded
+  SourceLoc actionLoc;
+
+  bool isChain() const { return !pattern.isTerminal && pattern.kids.empty(); }
+};
+
+struct Terminal {
+  std::string name;
+  int number = 0;       // external operator number; assigned by checkGrammar when not written
+  bool numbered = false;
+  int arity = -1;       // inferred by checkGrammar from its uses; -1 when unused
+  SourceLoc loc;
+};
+
+struct Nonterminal {
+  std::string name;
+  std::string resultType;  // from %type; empty when none was declared
+  SourceLoc loc;           // first appearance (as a rule's left side when it has one)
+};
+
+// One `%type <T> a b c` declaration: a C++ type and the nonterminals whose actions yield it.
+struct TypeDecl {
+  std::string type;
+  std::vector<std::string> names;
+  std::vector<SourceLoc> locs;
+};
+
+struct Grammar {
+  std::string prologue;       // %{ ... %}, verbatim (several blocks are concatenated)
+  std::vector<Terminal> terminals;
+  std::vector<TypeDecl> types;
+  std::string start;          // from %start; the first rule's lhs when absent
+  SourceLoc startLoc;
+  std::vector<Rule> rules;
+  std::string epilogue;       // text after the second %%, verbatim
+
+  // Completed by checkGrammar: every nonterminal, the start one first, then in order of
+  // first appearance. Index in this vector + 1 is the nonterminal's number in the matcher.
+  std::vector<Nonterminal> nonterminals;
+
+  const Terminal* findTerminal(const std::string& name) const {
+    for (const auto& t : terminals) if (t.name == name) return &t;
+    return nullptr;
+  }
+  const Nonterminal* findNonterminal(const std::string& name) const {
+    for (const auto& n : nonterminals) if (n.name == name) return &n;
+    return nullptr;
+  }
+};
+
+}  // namespace burgspec

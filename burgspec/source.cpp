@@ -1,0 +1,53 @@
+#include "burgspec/source.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+namespace burgspec {
+
+SourceFile::SourceFile(std::string name, std::string text) : name_(std::move(name)), text_(std::move(text)) {
+  line_starts_.push_back(0);
+  for (size_t i = 0; i < text_.size(); ++i)
+    if (text_[i] == '\n') line_starts_.push_back(i + 1);
+}
+
+bool SourceFile::read(const std::string& path, SourceFile& out, std::string& error) {
+  std::ostringstream buffer;
+  if (path == "-") {
+    buffer << std::cin.rdbuf();
+    out = SourceFile("<stdin>", buffer.str());
+    return true;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot open '" + path + "'";
+    return false;
+  }
+  buffer << in.rdbuf();
+  if (in.bad()) {
+    error = "cannot read '" + path + "'";
+    return false;
+  }
+  out = SourceFile(path, buffer.str());
+  return true;
+}
+
+std::string_view SourceFile::line(uint32_t line) const {
+  if (line == 0 || line > line_starts_.size()) return {};
+  size_t begin = line_starts_[line - 1];
+  size_t end = line < line_starts_.size() ? line_starts_[line] - 1 : text_.size();
+  std::string_view view(text_.data() + begin, end - begin);
+  if (!view.empty() && view.back() == '\r') view.remove_suffix(1);
+  return view;
+}
+
+SourceLoc SourceFile::locate(size_t offset) const {
+  auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
+  uint32_t line = static_cast<uint32_t>(it - line_starts_.begin());
+  return {line, static_cast<uint32_t>(offset - line_starts_[line - 1] + 1)};
+}
+
+}  // namespace burgspec

@@ -1,0 +1,284 @@
+#include "src/loop/loop_tree.hpp"
+
+#include <sstream>
+#include <stdexcept>
+
+namespace cudaburg {
+
+const char* scalarTypeName(ScalarType t) {
+  switch (t) {
+    case ScalarType::Float: return "float";
+    case ScalarType::Double: return "double";
+    case ScalarType::Half: return "half";
+    case ScalarType::Int: return "int";
+  }
+  return "float";
+}
+
+const char* cudaTypeName(ScalarType t) {
+  return t == ScalarType::Half ? "__half" : scalarTypeName(t);
+}
+
+int scalarTypeBytes(ScalarType t) {
+  switch (t) {
+    case ScalarType::Double: return 8;
+    case ScalarType::Half: return 2;
+    default: return 4;
+  }
+}
+
+Affine Affine::var(const std::string& name, int64_t coef) {
+  Affine a;
+  if (coef != 0) a.terms[name] = coef;
+  return a;
+}
+
+int64_t Affine::coef(const std::string& name) const {
+  auto it = terms.find(name);
+  return it == terms.end() ? 0 : it->second;
+}
+
+Affine Affine::substitute(const std::string& name, const Affine& by) const {
+  int64_t c = coef(name);
+  if (c == 0) return *this;
+  Affine rest = *this;
+  rest.terms.erase(name);
+  return rest + by * c;
+}
+
+int64_t Affine::eval(const std::map<std::string, int64_t>& env) const {
+  int64_t v = constant;
+  for (const auto& [name, c] : terms) {
+    auto it = env.find(name);
+    if (it != env.end()) v += c * it->second;
+  }
+  return v;
+}
+
+std::string Affine::str() const {
+  std::ostringstream out;
+  bool first = true;
+  for (const auto& [name, c] : terms) {
+    int64_t mag = c < 0 ? -c : c;
+    if (first) out << (c < 0 ? "-" : "");
+    else out << (c < 0 ? " - " : " + ");
+    if (mag != 1) out << mag << '*';
+    out << name;
+    first = false;
+  }
+  if (first) out << constant;
+  else if (constant != 0) out << (constant < 0 ? " - " : " + ") << (constant < 0 ? -constant : constant);
+  return out.str();
+}
+
+Affine operator+(const Affine& a, const Affine& b) {
+  Affine r = a;
+  r.constant += b.constant;
+  for (const auto& [name, c] : b.terms) {
+    int64_t v = (r.terms[name] += c);
+    if (v == 0) r.terms.erase(name);
+  }
+  return r;
+}
+
+Affine operator-(const Affine& a, const Affine& b) { return a + b * -1; }
+
+Affine operator*(const Affine& a, int64_t k) {
+  Affine r;
+  if (k == 0) return r;
+  r.constant = a.constant * k;
+  for (const auto& [name, c] : a.terms) r.terms[name] = c * k;
+  return r;
+}
+
+int64_t Array::elements() const {
+  int64_t n = 1;
+  for (int64_t e : extents) n *= e;
+  return n;
+}
+
+std::string Access::str() const {
+  std::string s = array;
+  for (const auto& sub : subscripts) s += "[" + sub.str() + "]";
+  return s;
+}
+
+ExprPtr Expr::constant(double v) {
+  auto e = std::make_shared<Expr>();
+  e->kind = Kind::Constant;
+  e->value = v;
+  return e;
+}
+
+ExprPtr Expr::indexValue(Affine a) {
+  auto e = std::make_shared<Expr>();
+  e->kind = Kind::Index;
+  e->index = std::move(a);
+  return e;
+}
+
+ExprPtr Expr::read(Access a) {
+  auto e = std::make_shared<Expr>();
+  e->kind = Kind::Load;
+  e->load = std::move(a);
+  return e;
+}
+
+ExprPtr Expr::binary(char op, ExprPtr l, ExprPtr r) {
+  auto e = std::make_shared<Expr>();
+  e->kind = Kind::Binary;
+  e->op = op;
+  e->args = {std::move(l), std::move(r)};
+  return e;
+}
+
+ExprPtr Expr::call(std::string callee, ExprPtr l, ExprPtr r) {
+  auto e = std::make_shared<Expr>();
+  e->kind = Kind::Call;
+  e->callee = std::move(callee);
+  e->args = {std::move(l), std::move(r)};
+  return e;
+}
+
+std::string Expr::str() const {
+  switch (kind) {
+    case Kind::Constant: {
+      std::ostringstream out;
+      out << value;
+      return out.str();
+    }
+    case Kind::Index: return index.str();
+    case Kind::Load: return load.str();
+    case Kind::Binary: return "(" + args[0]->str() + " " + op + " " + args[1]->str() + ")";
+    case Kind::Call: return callee + "(" + args[0]->str() + ", " + args[1]->str() + ")";
+  }
+  return "?";
+}
+
+const char* loopKindName(LoopKind k) {
+  switch (k) {
+    case LoopKind::Parallel: return "parallel";
+    case LoopKind::Reduce: return "reduce";
+    case LoopKind::Serial: return "serial";
+  }
+  return "serial";
+}
+
+const char* mappingName(Mapping m) {
+  switch (m) {
+    case Mapping::None: return "none";
+    case Mapping::GridX: return "grid.x";
+    case Mapping::GridY: return "grid.y";
+    case Mapping::GridZ: return "grid.z";
+    case Mapping::BlockX: return "block.x";
+    case Mapping::BlockY: return "block.y";
+    case Mapping::BlockZ: return "block.z";
+    case Mapping::ThreadSerial: return "serial";
+    case Mapping::Unrolled: return "unroll";
+    case Mapping::Vector: return "vector";
+  }
+  return "none";
+}
+
+bool isGridMapping(Mapping m) { return m == Mapping::GridX || m == Mapping::GridY || m == Mapping::GridZ; }
+bool isBlockMapping(Mapping m) { return m == Mapping::BlockX || m == Mapping::BlockY || m == Mapping::BlockZ; }
+
+NodePtr makeFor(std::string index, Affine lower, std::vector<Affine> upper, int64_t step, LoopKind kind,
+                NodePtr body, Mapping mapping, SourceLoc loc) {
+  if (step <= 0) throw std::invalid_argument("loop step must be positive");
+  if (upper.empty()) throw std::invalid_argument("loop needs an upper bound");
+  auto n = std::make_shared<Node>();
+  n->kind = NodeKind::For;
+  n->index = std::move(index);
+  n->lower = std::move(lower);
+  n->upper = std::move(upper);
+  n->step = step;
+  n->loopKind = kind;
+  n->mapping = mapping;
+  n->kids = {std::move(body)};
+  n->loc = loc;
+  return n;
+}
+
+NodePtr makeAssign(Access target, ExprPtr value, bool accumulate, SourceLoc loc) {
+  auto n = std::make_shared<Node>();
+  n->kind = NodeKind::Assign;
+  n->target = std::move(target);
+  n->value = std::move(value);
+  n->accumulate = accumulate;
+  n->loc = loc;
+  return n;
+}
+
+NodePtr makeAlloc(Array buffer, NodePtr body) {
+  auto n = std::make_shared<Node>();
+  n->kind = NodeKind::Alloc;
+  n->buffer = std::move(buffer);
+  n->kids = {std::move(body)};
+  return n;
+}
+
+NodePtr makeStage(Array buffer, std::string source, std::vector<Affine> origin) {
+  if (origin.size() != buffer.extents.size()) throw std::invalid_argument("stage origin and buffer differ in rank");
+  auto n = std::make_shared<Node>();
+  n->kind = NodeKind::Stage;
+  n->buffer = std::move(buffer);
+  n->source = std::move(source);
+  n->origin = std::move(origin);
+  return n;
+}
+
+NodePtr makeBarrier() {
+  auto n = std::make_shared<Node>();
+  n->kind = NodeKind::Barrier;
+  return n;
+}
+
+NodePtr makeSeq(const std::vector<NodePtr>& stmts) {
+  if (stmts.empty()) throw std::invalid_argument("empty statement sequence");
+  NodePtr rest = stmts.back();
+  for (size_t i = stmts.size() - 1; i-- > 0;) {
+    auto n = std::make_shared<Node>();
+    n->kind = NodeKind::Seq;
+    n->kids = {stmts[i], rest};
+    rest = n;
+  }
+  return rest;
+}
+
+std::vector<NodePtr> flattenSeq(const NodePtr& node) {
+  std::vector<NodePtr> out;
+  NodePtr cur = node;
+  while (cur->kind == NodeKind::Seq) {
+    auto first = flattenSeq(cur->kids[0]);
+    out.insert(out.end(), first.begin(), first.end());
+    cur = cur->kids[1];
+  }
+  out.push_back(cur);
+  return out;
+}
+
+NodePtr withKids(const NodePtr& node, std::vector<NodePtr> kids) {
+  auto n = std::make_shared<Node>(*node);
+  n->kids = std::move(kids);
+  n->burgState = nullptr;
+  return n;
+}
+
+const Array* Kernel::findParam(const std::string& name) const {
+  for (const auto& a : params) if (a.name == name) return &a;
+  return nullptr;
+}
+
+int64_t Kernel::size(const std::string& name) const {
+  for (const auto& [n, v] : sizes) if (n == name) return v;
+  return -1;
+}
+
+Kernel Kernel::withBody(NodePtr newBody) const {
+  Kernel k = *this;
+  k.body = std::move(newBody);
+  return k;
+}
+
+}  // namespace cudaburg

@@ -1,0 +1,170 @@
+#pragma once
+// The loop tree: the subject trees of cudaburg. A Kernel holds typed arrays and one body, a
+// tree of immutable nodes shared between the trees that transformations derive from it.
+//
+// Node kinds (and the BURG operator each one shows to a matcher, see burg_node.hpp):
+//   For     one kid, its body. A loop `for (i = lower; i < min(upper...); i += step)`,
+//           marked parallel / reduce / serial, and mapped (grid, block, thread-serial, ...).
+//   Seq     two kids: first, then rest. Bodies of several statements are right-nested Seqs.
+//   Assign  a leaf: `target = value` or `target += value`.
+//   Alloc   one kid: a shared-memory or register buffer that lives over its body.
+//   Stage   a leaf: copy a box of an array into a buffer (shared memory), zero outside bounds.
+//   Barrier a leaf: __syncthreads() on the GPU; nothing on the CPU.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "burgspec/source.hpp"
+
+namespace cudaburg {
+
+using burgspec::SourceLoc;
+
+enum class ScalarType { Float, Double, Half, Int };
+const char* scalarTypeName(ScalarType t);     // "float", "double", "half", "int"
+const char* cudaTypeName(ScalarType t);       // "float", "double", "__half", "int"
+int scalarTypeBytes(ScalarType t);
+
+// sum(coef * index) + constant over loop indices; sizes are folded to constants at parse time.
+struct Affine {
+  std::map<std::string, int64_t> terms;  // index name -> coefficient, never 0
+  int64_t constant = 0;
+
+  Affine() = default;
+  explicit Affine(int64_t c) : constant(c) {}
+  static Affine var(const std::string& name, int64_t coef = 1);
+
+  bool isConstant() const { return terms.empty(); }
+  int64_t coef(const std::string& name) const;
+  bool uses(const std::string& name) const { return terms.count(name) != 0; }
+  // Replaces `name` by `by` (substitution of an index by an affine expression).
+  Affine substitute(const std::string& name, const Affine& by) const;
+  int64_t eval(const std::map<std::string, int64_t>& env) const;  // missing names count as 0
+  std::string str() const;  // "2*i + j - 1", "0"
+
+  friend Affine operator+(const Affine& a, const Affine& b);
+  friend Affine operator-(const Affine& a, const Affine& b);
+  friend Affine operator*(const Affine& a, int64_t k);
+  friend bool operator==(const Affine& a, const Affine& b) { return a.terms == b.terms && a.constant == b.constant; }
+  friend bool operator!=(const Affine& a, const Affine& b) { return !(a == b); }
+};
+
+enum class MemorySpace { Global, Shared, Register };
+
+// A kernel parameter (Global) or a buffer introduced by a transformation (Shared, Register).
+struct Array {
+  std::string name;
+  ScalarType type = ScalarType::Float;
+  std::vector<int64_t> extents;
+  MemorySpace space = MemorySpace::Global;
+  bool input = false;     // declared `const`: read only
+  bool zeroPadded = false;  // declared `padded`: reads outside the extents yield 0
+  SourceLoc loc;
+
+  int64_t elements() const;
+};
+
+struct Access {
+  std::string array;
+  std::vector<Affine> subscripts;
+  std::string str() const;  // "A[i][k]"
+};
+
+struct Expr;
+using ExprPtr = std::shared_ptr<const Expr>;
+
+// Right-hand sides: constants, index values, loads, + - * /, min and max.
+struct Expr {
+  enum class Kind { Constant, Index, Load, Binary, Call };
+  Kind kind = Kind::Constant;
+  double value = 0;        // Constant
+  Affine index;            // Index: the value of an affine expression of indices
+  Access load;             // Load
+  char op = '+';           // Binary: + - * /
+  std::string callee;      // Call: "min" or "max"
+  std::vector<ExprPtr> args;  // Binary: 2; Call: 2
+
+  static ExprPtr constant(double v);
+  static ExprPtr indexValue(Affine a);
+  static ExprPtr read(Access a);
+  static ExprPtr binary(char op, ExprPtr l, ExprPtr r);
+  static ExprPtr call(std::string callee, ExprPtr l, ExprPtr r);
+  std::string str() const;
+};
+
+enum class LoopKind { Parallel, Reduce, Serial };
+const char* loopKindName(LoopKind k);  // "parallel", "reduce", "serial"
+
+// Where a loop runs on the GPU. None: not yet decided (runs as a plain loop in the thread).
+enum class Mapping { None, GridX, GridY, GridZ, BlockX, BlockY, BlockZ, ThreadSerial, Unrolled, Vector };
+const char* mappingName(Mapping m);  // "none", "grid.x", ..., "block.z", "serial", "unroll", "vector"
+bool isGridMapping(Mapping m);
+bool isBlockMapping(Mapping m);
+
+struct Node;
+using NodePtr = std::shared_ptr<const Node>;
+
+enum class NodeKind { For, Seq, Assign, Alloc, Stage, Barrier };
+
+struct Node {
+  NodeKind kind;
+
+  // For
+  std::string index;
+  Affine lower;
+  std::vector<Affine> upper;  // exclusive; the bound is the minimum of all of them
+  int64_t step = 1;
+  LoopKind loopKind = LoopKind::Serial;
+  Mapping mapping = Mapping::None;
+
+  // Assign
+  Access target;
+  bool accumulate = false;  // `+=` rather than `=`
+  bool atomic = false;      // accumulate with an atomic add (a split reduction's combine)
+  ExprPtr value;
+
+  // Alloc: the buffer; Stage: the buffer (`buffer`) filled from `source` over a box
+  Array buffer;
+  std::string source;                 // Stage: the array copied from
+  std::vector<Affine> origin;         // Stage: the box's first element in `source`, per dimension
+
+  std::vector<NodePtr> kids;  // For: {body}; Seq: {first, rest}; Alloc: {body}; leaves: {}
+  SourceLoc loc;
+
+  // The slot a BURG matcher stores its per-node state in (see burg_node.hpp).
+  mutable void* burgState = nullptr;
+
+  const NodePtr& body() const { return kids.at(0); }
+};
+
+// Builders: every node is made through these so that trees stay well formed.
+NodePtr makeFor(std::string index, Affine lower, std::vector<Affine> upper, int64_t step, LoopKind kind,
+                NodePtr body, Mapping mapping = Mapping::None, SourceLoc loc = {});
+NodePtr makeAssign(Access target, ExprPtr value, bool accumulate, SourceLoc loc = {});
+NodePtr makeAlloc(Array buffer, NodePtr body);
+NodePtr makeStage(Array buffer, std::string source, std::vector<Affine> origin);
+NodePtr makeBarrier();
+// A sequence of statements as right-nested Seq nodes; one statement is returned as it is.
+NodePtr makeSeq(const std::vector<NodePtr>& stmts);
+// The statements of a (possibly nested) Seq, in order; a non-Seq node gives itself.
+std::vector<NodePtr> flattenSeq(const NodePtr& node);
+// A copy of `node` with other kids (the same kind and attributes).
+NodePtr withKids(const NodePtr& node, std::vector<NodePtr> kids);
+
+// A kernel: the algorithm of a .loop file with all sizes bound.
+struct Kernel {
+  std::string name;
+  std::vector<std::pair<std::string, int64_t>> sizes;  // in declaration order, after -D
+  std::vector<Array> params;                           // global arrays, in parameter order
+  NodePtr body;
+  std::string sourceName;                              // the .loop file it came from
+
+  const Array* findParam(const std::string& name) const;
+  int64_t size(const std::string& name) const;         // -1 when unknown
+  // The same kernel with another body (what transformations return).
+  Kernel withBody(NodePtr newBody) const;
+};
+
+}  // namespace cudaburg
