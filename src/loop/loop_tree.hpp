@@ -10,6 +10,22 @@
 //   Alloc   one kid: a shared-memory or register buffer that lives over its body.
 //   Stage   a leaf: copy a box of an array into a buffer (shared memory), zero outside bounds.
 //   Barrier a leaf: __syncthreads() on the GPU; nothing on the CPU.
+//
+// A mapped tree keeps sequential semantics (the CPU executor runs it as written) and says how
+// the GPU runs it. This model is the contract between transformations, executor and emitter:
+//  1. Grid-mapped loops are outermost, each on its own grid.x/y/z, with constant bounds:
+//     gridDim = ceil((upper - lower) / step), index = lower + blockIdx * step.
+//  2. Below them, a block's work is a sequence of phases: block-mapped loop nests, Stages
+//     (cooperative copies by all the block's threads), Barriers, Allocs and uniform serial loops
+//     (every thread runs them, e.g. the loop over k-tiles) that hold further phases.
+//  3. A block-mapped loop runs its body once per thread: index = lower + threadIdx * step,
+//     guarded by index < min(upper...). Block loops split by fission reuse the same index names
+//     and trip counts, so they land on the same threads. Barriers sit only outside block loops.
+//  4. A Register buffer is private to a thread: it is declared without the thread dimensions and
+//     used only inside block loops; the executor keeps one copy per combination of the enclosing
+//     block-loop indices. A Shared buffer is one per block.
+//  5. ThreadSerial: a plain loop in the thread. Unrolled: a loop with a constant trip count,
+//     fully unrolled. Vector: a loop of 2 or 4 contiguous elements done as one wide access.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -160,6 +176,9 @@ struct Kernel {
   std::vector<Array> params;                           // global arrays, in parameter order
   NodePtr body;
   std::string sourceName;                              // the .loop file it came from
+  // Outputs to set to zero before the kernel runs: the combine of a split reduction, whose
+  // parts accumulate into them atomically.
+  std::vector<std::string> zeroFirst;
 
   const Array* findParam(const std::string& name) const;
   int64_t size(const std::string& name) const;         // -1 when unknown
