@@ -1,0 +1,181 @@
+#include "src/tuning/tuning_db.hpp"
+
+#include <sqlite3.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace cudaburg {
+
+namespace {
+
+const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS measurements (
+  nest TEXT NOT NULL, sizes TEXT NOT NULL, recipe TEXT NOT NULL,
+  gpu TEXT NOT NULL, compute_capability TEXT NOT NULL, driver TEXT NOT NULL, toolkit TEXT NOT NULL,
+  status TEXT NOT NULL, reason TEXT NOT NULL, ms REAL, tflops REAL, gbps REAL, error REAL,
+  registers INTEGER, shared_bytes INTEGER,
+  measured_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+  PRIMARY KEY (nest, sizes, recipe, gpu, compute_capability, driver, toolkit)
+);
+)sql";
+
+// A prepared statement that finalizes itself.
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) { sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  bool ok() const { return stmt_ != nullptr; }
+  void bind(int i, const std::string& s) { sqlite3_bind_text(stmt_, i, s.c_str(), -1, SQLITE_TRANSIENT); }
+  void bind(int i, double v) { sqlite3_bind_double(stmt_, i, v); }
+  void bind(int i, int v) { sqlite3_bind_int(stmt_, i, v); }
+  int step() { return sqlite3_step(stmt_); }
+  std::string text(int col) const {
+    const unsigned char* t = sqlite3_column_text(stmt_, col);
+    return t ? reinterpret_cast<const char*>(t) : "";
+  }
+  double real(int col) const { return sqlite3_column_double(stmt_, col); }
+  int integer(int col) const { return sqlite3_column_int(stmt_, col); }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+void bindKey(Statement& s, const MeasurementKey& k) {
+  s.bind(1, k.nest);
+  s.bind(2, k.sizes);
+  s.bind(3, k.recipe);
+  s.bind(4, k.gpu);
+  s.bind(5, k.computeCapability);
+  s.bind(6, k.driver);
+  s.bind(7, k.toolkit);
+}
+
+// Reads columns status..measured_at starting at `col`.
+Measurement readMeasurement(const Statement& s, int col) {
+  Measurement m;
+  m.status = s.text(col);
+  m.reason = s.text(col + 1);
+  m.ms = s.real(col + 2);
+  m.tflops = s.real(col + 3);
+  m.gbps = s.real(col + 4);
+  m.error = s.real(col + 5);
+  m.registers = s.integer(col + 6);
+  m.sharedBytes = s.integer(col + 7);
+  m.measuredAt = s.text(col + 8);
+  return m;
+}
+
+constexpr const char* kMeasurementColumns =
+    "status, reason, ms, tflops, gbps, error, registers, shared_bytes, measured_at";
+
+}  // namespace
+
+std::string TuningDb::defaultPath() {
+  if (const char* p = std::getenv("CUDABURG_DB"); p && *p) return p;
+  std::filesystem::path base;
+  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) base = x;
+  else if (const char* h = std::getenv("HOME"); h && *h) base = std::filesystem::path(h) / ".local" / "share";
+  else base = ".";
+  return (base / "cudaburg" / "tuning.db").string();
+}
+
+std::optional<TuningDb> TuningDb::open(const std::string& path, std::string& error) {
+  std::error_code ec;
+  auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+    error = "cannot open the tuning database '" + path + "': " + (db ? sqlite3_errmsg(db) : "out of memory");
+    sqlite3_close(db);
+    return std::nullopt;
+  }
+  sqlite3_busy_timeout(db, 5000);
+  // WAL with synchronous=FULL: each committed measurement survives a crash or kill -9.
+  char* msg = nullptr;
+  std::string setup = std::string("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;") + kSchema;
+  if (sqlite3_exec(db, setup.c_str(), nullptr, nullptr, &msg) != SQLITE_OK) {
+    error = "cannot use the tuning database '" + path + "': " + (msg ? msg : "unknown error");
+    sqlite3_free(msg);
+    sqlite3_close(db);
+    return std::nullopt;
+  }
+  return TuningDb(db);
+}
+
+TuningDb::TuningDb(TuningDb&& other) noexcept : db_(other.db_) { other.db_ = nullptr; }
+
+TuningDb& TuningDb::operator=(TuningDb&& other) noexcept {
+  if (this != &other) {
+    sqlite3_close(db_);
+    db_ = other.db_;
+    other.db_ = nullptr;
+  }
+  return *this;
+}
+
+TuningDb::~TuningDb() { sqlite3_close(db_); }
+
+std::optional<Measurement> TuningDb::find(const MeasurementKey& key) const {
+  std::string sql = std::string("SELECT ") + kMeasurementColumns +
+                    " FROM measurements WHERE nest=?1 AND sizes=?2 AND recipe=?3 AND gpu=?4"
+                    " AND compute_capability=?5 AND driver=?6 AND toolkit=?7";
+  Statement s(db_, sql.c_str());
+  if (!s.ok()) return std::nullopt;
+  bindKey(s, key);
+  if (s.step() != SQLITE_ROW) return std::nullopt;
+  return readMeasurement(s, 0);
+}
+
+bool TuningDb::store(const MeasurementKey& key, const Measurement& m, std::string& error) {
+  Statement s(db_,
+              "INSERT OR REPLACE INTO measurements (nest, sizes, recipe, gpu, compute_capability, driver, toolkit,"
+              " status, reason, ms, tflops, gbps, error, registers, shared_bytes)"
+              " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
+  if (!s.ok()) {
+    error = sqlite3_errmsg(db_);
+    return false;
+  }
+  bindKey(s, key);
+  s.bind(8, m.status);
+  s.bind(9, m.reason);
+  s.bind(10, m.ms);
+  s.bind(11, m.tflops);
+  s.bind(12, m.gbps);
+  s.bind(13, m.error);
+  s.bind(14, m.registers);
+  s.bind(15, m.sharedBytes);
+  if (s.step() != SQLITE_DONE) {
+    error = std::string("cannot store a measurement: ") + sqlite3_errmsg(db_);
+    return false;
+  }
+  return true;
+}
+
+std::vector<std::pair<MeasurementKey, Measurement>> TuningDb::forNest(const std::string& nest, const std::string& gpu,
+                                                                      const std::string& toolkit) const {
+  std::string sql = std::string("SELECT nest, sizes, recipe, gpu, compute_capability, driver, toolkit, ") +
+                    kMeasurementColumns +
+                    " FROM measurements WHERE nest=?1 AND gpu=?2 AND toolkit=?3"
+                    " ORDER BY (status <> 'ok'), ms";
+  Statement s(db_, sql.c_str());
+  std::vector<std::pair<MeasurementKey, Measurement>> rows;
+  if (!s.ok()) return rows;
+  s.bind(1, nest);
+  s.bind(2, gpu);
+  s.bind(3, toolkit);
+  while (s.step() == SQLITE_ROW) {
+    MeasurementKey k{s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.text(6)};
+    rows.emplace_back(k, readMeasurement(s, 7));
+  }
+  return rows;
+}
+
+size_t TuningDb::count() const {
+  Statement s(db_, "SELECT COUNT(*) FROM measurements");
+  return s.ok() && s.step() == SQLITE_ROW ? static_cast<size_t>(s.integer(0)) : 0;
+}
+
+}  // namespace cudaburg

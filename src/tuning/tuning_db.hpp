@@ -1,0 +1,63 @@
+#pragma once
+// The tuning database: every measurement the search makes, stored the moment it is made, so
+// a second run of the same search measures nothing new and an interrupted one loses nothing.
+// SQLite, embedded; one row per (loop nest, sizes, recipe, GPU, driver, toolkit).
+#include <optional>
+#include <string>
+#include <vector>
+
+struct sqlite3;
+
+namespace cudaburg {
+
+// What a measurement is about. Two measurements with equal keys are interchangeable.
+struct MeasurementKey {
+  std::string nest;     // a hash of the loop nest's text with its sizes bound
+  std::string sizes;    // "M=2048,N=2048,K=2048", for people reading the database
+  std::string recipe;   // the recipe's printed text
+  std::string gpu;      // device name, e.g. "NVIDIA H200"
+  std::string computeCapability;  // "9.0"
+  std::string driver;   // driver version
+  std::string toolkit;  // CUDA toolkit (NVRTC) version
+};
+
+struct Measurement {
+  std::string status;   // "ok", "wrong", "failed", "timeout", "refused"
+  std::string reason;   // why, when not ok
+  double ms = 0;        // median kernel time
+  double tflops = 0;
+  double gbps = 0;
+  double error = 0;     // relative error against the reference
+  int registers = 0;
+  int sharedBytes = 0;
+  std::string measuredAt;  // UTC time the row was written (filled by the database)
+};
+
+class TuningDb {
+ public:
+  // Opens (creating when needed) the database at `path`; returns nullopt and says why in
+  // `error` when it cannot.
+  static std::optional<TuningDb> open(const std::string& path, std::string& error);
+  // $CUDABURG_DB, else $XDG_DATA_HOME/cudaburg/tuning.db, else ~/.local/share/cudaburg/tuning.db.
+  static std::string defaultPath();
+
+  TuningDb(TuningDb&& other) noexcept;
+  TuningDb& operator=(TuningDb&& other) noexcept;
+  TuningDb(const TuningDb&) = delete;
+  TuningDb& operator=(const TuningDb&) = delete;
+  ~TuningDb();
+
+  std::optional<Measurement> find(const MeasurementKey& key) const;
+  // Stores (or replaces) a measurement and makes it durable before returning.
+  bool store(const MeasurementKey& key, const Measurement& m, std::string& error);
+  // Every stored measurement of a nest on a GPU and toolkit, best time first.
+  std::vector<std::pair<MeasurementKey, Measurement>> forNest(const std::string& nest, const std::string& gpu,
+                                                             const std::string& toolkit) const;
+  size_t count() const;
+
+ private:
+  explicit TuningDb(sqlite3* db) : db_(db) {}
+  sqlite3* db_ = nullptr;
+};
+
+}  // namespace cudaburg
