@@ -1,0 +1,128 @@
+#include "src/report/search_report.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+namespace cudaburg {
+
+namespace {
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string sci(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1e", v);
+  return buf;
+}
+
+// Verified variants, fastest first; when nothing was measured, the model's ranking.
+std::vector<const VariantResult*> ranked(const SearchOutcome& o) {
+  std::vector<const VariantResult*> out;
+  for (const auto& v : o.variants)
+    if ((v.measured && v.result.status == "ok") || (!v.measured && v.result.status != "refused")) out.push_back(&v);
+  std::stable_sort(out.begin(), out.end(), [](const VariantResult* a, const VariantResult* b) {
+    if (a->measured != b->measured) return a->measured;
+    return a->measured ? a->result.ms < b->result.ms : a->modelCost < b->modelCost;
+  });
+  return out;
+}
+
+std::string oneLine(const std::string& recipe) {
+  std::string s;
+  for (char c : recipe) s += c == '\n' ? std::string("; ") : std::string(1, c);
+  while (s.size() >= 2 && s.compare(s.size() - 2, 2, "; ") == 0) s.resize(s.size() - 2);
+  return s;
+}
+
+}  // namespace
+
+std::string searchReportMarkdown(const SearchOutcome& o, size_t top) {
+  std::ostringstream md;
+  md << "# cudaburg search: " << o.kernelName << " (" << o.sizes << ")\n\n";
+  md << "- loop file: `" << o.loopFile << "`\n- device: " << o.device << "\n- toolkit: " << o.toolkit << "\n";
+  size_t measured = 0, failed = 0, reused = 0;
+  for (const auto& v : o.variants) {
+    if (v.measured) ++measured;
+    if (v.fromDatabase) ++reused;
+    if (v.result.status != "ok" && v.result.status != "not measured") ++failed;
+  }
+  md << "- variants: " << o.variants.size() << " considered, " << o.compiled << " compiled, " << measured
+     << " measured (" << reused << " reused from the tuning database), " << failed << " failed or refused\n";
+  md << "- wall time: " << fixed(o.wallSeconds, 1) << " s\n";
+  if (!o.gpuAvailable || measured == 0)
+    md << "\n**Not measured**: " << (o.notMeasuredReason.empty() ? "no variant was timed" : o.notMeasuredReason)
+       << ". Variants are ranked by the model's estimate; no time below is a measurement.\n";
+  if (o.reference.measured)
+    md << "- reference: " << o.reference.library << " " << fixed(o.reference.ms, 4) << " ms, "
+       << fixed(o.reference.tflops, 2) << " TFLOPS\n";
+
+  auto best = ranked(o);
+  md << "\n## Top variants\n\n";
+  md << "| # | time (ms) | TFLOPS | vs " << (o.reference.library.empty() ? "reference" : o.reference.library)
+     << " | regs | smem (B) | rel. error | model | recipe |\n|---|---|---|---|---|---|---|---|---|\n";
+  for (size_t i = 0; i < best.size() && i < top; ++i) {
+    const auto& v = *best[i];
+    bool timed = v.measured;
+    md << "| " << i + 1 << " | " << (timed ? fixed(v.result.ms, 4) : "not measured") << " | "
+       << (timed ? fixed(v.result.tflops, 2) : "-") << " | "
+       << (timed && o.reference.measured ? fixed(o.reference.ms / v.result.ms, 3) : "-") << " | "
+       << v.result.registers << " | " << v.result.sharedBytes << " | " << (timed ? sci(v.result.error) : "-") << " | "
+       << fixed(v.modelCost, 3) << " | `" << oneLine(v.recipe) << "` |\n";
+  }
+  bool anyFailed = false;
+  for (const auto& v : o.variants) {
+    if (v.result.status == "ok" || v.result.status == "not measured") continue;
+    if (!anyFailed) md << "\n## Failed and refused variants\n\n| status | reason | recipe |\n|---|---|---|\n";
+    anyFailed = true;
+    md << "| " << v.result.status << " | " << v.result.reason << " | `" << oneLine(v.recipe) << "` |\n";
+  }
+  return md.str();
+}
+
+std::string searchReportJson(const SearchOutcome& o) {
+  using nlohmann::json;
+  json j;
+  j["loop_file"] = o.loopFile;
+  j["kernel"] = o.kernelName;
+  j["sizes"] = o.sizes;
+  j["device"] = o.device;
+  j["toolkit"] = o.toolkit;
+  j["gpu_available"] = o.gpuAvailable;
+  j["measured"] = o.gpuAvailable && o.notMeasuredReason.empty();
+  if (!o.notMeasuredReason.empty()) j["not_measured_reason"] = o.notMeasuredReason;
+  j["wall_seconds"] = o.wallSeconds;
+  j["compiled"] = o.compiled;
+  j["reference"] = {{"library", o.reference.library},
+                    {"measured", o.reference.measured},
+                    {"ms", o.reference.measured ? json(o.reference.ms) : json(nullptr)},
+                    {"tflops", o.reference.measured ? json(o.reference.tflops) : json(nullptr)}};
+  auto best = o.best();
+  j["best"] = best ? json(*best) : json(nullptr);
+  json variants = json::array();
+  for (const auto& v : o.variants) {
+    json e = {{"recipe", v.recipe},           {"cover", v.cover},
+              {"model_cost", v.modelCost},     {"measured", v.measured},
+              {"from_database", v.fromDatabase}, {"status", v.result.status},
+              {"registers", v.result.registers}, {"shared_bytes", v.result.sharedBytes}};
+    if (!v.result.reason.empty()) e["reason"] = v.result.reason;
+    if (v.measured && v.result.status == "ok") {
+      e["ms"] = v.result.ms;
+      e["tflops"] = v.result.tflops;
+      e["gbps"] = v.result.gbps;
+      e["relative_error"] = v.result.error;
+      if (o.reference.measured) e["ratio_to_reference"] = o.reference.ms / v.result.ms;
+    }
+    variants.push_back(e);
+  }
+  j["variants"] = variants;
+  return j.dump(2) + "\n";
+}
+
+}  // namespace cudaburg

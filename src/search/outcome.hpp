@@ -1,0 +1,45 @@
+#pragma once
+// What a search found: every variant it considered, in the order they were measured, and the
+// reference library's time beside them. The report writers and the plot read this.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/tuning/tuning_db.hpp"
+
+namespace cudaburg {
+
+struct VariantResult {
+  std::string recipe;       // printed recipe
+  std::string cover;        // the grammar rules that produced it, e.g. "kernel <- tile2(staged)"
+  double modelCost = 0;     // the model's estimate that ranked it
+  bool measured = false;    // false: ranked by the model only (no GPU, or not reached)
+  bool fromDatabase = false;  // the measurement was reused from the tuning database
+  Measurement result;       // status "ok" / "wrong" / "failed" / "timeout" / "refused" / "not measured"
+};
+
+struct ReferenceResult {
+  std::string library;      // "cuBLAS", "cuDNN", "FP64 reference"
+  double ms = 0;
+  double tflops = 0;
+  bool measured = false;
+};
+
+struct SearchOutcome {
+  std::string loopFile;
+  std::string kernelName;
+  std::string sizes;
+  std::string device;       // "NVIDIA H200 (sm_90)", or "no GPU"
+  std::string toolkit;
+  bool gpuAvailable = false;
+  std::string notMeasuredReason;  // why nothing was timed, when nothing was
+  double wallSeconds = 0;
+  size_t compiled = 0;
+  std::vector<VariantResult> variants;
+  ReferenceResult reference;
+
+  // The fastest verified variant (or the model's best when nothing was measured).
+  std::optional<size_t> best() const;
+};
+
+}  // namespace cudaburg

@@ -1,0 +1,93 @@
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "src/report/search_plot.hpp"
+#include "src/report/search_report.hpp"
+
+using namespace cudaburg;
+
+namespace {
+
+VariantResult variant(const std::string& recipe, const std::string& status, double ms, double model) {
+  VariantResult v;
+  v.recipe = recipe;
+  v.modelCost = model;
+  v.measured = status != "not measured";
+  v.result.status = status;
+  v.result.ms = ms;
+  v.result.tflops = ms > 0 ? 1.0 / ms : 0;
+  if (status == "failed") v.result.reason = "illegal address";
+  return v;
+}
+
+SearchOutcome measuredOutcome() {
+  SearchOutcome o;
+  o.kernelName = "matmul";
+  o.sizes = "M=64,N=64,K=64";
+  o.device = "NVIDIA H200 (sm_90)";
+  o.gpuAvailable = true;
+  o.variants = {variant("tile i,j 64,64\n", "ok", 2.0, 1.0), variant("tile i,j 8,8\n", "failed", 0, 2.0),
+                variant("tile i,j 32,32\n", "ok", 1.0, 3.0), variant("tile i,j 16,16\n", "ok", 4.0, 0.5)};
+  o.reference = {"cuBLAS", 1.25, 0.8, true};
+  return o;
+}
+
+}  // namespace
+
+TEST(SearchOutcome, BestIsFastestVerified) {
+  auto o = measuredOutcome();
+  ASSERT_TRUE(o.best());
+  EXPECT_EQ(*o.best(), 2u);
+}
+
+TEST(SearchOutcome, BestWithoutGpuIsModelsChoice) {
+  SearchOutcome o;
+  o.variants = {variant("a", "not measured", 0, 2.0), variant("b", "not measured", 0, 0.5),
+                variant("c", "refused", 0, 0.1)};
+  o.variants[2].measured = false;
+  ASSERT_TRUE(o.best());
+  EXPECT_EQ(*o.best(), 1u);
+}
+
+TEST(SearchReport, MarkdownRanksAndListsFailures) {
+  std::string md = searchReportMarkdown(measuredOutcome());
+  size_t first = md.find("tile i,j 32,32"), second = md.find("tile i,j 64,64"), third = md.find("tile i,j 16,16");
+  ASSERT_NE(first, std::string::npos);
+  EXPECT_LT(first, second);
+  EXPECT_LT(second, third);
+  EXPECT_NE(md.find("| 1.250 |"), std::string::npos);  // ratio cuBLAS/ours for the 1.0 ms variant
+  EXPECT_NE(md.find("| failed | illegal address |"), std::string::npos);
+  EXPECT_EQ(md.find("Not measured"), std::string::npos);
+}
+
+TEST(SearchReport, SaysClearlyWhenNothingWasTimed) {
+  SearchOutcome o;
+  o.kernelName = "matmul";
+  o.notMeasuredReason = "no CUDA device";
+  o.variants = {variant("tile i,j 64,64", "not measured", 0, 1.0)};
+  std::string md = searchReportMarkdown(o);
+  EXPECT_NE(md.find("**Not measured**: no CUDA device"), std::string::npos);
+  auto j = nlohmann::json::parse(searchReportJson(o));
+  EXPECT_FALSE(j["measured"].get<bool>());
+  EXPECT_EQ(j["variants"][0]["status"], "not measured");
+  EXPECT_FALSE(j["variants"][0].contains("ms"));
+  EXPECT_NE(searchPlotSvg(o).find("not measured: no CUDA device"), std::string::npos);
+}
+
+TEST(SearchReport, JsonCarriesEveryVariant) {
+  auto j = nlohmann::json::parse(searchReportJson(measuredOutcome()));
+  ASSERT_EQ(j["variants"].size(), 4u);
+  EXPECT_EQ(j["best"], 2);
+  EXPECT_DOUBLE_EQ(j["variants"][2]["ratio_to_reference"].get<double>(), 1.25);
+  EXPECT_EQ(j["variants"][1]["reason"], "illegal address");
+}
+
+TEST(SearchPlot, DrawsEveryMeasuredVariantAndTheReference) {
+  std::string svg = searchPlotSvg(measuredOutcome());
+  size_t dots = 0;
+  for (size_t p = svg.find("<circle"); p != std::string::npos; p = svg.find("<circle", p + 1)) ++dots;
+  EXPECT_EQ(dots, 3u);
+  EXPECT_NE(svg.find("cuBLAS 1.25 ms"), std::string::npos);
+  EXPECT_NE(svg.find("best so far: 1 ms"), std::string::npos);
+  EXPECT_NE(svg.find("failed or wrong (1)"), std::string::npos);
+}
