@@ -1,0 +1,62 @@
+#pragma once
+// A recipe: the list of transformations with their parameters, as data that is printed, parsed
+// back, stored and replayed. Its text has one step a line (or steps separated by ';'), `#`
+// starts a comment:
+//
+//   strip k 16              stripMine(k, 16)
+//   tile i,j 64,64          tile({i, j}, {64, 64})
+//   unroll k 4              unroll(k, 4)
+//   interchange j k         interchange(j, k)
+//   distribute j            distribute(j)
+//   map i_o grid.y          mapLoop(i_o, GridY); mappings: grid.x|y|z block.x|y|z serial unroll vector none
+//   stage A at k_o          stage(A, k_o)
+//   regtile i,j 4,4         registerTile({i, j}, {4, 4})
+//   vectorize j 4           vectorize(j, 4)
+//   split k 4               splitReduction(k, 4)
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "burgspec/diagnostics.hpp"
+#include "burgspec/source.hpp"
+#include "src/loop/loop_tree.hpp"
+#include "src/transform/transform_result.hpp"
+
+namespace cudaburg {
+
+enum class StepKind { StripMine, Tile, Unroll, Interchange, Distribute, Map, Stage, RegisterTile, Vectorize, Split };
+const char* stepKeyword(StepKind k);  // "strip", "tile", ...
+
+struct RecipeStep {
+  StepKind kind = StepKind::StripMine;
+  std::vector<std::string> loops;  // loop indices named by the step, in order
+  std::vector<int64_t> factors;    // factors / width / parts, one a loop where the step takes them
+  Mapping mapping = Mapping::None;  // Map
+  std::string array;               // Stage: the array staged (the loop is loops[0])
+  SourceLoc loc;                   // where it was parsed from (not part of its identity)
+
+  std::string str() const;  // the step as one line of recipe text, e.g. "tile i,j 64,64"
+  friend bool operator==(const RecipeStep& a, const RecipeStep& b) {
+    return a.kind == b.kind && a.loops == b.loops && a.factors == b.factors && a.mapping == b.mapping &&
+           a.array == b.array;
+  }
+};
+
+struct Recipe {
+  std::vector<RecipeStep> steps;
+  friend bool operator==(const Recipe& a, const Recipe& b) { return a.steps == b.steps; }
+};
+
+// One step a line, each line ending in '\n'; the empty recipe prints as "".
+std::string printRecipe(const Recipe& recipe);
+// Steps on one line separated by "; " (for keys and reports).
+std::string printRecipeLine(const Recipe& recipe);
+// Parses recipe text; reports every error (line:col, caret) and returns nullopt if there was one.
+std::optional<Recipe> parseRecipe(const burgspec::SourceFile& file, burgspec::Diagnostics& diags);
+
+// Applies one step.
+TransformResult applyStep(const Kernel& kernel, const RecipeStep& step);
+// Applies the steps in order; a refusal names the step ("step 3 `map i_o grid.y`: ...").
+TransformResult applyRecipe(const Kernel& kernel, const Recipe& recipe);
+
+}  // namespace cudaburg

@@ -1,0 +1,68 @@
+#pragma once
+// The loop-tree transformations. Each is a pure function: it reads a kernel and returns a new
+// one (sharing unchanged subtrees) or refuses with a sentence saying why. Loops are named by
+// their index; where fission left several loops with the same index (copies that run on the
+// same threads), a transformation naming that index applies to every one of them.
+//
+// Naming of new indices: strip-mining loop `i` keeps the name `i` for the inner (element) loop,
+// so statements are untouched, and names the outer (strip) loop `i_o`; when `i_o` is taken,
+// `i_o2`, `i_o3`, ... (the first name not used by any index, array or size of the kernel).
+// splitReduction names its part loop `k_s` in the same way.
+//
+// Every transformation also keeps a mapped tree within the model of loop_tree.hpp: a result
+// that would break it is refused with the rule it breaks.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "src/loop/loop_tree.hpp"
+#include "src/transform/transform_result.hpp"
+
+namespace cudaburg {
+
+// for i -> for i_o (step factor*step) { for i = i_o; i < min(i_o + factor*step, upper...) }.
+// The strip loop keeps i's kind and mapping; the element loop is unmapped.
+TransformResult stripMine(const Kernel& kernel, const std::string& loop, int64_t factor);
+
+// Strip-mines perfectly nested loops (outermost first) and moves the strip loops outside all of
+// the element loops: i { j } -> i_o { j_o { i { j } } }.
+TransformResult tile(const Kernel& kernel, const std::vector<std::string>& loops,
+                     const std::vector<int64_t>& factors);
+
+// Strip-mines by `factor` and marks the element loop Mapping::Unrolled (a loop whose constant
+// trip count is already at most `factor` is marked in place).
+TransformResult unroll(const Kernel& kernel, const std::string& loop, int64_t factor);
+
+// Swaps `outer` and `inner`, where `inner` is the whole body of `outer`; rectangular bounds only.
+TransformResult interchange(const Kernel& kernel, const std::string& outer, const std::string& inner);
+
+// Fission: a loop whose body is a sequence becomes a sequence of loops, one a statement.
+TransformResult distribute(const Kernel& kernel, const std::string& loop);
+
+// Marks a loop with a mapping (grid, block, thread-serial, unrolled, vector, or none).
+TransformResult mapLoop(const Kernel& kernel, const std::string& loop, Mapping mapping);
+
+// Stages through shared memory the part of `array` read inside each iteration of `atLoop`:
+// the body becomes Alloc(buffer) { Stage; Barrier; body (reading the buffer); Barrier }.
+// The buffer is named `<array>_s` (then `<array>_s2`, ...).
+TransformResult stage(const Kernel& kernel, const std::string& array, const std::string& atLoop);
+
+// Scalar replacement of accumulators over a per-thread tile: the perfectly nested loops are
+// strip-mined by `factors` (the strip loops keep their block mapping: they are the threads),
+// the element loops are unrolled, and the accumulations into the target of the reduction go to
+// a Register buffer `<target>_r`, initialised before the reduction loop, written back once after.
+// The reduction loops move outside the thread loops, which are split into three phases
+// (initialise, accumulate, write back). The loops must be mapped to block threads first.
+TransformResult registerTile(const Kernel& kernel, const std::vector<std::string>& loops,
+                             const std::vector<int64_t>& factors);
+
+// A contiguous innermost loop done `width` (2 or 4) elements at a time as one wide access: the
+// loop is strip-mined by `width` and the element loop becomes Mapping::Vector.
+TransformResult vectorize(const Kernel& kernel, const std::string& loop, int width);
+
+// Splits reduction loop `loop` into `parts` parts run in parallel by a new outermost parallel
+// loop `<loop>_s`; the parts accumulate atomically into the target, which the kernel zeroes
+// first (Kernel::zeroFirst) in place of the initialisation it removes.
+TransformResult splitReduction(const Kernel& kernel, const std::string& loop, int64_t parts);
+
+}  // namespace cudaburg
