@@ -1,0 +1,757 @@
+#include "burggen/emitter.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <sstream>
+#include <vector>
+
+namespace burggen {
+
+using burgspec::Diagnostics;
+using burgspec::Grammar;
+using burgspec::Pattern;
+using burgspec::Rule;
+
+bool isIdentifier(const std::string& name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+bool isNamespaceName(const std::string& name) {
+  size_t at = 0;
+  while (true) {
+    size_t end = name.find("::", at);
+    if (!isIdentifier(name.substr(at, end == std::string::npos ? std::string::npos : end - at))) return false;
+    if (end == std::string::npos) return true;
+    at = end + 2;
+  }
+}
+
+namespace {
+
+// A path from a rule's root node to one of its descendants: the kid indices taken.
+using Path = std::vector<int>;
+
+// A nonterminal leaf of a pattern: the kids a rule derives from other nonterminals.
+struct Leaf {
+  Path path;
+  int nt;               // nonterminal number
+  std::string binding;  // empty when unnamed
+};
+
+// An operator a pattern requires below its root.
+struct OpTest {
+  Path path;
+  int op;
+};
+
+// A binding on an operator of the pattern (it names the node that operator matched).
+struct NodeBinding {
+  Path path;
+  std::string name;
+};
+
+// What the emitter needs to know about one rule, worked out once.
+struct RuleFacts {
+  const Rule* rule;
+  int index;  // 1-based position in the spec; the number the matcher's states store
+  int lhs;
+  std::vector<Leaf> leaves;
+  std::vector<OpTest> tests;
+  std::vector<NodeBinding> nodeBindings;
+  std::string text;  // "reg: ADDI(reg, con)"
+};
+
+std::string cString(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + '"';
+}
+
+std::string patternText(const Pattern& p) {
+  std::string out = p.binding.empty() ? p.symbol : p.binding + ":" + p.symbol;
+  if (p.kids.empty()) return out;
+  out += '(';
+  for (size_t i = 0; i < p.kids.size(); ++i) out += (i ? ", " : "") + patternText(p.kids[i]);
+  return out + ')';
+}
+
+std::string nodeExpr(const Path& path) {
+  std::string out = "node";
+  for (int i : path) out = "kidOf(" + out + ", " + std::to_string(i) + ")";
+  return out;
+}
+
+// The state of the node at `path`: the root's is `s`, its kids' are the locals k0, k1, ...
+std::string stateExpr(const Path& path) {
+  if (path.empty()) return "s";
+  if (path.size() == 1) return "k" + std::to_string(path[0]);
+  return "stateOf(" + nodeExpr(path) + ")";
+}
+
+class MatcherWriter {
+ public:
+  MatcherWriter(const Grammar& g, const EmitOptions& o, Diagnostics& d) : g_(g), opt_(o), diag_(d) {}
+
+  bool write(EmittedMatcher& out);
+
+ private:
+  bool collect();
+  void collectPattern(RuleFacts& facts, const Pattern& p, Path& path, bool root);
+
+  std::string name(const std::string& suffix) const { return opt_.prefix + suffix; }
+  std::string cls() const { return name("Matcher"); }
+  std::string ntConst(int nt) const { return g_.nonterminals[nt - 1].name + "_NT"; }
+  // The C++ type a nonterminal's reduction yields ("void" without %type).
+  std::string resultType(int nt) const {
+    const std::string& t = g_.nonterminals[nt - 1].resultType;
+    return t.empty() ? "void" : t;
+  }
+  bool typed(int nt) const { return !g_.nonterminals[nt - 1].resultType.empty(); }
+  std::string ruleComment(const RuleFacts& r) const {
+    return "rule " + std::to_string(r.rule->number) + ": " + r.text;
+  }
+  int arity(const burgspec::Terminal& t) const { return std::max(t.arity, 0); }
+
+  void writeIncludes(std::ostream& o) const;
+  void writeDeclarations(std::ostream& o) const;
+  void writeNodeInterface(std::ostream& o) const;
+  void writeDefinitions(std::ostream& o) const;
+  void writeTables(std::ostream& o) const;
+  void writeLabeler(std::ostream& o) const;
+  void writeMatch(std::ostream& o, const RuleFacts& r, const std::string& indent) const;
+  void writeClosures(std::ostream& o) const;
+  void writeRecordAndClose(std::ostream& o, const RuleFacts& r, const std::string& cost,
+                           const std::string& indent) const;
+  void writeDynamicCosts(std::ostream& o) const;
+  void writeReducer(std::ostream& o) const;
+  void writeActions(std::ostream& o) const;
+  void writeExplanations(std::ostream& o) const;
+  void openNamespace(std::ostream& o) const;
+  void closeNamespace(std::ostream& o) const;
+  std::string actionSignature(const RuleFacts& r, bool qualified) const;
+  bool hasClosure(int nt) const { return !chainsFrom_[nt].empty(); }
+
+  const Grammar& g_;
+  const EmitOptions& opt_;
+  Diagnostics& diag_;
+  std::map<std::string, int> ntNumber_;
+  std::vector<RuleFacts> rules_;
+  std::vector<std::vector<const RuleFacts*>> chainsFrom_;  // by the nonterminal on the right
+  std::map<int, std::vector<const RuleFacts*>> baseRulesByOp_;
+  int start_ = 1;
+  size_t maxLeaves_ = 1;
+};
+
+void MatcherWriter::collectPattern(RuleFacts& facts, const Pattern& p, Path& path, bool root) {
+  if (p.binding == "node")
+    diag_.error(p.loc, "the binding 'node' hides the node a cost or an action is given; choose another name");
+  if (!p.isTerminal) {
+    auto it = ntNumber_.find(p.symbol);
+    if (it == ntNumber_.end()) {
+      diag_.error(p.loc, "'" + p.symbol + "' is neither a terminal nor a nonterminal");
+      return;
+    }
+    facts.leaves.push_back({path, it->second, p.binding});
+    return;
+  }
+  const burgspec::Terminal* t = g_.findTerminal(p.symbol);
+  if (!t) {
+    diag_.error(p.loc, "unknown terminal '" + p.symbol + "'");
+    return;
+  }
+  if (!root) facts.tests.push_back({path, t->number});
+  if (!p.binding.empty()) facts.nodeBindings.push_back({path, p.binding});
+  for (size_t i = 0; i < p.kids.size(); ++i) {
+    path.push_back(static_cast<int>(i));
+    collectPattern(facts, p.kids[i], path, false);
+    path.pop_back();
+  }
+}
+
+bool MatcherWriter::collect() {
+  if (!isIdentifier(opt_.prefix)) {
+    diag_.error({}, "the prefix '" + opt_.prefix + "' is not a C++ identifier");
+    return false;
+  }
+  if (!opt_.nameSpace.empty() && !isNamespaceName(opt_.nameSpace)) {
+    diag_.error({}, "the namespace '" + opt_.nameSpace + "' is not a C++ namespace name");
+    return false;
+  }
+  if (g_.nonterminals.empty()) {
+    diag_.error({}, "the grammar has no rules");
+    return false;
+  }
+  for (size_t i = 0; i < g_.nonterminals.size(); ++i) ntNumber_[g_.nonterminals[i].name] = static_cast<int>(i) + 1;
+  auto start = ntNumber_.find(g_.start.empty() ? g_.nonterminals[0].name : g_.start);
+  if (start == ntNumber_.end()) {
+    diag_.error(g_.startLoc, "the start symbol '" + g_.start + "' is not a nonterminal");
+    return false;
+  }
+  start_ = start->second;
+  chainsFrom_.resize(g_.nonterminals.size() + 1);
+  rules_.reserve(g_.rules.size());
+  for (size_t i = 0; i < g_.rules.size(); ++i) {
+    const Rule& rule = g_.rules[i];
+    RuleFacts facts{&rule, static_cast<int>(i) + 1, 0, {}, {}, {}, rule.lhs + ": " + patternText(rule.pattern)};
+    auto lhs = ntNumber_.find(rule.lhs);
+    if (lhs == ntNumber_.end()) {
+      diag_.error(rule.loc, "'" + rule.lhs + "' is not a nonterminal");
+      continue;
+    }
+    facts.lhs = lhs->second;
+    Path path;
+    collectPattern(facts, rule.pattern, path, true);
+    maxLeaves_ = std::max(maxLeaves_, facts.leaves.size());
+    rules_.push_back(std::move(facts));
+  }
+  if (diag_.hasErrors()) return false;
+  for (const RuleFacts& r : rules_) {
+    if (r.rule->isChain())
+      chainsFrom_[r.leaves[0].nt].push_back(&r);
+    else
+      baseRulesByOp_[g_.findTerminal(r.rule->pattern.symbol)->number].push_back(&r);
+  }
+  return true;
+}
+
+void MatcherWriter::openNamespace(std::ostream& o) const {
+  if (!opt_.nameSpace.empty()) o << "namespace " << opt_.nameSpace << " {\n\n";
+}
+
+void MatcherWriter::closeNamespace(std::ostream& o) const {
+  if (!opt_.nameSpace.empty()) o << "}  // namespace " << opt_.nameSpace << "\n";
+}
+
+void MatcherWriter::writeIncludes(std::ostream& o) const {
+  for (const char* h : {"cstdint", "limits", "memory", "ostream", "stdexcept", "string", "type_traits", "utility", "vector"})
+    o << "#include <" << h << ">\n";
+  o << "\n";
+}
+
+void MatcherWriter::writeNodeInterface(std::ostream& o) const {
+  o << "  // The node interface (see the comment on the class).\n";
+  if (!g_.nodeType.empty()) {
+    o << "  static int opOf(NodePtr p) { return burg_op(p); }\n"
+         "  static NodePtr kidOf(NodePtr p, int i) { return burg_kid(p, i); }\n"
+         "  static State* stateOf(NodePtr p) { return static_cast<State*>(burg_state(p)); }\n"
+         "  static void setState(NodePtr p, State* s) { burg_state(p) = s; }\n";
+    return;
+  }
+  // iburg's macros: STATE_LABEL may be a pointer or an integer wide enough for one.
+  o << "  static int opOf(NodePtr p) { return OP_LABEL(p); }\n"
+       "  static NodePtr kidOf(NodePtr p, int i) { return i == 0 ? LEFT_CHILD(p) : RIGHT_CHILD(p); }\n"
+       "  static State* stateOf(NodePtr p) {\n"
+       "    using Label = std::remove_reference_t<decltype(STATE_LABEL(p))>;\n"
+       "    if constexpr (std::is_pointer_v<Label>)\n"
+       "      return reinterpret_cast<State*>(STATE_LABEL(p));\n"
+       "    else\n"
+       "      return reinterpret_cast<State*>(static_cast<std::uintptr_t>(STATE_LABEL(p)));\n"
+       "  }\n"
+       "  static void setState(NodePtr p, State* s) {\n"
+       "    using Label = std::remove_reference_t<decltype(STATE_LABEL(p))>;\n"
+       "    if constexpr (std::is_pointer_v<Label>)\n"
+       "      STATE_LABEL(p) = reinterpret_cast<Label>(s);\n"
+       "    else\n"
+       "      STATE_LABEL(p) = static_cast<Label>(reinterpret_cast<std::uintptr_t>(s));\n"
+       "  }\n";
+}
+
+std::string MatcherWriter::actionSignature(const RuleFacts& r, bool qualified) const {
+  std::string out = resultType(r.lhs) + " " + (qualified ? cls() + "::" : "") + "action" +
+                    std::to_string(r.rule->number) + "(NodePtr node";
+  for (const Leaf& l : r.leaves)
+    if (!l.binding.empty()) out += ", " + (typed(l.nt) ? resultType(l.nt) : std::string("NodePtr")) + " " + l.binding;
+  for (const NodeBinding& b : r.nodeBindings) out += ", NodePtr " + b.name;
+  return out + ")";
+}
+
+void MatcherWriter::writeDeclarations(std::ostream& o) const {
+  const std::string P = opt_.prefix;
+  o << "// Costs are non-negative and ordered; " << P << "Infinity means \"does not match\". Sums saturate.\n"
+    << "using " << P << "Cost = std::int64_t;\n"
+    << "constexpr " << P << "Cost " << P << "Infinity = std::numeric_limits<" << P << "Cost>::max();\n\n";
+  o << "// The operators (%term), by the numbers burg_op returns.\n"
+    << "enum " << P << "Op : int {\n";
+  for (const auto& t : g_.terminals) o << "  " << P << "_" << t.name << " = " << t.number << ",\n";
+  o << "};\n\n";
+  o << "// Costs and actions reach caller state through `ctx`, of the type the prologue may name.\n"
+       "#ifdef BURG_CONTEXT_TYPE\n"
+    << "using " << P << "Context = BURG_CONTEXT_TYPE;\n"
+    << "#else\n"
+    << "using " << P << "Context = void;\n"
+    << "#endif\n\n";
+  o << "// Thrown by the reducer when a node has no derivation from the nonterminal asked for.\n"
+    << "class " << P << "NoCover : public std::runtime_error {\n"
+    << " public:\n"
+    << "  using std::runtime_error::runtime_error;\n"
+    << "};\n\n";
+
+  const std::string nodeType = g_.nodeType.empty() ? "NODEPTR_TYPE" : g_.nodeType;
+  if (g_.nodeType.empty())
+    o << "#if !defined(OP_LABEL) || !defined(LEFT_CHILD) || !defined(RIGHT_CHILD) || !defined(STATE_LABEL)\n"
+         "#error \"a grammar without %node needs iburg's macros OP_LABEL, LEFT_CHILD, RIGHT_CHILD, "
+         "STATE_LABEL and the type NODEPTR_TYPE in its prologue\"\n"
+         "#endif\n\n";
+  o << "// The tree matcher. Nodes are the caller's; the matcher reaches them only through\n";
+  if (g_.nodeType.empty())
+    o << "// iburg's macros OP_LABEL(p), LEFT_CHILD(p), RIGHT_CHILD(p) and STATE_LABEL(p) (a pointer or\n"
+         "// an integer slot that holds the matcher's state of the node).\n";
+  else
+    o << "// three functions the prologue declares: int burg_op(NodePtr), NodePtr burg_kid(NodePtr, int i)\n"
+         "// (0-based) and void*& burg_state(NodePtr), a slot where the matcher keeps the node's state.\n";
+  o << "// label(root) computes, bottom up, the cheapest rule for every node and nonterminal (on equal\n"
+       "// cost the match found first stays: rules are tried in the order of the spec, and a chain rule\n"
+       "// replaces an earlier match only when strictly cheaper). reduce() then walks the chosen cover\n"
+       "// from a nonterminal, running actions kids first. States live in chunks the matcher owns,\n"
+       "// reused by the next label(); a tree's labels last until then.\n";
+  o << "class " << cls() << " {\n public:\n"
+    << "  using NodePtr = " << nodeType << ";\n"
+    << "  using Cost = " << P << "Cost;\n"
+    << "  static constexpr Cost INF = " << P << "Infinity;\n\n"
+    << "  enum Nonterminal : int {\n";
+  for (size_t i = 0; i < g_.nonterminals.size(); ++i) o << "    " << ntConst(static_cast<int>(i) + 1) << " = " << i + 1 << ",\n";
+  o << "  };\n"
+    << "  static constexpr int kNonterminals = " << g_.nonterminals.size() << ";\n"
+    << "  static constexpr int kStart = " << ntConst(start_) << ";\n\n"
+    << "  explicit " << cls() << "(" << P << "Context* context = nullptr) : ctx(context) {}\n\n"
+    << "  " << P << "Context* ctx;             // seen by costs and actions\n"
+    << "  std::ostream* trace = nullptr;  // when set, labeling writes every match to it\n\n"
+    << "  // Labels the tree; true when the root derives from the start nonterminal.\n"
+    << "  bool label(NodePtr root);\n"
+    << "  // After label(): the cost of deriving `node` from `nt` (INF when it does not), and the\n"
+    << "  // rule chosen for it (its number in the spec and its text; 0 and \"\" when none).\n"
+    << "  Cost cost(NodePtr node, int nt) const { return stateOf(node)->cost[nt]; }\n"
+    << "  int ruleNumber(NodePtr node, int nt) const { return kRules[stateOf(node)->rule[nt]].number; }\n"
+    << "  const char* ruleText(NodePtr node, int nt) const { return kRules[stateOf(node)->rule[nt]].text; }\n\n"
+    << "  // Reduces `root` from the start nonterminal, or `node` from `nt`, or from one nonterminal\n"
+    << "  // by name; throws " << P << "NoCover where the labels hold no derivation.\n"
+    << "  " << resultType(start_) << " reduce(NodePtr root);\n"
+    << "  void reduce(NodePtr node, int nt);\n";
+  for (size_t i = 1; i <= g_.nonterminals.size(); ++i)
+    o << "  " << resultType(static_cast<int>(i)) << " reduce_" << g_.nonterminals[i - 1].name << "(NodePtr node);\n";
+  o << "\n"
+    << "  // The chosen cover as indented text, one rule a line; and the labeled tree in Graphviz's\n"
+    << "  // DOT language, every node with its cost per nonterminal, the chosen rules highlighted.\n"
+    << "  void printCover(std::ostream& out, NodePtr root, int nt = kStart) const;\n"
+    << "  std::string cover(NodePtr root, int nt = kStart) const;\n"
+    << "  void printDot(std::ostream& out, NodePtr root, int nt = kStart) const;\n\n"
+    << "  static const char* opName(int op);\n"
+    << "  static const char* nonterminalName(int nt);\n"
+    << "  static int arity(int op);\n\n"
+    << " private:\n"
+    << "  using RuleIndex = " << (rules_.size() < 32767 ? "short" : "int") << ";\n"
+    << "  struct State {\n"
+    << "    int op;\n"
+    << "    int id;  // order of labeling, from 0: names the node in traces and pictures\n"
+    << "    Cost cost[kNonterminals + 1];\n"
+    << "    RuleIndex rule[kNonterminals + 1];  // index into kRules; 0: none\n"
+    << "  };\n"
+    << "  struct RuleInfo {\n"
+    << "    int number;\n"
+    << "    int lhs;\n"
+    << "    const char* text;\n"
+    << "  };\n"
+    << "  static const RuleInfo kRules[];\n"
+    << "  static constexpr int kMaxKids = " << maxLeaves_ << ";\n"
+    << "  static constexpr int kChunkStates = 4096;\n\n";
+  writeNodeInterface(o);
+  o << "\n"
+    << "  static Cost add(Cost a, Cost b) { return a >= INF - b ? INF : a + b; }\n"
+    << "  static Cost dynamicCost(Cost c) { return c < 0 ? 0 : c; }\n"
+    << "  State* newState();\n"
+    << "  State* labelNode(NodePtr node);\n"
+    << "  // Keeps `c` for `nt` when it beats what the node has; says whether it did.\n"
+    << "  bool record(State* s, int nt, Cost c, int rule) {\n"
+    << "    if (c >= INF) return false;\n"
+    << "    if (trace) traceMatch(*s, c, rule, c < s->cost[nt]);\n"
+    << "    if (c >= s->cost[nt]) return false;\n"
+    << "    s->cost[nt] = c;\n"
+    << "    s->rule[nt] = static_cast<RuleIndex>(rule);\n"
+    << "    return true;\n"
+    << "  }\n"
+    << "  void traceMatch(const State& s, Cost c, int rule, bool better) const;\n";
+  for (size_t nt = 1; nt <= g_.nonterminals.size(); ++nt)
+    if (hasClosure(static_cast<int>(nt)))
+      o << "  void closure_" << g_.nonterminals[nt - 1].name << "(NodePtr node, State* s, Cost c);\n";
+  for (const RuleFacts& r : rules_)
+    if (r.rule->cost.dynamic) o << "  Cost dynamicCost" << r.rule->number << "(NodePtr node);\n";
+  for (const RuleFacts& r : rules_)
+    if (r.rule->action) o << "  " << actionSignature(r, false) << ";\n";
+  o << "  " << P << "NoCover noCover(NodePtr node, int nt) const;\n"
+    << "  int ruleKids(NodePtr node, int rule, NodePtr kids[], int nts[]) const;\n"
+    << "  void printCover(std::ostream& out, NodePtr node, int nt, int depth) const;\n"
+    << "  void markCover(NodePtr node, int nt, std::vector<std::vector<bool>>& chosen) const;\n"
+    << "  void printDotNode(std::ostream& out, NodePtr node, const std::vector<std::vector<bool>>& chosen) const;\n\n"
+    << "  std::vector<std::unique_ptr<State[]>> chunks_;\n"
+    << "  size_t chunk_ = 0;  // the chunk being filled\n"
+    << "  int used_ = 0;      // states taken from it\n"
+    << "  int nextId_ = 0;\n"
+    << "};\n\n";
+}
+
+void MatcherWriter::writeTables(std::ostream& o) const {
+  o << "const " << cls() << "::RuleInfo " << cls() << "::kRules[] = {\n"
+    << "    {0, 0, \"\"},\n";
+  for (const RuleFacts& r : rules_)
+    o << "    {" << r.rule->number << ", " << ntConst(r.lhs) << ", " << cString(r.text) << "},\n";
+  o << "};\n\n";
+
+  o << "const char* " << cls() << "::opName(int op) {\n  switch (op) {\n";
+  for (const auto& t : g_.terminals) o << "    case " << t.number << ": return " << cString(t.name) << ";\n";
+  o << "  }\n  return \"?\";\n}\n\n";
+
+  o << "int " << cls() << "::arity(int op) {\n  switch (op) {\n";
+  for (const auto& t : g_.terminals)
+    if (arity(t) > 0) o << "    case " << t.number << ": return " << arity(t) << ";  // " << t.name << "\n";
+  o << "  }\n  return 0;\n}\n\n";
+
+  o << "const char* " << cls() << "::nonterminalName(int nt) {\n"
+    << "  static const char* const names[] = {\"\"";
+  for (const auto& n : g_.nonterminals) o << ", " << cString(n.name);
+  o << "};\n"
+    << "  return nt >= 1 && nt <= kNonterminals ? names[nt] : \"?\";\n}\n\n";
+}
+
+void MatcherWriter::writeRecordAndClose(std::ostream& o, const RuleFacts& r, const std::string& cost,
+                                        const std::string& indent) const {
+  std::string record = "record(s, " + ntConst(r.lhs) + ", " + cost + ", " + std::to_string(r.index) + ")";
+  if (hasClosure(r.lhs))
+    o << indent << "if (" << record << ") closure_" << g_.nonterminals[r.lhs - 1].name << "(node, s, s->cost["
+      << ntConst(r.lhs) << "]);\n";
+  else
+    o << indent << record << ";\n";
+}
+
+// The cost of `r` at `node`, given that its operators matched: its kids' costs plus its own.
+void MatcherWriter::writeMatch(std::ostream& o, const RuleFacts& r, const std::string& indent) const {
+  std::string sum;
+  for (const Leaf& l : r.leaves) {
+    std::string term = stateExpr(l.path) + "->cost[" + ntConst(l.nt) + "]";
+    sum = sum.empty() ? term : "add(" + sum + ", " + term + ")";
+  }
+  const burgspec::Cost& cost = r.rule->cost;
+  if (!cost.dynamic) {
+    if (cost.value != 0 || sum.empty()) {
+      std::string value = std::to_string(cost.value);
+      sum = sum.empty() ? value : "add(" + sum + ", " + value + ")";
+    }
+    writeRecordAndClose(o, r, sum, indent);
+    return;
+  }
+  // A dynamic cost runs only where the kids derive: it may be dear (cudaburg times kernels).
+  std::string dyn = "dynamicCost" + std::to_string(r.rule->number) + "(node)";
+  if (sum.empty()) {
+    writeRecordAndClose(o, r, dyn, indent);
+    return;
+  }
+  o << indent << "Cost c = " << sum << ";\n"
+    << indent << "if (c < INF) {\n";
+  writeRecordAndClose(o, r, "add(c, " + dyn + ")", indent + "  ");
+  o << indent << "}\n";
+}
+
+void MatcherWriter::writeLabeler(std::ostream& o) const {
+  const std::string C = cls();
+  o << "bool " << C << "::label(NodePtr root) {\n"
+    << "  chunk_ = 0;\n  used_ = 0;\n  nextId_ = 0;\n"
+    << "  return labelNode(root)->cost[kStart] < INF;\n}\n\n";
+  o << C << "::State* " << C << "::newState() {\n"
+    << "  if (used_ == kChunkStates) {\n    ++chunk_;\n    used_ = 0;\n  }\n"
+    << "  if (chunk_ == chunks_.size()) chunks_.emplace_back(new State[kChunkStates]);\n"
+    << "  return &chunks_[chunk_][used_++];\n}\n\n";
+
+  o << C << "::State* " << C << "::labelNode(NodePtr node) {\n"
+    << "  State* s = newState();\n"
+    << "  s->op = opOf(node);\n"
+    << "  s->id = nextId_++;\n"
+    << "  for (int nt = 1; nt <= kNonterminals; ++nt) {\n"
+    << "    s->cost[nt] = INF;\n    s->rule[nt] = 0;\n  }\n"
+    << "  setState(node, s);\n"
+    << "  switch (s->op) {\n";
+  for (const auto& t : g_.terminals) {
+    auto rules = baseRulesByOp_.find(t.number);
+    o << "    case " << t.number << ": {  // " << t.name << "\n";
+    int n = arity(t);
+    std::vector<bool> used(n, false);
+    if (rules != baseRulesByOp_.end())
+      for (const RuleFacts* r : rules->second) {
+        for (const Leaf& l : r->leaves) used[l.path[0]] = true;
+        for (const OpTest& test : r->tests) used[test.path[0]] = true;
+      }
+    for (int i = 0; i < n; ++i) {
+      if (used[i])
+        o << "      State* k" << i << " = labelNode(kidOf(node, " << i << "));\n";
+      else
+        o << "      labelNode(kidOf(node, " << i << "));\n";
+    }
+    if (rules != baseRulesByOp_.end())
+      for (const RuleFacts* r : rules->second) {
+        o << "      // " << ruleComment(*r) << "\n";
+        bool needsLocal = r->rule->cost.dynamic && !r->leaves.empty();
+        if (r->tests.empty() && !needsLocal) {
+          writeMatch(o, *r, "      ");
+          continue;
+        }
+        if (r->tests.empty()) {
+          o << "      {\n";
+        } else {
+          o << "      if (";
+          for (size_t i = 0; i < r->tests.size(); ++i)
+            o << (i ? " && " : "") << stateExpr(r->tests[i].path) << "->op == " << r->tests[i].op;
+          o << ") {\n";
+        }
+        writeMatch(o, *r, "        ");
+        o << "      }\n";
+      }
+    o << "      break;\n    }\n";
+  }
+  o << "  }\n  return s;\n}\n\n";
+}
+
+void MatcherWriter::writeClosures(std::ostream& o) const {
+  for (size_t nt = 1; nt <= g_.nonterminals.size(); ++nt) {
+    if (!hasClosure(static_cast<int>(nt))) continue;
+    // Every chain rule from this nonterminal, tried again whenever its cost improves.
+    o << "void " << cls() << "::closure_" << g_.nonterminals[nt - 1].name << "(NodePtr node, State* s, Cost c) {\n";
+    bool usesNode = false;
+    for (const RuleFacts* r : chainsFrom_[nt]) usesNode = usesNode || r->rule->cost.dynamic || hasClosure(r->lhs);
+    if (!usesNode) o << "  (void)node;\n";
+    for (const RuleFacts* r : chainsFrom_[nt]) {
+      o << "  // " << ruleComment(*r) << "\n";
+      const burgspec::Cost& cost = r->rule->cost;
+      std::string total = cost.dynamic ? "add(c, dynamicCost" + std::to_string(r->rule->number) + "(node))"
+                          : cost.value ? "add(c, " + std::to_string(cost.value) + ")"
+                                       : "c";
+      writeRecordAndClose(o, *r, total, "  ");
+    }
+    o << "}\n\n";
+  }
+}
+
+void MatcherWriter::writeDynamicCosts(std::ostream& o) const {
+  for (const RuleFacts& r : rules_) {
+    if (!r.rule->cost.dynamic) continue;
+    o << "// " << ruleComment(r) << "\n"
+      << cls() << "::Cost " << cls() << "::dynamicCost" << r.rule->number << "(NodePtr node) {\n";
+    for (const Leaf& l : r.leaves)
+      if (!l.binding.empty()) o << "  NodePtr " << l.binding << " = " << nodeExpr(l.path) << ";\n";
+    for (const NodeBinding& b : r.nodeBindings) o << "  NodePtr " << b.name << " = " << nodeExpr(b.path) << ";\n";
+    o << "  (void)node;\n";
+    for (const Leaf& l : r.leaves)
+      if (!l.binding.empty()) o << "  (void)" << l.binding << ";\n";
+    for (const NodeBinding& b : r.nodeBindings) o << "  (void)" << b.name << ";\n";
+    o << "  return dynamicCost(static_cast<Cost>(" << r.rule->cost.code << "));\n}\n\n";
+  }
+}
+
+void MatcherWriter::writeActions(std::ostream& o) const {
+  for (const RuleFacts& r : rules_) {
+    if (!r.rule->action) continue;
+    o << "// " << ruleComment(r) << "\n" << actionSignature(r, true) << " {\n  (void)node;\n";
+    for (const Leaf& l : r.leaves)
+      if (!l.binding.empty()) o << "  (void)" << l.binding << ";\n";
+    for (const NodeBinding& b : r.nodeBindings) o << "  (void)" << b.name << ";\n";
+    o << *r.rule->action << "\n}\n\n";
+  }
+}
+
+void MatcherWriter::writeReducer(std::ostream& o) const {
+  const std::string C = cls();
+  o << resultType(start_) << " " << C << "::reduce(NodePtr root) {\n"
+    << "  " << (typed(start_) ? "return " : "") << "reduce_" << g_.nonterminals[start_ - 1].name << "(root);\n}\n\n";
+  o << "void " << C << "::reduce(NodePtr node, int nt) {\n  switch (nt) {\n";
+  for (size_t nt = 1; nt <= g_.nonterminals.size(); ++nt)
+    o << "    case " << ntConst(static_cast<int>(nt)) << ":\n      reduce_" << g_.nonterminals[nt - 1].name
+      << "(node);\n      return;\n";
+  o << "  }\n  throw " << opt_.prefix << "NoCover(\"no nonterminal numbered \" + std::to_string(nt));\n}\n\n";
+
+  for (size_t ntIndex = 1; ntIndex <= g_.nonterminals.size(); ++ntIndex) {
+    int nt = static_cast<int>(ntIndex);
+    o << resultType(nt) << " " << C << "::reduce_" << g_.nonterminals[nt - 1].name << "(NodePtr node) {\n"
+      << "  switch (stateOf(node)->rule[" << ntConst(nt) << "]) {\n";
+    for (const RuleFacts& r : rules_) {
+      if (r.lhs != nt) continue;
+      o << "    case " << r.index << ": {  // " << ruleComment(r) << "\n";
+      bool passOn = !r.rule->action && typed(nt) && r.rule->isChain() && resultType(r.leaves[0].nt) == resultType(nt);
+      if (passOn) {
+        // Without an action, a chain rule passes its kid's result on.
+        o << "      return reduce_" << g_.nonterminals[r.leaves[0].nt - 1].name << "(node);\n    }\n";
+        continue;
+      }
+      // Kids first, left to right; their results are the action's arguments.
+      for (const Leaf& l : r.leaves) {
+        std::string call = "reduce_" + g_.nonterminals[l.nt - 1].name + "(" + nodeExpr(l.path) + ")";
+        if (r.rule->action && !l.binding.empty() && typed(l.nt))
+          o << "      " << resultType(l.nt) << " " << l.binding << " = " << call << ";\n";
+        else
+          o << "      " << call << ";\n";
+      }
+      if (r.rule->action) {
+        std::string args = "node";
+        for (const Leaf& l : r.leaves)
+          if (!l.binding.empty()) args += ", " + (typed(l.nt) ? "std::move(" + l.binding + ")" : nodeExpr(l.path));
+        for (const NodeBinding& b : r.nodeBindings) args += ", " + nodeExpr(b.path);
+        std::string call = "action" + std::to_string(r.rule->number) + "(" + args + ")";
+        o << "      " << (typed(nt) ? "return " + call + ";\n" : call + ";\n      return;\n");
+      } else if (!typed(nt)) {
+        o << "      return;\n";
+      } else {
+        o << "      return " << resultType(nt) << "{};\n";
+      }
+      o << "    }\n";
+    }
+    o << "  }\n  throw noCover(node, " << ntConst(nt) << ");\n}\n\n";
+  }
+}
+
+void MatcherWriter::writeExplanations(std::ostream& o) const {
+  const std::string C = cls();
+  o << opt_.prefix << "NoCover " << C << "::noCover(NodePtr node, int nt) const {\n"
+    << "  return " << opt_.prefix << "NoCover(std::string(\"no cover of node #\") + std::to_string(stateOf(node)->id) + \" (\" +\n"
+    << "                  opName(stateOf(node)->op) + \") as \" + nonterminalName(nt));\n}\n\n";
+
+  o << "int " << C << "::ruleKids(NodePtr node, int rule, NodePtr kids[], int nts[]) const {\n"
+    << "  (void)node;\n  (void)kids;\n  (void)nts;\n"
+    << "  switch (rule) {\n";
+  for (const RuleFacts& r : rules_) {
+    if (r.leaves.empty()) continue;
+    o << "    case " << r.index << ":  // " << ruleComment(r) << "\n";
+    for (size_t i = 0; i < r.leaves.size(); ++i)
+      o << "      kids[" << i << "] = " << nodeExpr(r.leaves[i].path) << ";\n"
+        << "      nts[" << i << "] = " << ntConst(r.leaves[i].nt) << ";\n";
+    o << "      return " << r.leaves.size() << ";\n";
+  }
+  o << "  }\n  return 0;\n}\n\n";
+
+  o << "void " << C << "::traceMatch(const State& s, Cost c, int rule, bool better) const {\n"
+    << "  *trace << '#' << s.id << ' ' << opName(s.op) << \": \" << kRules[rule].text << \"  cost \" << c\n"
+    << "         << (better ? \"\" : \"  (not better)\") << '\\n';\n}\n\n";
+
+  o << "void " << C << "::printCover(std::ostream& out, NodePtr root, int nt) const {\n"
+    << "  printCover(out, root, nt, 0);\n}\n\n"
+    << "std::string " << C << "::cover(NodePtr root, int nt) const {\n"
+    << "  std::ostringstream out;\n  printCover(out, root, nt);\n  return out.str();\n}\n\n"
+    << "void " << C << "::printCover(std::ostream& out, NodePtr node, int nt, int depth) const {\n"
+    << "  const State* s = stateOf(node);\n"
+    << "  int rule = s->rule[nt];\n"
+    << "  out << std::string(2 * depth, ' ');\n"
+    << "  if (rule == 0) {\n"
+    << "    out << \"no cover for \" << nonterminalName(nt) << \"  [#\" << s->id << ' ' << opName(s->op) << \"]\\n\";\n"
+    << "    return;\n  }\n"
+    << "  out << kRules[rule].text << \"  [#\" << s->id << ' ' << opName(s->op) << \", cost \" << s->cost[nt] << \"]\\n\";\n"
+    << "  NodePtr kids[kMaxKids];\n  int nts[kMaxKids];\n"
+    << "  int n = ruleKids(node, rule, kids, nts);\n"
+    << "  for (int i = 0; i < n; ++i) printCover(out, kids[i], nts[i], depth + 1);\n}\n\n";
+
+  o << "void " << C << "::markCover(NodePtr node, int nt, std::vector<std::vector<bool>>& chosen) const {\n"
+    << "  const State* s = stateOf(node);\n"
+    << "  chosen[s->id][nt] = true;\n"
+    << "  NodePtr kids[kMaxKids];\n  int nts[kMaxKids];\n"
+    << "  int n = ruleKids(node, s->rule[nt], kids, nts);\n"
+    << "  for (int i = 0; i < n; ++i) markCover(kids[i], nts[i], chosen);\n}\n\n";
+
+  o << "namespace {\n"
+    << "std::string " << opt_.prefix << "Html(const char* text) {\n"
+    << "  std::string out;\n"
+    << "  for (; *text; ++text) {\n"
+    << "    switch (*text) {\n"
+    << "      case '<': out += \"&lt;\"; break;\n"
+    << "      case '>': out += \"&gt;\"; break;\n"
+    << "      case '&': out += \"&amp;\"; break;\n"
+    << "      case '\"': out += \"&quot;\"; break;\n"
+    << "      default: out += *text;\n"
+    << "    }\n  }\n  return out;\n}\n"
+    << "}  // namespace\n\n";
+
+  o << "void " << C << "::printDot(std::ostream& out, NodePtr root, int nt) const {\n"
+    << "  std::vector<std::vector<bool>> chosen(nextId_, std::vector<bool>(kNonterminals + 1));\n"
+    << "  markCover(root, nt, chosen);\n"
+    << "  out << \"digraph labeled_tree {\\n\"\n"
+    << "      << \"  node [shape=plaintext, fontname=\\\"Helvetica\\\", fontsize=11];\\n\";\n"
+    << "  printDotNode(out, root, chosen);\n"
+    << "  out << \"}\\n\";\n}\n\n";
+
+  o << "void " << C << "::printDotNode(std::ostream& out, NodePtr node,\n"
+    << "                          const std::vector<std::vector<bool>>& chosen) const {\n"
+    << "  const State* s = stateOf(node);\n"
+    << "  bool reduced = false;\n"
+    << "  for (int nt = 1; nt <= kNonterminals; ++nt) reduced = reduced || chosen[s->id][nt];\n"
+    << "  // A node inside a larger pattern is greyed: no rule of the cover starts at it.\n"
+    << "  out << \"  n\" << s->id << \" [label=<<table border=\\\"0\\\" cellborder=\\\"1\\\" cellspacing=\\\"0\\\">\"\n"
+    << "      << \"<tr><td colspan=\\\"3\\\" bgcolor=\\\"\" << (reduced ? \"#cfe2f3\" : \"#eeeeee\") << \"\\\"><b>\"\n"
+    << "      << " << opt_.prefix << "Html(opName(s->op)) << \"</b> #\" << s->id << \"</td></tr>\";\n"
+    << "  for (int nt = 1; nt <= kNonterminals; ++nt) {\n"
+    << "    if (s->cost[nt] >= INF) continue;\n"
+    << "    const char* open = chosen[s->id][nt] ? \"<td bgcolor=\\\"#ffd966\\\"><b>\" : \"<td>\";\n"
+    << "    const char* close = chosen[s->id][nt] ? \"</b></td>\" : \"</td>\";\n"
+    << "    out << \"<tr>\" << open << nonterminalName(nt) << close << open << s->cost[nt] << close << open\n"
+    << "        << " << opt_.prefix << "Html(kRules[s->rule[nt]].text) << close << \"</tr>\";\n"
+    << "  }\n"
+    << "  out << \"</table>>];\\n\";\n"
+    << "  for (int i = 0; i < arity(s->op); ++i) {\n"
+    << "    NodePtr kid = kidOf(node, i);\n"
+    << "    printDotNode(out, kid, chosen);\n"
+    << "    out << \"  n\" << s->id << \" -> n\" << stateOf(kid)->id << \";\\n\";\n"
+    << "  }\n}\n\n";
+}
+
+void MatcherWriter::writeDefinitions(std::ostream& o) const {
+  writeTables(o);
+  writeLabeler(o);
+  writeClosures(o);
+  writeDynamicCosts(o);
+  writeReducer(o);
+  writeActions(o);
+  writeExplanations(o);
+}
+
+bool MatcherWriter::write(EmittedMatcher& out) {
+  if (!collect()) return false;
+  std::ostringstream banner;
+  banner << "// A tree matcher generated by burggen";
+  if (!opt_.specName.empty()) banner << " from " << opt_.specName;
+  banner << ". Do not edit; edit the spec.\n\n";
+
+  std::ostringstream decl;
+  writeIncludes(decl);
+  if (!g_.prologue.empty()) decl << g_.prologue << "\n\n";
+  openNamespace(decl);
+  writeDeclarations(decl);
+  closeNamespace(decl);
+
+  std::ostringstream src;
+  src << banner.str();
+  if (opt_.headerIncludeName.empty()) {
+    src << decl.str();
+  } else {
+    out.header = banner.str() + "#pragma once\n" + decl.str();
+    src << "#include \"" << opt_.headerIncludeName << "\"\n\n";
+  }
+  src << "#include <sstream>\n\n";
+  openNamespace(src);
+  writeDefinitions(src);
+  closeNamespace(src);
+  if (!g_.epilogue.empty()) src << "\n" << g_.epilogue << "\n";
+  out.source = src.str();
+  return true;
+}
+
+}  // namespace
+
+bool emitMatcher(const Grammar& grammar, const EmitOptions& options, Diagnostics& diagnostics,
+                 EmittedMatcher& out) {
+  MatcherWriter writer(grammar, options, diagnostics);
+  return writer.write(out);
+}
+
+}  // namespace burggen

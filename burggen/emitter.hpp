@@ -1,0 +1,36 @@
+#pragma once
+// The matcher emitter: turns a checked Grammar into the C++17 source of a tree matcher (a
+// labeler, a reducer and explanations). docs/burggen.md describes the generated interface.
+#include <string>
+
+#include "burgspec/diagnostics.hpp"
+#include "burgspec/grammar.hpp"
+
+namespace burggen {
+
+struct EmitOptions {
+  std::string prefix = "burm";  // prefixes the public names, as iburg's -p does
+  std::string nameSpace;        // when set, the matcher is declared inside this namespace
+  std::string specName;         // named in the generated file's first comment
+  // When set, the declarations go to EmittedMatcher::header and the source includes the
+  // header under this name; otherwise the source holds everything.
+  std::string headerIncludeName;
+};
+
+struct EmittedMatcher {
+  std::string source;
+  std::string header;  // empty unless EmitOptions::headerIncludeName was set
+};
+
+// Writes the matcher of `grammar`, which checkGrammar has completed. Reports what cannot be
+// emitted (a binding that hides the name `node`, a prefix that is not an identifier) to
+// `diagnostics` and returns false then.
+bool emitMatcher(const burgspec::Grammar& grammar, const EmitOptions& options,
+                 burgspec::Diagnostics& diagnostics, EmittedMatcher& out);
+
+// Whether `name` can be used as a C++ identifier (letters, digits, underscores, not a digit first).
+bool isIdentifier(const std::string& name);
+// Whether `name` is identifiers joined by "::" (a namespace that may be nested).
+bool isNamespaceName(const std::string& name);
+
+}  // namespace burggen
