@@ -69,6 +69,8 @@ struct Grammar {
   std::vector<TypeDecl> types;
   std::string start;          // from %start; the first rule's lhs when absent
   SourceLoc startLoc;
+  std::string nodeType;       // from %node: the C++ type of the node pointers matched; empty when absent
+  SourceLoc nodeTypeLoc;
   std::vector<Rule> rules;
   std::string epilogue;       // text after the second %%, verbatim
 

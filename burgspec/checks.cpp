@@ -1,0 +1,334 @@
+#include "burgspec/checks.hpp"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "burgspec/symbol_graph.hpp"
+
+namespace burgspec {
+
+namespace {
+
+constexpr int kNoIndex = -1;
+
+std::string quoted(const std::string& name) { return "'" + name + "'"; }
+
+class GrammarChecker {
+ public:
+  GrammarChecker(Grammar& grammar, Diagnostics& diags) : grammar_(grammar), diags_(diags) {}
+
+  void run() {
+    if (grammar_.rules.empty()) {
+      diags_.error({}, "the grammar has no rules");
+      return;
+    }
+    checkTerminals();
+    collectLeftSides();
+    for (auto& rule : grammar_.rules) checkPattern(rule);
+    buildNonterminals();
+    checkStart();
+    applyTypes();
+    numberRules();
+    numberTerminals();
+    warnUnusedTerminals();
+    checkGraphs();
+    checkActionTypes();
+  }
+
+ private:
+  // ---- Operators ----
+
+  void checkTerminals() {
+    std::map<std::string, const Terminal*> byName;
+    std::map<int, const Terminal*> byNumber;
+    for (const auto& terminal : grammar_.terminals) {
+      auto [named, fresh] = byName.emplace(terminal.name, &terminal);
+      if (!fresh) {
+        diags_.error(terminal.loc, "duplicate %term " + quoted(terminal.name));
+        diags_.note(named->second->loc, "first declared here");
+      }
+      if (!terminal.numbered) continue;
+      auto [numbered, freshNumber] = byNumber.emplace(terminal.number, &terminal);
+      if (!freshNumber) {
+        diags_.error(terminal.loc, "operator number " + std::to_string(terminal.number) + " of " +
+                                       quoted(terminal.name) + " is already used by " +
+                                       quoted(numbered->second->name));
+        diags_.note(numbered->second->loc, quoted(numbered->second->name) + " declared here");
+      }
+    }
+  }
+
+  Terminal* terminal(const std::string& name) {
+    for (auto& t : grammar_.terminals)
+      if (t.name == name) return &t;
+    return nullptr;
+  }
+
+  void numberTerminals() {
+    int next = 1;
+    for (const auto& t : grammar_.terminals)
+      if (t.numbered) next = std::max(next, t.number + 1);
+    for (auto& t : grammar_.terminals)
+      if (!t.numbered) t.number = next++;
+  }
+
+  void warnUnusedTerminals() {
+    for (const auto& t : grammar_.terminals)
+      if (t.arity < 0 && !duplicateTerminal(t)) diags_.warning(t.loc, "operator " + quoted(t.name) + " is never used");
+  }
+
+  bool duplicateTerminal(const Terminal& t) const { return grammar_.findTerminal(t.name) != &t; }
+
+  // ---- Left sides and patterns ----
+
+  void collectLeftSides() {
+    for (size_t i = 0; i < grammar_.rules.size(); ++i) {
+      const Rule& rule = grammar_.rules[i];
+      if (const Terminal* t = grammar_.findTerminal(rule.lhs)) {
+        diags_.error(rule.loc, quoted(rule.lhs) + " is an operator (%term) and cannot be the left side of a rule");
+        diags_.note(t->loc, quoted(rule.lhs) + " declared here");
+        continue;
+      }
+      firstRule_.emplace(rule.lhs, static_cast<int>(i));
+    }
+  }
+
+  bool isNonterminal(const std::string& name) const { return firstRule_.count(name) > 0; }
+
+  void checkPattern(Rule& rule) {
+    std::map<std::string, SourceLoc> bindings;
+    checkPatternNode(rule.pattern, bindings);
+  }
+
+  void checkPatternNode(Pattern& pattern, std::map<std::string, SourceLoc>& bindings) {
+    if (!pattern.binding.empty()) {
+      auto [bound, fresh] = bindings.emplace(pattern.binding, pattern.loc);
+      if (!fresh) {
+        diags_.error(pattern.loc, "binding " + quoted(pattern.binding) + " is used twice in one pattern");
+        diags_.note(bound->second, "first bound here");
+      }
+    }
+    if (Terminal* t = terminal(pattern.symbol)) {
+      pattern.isTerminal = true;
+      checkArity(*t, pattern);
+    } else if (isNonterminal(pattern.symbol)) {
+      if (!pattern.kids.empty())
+        diags_.error(pattern.loc, "nonterminal " + quoted(pattern.symbol) + " cannot have operands");
+    } else if (!pattern.kids.empty()) {
+      pattern.isTerminal = true;
+      diags_.error(pattern.loc, "undeclared operator " + quoted(pattern.symbol) + "; declare it with %term");
+    } else {
+      diags_.error(pattern.loc, "undefined nonterminal " + quoted(pattern.symbol) + ": no rule derives it");
+    }
+    for (auto& kid : pattern.kids) checkPatternNode(kid, bindings);
+  }
+
+  void checkArity(Terminal& t, const Pattern& use) {
+    int arity = static_cast<int>(use.kids.size());
+    auto [first, fresh] = firstUse_.emplace(t.name, use.loc);
+    if (fresh) {
+      t.arity = arity;
+      return;
+    }
+    if (arity == t.arity) return;
+    diags_.error(use.loc, "operator " + quoted(t.name) + " used with " + operands(arity) + " here but with " +
+                              operands(t.arity) + " before");
+    diags_.note(first->second, "first used here");
+  }
+
+  static std::string operands(int n) { return std::to_string(n) + (n == 1 ? " operand" : " operands"); }
+
+  // ---- Nonterminals ----
+
+  // The start nonterminal first, then in order of first appearance (as a left side or in a
+  // pattern, as iburg numbers them).
+  void buildNonterminals() {
+    if (grammar_.start.empty()) {
+      grammar_.start = grammar_.rules.front().lhs;
+      grammar_.startLoc = grammar_.rules.front().loc;
+    }
+    std::vector<std::string> order;
+    for (const auto& rule : grammar_.rules) {
+      if (isNonterminal(rule.lhs) && std::find(order.begin(), order.end(), rule.lhs) == order.end())
+        order.push_back(rule.lhs);
+      collectLeaves(rule.pattern, order);
+    }
+    auto start = std::find(order.begin(), order.end(), grammar_.start);
+    if (start != order.end()) std::rotate(order.begin(), start, start + 1);
+    for (const auto& name : order) {
+      Nonterminal nt;
+      nt.name = name;
+      nt.loc = grammar_.rules[firstRule_.at(name)].loc;
+      index_[name] = static_cast<int>(grammar_.nonterminals.size());
+      grammar_.nonterminals.push_back(std::move(nt));
+    }
+  }
+
+  void collectLeaves(const Pattern& pattern, std::vector<std::string>& order) const {
+    if (pattern.kids.empty() && !pattern.isTerminal && isNonterminal(pattern.symbol) &&
+        std::find(order.begin(), order.end(), pattern.symbol) == order.end())
+      order.push_back(pattern.symbol);
+    for (const auto& kid : pattern.kids) collectLeaves(kid, order);
+  }
+
+  int indexOf(const std::string& name) const {
+    auto it = index_.find(name);
+    return it == index_.end() ? kNoIndex : it->second;
+  }
+
+  void checkStart() {
+    if (isNonterminal(grammar_.start)) return;
+    if (grammar_.findTerminal(grammar_.start))
+      diags_.error(grammar_.startLoc, "start symbol " + quoted(grammar_.start) + " is an operator, not a nonterminal");
+    else
+      diags_.error(grammar_.startLoc, "undefined start nonterminal " + quoted(grammar_.start) + ": no rule derives it");
+  }
+
+  void applyTypes() {
+    std::map<std::string, SourceLoc> typedAt;
+    for (const auto& decl : grammar_.types) {
+      for (size_t i = 0; i < decl.names.size(); ++i) {
+        const std::string& name = decl.names[i];
+        SourceLoc loc = decl.locs[i];
+        int index = indexOf(name);
+        if (index == kNoIndex) {
+          if (grammar_.findTerminal(name))
+            diags_.error(loc, "%type names operator " + quoted(name) + "; only nonterminals have types");
+          else
+            diags_.error(loc, "%type names undefined nonterminal " + quoted(name));
+          continue;
+        }
+        auto [previous, fresh] = typedAt.emplace(name, loc);
+        if (!fresh) {
+          diags_.error(loc, "the type of " + quoted(name) + " is declared twice");
+          diags_.note(previous->second, "first declared here");
+          continue;
+        }
+        grammar_.nonterminals[index].resultType = decl.type;
+      }
+    }
+  }
+
+  // ---- Rule numbers ----
+
+  void numberRules() {
+    std::map<int, const Rule*> byNumber;
+    int next = 1;
+    for (const auto& rule : grammar_.rules) {
+      if (!rule.numbered) continue;
+      next = std::max(next, rule.number + 1);
+      auto [previous, fresh] = byNumber.emplace(rule.number, &rule);
+      if (!fresh) {
+        diags_.error(rule.numberLoc, "duplicate rule number " + std::to_string(rule.number));
+        diags_.note(previous->second->numberLoc, "rule " + std::to_string(rule.number) + " is numbered here");
+      }
+    }
+    for (auto& rule : grammar_.rules)
+      if (!rule.numbered) rule.number = next++;
+  }
+
+  // ---- Graph analyses: productivity, chain-rule cycles, reachability ----
+
+  SymbolGraph makeGraph() const {
+    SymbolGraph graph(grammar_.nonterminals.size());
+    for (size_t i = 0; i < grammar_.rules.size(); ++i) {
+      const Rule& rule = grammar_.rules[i];
+      int lhs = indexOf(rule.lhs);
+      if (lhs == kNoIndex) continue;
+      std::vector<int> leaves;
+      leafIndices(rule.pattern, leaves);
+      graph.addRule(static_cast<int>(i), lhs, leaves, rule.isChain());
+    }
+    return graph;
+  }
+
+  void leafIndices(const Pattern& pattern, std::vector<int>& leaves) const {
+    if (pattern.kids.empty() && !pattern.isTerminal) {
+      int index = indexOf(pattern.symbol);
+      if (index != kNoIndex) leaves.push_back(index);
+    }
+    for (const auto& kid : pattern.kids) leafIndices(kid, leaves);
+  }
+
+  void checkGraphs() {
+    SymbolGraph graph = makeGraph();
+    std::vector<bool> productive = graph.productive();
+    for (size_t i = 0; i < productive.size(); ++i) {
+      if (productive[i]) continue;
+      const Nonterminal& nt = grammar_.nonterminals[i];
+      diags_.error(nt.loc, "nonterminal " + quoted(nt.name) +
+                               " derives no finite tree: every rule for it needs it again, directly or not");
+    }
+    for (const auto& cycle : graph.chainCycles()) reportCycle(cycle);
+    int start = indexOf(grammar_.start);
+    if (start == kNoIndex) return;
+    std::vector<bool> reachable = graph.reachableFrom(start);
+    for (size_t i = 0; i < reachable.size(); ++i) {
+      if (reachable[i]) continue;
+      const Nonterminal& nt = grammar_.nonterminals[i];
+      diags_.warning(nt.loc, "nonterminal " + quoted(nt.name) + " is unreachable from the start nonterminal " +
+                                 quoted(grammar_.start));
+    }
+  }
+
+  // A cycle of chain rules is an error, unless every chain rule among its nonterminals has a
+  // constant positive cost: then the closure at a node cannot improve a cost by going around,
+  // so it stops (iburg allows such cycles), and it is only a warning.
+  void reportCycle(const ChainCycle& cycle) {
+    std::string path;
+    for (int rule : cycle.rules) path += grammar_.rules[rule].lhs + " -> ";
+    path += grammar_.rules[cycle.rules.front()].lhs;
+    bool positive = std::all_of(cycle.componentRules.begin(), cycle.componentRules.end(), [&](int r) {
+      const Cost& cost = grammar_.rules[r].cost;
+      return !cost.dynamic && cost.value > 0;
+    });
+    const Rule& first = grammar_.rules[cycle.rules.front()];
+    if (positive)
+      diags_.warning(first.loc, "chain rules form a cycle: " + path + " (allowed: every rule on it costs more than 0)");
+    else
+      diags_.error(first.loc, "chain rules form a cycle: " + path +
+                                  " (a cycle is allowed only when all its rules have constant costs above 0)");
+    for (size_t i = 1; i < cycle.rules.size(); ++i) {
+      const Rule& rule = grammar_.rules[cycle.rules[i]];
+      diags_.note(rule.loc, "the cycle continues with '" + rule.lhs + ": " + rule.pattern.symbol + "'");
+    }
+  }
+
+  // ---- Actions and their types ----
+
+  // A nonterminal with a %type yields a value, so each of its rules needs an action to
+  // compute it; a chain rule from a nonterminal of the same type passes its value on.
+  // Actions of untyped nonterminals run for their effects and yield nothing.
+  void checkActionTypes() {
+    for (const auto& rule : grammar_.rules) {
+      if (rule.action) continue;
+      const Nonterminal* lhs = grammar_.findNonterminal(rule.lhs);
+      if (!lhs || lhs->resultType.empty()) continue;
+      if (rule.isChain()) {
+        const Nonterminal* rhs = grammar_.findNonterminal(rule.pattern.symbol);
+        if (!rhs || rhs->resultType == lhs->resultType) continue;
+      }
+      diags_.error(rule.loc, "rule for " + quoted(rule.lhs) + " has no action, but " + quoted(rule.lhs) +
+                                 " has %type <" + lhs->resultType + ">: an action must compute its value");
+    }
+  }
+
+  Grammar& grammar_;
+  Diagnostics& diags_;
+  std::map<std::string, int> firstRule_;   // nonterminal -> index of its first rule
+  std::map<std::string, int> index_;       // nonterminal -> index in Grammar::nonterminals
+  std::map<std::string, SourceLoc> firstUse_;  // operator -> its first use
+};
+
+}  // namespace
+
+bool checkGrammar(Grammar& grammar, Diagnostics& diags) {
+  int errorsBefore = diags.errorCount();
+  grammar.nonterminals.clear();
+  GrammarChecker(grammar, diags).run();
+  return diags.errorCount() == errorsBefore;
+}
+
+}  // namespace burgspec

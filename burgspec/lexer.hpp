@@ -1,0 +1,80 @@
+#pragma once
+// The tokens of a BURG spec, and the lexer that produces them. The scanner itself is generated
+// by re2c from lexer.re. Besides ordinary tokens, the lexer captures raw C++ text: the prologue
+// `%{ ... %}`, a cost expression `( ... )`, an action block `{ ... }` and a type `< ... >`.
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "burgspec/source.hpp"
+
+namespace burgspec {
+
+enum class TokenKind {
+  End,             // end of input
+  Error,           // a character or sequence the language does not have; see Token::error
+  Identifier,
+  Integer,         // decimal digits
+  Colon,
+  Semicolon,
+  LeftParen,
+  RightParen,
+  Comma,
+  Equals,
+  LeftBrace,       // opens an action block
+  LeftAngle,       // opens a C++ type
+  PercentPercent,  // %%
+  PrologueBegin,   // %{
+  Directive,       // %term, %start, %type, %node, or an unknown %word (the parser decides)
+};
+
+// The name of a token kind as a diagnostic shows it ("identifier", "';'").
+const char* tokenKindName(TokenKind kind);
+
+struct Token {
+  TokenKind kind = TokenKind::End;
+  std::string_view text;    // the token's characters in the source
+  size_t offset = 0;        // byte offset of the first character
+  SourceLoc loc;
+  const char* error = nullptr;  // why, when kind == Error
+
+  size_t endOffset() const { return offset + text.size(); }
+};
+
+// Raw text captured up to a closing delimiter.
+struct RawCapture {
+  std::string text;    // everything between the delimiters, verbatim
+  size_t textOffset;   // byte offset of text's first character
+  bool closed;         // false when the input ended first
+};
+
+class Lexer {
+ public:
+  explicit Lexer(const SourceFile& file) : file_(&file) {}
+
+  // The next token; skips white space and `//` and `/* */` comments.
+  Token next();
+
+  // Captures text up to the `close` that balances an `open` already consumed; string and
+  // character literals (raw strings included) and comments inside are skipped as wholes, so
+  // their brackets do not count. The closing delimiter is consumed but not part of the text.
+  RawCapture captureBalanced(char open, char close);
+  // Captures the prologue after `%{`, up to the first `%}`.
+  RawCapture capturePrologue();
+  // The rest of the input, verbatim (the epilogue).
+  std::string rest();
+
+  size_t offset() const { return cursor_; }
+  const SourceFile& file() const { return *file_; }
+
+ private:
+  // One lexical element of C++ code, for the raw-capture modes.
+  enum class CodePiece { End, Char, Skipped };
+  CodePiece nextCodePiece(size_t& begin);
+  Token make(TokenKind kind, size_t begin, const char* error = nullptr) const;
+
+  const SourceFile* file_;
+  size_t cursor_ = 0;
+};
+
+}  // namespace burgspec

@@ -1,0 +1,489 @@
+// Recursive-descent parser of BURG specs. The grammar it accepts:
+//
+//   spec        := declaration* '%%' rule* ('%%' epilogue)?
+//   declaration := '%{' text '%}' | '%term' (name ('=' int)?)* ';'?  | '%start' name ';'?
+//                | '%type' '<' type '>' name+ ';'?  | '%node' '<' type '>' ';'?
+//   rule        := name ':' pattern ('=' int)? ('(' cost ')')? ('{' action '}' ';'? | ';')
+//   pattern     := (name ':')? name ('(' pattern (',' pattern)* ')')?
+#include "burgspec/parser.hpp"
+
+#include <cctype>
+#include <climits>
+#include <string>
+
+#include "burgspec/lexer.hpp"
+
+namespace burgspec {
+
+namespace {
+
+// Deeper patterns than this are refused, so that hostile input cannot exhaust the stack.
+constexpr int kMaxPatternDepth = 200;
+
+std::string_view trim(std::string_view text, size_t& leading) {
+  leading = 0;
+  while (leading < text.size() && std::isspace(static_cast<unsigned char>(text[leading]))) ++leading;
+  text.remove_prefix(leading);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  return text;
+}
+
+bool allDigits(std::string_view text) {
+  if (text.empty()) return false;
+  for (char c : text)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+// Parses decimal digits into a value no larger than `max`; false on overflow.
+bool parseDecimal(std::string_view digits, int64_t max, int64_t& value) {
+  value = 0;
+  for (char c : digits) {
+    int digit = c - '0';
+    if (value > (max - digit) / 10) return false;
+    value = value * 10 + digit;
+  }
+  return true;
+}
+
+std::string describe(const Token& token) {
+  switch (token.kind) {
+    case TokenKind::Identifier: return "identifier '" + std::string(token.text) + "'";
+    case TokenKind::Integer:
+    case TokenKind::Directive: return "'" + std::string(token.text) + "'";
+    default: return tokenKindName(token.kind);
+  }
+}
+
+class Parser {
+ public:
+  Parser(const SourceFile& file, Diagnostics& diags, Grammar& grammar)
+      : file_(file), diags_(diags), grammar_(grammar), lexer_(file) {
+    tok_ = lexer_.next();
+  }
+
+  void parseSpec() {
+    parseDeclarations();
+    if (!at(TokenKind::PercentPercent)) return;
+    advance();
+    parseRules();
+    if (at(TokenKind::PercentPercent)) grammar_.epilogue = lexer_.rest();
+  }
+
+ private:
+  bool at(TokenKind kind) const { return tok_.kind == kind; }
+  void advance() {
+    prevEnd_ = tok_.endOffset();
+    tok_ = lexer_.next();
+  }
+  // Moves on after the lexer captured raw text that followed the current token.
+  void advanceAfterCapture() {
+    prevEnd_ = lexer_.offset();
+    tok_ = lexer_.next();
+  }
+  Token peek() const {
+    Lexer ahead = lexer_;
+    return ahead.next();
+  }
+  bool startsLine(const Token& token) const {
+    return token.offset == 0 || file_.locate(prevEnd_).line < token.loc.line;
+  }
+  bool atRuleStart() const {
+    return at(TokenKind::Identifier) && startsLine(tok_) && peek().kind == TokenKind::Colon;
+  }
+
+  // Reports that `what` should stand at the current token (or the lexer's own complaint).
+  void errorExpected(const std::string& what) {
+    if (at(TokenKind::Error))
+      diags_.error(tok_.loc, tok_.error);
+    else
+      diags_.error(tok_.loc, "expected " + what + ", found " + describe(tok_));
+  }
+
+  // Reads a positive decimal number that fits in an int.
+  bool parseNumber(int& value, const std::string& what) {
+    if (!at(TokenKind::Integer)) {
+      errorExpected(what);
+      return false;
+    }
+    int64_t parsed;
+    if (!parseDecimal(tok_.text, INT_MAX, parsed)) {
+      diags_.error(tok_.loc, what + " " + std::string(tok_.text) + " is too large");
+      return false;
+    }
+    if (parsed == 0) {
+      diags_.error(tok_.loc, what + " must be positive");
+      return false;
+    }
+    value = static_cast<int>(parsed);
+    advance();
+    return true;
+  }
+
+  void skipOptionalSemicolon() {
+    if (at(TokenKind::Semicolon)) advance();
+  }
+
+  // ---- Declarations ----
+
+  bool atDeclarationBoundary() const {
+    return at(TokenKind::Directive) || at(TokenKind::PrologueBegin) || at(TokenKind::PercentPercent) ||
+           at(TokenKind::End);
+  }
+
+  void parseDeclarations() {
+    while (!at(TokenKind::End) && !at(TokenKind::PercentPercent)) {
+      size_t before = tok_.offset;
+      if (!parseDeclaration()) {
+        if (tok_.offset == before) advance();
+        while (!atDeclarationBoundary()) advance();
+      }
+    }
+    if (at(TokenKind::End)) diags_.error(tok_.loc, "expected '%%' before the rules");
+  }
+
+  bool parseDeclaration() {
+    if (at(TokenKind::PrologueBegin)) return parsePrologue(grammar_.prologue);
+    if (!at(TokenKind::Directive)) {
+      errorExpected("a declaration (%term, %start, %type, %node, %{ ... %}) or '%%'");
+      return false;
+    }
+    std::string_view name = tok_.text;
+    if (name == "%term") return parseTermDeclaration();
+    if (name == "%start") return parseStartDeclaration();
+    if (name == "%type") return parseTypeDeclaration();
+    if (name == "%node") return parseNodeDeclaration();
+    diags_.error(tok_.loc, "unknown directive '" + std::string(name) + "'");
+    advance();
+    return false;
+  }
+
+  bool parsePrologue(std::string& into) {
+    SourceLoc loc = tok_.loc;
+    RawCapture code = lexer_.capturePrologue();
+    if (!code.closed) {
+      diags_.error(loc, "unterminated '%{' block: missing '%}'");
+      advanceAfterCapture();
+      return false;
+    }
+    if (!into.empty() && into.back() != '\n') into += '\n';
+    into += code.text;
+    advanceAfterCapture();
+    return true;
+  }
+
+  bool parseTermDeclaration() {
+    advance();
+    while (at(TokenKind::Identifier)) {
+      Terminal terminal;
+      terminal.name = tok_.text;
+      terminal.loc = tok_.loc;
+      advance();
+      if (at(TokenKind::Equals)) {
+        advance();
+        if (!parseNumber(terminal.number, "operator number")) return false;
+        terminal.numbered = true;
+      }
+      grammar_.terminals.push_back(std::move(terminal));
+    }
+    skipOptionalSemicolon();
+    if (!atDeclarationBoundary()) {
+      errorExpected("an operator name");
+      return false;
+    }
+    return true;
+  }
+
+  bool parseStartDeclaration() {
+    SourceLoc directive = tok_.loc;
+    advance();
+    if (!at(TokenKind::Identifier)) {
+      errorExpected("the start nonterminal after %start");
+      return false;
+    }
+    if (!grammar_.start.empty()) {
+      diags_.error(directive, "duplicate %start declaration");
+      diags_.note(grammar_.startLoc, "the start nonterminal was declared here");
+    } else {
+      grammar_.start = tok_.text;
+      grammar_.startLoc = tok_.loc;
+    }
+    advance();
+    skipOptionalSemicolon();
+    return true;
+  }
+
+  bool parseTypeDeclaration() {
+    advance();
+    TypeDecl decl;
+    SourceLoc typeLoc;
+    if (!parseCppType(decl.type, typeLoc)) return false;
+    while (at(TokenKind::Identifier)) {
+      decl.names.emplace_back(tok_.text);
+      decl.locs.push_back(tok_.loc);
+      advance();
+    }
+    if (decl.names.empty()) {
+      errorExpected("the nonterminals that %type <" + decl.type + "> applies to");
+      return false;
+    }
+    skipOptionalSemicolon();
+    grammar_.types.push_back(std::move(decl));
+    return true;
+  }
+
+  bool parseNodeDeclaration() {
+    SourceLoc directive = tok_.loc;
+    advance();
+    std::string type;
+    SourceLoc typeLoc;
+    if (!parseCppType(type, typeLoc)) return false;
+    if (!grammar_.nodeType.empty()) {
+      diags_.error(directive, "duplicate %node declaration");
+      diags_.note(grammar_.nodeTypeLoc, "the node type was declared here");
+    } else {
+      grammar_.nodeType = type;
+      grammar_.nodeTypeLoc = typeLoc;
+    }
+    skipOptionalSemicolon();
+    return true;
+  }
+
+  // A C++ type in angle brackets: `<std::map<int, Tree*>>`.
+  bool parseCppType(std::string& type, SourceLoc& loc) {
+    if (!at(TokenKind::LeftAngle)) {
+      errorExpected("a C++ type in angle brackets");
+      return false;
+    }
+    SourceLoc open = tok_.loc;
+    RawCapture text = lexer_.captureBalanced('<', '>');
+    if (!text.closed) {
+      diags_.error(open, "unterminated type: missing '>'");
+      advanceAfterCapture();
+      return false;
+    }
+    size_t leading;
+    type = trim(text.text, leading);
+    loc = file_.locate(text.textOffset + leading);
+    advanceAfterCapture();
+    if (type.empty()) {
+      diags_.error(open, "empty type");
+      return false;
+    }
+    return true;
+  }
+
+  // ---- Rules ----
+
+  void parseRules() {
+    while (!at(TokenKind::End) && !at(TokenKind::PercentPercent)) {
+      size_t before = tok_.offset;
+      if (!parseRule()) {
+        skipToNextRule();
+        if (tok_.offset == before && !at(TokenKind::End)) advance();
+      }
+    }
+  }
+
+  // After an error inside a rule: resume after its ';' or action, or at a line that starts
+  // a new rule.
+  void skipToNextRule() {
+    while (!at(TokenKind::End) && !at(TokenKind::PercentPercent)) {
+      if (at(TokenKind::Semicolon)) {
+        advance();
+        return;
+      }
+      if (at(TokenKind::LeftBrace)) {
+        lexer_.captureBalanced('{', '}');
+        advanceAfterCapture();
+        skipOptionalSemicolon();
+        return;
+      }
+      if (at(TokenKind::LeftParen)) {
+        lexer_.captureBalanced('(', ')');
+        advanceAfterCapture();
+        continue;
+      }
+      if (at(TokenKind::PrologueBegin)) {
+        lexer_.capturePrologue();
+        advanceAfterCapture();
+        continue;
+      }
+      if (atRuleStart()) return;
+      advance();
+    }
+  }
+
+  bool parseRule() {
+    if (at(TokenKind::Directive) || at(TokenKind::PrologueBegin)) {
+      diags_.error(tok_.loc, "declarations must come before the first '%%'");
+      return false;
+    }
+    Rule rule;
+    if (!at(TokenKind::Identifier)) {
+      errorExpected("a rule ('nonterminal: pattern')");
+      return false;
+    }
+    rule.lhs = tok_.text;
+    rule.loc = tok_.loc;
+    advance();
+    if (!at(TokenKind::Colon)) {
+      errorExpected("':' after '" + rule.lhs + "'");
+      return false;
+    }
+    advance();
+    if (!parsePattern(rule.pattern, 0)) return false;
+    if (at(TokenKind::Equals)) {
+      advance();
+      rule.numberLoc = tok_.loc;
+      if (!parseNumber(rule.number, "rule number")) return false;
+      rule.numbered = true;
+    }
+    if (at(TokenKind::LeftParen) && !parseCost(rule.cost)) return false;
+    if (at(TokenKind::LeftBrace)) {
+      if (!parseAction(rule)) return false;
+      skipOptionalSemicolon();
+      grammar_.rules.push_back(std::move(rule));
+      return true;
+    }
+    if (!at(TokenKind::Semicolon)) {
+      bool nextRuleFollows = atRuleStart();
+      diags_.error(file_.locate(prevEnd_), "expected ';' at end of rule, found " + describe(tok_));
+      grammar_.rules.push_back(std::move(rule));
+      if (!nextRuleFollows) skipToNextRule();
+      return true;
+    }
+    advance();
+    grammar_.rules.push_back(std::move(rule));
+    return true;
+  }
+
+  bool parsePattern(Pattern& pattern, int depth) {
+    if (depth > kMaxPatternDepth) {
+      diags_.error(tok_.loc, "pattern nested too deeply (more than " + std::to_string(kMaxPatternDepth) +
+                                 " levels)");
+      return false;
+    }
+    if (!at(TokenKind::Identifier)) {
+      errorExpected("a pattern");
+      return false;
+    }
+    pattern.symbol = tok_.text;
+    pattern.loc = tok_.loc;
+    advance();
+    if (at(TokenKind::Colon)) {
+      pattern.binding = std::move(pattern.symbol);
+      advance();
+      if (!at(TokenKind::Identifier)) {
+        errorExpected("a symbol after '" + pattern.binding + ":'");
+        return false;
+      }
+      pattern.symbol = tok_.text;
+      advance();
+    }
+    // At the top level, '(' after a leaf may open its cost instead of its operands.
+    if (!at(TokenKind::LeftParen) || (depth == 0 && !operandListAhead())) return true;
+    advance();
+    for (;;) {
+      Pattern kid;
+      if (!parsePattern(kid, depth + 1)) return false;
+      pattern.kids.push_back(std::move(kid));
+      if (at(TokenKind::Comma)) {
+        advance();
+        continue;
+      }
+      if (at(TokenKind::RightParen)) {
+        advance();
+        return true;
+      }
+      errorExpected("',' or ')' after an operand of '" + pattern.symbol + "'");
+      return false;
+    }
+  }
+
+  // Whether the parenthesized text after the current '(' has the shape of operand patterns:
+  // symbols, bindings, commas and nested parentheses only. Reads ahead without consuming.
+  bool operandListAhead() const {
+    enum class State { NeedSymbol, NeedBoundSymbol, AfterName, AfterSymbol, AfterKids };
+    Lexer ahead = lexer_;
+    State state = State::NeedSymbol;
+    int depth = 1;
+    for (;;) {
+      Token token = ahead.next();
+      if (state == State::NeedSymbol || state == State::NeedBoundSymbol) {
+        if (token.kind != TokenKind::Identifier) return false;
+        state = state == State::NeedSymbol ? State::AfterName : State::AfterSymbol;
+      } else if (token.kind == TokenKind::Colon && state == State::AfterName) {
+        state = State::NeedBoundSymbol;
+      } else if (token.kind == TokenKind::LeftParen && state != State::AfterKids) {
+        if (++depth > kMaxPatternDepth) return false;
+        state = State::NeedSymbol;
+      } else if (token.kind == TokenKind::Comma) {
+        state = State::NeedSymbol;
+      } else if (token.kind == TokenKind::RightParen) {
+        if (--depth == 0) return true;
+        state = State::AfterKids;
+      } else {
+        return false;
+      }
+    }
+  }
+
+  bool parseCost(Cost& cost) {
+    SourceLoc open = tok_.loc;
+    RawCapture text = lexer_.captureBalanced('(', ')');
+    if (!text.closed) {
+      diags_.error(open, "unterminated cost: missing ')'");
+      advanceAfterCapture();
+      return false;
+    }
+    advanceAfterCapture();
+    size_t leading;
+    std::string_view code = trim(text.text, leading);
+    cost.loc = file_.locate(text.textOffset + leading);
+    if (code.empty()) {
+      diags_.error(open, "empty cost: write a number or a C++ expression between the parentheses");
+      return false;
+    }
+    if (allDigits(code)) {
+      if (!parseDecimal(code, INT64_MAX, cost.value)) {
+        diags_.error(cost.loc, "cost " + std::string(code) + " is too large");
+        return false;
+      }
+      return true;
+    }
+    cost.dynamic = true;
+    cost.code = code;
+    return true;
+  }
+
+  bool parseAction(Rule& rule) {
+    rule.actionLoc = tok_.loc;
+    RawCapture text = lexer_.captureBalanced('{', '}');
+    advanceAfterCapture();
+    if (!text.closed) {
+      diags_.error(rule.actionLoc, "unterminated action: missing '}'");
+      return false;
+    }
+    rule.action = std::move(text.text);
+    return true;
+  }
+
+  const SourceFile& file_;
+  Diagnostics& diags_;
+  Grammar& grammar_;
+  Lexer lexer_;
+  Token tok_;
+  size_t prevEnd_ = 0;  // offset just past the previous token
+};
+
+}  // namespace
+
+bool parseGrammar(const SourceFile& file, Diagnostics& diags, Grammar& grammar) {
+  int errorsBefore = diags.errorCount();
+  Parser parser(file, diags, grammar);
+  parser.parseSpec();
+  return diags.errorCount() == errorsBefore;
+}
+
+}  // namespace burgspec
