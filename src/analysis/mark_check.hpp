@@ -1,6 +1,6 @@
 #pragma once
 // Checks the `parallel` and `reduce` marks of a kernel against its dependences and reports a
-// wrong mark as an error at the loop, with the dependence that makes it wrong as a note.
+// wrong mark as an error at the loop, saying which dependence makes it wrong.
 #include "burgspec/diagnostics.hpp"
 #include "src/loop/loop_tree.hpp"
 

@@ -1,0 +1,334 @@
+#include "src/analysis/dependence.hpp"
+
+#include <sstream>
+
+#include "src/analysis/linear_system.hpp"
+
+namespace cudaburg {
+
+char directionChar(Direction d) {
+  switch (d) {
+    case Direction::Less: return '<';
+    case Direction::Equal: return '=';
+    case Direction::Greater: return '>';
+  }
+  return '*';
+}
+
+const char* dependenceKindName(DependenceKind k) {
+  switch (k) {
+    case DependenceKind::Flow: return "flow";
+    case DependenceKind::Anti: return "anti";
+    case DependenceKind::Output: return "output";
+    case DependenceKind::Reduction: return "reduction";
+  }
+  return "flow";
+}
+
+const Node* Dependence::carrier() const {
+  for (size_t i = 0; i < directions.size(); ++i)
+    if (directions[i] != Direction::Equal) return loops[i];
+  return nullptr;
+}
+
+bool Dependence::sameIterationOutside(const Node* loop) const {
+  for (size_t i = 0; i < loops.size(); ++i) {
+    if (loops[i] == loop) return true;
+    if (directions[i] != Direction::Equal) return false;
+  }
+  return false;
+}
+
+std::string Dependence::directionString() const {
+  std::string s = "(";
+  for (size_t i = 0; i < directions.size(); ++i) s += (i ? ", " : "") + std::string(1, directionChar(directions[i]));
+  return s + ")";
+}
+
+namespace {
+
+enum class Role { Read, Write, Update };  // Update: the target of `+=`, read and written
+
+// One array access of a statement. A Stage's accesses range over its box: pseudo-indices
+// "#0", "#1", ... run over the buffer's extents.
+struct AccessSite {
+  std::string array;
+  std::vector<Affine> subscripts;
+  Role role = Role::Read;
+  std::vector<int64_t> box;
+};
+
+bool writes(Role r) { return r != Role::Read; }
+bool reads(Role r) { return r != Role::Write; }
+
+std::string boxIndex(size_t d) { return "#" + std::to_string(d); }
+
+void collectReads(const Expr& e, std::vector<AccessSite>& out) {
+  if (e.kind == Expr::Kind::Load) out.push_back({e.load.array, e.load.subscripts, Role::Read, {}});
+  for (const ExprPtr& arg : e.args) collectReads(*arg, out);
+}
+
+std::vector<AccessSite> accessesOf(const Node& stmt) {
+  std::vector<AccessSite> out;
+  if (stmt.kind == NodeKind::Assign) {
+    out.push_back({stmt.target.array, stmt.target.subscripts, stmt.accumulate ? Role::Update : Role::Write, {}});
+    collectReads(*stmt.value, out);
+  } else if (stmt.kind == NodeKind::Stage) {
+    AccessSite write{stmt.buffer.name, {}, Role::Write, stmt.buffer.extents};
+    AccessSite read{stmt.source, {}, Role::Read, stmt.buffer.extents};
+    for (size_t d = 0; d < stmt.buffer.extents.size(); ++d) {
+      write.subscripts.push_back(Affine::var(boxIndex(d)));
+      read.subscripts.push_back(stmt.origin[d] + Affine::var(boxIndex(d)));
+    }
+    out.push_back(std::move(write));
+    out.push_back(std::move(read));
+  }
+  return out;
+}
+
+void collectStatements(const NodePtr& node, std::vector<const Node*>& loops, std::vector<Statement>& out) {
+  switch (node->kind) {
+    case NodeKind::Assign:
+    case NodeKind::Stage:
+      out.push_back({node.get(), loops, int(out.size())});
+      return;
+    case NodeKind::For:
+      loops.push_back(node.get());
+      collectStatements(node->body(), loops, out);
+      loops.pop_back();
+      return;
+    default:
+      for (const NodePtr& kid : node->kids) collectStatements(kid, loops, out);
+      return;
+  }
+}
+
+// The iteration space of one statement instance inside a LinearSystem: a variable for each of
+// its loops (or for the trip number of a loop with a step) and for each box dimension.
+struct Instance {
+  std::map<std::string, LinearExpr> env;  // index name -> its value over the variables
+  std::vector<LinearExpr> loopIndex;       // the index value of each enclosing loop
+};
+
+class PairTest {
+ public:
+  PairTest(const Statement& s1, const AccessSite& a1, const Statement& s2, const AccessSite& a2) {
+    size_t vars = s1.loops.size() + a1.box.size() + s2.loops.size() + a2.box.size();
+    system_ = LinearSystem(vars + 1);  // the last variable is kept free for distances
+    next_ = 0;
+    Instance i1 = place(s1, a1);
+    Instance i2 = place(s2, a2);
+    for (size_t d = 0; d < a1.subscripts.size() && d < a2.subscripts.size(); ++d)
+      system_.addZero(linear(a1.subscripts[d], i1) - linear(a2.subscripts[d], i2));
+    while (common_ < s1.loops.size() && common_ < s2.loops.size() && s1.loops[common_] == s2.loops[common_])
+      ++common_;
+    first_ = std::move(i1);
+    second_ = std::move(i2);
+  }
+
+  size_t commonLoops() const { return common_; }
+
+  // Every direction vector over the shared loops for which the two accesses meet.
+  std::vector<std::vector<Direction>> directionVectors() const {
+    std::vector<std::vector<Direction>> out;
+    if (!system_.mayBeFeasible()) return out;
+    std::vector<Direction> prefix;
+    refine(system_, prefix, out);
+    return out;
+  }
+
+  // The distance (second - first) on shared loop `level` under direction vector `dirs`.
+  std::optional<int64_t> distance(const std::vector<Direction>& dirs, size_t level) const {
+    LinearSystem s = system_;
+    for (size_t l = 0; l < dirs.size(); ++l) constrain(s, l, dirs[l]);
+    size_t d = s.variables() - 1;
+    LinearExpr e = first_.loopIndex[level] - second_.loopIndex[level];
+    e.coefs[d] = 1;  // d = second - first
+    s.addZero(e);
+    auto r = s.range(d);
+    if (r && r->first && r->second && *r->first == *r->second) return *r->first;
+    return std::nullopt;
+  }
+
+ private:
+  LinearExpr linear(const Affine& a, const Instance& inst) const {
+    LinearExpr e(system_.variables());
+    e.constant = a.constant;
+    for (const auto& [name, c] : a.terms) {
+      auto it = inst.env.find(name);
+      if (it == inst.env.end()) continue;  // not an index of this instance: treated as 0
+      for (size_t v = 0; v < e.coefs.size(); ++v) e.coefs[v] += c * it->second.coefs[v];
+      e.constant += c * it->second.constant;
+    }
+    return e;
+  }
+
+  Instance place(const Statement& s, const AccessSite& a) {
+    Instance inst;
+    for (const Node* loop : s.loops) {
+      LinearExpr lower = linear(loop->lower, inst);
+      LinearExpr var(system_.variables());
+      var.coefs[next_++] = 1;
+      LinearExpr index = lower;
+      if (loop->step == 1) {
+        index = var;
+        system_.addAtLeastZero(index - lower);
+      } else {
+        for (size_t v = 0; v < index.coefs.size(); ++v) index.coefs[v] += loop->step * var.coefs[v];
+        system_.addAtLeastZero(var);
+      }
+      for (const Affine& u : loop->upper) {
+        LinearExpr bound = linear(u, inst) - index;
+        bound.constant -= 1;
+        system_.addAtLeastZero(bound);
+      }
+      inst.env[loop->index] = index;
+      inst.loopIndex.push_back(index);
+    }
+    for (size_t d = 0; d < a.box.size(); ++d) {
+      LinearExpr var(system_.variables());
+      var.coefs[next_++] = 1;
+      system_.addAtLeastZero(var);
+      LinearExpr bound = var;
+      for (int64_t& c : bound.coefs) c = -c;
+      bound.constant = a.box[d] - 1;
+      system_.addAtLeastZero(bound);
+      inst.env[boxIndex(d)] = var;
+    }
+    return inst;
+  }
+
+  void constrain(LinearSystem& s, size_t level, Direction dir) const {
+    const LinearExpr& first = first_.loopIndex[level];
+    const LinearExpr& second = second_.loopIndex[level];
+    if (dir == Direction::Equal) {
+      s.addZero(second - first);
+      return;
+    }
+    LinearExpr gap = dir == Direction::Less ? second - first : first - second;  // gap >= 1
+    gap.constant -= 1;
+    s.addAtLeastZero(gap);
+  }
+
+  void refine(const LinearSystem& s, std::vector<Direction>& prefix, std::vector<std::vector<Direction>>& out) const {
+    size_t level = prefix.size();
+    if (level == common_) {
+      out.push_back(prefix);
+      return;
+    }
+    for (Direction dir : {Direction::Less, Direction::Equal, Direction::Greater}) {
+      LinearSystem next = s;
+      constrain(next, level, dir);
+      if (!next.mayBeFeasible()) continue;
+      prefix.push_back(dir);
+      refine(next, prefix, out);
+      prefix.pop_back();
+    }
+  }
+
+  LinearSystem system_{0};
+  size_t next_ = 0;
+  size_t common_ = 0;
+  Instance first_, second_;
+};
+
+// The first non-'=' direction is '<' (first instance runs first), '>' (second runs first),
+// or there is none.
+int orientation(const std::vector<Direction>& dirs) {
+  for (Direction d : dirs) {
+    if (d == Direction::Less) return 1;
+    if (d == Direction::Greater) return -1;
+  }
+  return 0;
+}
+
+DependenceKind kindOf(Role source, Role sink, bool sameStatementTargets) {
+  if (sameStatementTargets && source == Role::Update && sink == Role::Update) return DependenceKind::Reduction;
+  if (writes(source) && reads(sink)) return DependenceKind::Flow;
+  if (writes(source)) return DependenceKind::Output;
+  return DependenceKind::Anti;
+}
+
+}  // namespace
+
+DependenceGraph::DependenceGraph(const Kernel& kernel) {
+  std::vector<const Node*> loops;
+  if (kernel.body) collectStatements(kernel.body, loops, statements_);
+  for (const Statement& s : statements_) boost::add_vertex(s, graph_);
+
+  std::vector<std::vector<AccessSite>> accesses;
+  for (const Statement& s : statements_) accesses.push_back(accessesOf(*s.node));
+
+  for (size_t i = 0; i < statements_.size(); ++i) {
+    for (size_t j = i; j < statements_.size(); ++j) {
+      for (size_t x = 0; x < accesses[i].size(); ++x) {
+        for (size_t y = (i == j ? x : 0); y < accesses[j].size(); ++y) {
+          const AccessSite& a = accesses[i][x];
+          const AccessSite& b = accesses[j][y];
+          if (a.array != b.array || (!writes(a.role) && !writes(b.role))) continue;
+          PairTest test(statements_[i], a, statements_[j], b);
+          for (const std::vector<Direction>& dirs : test.directionVectors()) {
+            int o = orientation(dirs);
+            if (o == 0 && i == j) continue;  // one instance of one statement
+            bool forward = o > 0 || (o == 0 && statements_[i].order < statements_[j].order);
+            if (i == j && x == y && !forward) continue;  // the mirror image of a forward one
+            Dependence d;
+            d.source = int(forward ? i : j);
+            d.sink = int(forward ? j : i);
+            const AccessSite& src = forward ? a : b;
+            const AccessSite& snk = forward ? b : a;
+            d.kind = kindOf(src.role, snk.role, i == j && x == 0 && y == 0);
+            d.array = a.array;
+            d.loops.assign(statements_[i].loops.begin(), statements_[i].loops.begin() + test.commonLoops());
+            for (size_t l = 0; l < dirs.size(); ++l) {
+              std::optional<int64_t> dist = test.distance(dirs, l);
+              d.distances.push_back(dist && !forward ? std::optional<int64_t>(-*dist) : dist);
+            }
+            for (Direction dir : dirs)
+              d.directions.push_back(forward || dir == Direction::Equal ? dir
+                                     : dir == Direction::Less           ? Direction::Greater
+                                                                        : Direction::Less);
+            boost::add_edge(d.source, d.sink, d, graph_);
+            dependences_.push_back(std::move(d));
+          }
+        }
+      }
+    }
+  }
+}
+
+std::vector<const Dependence*> DependenceGraph::carriedBy(const Node* loop) const {
+  std::vector<const Dependence*> out;
+  for (const Dependence& d : dependences_)
+    if (d.carrier() == loop) out.push_back(&d);
+  return out;
+}
+
+bool DependenceGraph::encloses(const Node* loop, int stmt) const {
+  const auto& loops = statements_.at(stmt).loops;
+  return std::find(loops.begin(), loops.end(), loop) != loops.end();
+}
+
+std::string DependenceGraph::describe(const Dependence& d) const {
+  std::ostringstream out;
+  out << dependenceKindName(d.kind) << ' ' << d.array << ": S" << d.source << " -> S" << d.sink << ' '
+      << d.directionString();
+  if (!d.distances.empty()) {
+    out << " distance (";
+    for (size_t i = 0; i < d.distances.size(); ++i) {
+      out << (i ? ", " : "");
+      if (d.distances[i]) out << *d.distances[i];
+      else out << '*';
+    }
+    out << ')';
+  }
+  return out.str();
+}
+
+std::string DependenceGraph::str() const {
+  std::string s;
+  for (const Dependence& d : dependences_) s += describe(d) + "\n";
+  return s;
+}
+
+}  // namespace cudaburg

@@ -1,0 +1,706 @@
+// A hand-written recursive-descent parser for the .loop language. It folds sizes as it reads
+// them, so that every subscript and bound becomes an Affine over loop indices only.
+#include "src/loop/parser.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <set>
+
+#include "src/analysis/mark_check.hpp"
+#include "src/loop/bounds_check.hpp"
+#include "src/loop/lexer.hpp"
+
+namespace cudaburg {
+
+namespace {
+
+using burgspec::SourceLoc;
+
+// Deeper nesting than this (of expressions or statements) is refused rather than risking the stack.
+constexpr int kMaxDepth = 200;
+// After this many errors the rest of the file is not worth reading.
+constexpr int kMaxErrors = 50;
+
+class Parser {
+ public:
+  Parser(const burgspec::SourceFile& file, burgspec::Diagnostics& diags,
+         const std::map<std::string, int64_t>& overrides)
+      : file_(file), diags_(diags), lexer_(std::string_view(file.text().c_str(), file.text().size())),
+        overrides_(overrides) {
+    advance();
+  }
+
+  std::optional<Kernel> parse();
+
+ private:
+  // --- tokens
+  void advance() {
+    for (;;) {
+      tok_ = lexer_.next();
+      if (tok_.kind == Tok::Invalid) {
+        error(tok_, "invalid character '" + printable(tok_.text) + "'");
+        continue;
+      }
+      if (tok_.kind == Tok::UnterminatedComment) {
+        error(tok_, "unterminated comment");
+        continue;
+      }
+      return;
+    }
+  }
+  static std::string printable(std::string_view text) {
+    std::string out;
+    for (unsigned char c : text) {
+      if (c >= 32 && c < 127) {
+        out += char(c);
+      } else {
+        static const char* hex = "0123456789abcdef";
+        out += "\\x";
+        out += hex[c >> 4];
+        out += hex[c & 15];
+      }
+    }
+    return out;
+  }
+  SourceLoc loc(const Token& t) const { return file_.locate(t.offset); }
+  bool at(Tok k) const { return tok_.kind == k; }
+  bool accept(Tok k) {
+    if (!at(k)) return false;
+    advance();
+    return true;
+  }
+  bool expect(Tok k, const char* context) {
+    if (accept(k)) return true;
+    error(tok_, std::string("expected ") + tokenName(k) + " " + context + ", found " + describe(tok_));
+    return false;
+  }
+  std::string describe(const Token& t) const {
+    if (t.kind == Tok::End) return "end of file";
+    return "'" + printable(t.text) + "'";
+  }
+  void error(const Token& t, std::string message) { error(loc(t), std::move(message)); }
+  void error(SourceLoc at, std::string message) {
+    if (diags_.errorCount() < kMaxErrors) diags_.error(at, std::move(message));
+    else if (diags_.errorCount() == kMaxErrors) diags_.error(at, "too many errors; stopping here");
+  }
+  bool tooManyErrors() const { return diags_.errorCount() > kMaxErrors; }
+  // Skips to just after one of `stops` (or to a '}' or the end, which it leaves in place).
+  void recover(std::initializer_list<Tok> stops) {
+    while (!at(Tok::End) && !at(Tok::RBrace)) {
+      for (Tok s : stops) {
+        if (at(s)) {
+          advance();
+          return;
+        }
+      }
+      advance();
+    }
+  }
+
+  // Skips one statement without reading it: a block, a loop with its body, or up to ';'.
+  void skipStatement() {
+    for (;;) {  // a loop's body is skipped by the next round, not by recursion
+      if (at(Tok::LBrace)) {
+        int braces = 0;
+        do {
+          if (at(Tok::LBrace)) ++braces;
+          if (at(Tok::RBrace)) --braces;
+          advance();
+        } while (braces > 0 && !at(Tok::End));
+        return;
+      }
+      if (!at(Tok::Parallel) && !at(Tok::Reduce) && !at(Tok::For)) break;
+      while (!at(Tok::End) && !at(Tok::LParen) && !at(Tok::LBrace) && !at(Tok::RBrace)) advance();
+      int parens = 0;
+      while (!at(Tok::End) && !at(Tok::LBrace) && !at(Tok::RBrace)) {
+        if (at(Tok::LParen)) ++parens;
+        bool close = at(Tok::RParen) && --parens <= 0;
+        advance();
+        if (close) break;
+      }
+    }
+    if (!at(Tok::RBrace)) recover({Tok::Semicolon});
+  }
+
+  // --- declarations
+  void parseSizeDecl();
+  std::optional<Array> parseParam();
+  std::optional<ScalarType> parseType();
+
+  // --- integer expressions (sizes, extents, bounds, subscripts)
+  std::optional<Affine> parseAffine(bool allowIndices, int depth = 0);
+  std::optional<Affine> parseAffineTerm(bool allowIndices, int depth);
+  std::optional<Affine> parseAffineUnary(bool allowIndices, int depth);
+  std::optional<int64_t> parseConstant();
+  std::optional<std::vector<Affine>> parseUpper(int depth = 0);
+
+  // --- statements
+  NodePtr parseBlock(int depth);
+  NodePtr parseStatement(int depth);
+  NodePtr parseLoop(int depth);
+  NodePtr parseAssign();
+  std::optional<Access> parseAccess(bool forWrite);
+
+  // --- value expressions
+  ExprPtr parseExpr(int depth);
+  ExprPtr parseExprTerm(int depth);
+  ExprPtr parseExprUnary(int depth);
+  ExprPtr parseExprPrimary(int depth);
+
+  bool isIndex(const std::string& name) const {
+    return std::find(indices_.begin(), indices_.end(), name) != indices_.end();
+  }
+  bool nameTaken(const std::string& name) const {
+    return sizeValues_.count(name) || arrays_.count(name) || isIndex(name);
+  }
+  bool tooDeep(int depth) {
+    if (depth <= kMaxDepth) return false;
+    error(tok_, "nesting is too deep (more than " + std::to_string(kMaxDepth) + " levels)");
+    return true;
+  }
+
+  const burgspec::SourceFile& file_;
+  burgspec::Diagnostics& diags_;
+  LoopLexer lexer_;
+  Token tok_;
+  const std::map<std::string, int64_t>& overrides_;
+
+  std::vector<std::pair<std::string, int64_t>> sizes_;
+  std::map<std::string, int64_t> sizeValues_;
+  std::map<std::string, Array> arrays_;
+  std::vector<Array> params_;
+  std::vector<std::string> indices_;  // loop indices in scope, outermost first
+};
+
+std::optional<Kernel> Parser::parse() {
+  while (at(Tok::Size) && !tooManyErrors()) parseSizeDecl();
+  for (const auto& [name, value] : overrides_) {
+    if (!sizeValues_.count(name))
+      error(SourceLoc{}, "-D " + name + "=" + std::to_string(value) + " names no size of this file");
+  }
+
+  Kernel kernel;
+  kernel.sourceName = file_.name();
+  if (!at(Tok::KernelKw)) {
+    error(tok_, "expected 'size' or 'kernel', found " + describe(tok_));
+    while (!at(Tok::End) && !at(Tok::KernelKw)) advance();
+    if (at(Tok::End)) return std::nullopt;
+  }
+  advance();
+  if (at(Tok::Ident)) {
+    kernel.name = std::string(tok_.text);
+    advance();
+  } else {
+    error(tok_, "expected the kernel's name, found " + describe(tok_));
+  }
+  if (expect(Tok::LParen, "before the kernel's parameters")) {
+    if (!at(Tok::RParen)) {
+      do {
+        if (auto p = parseParam()) {
+          if (nameTaken(p->name)) {
+            error(p->loc, "'" + p->name + "' is already declared");
+          } else {
+            arrays_[p->name] = *p;
+            params_.push_back(*p);
+          }
+        }
+      } while (accept(Tok::Comma) && !tooManyErrors());
+    }
+    expect(Tok::RParen, "after the kernel's parameters");
+  }
+  if (params_.empty() && !diags_.hasErrors()) error(tok_, "a kernel needs at least one array parameter");
+  if (!at(Tok::LBrace)) {
+    error(tok_, "expected '{' to begin the kernel's body, found " + describe(tok_));
+    return std::nullopt;
+  }
+  NodePtr body = parseBlock(0);
+  if (!at(Tok::End)) error(tok_, "expected end of file after the kernel, found " + describe(tok_));
+  if (diags_.hasErrors() || !body) return std::nullopt;
+
+  kernel.sizes = sizes_;
+  kernel.params = params_;
+  kernel.body = body;
+  if (!checkSubscriptBounds(kernel, diags_)) return std::nullopt;
+  if (!checkLoopMarks(kernel, diags_)) return std::nullopt;
+  return kernel;
+}
+
+void Parser::parseSizeDecl() {
+  advance();  // 'size'
+  do {
+    if (!at(Tok::Ident)) {
+      error(tok_, "expected a size's name, found " + describe(tok_));
+      recover({Tok::Semicolon});
+      return;
+    }
+    Token nameTok = tok_;
+    std::string name(tok_.text);
+    advance();
+    if (!expect(Tok::Assign, "after the size's name")) {
+      recover({Tok::Semicolon});
+      return;
+    }
+    std::optional<Affine> value = parseAffine(false);
+    if (!value) {
+      recover({Tok::Semicolon});
+      return;
+    }
+    if (nameTaken(name)) {
+      error(nameTok, "size '" + name + "' is already declared");
+      continue;
+    }
+    int64_t v = value->constant;
+    if (auto it = overrides_.find(name); it != overrides_.end()) v = it->second;
+    sizes_.emplace_back(name, v);
+    sizeValues_[name] = v;
+  } while (accept(Tok::Comma));
+  if (!expect(Tok::Semicolon, "after the size declarations")) recover({Tok::Semicolon});
+}
+
+std::optional<ScalarType> Parser::parseType() {
+  ScalarType t;
+  switch (tok_.kind) {
+    case Tok::Float: t = ScalarType::Float; break;
+    case Tok::Double: t = ScalarType::Double; break;
+    case Tok::Half: t = ScalarType::Half; break;
+    case Tok::Int: t = ScalarType::Int; break;
+    default:
+      error(tok_, "expected an element type (float, double, half or int), found " + describe(tok_));
+      return std::nullopt;
+  }
+  advance();
+  return t;
+}
+
+std::optional<Array> Parser::parseParam() {
+  Array a;
+  a.input = accept(Tok::Const);
+  std::optional<ScalarType> type = parseType();
+  if (!type) {
+    recover({});
+    return std::nullopt;
+  }
+  a.type = *type;
+  if (!at(Tok::Ident)) {
+    error(tok_, "expected the array's name, found " + describe(tok_));
+    return std::nullopt;
+  }
+  a.name = std::string(tok_.text);
+  a.loc = loc(tok_);
+  advance();
+  if (!at(Tok::LBracket)) {
+    error(tok_, "expected '[' and the extents of array '" + a.name + "', found " + describe(tok_));
+    return std::nullopt;
+  }
+  while (at(Tok::LBracket)) {
+    Token open = tok_;
+    advance();
+    std::optional<Affine> extent = parseAffine(false);
+    if (!extent) return std::nullopt;
+    if (extent->constant <= 0)
+      error(open, "extent of '" + a.name + "' is " + std::to_string(extent->constant) + "; it must be positive");
+    a.extents.push_back(extent->constant);
+    if (!expect(Tok::RBracket, "after an extent")) return std::nullopt;
+  }
+  a.zeroPadded = accept(Tok::Padded);
+  if (a.zeroPadded && !a.input) error(a.loc, "only const arrays may be 'padded' (reads outside give 0)");
+  return a;
+}
+
+// Integer expressions. Sizes fold to constants; with `allowIndices`, loop indices in scope stay
+// symbolic and the result must be affine in them.
+std::optional<Affine> Parser::parseAffine(bool allowIndices, int depth) {
+  if (tooDeep(depth)) return std::nullopt;
+  std::optional<Affine> left = parseAffineTerm(allowIndices, depth);
+  while (left && (at(Tok::Plus) || at(Tok::Minus))) {
+    bool plus = at(Tok::Plus);
+    advance();
+    std::optional<Affine> right = parseAffineTerm(allowIndices, depth);
+    if (!right) return std::nullopt;
+    left = plus ? *left + *right : *left - *right;
+  }
+  return left;
+}
+
+std::optional<Affine> Parser::parseAffineTerm(bool allowIndices, int depth) {
+  std::optional<Affine> left = parseAffineUnary(allowIndices, depth);
+  while (left && (at(Tok::Star) || at(Tok::Slash) || at(Tok::Percent))) {
+    Token op = tok_;
+    advance();
+    std::optional<Affine> right = parseAffineUnary(allowIndices, depth);
+    if (!right) return std::nullopt;
+    if (op.kind == Tok::Star) {
+      if (!left->isConstant() && !right->isConstant()) {
+        error(op, "product of two loop indices is not affine");
+        return std::nullopt;
+      }
+      if (left->isConstant()) std::swap(left, right);
+      int64_t product;
+      if (__builtin_mul_overflow(right->constant, left->constant, &product)) {
+        error(op, "integer overflow");
+        return std::nullopt;
+      }
+      left = *left * right->constant;
+      continue;
+    }
+    if (!left->isConstant() || !right->isConstant()) {
+      error(op, std::string("'") + printable(op.text) + "' of a loop index is not affine");
+      return std::nullopt;
+    }
+    if (right->constant == 0) {
+      error(op, "division by zero");
+      return std::nullopt;
+    }
+    left = Affine(op.kind == Tok::Slash ? left->constant / right->constant : left->constant % right->constant);
+  }
+  return left;
+}
+
+std::optional<Affine> Parser::parseAffineUnary(bool allowIndices, int depth) {
+  if (tooDeep(depth)) return std::nullopt;
+  if (accept(Tok::Minus)) {
+    std::optional<Affine> a = parseAffineUnary(allowIndices, depth + 1);
+    if (!a) return std::nullopt;
+    return *a * -1;
+  }
+  if (at(Tok::Integer)) {
+    int64_t v = 0;
+    auto [end, ec] = std::from_chars(tok_.text.data(), tok_.text.data() + tok_.text.size(), v);
+    if (ec != std::errc()) {
+      error(tok_, "integer '" + std::string(tok_.text) + "' is too large");
+      advance();
+      return std::nullopt;
+    }
+    advance();
+    return Affine(v);
+  }
+  if (at(Tok::Ident)) {
+    std::string name(tok_.text);
+    if (auto it = sizeValues_.find(name); it != sizeValues_.end()) {
+      advance();
+      return Affine(it->second);
+    }
+    if (allowIndices && isIndex(name)) {
+      advance();
+      return Affine::var(name);
+    }
+    if (arrays_.count(name))
+      error(tok_, "array '" + name + "' cannot be used in a bound or subscript");
+    else
+      error(tok_, "'" + name + "' is not " + (allowIndices ? "a size or a loop index in scope" : "a size declared before"));
+    advance();
+    return std::nullopt;
+  }
+  if (accept(Tok::LParen)) {
+    std::optional<Affine> a = parseAffine(allowIndices, depth + 1);
+    if (!a) return std::nullopt;
+    if (!expect(Tok::RParen, "to close '('")) return std::nullopt;
+    return a;
+  }
+  if (at(Tok::Min) || at(Tok::Max)) {
+    error(tok_, std::string(tok_.text) + "() is allowed only as a loop's upper bound");
+    advance();
+    return std::nullopt;
+  }
+  error(tok_, "expected an integer expression, found " + describe(tok_));
+  return std::nullopt;
+}
+
+// An upper bound: an affine expression or min() of upper bounds, flattened into a list.
+std::optional<std::vector<Affine>> Parser::parseUpper(int depth) {
+  if (tooDeep(depth)) return std::nullopt;
+  if (!accept(Tok::Min)) {
+    std::optional<Affine> a = parseAffine(true, depth);
+    if (!a) return std::nullopt;
+    return std::vector<Affine>{*a};
+  }
+  if (!expect(Tok::LParen, "after 'min'")) return std::nullopt;
+  std::optional<std::vector<Affine>> first = parseUpper(depth + 1);
+  if (!first) return std::nullopt;
+  if (!expect(Tok::Comma, "between min()'s arguments")) return std::nullopt;
+  std::optional<std::vector<Affine>> second = parseUpper(depth + 1);
+  if (!second) return std::nullopt;
+  if (!expect(Tok::RParen, "to close min(")) return std::nullopt;
+  first->insert(first->end(), second->begin(), second->end());
+  return first;
+}
+
+NodePtr Parser::parseBlock(int depth) {
+  Token open = tok_;
+  advance();  // '{'
+  std::vector<NodePtr> stmts;
+  bool failed = false;
+  while (!at(Tok::RBrace) && !at(Tok::End) && !tooManyErrors()) {
+    NodePtr s = parseStatement(depth + 1);
+    if (s) stmts.push_back(s);
+    else failed = true;
+  }
+  if (!accept(Tok::RBrace)) {
+    if (!tooManyErrors()) error(tok_, "expected '}' to close the block opened at line " + std::to_string(loc(open).line));
+    return nullptr;
+  }
+  if (failed) return nullptr;
+  if (stmts.empty()) {
+    error(open, "empty block: a body needs at least one statement");
+    return nullptr;
+  }
+  return makeSeq(stmts);
+}
+
+NodePtr Parser::parseStatement(int depth) {
+  if (tooDeep(depth)) {
+    recover({Tok::Semicolon});
+    return nullptr;
+  }
+  if (at(Tok::LBrace)) return parseBlock(depth);
+  if (at(Tok::Parallel) || at(Tok::Reduce) || at(Tok::For)) return parseLoop(depth);
+  if (at(Tok::Ident)) {
+    NodePtr s = parseAssign();
+    if (!s) recover({Tok::Semicolon});
+    return s;
+  }
+  error(tok_, "expected a statement (a loop, an assignment or '{'), found " + describe(tok_));
+  if (at(Tok::End)) return nullptr;
+  advance();
+  recover({Tok::Semicolon});
+  return nullptr;
+}
+
+NodePtr Parser::parseLoop(int depth) {
+  Token start = tok_;
+  LoopKind kind = LoopKind::Serial;
+  if (accept(Tok::Parallel)) kind = LoopKind::Parallel;
+  else if (accept(Tok::Reduce)) kind = LoopKind::Reduce;
+  // A broken header is skipped with the loop's body, so that later statements are still read.
+  bool headerOpen = false;
+  auto skipHeader = [&]() {
+    int parens = headerOpen ? 1 : 0;
+    while (!at(Tok::End) && !at(Tok::LBrace) && !at(Tok::RBrace)) {
+      if (at(Tok::LParen)) ++parens;
+      if (at(Tok::RParen) && --parens <= 0) {
+        advance();
+        break;
+      }
+      advance();
+    }
+    skipStatement();
+    return NodePtr();
+  };
+  if (!expect(Tok::For, "after the loop's mark")) return skipHeader();
+  if (!expect(Tok::LParen, "after 'for'")) return skipHeader();
+  headerOpen = true;
+  if (!at(Tok::Ident)) {
+    error(tok_, "expected the loop's index, found " + describe(tok_));
+    return skipHeader();
+  }
+  Token indexTok = tok_;
+  std::string index(tok_.text);
+  advance();
+  if (nameTaken(index)) {
+    error(indexTok, "'" + index + "' is already declared; a loop index needs a fresh name");
+    return skipHeader();
+  }
+  if (!expect(Tok::Assign, "after the loop's index")) return skipHeader();
+  std::optional<Affine> lower = parseAffine(true);
+  if (!lower) return skipHeader();
+  if (!expect(Tok::Semicolon, "after the lower bound")) return skipHeader();
+  auto expectIndex = [&](const char* where) {
+    if (at(Tok::Ident) && tok_.text == index) {
+      advance();
+      return true;
+    }
+    error(tok_, "expected the loop's index '" + index + "' " + where + ", found " + describe(tok_));
+    return false;
+  };
+  if (!expectIndex("in the condition")) return skipHeader();
+  if (!expect(Tok::Less, "in the loop's condition (loops run while index < bound)")) return skipHeader();
+  std::optional<std::vector<Affine>> upper = parseUpper();
+  if (!upper) return skipHeader();
+  if (!expect(Tok::Semicolon, "after the upper bound")) return skipHeader();
+  if (!expectIndex("in the increment")) return skipHeader();
+  int64_t step = 1;
+  if (!accept(Tok::PlusPlus)) {
+    Token stepTok = tok_;
+    if (!expect(Tok::PlusAssign, "or '++' in the increment")) return skipHeader();
+    std::optional<Affine> s = parseAffine(false);
+    if (!s) return skipHeader();
+    if (s->constant <= 0) {
+      error(stepTok, "loop step must be positive, not " + std::to_string(s->constant));
+      return skipHeader();
+    }
+    step = s->constant;
+  }
+  if (!expect(Tok::RParen, "after the loop's header")) return skipHeader();
+  for (const Affine& u : *upper) {
+    if (u.uses(index)) error(indexTok, "the upper bound of '" + index + "' uses the index itself");
+  }
+  indices_.push_back(index);
+  NodePtr body = parseStatement(depth + 1);
+  indices_.pop_back();
+  if (!body) return nullptr;
+  return makeFor(index, *lower, *upper, step, kind, body, Mapping::None, loc(start));
+}
+
+std::optional<Access> Parser::parseAccess(bool forWrite) {
+  Token nameTok = tok_;
+  std::string name(tok_.text);
+  advance();
+  auto it = arrays_.find(name);
+  if (it == arrays_.end()) {
+    if (sizeValues_.count(name) || isIndex(name))
+      error(nameTok, "'" + name + "' is not an array");
+    else
+      error(nameTok, "unknown array '" + name + "'");
+    return std::nullopt;
+  }
+  const Array& array = it->second;
+  if (forWrite && array.input) {
+    error(nameTok, "cannot write to '" + name + "': it is declared const");
+    return std::nullopt;
+  }
+  Access access;
+  access.array = name;
+  while (accept(Tok::LBracket)) {
+    std::optional<Affine> sub = parseAffine(true);
+    if (!sub) return std::nullopt;
+    access.subscripts.push_back(*sub);
+    if (!expect(Tok::RBracket, "after a subscript")) return std::nullopt;
+  }
+  if (access.subscripts.size() != array.extents.size()) {
+    error(nameTok, "'" + name + "' has " + std::to_string(array.extents.size()) + " dimension" +
+                       (array.extents.size() == 1 ? "" : "s") + " but is given " +
+                       std::to_string(access.subscripts.size()) + " subscript" +
+                       (access.subscripts.size() == 1 ? "" : "s"));
+    return std::nullopt;
+  }
+  return access;
+}
+
+NodePtr Parser::parseAssign() {
+  SourceLoc at = loc(tok_);
+  if (!arrays_.count(std::string(tok_.text))) {
+    // Say what went wrong at the name, then let parseAccess's recovery skip the statement.
+    if (sizeValues_.count(std::string(tok_.text)) ||
+        isIndex(std::string(tok_.text))) {
+      error(tok_, "cannot assign to '" + std::string(tok_.text) + "': only array elements can be assigned");
+    } else {
+      error(tok_, "unknown array '" + std::string(tok_.text) + "'");
+    }
+    return nullptr;
+  }
+  std::optional<Access> target = parseAccess(true);
+  if (!target) return nullptr;
+  bool accumulate = false;
+  if (accept(Tok::PlusAssign)) {
+    accumulate = true;
+  } else if (!accept(Tok::Assign)) {
+    error(tok_, "expected '=' or '+=' after " + target->str() + ", found " + describe(tok_));
+    return nullptr;
+  }
+  ExprPtr value = parseExpr(0);
+  if (!value) return nullptr;
+  if (!expect(Tok::Semicolon, "after the assignment")) return nullptr;
+  return makeAssign(*target, value, accumulate, at);
+}
+
+ExprPtr Parser::parseExpr(int depth) {
+  if (tooDeep(depth)) return nullptr;
+  ExprPtr left = parseExprTerm(depth);
+  while (left && (at(Tok::Plus) || at(Tok::Minus))) {
+    char op = tok_.text[0];
+    advance();
+    ExprPtr right = parseExprTerm(depth);
+    if (!right) return nullptr;
+    left = Expr::binary(op, left, right);
+  }
+  return left;
+}
+
+ExprPtr Parser::parseExprTerm(int depth) {
+  ExprPtr left = parseExprUnary(depth);
+  while (left && (at(Tok::Star) || at(Tok::Slash))) {
+    char op = tok_.text[0];
+    advance();
+    ExprPtr right = parseExprUnary(depth);
+    if (!right) return nullptr;
+    left = Expr::binary(op, left, right);
+  }
+  if (left && at(Tok::Percent)) {
+    error(tok_, "'%' is allowed in sizes and subscripts only");
+    return nullptr;
+  }
+  return left;
+}
+
+ExprPtr Parser::parseExprUnary(int depth) {
+  if (tooDeep(depth)) return nullptr;
+  if (accept(Tok::Minus)) {
+    // A negated literal is a negative constant; anything else is 0 - x.
+    if (at(Tok::Integer) || at(Tok::Real)) {
+      ExprPtr c = parseExprPrimary(depth);
+      return c ? Expr::constant(-c->value) : nullptr;
+    }
+    ExprPtr operand = parseExprUnary(depth + 1);
+    return operand ? Expr::binary('-', Expr::constant(0), operand) : nullptr;
+  }
+  return parseExprPrimary(depth);
+}
+
+ExprPtr Parser::parseExprPrimary(int depth) {
+  if (at(Tok::Integer) || at(Tok::Real)) {
+    double v = 0;
+    auto [end, ec] = std::from_chars(tok_.text.data(), tok_.text.data() + tok_.text.size(), v);
+    if (ec != std::errc()) {
+      error(tok_, "number '" + std::string(tok_.text) + "' is out of range");
+      advance();
+      return nullptr;
+    }
+    advance();
+    return Expr::constant(v);
+  }
+  if (at(Tok::Ident)) {
+    std::string name(tok_.text);
+    if (arrays_.count(name)) {
+      std::optional<Access> a = parseAccess(false);
+      return a ? Expr::read(*a) : nullptr;
+    }
+    if (auto it = sizeValues_.find(name); it != sizeValues_.end()) {
+      advance();
+      return Expr::constant(double(it->second));
+    }
+    if (isIndex(name)) {
+      advance();
+      return Expr::indexValue(Affine::var(name));
+    }
+    error(tok_, "'" + name + "' is not an array, a size or a loop index in scope");
+    advance();
+    return nullptr;
+  }
+  if (at(Tok::Min) || at(Tok::Max)) {
+    std::string callee(tok_.text);
+    advance();
+    if (!expect(Tok::LParen, ("after '" + callee + "'").c_str())) return nullptr;
+    ExprPtr a = parseExpr(depth + 1);
+    if (!a || !expect(Tok::Comma, ("between " + callee + "()'s arguments").c_str())) return nullptr;
+    ExprPtr b = parseExpr(depth + 1);
+    if (!b || !expect(Tok::RParen, ("to close " + callee + "(").c_str())) return nullptr;
+    return Expr::call(callee, a, b);
+  }
+  if (accept(Tok::LParen)) {
+    ExprPtr e = parseExpr(depth + 1);
+    if (!e || !expect(Tok::RParen, "to close '('")) return nullptr;
+    return e;
+  }
+  error(tok_, "expected a value (a number, an array element, an index, min or max), found " + describe(tok_));
+  return nullptr;
+}
+
+}  // namespace
+
+std::optional<Kernel> parseLoopFile(const burgspec::SourceFile& file, burgspec::Diagnostics& diags,
+                                    const std::map<std::string, int64_t>& overrides) {
+  Parser parser(file, diags, overrides);
+  return parser.parse();
+}
+
+}  // namespace cudaburg

@@ -1,0 +1,143 @@
+#include "src/loop/printer.hpp"
+
+#include <charconv>
+#include <cmath>
+
+namespace cudaburg {
+
+namespace {
+
+// Binding strength of an expression, for deciding parentheses.
+int precedence(const Expr& e) {
+  switch (e.kind) {
+    case Expr::Kind::Binary: return e.op == '+' || e.op == '-' ? 1 : 2;
+    case Expr::Kind::Index: {
+      // A lone index ("i") binds like a name; "2*i" or "i + 1" like a sum.
+      const Affine& a = e.index;
+      bool lone = a.terms.size() == 1 && a.constant == 0 && a.terms.begin()->second == 1;
+      return lone || (a.isConstant() && a.constant >= 0) ? 3 : 1;
+    }
+    case Expr::Kind::Constant: return e.value < 0 ? 2 : 3;
+    default: return 3;
+  }
+}
+
+std::string operand(const Expr& e, bool parens) { return parens ? "(" + printExpr(e) + ")" : printExpr(e); }
+
+std::string printUpper(const std::vector<Affine>& upper, size_t from = 0) {
+  if (from + 1 == upper.size()) return upper[from].str();
+  return "min(" + upper[from].str() + ", " + printUpper(upper, from + 1) + ")";
+}
+
+std::string arrayDecl(const Array& a) {
+  std::string s = std::string(a.input ? "const " : "") + scalarTypeName(a.type) + " " + a.name;
+  for (int64_t e : a.extents) s += "[" + std::to_string(e) + "]";
+  if (a.zeroPadded) s += " padded";
+  return s;
+}
+
+const char* spaceName(MemorySpace s) {
+  switch (s) {
+    case MemorySpace::Global: return "global";
+    case MemorySpace::Shared: return "shared";
+    case MemorySpace::Register: return "register";
+  }
+  return "global";
+}
+
+void print(const Node& node, int indent, std::string& out) {
+  std::string pad(indent, ' ');
+  switch (node.kind) {
+    case NodeKind::Seq:
+      for (const NodePtr& kid : node.kids) print(*kid, indent, out);
+      return;
+    case NodeKind::For: {
+      out += pad;
+      if (node.loopKind != LoopKind::Serial) out += std::string(loopKindName(node.loopKind)) + " ";
+      out += "for (" + node.index + " = " + node.lower.str() + "; " + node.index + " < " + printUpper(node.upper) +
+             "; " + node.index + (node.step == 1 ? "++" : " += " + std::to_string(node.step)) + ")";
+      bool block = node.body()->kind == NodeKind::Seq;
+      if (block) out += " {";
+      if (node.mapping != Mapping::None) out += std::string("  // ") + mappingName(node.mapping);
+      out += "\n";
+      print(*node.body(), indent + 2, out);
+      if (block) out += pad + "}\n";
+      return;
+    }
+    case NodeKind::Assign:
+      out += pad + node.target.str() + (node.accumulate ? " += " : " = ") + printExpr(*node.value) + ";";
+      if (node.atomic) out += "  // atomic";
+      out += "\n";
+      return;
+    case NodeKind::Alloc:
+      out += pad + "alloc " + spaceName(node.buffer.space) + " " + arrayDecl(node.buffer) + " {\n";
+      print(*node.body(), indent + 2, out);
+      out += pad + "}\n";
+      return;
+    case NodeKind::Stage: {
+      Access from{node.source, node.origin};
+      out += pad + "stage " + node.buffer.name + " from " + from.str() + ";\n";
+      return;
+    }
+    case NodeKind::Barrier:
+      out += pad + "barrier;\n";
+      return;
+  }
+}
+
+}  // namespace
+
+std::string printNumber(double value) {
+  char buffer[64];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return ec == std::errc() ? std::string(buffer, end) : "0";
+}
+
+std::string printExpr(const Expr& e) {
+  switch (e.kind) {
+    case Expr::Kind::Constant: return printNumber(e.value);
+    case Expr::Kind::Index: return e.index.str();
+    case Expr::Kind::Load: return e.load.str();
+    case Expr::Kind::Call: return e.callee + "(" + printExpr(*e.args[0]) + ", " + printExpr(*e.args[1]) + ")";
+    case Expr::Kind::Binary: {
+      const Expr& l = *e.args[0];
+      const Expr& r = *e.args[1];
+      // 0 - x reads back from -x, unless x is a number (-3 reads back as the constant -3).
+      if (e.op == '-' && l.kind == Expr::Kind::Constant && l.value == 0 && !std::signbit(l.value) &&
+          r.kind != Expr::Kind::Constant)
+        return "-" + operand(r, precedence(r) < 3);
+      int p = precedence(e);
+      return operand(l, precedence(l) < p) + " " + e.op + " " + operand(r, precedence(r) <= p);
+    }
+  }
+  return "?";
+}
+
+std::string printNode(const Node& node, int indent) {
+  std::string out;
+  print(node, indent, out);
+  return out;
+}
+
+std::string printKernel(const Kernel& kernel) {
+  std::string out;
+  if (!kernel.sizes.empty()) {
+    out += "size ";
+    for (size_t i = 0; i < kernel.sizes.size(); ++i)
+      out += (i ? ", " : "") + kernel.sizes[i].first + " = " + std::to_string(kernel.sizes[i].second);
+    out += ";\n\n";
+  }
+  if (!kernel.zeroFirst.empty()) {
+    out += "// zeroed before the kernel runs:";
+    for (const std::string& name : kernel.zeroFirst) out += " " + name;
+    out += "\n";
+  }
+  out += "kernel " + kernel.name + "(";
+  for (size_t i = 0; i < kernel.params.size(); ++i) out += (i ? ", " : "") + arrayDecl(kernel.params[i]);
+  out += ") {\n";
+  if (kernel.body) print(*kernel.body, 2, out);
+  out += "}\n";
+  return out;
+}
+
+}  // namespace cudaburg
