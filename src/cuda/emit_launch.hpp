@@ -1,0 +1,48 @@
+#pragma once
+// The launch plan of a mapped kernel: its grid loops, the grid and block it runs on, the shared
+// memory its blocks use, and the checks that the tree keeps to the mapped-tree model (see
+// src/loop/loop_tree.hpp). The emitter writes the kernel after the plan.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/cuda/emit_ranges.hpp"
+#include "src/loop/loop_tree.hpp"
+
+namespace cudaburg {
+
+constexpr int64_t kMaxThreadsPerBlock = 1024;
+constexpr int64_t kStaticSharedLimit = 48 * 1024;  // more than this must be dynamic shared memory
+
+// The type an array has in the emitted kernel: its own, or `override` for float and half arrays.
+ScalarType emittedType(const Array& array, std::optional<ScalarType> override);
+
+struct LaunchPlan {
+  // The loops the grid runs, outermost first, with the axis (0 = x) each one is on. In the naive
+  // mapping they are the kernel's outermost parallel loops, each on grid and block together.
+  std::vector<std::pair<const Node*, int>> gridLoops;
+  bool naive = false;
+  std::array<int64_t, 3> grid{1, 1, 1};
+  std::array<int64_t, 3> block{1, 1, 1};
+  NodePtr phases;              // what each block runs, below the grid loops
+  IndexRanges gridRanges;      // the grid loops' indices
+  int64_t sharedBytes = 0;     // all Shared buffers, each aligned to 16 bytes
+  bool dynamicShared = false;  // over the static limit: one dynamic buffer, carved up
+
+  int64_t threads() const { return block[0] * block[1] * block[2]; }
+};
+
+// The plan, or the reason the tree breaks the model.
+struct LaunchPlanResult {
+  std::optional<LaunchPlan> plan;
+  std::string refusal;
+};
+
+LaunchPlanResult planLaunch(const Kernel& kernel, std::optional<ScalarType> elementType);
+
+// Bytes of a buffer in the emitted kernel.
+int64_t bufferBytes(const Array& buffer, std::optional<ScalarType> elementType);
+
+}  // namespace cudaburg

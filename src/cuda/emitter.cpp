@@ -1,0 +1,659 @@
+#include "src/cuda/emitter.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include "src/cuda/emit_launch.hpp"
+#include "src/cuda/emit_ranges.hpp"
+
+namespace cudaburg {
+namespace {
+
+const char* kAxis[3] = {"x", "y", "z"};
+
+// The shortest literal that reads back as `v` in type `t`.
+std::string literal(double v, ScalarType t) {
+  if (t == ScalarType::Int) return std::to_string(static_cast<long long>(v));
+  bool single = t != ScalarType::Double;
+  char buf[64];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+    double back = std::strtod(buf, nullptr);
+    if (single ? static_cast<float>(back) == static_cast<float>(v) : back == v) break;
+  }
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return single ? s + "f" : s;
+}
+
+// `lower + step * var` as text.
+std::string offsetText(const Affine& lower, int64_t step, const std::string& var) {
+  std::string scaled = step == 1 ? var : std::to_string(step) + " * " + var;
+  if (lower.isConstant() && lower.constant == 0) return scaled;
+  return lower.str() + " + " + scaled;
+}
+
+ExprPtr substituteExpr(const ExprPtr& e, const std::string& name, const Affine& by) {
+  auto copy = std::make_shared<Expr>(*e);
+  switch (e->kind) {
+    case Expr::Kind::Constant: return e;
+    case Expr::Kind::Index: copy->index = e->index.substitute(name, by); break;
+    case Expr::Kind::Load:
+      for (auto& s : copy->load.subscripts) s = s.substitute(name, by);
+      break;
+    case Expr::Kind::Binary:
+    case Expr::Kind::Call:
+      for (auto& a : copy->args) a = substituteExpr(a, name, by);
+      break;
+  }
+  return copy;
+}
+
+Access substituteAccess(Access a, const std::string& name, const Affine& by) {
+  for (auto& s : a.subscripts) s = s.substitute(name, by);
+  return a;
+}
+
+void collectLoads(const Expr& e, std::vector<Access>& out) {
+  if (e.kind == Expr::Kind::Load) out.push_back(e.load);
+  for (const auto& a : e.args) collectLoads(*a, out);
+}
+
+// What is known at a point of the kernel being written.
+struct Scope {
+  IndexRanges ranges;
+  std::map<std::string, Array> arrays;
+  // Unrolled loops: an index with a run-time first value stands for `lower + step * counter`;
+  // after full unrolling the counters (and indices of loops with constant bounds) are constants.
+  std::map<std::string, Affine> unrolledAs;
+  std::set<std::string> compileTimeIndices;
+  // Loads already done as wide accesses: access text -> the lane that holds it.
+  std::map<std::string, std::string> loadOverrides;
+};
+
+class KernelWriter {
+ public:
+  KernelWriter(const Kernel& kernel, const LaunchPlan& plan, const EmitOptions& options)
+      : kernel_(kernel), plan_(plan), options_(options), elementType_(options.elementType) {}
+
+  EmitResult write();
+
+ private:
+  // Output.
+  void line(const std::string& text) {
+    if (!text.empty()) body_ << std::string(2 * indent_, ' ') << text;
+    body_ << '\n';
+  }
+  void open(const std::string& text) {
+    line(text);
+    ++indent_;
+    declared_.emplace_back();
+  }
+  void close() {
+    --indent_;
+    declared_.pop_back();
+    line("}");
+  }
+  void refuse(const std::string& why) {
+    if (refusal_.empty()) refusal_ = why;
+  }
+
+  ScalarType typeOf(const Array& a) const { return emittedType(a, elementType_); }
+  std::string cudaType(ScalarType t) {
+    if (t == ScalarType::Half) usesHalf_ = true;
+    return cudaTypeName(t);
+  }
+  static ScalarType computeType(ScalarType t) { return t == ScalarType::Half ? ScalarType::Float : t; }
+
+  // Statements.
+  void emit(const Node& node, const Scope& scope);
+  void emitGridLoops(size_t i, const Scope& scope);
+  void emitLoop(const Node& loop, const Scope& scope);
+  void emitBlockLoop(const Node& loop, const Scope& scope);
+  void emitSerialLoop(const Node& loop, const Scope& scope);
+  void emitUnrolledLoop(const Node& loop, const Scope& scope, const std::string& note);
+  void emitVectorLoop(const Node& loop, const Scope& scope);
+  void emitAlloc(const Node& node, const Scope& scope);
+  void emitStage(const Node& node, const Scope& scope);
+  void emitAssign(const Node& node, const Scope& scope);
+  // Opens `if (guards) {` when some upper bound of `loop` is not proven for `lastIndex`; says if it did.
+  bool openGuard(const Node& loop, const Affine& lastIndex, const Scope& scope);
+
+  // Expressions.
+  std::string accessText(const Access& a, const Scope& scope);
+  std::vector<std::string> outsideConditions(const Access& a, const Array& array, const Scope& scope);
+  std::string loadText(const Access& a, ScalarType want, const Scope& scope);
+  std::string exprText(const Expr& e, ScalarType type, const Scope& scope, bool top = false);
+  std::string storeText(const Node& assign, const std::string& target, ScalarType targetType,
+                        const std::string& value);
+  const Array* findArray(const std::string& name, const Scope& scope);
+  Affine flatOffset(const Access& a, const Array& array);
+  bool wideAccessOk(const Access& a, const std::string& index, const Affine& lower, int width, const Scope& scope);
+
+  std::string header();
+  std::string prologue();
+  // The name of a thread or block coordinate, which the prologue then declares.
+  std::string coordinate(const std::string& name) {
+    usedCoordinates_.insert(name);
+    return name;
+  }
+
+  const Kernel& kernel_;
+  const LaunchPlan& plan_;
+  const EmitOptions& options_;
+  std::optional<ScalarType> elementType_;
+  std::ostringstream body_;
+  int indent_ = 1;
+  std::vector<std::set<std::string>> declared_{{}};
+  std::string refusal_;
+  bool usesHalf_ = false;
+  int64_t dynamicOffset_ = 0;
+  int temps_ = 0;
+  std::set<std::string> usedCoordinates_;
+};
+
+const Array* KernelWriter::findArray(const std::string& name, const Scope& scope) {
+  auto it = scope.arrays.find(name);
+  if (it == scope.arrays.end()) {
+    refuse("unknown array `" + name + "`");
+    return nullptr;
+  }
+  return &it->second;
+}
+
+Affine KernelWriter::flatOffset(const Access& a, const Array& array) {
+  Affine offset;
+  int64_t stride = 1;
+  for (size_t d = a.subscripts.size(); d-- > 0;) {
+    offset = offset + a.subscripts[d] * stride;
+    stride *= array.extents[d];
+  }
+  return offset;
+}
+
+std::string KernelWriter::accessText(const Access& a, const Scope& scope) {
+  const Array* array = findArray(a.array, scope);
+  if (!array) return "?";
+  if (a.subscripts.size() != array->extents.size()) {
+    refuse("`" + a.str() + "` has " + std::to_string(a.subscripts.size()) + " subscripts; `" + a.array +
+           "` has " + std::to_string(array->extents.size()) + " dimensions");
+    return "?";
+  }
+  for (const auto& sub : a.subscripts)
+    for (const auto& [name, coef] : sub.terms)
+      if (!scope.ranges.has(name)) refuse("`" + a.str() + "` uses `" + name + "` outside its loop");
+  if (array->space == MemorySpace::Global) return a.array + "[" + flatOffset(a, *array).str() + "]";
+  std::string text = a.array;
+  for (Affine sub : a.subscripts) {
+    if (array->space == MemorySpace::Register) {
+      for (const auto& [name, as] : scope.unrolledAs) sub = sub.substitute(name, as);
+      for (const auto& [name, coef] : sub.terms)
+        if (!scope.compileTimeIndices.count(name))
+          refuse("register buffer `" + a.array + "` indexed by `" + name +
+                 "`, which is not a compile-time constant (in `" + a.str() + "`)");
+    }
+    text += "[" + sub.str() + "]";
+  }
+  return text;
+}
+
+// The conditions under which `a` lies outside `array`, for those that the ranges do not rule out.
+std::vector<std::string> KernelWriter::outsideConditions(const Access& a, const Array& array, const Scope& scope) {
+  std::vector<std::string> conds;
+  for (size_t d = 0; d < a.subscripts.size() && d < array.extents.size(); ++d) {
+    const Affine& s = a.subscripts[d];
+    auto span = scope.ranges.bounds(s);
+    if (!span || span->first < 0) conds.push_back(s.str() + " >= 0");
+    if (!span || span->second >= array.extents[d]) conds.push_back(s.str() + " < " + std::to_string(array.extents[d]));
+  }
+  return conds;
+}
+
+std::string joinConditions(const std::vector<std::string>& conds) {
+  std::string s;
+  for (const auto& c : conds) s += (s.empty() ? "" : " && ") + c;
+  return s;
+}
+
+std::string KernelWriter::loadText(const Access& a, ScalarType want, const Scope& scope) {
+  auto overridden = scope.loadOverrides.find(a.str());
+  if (overridden != scope.loadOverrides.end()) return overridden->second;
+  const Array* array = findArray(a.array, scope);
+  if (!array) return "?";
+  std::string text = accessText(a, scope);
+  ScalarType have = typeOf(*array);
+  if (have == ScalarType::Half) text = "__half2float(" + text + ")";
+  else if (have != want) text = "static_cast<" + cudaType(want) + ">(" + text + ")";
+  if (array->zeroPadded) {
+    auto conds = outsideConditions(a, *array, scope);
+    if (!conds.empty()) text = "(" + joinConditions(conds) + " ? " + text + " : " + literal(0, want) + ")";
+  }
+  return text;
+}
+
+std::string KernelWriter::exprText(const Expr& e, ScalarType type, const Scope& scope, bool top) {
+  switch (e.kind) {
+    case Expr::Kind::Constant: return literal(e.value, type);
+    case Expr::Kind::Index:
+      for (const auto& [name, coef] : e.index.terms)
+        if (!scope.ranges.has(name)) refuse("`" + e.index.str() + "` uses `" + name + "` outside its loop");
+      if (type == ScalarType::Int) return e.index.isConstant() ? e.index.str() : "(" + e.index.str() + ")";
+      return "static_cast<" + cudaType(type) + ">(" + e.index.str() + ")";
+    case Expr::Kind::Load: return loadText(e.load, type, scope);
+    case Expr::Kind::Binary: {
+      std::string s = exprText(*e.args[0], type, scope) + " " + e.op + " " + exprText(*e.args[1], type, scope);
+      return top ? s : "(" + s + ")";
+    }
+    case Expr::Kind::Call: {
+      std::string fn = e.callee;
+      if (type == ScalarType::Float) fn = e.callee == "min" ? "fminf" : "fmaxf";
+      else if (type == ScalarType::Double) fn = e.callee == "min" ? "fmin" : "fmax";
+      return fn + "(" + exprText(*e.args[0], type, scope, true) + ", " + exprText(*e.args[1], type, scope, true) + ")";
+    }
+  }
+  return "?";
+}
+
+std::string KernelWriter::storeText(const Node& assign, const std::string& target, ScalarType targetType,
+                                    const std::string& value) {
+  if (targetType == ScalarType::Half) {
+    if (assign.atomic) return "atomicAdd(&" + target + ", __float2half(" + value + "));";
+    if (assign.accumulate) return target + " = __float2half(__half2float(" + target + ") + " + value + ");";
+    return target + " = __float2half(" + value + ");";
+  }
+  if (assign.atomic) return "atomicAdd(&" + target + ", " + value + ");";
+  return target + (assign.accumulate ? " += " : " = ") + value + ";";
+}
+
+void KernelWriter::emitAssign(const Node& node, const Scope& scope) {
+  const Array* array = findArray(node.target.array, scope);
+  if (!array) return;
+  ScalarType targetType = typeOf(*array);
+  std::string value = exprText(*node.value, computeType(targetType), scope, true);
+  line(storeText(node, accessText(node.target, scope), targetType, value));
+}
+
+void KernelWriter::emit(const Node& node, const Scope& scope) {
+  if (!refusal_.empty()) return;
+  switch (node.kind) {
+    case NodeKind::Seq:
+      for (const auto& kid : node.kids) emit(*kid, scope);
+      return;
+    case NodeKind::Assign: return emitAssign(node, scope);
+    case NodeKind::Barrier: return line("__syncthreads();");
+    case NodeKind::Stage: return emitStage(node, scope);
+    case NodeKind::Alloc: return emitAlloc(node, scope);
+    case NodeKind::For: return emitLoop(node, scope);
+  }
+}
+
+void KernelWriter::emitLoop(const Node& loop, const Scope& scope) {
+  if (isBlockMapping(loop.mapping)) return emitBlockLoop(loop, scope);
+  if (loop.mapping == Mapping::Unrolled) return emitUnrolledLoop(loop, scope, "");
+  if (loop.mapping == Mapping::Vector) return emitVectorLoop(loop, scope);
+  emitSerialLoop(loop, scope);
+}
+
+bool KernelWriter::openGuard(const Node& loop, const Affine& lastIndex, const Scope& scope) {
+  std::vector<std::string> conds;
+  for (const Affine& upper : loop.upper)
+    if (!scope.ranges.provesLess(lastIndex, upper)) conds.push_back(loop.index + " < " + upper.str());
+  if (conds.empty()) return false;
+  open("if (" + joinConditions(conds) + ") {");
+  return true;
+}
+
+void KernelWriter::emitBlockLoop(const Node& loop, const Scope& scope) {
+  int axis = loop.mapping == Mapping::BlockX ? 0 : loop.mapping == Mapping::BlockY ? 1 : 2;
+  auto trips = scope.ranges.maxTripCount(loop);
+  Scope inner = scope;
+  inner.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, trips.value_or(0)));
+  open("{  // " + loop.index + ": block." + kAxis[axis]);
+  line("const int " + loop.index + " = " + offsetText(loop.lower, loop.step, coordinate(std::string("thread_") + kAxis[axis])) + ";");
+  bool guarded = openGuard(loop, loop.lower + Affine((plan_.block[axis] - 1) * loop.step), scope);
+  emit(*loop.body(), inner);
+  if (guarded) close();
+  close();
+}
+
+void KernelWriter::emitSerialLoop(const Node& loop, const Scope& scope) {
+  auto trips = scope.ranges.maxTripCount(loop);
+  if (!trips) return refuse("loop `" + loop.index + "` has no bounded trip count");
+  Scope inner = scope;
+  inner.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, *trips));
+  std::vector<std::string> conds;
+  for (const Affine& upper : loop.upper) conds.push_back(loop.index + " < " + upper.str());
+  std::string step = loop.step == 1 ? "++" + loop.index : loop.index + " += " + std::to_string(loop.step);
+  open("for (int " + loop.index + " = " + loop.lower.str() + "; " + joinConditions(conds) + "; " + step + ") {");
+  emit(*loop.body(), inner);
+  close();
+}
+
+void KernelWriter::emitUnrolledLoop(const Node& loop, const Scope& scope, const std::string& note) {
+  auto trips = scope.ranges.maxTripCount(loop);
+  if (!trips) return refuse("unrolled loop `" + loop.index + "` has no constant trip count");
+  Scope inner = scope;
+  inner.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, *trips));
+  Affine last = loop.lower + Affine((*trips - 1) * loop.step);
+  if (!note.empty()) line("// " + note);
+  line("#pragma unroll");
+  if (loop.lower.isConstant()) {
+    inner.compileTimeIndices.insert(loop.index);
+    std::string step = loop.step == 1 ? "++" + loop.index : loop.index + " += " + std::to_string(loop.step);
+    open("for (int " + loop.index + " = " + loop.lower.str() + "; " + loop.index + " < " +
+         std::to_string(loop.lower.constant + *trips * loop.step) + "; " + step + ") {");
+  } else {
+    std::string counter = loop.index + "_u";
+    inner.ranges.bind(counter, IndexRange{0, std::max<int64_t>(0, *trips - 1), 1});
+    inner.compileTimeIndices.insert(counter);
+    Affine lower = loop.lower;
+    for (const auto& [name, as] : scope.unrolledAs) lower = lower.substitute(name, as);
+    inner.unrolledAs[loop.index] = lower + Affine::var(counter, loop.step);
+    open("for (int " + counter + " = 0; " + counter + " < " + std::to_string(*trips) + "; ++" + counter + ") {");
+    line("const int " + loop.index + " = " + offsetText(loop.lower, loop.step, counter) + ";");
+  }
+  bool guarded = openGuard(loop, last, scope);
+  emit(*loop.body(), inner);
+  if (guarded) close();
+  close();
+}
+
+bool KernelWriter::wideAccessOk(const Access& a, const std::string& index, const Affine& lower, int width,
+                                const Scope& scope) {
+  auto it = scope.arrays.find(a.array);
+  if (it == scope.arrays.end() || a.subscripts.empty()) return false;
+  const Array& array = it->second;
+  ScalarType t = typeOf(array);
+  bool typeOk = (t == ScalarType::Float && (width == 2 || width == 4)) || (t == ScalarType::Double && width == 2);
+  if (!typeOk || array.space == MemorySpace::Register || array.zeroPadded) return false;
+  if (a.subscripts.size() != array.extents.size()) return false;
+  for (size_t d = 0; d + 1 < a.subscripts.size(); ++d)
+    if (a.subscripts[d].uses(index)) return false;
+  if (a.subscripts.back().coef(index) != 1) return false;
+  Affine first = flatOffset(substituteAccess(a, index, lower), array);
+  for (const auto& [name, as] : scope.unrolledAs) first = first.substitute(name, as);
+  int64_t multiple = scope.ranges.multipleOf(first);
+  return multiple % width == 0;
+}
+
+// A loop of 2 or 4 contiguous elements: each statement done lane by lane, with its contiguous,
+// aligned loads and stores as one float2/float4 (double2) access.
+void KernelWriter::emitVectorLoop(const Node& loop, const Scope& scope) {
+  auto trips = scope.ranges.maxTripCount(loop);
+  if (!trips) return refuse("vector loop `" + loop.index + "` has no constant trip count");
+  int width = static_cast<int>(*trips);
+  Affine last = loop.lower + Affine(*trips - 1);
+  bool tail = false;
+  for (const Affine& upper : loop.upper) tail = tail || !scope.ranges.provesLess(last, upper);
+  auto stmts = flattenSeq(loop.body());
+  bool straight = true;
+  for (const auto& s : stmts) straight = straight && s->kind == NodeKind::Assign;
+  std::string why = loop.step != 1 ? "its step is not 1"
+                    : (width != 2 && width != 4) ? "it has " + std::to_string(width) + " lanes, not 2 or 4"
+                    : tail ? "its last lanes may fall outside the bounds"
+                    : !straight ? "its body is not straight-line assignments" : "";
+  if (!why.empty())
+    return emitUnrolledLoop(loop, scope, "vector loop `" + loop.index + "` done as scalars: " + why);
+
+  open("{  // " + loop.index + ": vector of " + std::to_string(width));
+  for (const auto& stmt : stmts) {
+    Scope lanes = scope;
+    std::vector<Access> loads;
+    collectLoads(*stmt->value, loads);
+    std::set<std::string> seen;
+    for (const Access& a : loads) {
+      if (!a.subscripts.empty() && !a.subscripts.back().uses(loop.index)) continue;
+      if (!seen.insert(a.str()).second || !wideAccessOk(a, loop.index, loop.lower, width, scope)) continue;
+      const Array& array = scope.arrays.at(a.array);
+      std::string vtype = std::string(cudaType(typeOf(array))) + std::to_string(width);
+      std::string name = a.array + "_v" + std::to_string(temps_++);
+      line("const " + vtype + " " + name + " = *reinterpret_cast<const " + vtype + "*>(&" +
+           accessText(substituteAccess(a, loop.index, loop.lower), scope) + ");");
+      for (int v = 0; v < width; ++v)
+        lanes.loadOverrides[substituteAccess(a, loop.index, loop.lower + Affine(v)).str()] = name + "." + "xyzw"[v];
+    }
+    const Array* target = findArray(stmt->target.array, scope);
+    if (!target) return;
+    ScalarType targetType = typeOf(*target);
+    std::vector<std::string> values;
+    for (int v = 0; v < width; ++v)
+      values.push_back(exprText(*substituteExpr(stmt->value, loop.index, loop.lower + Affine(v)),
+                                computeType(targetType), lanes, true));
+    bool wideStore = !stmt->atomic && stmt->target.subscripts.back().uses(loop.index) &&
+                     wideAccessOk(stmt->target, loop.index, loop.lower, width, scope);
+    if (!wideStore) {
+      for (int v = 0; v < width; ++v) {
+        Access lane = substituteAccess(stmt->target, loop.index, loop.lower + Affine(v));
+        line(storeText(*stmt, accessText(lane, lanes), targetType, values[v]));
+      }
+      continue;
+    }
+    std::string vtype = std::string(cudaType(targetType)) + std::to_string(width);
+    std::string where = "*reinterpret_cast<" + vtype + "*>(&" +
+                        accessText(substituteAccess(stmt->target, loop.index, loop.lower), scope) + ")";
+    if (stmt->accumulate) {
+      std::string name = stmt->target.array + "_v" + std::to_string(temps_++);
+      line(vtype + " " + name + " = " + where + ";");
+      for (int v = 0; v < width; ++v) line(name + "." + "xyzw"[v] + " += " + values[v] + ";");
+      line(where + " = " + name + ";");
+    } else {
+      std::string args;
+      for (int v = 0; v < width; ++v) args += (v ? ", " : "") + values[v];
+      line(where + " = make_" + vtype + "(" + args + ");");
+    }
+  }
+  close();
+}
+
+void KernelWriter::emitAlloc(const Node& node, const Scope& scope) {
+  const Array& buffer = node.buffer;
+  Scope inner = scope;
+  inner.arrays[buffer.name] = buffer;
+  bool clash = declared_.back().count(buffer.name) != 0;
+  if (clash) open("{");
+  declared_.back().insert(buffer.name);
+  std::string type = cudaType(typeOf(buffer));
+  std::string dims, innerDims;
+  for (size_t d = 0; d < buffer.extents.size(); ++d) {
+    dims += "[" + std::to_string(buffer.extents[d]) + "]";
+    if (d > 0) innerDims += "[" + std::to_string(buffer.extents[d]) + "]";
+  }
+  if (buffer.space == MemorySpace::Register) {
+    line(type + " " + buffer.name + dims + ";  // registers of one thread");
+  } else if (!plan_.dynamicShared) {
+    line("__shared__ __align__(16) " + type + " " + buffer.name + dims + ";");
+  } else {
+    std::string pointer = innerDims.empty() ? type + "* " + buffer.name : type + " (*" + buffer.name + ")" + innerDims;
+    std::string cast = innerDims.empty() ? type + "*" : type + " (*)" + innerDims;
+    line(pointer + " = reinterpret_cast<" + cast + ">(shared_memory + " + std::to_string(dynamicOffset_) + ");");
+    dynamicOffset_ += (bufferBytes(buffer, elementType_) + 15) / 16 * 16;
+  }
+  emit(*node.body(), inner);
+  if (clash) close();
+}
+
+// A cooperative copy: the block's threads take the buffer's elements in turn, zero outside the source.
+void KernelWriter::emitStage(const Node& node, const Scope& scope) {
+  const Array& buffer = node.buffer;
+  const Array* source = findArray(node.source, scope);
+  if (!source) return;
+  if (source->extents.size() != buffer.extents.size())
+    return refuse("Stage from `" + node.source + "` into `" + buffer.name + "`: the ranks differ");
+  Scope inner = scope;
+  Access from{node.source, {}}, to{buffer.name, {}};
+  std::string coords;
+  int64_t innerSize = buffer.elements();
+  for (size_t d = 0; d < buffer.extents.size(); ++d) {
+    std::string var = "stage_" + std::to_string(d);
+    innerSize /= buffer.extents[d];
+    std::string value = "stage_e";
+    if (innerSize != 1) value += " / " + std::to_string(innerSize);
+    if (d > 0) value = "(" + value + ") % " + std::to_string(buffer.extents[d]);
+    if (d == 0 && innerSize == 1) value = "stage_e";
+    coords += (d ? ", " : "") + var + " = " + value;
+    inner.ranges.bind(var, IndexRange{0, buffer.extents[d] - 1, 1});
+    from.subscripts.push_back(node.origin[d] + Affine::var(var));
+    to.subscripts.push_back(Affine::var(var));
+  }
+  ScalarType bufferType = typeOf(buffer), sourceType = typeOf(*source);
+  std::string value = bufferType == sourceType ? accessText(from, inner) : loadText(from, computeType(bufferType), inner);
+  if (bufferType != sourceType && bufferType == ScalarType::Half) value = "__float2half(" + value + ")";
+  std::string zero = bufferType == ScalarType::Half ? "__float2half(0.0f)" : literal(0, bufferType);
+  auto conds = outsideConditions(from, *source, inner);
+  if (!conds.empty()) value = "(" + joinConditions(conds) + ") ? " + value + " : " + zero;
+  std::string origin;
+  for (const auto& o : node.origin) origin += "[" + o.str() + "]";
+  line("// Stage " + node.source + origin + " -> " + buffer.name + ", zero outside " + node.source);
+  open("for (int stage_e = " + coordinate("thread_rank") + "; stage_e < " + std::to_string(buffer.elements()) +
+       "; stage_e += " + std::to_string(plan_.threads()) + ") {");
+  line("const int " + coords + ";");
+  line(accessText(to, inner) + " = " + value + ";");
+  close();
+}
+
+void KernelWriter::emitGridLoops(size_t i, const Scope& scope) {
+  if (i == plan_.gridLoops.size()) return emit(*plan_.phases, scope);
+  const auto& [loop, axis] = plan_.gridLoops[i];
+  std::string a = kAxis[axis];
+  if (!plan_.naive) {
+    line("const int " + loop->index + " = " + offsetText(loop->lower, loop->step, coordinate("block_" + a)) + ";  // grid." + a);
+    return emitGridLoops(i + 1, scope);
+  }
+  std::string global = "(" + coordinate("block_" + a) + " * " + std::to_string(plan_.block[axis]) + " + " +
+                       coordinate("thread_" + a) + ")";
+  line("const int " + loop->index + " = " + offsetText(loop->lower, loop->step, global) + ";");
+  int64_t lastThread = plan_.grid[axis] * plan_.block[axis] - 1;
+  bool guarded = openGuard(*loop, loop->lower + Affine(lastThread * loop->step), scope);
+  emitGridLoops(i + 1, scope);
+  if (guarded) close();
+}
+
+std::string KernelWriter::header() {
+  std::ostringstream h;
+  h << "// " << (options_.entry.empty() ? kernel_.name : options_.entry) << ": generated by cudaburg from kernel `"
+    << kernel_.name << "`";
+  if (!kernel_.sourceName.empty()) h << " of " << kernel_.sourceName;
+  h << "\n";
+  if (!kernel_.sizes.empty()) {
+    h << "// Sizes:";
+    for (const auto& [name, value] : kernel_.sizes) h << " " << name << " = " << value << ";";
+    h << "\n";
+  }
+  if (!options_.recipe.empty()) {
+    h << "// Recipe:\n";
+    std::istringstream lines(options_.recipe);
+    for (std::string l; std::getline(lines, l);) h << "//   " << l << "\n";
+  } else {
+    h << "// Recipe: none" << (plan_.naive ? " (naive mapping: one thread an iteration of the outer parallel loops)" : "")
+      << "\n";
+  }
+  h << "// Launch: grid (" << plan_.grid[0] << ", " << plan_.grid[1] << ", " << plan_.grid[2] << "), block ("
+    << plan_.block[0] << ", " << plan_.block[1] << ", " << plan_.block[2] << ") = " << plan_.threads()
+    << " threads; shared memory " << plan_.sharedBytes << " bytes";
+  if (plan_.sharedBytes > 0) h << (plan_.dynamicShared ? " (dynamic)" : " (static)");
+  h << "\n";
+  if (!kernel_.zeroFirst.empty()) {
+    h << "// Before the launch, set to zero:";
+    for (const auto& z : kernel_.zeroFirst) h << " " << z;
+    h << "\n";
+  }
+  if (usesHalf_) h << "#include <cuda_fp16.h>\n";
+  return h.str();
+}
+
+// Declarations of the thread and block coordinates the body uses.
+std::string KernelWriter::prologue() {
+  std::string out;
+  if (usedCoordinates_.count("thread_rank"))
+    for (const char* a : kAxis) usedCoordinates_.insert(std::string("thread_") + a);
+  for (int a = 0; a < 3; ++a) {
+    std::string t = std::string("thread_") + kAxis[a], b = std::string("block_") + kAxis[a];
+    if (usedCoordinates_.count(t))
+      out += "  const int " + t + " = " + (plan_.block[a] > 1 ? std::string("threadIdx.") + kAxis[a] : "0") + ";\n";
+    if (usedCoordinates_.count(b))
+      out += "  const int " + b + " = " + (plan_.grid[a] > 1 ? std::string("blockIdx.") + kAxis[a] : "0") + ";\n";
+  }
+  if (usedCoordinates_.count("thread_rank"))
+    out += "  const int thread_rank = thread_x + " + std::to_string(plan_.block[0]) + " * (thread_y + " +
+           std::to_string(plan_.block[1]) + " * thread_z);\n";
+  if (plan_.dynamicShared) out += "  extern __shared__ __align__(16) unsigned char shared_memory[];\n";
+  return out;
+}
+
+bool isIdentifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+EmitResult KernelWriter::write() {
+  EmitResult result;
+  CudaKernel out;
+  out.entry = options_.entry.empty() ? kernel_.name : options_.entry;
+  if (!isIdentifier(out.entry)) {
+    result.refusal = "the kernel's name `" + out.entry + "` is not a C identifier";
+    return result;
+  }
+  Scope scope;
+  scope.ranges = plan_.gridRanges;
+  std::string params;
+  for (const Array& p : kernel_.params) {
+    if (p.elements() > 2147483647LL) {
+      result.refusal = "array `" + p.name + "` has more elements than 32-bit indices reach";
+      return result;
+    }
+    scope.arrays[p.name] = p;
+    params += std::string(params.empty() ? "" : ", ") + (p.input ? "const " : "") + cudaType(typeOf(p)) +
+              "* __restrict__ " + p.name;
+    out.params.push_back(p.name);
+  }
+  emitGridLoops(0, scope);
+  if (!refusal_.empty()) {
+    result.refusal = refusal_;
+    return result;
+  }
+  std::ostringstream src;
+  src << header() << "\n"
+      << "extern \"C\" __global__ void __launch_bounds__(" << plan_.threads() << ")\n"
+      << out.entry << "(" << params << ") {\n"
+      << prologue() << body_.str() << "}\n";
+  out.source = src.str();
+  for (int a = 0; a < 3; ++a) {
+    out.grid[a] = static_cast<unsigned>(plan_.grid[a]);
+    out.block[a] = static_cast<unsigned>(plan_.block[a]);
+  }
+  out.sharedBytes = static_cast<size_t>(plan_.sharedBytes);
+  out.dynamicSharedBytes = plan_.dynamicShared ? out.sharedBytes : 0;
+  out.needsSharedMemoryAttribute = plan_.dynamicShared;
+  out.recipe = options_.recipe;
+  out.zeroFirst = kernel_.zeroFirst;
+  out.elementType = elementType_.value_or(ScalarType::Float);
+  for (const Array& p : kernel_.params)
+    if (!elementType_ && (p.type == ScalarType::Half || p.type == ScalarType::Double)) out.elementType = p.type;
+  result.kernel = std::move(out);
+  return result;
+}
+
+}  // namespace
+
+EmitResult emitKernel(const Kernel& kernel, const EmitOptions& options) {
+  LaunchPlanResult planned = planLaunch(kernel, options.elementType);
+  if (!planned.plan) return EmitResult{std::nullopt, planned.refusal};
+  KernelWriter writer(kernel, *planned.plan, options);
+  return writer.write();
+}
+
+EmitResult emitReference(const Kernel& kernel) {
+  EmitOptions options;
+  options.entry = kernel.name + "_reference";
+  options.elementType = ScalarType::Double;
+  return emitKernel(kernel, options);
+}
+
+}  // namespace cudaburg

@@ -1,0 +1,56 @@
+#pragma once
+// The CUDA emitter: a mapped Kernel (see the model at the top of src/loop/loop_tree.hpp) becomes
+// one readable CUDA C++ kernel specialised to its exact sizes, with its launch configuration.
+// A kernel without any grid or block mapping gets the naive mapping: one thread per iteration of
+// its outermost parallel loops (up to three), in 1-D, 2-D or 3-D blocks.
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/loop/loop_tree.hpp"
+
+namespace cudaburg {
+
+struct CudaKernel {
+  std::string source;  // the whole translation unit
+  std::string entry;   // the extern "C" __global__ function to launch
+  std::array<unsigned, 3> grid{1, 1, 1};
+  std::array<unsigned, 3> block{1, 1, 1};
+  // Shared memory a block uses in all (static and dynamic). When `dynamicSharedBytes` is not 0
+  // the launch passes it as the dynamic size; above 48 KB the runner must first raise
+  // cudaFuncAttributeMaxDynamicSharedMemorySize to it (`needsSharedMemoryAttribute`).
+  size_t sharedBytes = 0;
+  size_t dynamicSharedBytes = 0;
+  bool needsSharedMemoryAttribute = false;
+  std::string recipe;                 // the recipe it was made by (may be empty)
+  std::vector<std::string> params;    // parameter names, in order: the kernel's global arrays
+  std::vector<std::string> zeroFirst; // outputs the runner sets to zero before the launch
+  ScalarType elementType = ScalarType::Float;  // the type its floating-point arrays have here
+
+  unsigned threads() const { return block[0] * block[1] * block[2]; }
+  unsigned long long blocks() const { return 1ull * grid[0] * grid[1] * grid[2]; }
+};
+
+struct EmitOptions {
+  std::string recipe;  // printed at the top of the kernel
+  std::string entry;   // the function's name; the kernel's name when empty
+  // Every float and half array (parameters and buffers) gets this type instead.
+  std::optional<ScalarType> elementType;
+};
+
+// A kernel, or the reason the tree cannot be emitted (it breaks the mapped-tree model).
+struct EmitResult {
+  std::optional<CudaKernel> kernel;
+  std::string refusal;
+  bool ok() const { return kernel.has_value(); }
+};
+
+EmitResult emitKernel(const Kernel& kernel, const EmitOptions& options = {});
+
+// The kernel with every floating-point array in double precision, named "<name>_reference":
+// given the untransformed kernel, an exact FP64 reference of the loop nest.
+EmitResult emitReference(const Kernel& kernel);
+
+}  // namespace cudaburg
