@@ -1,0 +1,124 @@
+// The burggen command: options, missing files and bad specs give a clear message, a non-zero
+// exit status and no output file; good runs write whole files.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct CommandResult {
+  int status;
+  std::string output;  // standard output and standard error together
+};
+
+CommandResult burggen(const std::string& args, const std::string& input = "") {
+  std::string command = std::string(BURGGEN_PATH) + " " + args + " 2>&1";
+  if (!input.empty()) command = "printf '%s' '" + input + "' | " + command;
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string output;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
+  int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+bool exists(const std::string& path) { return std::ifstream(path).good(); }
+
+std::string scratch(const std::string& name) { return testing::TempDir() + "burggen_command_test_" + name; }
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+std::string read(const std::string& path) {
+  std::ostringstream text;
+  text << std::ifstream(path).rdbuf();
+  return text.str();
+}
+
+const char* kGoodSpec =
+    "%{\n#define OP_LABEL(p) ((p)->op)\n%}\n%term A=1 B=2\n%%\ns: A(s) = 1 (1);\ns: B = 2;\n";
+
+TEST(BurggenCommand, HelpAndVersion) {
+  CommandResult help = burggen("--help");
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.output.find("--namespace"), std::string::npos);
+  CommandResult version = burggen("--version");
+  EXPECT_EQ(version.status, 0);
+  EXPECT_NE(version.output.find("burggen"), std::string::npos);
+}
+
+TEST(BurggenCommand, UnknownFlag) {
+  CommandResult run = burggen("--frobnicate x.burg");
+  EXPECT_NE(run.status, 0);
+  EXPECT_NE(run.output.find("burggen: "), std::string::npos);
+  EXPECT_NE(run.output.find("--frobnicate"), std::string::npos) << run.output;
+}
+
+TEST(BurggenCommand, MissingSpecArgument) {
+  CommandResult run = burggen("-o " + scratch("none.cpp"));
+  EXPECT_NE(run.status, 0);
+  EXPECT_NE(run.output.find("spec"), std::string::npos) << run.output;
+  EXPECT_FALSE(exists(scratch("none.cpp")));
+}
+
+TEST(BurggenCommand, BadPrefixAndNamespace) {
+  std::string spec = scratch("good.burg");
+  write(spec, kGoodSpec);
+  CommandResult prefix = burggen(spec + " --prefix 9x -o " + scratch("p.cpp"));
+  EXPECT_NE(prefix.status, 0);
+  EXPECT_NE(prefix.output.find("prefix '9x' is not a C++ identifier"), std::string::npos) << prefix.output;
+  CommandResult space = burggen(spec + " --namespace a::-b -o " + scratch("p.cpp"));
+  EXPECT_NE(space.status, 0);
+  EXPECT_NE(space.output.find("not a C++ namespace name"), std::string::npos) << space.output;
+  EXPECT_FALSE(exists(scratch("p.cpp")));
+}
+
+TEST(BurggenCommand, MissingFile) {
+  std::string out = scratch("missing.cpp");
+  CommandResult run = burggen(scratch("no_such_spec.burg") + " -o " + out);
+  EXPECT_EQ(run.status, 1);
+  EXPECT_NE(run.output.find("cannot open"), std::string::npos) << run.output;
+  EXPECT_FALSE(exists(out));
+}
+
+TEST(BurggenCommand, BadSpecGivesDiagnosticsAndLeavesTheOutputAlone) {
+  std::string spec = scratch("bad.burg");
+  write(spec, "%term A=1\n%%\ns: A(t);\n");
+  std::string out = scratch("bad.cpp"), header = scratch("bad.hpp");
+  write(out, "previous contents\n");
+  CommandResult run = burggen(spec + " -o " + out + " --header " + header);
+  EXPECT_EQ(run.status, 1);
+  // file:line:col: error: ..., then the line and a caret under the spot.
+  EXPECT_NE(run.output.find(spec + ":3:6: error: "), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("s: A(t);\n     ^\n"), std::string::npos) << run.output;
+  EXPECT_EQ(read(out), "previous contents\n");
+  EXPECT_FALSE(exists(header));
+}
+
+TEST(BurggenCommand, WritesSourceAndHeader) {
+  std::string spec = scratch("ok.burg");
+  write(spec, kGoodSpec);
+  std::string out = scratch("ok.cpp"), header = scratch("ok.hpp");
+  CommandResult run = burggen(spec + " -o " + out + " --header " + header + " --namespace a::b --prefix Q");
+  ASSERT_EQ(run.status, 0) << run.output;
+  std::string source = read(out), declarations = read(header);
+  EXPECT_NE(source.find("#include \"burggen_command_test_ok.hpp\""), std::string::npos);
+  EXPECT_NE(declarations.find("namespace a::b {"), std::string::npos);
+  EXPECT_NE(declarations.find("class QMatcher {"), std::string::npos);
+  EXPECT_EQ(source.find("class QMatcher {"), std::string::npos);
+  EXPECT_NE(source.find("bool QMatcher::label(NodePtr root)"), std::string::npos);
+}
+
+TEST(BurggenCommand, StandardInputToStandardOutput) {
+  CommandResult run = burggen("- -o -", "%term A=1\n%%\ns: A;\n");
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("from <stdin>"), std::string::npos);
+  EXPECT_NE(run.output.find("class burmMatcher {"), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,87 @@
+// The emitter on grammars parsed in memory: what it refuses, and the shape of what it writes.
+#include <gtest/gtest.h>
+
+#include "burggen/emitter.hpp"
+#include "burgspec/checks.hpp"
+#include "burgspec/parser.hpp"
+
+namespace {
+
+struct Emitted {
+  bool ok;
+  std::string diagnostics;
+  burggen::EmittedMatcher matcher;
+};
+
+Emitted emit(const std::string& spec, burggen::EmitOptions options = {}) {
+  burgspec::SourceFile file("t.burg", spec);
+  burgspec::Diagnostics diagnostics(file);
+  burgspec::Grammar grammar;
+  bool parsed = burgspec::parseGrammar(file, diagnostics, grammar) && burgspec::checkGrammar(grammar, diagnostics);
+  EXPECT_TRUE(parsed) << diagnostics.str();
+  Emitted out{false, "", {}};
+  out.ok = burggen::emitMatcher(grammar, options, diagnostics, out.matcher);
+  out.diagnostics = diagnostics.str();
+  return out;
+}
+
+const char* kSpec =
+    "%node <N*>\n%type <int> e\n%term K=4 P=7\n%%\n"
+    "e: K = 1 (1) { return 1; }\n"
+    "e: P(x:e, y:e) = 2 (x == y ? INF : 2) { return x + y; }\n";
+
+TEST(Emitter, RefusesABindingNamedNode) {
+  Emitted e = emit("%node <N*>\n%term K=1 P=2\n%%\ne: P(node:e) = 1 (1);\ne: K = 2;\n");
+  EXPECT_FALSE(e.ok);
+  EXPECT_NE(e.diagnostics.find("t.burg:4:6: error: the binding 'node' hides"), std::string::npos) << e.diagnostics;
+}
+
+TEST(Emitter, RefusesAPrefixThatIsNoIdentifier) {
+  burggen::EmitOptions options;
+  options.prefix = "a-b";
+  Emitted e = emit(kSpec, options);
+  EXPECT_FALSE(e.ok);
+  EXPECT_NE(e.diagnostics.find("prefix 'a-b' is not a C++ identifier"), std::string::npos);
+}
+
+TEST(Emitter, OneFileHoldsEverythingWithoutAHeader) {
+  Emitted e = emit(kSpec);
+  ASSERT_TRUE(e.ok) << e.diagnostics;
+  EXPECT_TRUE(e.matcher.header.empty());
+  EXPECT_NE(e.matcher.source.find("class burmMatcher {"), std::string::npos);
+  EXPECT_NE(e.matcher.source.find("int burmMatcher::reduce_e(NodePtr node)"), std::string::npos);
+  // Operators dispatch through a switch on their numbers, as in iburg.
+  EXPECT_NE(e.matcher.source.find("case 7: {  // P"), std::string::npos);
+}
+
+TEST(Emitter, HeaderNamespaceAndPrefix) {
+  burggen::EmitOptions options;
+  options.prefix = "Expr";
+  options.nameSpace = "calc";
+  options.headerIncludeName = "expr.hpp";
+  Emitted e = emit(kSpec, options);
+  ASSERT_TRUE(e.ok) << e.diagnostics;
+  EXPECT_NE(e.matcher.header.find("#pragma once"), std::string::npos);
+  EXPECT_NE(e.matcher.header.find("namespace calc {"), std::string::npos);
+  EXPECT_NE(e.matcher.header.find("class ExprMatcher {"), std::string::npos);
+  EXPECT_NE(e.matcher.header.find("Expr_P = 7,"), std::string::npos);
+  EXPECT_NE(e.matcher.source.find("#include \"expr.hpp\""), std::string::npos);
+  EXPECT_EQ(e.matcher.source.find("class ExprMatcher {"), std::string::npos);
+  EXPECT_NE(e.matcher.source.find("}  // namespace calc"), std::string::npos);
+}
+
+TEST(Emitter, DynamicCostsAndActionsSeeTheirBindings) {
+  Emitted e = emit(kSpec);
+  ASSERT_TRUE(e.ok) << e.diagnostics;
+  const std::string& s = e.matcher.source;
+  EXPECT_NE(s.find("burmMatcher::Cost burmMatcher::dynamicCost2(NodePtr node) {\n"
+                   "  NodePtr x = kidOf(node, 0);\n  NodePtr y = kidOf(node, 1);\n"),
+            std::string::npos);
+  EXPECT_NE(s.find("int burmMatcher::action2(NodePtr node, int x, int y)"), std::string::npos);
+  // Kids are reduced first, left to right, and their results handed to the action.
+  EXPECT_NE(s.find("      int x = reduce_e(kidOf(node, 0));\n      int y = reduce_e(kidOf(node, 1));\n"
+                   "      return action2(node, std::move(x), std::move(y));\n"),
+            std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,56 @@
+// An iburg grammar written for iburg (C tree type, iburg's macros, an integer state slot)
+// generates a matcher that compiles and labels as iburg would.
+#include <gtest/gtest.h>
+
+#include "tests/burggen/sample_matcher.hpp"
+
+namespace {
+
+tree leaf(int op) { return tree{op, {nullptr, nullptr}, 0, 0}; }
+
+TEST(IburgSample, LabelsTheClassicAssignment) {
+  // a = (int)*(char*)b + 4, as ASGNI(ADDRLP, ADDI(CVCI(INDIRC(ADDRLP)), CNSTI))
+  tree a = leaf(ADDRLP), b = leaf(ADDRLP), four = leaf(CNSTI);
+  tree load = leaf(INDIRC), widen = leaf(CVCI), sum = leaf(ADDI), assign = leaf(ASGNI);
+  load.kids[0] = &b;
+  widen.kids[0] = &load;
+  sum.kids[0] = &widen;
+  sum.kids[1] = &four;
+  assign.kids[0] = &a;
+  assign.kids[1] = &sum;
+
+  burmMatcher m;
+  ASSERT_TRUE(m.label(&assign));
+  EXPECT_NE(assign.state_label, 0);  // the state went into iburg's integer slot
+  EXPECT_EQ(m.cost(&assign, burmMatcher::stmt_NT), 3);
+  EXPECT_EQ(m.ruleNumber(&assign, burmMatcher::stmt_NT), 1);
+  EXPECT_EQ(m.cost(&widen, burmMatcher::reg_NT), 1);
+  EXPECT_EQ(m.ruleNumber(&widen, burmMatcher::reg_NT), 5);
+  // At the sum, reg: ADDI(reg, rc) and reg: addr (through addr: ADDI(reg, con)) both cost 2;
+  // the chain rule is not strictly cheaper, so the rule matched first stays.
+  EXPECT_EQ(m.cost(&sum, burmMatcher::reg_NT), 2);
+  EXPECT_EQ(m.cost(&sum, burmMatcher::addr_NT), 1);
+  EXPECT_EQ(m.ruleNumber(&sum, burmMatcher::reg_NT), 3);
+  EXPECT_EQ(m.cost(&four, burmMatcher::rc_NT), 0);
+  EXPECT_EQ(m.ruleNumber(&four, burmMatcher::rc_NT), 10);
+  EXPECT_EQ(m.cover(&assign),
+            "stmt: ASGNI(addr, reg)  [#0 ASGNI, cost 3]\n"
+            "  addr: ADDRLP  [#1 ADDRLP, cost 0]\n"
+            "  reg: ADDI(reg, rc)  [#2 ADDI, cost 2]\n"
+            "    reg: CVCI(INDIRC(addr))  [#3 CVCI, cost 1]\n"
+            "      addr: ADDRLP  [#5 ADDRLP, cost 0]\n"
+            "    rc: con  [#6 CNSTI, cost 0]\n"
+            "      con: CNSTI  [#6 CNSTI, cost 0]\n");
+  EXPECT_NO_THROW(m.reduce(&assign));
+}
+
+TEST(IburgSample, OperatorNamesComeFromTerm) {
+  EXPECT_STREQ(burmMatcher::opName(ADDI), "ADDI");
+  EXPECT_STREQ(burmMatcher::opName(99), "?");
+  EXPECT_EQ(burmMatcher::arity(ASGNI), 2);
+  EXPECT_EQ(burmMatcher::arity(CVCI), 1);
+  EXPECT_EQ(burmMatcher::arity(CNSTI), 0);
+  EXPECT_EQ(burm_INDIRC, INDIRC);
+}
+
+}  // namespace
