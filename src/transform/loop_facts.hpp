@@ -18,3 +18,13 @@ std::optional<int64_t> constantTripCount(const Node& loop);
 std::optional<int64_t> constantSpan(const Node& loop);
 
 }  // namespace cudaburg
+
+namespace cudaburg {
+
+// "" when `loop` (below the nodes `above`, outermost first) can run `width` consecutive
+// elements as one wide access, else why not: it is innermost with step 1, its bounds and every
+// access's offset are multiples of `width`, and each access either ignores its index or uses it
+// with coefficient 1 in the last subscript of an array whose last extent `width` divides.
+std::string vectorProblem(const Kernel& kernel, const std::vector<NodePtr>& above, const Node& loop, int width);
+
+}  // namespace cudaburg

@@ -1,0 +1,75 @@
+#include "src/exec/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "src/transform/loop_facts.hpp"
+
+namespace cudaburg {
+
+namespace {
+
+std::string elementName(const Array& a, size_t flat) {
+  std::vector<int64_t> idx(a.extents.size());
+  for (size_t d = a.extents.size(); d-- > 0;) {
+    idx[d] = static_cast<int64_t>(flat) % a.extents[d];
+    flat /= static_cast<size_t>(a.extents[d]);
+  }
+  std::string s = a.name;
+  for (int64_t i : idx) s += "[" + std::to_string(i) + "]";
+  return s;
+}
+
+// The longest chain of nested reduce loops below `node`, as a product of trip counts.
+double reductionLength(const NodePtr& node) {
+  double longest = 1;
+  for (const auto& kid : node->kids) longest = std::max(longest, reductionLength(kid));
+  if (node->kind == NodeKind::For && node->loopKind == LoopKind::Reduce) {
+    auto trip = constantTripCount(*node);
+    longest *= trip ? static_cast<double>(*trip) : 1.0;
+  }
+  return longest;
+}
+
+}  // namespace
+
+Comparison compare(const Kernel& kernel, const Buffers& expected, const Buffers& actual, double tolerance) {
+  Comparison c;
+  for (const auto& a : kernel.params) {
+    if (a.input) continue;
+    auto e = expected.data.find(a.name);
+    auto g = actual.data.find(a.name);
+    if (e == expected.data.end() || g == actual.data.end() || e->second.size() != g->second.size()) {
+      c.ok = false;
+      c.maxError = INFINITY;
+      if (c.firstMismatch.empty()) c.firstMismatch = a.name + ": missing or of another size";
+      continue;
+    }
+    for (size_t i = 0; i < e->second.size(); ++i) {
+      double x = e->second[i], y = g->second[i];
+      double err = std::isnan(x) || std::isnan(y) ? INFINITY : std::fabs(y - x) / std::max(std::fabs(x), 1.0);
+      c.maxError = std::max(c.maxError, err);
+      if (err > tolerance && c.ok) {
+        c.ok = false;
+        std::ostringstream out;
+        out << elementName(a, i) << ": expected " << x << ", got " << y;
+        c.firstMismatch = out.str();
+      }
+    }
+  }
+  return c;
+}
+
+double reductionTolerance(const Kernel& kernel) {
+  double eps = 0;
+  for (const auto& a : kernel.params) {
+    if (a.input) continue;
+    if (a.type == ScalarType::Float) eps = std::max(eps, 0x1p-24);
+    if (a.type == ScalarType::Half) eps = std::max(eps, 0x1p-11);
+    if (a.type == ScalarType::Double) eps = std::max(eps, 0x1p-53);
+  }
+  return 8 * eps * reductionLength(kernel.body);
+}
+
+}  // namespace cudaburg

@@ -1,0 +1,349 @@
+#include "src/exec/executor.hpp"
+
+#include <array>
+#include <climits>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <memory>
+
+namespace cudaburg {
+
+namespace {
+
+// The tree is first compiled to a form with index names resolved to slots and array names to
+// table entries, so that the inner loops of a run do no string look-ups.
+
+struct CAffine {
+  int64_t constant = 0;
+  std::vector<std::pair<int, int64_t>> terms;  // slot, coefficient
+  int64_t eval(const std::vector<int64_t>& env) const {
+    int64_t v = constant;
+    for (const auto& [slot, c] : terms) v += c * env[slot];
+    return v;
+  }
+};
+
+struct CAccess {
+  int array = -1;
+  std::vector<CAffine> subscripts;
+};
+
+struct CExpr {
+  Expr::Kind kind = Expr::Kind::Constant;
+  double value = 0;
+  CAffine index;
+  CAccess load;
+  char op = '+';
+  bool isMin = false;
+  std::unique_ptr<CExpr> lhs, rhs;
+};
+
+struct CNode {
+  NodeKind kind = NodeKind::Seq;
+  // For
+  int slot = -1;
+  CAffine lower;
+  std::vector<CAffine> upper;
+  int64_t step = 1;
+  int blockDim = -1;  // 0, 1, 2 for a block.x, .y, .z loop
+  // Assign
+  CAccess target;
+  bool accumulate = false;
+  ScalarType type = ScalarType::Float;  // the target's element type: the arithmetic's type
+  std::unique_ptr<CExpr> value;
+  // Alloc, Stage
+  int buffer = -1;
+  int source = -1;
+  std::vector<CAffine> origin;
+  std::vector<CNode> kids;
+};
+
+using ThreadKey = std::array<int64_t, 3>;
+
+struct ArrayState {
+  Array decl;
+  std::vector<int64_t> strides;
+  std::vector<double>* global = nullptr;               // Global: the caller's buffer
+  std::vector<double> shared;                          // Shared: the live allocation
+  std::map<ThreadKey, std::vector<double>> perThread;  // Register: one copy a thread
+  bool live = false;                                   // buffers: inside their Alloc
+};
+
+double roundTo(ScalarType t, double v) {
+  switch (t) {
+    case ScalarType::Float:
+    case ScalarType::Half: return static_cast<double>(static_cast<float>(v));
+    case ScalarType::Int: return std::trunc(v);
+    case ScalarType::Double: return v;
+  }
+  return v;
+}
+
+class Machine {
+ public:
+  Machine(const Kernel& kernel, Buffers& buffers) {
+    for (const auto& a : kernel.params) {
+      auto it = buffers.data.find(a.name);
+      if (it == buffers.data.end()) throw ExecutionError("no buffer for parameter " + a.name);
+      if (static_cast<int64_t>(it->second.size()) != a.elements())
+        throw ExecutionError("buffer " + a.name + " has " + std::to_string(it->second.size()) + " elements, not " +
+                             std::to_string(a.elements()));
+      int id = declare(a);
+      arrays_[id].global = &it->second;
+    }
+    for (const auto& name : kernel.zeroFirst) {
+      auto it = buffers.data.find(name);
+      if (it == buffers.data.end()) throw ExecutionError("zeroFirst names " + name + ", not a parameter");
+      std::fill(it->second.begin(), it->second.end(), 0.0);
+    }
+    root_ = compile(*kernel.body);
+    env_.assign(slots_.size(), 0);
+    threads_.fill(LLONG_MIN);
+  }
+
+  void run() { exec(root_); }
+
+ private:
+  int declare(const Array& a) {
+    auto it = arrayIds_.find(a.name);
+    if (it != arrayIds_.end()) {
+      if (arrays_[it->second].decl.extents != a.extents)
+        throw ExecutionError("two buffers named " + a.name + " with different extents");
+      return it->second;
+    }
+    ArrayState s;
+    s.decl = a;
+    s.strides.assign(a.extents.size(), 1);
+    for (size_t d = a.extents.size(); d-- > 1;) s.strides[d - 1] = s.strides[d] * a.extents[d];
+    arrays_.push_back(std::move(s));
+    arrayIds_[a.name] = static_cast<int>(arrays_.size() - 1);
+    return static_cast<int>(arrays_.size() - 1);
+  }
+
+  int slot(const std::string& name) {
+    auto [it, inserted] = slots_.emplace(name, static_cast<int>(slots_.size()));
+    return it->second;
+  }
+
+  CAffine compile(const Affine& a) {
+    CAffine c;
+    c.constant = a.constant;
+    for (const auto& [name, coef] : a.terms) c.terms.emplace_back(slot(name), coef);
+    return c;
+  }
+
+  int arrayId(const std::string& name) {
+    auto it = arrayIds_.find(name);
+    if (it == arrayIds_.end()) throw ExecutionError("access to undeclared array " + name);
+    return it->second;
+  }
+
+  CAccess compile(const Access& a) {
+    CAccess c;
+    c.array = arrayId(a.array);
+    if (a.subscripts.size() != arrays_[c.array].decl.extents.size())
+      throw ExecutionError("access " + a.str() + " has the wrong number of subscripts");
+    for (const auto& s : a.subscripts) c.subscripts.push_back(compile(s));
+    return c;
+  }
+
+  std::unique_ptr<CExpr> compile(const Expr& e) {
+    auto c = std::make_unique<CExpr>();
+    c->kind = e.kind;
+    switch (e.kind) {
+      case Expr::Kind::Constant: c->value = e.value; break;
+      case Expr::Kind::Index: c->index = compile(e.index); break;
+      case Expr::Kind::Load: c->load = compile(e.load); break;
+      case Expr::Kind::Binary:
+      case Expr::Kind::Call:
+        c->op = e.op;
+        c->isMin = e.callee == "min";
+        c->lhs = compile(*e.args.at(0));
+        c->rhs = compile(*e.args.at(1));
+        break;
+    }
+    return c;
+  }
+
+  CNode compile(const Node& n) {
+    CNode c;
+    c.kind = n.kind;
+    switch (n.kind) {
+      case NodeKind::For:
+        c.slot = slot(n.index);
+        c.lower = compile(n.lower);
+        for (const auto& u : n.upper) c.upper.push_back(compile(u));
+        c.step = n.step;
+        if (n.mapping == Mapping::BlockX) c.blockDim = 0;
+        if (n.mapping == Mapping::BlockY) c.blockDim = 1;
+        if (n.mapping == Mapping::BlockZ) c.blockDim = 2;
+        break;
+      case NodeKind::Assign:
+        c.target = compile(n.target);
+        c.accumulate = n.accumulate;
+        c.type = arrays_[c.target.array].decl.type;
+        c.value = compile(*n.value);
+        break;
+      case NodeKind::Alloc: c.buffer = declare(n.buffer); break;
+      case NodeKind::Stage:
+        c.buffer = arrayId(n.buffer.name);
+        c.source = arrayId(n.source);
+        for (const auto& o : n.origin) c.origin.push_back(compile(o));
+        break;
+      default: break;
+    }
+    for (const auto& kid : n.kids) c.kids.push_back(compile(*kid));
+    return c;
+  }
+
+  std::string describe(const CAccess& a) const {
+    std::string s = arrays_[a.array].decl.name;
+    for (const auto& sub : a.subscripts) s += "[" + std::to_string(sub.eval(env_)) + "]";
+    return s;
+  }
+
+  // The element an access refers to, or nullptr when it lies outside the array.
+  double* locate(const CAccess& a) {
+    ArrayState& s = arrays_[a.array];
+    int64_t flat = 0;
+    for (size_t d = 0; d < a.subscripts.size(); ++d) {
+      int64_t i = a.subscripts[d].eval(env_);
+      if (i < 0 || i >= s.decl.extents[d]) return nullptr;
+      flat += i * s.strides[d];
+    }
+    return storage(s, a) + flat;
+  }
+
+  double* storage(ArrayState& s, const CAccess& a) {
+    switch (s.decl.space) {
+      case MemorySpace::Global: return s.global->data();
+      case MemorySpace::Shared:
+        if (!s.live) throw ExecutionError("access " + describe(a) + " outside the Alloc of " + s.decl.name);
+        return s.shared.data();
+      case MemorySpace::Register: {
+        if (!s.live) throw ExecutionError("access " + describe(a) + " outside the Alloc of " + s.decl.name);
+        auto& copy = s.perThread[threads_];
+        if (copy.empty()) copy.assign(static_cast<size_t>(s.decl.elements()), std::numeric_limits<double>::quiet_NaN());
+        return copy.data();
+      }
+    }
+    return nullptr;
+  }
+
+  double load(const CAccess& a) {
+    if (double* p = locate(a)) return *p;
+    if (arrays_[a.array].decl.zeroPadded) return 0;
+    throw ExecutionError("read of " + describe(a) + " out of bounds");
+  }
+
+  double eval(const CExpr& e, ScalarType t) {
+    switch (e.kind) {
+      case Expr::Kind::Constant: return roundTo(t, e.value);
+      case Expr::Kind::Index: return static_cast<double>(e.index.eval(env_));
+      case Expr::Kind::Load: return load(e.load);
+      case Expr::Kind::Call: {
+        double l = eval(*e.lhs, t), r = eval(*e.rhs, t);
+        return e.isMin ? std::min(l, r) : std::max(l, r);
+      }
+      case Expr::Kind::Binary: {
+        double l = eval(*e.lhs, t), r = eval(*e.rhs, t);
+        switch (e.op) {
+          case '+': return roundTo(t, l + r);
+          case '-': return roundTo(t, l - r);
+          case '*': return roundTo(t, l * r);
+          case '/':
+            if (t == ScalarType::Int && r == 0) throw ExecutionError("integer division by zero");
+            return roundTo(t, l / r);
+        }
+        throw ExecutionError(std::string("unknown operator ") + e.op);
+      }
+    }
+    return 0;
+  }
+
+  void exec(const CNode& n) {
+    switch (n.kind) {
+      case NodeKind::Seq:
+        exec(n.kids[0]);
+        exec(n.kids[1]);
+        return;
+      case NodeKind::For: {
+        int64_t lo = n.lower.eval(env_);
+        int64_t hi = LLONG_MAX;
+        for (const auto& u : n.upper) hi = std::min(hi, u.eval(env_));
+        int64_t saved = n.blockDim >= 0 ? threads_[n.blockDim] : 0;
+        for (int64_t i = lo; i < hi; i += n.step) {
+          env_[n.slot] = i;
+          if (n.blockDim >= 0) threads_[n.blockDim] = i;
+          exec(n.kids[0]);
+        }
+        if (n.blockDim >= 0) threads_[n.blockDim] = saved;
+        return;
+      }
+      case NodeKind::Assign: {
+        double v = eval(*n.value, n.type);
+        double* p = locate(n.target);
+        if (!p) throw ExecutionError("write of " + describe(n.target) + " out of bounds");
+        *p = roundTo(n.type, n.accumulate ? *p + v : v);
+        return;
+      }
+      case NodeKind::Alloc: {
+        ArrayState& s = arrays_[n.buffer];
+        if (s.live) throw ExecutionError("buffer " + s.decl.name + " allocated twice at once");
+        s.live = true;
+        if (s.decl.space == MemorySpace::Register) s.perThread.clear();
+        else s.shared.assign(static_cast<size_t>(s.decl.elements()), std::numeric_limits<double>::quiet_NaN());
+        exec(n.kids[0]);
+        s.live = false;
+        return;
+      }
+      case NodeKind::Stage: stageCopy(n); return;
+      case NodeKind::Barrier: return;
+    }
+  }
+
+  void stageCopy(const CNode& n) {
+    ArrayState& buf = arrays_[n.buffer];
+    ArrayState& src = arrays_[n.source];
+    if (!buf.live || buf.decl.space != MemorySpace::Shared)
+      throw ExecutionError("stage into " + buf.decl.name + ", not a live shared buffer");
+    std::vector<int64_t> origin;
+    for (const auto& o : n.origin) origin.push_back(o.eval(env_));
+    const std::vector<double>& from = src.decl.space == MemorySpace::Global ? *src.global : src.shared;
+    size_t rank = buf.decl.extents.size();
+    int64_t total = buf.decl.elements();
+    std::vector<int64_t> at(rank, 0);
+    for (int64_t e = 0; e < total; ++e) {
+      int64_t flat = 0;
+      bool inside = true;
+      for (size_t d = 0; d < rank; ++d) {
+        int64_t i = origin[d] + at[d];
+        if (i < 0 || i >= src.decl.extents[d]) inside = false;
+        else flat += i * src.strides[d];
+      }
+      buf.shared[e] = inside ? from[flat] : 0.0;
+      for (size_t d = rank; d-- > 0;) {
+        if (++at[d] < buf.decl.extents[d]) break;
+        at[d] = 0;
+      }
+    }
+  }
+
+  std::vector<ArrayState> arrays_;
+  std::map<std::string, int> arrayIds_;
+  std::map<std::string, int> slots_;
+  std::vector<int64_t> env_;
+  ThreadKey threads_{};
+  CNode root_;
+};
+
+}  // namespace
+
+void execute(const Kernel& kernel, Buffers& buffers) {
+  if (!kernel.body) throw ExecutionError("kernel " + kernel.name + " has no body");
+  Machine machine(kernel, buffers);
+  machine.run();
+}
+
+}  // namespace cudaburg

@@ -1,0 +1,122 @@
+#include "src/transform/mapped_tree_check.hpp"
+
+#include <map>
+
+#include "src/transform/loop_facts.hpp"
+#include "src/transform/tree_edit.hpp"
+
+namespace cudaburg {
+
+namespace {
+
+bool isThreadLevel(Mapping m) { return m == Mapping::ThreadSerial || m == Mapping::Unrolled || m == Mapping::Vector; }
+
+bool constantBounds(const Node& loop) {
+  if (!loop.lower.isConstant()) return false;
+  for (const auto& u : loop.upper)
+    if (!u.isConstant()) return false;
+  return true;
+}
+
+std::string loopName(const Node& loop) { return "loop " + loop.index + " (" + mappingName(loop.mapping) + ")"; }
+
+bool accessesArray(const Node& n, const std::string& array) {
+  return n.kind == NodeKind::Assign && (n.target.array == array || reads(n.value, array));
+}
+
+}  // namespace
+
+std::string checkMappedTree(const Kernel& kernel) {
+  std::string broken;
+  std::map<Mapping, int64_t> blockTrips;  // every loop on one block dimension has one trip count
+  std::map<std::string, bool> registerBuffers;
+  bool anyBlockLoop = anyNode(kernel.body, [](const Node& n) { return n.kind == NodeKind::For && isBlockMapping(n.mapping); });
+
+  walk(kernel.body, [&](const NodePtr& node, const Ancestors& above) {
+    if (!broken.empty()) return;
+    const Node& n = *node;
+    const Node* blockAbove = nullptr;
+    const Node* threadLevelAbove = nullptr;
+    for (const auto& a : above) {
+      if (a->kind != NodeKind::For) continue;
+      if (isBlockMapping(a->mapping)) blockAbove = a.get();
+      if (isThreadLevel(a->mapping)) threadLevelAbove = a.get();
+    }
+    if (n.kind == NodeKind::For) {
+      if (isGridMapping(n.mapping)) {
+        for (const auto& a : above) {
+          if (a->kind != NodeKind::For || !isGridMapping(a->mapping))
+            broken = loopName(n) + " is a grid loop below something other than grid loops; grid loops are outermost";
+          else if (a->mapping == n.mapping)
+            broken = loopName(n) + " uses " + mappingName(n.mapping) + ", already used by loop " + a->index + " above it";
+          if (!broken.empty()) return;
+        }
+        if (!constantBounds(n)) broken = loopName(n) + " is a grid loop without constant bounds";
+        else if (n.loopKind != LoopKind::Parallel) broken = loopName(n) + " is a grid loop but not parallel";
+        return;
+      }
+      if (isBlockMapping(n.mapping)) {
+        if (n.loopKind != LoopKind::Parallel) {
+          broken = loopName(n) + " is a block loop but not parallel";
+          return;
+        }
+        for (const auto& a : above) {
+          if (a->kind == NodeKind::For && a->mapping == n.mapping) {
+            broken = loopName(n) + " uses " + mappingName(n.mapping) + ", already used by loop " + a->index + " above it";
+            return;
+          }
+        }
+        if (threadLevelAbove) {
+          broken = loopName(n) + " is a block loop inside the thread-level loop " + threadLevelAbove->index;
+          return;
+        }
+        auto trips = constantTripCount(n);
+        if (!trips) {
+          broken = loopName(n) + " is a block loop without a constant trip count";
+          return;
+        }
+        auto [it, inserted] = blockTrips.emplace(n.mapping, *trips);
+        if (!inserted && it->second != *trips)
+          broken = loopName(n) + " runs " + std::to_string(*trips) + " threads on " + mappingName(n.mapping) +
+                   " where another loop runs " + std::to_string(it->second);
+        return;
+      }
+      if (n.mapping == Mapping::Unrolled || n.mapping == Mapping::Vector) {
+        auto trips = constantTripCount(n);
+        if (!trips) {
+          broken = loopName(n) + " has no constant trip count";
+          return;
+        }
+        if (n.mapping == Mapping::Vector) {
+          if ((*trips != 2 && *trips != 4) || n.step != 1)
+            broken = loopName(n) + " is a vector loop but not of 2 or 4 consecutive elements";
+          else if (anyNode(n.body(), [](const Node& k) { return k.kind == NodeKind::For; }))
+            broken = loopName(n) + " is a vector loop but not innermost";
+        }
+      }
+      if (n.loopKind == LoopKind::Reduce && (isGridMapping(n.mapping) || isBlockMapping(n.mapping)))
+        broken = loopName(n) + " is a reduce loop mapped to parallel hardware";
+      return;
+    }
+    if (n.kind == NodeKind::Stage || n.kind == NodeKind::Barrier ||
+        (n.kind == NodeKind::Alloc && n.buffer.space == MemorySpace::Shared)) {
+      const char* what = n.kind == NodeKind::Stage ? "a stage" : n.kind == NodeKind::Barrier ? "a barrier" : "a shared buffer";
+      if (blockAbove) broken = std::string(what) + " lies inside the block loop " + blockAbove->index;
+      else if (threadLevelAbove) broken = std::string(what) + " lies inside the thread-level loop " + threadLevelAbove->index;
+      return;
+    }
+    if (n.kind == NodeKind::Alloc && n.buffer.space == MemorySpace::Register && anyBlockLoop) {
+      // A thread's registers: every use is inside a block loop, where the thread is known.
+      std::string name = n.buffer.name;
+      walk(n.body(), [&](const NodePtr& use, const Ancestors& inner) {
+        if (!broken.empty() || !accessesArray(*use, name)) return;
+        bool inBlock = blockAbove != nullptr;
+        for (const auto& a : inner) inBlock |= a->kind == NodeKind::For && isBlockMapping(a->mapping);
+        if (!inBlock) broken = "register buffer " + name + " is used outside the block loops";
+      });
+    }
+  });
+  return broken;
+}
+
+}  // namespace cudaburg

@@ -1,0 +1,343 @@
+#include "src/transform/recipe.hpp"
+
+#include <cctype>
+#include <limits>
+
+#include "src/transform/transforms.hpp"
+
+namespace cudaburg {
+
+namespace {
+
+struct StepSyntax {
+  StepKind kind;
+  const char* keyword;
+  const char* usage;
+};
+
+constexpr StepSyntax kSteps[] = {
+    {StepKind::StripMine, "strip", "strip LOOP FACTOR"},
+    {StepKind::Tile, "tile", "tile LOOP,LOOP... FACTOR,FACTOR..."},
+    {StepKind::Unroll, "unroll", "unroll LOOP FACTOR"},
+    {StepKind::Interchange, "interchange", "interchange OUTER INNER"},
+    {StepKind::Distribute, "distribute", "distribute LOOP"},
+    {StepKind::Map, "map", "map LOOP MAPPING"},
+    {StepKind::Stage, "stage", "stage ARRAY at LOOP"},
+    {StepKind::RegisterTile, "regtile", "regtile LOOP,LOOP... FACTOR,FACTOR..."},
+    {StepKind::Vectorize, "vectorize", "vectorize LOOP WIDTH"},
+    {StepKind::Split, "split", "split LOOP PARTS"},
+};
+
+constexpr Mapping kMappings[] = {Mapping::None,   Mapping::GridX,  Mapping::GridY,        Mapping::GridZ,
+                                 Mapping::BlockX, Mapping::BlockY, Mapping::BlockZ,       Mapping::ThreadSerial,
+                                 Mapping::Unrolled, Mapping::Vector};
+
+std::string join(const std::vector<std::string>& items) {
+  std::string s;
+  for (const auto& i : items) s += (s.empty() ? "" : ",") + i;
+  return s;
+}
+
+std::string join(const std::vector<int64_t>& items) {
+  std::string s;
+  for (auto i : items) s += (s.empty() ? "" : ",") + std::to_string(i);
+  return s;
+}
+
+struct Token {
+  enum Kind { Word, Number, Comma, End } kind = End;  // End: a line end, ';' or the end of the text
+  std::string text;
+  size_t offset = 0;
+};
+
+// Splits recipe text into tokens; a word may hold dots (mappings such as grid.x).
+class Lexer {
+ public:
+  Lexer(const burgspec::SourceFile& file, burgspec::Diagnostics& diags) : file_(file), diags_(diags) {}
+
+  Token next() {
+    const std::string& t = file_.text();
+    while (pos_ < t.size()) {
+      char c = t[pos_];
+      if (c == '#') {
+        while (pos_ < t.size() && t[pos_] != '\n') ++pos_;
+      } else if (c == ' ' || c == '\t' || c == '\r') {
+        ++pos_;
+      } else {
+        break;
+      }
+    }
+    Token tok;
+    tok.offset = pos_;
+    if (pos_ >= t.size()) return tok;
+    char c = t[pos_];
+    if (c == '\n' || c == ';') {
+      ++pos_;
+      tok.text = std::string(1, c);
+      return tok;
+    }
+    if (c == ',') {
+      ++pos_;
+      tok.kind = Token::Comma;
+      tok.text = ",";
+      return tok;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      while (pos_ < t.size() && std::isalnum(static_cast<unsigned char>(t[pos_]))) ++pos_;
+      tok.kind = Token::Number;
+    } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      while (pos_ < t.size() && (std::isalnum(static_cast<unsigned char>(t[pos_])) || t[pos_] == '_' || t[pos_] == '.')) ++pos_;
+      tok.kind = Token::Word;
+    } else {
+      diags_.error(file_.locate(pos_), std::string("unexpected character '") + c + "' in a recipe");
+      ++pos_;
+      return next();
+    }
+    tok.text = t.substr(tok.offset, pos_ - tok.offset);
+    return tok;
+  }
+
+ private:
+  const burgspec::SourceFile& file_;
+  burgspec::Diagnostics& diags_;
+  size_t pos_ = 0;
+};
+
+class Parser {
+ public:
+  Parser(const burgspec::SourceFile& file, burgspec::Diagnostics& diags) : file_(file), diags_(diags), lexer_(file, diags) {
+    advance();
+  }
+
+  Recipe parse() {
+    Recipe recipe;
+    while (true) {
+      while (tok_.kind == Token::End && !tok_.text.empty()) advance();  // blank lines and ';'
+      if (tok_.kind == Token::End) break;
+      RecipeStep step;
+      if (parseStep(step)) recipe.steps.push_back(step);
+      while (tok_.kind != Token::End) advance();  // recover at the end of the step
+    }
+    return recipe;
+  }
+
+ private:
+  void advance() { tok_ = lexer_.next(); }
+  SourceLoc here() const { return file_.locate(tok_.offset); }
+
+  bool fail(const std::string& message) {
+    diags_.error(here(), message);
+    return false;
+  }
+
+  std::string describe() const {
+    if (tok_.kind == Token::End) return tok_.text.empty() ? "the end of the recipe" : tok_.text == ";" ? "';'" : "the end of the line";
+    return "'" + tok_.text + "'";
+  }
+
+  bool name(std::string& out, const char* what) {
+    if (tok_.kind != Token::Word || tok_.text.find('.') != std::string::npos)
+      return fail(std::string("expected ") + what + ", found " + describe());
+    out = tok_.text;
+    advance();
+    return true;
+  }
+
+  bool number(int64_t& out, const char* what) {
+    if (tok_.kind != Token::Number) return fail(std::string("expected ") + what + " (a positive integer), found " + describe());
+    out = 0;
+    for (char c : tok_.text) {
+      if (!std::isdigit(static_cast<unsigned char>(c))) return fail("'" + tok_.text + "' is not an integer");
+      if (out > (std::numeric_limits<int32_t>::max() - (c - '0')) / 10) return fail("'" + tok_.text + "' is too large");
+      out = out * 10 + (c - '0');
+    }
+    if (out < 1) return fail(std::string(what) + " must be positive");
+    advance();
+    return true;
+  }
+
+  bool names(std::vector<std::string>& out) {
+    do {
+      if (!out.empty()) advance();
+      std::string n;
+      if (!name(n, "a loop index")) return false;
+      out.push_back(n);
+    } while (tok_.kind == Token::Comma);
+    return true;
+  }
+
+  bool numbers(std::vector<int64_t>& out, size_t count) {
+    SourceLoc start = here();
+    do {
+      if (!out.empty()) advance();
+      int64_t n;
+      if (!number(n, "a factor")) return false;
+      out.push_back(n);
+    } while (tok_.kind == Token::Comma);
+    if (out.size() != count) {
+      diags_.error(start, std::to_string(count) + " loops need " + std::to_string(count) + " factors, not " +
+                              std::to_string(out.size()));
+      return false;
+    }
+    return true;
+  }
+
+  bool parseStep(RecipeStep& step) {
+    step.loc = here();
+    const StepSyntax* syntax = nullptr;
+    for (const auto& s : kSteps)
+      if (tok_.kind == Token::Word && tok_.text == s.keyword) syntax = &s;
+    if (!syntax) {
+      std::string known;
+      for (const auto& s : kSteps) known += std::string(known.empty() ? "" : ", ") + s.keyword;
+      return fail("expected a step (" + known + "), found " + describe());
+    }
+    step.kind = syntax->kind;
+    advance();
+    bool ok = true;
+    std::string loop;
+    int64_t n = 0;
+    switch (step.kind) {
+      case StepKind::StripMine:
+      case StepKind::Unroll:
+      case StepKind::Vectorize:
+      case StepKind::Split:
+        ok = name(loop, "a loop index") && number(n, step.kind == StepKind::Vectorize ? "a width"
+                                                     : step.kind == StepKind::Split  ? "a number of parts"
+                                                                                     : "a factor");
+        step.loops = {loop};
+        step.factors = {n};
+        break;
+      case StepKind::Tile:
+      case StepKind::RegisterTile:
+        ok = names(step.loops) && numbers(step.factors, step.loops.size());
+        break;
+      case StepKind::Interchange: {
+        std::string inner;
+        ok = name(loop, "the outer loop's index") && name(inner, "the inner loop's index");
+        step.loops = {loop, inner};
+        break;
+      }
+      case StepKind::Distribute:
+        ok = name(loop, "a loop index");
+        step.loops = {loop};
+        break;
+      case StepKind::Map: {
+        ok = name(loop, "a loop index");
+        step.loops = {loop};
+        if (!ok) break;
+        bool known = false;
+        for (Mapping m : kMappings)
+          if (tok_.kind == Token::Word && tok_.text == mappingName(m)) step.mapping = m, known = true;
+        if (!known)
+          ok = fail("expected a mapping (grid.x, grid.y, grid.z, block.x, block.y, block.z, serial, unroll, vector, "
+                    "none), found " + describe());
+        else advance();
+        break;
+      }
+      case StepKind::Stage:
+        ok = name(step.array, "an array");
+        if (ok && (tok_.kind != Token::Word || tok_.text != "at")) ok = fail("expected 'at', found " + describe());
+        if (ok) advance();
+        ok = ok && name(loop, "a loop index");
+        step.loops = {loop};
+        break;
+    }
+    if (ok && tok_.kind != Token::End)
+      ok = fail("unexpected " + describe() + " after the step (a step reads `" + syntax->usage + "`)");
+    return ok;
+  }
+
+  const burgspec::SourceFile& file_;
+  burgspec::Diagnostics& diags_;
+  Lexer lexer_;
+  Token tok_;
+};
+
+}  // namespace
+
+const char* stepKeyword(StepKind k) {
+  for (const auto& s : kSteps)
+    if (s.kind == k) return s.keyword;
+  return "?";
+}
+
+std::string RecipeStep::str() const {
+  std::string s = stepKeyword(kind);
+  switch (kind) {
+    case StepKind::Map: return s + " " + loops.at(0) + " " + mappingName(mapping);
+    case StepKind::Stage: return s + " " + array + " at " + loops.at(0);
+    case StepKind::Interchange: return s + " " + loops.at(0) + " " + loops.at(1);
+    case StepKind::Distribute: return s + " " + loops.at(0);
+    default: return s + " " + join(loops) + " " + join(factors);
+  }
+}
+
+std::string printRecipe(const Recipe& recipe) {
+  std::string s;
+  for (const auto& step : recipe.steps) s += step.str() + "\n";
+  return s;
+}
+
+std::string printRecipeLine(const Recipe& recipe) {
+  std::string s;
+  for (const auto& step : recipe.steps) s += (s.empty() ? "" : "; ") + step.str();
+  return s;
+}
+
+std::optional<Recipe> parseRecipe(const burgspec::SourceFile& file, burgspec::Diagnostics& diags) {
+  int before = diags.errorCount();
+  Recipe recipe = Parser(file, diags).parse();
+  if (diags.errorCount() > before) return std::nullopt;
+  return recipe;
+}
+
+TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
+  auto arity = [&](size_t loops, size_t factors) {
+    return step.loops.size() == loops && step.factors.size() == factors;
+  };
+  switch (step.kind) {
+    case StepKind::StripMine:
+      if (arity(1, 1)) return stripMine(kernel, step.loops[0], step.factors[0]);
+      break;
+    case StepKind::Tile:
+      return tile(kernel, step.loops, step.factors);
+    case StepKind::Unroll:
+      if (arity(1, 1)) return unroll(kernel, step.loops[0], step.factors[0]);
+      break;
+    case StepKind::Interchange:
+      if (arity(2, 0)) return interchange(kernel, step.loops[0], step.loops[1]);
+      break;
+    case StepKind::Distribute:
+      if (arity(1, 0)) return distribute(kernel, step.loops[0]);
+      break;
+    case StepKind::Map:
+      if (arity(1, 0)) return mapLoop(kernel, step.loops[0], step.mapping);
+      break;
+    case StepKind::Stage:
+      if (arity(1, 0)) return stage(kernel, step.array, step.loops[0]);
+      break;
+    case StepKind::RegisterTile:
+      return registerTile(kernel, step.loops, step.factors);
+    case StepKind::Vectorize:
+      if (arity(1, 1)) return vectorize(kernel, step.loops[0], static_cast<int>(step.factors[0]));
+      break;
+    case StepKind::Split:
+      if (arity(1, 1)) return splitReduction(kernel, step.loops[0], step.factors[0]);
+      break;
+  }
+  return TransformResult::refuse("the step has the wrong number of loops or factors");
+}
+
+TransformResult applyRecipe(const Kernel& kernel, const Recipe& recipe) {
+  Kernel current = kernel;
+  for (size_t i = 0; i < recipe.steps.size(); ++i) {
+    TransformResult r = applyStep(current, recipe.steps[i]);
+    if (!r.ok())
+      return TransformResult::refuse("step " + std::to_string(i + 1) + " `" + recipe.steps[i].str() + "`: " + r.reason);
+    current = std::move(*r.kernel);
+  }
+  return TransformResult::success(std::move(current));
+}
+
+}  // namespace cudaburg

@@ -1,0 +1,171 @@
+#include <algorithm>
+
+#include "src/transform/loop_facts.hpp"
+#include "src/transform/transforms.hpp"
+#include "src/transform/tree_edit.hpp"
+
+namespace cudaburg {
+
+namespace {
+
+constexpr int64_t kSharedBytesLimit = 48 * 1024;  // what a block may allocate without opting in
+
+// The range of one subscript over the loops between the stage point and a load: a part that
+// the loops outside fix (`base`), plus offsets in [lo, hi].
+struct SubscriptRange {
+  Affine base;
+  int64_t lo = 0, hi = 0;
+};
+
+// Replaces each inner loop's index, innermost first, by its lower bound plus an offset in
+// [0, span], collecting the offsets' extremes.
+std::string rangeOf(const Affine& subscript, const std::vector<const Node*>& innerLoops, SubscriptRange& out) {
+  out = {subscript, 0, 0};
+  for (size_t k = innerLoops.size(); k-- > 0;) {
+    const Node& loop = *innerLoops[k];
+    int64_t c = out.base.coef(loop.index);
+    if (c == 0) continue;
+    auto span = constantSpan(loop);
+    if (!span) return "loop " + loop.index + " has no constant trip count, so the staged box has no constant size";
+    out.base = out.base.substitute(loop.index, loop.lower);
+    (c > 0 ? out.hi : out.lo) += c * *span;
+  }
+  return "";
+}
+
+struct Box {
+  std::vector<Affine> origin;
+  std::vector<int64_t> extents;
+};
+
+// The box of `array` that the loads below `body` read, in terms of the loops outside `body`.
+std::string boxOf(const NodePtr& body, const std::string& array, Box& box) {
+  std::string why;
+  bool first = true;
+  std::vector<int64_t> hi;
+  walk(body, [&](const NodePtr& n, const Ancestors& above) {
+    if (!why.empty() || n->kind != NodeKind::Assign) return;
+    std::vector<const Node*> innerLoops;
+    for (const auto& a : above)
+      if (a->kind == NodeKind::For) innerLoops.push_back(a.get());
+    std::vector<Access> loads;
+    std::function<void(const ExprPtr&)> collect = [&](const ExprPtr& e) {
+      if (e->kind == Expr::Kind::Load && e->load.array == array) loads.push_back(e->load);
+      for (const auto& a : e->args) collect(a);
+    };
+    collect(n->value);
+    for (const auto& load : loads) {
+      if (first) {
+        box.origin.assign(load.subscripts.size(), Affine());
+        box.extents.assign(load.subscripts.size(), 0);
+        hi.assign(load.subscripts.size(), 0);
+      }
+      for (size_t d = 0; d < load.subscripts.size() && why.empty(); ++d) {
+        SubscriptRange r;
+        why = rangeOf(load.subscripts[d], innerLoops, r);
+        if (!why.empty()) return;
+        if (first) {
+          box.origin[d] = r.base + Affine(r.lo);
+          hi[d] = r.hi - r.lo;
+          continue;
+        }
+        Affine shift = r.base - box.origin[d];  // this load's base relative to the box's origin
+        if (!shift.isConstant()) {
+          why = "the loads of " + array + " do not lie a constant distance apart (" + load.str() + ")";
+          return;
+        }
+        int64_t lo = std::min<int64_t>(0, shift.constant + r.lo);
+        hi[d] = std::max(hi[d], shift.constant + r.hi) - lo;
+        box.origin[d] = box.origin[d] + Affine(lo);
+      }
+      first = false;
+    }
+  });
+  if (!why.empty()) return why;
+  if (first) return "nothing inside reads " + array;
+  for (size_t d = 0; d < hi.size(); ++d) box.extents[d] = hi[d] + 1;
+  return "";
+}
+
+// Inserts the stage into a loop body: next to the stages already there when the body has the
+// staged shape Alloc...(Seq(Stage..., Barrier, core..., Barrier)), else around the whole body.
+NodePtr insertStage(const NodePtr& body, const Array& buffer, const NodePtr& stageNode,
+                    const std::function<NodePtr(const NodePtr&)>& rewriteCore) {
+  std::vector<NodePtr> allocs;
+  NodePtr inner = body;
+  while (inner->kind == NodeKind::Alloc && inner->buffer.space == MemorySpace::Shared) {
+    allocs.push_back(inner);
+    inner = inner->body();
+  }
+  std::vector<NodePtr> stmts = flattenSeq(inner);
+  size_t stages = 0;
+  while (stages < stmts.size() && stmts[stages]->kind == NodeKind::Stage) ++stages;
+  bool staged = !allocs.empty() && stages > 0 && stmts.size() >= stages + 3 &&
+                stmts[stages]->kind == NodeKind::Barrier && stmts.back()->kind == NodeKind::Barrier;
+  if (!staged) {
+    return makeAlloc(buffer, makeSeq({stageNode, makeBarrier(), rewriteCore(body), makeBarrier()}));
+  }
+  std::vector<NodePtr> core(stmts.begin() + static_cast<long>(stages) + 1, stmts.end() - 1);
+  std::vector<NodePtr> seq(stmts.begin(), stmts.begin() + static_cast<long>(stages));
+  seq.push_back(stageNode);
+  seq.push_back(makeBarrier());
+  seq.push_back(rewriteCore(makeSeq(core)));
+  seq.push_back(makeBarrier());
+  NodePtr result = makeSeq(seq);
+  for (size_t k = allocs.size(); k-- > 0;) result = withKids(allocs[k], {result});
+  return makeAlloc(buffer, result);
+}
+
+// The part of a staged body the stage reads for: the body itself, or the core of a staged shape.
+NodePtr stagedCore(const NodePtr& body) {
+  NodePtr inner = body;
+  while (inner->kind == NodeKind::Alloc && inner->buffer.space == MemorySpace::Shared) inner = inner->body();
+  std::vector<NodePtr> stmts = flattenSeq(inner);
+  size_t stages = 0;
+  while (stages < stmts.size() && stmts[stages]->kind == NodeKind::Stage) ++stages;
+  if (inner == body || stages == 0 || stmts.size() < stages + 3) return body;
+  return makeSeq(std::vector<NodePtr>(stmts.begin() + static_cast<long>(stages) + 1, stmts.end() - 1));
+}
+
+}  // namespace
+
+TransformResult stage(const Kernel& kernel, const std::string& array, const std::string& atLoop) {
+  const Array* source = kernel.findParam(array);
+  if (!source) return TransformResult::refuse(array + " is not an array parameter of the kernel");
+  std::string bufferName = freshName(kernel, array + "_s");
+  return editLoops(kernel, atLoop, [&](const NodePtr& loop, const Ancestors& above) -> LoopEdit {
+    for (const auto& a : above)
+      if (a->kind == NodeKind::For && a->mapping != Mapping::None && !isGridMapping(a->mapping))
+        return {nullptr, "loop " + atLoop + " lies inside loop " + a->index + " (" + mappingName(a->mapping) +
+                             "): a stage is done by the whole block, outside thread loops"};
+    if (loop->mapping != Mapping::None && !isGridMapping(loop->mapping))
+      return {nullptr, "loop " + atLoop + " is mapped to " + std::string(mappingName(loop->mapping)) +
+                           ": a stage is done by the whole block, outside thread loops"};
+    NodePtr core = stagedCore(loop->body());
+    bool written = anyNode(core, [&](const Node& n) { return n.kind == NodeKind::Assign && n.target.array == array; });
+    if (written) return {nullptr, array + " is written inside loop " + atLoop + ", so a copy of it would go stale"};
+    Box box;
+    if (std::string why = boxOf(core, array, box); !why.empty()) return {nullptr, why};
+    Array buffer;
+    buffer.name = bufferName;
+    buffer.type = source->type;
+    buffer.extents = box.extents;
+    buffer.space = MemorySpace::Shared;
+    int64_t bytes = buffer.elements() * scalarTypeBytes(buffer.type);
+    if (bytes > kSharedBytesLimit)
+      return {nullptr, "the box of " + array + " at loop " + atLoop + " needs " + std::to_string(bytes) +
+                           " bytes of shared memory, more than " + std::to_string(kSharedBytesLimit)};
+    auto rewriteCore = [&](const NodePtr& n) {
+      return rewriteAccesses(n, [&](const Access& a) {
+        if (a.array != array) return a;
+        Access r{bufferName, {}};
+        for (size_t d = 0; d < a.subscripts.size(); ++d) r.subscripts.push_back(a.subscripts[d] - box.origin[d]);
+        return r;
+      });
+    };
+    NodePtr stageNode = makeStage(buffer, array, box.origin);
+    return {withBody(loop, insertStage(loop->body(), buffer, stageNode, rewriteCore)), {}};
+  });
+}
+
+}  // namespace cudaburg

@@ -1,0 +1,38 @@
+#include "src/transform/legality_rules.hpp"
+#include "src/transform/strip.hpp"
+#include "src/transform/transforms.hpp"
+#include "src/transform/tree_edit.hpp"
+
+namespace cudaburg {
+
+TransformResult tile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& factors) {
+  if (loops.empty() || loops.size() != factors.size())
+    return TransformResult::refuse("tiling needs one factor a loop");
+  for (int64_t f : factors)
+    if (f < 2) return TransformResult::refuse("tiling needs factors of at least 2, not " + std::to_string(f));
+  // Names are chosen before the edit so that every copy of the band gets the same ones.
+  std::vector<std::string> outer;
+  Kernel naming = kernel;
+  for (const auto& l : loops) {
+    outer.push_back(freshName(naming, l + "_o"));
+    naming.sizes.emplace_back(outer.back(), 0);  // reserve the name for the next loop
+  }
+  return editLoops(kernel, loops[0], [&](const NodePtr& first, const Ancestors&) -> LoopEdit {
+    std::vector<NodePtr> band = {first};
+    for (size_t k = 1; k < loops.size(); ++k) {
+      const NodePtr& body = band.back()->body();
+      if (body->kind != NodeKind::For || body->index != loops[k])
+        return {nullptr, "loop " + loops[k] + " is not the whole body of loop " + loops[k - 1] + " (tiling needs a perfect nest)"};
+      band.push_back(body);
+    }
+    std::vector<const Node*> raw;
+    for (const auto& l : band) raw.push_back(l.get());
+    if (std::string why = permutationProblem(kernel, raw); !why.empty()) return {nullptr, why};
+    NodePtr result = band.back()->body();
+    for (size_t k = band.size(); k-- > 0;) result = stripInnerLoop(*band[k], outer[k], factors[k], result);
+    for (size_t k = band.size(); k-- > 0;) result = stripOuterLoop(*band[k], outer[k], factors[k], result);
+    return {result, {}};
+  });
+}
+
+}  // namespace cudaburg

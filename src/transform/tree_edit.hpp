@@ -1,0 +1,56 @@
+#pragma once
+// Finding loops by index and rebuilding trees around edits: the plumbing the transformations
+// share. Trees are immutable, so an edit rebuilds the nodes above it and shares the rest.
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "src/loop/loop_tree.hpp"
+#include "src/transform/transform_result.hpp"
+
+namespace cudaburg {
+
+// The nodes above a node, outermost first.
+using Ancestors = std::vector<NodePtr>;
+
+// What an edit of one loop returns: its replacement, or a refusal (reason set).
+struct LoopEdit {
+  NodePtr node;
+  std::string reason;
+};
+
+// Replaces every For node with index `index` by what `edit` returns. Loops inside a replaced
+// loop are not visited. Refuses when no loop has that index or when an edit refuses.
+TransformResult editLoops(const Kernel& kernel, const std::string& index,
+                          const std::function<LoopEdit(const NodePtr& loop, const Ancestors& above)>& edit);
+
+// Finishes a transformation: the kernel with the new body when it keeps the mapped-tree model,
+// else a refusal naming the rule it breaks.
+TransformResult accept(const Kernel& kernel, NodePtr body);
+
+// Every name a kernel uses: sizes, arrays and buffers, loop indices.
+std::set<std::string> usedNames(const Kernel& kernel);
+// `base` if the kernel does not use it, else base2, base3, ...
+std::string freshName(const Kernel& kernel, const std::string& base);
+
+// Calls `visit` on every node below and including `node`, with its ancestors.
+void walk(const NodePtr& node, const std::function<void(const NodePtr&, const Ancestors&)>& visit);
+
+// Whether any node below and including `node` satisfies `pred`.
+bool anyNode(const NodePtr& node, const std::function<bool(const Node&)>& pred);
+
+// Rewrites every access (assignment targets and loads) below `node` with `rewrite`.
+NodePtr rewriteAccesses(const NodePtr& node, const std::function<Access(const Access&)>& rewrite);
+ExprPtr rewriteAccesses(const ExprPtr& expr, const std::function<Access(const Access&)>& rewrite);
+
+// Whether an expression reads `array`.
+bool reads(const ExprPtr& expr, const std::string& array);
+
+// Whether a loop's bounds use index `index`.
+bool boundsUse(const Node& loop, const std::string& index);
+
+// A copy of a For node with another body (and, where given, other bounds or mapping).
+NodePtr withBody(const NodePtr& loop, NodePtr body);
+
+}  // namespace cudaburg
