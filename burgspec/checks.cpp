@@ -298,9 +298,10 @@ class GrammarChecker {
 
   // ---- Actions and their types ----
 
-  // A nonterminal with a %type yields a value, so each of its rules needs an action to
-  // compute it; a chain rule from a nonterminal of the same type passes its value on.
-  // Actions of untyped nonterminals run for their effects and yield nothing.
+  // A nonterminal with a %type yields a value, which its rules' actions compute; a chain rule
+  // from a nonterminal of the same type passes its value on. A rule with neither yields a
+  // default-constructed value, which is rarely what was meant. Actions of untyped nonterminals
+  // run for their effects and yield nothing.
   void checkActionTypes() {
     for (const auto& rule : grammar_.rules) {
       if (rule.action) continue;
@@ -310,8 +311,8 @@ class GrammarChecker {
         const Nonterminal* rhs = grammar_.findNonterminal(rule.pattern.symbol);
         if (!rhs || rhs->resultType == lhs->resultType) continue;
       }
-      diags_.error(rule.loc, "rule for " + quoted(rule.lhs) + " has no action, but " + quoted(rule.lhs) +
-                                 " has %type <" + lhs->resultType + ">: an action must compute its value");
+      diags_.warning(rule.loc, "rule for " + quoted(rule.lhs) + " has no action; its value will be a default " +
+                                   lhs->resultType + "{}");
     }
   }
 

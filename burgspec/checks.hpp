@@ -12,10 +12,11 @@ namespace burgspec {
 //  - infers each operator's arity from its uses (-1 when unused);
 //  - numbers unnumbered rules and operators after the largest number written;
 //  - makes the first rule's left side the start nonterminal when there is no %start.
-// Reports errors (undefined or misused symbols, conflicting arities, duplicate numbers,
-// chain-rule cycles, nonterminals that derive no finite tree, actions that cannot yield their
-// %type) and warnings (unreachable nonterminals, unused operators); docs/burg-language.md lists
-// them all. Returns false when it reported an error.
+// Reports errors (undefined or misused symbols, conflicting arities, duplicate numbers and
+// bindings, chain-rule cycles, nonterminals that derive no finite tree) and warnings
+// (unreachable nonterminals, unused operators, typed rules without an action, cycles of
+// positive-cost chain rules); docs/burg-language.md lists them all. Returns false when it
+// reported an error.
 bool checkGrammar(Grammar& grammar, Diagnostics& diags);
 
 }  // namespace burgspec

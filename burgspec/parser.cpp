@@ -139,7 +139,7 @@ class Parser {
         while (!atDeclarationBoundary()) advance();
       }
     }
-    if (at(TokenKind::End)) diags_.error(tok_.loc, "expected '%%' before the rules");
+    if (at(TokenKind::End) && !prologueRanToEnd_) diags_.error(tok_.loc, "expected '%%' before the rules");
   }
 
   bool parseDeclaration() {
@@ -163,6 +163,7 @@ class Parser {
     RawCapture code = lexer_.capturePrologue();
     if (!code.closed) {
       diags_.error(loc, "unterminated '%{' block: missing '%}'");
+      prologueRanToEnd_ = true;
       advanceAfterCapture();
       return false;
     }
@@ -256,10 +257,10 @@ class Parser {
       return false;
     }
     SourceLoc open = tok_.loc;
+    Lexer atOpening = lexer_;
     RawCapture text = lexer_.captureBalanced('<', '>');
     if (!text.closed) {
-      diags_.error(open, "unterminated type: missing '>'");
-      advanceAfterCapture();
+      unterminated(atOpening, open, "unterminated type: missing '>'");
       return false;
     }
     size_t leading;
@@ -346,6 +347,10 @@ class Parser {
       grammar_.rules.push_back(std::move(rule));
       return true;
     }
+    if (at(TokenKind::Error)) {
+      errorExpected("';'");
+      return false;
+    }
     if (!at(TokenKind::Semicolon)) {
       bool nextRuleFollows = atRuleStart();
       diags_.error(file_.locate(prevEnd_), "expected ';' at end of rule, found " + describe(tok_));
@@ -381,8 +386,11 @@ class Parser {
       pattern.symbol = tok_.text;
       advance();
     }
-    // At the top level, '(' after a leaf may open its cost instead of its operands.
-    if (!at(TokenKind::LeftParen) || (depth == 0 && !operandListAhead())) return true;
+    // At the top level, '(' after a leaf may open its cost instead of its operands: it opens
+    // operands when it touches the symbol, `ADDI(`, or when what it encloses has their shape.
+    if (!at(TokenKind::LeftParen)) return true;
+    bool touches = tok_.offset == prevEnd_;
+    if (depth == 0 && !touches && !operandListAhead()) return true;
     advance();
     for (;;) {
       Pattern kid;
@@ -416,7 +424,7 @@ class Parser {
       } else if (token.kind == TokenKind::Colon && state == State::AfterName) {
         state = State::NeedBoundSymbol;
       } else if (token.kind == TokenKind::LeftParen && state != State::AfterKids) {
-        if (++depth > kMaxPatternDepth) return false;
+        if (++depth > kMaxPatternDepth) return true;  // parsePattern reports it
         state = State::NeedSymbol;
       } else if (token.kind == TokenKind::Comma) {
         state = State::NeedSymbol;
@@ -429,12 +437,20 @@ class Parser {
     }
   }
 
+  // After a raw capture ran to the end of the input: reports it at the opening bracket and
+  // resumes lexing just after that bracket, so that the rest of the input is still checked.
+  void unterminated(const Lexer& atOpening, SourceLoc open, const std::string& message) {
+    diags_.error(open, message);
+    lexer_ = atOpening;
+    advance();
+  }
+
   bool parseCost(Cost& cost) {
     SourceLoc open = tok_.loc;
+    Lexer atOpening = lexer_;
     RawCapture text = lexer_.captureBalanced('(', ')');
     if (!text.closed) {
-      diags_.error(open, "unterminated cost: missing ')'");
-      advanceAfterCapture();
+      unterminated(atOpening, open, "unterminated cost: missing ')'");
       return false;
     }
     advanceAfterCapture();
@@ -459,12 +475,13 @@ class Parser {
 
   bool parseAction(Rule& rule) {
     rule.actionLoc = tok_.loc;
+    Lexer atOpening = lexer_;
     RawCapture text = lexer_.captureBalanced('{', '}');
-    advanceAfterCapture();
     if (!text.closed) {
-      diags_.error(rule.actionLoc, "unterminated action: missing '}'");
+      unterminated(atOpening, rule.actionLoc, "unterminated action: missing '}'");
       return false;
     }
+    advanceAfterCapture();
     rule.action = std::move(text.text);
     return true;
   }
@@ -475,6 +492,7 @@ class Parser {
   Lexer lexer_;
   Token tok_;
   size_t prevEnd_ = 0;  // offset just past the previous token
+  bool prologueRanToEnd_ = false;
 };
 
 }  // namespace
