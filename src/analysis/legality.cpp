@@ -16,7 +16,8 @@ std::string statementText(const Node& stmt) {
 std::string explain(const DependenceGraph& deps, const Dependence& d) {
   const Node& from = *deps.statements().at(d.source).node;
   const Node& to = *deps.statements().at(d.sink).node;
-  std::string s = std::string("a ") + dependenceKindName(d.kind) + " dependence on " + d.array;
+  bool vowel = d.kind == DependenceKind::Anti || d.kind == DependenceKind::Output;
+  std::string s = std::string(vowel ? "an " : "a ") + dependenceKindName(d.kind) + " dependence on " + d.array;
   if (d.source == d.sink) s += " in `" + statementText(from) + "`";
   else s += " from `" + statementText(from) + "` to `" + statementText(to) + "`";
   return s + ", direction " + d.directionString();

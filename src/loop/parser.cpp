@@ -672,7 +672,7 @@ ExprPtr Parser::parseExprPrimary(int depth) {
       advance();
       return Expr::indexValue(Affine::var(name));
     }
-    error(tok_, "'" + name + "' is not an array, a size or a loop index in scope");
+    error(tok_, "unknown name '" + name + "': not an array, a size or a loop index in scope");
     advance();
     return nullptr;
   }

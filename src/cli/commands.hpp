@@ -1,0 +1,16 @@
+#pragma once
+// The subcommands of the cudaburg command, one a file. Each adds itself to the application and
+// sets `status` (the process's exit status) when it runs.
+#include <CLI/CLI.hpp>
+
+namespace cudaburg::cli {
+
+// Exit statuses shared by every subcommand.
+constexpr int kOk = 0;
+constexpr int kInputError = 1;    // the .loop file (or recipe) has errors, reported as diagnostics
+constexpr int kUsageError = 2;    // a command-line mistake, reported as one sentence
+
+// `cudaburg show FILE.loop [-D NAME=VALUE]... [--recipe R] [--dot FILE] [--deps]`
+void addShowCommand(CLI::App& app, int& status);
+
+}  // namespace cudaburg::cli

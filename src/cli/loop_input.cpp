@@ -1,0 +1,75 @@
+#include "src/cli/loop_input.hpp"
+
+#include <charconv>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "burgspec/diagnostics.hpp"
+#include "burgspec/source.hpp"
+#include "src/loop/parser.hpp"
+
+namespace cudaburg::cli {
+
+std::optional<std::map<std::string, int64_t>> parseSizeDefinitions(const std::vector<std::string>& defs,
+                                                                   std::string& error) {
+  std::map<std::string, int64_t> sizes;
+  for (const std::string& def : defs) {
+    size_t eq = def.find('=');
+    std::string name = def.substr(0, eq);
+    bool goodName = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+    for (char c : name) goodName = goodName && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    if (eq == std::string::npos || !goodName) {
+      error = "-D expects NAME=VALUE (an integer size), not '" + def + "'";
+      return std::nullopt;
+    }
+    std::string text = def.substr(eq + 1);
+    int64_t value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+      error = "-D " + name + " needs an integer value, not '" + text + "'";
+      return std::nullopt;
+    }
+    sizes[name] = value;
+  }
+  return sizes;
+}
+
+std::optional<Kernel> loadLoopFile(const std::string& path, const std::map<std::string, int64_t>& sizes) {
+  burgspec::SourceFile file("", "");
+  std::string error;
+  if (!burgspec::SourceFile::read(path, file, error)) {
+    std::cerr << "cudaburg: error: " << error << "\n";
+    return std::nullopt;
+  }
+  burgspec::Diagnostics diags(file);
+  std::optional<Kernel> kernel = parseLoopFile(file, diags, sizes);
+  diags.printAll(std::cerr);
+  return kernel;
+}
+
+bool writeFileAtomically(const std::string& path, const std::string& text, std::string& error) {
+  std::string temp = path + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      error = "cannot write '" + path + "'";
+      return false;
+    }
+    out << text;
+    out.flush();
+    if (!out) {
+      std::remove(temp.c_str());
+      error = "cannot write '" + path + "'";
+      return false;
+    }
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::remove(temp.c_str());
+    error = "cannot write '" + path + "'";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace cudaburg::cli

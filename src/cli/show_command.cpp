@@ -1,0 +1,104 @@
+// `cudaburg show`: a kernel as nested loops (before and after a recipe) and as Graphviz DOT.
+#include <filesystem>
+#include <iostream>
+
+#include "src/analysis/dependence.hpp"
+#include "src/cli/commands.hpp"
+#include "src/cli/loop_input.hpp"
+#include "src/loop/dot.hpp"
+#include "src/loop/printer.hpp"
+#include "src/transform/recipe.hpp"
+
+namespace cudaburg::cli {
+
+namespace {
+
+struct ShowOptions {
+  std::string loopFile;
+  std::vector<std::string> defines;
+  std::string recipe;
+  std::string dotFile;
+  bool deps = false;
+};
+
+// A recipe given as a file's name is read from it; otherwise the text is the recipe itself
+// (steps separated by ';').
+std::optional<Recipe> loadRecipe(const std::string& arg) {
+  burgspec::SourceFile file("--recipe", arg);
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(arg, ec)) {
+    std::string error;
+    if (!burgspec::SourceFile::read(arg, file, error)) {
+      std::cerr << "cudaburg: error: " << error << "\n";
+      return std::nullopt;
+    }
+  }
+  burgspec::Diagnostics diags(file);
+  std::optional<Recipe> recipe = parseRecipe(file, diags);
+  diags.printAll(std::cerr);
+  return recipe;
+}
+
+void printDependences(const Kernel& kernel) {
+  DependenceGraph deps(kernel);
+  std::cout << "// dependences\n";
+  for (const Statement& s : deps.statements()) {
+    std::cout << "//   S" << s.order << ": " << printNode(*s.node);
+  }
+  if (deps.dependences().empty()) std::cout << "//   none\n";
+  for (const Dependence& d : deps.dependences()) std::cout << "//   " << deps.describe(d) << "\n";
+}
+
+int runShow(const ShowOptions& options) {
+  std::string error;
+  auto sizes = parseSizeDefinitions(options.defines, error);
+  if (!sizes) {
+    std::cerr << "cudaburg: error: " << error << "\n";
+    return kUsageError;
+  }
+  std::optional<Kernel> kernel = loadLoopFile(options.loopFile, *sizes);
+  if (!kernel) return kInputError;
+
+  Kernel shown = *kernel;
+  if (!options.recipe.empty()) {
+    std::optional<Recipe> recipe = loadRecipe(options.recipe);
+    if (!recipe) return kInputError;
+    TransformResult result = applyRecipe(*kernel, *recipe);
+    if (!result) {
+      std::cerr << "cudaburg: error: the recipe does not apply: " << result.reason << "\n";
+      return kInputError;
+    }
+    shown = *result.kernel;
+    std::cout << "// before\n" << printKernel(*kernel) << "\n// recipe\n";
+    for (const RecipeStep& step : recipe->steps) std::cout << "//   " << step.str() << "\n";
+    std::cout << "\n// after\n";
+  }
+  std::cout << printKernel(shown);
+  if (options.deps) printDependences(shown);
+  if (!options.dotFile.empty()) {
+    std::string dot = kernelToDot(shown);
+    if (options.dotFile == "-") {
+      std::cout << dot;
+    } else if (!writeFileAtomically(options.dotFile, dot, error)) {
+      std::cerr << "cudaburg: error: " << error << "\n";
+      return kUsageError;
+    }
+  }
+  return kOk;
+}
+
+}  // namespace
+
+void addShowCommand(CLI::App& app, int& status) {
+  auto options = std::make_shared<ShowOptions>();
+  CLI::App* show = app.add_subcommand("show", "Print a kernel as nested loops (and as Graphviz DOT)");
+  show->add_option("file", options->loopFile, "The .loop file")->required();
+  show->add_option("-D", options->defines, "Set a size: -D NAME=VALUE (repeatable)")->allow_extra_args(false);
+  show->add_option("--recipe", options->recipe,
+                   "Apply a recipe (a file, or steps separated by ';') and print before and after");
+  show->add_option("--dot", options->dotFile, "Write the tree as Graphviz DOT to this file ('-': standard output)");
+  show->add_flag("--deps", options->deps, "Also print the statements and their dependences");
+  show->callback([options, &status] { status = runShow(*options); });
+}
+
+}  // namespace cudaburg::cli

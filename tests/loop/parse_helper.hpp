@@ -1,0 +1,46 @@
+#pragma once
+// Parses .loop text held in a test, keeping the source and its diagnostics alive together.
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "burgspec/diagnostics.hpp"
+#include "src/loop/parser.hpp"
+
+namespace cudaburg::test {
+
+struct Parsed {
+  std::unique_ptr<burgspec::SourceFile> file;
+  std::unique_ptr<burgspec::Diagnostics> diags;
+  std::optional<Kernel> kernel;
+
+  std::string errors() const { return diags->str(); }
+};
+
+inline Parsed parseText(const std::string& text, const std::map<std::string, int64_t>& overrides = {},
+                        const std::string& name = "test.loop") {
+  Parsed p;
+  p.file = std::make_unique<burgspec::SourceFile>(name, text);
+  p.diags = std::make_unique<burgspec::Diagnostics>(*p.file);
+  p.kernel = parseLoopFile(*p.file, *p.diags, overrides);
+  return p;
+}
+
+inline Parsed parseExample(const std::string& name, const std::map<std::string, int64_t>& overrides = {}) {
+  burgspec::SourceFile file("", "");
+  std::string error;
+  std::string path = std::string(CUDABURG_EXAMPLES_DIR) + "/" + name;
+  if (!burgspec::SourceFile::read(path, file, error)) return parseText("", overrides, path + ": " + error);
+  return parseText(file.text(), overrides, path);
+}
+
+// The For node whose index is `index` (depth-first), or null.
+inline const Node* findLoop(const NodePtr& node, const std::string& index) {
+  if (node->kind == NodeKind::For && node->index == index) return node.get();
+  for (const NodePtr& kid : node->kids)
+    if (const Node* found = findLoop(kid, index)) return found;
+  return nullptr;
+}
+
+}  // namespace cudaburg::test
