@@ -1,0 +1,33 @@
+#pragma once
+// Verification: a kernel's output against the reference's, by the relative error
+// ||out - ref|| / ||ref|| (2-norms), with a bound that grows with the reduction length the way
+// rounding error does. A non-finite element never passes.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "src/loop/loop_tree.hpp"
+
+namespace cudaburg {
+
+// The largest relative error a correct kernel of `type` may show when each output element sums
+// `reductionLength` terms (fp32: between 1e-6 and 1e-4).
+double verificationTolerance(ScalarType type, int64_t reductionLength);
+
+struct Comparison {
+  bool passed = false;
+  double relativeError = 0;   // ||out - ref|| / ||ref|| (the absolute error when ref is all zero)
+  size_t nonFinite = 0;       // elements of `out` that are NaN or infinite (unwritten when poisoned)
+  size_t firstNonFinite = 0;  // the first of them
+  size_t worstIndex = 0;      // the element with the largest difference
+  std::string reason;         // why it failed; empty when it passed
+};
+
+// Compares one output array; `extents` only serve to name elements in the reason ("C[3][17]").
+Comparison compareArrays(const std::string& name, const std::vector<int64_t>& extents,
+                         const std::vector<double>& out, const std::vector<double>& ref, double tolerance);
+
+// "C[3][17]": the element of a row-major array with these extents at a flat index.
+std::string elementName(const std::string& name, const std::vector<int64_t>& extents, size_t flat);
+
+}  // namespace cudaburg
