@@ -1,0 +1,31 @@
+#include "examples/isel/selector.hpp"
+
+#include <sstream>
+
+#include "examples/isel/isel_matcher.hpp"
+#include "examples/isel/parser.hpp"
+
+namespace isel {
+
+bool selectInstructions(const burgspec::SourceFile& file, burgspec::Diagnostics& diags, Selection& out) {
+  Trees trees;
+  std::vector<Statement> statements;
+  if (!parseProgram(file, diags, trees, statements)) return false;
+  Program program;
+  IselMatcher matcher(&program);
+  for (const Statement& s : statements) {
+    // Every tree of the language has a cover: reg: ADD(reg, reg) and the like accept anything.
+    matcher.label(s.tree);
+    SelectedStatement selected{s.text, matcher.cover(s.tree), "", matcher.cost(s.tree, IselMatcher::kStart)};
+    std::ostringstream dot;
+    matcher.printDot(dot, s.tree);
+    selected.dot = dot.str();
+    program.comment(s.text);
+    matcher.reduce(s.tree);
+    out.statements.push_back(std::move(selected));
+  }
+  out.listing = program.lines();
+  return true;
+}
+
+}  // namespace isel
