@@ -50,8 +50,15 @@ IndexRange IndexRanges::loopIndexRange(const Node& loop, int64_t trips) const {
   r.max = (low ? low->second : 0) + std::max<int64_t>(0, trips - 1) * loop.step;
   for (const Affine& upper : loop.upper)
     if (auto up = bounds(upper)) r.max = std::min(r.max, up->second - 1);
-  r.max = std::max(r.max, r.min);
   r.multipleOf = std::gcd(multipleOf(loop.lower), trips > 1 ? loop.step : 0);
+  // Every value is a multiple of multipleOf: so are the tightest bounds.
+  if (r.multipleOf > 1) {
+    int64_t m = r.multipleOf;
+    auto floorTo = [m](int64_t v) { return (v >= 0 ? v / m : -((-v + m - 1) / m)) * m; };
+    r.max = floorTo(r.max);
+    r.min = -floorTo(-r.min);
+  }
+  r.max = std::max(r.max, r.min);
   return r;
 }
 

@@ -31,11 +31,27 @@ std::string literal(double v, ScalarType t) {
   return single ? s + "f" : s;
 }
 
+// An affine expression as text, its positive terms first: "i2 - i0" rather than "-i0 + i2".
+std::string affineText(const Affine& a) {
+  std::string s;
+  for (int pass = 0; pass < 2; ++pass)
+    for (const auto& [name, coef] : a.terms) {
+      if ((coef > 0) != (pass == 0)) continue;
+      int64_t mag = coef < 0 ? -coef : coef;
+      s += s.empty() ? (coef < 0 ? "-" : "") : (coef < 0 ? " - " : " + ");
+      s += (mag != 1 ? std::to_string(mag) + "*" : "") + name;
+    }
+  if (s.empty()) return std::to_string(a.constant);
+  if (a.constant != 0) s += (a.constant < 0 ? " - " : " + ") + std::to_string(a.constant < 0 ? -a.constant : a.constant);
+  return s;
+}
+
 // `lower + step * var` as text.
 std::string offsetText(const Affine& lower, int64_t step, const std::string& var) {
-  std::string scaled = step == 1 ? var : std::to_string(step) + " * " + var;
+  bool compound = var.find(' ') != std::string::npos;
+  std::string scaled = step == 1 ? var : std::to_string(step) + " * " + (compound ? "(" + var + ")" : var);
   if (lower.isConstant() && lower.constant == 0) return scaled;
-  return lower.str() + " + " + scaled;
+  return affineText(lower) + " + " + (compound && step == 1 ? "(" + var + ")" : scaled);
 }
 
 ExprPtr substituteExpr(const ExprPtr& e, const std::string& name, const Affine& by) {
@@ -187,7 +203,7 @@ std::string KernelWriter::accessText(const Access& a, const Scope& scope) {
   for (const auto& sub : a.subscripts)
     for (const auto& [name, coef] : sub.terms)
       if (!scope.ranges.has(name)) refuse("`" + a.str() + "` uses `" + name + "` outside its loop");
-  if (array->space == MemorySpace::Global) return a.array + "[" + flatOffset(a, *array).str() + "]";
+  if (array->space == MemorySpace::Global) return a.array + "[" + affineText(flatOffset(a, *array)) + "]";
   std::string text = a.array;
   for (Affine sub : a.subscripts) {
     if (array->space == MemorySpace::Register) {
@@ -197,7 +213,7 @@ std::string KernelWriter::accessText(const Access& a, const Scope& scope) {
           refuse("register buffer `" + a.array + "` indexed by `" + name +
                  "`, which is not a compile-time constant (in `" + a.str() + "`)");
     }
-    text += "[" + sub.str() + "]";
+    text += "[" + affineText(sub) + "]";
   }
   return text;
 }
@@ -208,8 +224,9 @@ std::vector<std::string> KernelWriter::outsideConditions(const Access& a, const 
   for (size_t d = 0; d < a.subscripts.size() && d < array.extents.size(); ++d) {
     const Affine& s = a.subscripts[d];
     auto span = scope.ranges.bounds(s);
-    if (!span || span->first < 0) conds.push_back(s.str() + " >= 0");
-    if (!span || span->second >= array.extents[d]) conds.push_back(s.str() + " < " + std::to_string(array.extents[d]));
+    if (!span || span->first < 0) conds.push_back(affineText(s) + " >= 0");
+    if (!span || span->second >= array.extents[d])
+      conds.push_back(affineText(s) + " < " + std::to_string(array.extents[d]));
   }
   return conds;
 }
@@ -242,8 +259,8 @@ std::string KernelWriter::exprText(const Expr& e, ScalarType type, const Scope& 
     case Expr::Kind::Index:
       for (const auto& [name, coef] : e.index.terms)
         if (!scope.ranges.has(name)) refuse("`" + e.index.str() + "` uses `" + name + "` outside its loop");
-      if (type == ScalarType::Int) return e.index.isConstant() ? e.index.str() : "(" + e.index.str() + ")";
-      return "static_cast<" + cudaType(type) + ">(" + e.index.str() + ")";
+      if (type == ScalarType::Int) return e.index.isConstant() ? affineText(e.index) : "(" + affineText(e.index) + ")";
+      return "static_cast<" + cudaType(type) + ">(" + affineText(e.index) + ")";
     case Expr::Kind::Load: return loadText(e.load, type, scope);
     case Expr::Kind::Binary: {
       std::string s = exprText(*e.args[0], type, scope) + " " + e.op + " " + exprText(*e.args[1], type, scope);
@@ -302,7 +319,7 @@ void KernelWriter::emitLoop(const Node& loop, const Scope& scope) {
 bool KernelWriter::openGuard(const Node& loop, const Affine& lastIndex, const Scope& scope) {
   std::vector<std::string> conds;
   for (const Affine& upper : loop.upper)
-    if (!scope.ranges.provesLess(lastIndex, upper)) conds.push_back(loop.index + " < " + upper.str());
+    if (!scope.ranges.provesLess(lastIndex, upper)) conds.push_back(loop.index + " < " + affineText(upper));
   if (conds.empty()) return false;
   open("if (" + joinConditions(conds) + ") {");
   return true;
@@ -326,10 +343,18 @@ void KernelWriter::emitSerialLoop(const Node& loop, const Scope& scope) {
   if (!trips) return refuse("loop `" + loop.index + "` has no bounded trip count");
   Scope inner = scope;
   inner.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, *trips));
+  // An upper bound that another one never exceeds says nothing more.
   std::vector<std::string> conds;
-  for (const Affine& upper : loop.upper) conds.push_back(loop.index + " < " + upper.str());
+  for (size_t i = 0; i < loop.upper.size(); ++i) {
+    bool implied = false;
+    for (size_t j = 0; j < loop.upper.size() && !implied; ++j) {
+      auto span = scope.ranges.bounds(loop.upper[j] - loop.upper[i]);
+      implied = j != i && span && (span->second < 0 || (span->second == 0 && j < i));
+    }
+    if (!implied) conds.push_back(loop.index + " < " + affineText(loop.upper[i]));
+  }
   std::string step = loop.step == 1 ? "++" + loop.index : loop.index + " += " + std::to_string(loop.step);
-  open("for (int " + loop.index + " = " + loop.lower.str() + "; " + joinConditions(conds) + "; " + step + ") {");
+  open("for (int " + loop.index + " = " + affineText(loop.lower) + "; " + joinConditions(conds) + "; " + step + ") {");
   emit(*loop.body(), inner);
   close();
 }
@@ -345,7 +370,7 @@ void KernelWriter::emitUnrolledLoop(const Node& loop, const Scope& scope, const 
   if (loop.lower.isConstant()) {
     inner.compileTimeIndices.insert(loop.index);
     std::string step = loop.step == 1 ? "++" + loop.index : loop.index + " += " + std::to_string(loop.step);
-    open("for (int " + loop.index + " = " + loop.lower.str() + "; " + loop.index + " < " +
+    open("for (int " + loop.index + " = " + affineText(loop.lower) + "; " + loop.index + " < " +
          std::to_string(loop.lower.constant + *trips * loop.step) + "; " + step + ") {");
   } else {
     std::string counter = loop.index + "_u";
@@ -493,8 +518,7 @@ void KernelWriter::emitStage(const Node& node, const Scope& scope) {
     innerSize /= buffer.extents[d];
     std::string value = "stage_e";
     if (innerSize != 1) value += " / " + std::to_string(innerSize);
-    if (d > 0) value = "(" + value + ") % " + std::to_string(buffer.extents[d]);
-    if (d == 0 && innerSize == 1) value = "stage_e";
+    if (d > 0) value = (innerSize != 1 ? "(" + value + ")" : value) + " % " + std::to_string(buffer.extents[d]);
     coords += (d ? ", " : "") + var + " = " + value;
     inner.ranges.bind(var, IndexRange{0, buffer.extents[d] - 1, 1});
     from.subscripts.push_back(node.origin[d] + Affine::var(var));
@@ -507,7 +531,7 @@ void KernelWriter::emitStage(const Node& node, const Scope& scope) {
   auto conds = outsideConditions(from, *source, inner);
   if (!conds.empty()) value = "(" + joinConditions(conds) + ") ? " + value + " : " + zero;
   std::string origin;
-  for (const auto& o : node.origin) origin += "[" + o.str() + "]";
+  for (const auto& o : node.origin) origin += "[" + affineText(o) + "]";
   line("// Stage " + node.source + origin + " -> " + buffer.name + ", zero outside " + node.source);
   open("for (int stage_e = " + coordinate("thread_rank") + "; stage_e < " + std::to_string(buffer.elements()) +
        "; stage_e += " + std::to_string(plan_.threads()) + ") {");
@@ -524,8 +548,8 @@ void KernelWriter::emitGridLoops(size_t i, const Scope& scope) {
     line("const int " + loop->index + " = " + offsetText(loop->lower, loop->step, coordinate("block_" + a)) + ";  // grid." + a);
     return emitGridLoops(i + 1, scope);
   }
-  std::string global = "(" + coordinate("block_" + a) + " * " + std::to_string(plan_.block[axis]) + " + " +
-                       coordinate("thread_" + a) + ")";
+  std::string global = coordinate("block_" + a) + " * " + std::to_string(plan_.block[axis]) + " + " +
+                       coordinate("thread_" + a);
   line("const int " + loop->index + " = " + offsetText(loop->lower, loop->step, global) + ";");
   int64_t lastThread = plan_.grid[axis] * plan_.block[axis] - 1;
   bool guarded = openGuard(*loop, loop->lower + Affine(lastThread * loop->step), scope);
@@ -572,9 +596,12 @@ std::string KernelWriter::prologue() {
   if (usedCoordinates_.count("thread_rank"))
     for (const char* a : kAxis) usedCoordinates_.insert(std::string("thread_") + a);
   for (int a = 0; a < 3; ++a) {
-    std::string t = std::string("thread_") + kAxis[a], b = std::string("block_") + kAxis[a];
+    std::string t = std::string("thread_") + kAxis[a];
     if (usedCoordinates_.count(t))
       out += "  const int " + t + " = " + (plan_.block[a] > 1 ? std::string("threadIdx.") + kAxis[a] : "0") + ";\n";
+  }
+  for (int a = 0; a < 3; ++a) {
+    std::string b = std::string("block_") + kAxis[a];
     if (usedCoordinates_.count(b))
       out += "  const int " + b + " = " + (plan_.grid[a] > 1 ? std::string("blockIdx.") + kAxis[a] : "0") + ";\n";
   }

@@ -1,0 +1,217 @@
+// The emitter's launch configurations, guards, buffers and refusals.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "src/cuda/emitter.hpp"
+#include "tests/cuda/emit_test_kernels.hpp"
+
+namespace cudaburg {
+namespace {
+
+using namespace testing;
+
+CudaKernel emitted(const Kernel& k) {
+  EmitResult r = emitKernel(k);
+  EXPECT_TRUE(r.ok()) << r.refusal;
+  return r.ok() ? *r.kernel : CudaKernel{};
+}
+
+std::string refusalOf(const Kernel& k) {
+  EmitResult r = emitKernel(k);
+  EXPECT_FALSE(r.ok()) << "emitted a kernel that breaks the model:\n" << (r.ok() ? r.kernel->source : "");
+  return r.refusal;
+}
+
+TEST(EmitLaunch, NaiveMappingCoversTheOuterParallelLoops) {
+  CudaKernel k = emitted(naiveMatmul(100, 70, 33));
+  EXPECT_EQ(k.entry, "matmul");
+  EXPECT_EQ(k.block, (std::array<unsigned, 3>{32, 8, 1}));
+  EXPECT_EQ(k.grid, (std::array<unsigned, 3>{3, 13, 1}));  // ceil(70 / 32), ceil(100 / 8)
+  EXPECT_NE(k.source.find("__launch_bounds__(256)"), std::string::npos);
+  EXPECT_NE(k.source.find("if (j < 70)"), std::string::npos) << k.source;
+  EXPECT_NE(k.source.find("if (i < 100)"), std::string::npos) << k.source;
+  EXPECT_NE(k.source.find("const float* __restrict__ A"), std::string::npos);
+  EXPECT_NE(k.source.find("float* __restrict__ C"), std::string::npos);
+  EXPECT_EQ(k.params, (std::vector<std::string>{"C", "A", "B"}));
+}
+
+TEST(EmitLaunch, SmallLoopsGetSmallBlocks) {
+  CudaKernel k = emitted(naiveMatmul(3, 5, 7));
+  EXPECT_EQ(k.block, (std::array<unsigned, 3>{8, 4, 1}));
+  EXPECT_EQ(k.grid, (std::array<unsigned, 3>{1, 1, 1}));
+}
+
+TEST(EmitLaunch, TiledKernelRunsOnItsMappedGridAndBlock) {
+  CudaKernel k = emitted(tiledMatmul(128, 128, 128));
+  EXPECT_EQ(k.grid, (std::array<unsigned, 3>{2, 2, 1}));
+  EXPECT_EQ(k.block, (std::array<unsigned, 3>{16, 16, 1}));
+  EXPECT_EQ(k.sharedBytes, size_t{(64 * 16 + 16 * 64) * 4});
+  EXPECT_EQ(k.dynamicSharedBytes, 0u);
+  EXPECT_NE(k.source.find("__shared__ __align__(16) float As[64][16];"), std::string::npos);
+  // Tiles divide the sizes: no guard is needed anywhere.
+  EXPECT_EQ(k.source.find("if ("), std::string::npos) << k.source;
+  EXPECT_EQ(std::regex_search(k.source, std::regex("__syncthreads\\(\\);[^]*__syncthreads\\(\\);")), true);
+}
+
+TEST(EmitLaunch, TailsAreGuardedWhereTilesDoNotDivide) {
+  CudaKernel k = emitted(tiledMatmul(98, 120, 40));
+  EXPECT_EQ(k.grid, (std::array<unsigned, 3>{2, 2, 1}));
+  EXPECT_NE(k.source.find("if (i1 < 98)"), std::string::npos) << k.source;
+  EXPECT_NE(k.source.find("if (i2 < 98)"), std::string::npos) << k.source;
+  EXPECT_NE(k.source.find("if (j1 < 120)"), std::string::npos) << k.source;
+  // j1 is a multiple of 4 below 120: the 4 columns of a thread never cross N, so they stay a vector.
+  EXPECT_EQ(k.source.find("j2 < 120"), std::string::npos) << k.source;
+  EXPECT_NE(k.source.find("float4"), std::string::npos) << k.source;
+  // The last k tile is short: k1 stops at K, and the stage reads zeros outside A.
+  EXPECT_NE(k.source.find("k1 < k0 + 16 && k1 < 40"), std::string::npos) << k.source;
+  EXPECT_NE(k.source.find(": 0.0f"), std::string::npos) << k.source;
+  // Where the tile divides, the bound of a full tile alone remains.
+  CudaKernel even = emitted(tiledMatmul(128, 128, 128));
+  EXPECT_NE(even.source.find("k1 < k0 + 16; ++k1"), std::string::npos) << even.source;
+}
+
+TEST(EmitLaunch, RegisterTilesAreIndexedByConstantsOnly) {
+  CudaKernel k = emitted(tiledMatmul(128, 128, 128));
+  std::regex registerUse("acc\\[([^\\]]*)\\]\\[([^\\]]*)\\]");
+  int uses = 0;
+  for (auto it = std::sregex_iterator(k.source.begin(), k.source.end(), registerUse); it != std::sregex_iterator();
+       ++it, ++uses) {
+    for (int d = 1; d <= 2; ++d) {
+      std::string sub = (*it)[d];
+      EXPECT_TRUE(std::regex_match(sub, std::regex("[0-9]+|i2_u|j2_u"))) << "acc indexed by `" << sub << "`";
+    }
+  }
+  EXPECT_GT(uses, 0);
+  EXPECT_NE(k.source.find("#pragma unroll"), std::string::npos);
+}
+
+TEST(EmitLaunch, VectorLoopsUseWideAccesses) {
+  CudaKernel vec = emitted(tiledMatmul(128, 128, 128, 16, Mapping::Vector));
+  EXPECT_NE(vec.source.find("float4"), std::string::npos) << vec.source;
+  CudaKernel scalar = emitted(tiledMatmul(128, 128, 128, 16, Mapping::Unrolled));
+  EXPECT_EQ(scalar.source.find("float4"), std::string::npos) << scalar.source;
+  // A tail in the vector loop's range makes it scalar again, with a reason in a comment.
+  CudaKernel tail = emitted(tiledMatmul(128, 126, 128, 16, Mapping::Vector));
+  EXPECT_NE(tail.source.find("done as scalars"), std::string::npos) << tail.source;
+}
+
+TEST(EmitLaunch, LargeSharedMemoryIsDynamicAndNeedsTheAttribute) {
+  CudaKernel small = emitted(sharedCopy(16));
+  EXPECT_EQ(small.dynamicSharedBytes, 0u);
+  EXPECT_FALSE(small.needsSharedMemoryAttribute);
+  CudaKernel big = emitted(sharedCopy(128));  // 128 x 128 floats = 64 KB
+  EXPECT_EQ(big.sharedBytes, size_t{128 * 128 * 4});
+  EXPECT_EQ(big.dynamicSharedBytes, big.sharedBytes);
+  EXPECT_TRUE(big.needsSharedMemoryAttribute);
+  EXPECT_NE(big.source.find("extern __shared__"), std::string::npos);
+  EXPECT_NE(big.source.find("(dynamic)"), std::string::npos);
+}
+
+TEST(EmitLaunch, HalfKernelsIncludeFp16AndAccumulateAtomically) {
+  CudaKernel k = emitted(halfSumOfSquares(1000, 256));
+  EXPECT_NE(k.source.find("#include <cuda_fp16.h>"), std::string::npos);
+  EXPECT_NE(k.source.find("atomicAdd(&sum[0], __float2half("), std::string::npos) << k.source;
+  EXPECT_EQ(k.zeroFirst, std::vector<std::string>{"sum"});
+  EXPECT_EQ(k.grid[0], 4u);
+  EXPECT_EQ(k.block[0], 256u);
+}
+
+TEST(EmitLaunch, ReferenceIsTheSameNestInDouble) {
+  EmitResult r = emitReference(naiveMatmul(64, 64, 64));
+  ASSERT_TRUE(r.ok()) << r.refusal;
+  EXPECT_EQ(r.kernel->entry, "matmul_reference");
+  EXPECT_EQ(r.kernel->elementType, ScalarType::Double);
+  EXPECT_NE(r.kernel->source.find("double* __restrict__ C"), std::string::npos);
+  EXPECT_EQ(r.kernel->source.find("float"), std::string::npos) << r.kernel->source;
+  EXPECT_EQ(r.kernel->grid, emitted(naiveMatmul(64, 64, 64)).grid);
+}
+
+TEST(EmitLaunch, RecipeAndLaunchAreWrittenAtTheTop) {
+  EmitOptions options;
+  options.recipe = "tile i,j 64,64\nmap i_o grid.y";
+  EmitResult r = emitKernel(tiledMatmul(128, 128, 128), options);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.kernel->recipe, options.recipe);
+  EXPECT_EQ(r.kernel->source.rfind("// matmul: generated by cudaburg", 0), 0u) << r.kernel->source;
+  EXPECT_NE(r.kernel->source.find("//   tile i,j 64,64\n//   map i_o grid.y\n"), std::string::npos);
+  EXPECT_NE(r.kernel->source.find("// Launch: grid (2, 2, 1), block (16, 16, 1) = 256 threads"), std::string::npos);
+}
+
+// --- refusals: trees that break the mapped-tree model --------------------------------------
+
+NodePtr store(const std::string& i) { return makeAssign(at("C", {ix(i), c(0)}), Expr::constant(1), false); }
+
+Kernel withBody(NodePtr body) {
+  Kernel k = naiveMatmul(64, 64, 64);
+  k.body = std::move(body);
+  return k;
+}
+
+TEST(EmitRefusal, BarrierInsideABlockLoop) {
+  NodePtr body = loop("i", c(0), {c(64)}, 1, LoopKind::Parallel, Mapping::BlockX, makeSeq({store("i"), makeBarrier()}));
+  EXPECT_NE(refusalOf(withBody(body)).find("Barrier inside a block loop"), std::string::npos);
+}
+
+TEST(EmitRefusal, GridLoopWithBoundsThatAreNotConstants) {
+  NodePtr body = loop("i0", c(0), {c(64)}, 16, LoopKind::Parallel, Mapping::GridY,
+                      loop("i", ix("i0"), {ix("i0") + c(16)}, 1, LoopKind::Parallel, Mapping::GridX, store("i")));
+  EXPECT_NE(refusalOf(withBody(body)).find("not constants"), std::string::npos);
+}
+
+TEST(EmitRefusal, BlockOverTheThreadLimit) {
+  Kernel k = naiveMatmul(2048, 2, 2);
+  k.body = loop("i", c(0), {c(2048)}, 1, LoopKind::Parallel, Mapping::BlockX, store("i"));
+  EXPECT_NE(refusalOf(k).find("at most 1024"), std::string::npos);
+  Kernel k2 = naiveMatmul(64, 64, 2);
+  k2.body = loop("i", c(0), {c(64)}, 1, LoopKind::Parallel, Mapping::BlockY,
+                 loop("j", c(0), {c(64)}, 1, LoopKind::Parallel, Mapping::BlockX,
+                      makeAssign(at("C", {ix("i"), ix("j")}), Expr::constant(1), false)));
+  EXPECT_NE(refusalOf(k2).find("4096 threads"), std::string::npos);
+}
+
+TEST(EmitRefusal, GridLoopBelowOtherLoops) {
+  NodePtr body = loop("s", c(0), {c(2)}, 1, LoopKind::Serial, Mapping::ThreadSerial,
+                      loop("i", c(0), {c(64)}, 1, LoopKind::Parallel, Mapping::GridX, store("i")));
+  EXPECT_NE(refusalOf(withBody(body)).find("not among the outermost"), std::string::npos);
+}
+
+TEST(EmitRefusal, TwoLoopsOnOneAxis) {
+  NodePtr body = loop("i", c(0), {c(8)}, 1, LoopKind::Parallel, Mapping::BlockX,
+                      loop("j", c(0), {c(8)}, 1, LoopKind::Parallel, Mapping::BlockX,
+                           makeAssign(at("C", {ix("i"), ix("j")}), Expr::constant(1), false)));
+  EXPECT_NE(refusalOf(withBody(body)).find("another loop on block.x"), std::string::npos);
+}
+
+TEST(EmitRefusal, RegisterBufferIndexedAtRunTime) {
+  NodePtr body = makeAlloc(buffer("acc", {64}, MemorySpace::Register),
+                           loop("i", c(0), {c(64)}, 1, LoopKind::Parallel, Mapping::BlockX,
+                                loop("k", c(0), {c(64)}, 1, LoopKind::Reduce, Mapping::ThreadSerial,
+                                     makeAssign(at("acc", {ix("k")}), Expr::constant(1), false))));
+  EXPECT_NE(refusalOf(withBody(body)).find("not a compile-time constant"), std::string::npos);
+}
+
+TEST(EmitRefusal, StatementOutsideBlockLoopsWithManyThreads) {
+  NodePtr body = makeSeq({store("i0"), loop("i", c(0), {c(64)}, 1, LoopKind::Parallel, Mapping::BlockX, store("i"))});
+  body = loop("i0", c(0), {c(4)}, 1, LoopKind::Parallel, Mapping::GridX, body);
+  EXPECT_NE(refusalOf(withBody(body)).find("every thread"), std::string::npos);
+}
+
+TEST(EmitRefusal, StageInsideABlockLoop) {
+  Array S = buffer("S", {8, 8}, MemorySpace::Shared);
+  NodePtr body = makeAlloc(S, loop("i", c(0), {c(64)}, 1, LoopKind::Parallel, Mapping::BlockX,
+                                   makeSeq({makeStage(S, "A", {ix("i"), c(0)}), store("i")})));
+  EXPECT_NE(refusalOf(withBody(body)).find("inside a block loop"), std::string::npos);
+}
+
+TEST(EmitRefusal, UnknownArraysAndIndices) {
+  NodePtr body = loop("i", c(0), {c(64)}, 1, LoopKind::Parallel, Mapping::BlockX,
+                      makeAssign(at("Z", {ix("i")}), Expr::constant(1), false));
+  EXPECT_NE(refusalOf(withBody(body)).find("unknown array `Z`"), std::string::npos);
+  NodePtr stray = loop("i", c(0), {c(64)}, 1, LoopKind::Parallel, Mapping::BlockX,
+                       makeAssign(at("C", {ix("i"), ix("q")}), Expr::constant(1), false));
+  EXPECT_NE(refusalOf(withBody(stray)).find("`q` outside its loop"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cudaburg
