@@ -1,5 +1,6 @@
 #include "src/transform/mapped_tree_check.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "src/transform/loop_facts.hpp"
@@ -9,7 +10,34 @@ namespace cudaburg {
 
 namespace {
 
-bool isThreadLevel(Mapping m) { return m == Mapping::ThreadSerial || m == Mapping::Unrolled || m == Mapping::Vector; }
+// Loops a thread runs by itself. An unrolled loop is not one of them: outside the block loops it
+// is uniform (every thread unrolls it alike) and may hold block loops, stages and barriers.
+bool isThreadLevel(Mapping m) { return m == Mapping::ThreadSerial || m == Mapping::Vector; }
+
+// "" when every index of a register access is tied to the thread: a block loop's index, or the
+// index of a loop inside a block loop whose index the same subscript uses (an element of the
+// thread's tile, as `i - i_o` under block loop i_o).
+std::string registerIndexProblem(const Access& access, const std::vector<const Node*>& path) {
+  for (const auto& sub : access.subscripts) {
+    for (const auto& [index, coef] : sub.terms) {
+      size_t at = path.size();
+      for (size_t p = 0; p < path.size(); ++p)
+        if (path[p]->index == index) at = p;
+      if (at == path.size()) return "register " + access.str() + " uses " + index + ", which is no loop around it";
+      if (isBlockMapping(path[at]->mapping)) continue;
+      bool tied = false;
+      for (size_t p = 0; p < at; ++p) tied |= isBlockMapping(path[p]->mapping) && sub.uses(path[p]->index);
+      if (!tied)
+        return "register " + access.str() + " is indexed by " + index + ", which is not tied to a block thread";
+    }
+  }
+  return "";
+}
+
+void registerAccesses(const ExprPtr& e, const std::string& name, std::vector<Access>& out) {
+  if (e->kind == Expr::Kind::Load && e->load.array == name) out.push_back(e->load);
+  for (const auto& a : e->args) registerAccesses(a, name, out);
+}
 
 bool constantBounds(const Node& loop) {
   if (!loop.lower.isConstant()) return false;
@@ -106,13 +134,25 @@ std::string checkMappedTree(const Kernel& kernel) {
       return;
     }
     if (n.kind == NodeKind::Alloc && n.buffer.space == MemorySpace::Register && anyBlockLoop) {
-      // A thread's registers: every use is inside a block loop, where the thread is known.
+      // A thread's registers: every use is inside a block loop, where the thread is known, and
+      // indexed by what ties it to its thread.
       std::string name = n.buffer.name;
       walk(n.body(), [&](const NodePtr& use, const Ancestors& inner) {
         if (!broken.empty() || !accessesArray(*use, name)) return;
-        bool inBlock = blockAbove != nullptr;
-        for (const auto& a : inner) inBlock |= a->kind == NodeKind::For && isBlockMapping(a->mapping);
-        if (!inBlock) broken = "register buffer " + name + " is used outside the block loops";
+        std::vector<const Node*> path;
+        for (const auto& a : above)
+          if (a->kind == NodeKind::For) path.push_back(a.get());
+        for (const auto& a : inner)
+          if (a->kind == NodeKind::For) path.push_back(a.get());
+        if (!std::any_of(path.begin(), path.end(), [](const Node* l) { return isBlockMapping(l->mapping); })) {
+          broken = "register buffer " + name + " is used outside the block loops";
+          return;
+        }
+        std::vector<Access> accesses;
+        if (use->target.array == name) accesses.push_back(use->target);
+        registerAccesses(use->value, name, accesses);
+        for (const auto& a : accesses)
+          if (broken.empty()) broken = registerIndexProblem(a, path);
       });
     }
   });

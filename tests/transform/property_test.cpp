@@ -1,0 +1,162 @@
+// Property tests: recipes drawn by a seeded generator, with factors that divide nothing, applied
+// to every example at small sizes; whatever applies must compute what the example computes,
+// keep the mapped-tree model, and replay from its printed recipe to the same tree.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "burgspec/diagnostics.hpp"
+#include "src/loop/printer.hpp"
+#include "src/transform/mapped_tree_check.hpp"
+#include "src/transform/recipe.hpp"
+#include "tests/transform/test_kernels.hpp"
+
+namespace cudaburg {
+namespace {
+
+using testing::loopsOf;
+
+class RecipeGenerator {
+ public:
+  explicit RecipeGenerator(uint64_t seed) : rng_(seed) {}
+
+  int64_t pick(std::vector<int64_t> options) { return options[index(options.size())]; }
+  size_t index(size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng_); }
+  bool coin() { return index(2) == 0; }
+
+  // A step over the loops and arrays the kernel has now (it may still be refused).
+  RecipeStep randomStep(const Kernel& k) {
+    std::vector<const Node*> loops = loopsOf(k);
+    const Node* l = loops[index(loops.size())];
+    const Node* inner = l->body()->kind == NodeKind::For ? l->body().get() : nullptr;
+    RecipeStep s;
+    s.kind = static_cast<StepKind>(index(10));
+    s.loops = {l->index};
+    switch (s.kind) {
+      case StepKind::StripMine:
+      case StepKind::Unroll: s.factors = {pick({2, 3, 4, 5, 8})}; break;
+      case StepKind::Vectorize: s.factors = {pick({2, 4})}; break;
+      case StepKind::Split: s.factors = {pick({2, 3})}; break;
+      case StepKind::Tile:
+      case StepKind::RegisterTile:
+        if (inner) s.loops.push_back(inner->index);
+        for (size_t i = 0; i < s.loops.size(); ++i) s.factors.push_back(pick({2, 3, 4, 5}));
+        break;
+      case StepKind::Interchange: s.loops.push_back(inner ? inner->index : loops[index(loops.size())]->index); break;
+      case StepKind::Distribute: break;
+      case StepKind::Map:
+        s.mapping = static_cast<Mapping>(index(10));
+        break;
+      case StepKind::Stage: {
+        std::vector<std::string> inputs;
+        for (const auto& a : k.params)
+          if (a.input) inputs.push_back(a.name);
+        s.array = inputs[index(inputs.size())];
+        break;
+      }
+    }
+    return s;
+  }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+// The parallel loops of the example's perfect nest and its first reduce loop.
+void shapeOf(const Kernel& k, std::vector<std::string>& parallel, std::string& reduction) {
+  NodePtr n = k.body;
+  while (n->kind == NodeKind::For && n->loopKind == LoopKind::Parallel) {
+    parallel.push_back(n->index);
+    n = n->body();
+  }
+  for (const Node* l : loopsOf(k))
+    if (l->loopKind == LoopKind::Reduce && reduction.empty()) reduction = l->index;
+}
+
+Recipe parseOrFail(const std::string& text) {
+  burgspec::SourceFile file("generated.recipe", text);
+  burgspec::Diagnostics diags(file);
+  auto r = parseRecipe(file, diags);
+  EXPECT_TRUE(r) << diags.str();
+  return r ? *r : Recipe{};
+}
+
+void expectReplays(const Kernel& original, const Recipe& recipe, const Kernel& result) {
+  Recipe back = parseOrFail(printRecipe(recipe));
+  EXPECT_EQ(back, recipe);
+  TransformResult again = applyRecipe(original, back);
+  ASSERT_TRUE(again.ok()) << again.reason;
+  EXPECT_EQ(printKernel(*again.kernel), printKernel(result));
+}
+
+class ExampleProperty : public ::testing::TestWithParam<std::string> {};
+
+// GPU-shaped schedules: tiles on the grid, a thread a (register) tile, staged operands.
+TEST_P(ExampleProperty, ScheduledRecipesComputeTheSame) {
+  Kernel k = testing::smallExample(GetParam());
+  std::vector<std::string> par;
+  std::string red;
+  shapeOf(k, par, red);
+  ASSERT_GE(par.size(), 2u);
+  RecipeGenerator gen(std::hash<std::string>{}(GetParam()));
+  for (int round = 0; round < 8; ++round) {
+    std::string y = par[par.size() - 2], x = par.back();
+    std::string text = "tile " + y + "," + x + " " + std::to_string(gen.pick({2, 3, 4, 6, 8})) + "," +
+                       std::to_string(gen.pick({2, 3, 5, 8})) + "\n";
+    bool mapped = par.size() <= 3;  // the outer loops fit on the grid
+    if (mapped) {
+      if (par.size() == 3) text += "map " + par[0] + " grid.z\n";
+      text += "map " + y + "_o grid.y\nmap " + x + "_o grid.x\nmap " + y + " block.y\nmap " + x + " block.x\n";
+    }
+    bool registers = mapped && gen.coin();
+    if (registers) text += "regtile " + y + "," + x + " " + std::to_string(gen.pick({1, 2, 3})) + "," +
+                           std::to_string(gen.pick({1, 2})) + "\n";
+    if (registers || !mapped) {
+      std::string at = registers ? red + "_o" : x + "_o";
+      if (registers) text += "strip " + red + " " + std::to_string(gen.pick({2, 3, 4})) + "\n";
+      for (const auto& a : k.params)
+        if (a.input && gen.coin()) text += "stage " + a.name + " at " + at + "\n";
+    }
+    if (gen.coin()) text += "unroll " + red + " " + std::to_string(gen.pick({2, 3})) + "\n";
+    Recipe recipe = parseOrFail(text);
+    SCOPED_TRACE(text);
+    TransformResult r = applyRecipe(k, recipe);
+    ASSERT_TRUE(r.ok()) << r.reason;
+    EXPECT_EQ(checkMappedTree(*r.kernel), "");
+    EXPECT_EQ(testing::differenceFrom(k, *r.kernel, round), "");
+    expectReplays(k, recipe, *r.kernel);
+  }
+}
+
+// Random steps: refusals are fine, wrong results and broken models are not.
+TEST_P(ExampleProperty, RandomRecipesComputeTheSame) {
+  Kernel k = testing::smallExample(GetParam());
+  RecipeGenerator gen(std::hash<std::string>{}(GetParam()) ^ 0x5eed);
+  int applied = 0;
+  for (int round = 0; round < 16; ++round) {
+    Kernel current = k;
+    Recipe recipe;
+    for (int attempt = 0; attempt < 12; ++attempt) {
+      RecipeStep step = gen.randomStep(current);
+      TransformResult r = applyStep(current, step);
+      if (!r.ok()) {
+        EXPECT_FALSE(r.reason.empty());
+        continue;
+      }
+      recipe.steps.push_back(step);
+      current = *r.kernel;
+      ++applied;
+    }
+    SCOPED_TRACE(printRecipe(recipe));
+    EXPECT_EQ(checkMappedTree(current), "");
+    EXPECT_EQ(testing::differenceFrom(k, current, round), "");
+    expectReplays(k, recipe, current);
+  }
+  EXPECT_GT(applied, 16);  // the generator does exercise the transformations
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, ExampleProperty, ::testing::ValuesIn(testing::exampleNames()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+}  // namespace
+}  // namespace cudaburg

@@ -1,0 +1,125 @@
+// Recipes: printing and parsing back, parse errors with positions, and applying.
+#include <gtest/gtest.h>
+
+#include "src/loop/printer.hpp"
+#include "src/transform/recipe.hpp"
+#include "tests/transform/test_kernels.hpp"
+
+namespace cudaburg {
+namespace {
+
+std::optional<Recipe> parseText(const std::string& text, std::string* errors = nullptr) {
+  burgspec::SourceFile file("r.recipe", text);
+  burgspec::Diagnostics diags(file);
+  auto r = parseRecipe(file, diags);
+  if (errors) *errors = diags.str();
+  return r;
+}
+
+const char* kMatmulRecipe =
+    "tile i,j 8,8\n"
+    "map i_o grid.y\n"
+    "map j_o grid.x\n"
+    "map i block.y\n"
+    "map j block.x\n"
+    "regtile i,j 2,2\n"
+    "strip k 4\n"
+    "stage A at k_o\n"
+    "stage B at k_o\n"
+    "unroll k 2\n";
+
+TEST(Recipe, PrintsAndParsesBackTheSameSteps) {
+  auto r = parseText(kMatmulRecipe);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->steps.size(), 10u);
+  EXPECT_EQ(r->steps[0].kind, StepKind::Tile);
+  EXPECT_EQ(r->steps[0].factors, (std::vector<int64_t>{8, 8}));
+  EXPECT_EQ(r->steps[1].mapping, Mapping::GridY);
+  EXPECT_EQ(r->steps[7].array, "A");
+  EXPECT_EQ(r->steps[7].loc.line, 8u);
+  EXPECT_EQ(printRecipe(*r), kMatmulRecipe);
+  auto again = parseText(printRecipe(*r));
+  ASSERT_TRUE(again);
+  EXPECT_EQ(*again, *r);
+  auto line = parseText(printRecipeLine(*r));
+  ASSERT_TRUE(line);
+  EXPECT_EQ(*line, *r);
+}
+
+TEST(Recipe, EveryStepKindRoundTrips) {
+  const char* text =
+      "strip k 16\ntile i,j 64,64\nunroll k 4\ninterchange j k\ndistribute j\nmap i_o grid.z\n"
+      "stage A at k_o\nregtile i,j 4,4\nvectorize j 4\nsplit k 4\nmap k none\nmap k serial\n";
+  auto r = parseText(text);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->steps.size(), 12u);
+  EXPECT_EQ(printRecipe(*r), text);
+}
+
+TEST(Recipe, CommentsBlankLinesAndSemicolons) {
+  auto r = parseText("# a matmul schedule\n\n  tile i,j 4,4   # blocks\n; ;map i_o grid.x;map j_o grid.y\n");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(printRecipeLine(*r), "tile i,j 4,4; map i_o grid.x; map j_o grid.y");
+  auto empty = parseText("# nothing\n");
+  ASSERT_TRUE(empty);
+  EXPECT_TRUE(empty->steps.empty());
+  EXPECT_EQ(printRecipe(*empty), "");
+}
+
+TEST(Recipe, ErrorsCarryLineColumnAndCaret) {
+  std::string errors;
+  EXPECT_FALSE(parseText("tile i,j 64,64\nmap i_o grid.w\n", &errors));
+  EXPECT_NE(errors.find("r.recipe:2:9: error: expected a mapping"), std::string::npos) << errors;
+  EXPECT_NE(errors.find("        ^"), std::string::npos) << errors;
+
+  EXPECT_FALSE(parseText("tile i,j 64\n", &errors));
+  EXPECT_NE(errors.find("1:10: error: 2 loops need 2 factors, not 1"), std::string::npos) << errors;
+
+  EXPECT_FALSE(parseText("strip i\n", &errors));
+  EXPECT_NE(errors.find("1:8: error: expected a factor"), std::string::npos) << errors;
+
+  EXPECT_FALSE(parseText("stage A k_o\n", &errors));
+  EXPECT_NE(errors.find("1:9: error: expected 'at'"), std::string::npos) << errors;
+
+  EXPECT_FALSE(parseText("strip k 0\n", &errors));
+  EXPECT_NE(errors.find("must be positive"), std::string::npos) << errors;
+
+  EXPECT_FALSE(parseText("unroll k 4 8\n", &errors));
+  EXPECT_NE(errors.find("1:12: error: unexpected '8' after the step"), std::string::npos) << errors;
+
+  EXPECT_FALSE(parseText("strip k 99999999999999999999\n", &errors));
+  EXPECT_NE(errors.find("too large"), std::string::npos) << errors;
+}
+
+TEST(Recipe, ReportsEveryBadStep) {
+  std::string errors;
+  burgspec::SourceFile file("r.recipe", "frobnicate i\nstrip k 4\nmap i grid.q\nsplit $ 2\n");
+  burgspec::Diagnostics diags(file);
+  EXPECT_FALSE(parseRecipe(file, diags));
+  EXPECT_GE(diags.errorCount(), 3);
+  EXPECT_EQ(diags.all()[0].loc.line, 1u);
+  EXPECT_NE(diags.all()[0].message.find("expected a step"), std::string::npos);
+  EXPECT_EQ(diags.all()[1].loc.line, 3u);
+}
+
+TEST(Recipe, ApplyingIsDeterministicAndCorrect) {
+  Kernel k = testing::smallExample("matmul");
+  auto r = parseText(kMatmulRecipe);
+  ASSERT_TRUE(r);
+  Kernel a = testing::applied(applyRecipe(k, *r));
+  Kernel b = testing::applied(applyRecipe(k, *r));
+  EXPECT_EQ(printKernel(a), printKernel(b));
+  EXPECT_EQ(testing::differenceFrom(k, a), "");
+}
+
+TEST(Recipe, ARefusalNamesTheStep) {
+  Kernel k = testing::smallExample("matmul");
+  auto r = parseText("tile i,j 8,8\nmap k grid.x\n");
+  ASSERT_TRUE(r);
+  TransformResult t = applyRecipe(k, *r);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.reason.rfind("step 2 `map k grid.x`: ", 0), 0u) << t.reason;
+}
+
+}  // namespace
+}  // namespace cudaburg

@@ -1,0 +1,329 @@
+// Each transformation: the structure of its result, a refusal with its reason, and the result
+// computing what the original computes (through the CPU executor).
+#include <gtest/gtest.h>
+
+#include "src/loop/printer.hpp"
+#include "src/transform/loop_facts.hpp"
+#include "src/transform/mapped_tree_check.hpp"
+#include "src/transform/transforms.hpp"
+#include "src/transform/tree_edit.hpp"
+#include "tests/transform/test_kernels.hpp"
+
+namespace cudaburg {
+namespace {
+
+using testing::applied;
+using testing::countLoops;
+using testing::differenceFrom;
+using testing::findLoop;
+using testing::smallExample;
+
+// The loop indices along the first path of loops from the root, outermost first.
+std::string loopPath(const Kernel& k) {
+  std::string s;
+  NodePtr n = k.body;
+  while (true) {
+    if (n->kind == NodeKind::For) {
+      s += (s.empty() ? "" : " ") + n->index;
+      n = n->body();
+    } else if (n->kind == NodeKind::Alloc) {
+      n = n->body();
+    } else if (n->kind == NodeKind::Seq) {
+      n = n->kids[1];  // past an initialisation, to the loop that follows
+    } else {
+      return s;
+    }
+  }
+}
+
+void expectRefusal(const TransformResult& r, const std::string& words) {
+  ASSERT_FALSE(r.ok()) << printKernel(*r.kernel);
+  EXPECT_NE(r.reason.find(words), std::string::npos) << r.reason;
+}
+
+int countNodes(const Kernel& k, NodeKind kind) {
+  int n = 0;
+  walk(k.body, [&](const NodePtr& node, const Ancestors&) { n += node->kind == kind; });
+  return n;
+}
+
+// The standard block form of matmul: 8x8 tiles on the grid, a thread an element.
+Kernel mappedMatmul(const Kernel& k) {
+  Kernel t = applied(tile(k, {"i", "j"}, {8, 8}));
+  t = applied(mapLoop(t, "i_o", Mapping::GridY));
+  t = applied(mapLoop(t, "j_o", Mapping::GridX));
+  t = applied(mapLoop(t, "i", Mapping::BlockY));
+  return applied(mapLoop(t, "j", Mapping::BlockX));
+}
+
+TEST(StripMine, MakesAStripLoopAndAnElementLoopWithAMinBound) {
+  Kernel k = smallExample("matmul");  // M = 37
+  Kernel t = applied(stripMine(k, "i", 8));
+  EXPECT_EQ(loopPath(t), "i_o i j k");
+  const Node* outer = findLoop(t, "i_o");
+  EXPECT_EQ(outer->step, 8);
+  EXPECT_EQ(outer->upper, std::vector<Affine>{Affine(37)});
+  const Node* inner = findLoop(t, "i");
+  EXPECT_EQ(inner->lower, Affine::var("i_o"));
+  EXPECT_EQ(inner->upper, (std::vector<Affine>{Affine::var("i_o") + Affine(8), Affine(37)}));
+  EXPECT_EQ(constantTripCount(*inner), 8);
+  EXPECT_EQ(differenceFrom(k, t), "");
+}
+
+TEST(StripMine, DividingFactorNeedsNoMinAndNamesStayFresh) {
+  Kernel k = testing::intMatmul(12, 5, 3);
+  Kernel t = applied(stripMine(k, "i", 4));
+  EXPECT_EQ(findLoop(t, "i")->upper.size(), 1u);
+  Kernel twice = applied(stripMine(t, "i", 2));
+  EXPECT_EQ(loopPath(twice), "i_o i_o2 i j k");
+  EXPECT_EQ(differenceFrom(k, twice), "");
+}
+
+TEST(StripMine, Refuses) {
+  Kernel k = smallExample("matmul");
+  expectRefusal(stripMine(k, "i", 1), "at least 2");
+  expectRefusal(stripMine(k, "q", 4), "no loop over index q");
+}
+
+TEST(Tile, MovesTheStripLoopsOutside) {
+  Kernel k = smallExample("matmul");
+  Kernel t = applied(tile(k, {"i", "j"}, {8, 5}));
+  EXPECT_EQ(loopPath(t), "i_o j_o i j k");
+  EXPECT_EQ(findLoop(t, "j_o")->step, 5);
+  EXPECT_EQ(differenceFrom(k, t), "");
+  Kernel conv = smallExample("conv2d");
+  Kernel c = applied(tile(conv, {"n", "k", "oh", "ow"}, {2, 3, 2, 4}));
+  EXPECT_EQ(loopPath(c), "n_o k_o oh_o ow_o n k oh ow c r s");
+  EXPECT_EQ(differenceFrom(conv, c), "");
+}
+
+TEST(Tile, RefusesWhatIsNotAPerfectNest) {
+  Kernel k = smallExample("matmul");
+  expectRefusal(tile(k, {"i", "k"}, {4, 4}), "perfect nest");
+  expectRefusal(tile(k, {"i", "j"}, {4}), "one factor a loop");
+}
+
+TEST(Unroll, StripMinesAndUnrollsTheElementLoop) {
+  Kernel k = smallExample("matmul");  // K = 23: a remainder strip
+  Kernel t = applied(unroll(k, "k", 4));
+  EXPECT_EQ(findLoop(t, "k")->mapping, Mapping::Unrolled);
+  EXPECT_EQ(findLoop(t, "k_o")->mapping, Mapping::None);
+  EXPECT_EQ(differenceFrom(k, t), "");
+  Kernel corr = smallExample("correlate2d");  // TW = 4: unrolled in place
+  Kernel u = applied(unroll(corr, "v", 4));
+  EXPECT_EQ(countLoops(u, "v_o"), 0);
+  EXPECT_EQ(findLoop(u, "v")->mapping, Mapping::Unrolled);
+  EXPECT_EQ(differenceFrom(corr, u), "");
+}
+
+TEST(Unroll, UnrollsAUniformLoopAroundBlockLoops) {
+  Kernel k = smallExample("matmul");
+  Kernel m = mappedMatmul(k);
+  Kernel t = applied(unroll(m, "j_o", 2));  // a block does two tiles, one after the other
+  EXPECT_EQ(findLoop(t, "j_o_o")->mapping, Mapping::GridX);
+  EXPECT_EQ(findLoop(t, "j_o")->mapping, Mapping::Unrolled);
+  EXPECT_EQ(differenceFrom(k, t), "");
+}
+
+TEST(Unroll, Refuses) {
+  Kernel k = smallExample("matmul");
+  expectRefusal(unroll(k, "k", 1), "at least 2");
+  Kernel v = testing::kernelFromText(
+      "size N = 8;\n"
+      "kernel copy(float Y[N], const float X[N]) { parallel for (j = 0; j < N; j++) Y[j] = X[j]; }\n");
+  expectRefusal(unroll(applied(vectorize(v, "j", 4)), "j", 2), "already a vector loop");
+}
+
+TEST(Interchange, SwapsAdjacentLoops) {
+  Kernel k = smallExample("matmul");
+  Kernel t = applied(interchange(k, "i", "j"));
+  EXPECT_EQ(loopPath(t), "j i k");
+  EXPECT_EQ(differenceFrom(k, t), "");
+}
+
+TEST(Interchange, Refuses) {
+  Kernel k = smallExample("matmul");
+  expectRefusal(interchange(k, "i", "k"), "not the whole body");
+  Kernel s = applied(stripMine(k, "i", 4));
+  expectRefusal(interchange(s, "i_o", "i"), "use i_o");
+  Kernel serial = testing::kernelFromText(
+      "size N = 8;\n"
+      "kernel scan(float A[N][N]) {\n"
+      "  for (t = 1; t < N; t++)\n"
+      "    parallel for (i = 0; i < N; i++) A[t][i] = A[t - 1][i] * 2;\n"
+      "}\n");
+  expectRefusal(interchange(serial, "t", "i"), "serial");
+}
+
+TEST(Distribute, SplitsTheInitialisationFromTheReduction) {
+  Kernel k = smallExample("matmul");
+  Kernel t = applied(distribute(k, "j"));
+  EXPECT_EQ(countLoops(t, "j"), 2);
+  std::vector<NodePtr> stmts = flattenSeq(findLoop(t, "i")->body());
+  ASSERT_EQ(stmts.size(), 2u);
+  EXPECT_EQ(stmts[0]->body()->kind, NodeKind::Assign);
+  EXPECT_EQ(stmts[1]->body()->kind, NodeKind::For);
+  EXPECT_EQ(differenceFrom(k, t), "");
+  // Then the reduction loop can move outward.
+  Kernel u = applied(interchange(t, "j", "k"));
+  EXPECT_EQ(differenceFrom(k, u), "");
+}
+
+TEST(Distribute, Refuses) {
+  Kernel k = smallExample("matmul");
+  expectRefusal(distribute(k, "k"), "single statement");
+  Kernel two = testing::kernelFromText(
+      "size N = 8;\n"
+      "kernel two(float S[2], const float A[N]) {\n"
+      "  reduce for (i = 0; i < N; i++) { S[0] += A[i]; S[1] += A[i] * A[i]; }\n"
+      "}\n");
+  expectRefusal(distribute(two, "i"), "reduce");
+}
+
+TEST(Map, MarksLoopsAndChecksTheModel) {
+  Kernel k = smallExample("matmul");
+  Kernel t = mappedMatmul(k);
+  EXPECT_EQ(findLoop(t, "i_o")->mapping, Mapping::GridY);
+  EXPECT_EQ(findLoop(t, "j")->mapping, Mapping::BlockX);
+  EXPECT_EQ(checkMappedTree(t), "");
+  EXPECT_EQ(differenceFrom(k, t), "");
+}
+
+TEST(Map, RefusesWhatBreaksTheModel) {
+  Kernel k = smallExample("matmul");
+  expectRefusal(mapLoop(k, "k", Mapping::GridX), "reduce");
+  expectRefusal(mapLoop(k, "j", Mapping::GridX), "outermost");
+  Kernel b = applied(mapLoop(k, "i", Mapping::BlockX));
+  expectRefusal(mapLoop(b, "j", Mapping::BlockX), "already used");
+  Kernel s = applied(stripMine(k, "i", 8));
+  expectRefusal(mapLoop(s, "i", Mapping::GridX), "outermost");
+  expectRefusal(mapLoop(mappedMatmul(k), "j_o", Mapping::ThreadSerial), "inside the thread-level loop j_o");
+}
+
+TEST(Stage, StagesOperandsOfARegisterTiledMatmul) {
+  Kernel k = smallExample("matmul");
+  Kernel t = applied(registerTile(mappedMatmul(k), {"i", "j"}, {2, 2}));
+  t = applied(stripMine(t, "k", 4));
+  t = applied(stage(t, "A", "k_o"));
+  t = applied(stage(t, "B", "k_o"));
+  EXPECT_EQ(countNodes(t, NodeKind::Stage), 2);
+  EXPECT_EQ(countNodes(t, NodeKind::Barrier), 2);  // the second stage joins the first
+  const Node* a = nullptr;
+  walk(t.body, [&](const NodePtr& n, const Ancestors&) {
+    if (n->kind == NodeKind::Stage && n->source == "A") a = n.get();
+  });
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->buffer.name, "A_s");
+  EXPECT_EQ(a->buffer.extents, (std::vector<int64_t>{8, 4}));  // the block's 8 rows, 4 steps of k
+  EXPECT_EQ(a->origin, (std::vector<Affine>{Affine::var("i_o"), Affine::var("k_o")}));
+  EXPECT_EQ(checkMappedTree(t), "");
+  EXPECT_EQ(differenceFrom(k, t), "");
+}
+
+TEST(Stage, StagesAPaddedImageWithItsHalo) {
+  Kernel k = smallExample("conv2d");  // stride 2, padding 1, 3x3 taps
+  Kernel t = applied(tile(k, {"oh", "ow"}, {2, 2}));
+  t = applied(stage(t, "In", "ow_o"));
+  const Node* s = nullptr;
+  walk(t.body, [&](const NodePtr& n, const Ancestors&) {
+    if (n->kind == NodeKind::Stage) s = n.get();
+  });
+  ASSERT_NE(s, nullptr);
+  // 2 outputs at stride 2 with 3 taps: 2*1 + 2 + 1 = 5 rows and columns, all channels.
+  EXPECT_EQ(s->buffer.extents, (std::vector<int64_t>{1, 3, 5, 5}));
+  EXPECT_EQ(differenceFrom(k, t), "");
+}
+
+TEST(Stage, Refuses) {
+  Kernel k = smallExample("matmul");
+  expectRefusal(stage(k, "C", "k"), "written inside");
+  expectRefusal(stage(k, "Z", "k"), "not an array parameter");
+  Kernel m = mappedMatmul(k);
+  expectRefusal(stage(m, "A", "k"), "block");
+  Kernel wide = testing::kernelFromText(
+      "size M = 4, K = 20000;\n"
+      "kernel rowsum(float S[M], const float A[M][K]) {\n"
+      "  parallel for (i = 0; i < M; i++) { S[i] = 0; reduce for (k = 0; k < K; k++) S[i] += A[i][k]; }\n"
+      "}\n");
+  expectRefusal(stage(wide, "A", "i"), "bytes of shared memory");
+}
+
+TEST(RegisterTile, KeepsAccumulatorsInRegisters) {
+  Kernel k = smallExample("matmul");
+  Kernel t = applied(registerTile(mappedMatmul(k), {"i", "j"}, {2, 4}));
+  ASSERT_EQ(t.body->body()->body()->kind, NodeKind::Alloc);  // under the two grid loops
+  const Array& reg = t.body->body()->body()->buffer;
+  EXPECT_EQ(reg.name, "C_r");
+  EXPECT_EQ(reg.space, MemorySpace::Register);
+  EXPECT_EQ(reg.extents, (std::vector<int64_t>{2, 4}));
+  std::vector<NodePtr> phases = flattenSeq(t.body->body()->body()->body());
+  ASSERT_EQ(phases.size(), 3u);
+  EXPECT_EQ(phases[1]->index, "k");  // the reduction runs outside the thread loops
+  EXPECT_EQ(countLoops(t, "i_o2"), 3);
+  EXPECT_EQ(findLoop(t, "i_o2")->mapping, Mapping::BlockY);
+  EXPECT_EQ(findLoop(t, "i")->mapping, Mapping::Unrolled);
+  EXPECT_EQ(checkMappedTree(t), "");
+  EXPECT_EQ(differenceFrom(k, t), "");
+  Kernel ik = testing::intMatmul(19, 21, 5);
+  EXPECT_EQ(differenceFrom(ik, applied(registerTile(mappedMatmul(ik), {"i", "j"}, {3, 2}))), "");
+}
+
+TEST(RegisterTile, Refuses) {
+  Kernel k = smallExample("matmul");
+  expectRefusal(registerTile(k, {"i", "j"}, {2, 2}), "not mapped to block threads");
+  Kernel m = mappedMatmul(k);
+  expectRefusal(registerTile(m, {"j", "i"}, {2, 2}), "perfect nest");
+}
+
+TEST(Vectorize, MakesAContiguousInnerLoopWide) {
+  Kernel k = testing::kernelFromText(
+      "size M = 6, N = 16;\n"
+      "kernel axpy(float Y[M][N], const float X[M][N], const float a[M]) {\n"
+      "  parallel for (i = 0; i < M; i++) parallel for (j = 0; j < N; j++) Y[i][j] = a[i] * X[i][j] + Y[i][j];\n"
+      "}\n");
+  Kernel t = applied(vectorize(k, "j", 4));
+  EXPECT_EQ(findLoop(t, "j")->mapping, Mapping::Vector);
+  EXPECT_EQ(findLoop(t, "j_o")->step, 4);
+  EXPECT_EQ(differenceFrom(k, t), "");
+}
+
+TEST(Vectorize, Refuses) {
+  Kernel k = smallExample("matmul");  // N = 29
+  expectRefusal(vectorize(k, "j", 4), "not innermost");
+  Kernel d = applied(interchange(applied(distribute(k, "j")), "j", "k"));
+  expectRefusal(vectorize(d, "j", 4), "multiple of 4");
+  expectRefusal(vectorize(d, "j", 3), "2 or 4");
+  Kernel transpose = testing::kernelFromText(
+      "size N = 8;\n"
+      "kernel tr(float Y[N][N], const float X[N][N]) {\n"
+      "  parallel for (i = 0; i < N; i++) parallel for (j = 0; j < N; j++) Y[i][j] = X[j][i];\n"
+      "}\n");
+  expectRefusal(vectorize(transpose, "j", 2), "not contiguous");
+}
+
+TEST(SplitReduction, SplitsIntoAtomicParts) {
+  Kernel k = smallExample("matmul");  // K = 23 over 3 parts: 8, 8, 7
+  Kernel t = applied(splitReduction(k, "k", 3));
+  EXPECT_EQ(loopPath(t), "k_s i j k");
+  EXPECT_EQ(findLoop(t, "k_s")->step, 8);
+  EXPECT_EQ(t.zeroFirst, std::vector<std::string>{"C"});
+  bool allAtomic = true;
+  walk(t.body, [&](const NodePtr& n, const Ancestors&) {
+    if (n->kind == NodeKind::Assign) allAtomic &= n->atomic && n->accumulate;
+  });
+  EXPECT_TRUE(allAtomic);
+  EXPECT_EQ(differenceFrom(k, t), "");
+  Kernel conv = smallExample("conv3d");
+  EXPECT_EQ(differenceFrom(conv, applied(splitReduction(conv, "a", 2))), "");
+}
+
+TEST(SplitReduction, Refuses) {
+  Kernel k = smallExample("matmul");
+  expectRefusal(splitReduction(k, "i", 2), "not a reduce loop");
+  expectRefusal(splitReduction(k, "k", 1), "at least 2");
+  Kernel m = applied(mapLoop(k, "i", Mapping::GridX));
+  expectRefusal(splitReduction(m, "k", 2), "mapped already");
+}
+
+}  // namespace
+}  // namespace cudaburg
