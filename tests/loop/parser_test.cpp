@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "src/loop/printer.hpp"
 #include "tests/loop/parse_helper.hpp"
 
@@ -229,6 +231,44 @@ TEST(LoopParser, NeverCrashesOnBrokenOrHostileInput) {
     EXPECT_FALSE(p.kernel) << input.substr(0, 60);
     EXPECT_TRUE(p.diags->hasErrors()) << input.substr(0, 60);
   }
+}
+
+}  // namespace
+}  // namespace cudaburg
+
+namespace cudaburg {
+namespace {
+
+// Thousands of damaged copies of the examples: each either parses or gets an error, and none
+// crashes or hangs.
+TEST(LoopParser, SurvivesDamagedExamples) {
+  std::mt19937 random(12345);
+  const std::string tokens[] = {"(", ")", "{", "}", "[", "]", ";", ",", "for", "parallel", "reduce",
+                                "min(", "+=", "=", "<", "i", "k", "0", "-", "*", "/", "%", "size", "kernel"};
+  int parsed = 0, refused = 0;
+  for (const char* name : {"matmul.loop", "conv2d.loop", "correlate2d.loop"}) {
+    burgspec::SourceFile file("", "");
+    std::string error;
+    ASSERT_TRUE(burgspec::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/" + name, file, error));
+    for (int round = 0; round < 300; ++round) {
+      std::string text = file.text();
+      int edits = 1 + random() % 3;
+      for (int e = 0; e < edits && !text.empty(); ++e) {
+        size_t at = random() % text.size();
+        switch (random() % 3) {
+          case 0: text.erase(at, 1 + random() % 8); break;
+          case 1: text.insert(at, tokens[random() % std::size(tokens)]); break;
+          default: text[at] = static_cast<char>(random() % 256); break;
+        }
+      }
+      auto p = test::parseText(text);
+      if (p.kernel) ++parsed;
+      else ++refused;
+      EXPECT_EQ(p.kernel.has_value(), !p.diags->hasErrors()) << text;
+    }
+  }
+  EXPECT_GT(refused, 0);
+  EXPECT_EQ(parsed + refused, 900);
 }
 
 }  // namespace
