@@ -150,9 +150,16 @@ TEST(Interchange, Refuses) {
       "size N = 8;\n"
       "kernel scan(float A[N][N]) {\n"
       "  for (t = 1; t < N; t++)\n"
-      "    parallel for (i = 0; i < N; i++) A[t][i] = A[t - 1][i] * 2;\n"
+      "    parallel for (i = 0; i < N - 1; i++) A[t][i] = A[t - 1][i + 1] * 2;\n"
       "}\n");
-  expectRefusal(interchange(serial, "t", "i"), "serial");
+  expectRefusal(interchange(serial, "t", "i"), "dependence");
+  Kernel free = testing::kernelFromText(
+      "size N = 8;\n"
+      "kernel rows(float A[N][N], const float B[N][N]) {\n"
+      "  for (t = 0; t < N; t++)\n"
+      "    for (i = 0; i < N; i++) A[t][i] = B[i][t] * 2;\n"
+      "}\n");
+  EXPECT_EQ(differenceFrom(free, applied(interchange(free, "t", "i"))), "");  // the analysis allows it
 }
 
 TEST(Distribute, SplitsTheInitialisationFromTheReduction) {
@@ -177,7 +184,20 @@ TEST(Distribute, Refuses) {
       "kernel two(float S[2], const float A[N]) {\n"
       "  reduce for (i = 0; i < N; i++) { S[0] += A[i]; S[1] += A[i] * A[i]; }\n"
       "}\n");
-  expectRefusal(distribute(two, "i"), "reduce");
+  // A reduce loop's statements may be split when nothing flows back between them.
+  EXPECT_EQ(differenceFrom(two, applied(distribute(two, "i"))), "");
+  Kernel back = testing::kernelFromText(
+      "size N = 8;\n"
+      "kernel back(float A[N], float B[N]) {\n"
+      "  for (i = 1; i < N; i++) { A[i] = B[i - 1] + 1; B[i] = A[i] * 2; }\n"
+      "}\n");
+  expectRefusal(distribute(back, "i"), "carries a dependence back");
+  Kernel forward = testing::kernelFromText(
+      "size N = 8;\n"
+      "kernel fwd(float A[N], float B[N]) {\n"
+      "  for (i = 1; i < N; i++) { A[i] = B[i] + 1; B[i] = A[i - 1] * 2; }\n"
+      "}\n");
+  EXPECT_EQ(differenceFrom(forward, applied(distribute(forward, "i"))), "");
 }
 
 TEST(Map, MarksLoopsAndChecksTheModel) {
