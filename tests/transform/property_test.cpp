@@ -99,9 +99,12 @@ TEST_P(ExampleProperty, ScheduledRecipesComputeTheSame) {
   shapeOf(k, par, red);
   ASSERT_GE(par.size(), 2u);
   RecipeGenerator gen(std::hash<std::string>{}(GetParam()));
-  for (int round = 0; round < 8; ++round) {
+  for (int round = 0; round < 24; ++round) {
     std::string y = par[par.size() - 2], x = par.back();
-    std::string text = "tile " + y + "," + x + " " + std::to_string(gen.pick({2, 3, 4, 6, 8})) + "," +
+    std::string text;
+    if (par.size() == 2 && gen.coin())  // parts of the reduction on grid.z, summed atomically
+      text += "split " + red + " " + std::to_string(gen.pick({2, 3})) + "\nmap " + red + "_s grid.z\n";
+    text += "tile " + y + "," + x + " " + std::to_string(gen.pick({2, 3, 4, 6, 8})) + "," +
                        std::to_string(gen.pick({2, 3, 5, 8})) + "\n";
     bool mapped = par.size() <= 3;  // the outer loops fit on the grid
     if (mapped) {
@@ -133,7 +136,7 @@ TEST_P(ExampleProperty, RandomRecipesComputeTheSame) {
   Kernel k = testing::smallExample(GetParam());
   RecipeGenerator gen(std::hash<std::string>{}(GetParam()) ^ 0x5eed);
   int applied = 0;
-  for (int round = 0; round < 16; ++round) {
+  for (int round = 0; round < 40; ++round) {
     Kernel current = k;
     Recipe recipe;
     for (int attempt = 0; attempt < 12; ++attempt) {
@@ -152,7 +155,7 @@ TEST_P(ExampleProperty, RandomRecipesComputeTheSame) {
     EXPECT_EQ(testing::differenceFrom(k, current, round), "");
     expectReplays(k, recipe, current);
   }
-  EXPECT_GT(applied, 16);  // the generator does exercise the transformations
+  EXPECT_GT(applied, 40);  // the generator does exercise the transformations
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, ExampleProperty, ::testing::ValuesIn(testing::exampleNames()),

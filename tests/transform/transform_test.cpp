@@ -293,6 +293,11 @@ TEST(RegisterTile, Refuses) {
   expectRefusal(registerTile(k, {"i", "j"}, {2, 2}), "not mapped to block threads");
   Kernel m = mappedMatmul(k);
   expectRefusal(registerTile(m, {"j", "i"}, {2, 2}), "perfect nest");
+  Kernel t = applied(registerTile(m, {"i", "j"}, {2, 2}));
+  // A thread loop split further would share one tile of registers among several tiles of C.
+  expectRefusal(stripMine(t, "i_o2", 2), "not tied to a block thread");
+  expectRefusal(mapLoop(t, "j_o2", Mapping::None), "not tied to a block thread");
+  EXPECT_EQ(differenceFrom(k, applied(unroll(t, "k", 3))), "");  // the element loops and k stay free
 }
 
 TEST(Vectorize, MakesAContiguousInnerLoopWide) {
@@ -335,6 +340,15 @@ TEST(SplitReduction, SplitsIntoAtomicParts) {
   EXPECT_EQ(differenceFrom(k, t), "");
   Kernel conv = smallExample("conv3d");
   EXPECT_EQ(differenceFrom(conv, applied(splitReduction(conv, "a", 2))), "");
+  // With registers: each part's tile is summed in registers, then added atomically once.
+  Kernel g = applied(mapLoop(t, "k_s", Mapping::GridZ));
+  Kernel r = applied(registerTile(mappedMatmul(g), {"i", "j"}, {2, 2}));
+  int atomicWrites = 0;
+  walk(r.body, [&](const NodePtr& n, const Ancestors&) {
+    if (n->kind == NodeKind::Assign && n->atomic) atomicWrites += n->target.array == "C" ? 1 : 100;
+  });
+  EXPECT_EQ(atomicWrites, 1);
+  EXPECT_EQ(differenceFrom(k, r), "");
 }
 
 TEST(SplitReduction, Refuses) {
