@@ -634,8 +634,9 @@ void MatcherWriter::writeExplanations(std::ostream& o) const {
   o << "  }\n  return 0;\n}\n\n";
 
   o << "void " << C << "::traceMatch(const State& s, Cost c, int rule, bool better) const {\n"
-    << "  *trace << '#' << s.id << ' ' << opName(s.op) << \": \" << kRules[rule].text << \"  cost \" << c\n"
-    << "         << (better ? \"\" : \"  (not better)\") << '\\n';\n}\n\n";
+    << "  *trace << '#' << s.id << ' ' << opName(s.op) << \": \" << kRules[rule].text << \" = \" << kRules[rule].number\n"
+    << "         << \"  cost \" << c"
+    << " << (better ? \"\" : \"  (not better)\") << '\\n';\n}\n\n";
 
   o << "void " << C << "::printCover(std::ostream& out, NodePtr root, int nt) const {\n"
     << "  printCover(out, root, nt, 0);\n}\n\n"
@@ -695,7 +696,8 @@ void MatcherWriter::writeExplanations(std::ostream& o) const {
     << "    const char* open = chosen[s->id][nt] ? \"<td bgcolor=\\\"#ffd966\\\"><b>\" : \"<td>\";\n"
     << "    const char* close = chosen[s->id][nt] ? \"</b></td>\" : \"</td>\";\n"
     << "    out << \"<tr>\" << open << nonterminalName(nt) << close << open << s->cost[nt] << close << open\n"
-    << "        << " << opt_.prefix << "Html(kRules[s->rule[nt]].text) << close << \"</tr>\";\n"
+    << "        << " << opt_.prefix << "Html(kRules[s->rule[nt]].text) << \" = \" << kRules[s->rule[nt]].number << close\n"
+    << "        << \"</tr>\";\n"
     << "  }\n"
     << "  out << \"</table>>];\\n\";\n"
     << "  for (int i = 0; i < arity(s->op); ++i) {\n"

@@ -1,5 +1,5 @@
 // isel: instruction selection for the tiny language, to show what a burggen matcher does.
-//   isel program.tiny [--cover] [--dot tree.dot]
+//   isel program.tiny [--cover] [--trace] [--dot tree.dot]
 #include <CLI/CLI.hpp>
 
 #include <fstream>
@@ -10,9 +10,10 @@
 int main(int argc, char** argv) {
   CLI::App app{"isel: selects instructions of a small register machine for a tiny language"};
   std::string path, dotPath;
-  bool showCover = false;
+  bool showCover = false, showTrace = false;
   app.add_option("program", path, "a program of the tiny language; - reads standard input")->required();
   app.add_flag("--cover", showCover, "print each statement's cover: the rules chosen and their costs");
+  app.add_flag("--trace", showTrace, "print every match the labeler finds, before the instructions");
   app.add_option("--dot", dotPath, "write the labeled tree of the last statement as Graphviz DOT");
   CLI11_PARSE(app, argc, argv);
 
@@ -24,7 +25,7 @@ int main(int argc, char** argv) {
   }
   burgspec::Diagnostics diags(file);
   isel::Selection selection;
-  if (!isel::selectInstructions(file, diags, selection)) {
+  if (!isel::selectInstructions(file, diags, selection, showTrace ? &std::cout : nullptr)) {
     diags.printAll(std::cerr);
     return 1;
   }

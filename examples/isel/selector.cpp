@@ -7,14 +7,17 @@
 
 namespace isel {
 
-bool selectInstructions(const burgspec::SourceFile& file, burgspec::Diagnostics& diags, Selection& out) {
+bool selectInstructions(const burgspec::SourceFile& file, burgspec::Diagnostics& diags, Selection& out,
+                        std::ostream* trace) {
   Trees trees;
   std::vector<Statement> statements;
   if (!parseProgram(file, diags, trees, statements)) return false;
   Program program;
   IselMatcher matcher(&program);
+  matcher.trace = trace;
   for (const Statement& s : statements) {
     // Every tree of the language has a cover: reg: ADD(reg, reg) and the like accept anything.
+    if (trace) *trace << "# labeling: " << s.text << '\n';
     matcher.label(s.tree);
     SelectedStatement selected{s.text, matcher.cover(s.tree), "", matcher.cost(s.tree, IselMatcher::kStart)};
     std::ostringstream dot;

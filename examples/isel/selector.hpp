@@ -1,6 +1,7 @@
 #pragma once
 // Instruction selection for a whole program of the tiny language, with the explanations the
 // generated matcher gives: each statement's cover and a picture of its labeled tree.
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,9 @@ struct Selection {
   std::vector<std::string> listing;  // instructions, each statement's preceded by a comment
 };
 
-// Parses `file` and selects instructions for it; false (with diagnostics) on bad input.
-bool selectInstructions(const burgspec::SourceFile& file, burgspec::Diagnostics& diags, Selection& out);
+// Parses `file` and selects instructions for it; false (with diagnostics) on bad input. With
+// `trace`, the matcher writes every match it finds while labeling there.
+bool selectInstructions(const burgspec::SourceFile& file, burgspec::Diagnostics& diags, Selection& out,
+                        std::ostream* trace = nullptr);
 
 }  // namespace isel

@@ -131,9 +131,9 @@ TEST(FeaturesMatcher, TraceListsEveryMatch) {
   std::ostringstream trace;
   m.trace = &trace;
   ASSERT_TRUE(m.label(add));
-  EXPECT_NE(trace.str().find("#0 ADD: reg: ADD(a:reg, i:imm)  cost 1\n"), std::string::npos) << trace.str();
-  EXPECT_NE(trace.str().find("#0 ADD: reg: ADD(a:reg, b:reg)  cost 2  (not better)\n"), std::string::npos);
-  EXPECT_NE(trace.str().find("#2 CONST: imm: c:CONST  cost 0\n"), std::string::npos);
+  EXPECT_NE(trace.str().find("#0 ADD: reg: ADD(a:reg, i:imm) = 7  cost 1\n"), std::string::npos) << trace.str();
+  EXPECT_NE(trace.str().find("#0 ADD: reg: ADD(a:reg, b:reg) = 8  cost 2  (not better)\n"), std::string::npos);
+  EXPECT_NE(trace.str().find("#2 CONST: imm: c:CONST = 14  cost 0\n"), std::string::npos);
   // Off again: labeling writes nothing more.
   m.trace = nullptr;
   const size_t length = trace.str().size();
@@ -154,7 +154,7 @@ TEST(FeaturesMatcher, DotShowsCostsAndHighlightsTheCover) {
   EXPECT_NE(text.find("  n0 -> n2;\n"), std::string::npos);
   // At the constant: imm is chosen (highlighted), reg is derivable at cost 1 but not chosen.
   EXPECT_NE(text.find("<td bgcolor=\"#ffd966\"><b>imm</b></td>"), std::string::npos);
-  EXPECT_NE(text.find("<tr><td>reg</td><td>1</td><td>reg: i:imm</td></tr>"), std::string::npos);
+  EXPECT_NE(text.find("<tr><td>reg</td><td>1</td><td>reg: i:imm = 5</td></tr>"), std::string::npos);
   // Graphviz itself accepts it, where it is installed.
   if (std::system("dot -V >/dev/null 2>&1") != 0) GTEST_SKIP() << "Graphviz's dot is not installed";
   std::string path = testing::TempDir() + "features_dot_test.dot";

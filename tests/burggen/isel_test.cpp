@@ -55,7 +55,7 @@ TEST(IselExample, ExplainsTheCover) {
             "stmt: ASSIGN(v:VAR, r:reg)  [#0 ASSIGN, cost 3]\n"
             "  reg: ADD(a:reg, c:CONST)  [#2 ADD, cost 2]\n"
             "    reg: LOAD(v:VAR)  [#3 LOAD, cost 1]\n");
-  EXPECT_NE(selection.statements[0].dot.find("<b>reg: ADD(a:reg, c:CONST)</b>"), std::string::npos);
+  EXPECT_NE(selection.statements[0].dot.find("<b>reg: ADD(a:reg, c:CONST) = 31</b>"), std::string::npos);
 }
 
 TEST(IselExample, BadProgramsGetDiagnostics) {
