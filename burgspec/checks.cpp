@@ -259,9 +259,10 @@ class GrammarChecker {
       if (productive[i]) continue;
       const Nonterminal& nt = grammar_.nonterminals[i];
       diags_.error(nt.loc, "nonterminal " + quoted(nt.name) +
-                               " derives no finite tree: every rule for it needs it again, directly or not");
+                               " derives no finite tree: each of its rules needs a nonterminal that derives none");
     }
-    for (const auto& cycle : graph.chainCycles()) reportCycle(cycle);
+    auto breaksCycle = [&](int rule) { return !positiveConstant(grammar_.rules[rule].cost); };
+    for (const auto& cycle : graph.chainCycles(breaksCycle)) reportCycle(cycle);
     int start = indexOf(grammar_.start);
     if (start == kNoIndex) return;
     std::vector<bool> reachable = graph.reachableFrom(start);
@@ -273,23 +274,24 @@ class GrammarChecker {
     }
   }
 
+  static bool positiveConstant(const Cost& cost) { return !cost.dynamic && cost.value > 0; }
+
   // A cycle of chain rules is an error, unless every chain rule among its nonterminals has a
   // constant positive cost: then the closure at a node cannot improve a cost by going around,
-  // so it stops (iburg allows such cycles), and it is only a warning.
+  // so it stops (iburg allows such cycles), and it is only a warning. An error names a cycle
+  // through a rule that breaks that condition.
   void reportCycle(const ChainCycle& cycle) {
     std::string path;
     for (int rule : cycle.rules) path += grammar_.rules[rule].lhs + " -> ";
     path += grammar_.rules[cycle.rules.front()].lhs;
-    bool positive = std::all_of(cycle.componentRules.begin(), cycle.componentRules.end(), [&](int r) {
-      const Cost& cost = grammar_.rules[r].cost;
-      return !cost.dynamic && cost.value > 0;
-    });
     const Rule& first = grammar_.rules[cycle.rules.front()];
-    if (positive)
+    std::string firstText = "'" + first.lhs + ": " + first.pattern.symbol + "'";
+    if (positiveConstant(first.cost))
       diags_.warning(first.loc, "chain rules form a cycle: " + path + " (allowed: every rule on it costs more than 0)");
     else
-      diags_.error(first.loc, "chain rules form a cycle: " + path +
-                                  " (a cycle is allowed only when all its rules have constant costs above 0)");
+      diags_.error(first.loc, "chain rules form a cycle: " + path + "; " + firstText +
+                                  (first.cost.dynamic ? " has a dynamic cost" : " costs 0") +
+                                  ", but a cycle is allowed only when all its rules have constant costs above 0");
     for (size_t i = 1; i < cycle.rules.size(); ++i) {
       const Rule& rule = grammar_.rules[cycle.rules[i]];
       diags_.note(rule.loc, "the cycle continues with '" + rule.lhs + ": " + rule.pattern.symbol + "'");

@@ -387,10 +387,11 @@ class Parser {
       advance();
     }
     // At the top level, '(' after a leaf may open its cost instead of its operands: it opens
-    // operands when it touches the symbol, `ADDI(`, or when what it encloses has their shape.
+    // operands when it touches the symbol, `ADDI(`, or when the symbol is a declared operator
+    // and what the parentheses enclose has the shape of operands (see operandListAhead).
     if (!at(TokenKind::LeftParen)) return true;
     bool touches = tok_.offset == prevEnd_;
-    if (depth == 0 && !touches && !operandListAhead()) return true;
+    if (depth == 0 && !touches && !(isDeclaredOperator(pattern.symbol) && operandListAhead())) return true;
     advance();
     for (;;) {
       Pattern kid;
@@ -409,21 +410,31 @@ class Parser {
     }
   }
 
+  bool isDeclaredOperator(std::string_view name) const {
+    for (const auto& t : grammar_.terminals)
+      if (t.name == name) return true;
+    return false;
+  }
+
   // Whether the parenthesized text after the current '(' has the shape of operand patterns:
-  // symbols, bindings, commas and nested parentheses only. Reads ahead without consuming.
+  // symbols, bindings, commas and nested parentheses only, each '(' after a declared operator.
+  // Reads ahead without consuming.
   bool operandListAhead() const {
     enum class State { NeedSymbol, NeedBoundSymbol, AfterName, AfterSymbol, AfterKids };
     Lexer ahead = lexer_;
     State state = State::NeedSymbol;
     int depth = 1;
+    std::string_view symbol;
     for (;;) {
       Token token = ahead.next();
+      if (token.kind == TokenKind::Identifier) symbol = token.text;
       if (state == State::NeedSymbol || state == State::NeedBoundSymbol) {
         if (token.kind != TokenKind::Identifier) return false;
         state = state == State::NeedSymbol ? State::AfterName : State::AfterSymbol;
       } else if (token.kind == TokenKind::Colon && state == State::AfterName) {
         state = State::NeedBoundSymbol;
       } else if (token.kind == TokenKind::LeftParen && state != State::AfterKids) {
+        if (!isDeclaredOperator(symbol)) return false;
         if (++depth > kMaxPatternDepth) return true;  // parsePattern reports it
         state = State::NeedSymbol;
       } else if (token.kind == TokenKind::Comma) {

@@ -62,7 +62,7 @@ std::vector<bool> SymbolGraph::productive() const {
   return productive;
 }
 
-std::vector<ChainCycle> SymbolGraph::chainCycles() const {
+std::vector<ChainCycle> SymbolGraph::chainCycles(const std::function<bool(int rule)>& preferred) const {
   Graph chains(nonterminals_);
   for (const auto& use : rules_)
     if (use.chain && use.leaves.size() == 1) boost::add_edge(use.lhs, use.leaves.front(), RuleEdge{use.rule}, chains);
@@ -81,7 +81,8 @@ std::vector<ChainCycle> SymbolGraph::chainCycles() const {
   for (auto& [id, edges] : inside) {
     auto byRule = [&](const Edge& a, const Edge& b) { return chains[a].rule < chains[b].rule; };
     std::sort(edges.begin(), edges.end(), byRule);
-    Edge first = edges.front();
+    auto chosen = std::find_if(edges.begin(), edges.end(), [&](const Edge& e) { return preferred(chains[e].rule); });
+    Edge first = chosen == edges.end() ? edges.front() : *chosen;
     Vertex start = boost::source(first, chains);
     // The shortest way back to `start` after taking `first`.
     SearchTree tree = breadthFirst(chains, boost::target(first, chains));
@@ -110,8 +111,10 @@ std::vector<ChainCycle> SymbolGraph::chainCycles() const {
     for (const Edge& e : edges) cycle.componentRules.push_back(chains[e].rule);
     cycles.push_back(std::move(cycle));
   }
-  std::sort(cycles.begin(), cycles.end(),
-            [](const ChainCycle& a, const ChainCycle& b) { return a.rules.front() < b.rules.front(); });
+  std::sort(cycles.begin(), cycles.end(), [](const ChainCycle& a, const ChainCycle& b) {
+    return *std::min_element(a.componentRules.begin(), a.componentRules.end()) <
+           *std::min_element(b.componentRules.begin(), b.componentRules.end());
+  });
   return cycles;
 }
 

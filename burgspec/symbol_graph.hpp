@@ -2,6 +2,7 @@
 // The graphs over a grammar's nonterminals that its checks need (built on Boost.Graph):
 // which nonterminals a rule's pattern uses, and which chain rules lead from one to another.
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 namespace burgspec {
@@ -23,8 +24,9 @@ class SymbolGraph {
   // For each nonterminal: whether it derives a finite tree (a least fixpoint over the rules).
   std::vector<bool> productive() const;
   // The cycles of chain rules, one for each strongly connected component that has one, in the
-  // order of their first rules. Each is a shortest cycle through that first rule's left side.
-  std::vector<ChainCycle> chainCycles() const;
+  // order of their first rules. Each is a shortest cycle that starts with the component's first
+  // rule for which `preferred` holds, or with its first rule when none does.
+  std::vector<ChainCycle> chainCycles(const std::function<bool(int rule)>& preferred) const;
   // For each nonterminal: whether a derivation from `start` can use it (breadth-first search).
   std::vector<bool> reachableFrom(int start) const;
 

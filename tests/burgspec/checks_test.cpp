@@ -155,8 +155,8 @@ TEST(Checks, ChainCycleIsAnErrorNamingTheCycle) {
   auto spec = check("%term A\n%%\ns: a;\na: b;\nb: c;\nc: a;\nc: A;\n");
   EXPECT_FALSE(spec->checked);
   EXPECT_EQ(spec->messages(),
-            "4:1: error: chain rules form a cycle: a -> b -> c -> a (a cycle is allowed only when all its rules "
-            "have constant costs above 0)\n"
+            "4:1: error: chain rules form a cycle: a -> b -> c -> a; 'a: b' costs 0, but a cycle is allowed only "
+            "when all its rules have constant costs above 0\n"
             "5:1: note: the cycle continues with 'b: c'\n"
             "6:1: note: the cycle continues with 'c: a'\n");
 }
@@ -178,6 +178,20 @@ TEST(Checks, ChainCycleOfPositiveConstantCostsIsAWarning) {
 TEST(Checks, ChainCycleWithADynamicCostIsAnError) {
   auto spec = check("%term A\n%%\ns: a;\na: b (1);\nb: a (f(node));\nb: A;\n");
   EXPECT_FALSE(spec->checked);
+  EXPECT_EQ(spec->messages(),
+            "5:1: error: chain rules form a cycle: b -> a -> b; 'b: a' has a dynamic cost, but a cycle is allowed "
+            "only when all its rules have constant costs above 0\n"
+            "4:1: note: the cycle continues with 'a: b'\n");
+}
+
+TEST(Checks, ErrorNamesACycleThroughTheRuleThatBreaksTheCondition) {
+  // a -> b -> c -> a costs more than 0 all round, but c and d form a cycle of cost 0.
+  auto spec = check("%term A\n%%\ns: a;\na: b (1);\nb: c (2);\nc: a (3);\nc: d;\nd: c (1);\nd: A;\n");
+  EXPECT_FALSE(spec->checked);
+  EXPECT_EQ(spec->diags.errorCount(), 1);
+  EXPECT_NE(spec->messages().find("7:1: error: chain rules form a cycle: c -> d -> c; 'c: d' costs 0"),
+            std::string::npos)
+      << spec->messages();
 }
 
 TEST(Checks, ShortestCycleIsNamedWhenSeveralShareAComponent) {
@@ -190,8 +204,8 @@ TEST(Checks, NonterminalThatDerivesNoFiniteTree) {
   auto spec = check("%term ADD K\n%%\ns: K;\ns: ADD(s, loop);\nloop: ADD(loop, s);\n");
   EXPECT_FALSE(spec->checked);
   EXPECT_EQ(spec->messages(),
-            "5:1: error: nonterminal 'loop' derives no finite tree: every rule for it needs it again, directly or "
-            "not\n");
+            "5:1: error: nonterminal 'loop' derives no finite tree: each of its rules needs a nonterminal that "
+            "derives none\n");
 }
 
 TEST(Checks, UnreachableNonterminalIsAWarning) {

@@ -171,6 +171,18 @@ TEST(Parser, ParenthesesTouchingAnOperatorAlwaysOpenOperands) {
   EXPECT_EQ(spec->messages(), "3:11: error: unexpected character\n");
 }
 
+TEST(Parser, CallsAfterALeafAreCostsUnlessTheCalleeIsAnOperator) {
+  auto spec = parse("%term CNSTI NEG\n%%\nreg: CNSTI (immCost(node));\nrc: con (f(c));\nreg: NEG (NEG(reg));\n");
+  ASSERT_TRUE(spec->parsed) << spec->diags.str();
+  const auto& r = spec->grammar.rules;
+  EXPECT_TRUE(r[0].pattern.kids.empty());
+  EXPECT_EQ(r[0].cost.code, "immCost(node)");
+  EXPECT_TRUE(r[1].pattern.kids.empty());
+  EXPECT_EQ(r[1].cost.code, "f(c)");
+  ASSERT_EQ(r[2].pattern.kids.size(), 1u);
+  EXPECT_EQ(r[2].pattern.kids[0].kids.size(), 1u);
+}
+
 TEST(Parser, ParenthesesAfterALeafThatLookLikeOperandsAreOperands) {
   auto spec = parse("%term NEG\n%%\nreg: NEG (reg);\nreg: NEG (x:reg) (2);\n");
   ASSERT_TRUE(spec->parsed) << spec->diags.str();
