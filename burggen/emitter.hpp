@@ -1,6 +1,6 @@
 #pragma once
 // The matcher emitter: turns a checked Grammar into the C++17 source of a tree matcher (a
-// labeler, a reducer and explanations). docs/burggen.md describes the generated interface.
+// labeler, a reducer and explanations). docs/tutorial.md describes the generated interface.
 #include <string>
 
 #include "burgspec/diagnostics.hpp"
