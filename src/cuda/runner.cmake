@@ -9,7 +9,7 @@ add_library(cudaburg_cuda_run_common STATIC
   timing.cpp
   worker_protocol.cpp
 )
-target_link_libraries(cudaburg_cuda_run_common PUBLIC cudaburg_loop nlohmann_json::nlohmann_json)
+target_link_libraries(cudaburg_cuda_run_common PUBLIC cudaburg_loop_tree nlohmann_json::nlohmann_json)
 
 add_executable(cudaburg-worker
   device.cpp

@@ -135,7 +135,7 @@ bool Runner::ensureWorker() {
   std::string program = findWorkerProgram(options_.workerPath);
   probed_ = true;
   available_ = false;
-  if (!worker_->start(program, error)) {
+  if (!worker_->start(program, {}, error)) {
     device_ = "no CUDA device: not measured (" + error + ")";
     return false;
   }
@@ -172,6 +172,11 @@ bool Runner::available() { return ensureWorker(); }
 std::string Runner::device() {
   ensureWorker();
   return device_;
+}
+
+std::string Runner::arch() {
+  ensureWorker();
+  return available_ ? arch_ : "";
 }
 
 ReferencePlan Runner::referencePlan(const Kernel& kernel, ScalarType elementType) {

@@ -81,6 +81,8 @@ class Runner {
   bool available();
   // The GPU ("NVIDIA H100 80GB HBM3 (sm_90)"), or why there is none ("no CUDA device: ...").
   std::string device();
+  // The GPU's architecture ("sm_90"), to compile for; empty without a GPU.
+  std::string arch();
 
   // Verifies, then times, one variant of `kernel` (the untransformed nest, which defines the
   // reference and the work done); `variant` is the emitted kernel and `binary` its compilation.

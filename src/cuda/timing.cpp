@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace cudaburg {
 namespace {
@@ -54,12 +55,20 @@ struct Counter {
       case NodeKind::Assign: {
         work.flops += times * (expressionFlops(*node.value) + (node.accumulate ? 1 : 0));
         if (node.accumulate) {
-          int64_t terms = 1;
-          for (const Node* loop : loops) {
-            bool inTarget = false;
-            for (const auto& sub : node.target.subscripts) inTarget = inTarget || sub.uses(loop->index);
-            if (!inTarget) terms *= std::max<int64_t>(1, tripCount(*loop, env));
+          // Loops that choose the element: those in the subscripts, and (for strip-mined loops)
+          // those that the bounds of such loops depend on. The others sum into one element.
+          std::set<std::string> choosing;
+          for (const auto& sub : node.target.subscripts)
+            for (const auto& [name, c] : sub.terms) choosing.insert(name);
+          for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
+            if (!choosing.count((*it)->index)) continue;
+            for (const auto& [name, c] : (*it)->lower.terms) choosing.insert(name);
+            for (const auto& u : (*it)->upper)
+              for (const auto& [name, c] : u.terms) choosing.insert(name);
           }
+          int64_t terms = 1;
+          for (const Node* loop : loops)
+            if (!choosing.count(loop->index)) terms *= std::max<int64_t>(1, tripCount(*loop, env));
           work.reductionLength = std::max(work.reductionLength, terms);
         }
         return;

@@ -34,7 +34,7 @@ std::string describeStatus(int status) {
 
 WorkerProcess::~WorkerProcess() { stop(); }
 
-bool WorkerProcess::start(const std::string& program, std::string& error) {
+bool WorkerProcess::start(const std::string& program, const std::vector<std::string>& arguments, std::string& error) {
   stop();
   int pair[2], errPipe[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
@@ -47,9 +47,11 @@ bool WorkerProcess::start(const std::string& program, std::string& error) {
     return false;
   }
   // Everything the child needs is prepared before fork: it only calls dup2, execv and _exit.
-  std::vector<char> path(program.begin(), program.end());
-  path.push_back('\0');
-  char* argv[] = {path.data(), nullptr};
+  std::vector<std::string> words = {program};
+  words.insert(words.end(), arguments.begin(), arguments.end());
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
   pid_t pid = fork();
   if (pid < 0) {
     error = std::string("cannot fork: ") + strerror(errno);
@@ -59,7 +61,7 @@ bool WorkerProcess::start(const std::string& program, std::string& error) {
   if (pid == 0) {
     if (dup2(pair[1], STDIN_FILENO) < 0 || dup2(pair[1], STDOUT_FILENO) < 0 || dup2(errPipe[1], STDERR_FILENO) < 0)
       _exit(126);
-    execv(path.data(), argv);
+    execv(argv[0], argv.data());
     const char message[] = "cannot execute the worker program\n";
     ssize_t ignored = write(STDERR_FILENO, message, sizeof message - 1);
     (void)ignored;

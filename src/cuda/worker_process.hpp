@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 namespace cudaburg {
 
@@ -16,8 +17,8 @@ class WorkerProcess {
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
 
-  // Starts `program`; false with `error` set when it cannot be started.
-  bool start(const std::string& program, std::string& error);
+  // Starts `program` with `arguments`; false with `error` set when it cannot be started.
+  bool start(const std::string& program, const std::vector<std::string>& arguments, std::string& error);
   bool running() const { return pid_ > 0; }
 
   enum class Outcome { Reply, Timeout, Exited };

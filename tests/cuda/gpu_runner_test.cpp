@@ -1,0 +1,155 @@
+// The runner on a real GPU (ctest label "gpu"): correct kernels verify against cuBLAS, cuDNN and
+// the FP64 nest and get timed; broken kernels (a fault, a hang, a wrong or missing result) are
+// reported as failed variants and the runner goes on with a fresh worker.
+#include <gtest/gtest.h>
+
+#include "src/cuda/compiler.hpp"
+#include "src/cuda/emitter.hpp"
+#include "src/cuda/runner.hpp"
+#include "tests/cuda/run_test_kernels.hpp"
+
+namespace cudaburg {
+namespace {
+
+using namespace std::chrono_literals;
+
+class GpuRunner : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { runner_ = new Runner(); }
+  static void TearDownTestSuite() {
+    delete runner_;
+    runner_ = nullptr;
+  }
+  void SetUp() override {
+    if (!runner_->available()) GTEST_SKIP() << runner_->device();
+  }
+
+  CompileResult build(const CudaKernel& k) {
+    CompileOptions options;
+    options.arch = runner_->arch();
+    options.useCache = false;
+    CompileResult r = compile(k, options);
+    EXPECT_TRUE(r.ok) << r.refusal << "\n" << r.errorLog;
+    return r;
+  }
+
+  // The untransformed nest, emitted with the naive mapping, compiled and measured.
+  RunResult measureNaive(const Kernel& k, const MeasureOptions& options = {}) {
+    EmitResult e = emitKernel(k);
+    EXPECT_TRUE(e.ok()) << e.refusal;
+    if (!e.ok()) return {};
+    return runner_->measure(k, *e.kernel, build(*e.kernel), options);
+  }
+
+  // A hand-written kernel over matmul's arrays (C, A, B), one thread per element of C.
+  RunResult measureMatmulBody(const Kernel& k, const std::string& name, const std::string& body,
+                              const MeasureOptions& options = {}) {
+    CudaKernel v;
+    v.entry = name;
+    v.params = {"C", "A", "B"};
+    v.block = {256, 1, 1};
+    v.grid = {unsigned((k.size("M") * k.size("N") + 255) / 256), 1, 1};
+    v.source = "extern \"C\" __global__ void " + name +
+               "(float* C, const float* A, const float* B) {\n"
+               "  const int M = " + std::to_string(k.size("M")) + ", N = " + std::to_string(k.size("N")) +
+               ", K = " + std::to_string(k.size("K")) + ";\n"
+               "  long idx = blockIdx.x * (long)blockDim.x + threadIdx.x;\n"
+               "  if (idx >= (long)M * N) return;\n"
+               "  int i = idx / N, j = idx % N;\n" + body + "\n}\n";
+    return runner_->measure(k, v, build(v), options);
+  }
+
+  static Kernel smallMatmul() { return testing::loadExample("matmul.loop", {{"M", 200}, {"N", 136}, {"K", 72}}); }
+
+  static Runner* runner_;
+};
+
+Runner* GpuRunner::runner_ = nullptr;
+
+constexpr const char* kCorrectBody =
+    "  float s = 0;\n  for (int k = 0; k < K; ++k) s += A[i * K + k] * B[k * N + j];\n  C[idx] = s;";
+
+TEST_F(GpuRunner, NaiveMatmulVerifiesAgainstCublasAndIsTimed) {
+  Kernel k = testing::loadExample("matmul.loop", {{"M", 512}, {"N", 384}, {"K", 256}});
+  RunResult r = measureNaive(k);
+  ASSERT_EQ(r.status, RunStatus::Ok) << r.reason;
+  EXPECT_EQ(r.reference.rfind("cuBLAS SGEMM", 0), 0u) << r.reference;
+  EXPECT_GE(r.error, 0);
+  EXPECT_LT(r.error, 1e-5);
+  EXPECT_GT(r.ms, 0);
+  EXPECT_GE(r.runs, 20);
+  EXPECT_NEAR(r.tflops, 2.0 * 512 * 384 * 256 / (r.ms * 1e-3) / 1e12, 1e-9);
+  EXPECT_GT(r.gbps, 0);
+}
+
+TEST_F(GpuRunner, HandWrittenCorrectKernelPasses) {
+  RunResult r = measureMatmulBody(smallMatmul(), "correct", kCorrectBody);
+  EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
+}
+
+TEST_F(GpuRunner, WrongResultIsCaught) {
+  // Drops the last term of every sum.
+  RunResult r = measureMatmulBody(smallMatmul(), "drops_a_term",
+                                  "  float s = 0;\n  for (int k = 0; k < K - 1; ++k) s += A[i * K + k] * B[k * N + j];\n"
+                                  "  C[idx] = s;");
+  EXPECT_EQ(r.status, RunStatus::Wrong);
+  EXPECT_NE(r.reason.find("relative error"), std::string::npos) << r.reason;
+  EXPECT_LT(r.ms, 0);  // a wrong kernel is never timed
+}
+
+TEST_F(GpuRunner, UnwrittenElementsAreCaught) {
+  RunResult r = measureMatmulBody(smallMatmul(), "skips_the_last_row",
+                                  std::string("  if (i == M - 1) return;\n") + kCorrectBody);
+  EXPECT_EQ(r.status, RunStatus::Wrong);
+  EXPECT_NE(r.reason.find("NaN"), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("C[199]"), std::string::npos) << r.reason;
+}
+
+TEST_F(GpuRunner, OutOfBoundsWriteFailsAndTheRunnerGoesOn) {
+  RunResult r = measureMatmulBody(smallMatmul(), "writes_far_away",
+                                  std::string(kCorrectBody) + "\n  C[idx + (1l << 40)] = 1;");
+  EXPECT_EQ(r.status, RunStatus::Failed);
+  EXPECT_NE(r.reason.find("CUDA_ERROR"), std::string::npos) << r.reason;
+  RunResult after = measureMatmulBody(smallMatmul(), "correct_after_fault", kCorrectBody);
+  EXPECT_EQ(after.status, RunStatus::Ok) << after.reason;
+}
+
+TEST_F(GpuRunner, HangIsStoppedAtTheDeadlineAndTheRunnerGoesOn) {
+  MeasureOptions options;
+  options.deadline = 5s;
+  auto before = std::chrono::steady_clock::now();
+  RunResult r = measureMatmulBody(smallMatmul(), "never_ends",
+                                  "  volatile float* p = C;\n  while (p[idx] != 12345.0f) p[idx] = 0;", options);
+  EXPECT_EQ(r.status, RunStatus::Timeout) << r.reason;
+  EXPECT_LT(std::chrono::steady_clock::now() - before, 20s);
+  RunResult after = measureMatmulBody(smallMatmul(), "correct_after_hang", kCorrectBody);
+  EXPECT_EQ(after.status, RunStatus::Ok) << after.reason;
+}
+
+TEST_F(GpuRunner, BatchedTransposedProductVerifies) {
+  RunResult r = measureNaive(testing::loadExample("matmul_bt.loop", {{"BATCH", 3}, {"M", 64}, {"N", 96}, {"K", 40}}));
+  EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
+  EXPECT_NE(r.reference.find("batch 3"), std::string::npos) << r.reference;
+}
+
+TEST_F(GpuRunner, Conv2dVerifies) {
+  RunResult r = measureNaive(testing::loadExample("conv2d.loop", {{"N", 2}, {"C", 8}, {"H", 20}, {"W", 18}, {"K", 12}}));
+  EXPECT_EQ(r.status, RunStatus::Ok) << r.reason << " (" << r.reference << ")";
+}
+
+TEST_F(GpuRunner, OtherNestsVerifyAgainstTheFp64Reference) {
+  RunResult r = measureNaive(testing::loadExample("conv3d.loop", {{"D", 20}, {"H", 18}, {"W", 16}, {"T", 3}}));
+  EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
+  EXPECT_EQ(r.reference, "FP64 reference");
+}
+
+TEST_F(GpuRunner, ReferenceLibraryIsTimed) {
+  ReferenceTiming t = runner_->reference(testing::loadExample("matmul.loop", {{"M", 512}, {"N", 512}, {"K", 512}}));
+  ASSERT_EQ(t.status, RunStatus::Ok) << t.reason;
+  EXPECT_EQ(t.library, "cuBLAS SGEMM");
+  EXPECT_GT(t.ms, 0);
+  EXPECT_GT(t.tflops, 0);
+}
+
+}  // namespace
+}  // namespace cudaburg

@@ -1,0 +1,96 @@
+// The worker's messages survive the trip through JSON.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "src/cuda/worker_protocol.hpp"
+
+namespace cudaburg {
+namespace {
+
+TEST(RunProtocol, MeasureRequestRoundTrips) {
+  MeasureRequest r;
+  r.variant = LaunchSpec{"/tmp/k.cubin", "matmul", {4, 5, 6}, {32, 8, 1}, 65536, true};
+  r.arrays = {ArraySpec{"C", ScalarType::Float, {8, 8}, ArrayInit::Poison},
+              ArraySpec{"A", ScalarType::Half, {8, 4}, ArrayInit::Random}};
+  r.reference.kind = ReferencePlan::Kind::Gemm;
+  r.reference.gemm.a = "A";
+  r.reference.gemm.m = 8;
+  r.reference.gemm.bTransposed = true;
+  r.reference.gemm.strideC = 64;
+  r.seed = 123456789012345ull;
+  r.tolerance = 3e-5;
+  r.time = false;
+  r.runs.minRuns = 7;
+  r.runs.maxTotalMs = 50;
+
+  nlohmann::json j = toJson(r);
+  EXPECT_EQ(j.at("op"), "measure");
+  MeasureRequest back = measureRequestFromJson(nlohmann::json::parse(j.dump()));
+  EXPECT_EQ(back.variant.cubinPath, "/tmp/k.cubin");
+  EXPECT_EQ(back.variant.entry, "matmul");
+  EXPECT_EQ(back.variant.grid, (std::array<unsigned, 3>{4, 5, 6}));
+  EXPECT_EQ(back.variant.block, (std::array<unsigned, 3>{32, 8, 1}));
+  EXPECT_EQ(back.variant.dynamicSharedBytes, 65536u);
+  EXPECT_TRUE(back.variant.raiseSharedLimit);
+  ASSERT_EQ(back.arrays.size(), 2u);
+  EXPECT_EQ(back.arrays[1].name, "A");
+  EXPECT_EQ(back.arrays[1].type, ScalarType::Half);
+  EXPECT_EQ(back.arrays[1].extents, (std::vector<int64_t>{8, 4}));
+  EXPECT_EQ(back.arrays[1].init, ArrayInit::Random);
+  EXPECT_EQ(back.arrays[0].bytes(), 8u * 8 * 4);
+  EXPECT_EQ(back.reference.kind, ReferencePlan::Kind::Gemm);
+  EXPECT_EQ(back.reference.gemm.a, "A");
+  EXPECT_EQ(back.reference.gemm.m, 8);
+  EXPECT_TRUE(back.reference.gemm.bTransposed);
+  EXPECT_EQ(back.reference.gemm.strideC, 64);
+  EXPECT_EQ(back.seed, 123456789012345ull);
+  EXPECT_DOUBLE_EQ(back.tolerance, 3e-5);
+  EXPECT_FALSE(back.time);
+  EXPECT_EQ(back.runs.minRuns, 7);
+  EXPECT_DOUBLE_EQ(back.runs.maxTotalMs, 50);
+}
+
+TEST(RunProtocol, ExactAndConvolutionReferencesRoundTrip) {
+  ReferenceSpec exact;
+  exact.kind = ReferencePlan::Kind::Exact;
+  exact.exact.entry = "k_reference";
+  exact.exactTypes = {ScalarType::Double, ScalarType::Int};
+  ReferenceSpec back = referenceSpecFromJson(toJson(exact));
+  EXPECT_EQ(back.kind, ReferencePlan::Kind::Exact);
+  EXPECT_EQ(back.exact.entry, "k_reference");
+  EXPECT_EQ(back.exactTypes, exact.exactTypes);
+
+  ReferenceSpec conv;
+  conv.kind = ReferencePlan::Kind::Conv2d;
+  conv.conv.output = "Out";
+  conv.conv.padW = 2;
+  conv.conv.dilationH = 3;
+  back = referenceSpecFromJson(toJson(conv));
+  EXPECT_EQ(back.kind, ReferencePlan::Kind::Conv2d);
+  EXPECT_EQ(back.conv.output, "Out");
+  EXPECT_EQ(back.conv.padW, 2);
+  EXPECT_EQ(back.conv.dilationH, 3);
+}
+
+TEST(RunProtocol, ReplyWithUnboundedErrorRoundTrips) {
+  MeasureReply r{"wrong", "C: 3 elements are NaN", INFINITY, -1, 0, false};
+  MeasureReply back = measureReplyFromJson(nlohmann::json::parse(toJson(r).dump()));
+  EXPECT_EQ(back.status, "wrong");
+  EXPECT_EQ(back.reason, r.reason);
+  EXPECT_TRUE(std::isinf(back.error));
+  MeasureReply timed{"ok", "", 1e-6, 0.25, 40, false};
+  back = measureReplyFromJson(toJson(timed));
+  EXPECT_DOUBLE_EQ(back.ms, 0.25);
+  EXPECT_EQ(back.runs, 40);
+}
+
+TEST(RunProtocol, MalformedMessagesThrow) {
+  EXPECT_ANY_THROW(arraySpecFromJson({{"name", "A"}, {"type", "quad"}, {"extents", {1}}, {"init", "random"}}));
+  EXPECT_ANY_THROW(arraySpecFromJson({{"name", "A"}, {"type", "float"}, {"extents", {1}}, {"init", "maybe"}}));
+  EXPECT_ANY_THROW(referenceSpecFromJson({{"kind", "fft"}}));
+  EXPECT_ANY_THROW(measureRequestFromJson({{"op", "measure"}}));
+}
+
+}  // namespace
+}  // namespace cudaburg

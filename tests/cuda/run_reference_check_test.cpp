@@ -1,0 +1,74 @@
+// Verification by relative error, and its bound.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "src/cuda/reference_check.hpp"
+
+namespace cudaburg {
+namespace {
+
+TEST(RunReferenceCheck, ToleranceGrowsWithReductionLengthWithinBounds) {
+  double t1 = verificationTolerance(ScalarType::Float, 1);
+  double t64 = verificationTolerance(ScalarType::Float, 64);
+  double t512 = verificationTolerance(ScalarType::Float, 512);
+  double tHuge = verificationTolerance(ScalarType::Float, int64_t(1) << 30);
+  EXPECT_GE(t1, 1e-6);
+  EXPECT_LT(t1, t64);
+  EXPECT_LT(t64, t512);
+  EXPECT_LE(tHuge, 1e-4);
+  EXPECT_LT(verificationTolerance(ScalarType::Double, 4096), 1e-11);
+  EXPECT_EQ(verificationTolerance(ScalarType::Int, 4096), 0);
+  EXPECT_GT(verificationTolerance(ScalarType::Half, 64), t64);
+}
+
+TEST(RunReferenceCheck, CloseOutputPasses) {
+  std::vector<double> ref = {1, -2, 3, 4}, out = ref;
+  out[2] += 1e-7;
+  Comparison c = compareArrays("C", {2, 2}, out, ref, 1e-6);
+  EXPECT_TRUE(c.passed) << c.reason;
+  EXPECT_NEAR(c.relativeError, 1e-7 / std::sqrt(30.0), 1e-12);
+  EXPECT_TRUE(c.reason.empty());
+}
+
+TEST(RunReferenceCheck, LargeErrorFailsAndNamesTheWorstElement) {
+  std::vector<double> ref = {1, 2, 3, 4, 5, 6}, out = ref;
+  out[4] = 50;
+  Comparison c = compareArrays("C", {2, 3}, out, ref, 1e-4);
+  EXPECT_FALSE(c.passed);
+  EXPECT_EQ(c.worstIndex, 4u);
+  EXPECT_NE(c.reason.find("C[1][1]"), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find("relative error"), std::string::npos);
+}
+
+TEST(RunReferenceCheck, NaNNeverPasses) {
+  std::vector<double> ref = {1, 2, 3}, out = {1, NAN, 3};
+  Comparison c = compareArrays("out", {3}, out, ref, 1e300);
+  EXPECT_FALSE(c.passed);
+  EXPECT_EQ(c.nonFinite, 1u);
+  EXPECT_TRUE(std::isinf(c.relativeError));
+  EXPECT_NE(c.reason.find("out[1]"), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find("unwritten"), std::string::npos);
+}
+
+TEST(RunReferenceCheck, ZeroReferenceUsesTheAbsoluteError) {
+  Comparison same = compareArrays("z", {2}, {0, 0}, {0, 0}, 1e-6);
+  EXPECT_TRUE(same.passed);
+  Comparison off = compareArrays("z", {2}, {0, 1}, {0, 0}, 1e-6);
+  EXPECT_FALSE(off.passed);
+  EXPECT_DOUBLE_EQ(off.relativeError, 1.0);
+}
+
+TEST(RunReferenceCheck, NonFiniteReferenceAndSizeMismatchFail) {
+  EXPECT_FALSE(compareArrays("r", {2}, {1, 2}, {1, INFINITY}, 1).passed);
+  EXPECT_FALSE(compareArrays("r", {2}, {1, 2}, {1, 2, 3}, 1).passed);
+}
+
+TEST(RunReferenceCheck, ElementNames) {
+  EXPECT_EQ(elementName("A", {4, 5, 6}, 0), "A[0][0][0]");
+  EXPECT_EQ(elementName("A", {4, 5, 6}, 6 * 5 + 6 + 1), "A[1][1][1]");
+  EXPECT_EQ(elementName("v", {10}, 9), "v[9]");
+}
+
+}  // namespace
+}  // namespace cudaburg
