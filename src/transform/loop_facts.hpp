@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "src/loop/loop_tree.hpp"
 
@@ -16,10 +17,6 @@ std::optional<int64_t> constantTripCount(const Node& loop);
 // The span `(tripCount - 1) * step` of the index values of such a loop: the index lies in
 // [lower, lower + span].
 std::optional<int64_t> constantSpan(const Node& loop);
-
-}  // namespace cudaburg
-
-namespace cudaburg {
 
 // "" when `loop` (below the nodes `above`, outermost first) can run `width` consecutive
 // elements as one wide access, else why not: it is innermost with step 1, its bounds and every

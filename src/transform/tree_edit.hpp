@@ -50,7 +50,7 @@ bool reads(const ExprPtr& expr, const std::string& array);
 // Whether a loop's bounds use index `index`.
 bool boundsUse(const Node& loop, const std::string& index);
 
-// A copy of a For node with another body (and, where given, other bounds or mapping).
+// A copy of a For node with another body.
 NodePtr withBody(const NodePtr& loop, NodePtr body);
 
 }  // namespace cudaburg
