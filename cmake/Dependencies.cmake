@@ -59,7 +59,9 @@ function(re2c_lexer input output)
       DEPENDS ${input}
       COMMENT "re2c ${input}")
   else()
-    get_filename_component(name ${output} NAME)
-    configure_file(${CUDABURG_PREGENERATED_DIR}/${name} ${output} COPYONLY)
+    # scripts/pregenerate names each output after its lexer's path in the source tree.
+    file(RELATIVE_PATH lexer ${PROJECT_SOURCE_DIR} ${input})
+    string(REGEX REPLACE "\\.re$" ".cpp" pregenerated ${lexer})
+    configure_file(${CUDABURG_PREGENERATED_DIR}/${pregenerated} ${output} COPYONLY)
   endif()
 endfunction()

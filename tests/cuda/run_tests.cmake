@@ -17,3 +17,7 @@ add_executable(cuda_gpu_tests gpu_runner_test.cpp)
 target_link_libraries(cuda_gpu_tests PRIVATE cudaburg_cuda_run cudaburg_loop GTest::gtest_main)
 target_compile_definitions(cuda_gpu_tests PRIVATE CUDABURG_EXAMPLES_DIR="${PROJECT_SOURCE_DIR}/examples")
 gtest_discover_tests(cuda_gpu_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS gpu TIMEOUT 300)
+
+# The table bench/gpu-check prints: examples under recipes, against the reference library.
+add_executable(cudaburg-gpu-examples gpu_examples.cpp)
+target_link_libraries(cudaburg-gpu-examples PRIVATE cudaburg_cuda_run cudaburg_transform cudaburg_loop)
