@@ -13,7 +13,9 @@ namespace {
 
 constexpr int kNoIndex = -1;
 
-std::string quoted(const std::string& name) { return "'" + name + "'"; }
+std::string quoted(const std::string& name) {
+  return "'" + name + "'";
+}
 
 class GrammarChecker {
  public:
@@ -26,7 +28,8 @@ class GrammarChecker {
     }
     checkTerminals();
     collectLeftSides();
-    for (auto& rule : grammar_.rules) checkPattern(rule);
+    for (auto& rule : grammar_.rules)
+      checkPattern(rule);
     buildNonterminals();
     checkStart();
     applyTypes();
@@ -76,7 +79,8 @@ class GrammarChecker {
 
   void warnUnusedTerminals() {
     for (const auto& t : grammar_.terminals)
-      if (t.arity < 0 && !duplicateTerminal(t)) diags_.warning(t.loc, "operator " + quoted(t.name) + " is never used");
+      if (t.arity < 0 && !duplicateTerminal(t))
+        diags_.warning(t.loc, "operator " + quoted(t.name) + " is never used");
   }
 
   bool duplicateTerminal(const Terminal& t) const { return grammar_.findTerminal(t.name) != &t; }
@@ -87,7 +91,8 @@ class GrammarChecker {
     for (size_t i = 0; i < grammar_.rules.size(); ++i) {
       const Rule& rule = grammar_.rules[i];
       if (const Terminal* t = grammar_.findTerminal(rule.lhs)) {
-        diags_.error(rule.loc, quoted(rule.lhs) + " is an operator (%term) and cannot be the left side of a rule");
+        diags_.error(rule.loc,
+                     quoted(rule.lhs) + " is an operator (%term) and cannot be the left side of a rule");
         diags_.note(t->loc, quoted(rule.lhs) + " declared here");
         continue;
       }
@@ -122,7 +127,8 @@ class GrammarChecker {
     } else {
       diags_.error(pattern.loc, "undefined nonterminal " + quoted(pattern.symbol) + ": no rule derives it");
     }
-    for (auto& kid : pattern.kids) checkPatternNode(kid, bindings);
+    for (auto& kid : pattern.kids)
+      checkPatternNode(kid, bindings);
   }
 
   void checkArity(Terminal& t, const Pattern& use) {
@@ -170,7 +176,8 @@ class GrammarChecker {
     if (pattern.kids.empty() && !pattern.isTerminal && isNonterminal(pattern.symbol) &&
         std::find(order.begin(), order.end(), pattern.symbol) == order.end())
       order.push_back(pattern.symbol);
-    for (const auto& kid : pattern.kids) collectLeaves(kid, order);
+    for (const auto& kid : pattern.kids)
+      collectLeaves(kid, order);
   }
 
   int indexOf(const std::string& name) const {
@@ -181,9 +188,11 @@ class GrammarChecker {
   void checkStart() {
     if (isNonterminal(grammar_.start)) return;
     if (grammar_.findTerminal(grammar_.start))
-      diags_.error(grammar_.startLoc, "start symbol " + quoted(grammar_.start) + " is an operator, not a nonterminal");
+      diags_.error(grammar_.startLoc,
+                   "start symbol " + quoted(grammar_.start) + " is an operator, not a nonterminal");
     else
-      diags_.error(grammar_.startLoc, "undefined start nonterminal " + quoted(grammar_.start) + ": no rule derives it");
+      diags_.error(grammar_.startLoc,
+                   "undefined start nonterminal " + quoted(grammar_.start) + ": no rule derives it");
   }
 
   void applyTypes() {
@@ -249,7 +258,8 @@ class GrammarChecker {
       int index = indexOf(pattern.symbol);
       if (index != kNoIndex) leaves.push_back(index);
     }
-    for (const auto& kid : pattern.kids) leafIndices(kid, leaves);
+    for (const auto& kid : pattern.kids)
+      leafIndices(kid, leaves);
   }
 
   void checkGraphs() {
@@ -258,19 +268,21 @@ class GrammarChecker {
     for (size_t i = 0; i < productive.size(); ++i) {
       if (productive[i]) continue;
       const Nonterminal& nt = grammar_.nonterminals[i];
-      diags_.error(nt.loc, "nonterminal " + quoted(nt.name) +
-                               " derives no finite tree: each of its rules needs a nonterminal that derives none");
+      diags_.error(nt.loc,
+                   "nonterminal " + quoted(nt.name) +
+                       " derives no finite tree: each of its rules needs a nonterminal that derives none");
     }
     auto breaksCycle = [&](int rule) { return !positiveConstant(grammar_.rules[rule].cost); };
-    for (const auto& cycle : graph.chainCycles(breaksCycle)) reportCycle(cycle);
+    for (const auto& cycle : graph.chainCycles(breaksCycle))
+      reportCycle(cycle);
     int start = indexOf(grammar_.start);
     if (start == kNoIndex) return;
     std::vector<bool> reachable = graph.reachableFrom(start);
     for (size_t i = 0; i < reachable.size(); ++i) {
       if (reachable[i]) continue;
       const Nonterminal& nt = grammar_.nonterminals[i];
-      diags_.warning(nt.loc, "nonterminal " + quoted(nt.name) + " is unreachable from the start nonterminal " +
-                                 quoted(grammar_.start));
+      diags_.warning(nt.loc, "nonterminal " + quoted(nt.name) +
+                                 " is unreachable from the start nonterminal " + quoted(grammar_.start));
     }
   }
 
@@ -282,16 +294,19 @@ class GrammarChecker {
   // through a rule that breaks that condition.
   void reportCycle(const ChainCycle& cycle) {
     std::string path;
-    for (int rule : cycle.rules) path += grammar_.rules[rule].lhs + " -> ";
+    for (int rule : cycle.rules)
+      path += grammar_.rules[rule].lhs + " -> ";
     path += grammar_.rules[cycle.rules.front()].lhs;
     const Rule& first = grammar_.rules[cycle.rules.front()];
     std::string firstText = "'" + first.lhs + ": " + first.pattern.symbol + "'";
     if (positiveConstant(first.cost))
-      diags_.warning(first.loc, "chain rules form a cycle: " + path + " (allowed: every rule on it costs more than 0)");
+      diags_.warning(first.loc,
+                     "chain rules form a cycle: " + path + " (allowed: every rule on it costs more than 0)");
     else
-      diags_.error(first.loc, "chain rules form a cycle: " + path + "; " + firstText +
-                                  (first.cost.dynamic ? " has a dynamic cost" : " costs 0") +
-                                  ", but a cycle is allowed only when all its rules have constant costs above 0");
+      diags_.error(first.loc,
+                   "chain rules form a cycle: " + path + "; " + firstText +
+                       (first.cost.dynamic ? " has a dynamic cost" : " costs 0") +
+                       ", but a cycle is allowed only when all its rules have constant costs above 0");
     for (size_t i = 1; i < cycle.rules.size(); ++i) {
       const Rule& rule = grammar_.rules[cycle.rules[i]];
       diags_.note(rule.loc, "the cycle continues with '" + rule.lhs + ": " + rule.pattern.symbol + "'");
@@ -313,15 +328,15 @@ class GrammarChecker {
         const Nonterminal* rhs = grammar_.findNonterminal(rule.pattern.symbol);
         if (!rhs || rhs->resultType == lhs->resultType) continue;
       }
-      diags_.warning(rule.loc, "rule for " + quoted(rule.lhs) + " has no action; its value will be a default " +
-                                   lhs->resultType + "{}");
+      diags_.warning(rule.loc, "rule for " + quoted(rule.lhs) +
+                                   " has no action; its value will be a default " + lhs->resultType + "{}");
     }
   }
 
   Grammar& grammar_;
   Diagnostics& diags_;
-  std::map<std::string, int> firstRule_;   // nonterminal -> index of its first rule
-  std::map<std::string, int> index_;       // nonterminal -> index in Grammar::nonterminals
+  std::map<std::string, int> firstRule_;       // nonterminal -> index of its first rule
+  std::map<std::string, int> index_;           // nonterminal -> index in Grammar::nonterminals
   std::map<std::string, SourceLoc> firstUse_;  // operator -> its first use
 };
 

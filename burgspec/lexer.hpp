@@ -11,10 +11,10 @@
 namespace burgspec {
 
 enum class TokenKind {
-  End,             // end of input
-  Error,           // a character or sequence the language does not have; see Token::error
+  End,    // end of input
+  Error,  // a character or sequence the language does not have; see Token::error
   Identifier,
-  Integer,         // decimal digits
+  Integer,  // decimal digits
   Colon,
   Semicolon,
   LeftParen,
@@ -33,8 +33,8 @@ const char* tokenKindName(TokenKind kind);
 
 struct Token {
   TokenKind kind = TokenKind::End;
-  std::string_view text;    // the token's characters in the source
-  size_t offset = 0;        // byte offset of the first character
+  std::string_view text;  // the token's characters in the source
+  size_t offset = 0;      // byte offset of the first character
   SourceLoc loc;
   const char* error = nullptr;  // why, when kind == Error
 
@@ -43,9 +43,9 @@ struct Token {
 
 // Raw text captured up to a closing delimiter.
 struct RawCapture {
-  std::string text;    // everything between the delimiters, verbatim
-  size_t textOffset;   // byte offset of text's first character
-  bool closed;         // false when the input ended first
+  std::string text;   // everything between the delimiters, verbatim
+  size_t textOffset;  // byte offset of text's first character
+  bool closed;        // false when the input ended first
 };
 
 class Lexer {

@@ -22,9 +22,11 @@ constexpr int kMaxPatternDepth = 200;
 
 std::string_view trim(std::string_view text, size_t& leading) {
   leading = 0;
-  while (leading < text.size() && std::isspace(static_cast<unsigned char>(text[leading]))) ++leading;
+  while (leading < text.size() && std::isspace(static_cast<unsigned char>(text[leading])))
+    ++leading;
   text.remove_prefix(leading);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
   return text;
 }
 
@@ -48,10 +50,13 @@ bool parseDecimal(std::string_view digits, int64_t max, int64_t& value) {
 
 std::string describe(const Token& token) {
   switch (token.kind) {
-    case TokenKind::Identifier: return "identifier '" + std::string(token.text) + "'";
+    case TokenKind::Identifier:
+      return "identifier '" + std::string(token.text) + "'";
     case TokenKind::Integer:
-    case TokenKind::Directive: return "'" + std::string(token.text) + "'";
-    default: return tokenKindName(token.kind);
+    case TokenKind::Directive:
+      return "'" + std::string(token.text) + "'";
+    default:
+      return tokenKindName(token.kind);
   }
 }
 
@@ -136,7 +141,8 @@ class Parser {
       size_t before = tok_.offset;
       if (!parseDeclaration()) {
         if (tok_.offset == before) advance();
-        while (!atDeclarationBoundary()) advance();
+        while (!atDeclarationBoundary())
+          advance();
       }
     }
     if (at(TokenKind::End) && !prologueRanToEnd_) diags_.error(tok_.loc, "expected '%%' before the rules");
@@ -365,8 +371,8 @@ class Parser {
 
   bool parsePattern(Pattern& pattern, int depth) {
     if (depth > kMaxPatternDepth) {
-      diags_.error(tok_.loc, "pattern nested too deeply (more than " + std::to_string(kMaxPatternDepth) +
-                                 " levels)");
+      diags_.error(tok_.loc,
+                   "pattern nested too deeply (more than " + std::to_string(kMaxPatternDepth) + " levels)");
       return false;
     }
     if (!at(TokenKind::Identifier)) {

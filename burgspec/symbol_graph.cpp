@@ -1,13 +1,12 @@
 #include "burgspec/symbol_graph.hpp"
 
 #include <algorithm>
-#include <limits>
-#include <map>
-
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/strong_components.hpp>
 #include <boost/property_map/property_map.hpp>
+#include <limits>
+#include <map>
 
 namespace burgspec {
 
@@ -31,13 +30,14 @@ SearchTree breadthFirst(const Graph& graph, Vertex start) {
   size_t n = boost::num_vertices(graph);
   SearchTree tree{std::vector<Edge>(n), std::vector<int>(n, std::numeric_limits<int>::max())};
   tree.distance[start] = 0;
-  auto reachedBy = boost::make_iterator_property_map(tree.reachedBy.begin(), boost::get(boost::vertex_index, graph));
-  auto distance = boost::make_iterator_property_map(tree.distance.begin(), boost::get(boost::vertex_index, graph));
-  boost::breadth_first_search(
-      graph, start,
-      boost::visitor(boost::make_bfs_visitor(
-          std::make_pair(boost::record_edge_predecessors(reachedBy, boost::on_tree_edge()),
-                         boost::record_distances(distance, boost::on_tree_edge())))));
+  auto reachedBy =
+      boost::make_iterator_property_map(tree.reachedBy.begin(), boost::get(boost::vertex_index, graph));
+  auto distance =
+      boost::make_iterator_property_map(tree.distance.begin(), boost::get(boost::vertex_index, graph));
+  boost::breadth_first_search(graph, start,
+                              boost::visitor(boost::make_bfs_visitor(std::make_pair(
+                                  boost::record_edge_predecessors(reachedBy, boost::on_tree_edge()),
+                                  boost::record_distances(distance, boost::on_tree_edge())))));
   return tree;
 }
 
@@ -65,7 +65,8 @@ std::vector<bool> SymbolGraph::productive() const {
 std::vector<ChainCycle> SymbolGraph::chainCycles(const std::function<bool(int rule)>& preferred) const {
   Graph chains(nonterminals_);
   for (const auto& use : rules_)
-    if (use.chain && use.leaves.size() == 1) boost::add_edge(use.lhs, use.leaves.front(), RuleEdge{use.rule}, chains);
+    if (use.chain && use.leaves.size() == 1)
+      boost::add_edge(use.lhs, use.leaves.front(), RuleEdge{use.rule}, chains);
 
   std::vector<int> component(nonterminals_);
   boost::strong_components(
@@ -81,7 +82,8 @@ std::vector<ChainCycle> SymbolGraph::chainCycles(const std::function<bool(int ru
   for (auto& [id, edges] : inside) {
     auto byRule = [&](const Edge& a, const Edge& b) { return chains[a].rule < chains[b].rule; };
     std::sort(edges.begin(), edges.end(), byRule);
-    auto chosen = std::find_if(edges.begin(), edges.end(), [&](const Edge& e) { return preferred(chains[e].rule); });
+    auto chosen =
+        std::find_if(edges.begin(), edges.end(), [&](const Edge& e) { return preferred(chains[e].rule); });
     Edge first = chosen == edges.end() ? edges.front() : *chosen;
     Vertex start = boost::source(first, chains);
     // The shortest way back to `start` after taking `first`.
@@ -108,7 +110,8 @@ std::vector<ChainCycle> SymbolGraph::chainCycles(const std::function<bool(int ru
     } else {
       cycle.rules.push_back(chains[first].rule);
     }
-    for (const Edge& e : edges) cycle.componentRules.push_back(chains[e].rule);
+    for (const Edge& e : edges)
+      cycle.componentRules.push_back(chains[e].rule);
     cycles.push_back(std::move(cycle));
   }
   std::sort(cycles.begin(), cycles.end(), [](const ChainCycle& a, const ChainCycle& b) {
@@ -121,10 +124,12 @@ std::vector<ChainCycle> SymbolGraph::chainCycles(const std::function<bool(int ru
 std::vector<bool> SymbolGraph::reachableFrom(int start) const {
   Graph uses(nonterminals_);
   for (const auto& use : rules_)
-    for (int leaf : use.leaves) boost::add_edge(use.lhs, leaf, RuleEdge{use.rule}, uses);
+    for (int leaf : use.leaves)
+      boost::add_edge(use.lhs, leaf, RuleEdge{use.rule}, uses);
   SearchTree tree = breadthFirst(uses, start);
   std::vector<bool> reachable(nonterminals_);
-  for (size_t v = 0; v < nonterminals_; ++v) reachable[v] = tree.distance[v] != std::numeric_limits<int>::max();
+  for (size_t v = 0; v < nonterminals_; ++v)
+    reachable[v] = tree.distance[v] != std::numeric_limits<int>::max();
   return reachable;
 }
 

@@ -12,7 +12,8 @@ using test::check;
 
 std::vector<std::string> nonterminalNames(const Grammar& g) {
   std::vector<std::string> names;
-  for (const auto& nt : g.nonterminals) names.push_back(nt.name);
+  for (const auto& nt : g.nonterminals)
+    names.push_back(nt.name);
   return names;
 }
 
@@ -86,7 +87,8 @@ TEST(Checks, UndefinedNonterminalInAPattern) {
 
 TEST(Checks, UndeclaredOperatorWithOperands) {
   auto spec = check("%%\nx: F(x);\nx: y;\ny: x;\n");
-  EXPECT_NE(spec->messages().find("2:4: error: undeclared operator 'F'; declare it with %term\n"), std::string::npos)
+  EXPECT_NE(spec->messages().find("2:4: error: undeclared operator 'F'; declare it with %term\n"),
+            std::string::npos)
       << spec->messages();
 }
 
@@ -154,11 +156,12 @@ TEST(Checks, DuplicateBindingInOnePattern) {
 TEST(Checks, ChainCycleIsAnErrorNamingTheCycle) {
   auto spec = check("%term A\n%%\ns: a;\na: b;\nb: c;\nc: a;\nc: A;\n");
   EXPECT_FALSE(spec->checked);
-  EXPECT_EQ(spec->messages(),
-            "4:1: error: chain rules form a cycle: a -> b -> c -> a; 'a: b' costs 0, but a cycle is allowed only "
-            "when all its rules have constant costs above 0\n"
-            "5:1: note: the cycle continues with 'b: c'\n"
-            "6:1: note: the cycle continues with 'c: a'\n");
+  EXPECT_EQ(
+      spec->messages(),
+      "4:1: error: chain rules form a cycle: a -> b -> c -> a; 'a: b' costs 0, but a cycle is allowed only "
+      "when all its rules have constant costs above 0\n"
+      "5:1: note: the cycle continues with 'b: c'\n"
+      "6:1: note: the cycle continues with 'c: a'\n");
 }
 
 TEST(Checks, ChainSelfLoopIsACycle) {
@@ -170,18 +173,20 @@ TEST(Checks, ChainSelfLoopIsACycle) {
 TEST(Checks, ChainCycleOfPositiveConstantCostsIsAWarning) {
   auto spec = check("%term A\n%%\ns: a;\na: b (1);\nb: a (2);\nb: A;\n");
   EXPECT_TRUE(spec->checked) << spec->diags.str();
-  EXPECT_EQ(spec->messages(),
-            "4:1: warning: chain rules form a cycle: a -> b -> a (allowed: every rule on it costs more than 0)\n"
-            "5:1: note: the cycle continues with 'b: a'\n");
+  EXPECT_EQ(
+      spec->messages(),
+      "4:1: warning: chain rules form a cycle: a -> b -> a (allowed: every rule on it costs more than 0)\n"
+      "5:1: note: the cycle continues with 'b: a'\n");
 }
 
 TEST(Checks, ChainCycleWithADynamicCostIsAnError) {
   auto spec = check("%term A\n%%\ns: a;\na: b (1);\nb: a (f(node));\nb: A;\n");
   EXPECT_FALSE(spec->checked);
-  EXPECT_EQ(spec->messages(),
-            "5:1: error: chain rules form a cycle: b -> a -> b; 'b: a' has a dynamic cost, but a cycle is allowed "
-            "only when all its rules have constant costs above 0\n"
-            "4:1: note: the cycle continues with 'a: b'\n");
+  EXPECT_EQ(
+      spec->messages(),
+      "5:1: error: chain rules form a cycle: b -> a -> b; 'b: a' has a dynamic cost, but a cycle is allowed "
+      "only when all its rules have constant costs above 0\n"
+      "4:1: note: the cycle continues with 'a: b'\n");
 }
 
 TEST(Checks, ErrorNamesACycleThroughTheRuleThatBreaksTheCondition) {
@@ -203,15 +208,17 @@ TEST(Checks, ShortestCycleIsNamedWhenSeveralShareAComponent) {
 TEST(Checks, NonterminalThatDerivesNoFiniteTree) {
   auto spec = check("%term ADD K\n%%\ns: K;\ns: ADD(s, loop);\nloop: ADD(loop, s);\n");
   EXPECT_FALSE(spec->checked);
-  EXPECT_EQ(spec->messages(),
-            "5:1: error: nonterminal 'loop' derives no finite tree: each of its rules needs a nonterminal that "
-            "derives none\n");
+  EXPECT_EQ(
+      spec->messages(),
+      "5:1: error: nonterminal 'loop' derives no finite tree: each of its rules needs a nonterminal that "
+      "derives none\n");
 }
 
 TEST(Checks, UnreachableNonterminalIsAWarning) {
   auto spec = check("%term A B\n%%\ns: A;\nlost: B;\n");
   EXPECT_TRUE(spec->checked);
-  EXPECT_EQ(spec->messages(), "4:1: warning: nonterminal 'lost' is unreachable from the start nonterminal 's'\n");
+  EXPECT_EQ(spec->messages(),
+            "4:1: warning: nonterminal 'lost' is unreachable from the start nonterminal 's'\n");
 }
 
 TEST(Checks, UnusedOperatorIsAWarning) {
@@ -225,9 +232,9 @@ TEST(Checks, TypedRuleWithoutActionIsAWarningUnlessItPassesAValueOn) {
   auto spec = check(
       "%term A B\n%type <int> s t\n%type <long> u\n%%\n"
       "s: A { return 1; }\n"
-      "s: t;\n"      // same type: passes t's value on
-      "t: B;\n"      // no action: default value
-      "s: u;\n"      // other type: no way to convert
+      "s: t;\n"  // same type: passes t's value on
+      "t: B;\n"  // no action: default value
+      "s: u;\n"  // other type: no way to convert
       "u: A { return 2; }\n");
   EXPECT_TRUE(spec->checked);
   EXPECT_EQ(spec->messages(),

@@ -32,11 +32,11 @@ TEST(ParserErrors, CaretKeepsTabs) {
 TEST(ParserErrors, SeveralErrorsInOneRun) {
   auto spec = parse(
       "%term A B\n%%\n"
-      "x: A(;\n"          // 3: no operand
-      "x: B;\n"           // fine
-      "y A;\n"            // 5: no colon
-      "y: A(x y);\n"      // 6: missing comma
-      "z: B = 0;\n"       // 7: rule number 0
+      "x: A(;\n"      // 3: no operand
+      "x: B;\n"       // fine
+      "y A;\n"        // 5: no colon
+      "y: A(x y);\n"  // 6: missing comma
+      "z: B = 0;\n"   // 7: rule number 0
       "z: A;\n");
   EXPECT_FALSE(spec->parsed);
   EXPECT_EQ(spec->messages(),
@@ -45,7 +45,8 @@ TEST(ParserErrors, SeveralErrorsInOneRun) {
             "6:8: error: expected ',' or ')' after an operand of 'A', found identifier 'y'\n"
             "7:8: error: rule number must be positive\n");
   std::vector<std::string> lhs;
-  for (const auto& r : spec->grammar.rules) lhs.push_back(r.lhs);
+  for (const auto& r : spec->grammar.rules)
+    lhs.push_back(r.lhs);
   EXPECT_EQ(lhs, (std::vector<std::string>{"x", "z"}));
 }
 
@@ -89,14 +90,16 @@ TEST(ParserErrors, UnknownDirectiveAndMisplacedDeclarations) {
 TEST(ParserErrors, UnterminatedBlocksPointAtTheirOpening) {
   EXPECT_EQ(parse("%{ int a;\n")->messages(), "1:1: error: unterminated '%{' block: missing '%}'\n");
   EXPECT_EQ(parse("%%\nx: y (f(1);\n")->messages(), "2:6: error: unterminated cost: missing ')'\n");
-  EXPECT_EQ(parse("%%\nx: y { if (a) { b(); }\n")->messages(), "2:6: error: unterminated action: missing '}'\n");
+  EXPECT_EQ(parse("%%\nx: y { if (a) { b(); }\n")->messages(),
+            "2:6: error: unterminated action: missing '}'\n");
   EXPECT_EQ(parse("%type <std::vector<int> reg\n%%\n")->messages(),
             "1:7: error: unterminated type: missing '>'\n");
   EXPECT_EQ(parse("%%\n/* x: y;\n")->messages(), "2:1: error: unterminated comment\n");
 }
 
 TEST(ParserErrors, BadNumbersAndCosts) {
-  EXPECT_EQ(parse("%%\nx: y = 99999999999;\n")->messages(), "2:8: error: rule number 99999999999 is too large\n");
+  EXPECT_EQ(parse("%%\nx: y = 99999999999;\n")->messages(),
+            "2:8: error: rule number 99999999999 is too large\n");
   EXPECT_EQ(parse("%term A=0\n%%\n")->messages(), "1:9: error: operator number must be positive\n");
   EXPECT_EQ(parse("%%\nx: y (99999999999999999999);\n")->messages(),
             "2:7: error: cost 99999999999999999999 is too large\n");
@@ -127,7 +130,8 @@ TEST(ParserErrors, DeclarationMistakes) {
 
 TEST(ParserErrors, DeeplyNestedPatternsAreRefusedNotOverflowed) {
   std::string deep = "%term A\n%%\nx: ";
-  for (int i = 0; i < 100000; ++i) deep += "A(";
+  for (int i = 0; i < 100000; ++i)
+    deep += "A(";
   deep += "y;\n";
   auto spec = parse(deep);
   EXPECT_FALSE(spec->parsed);

@@ -24,8 +24,11 @@ struct Spec {
   std::string messages() const {
     std::string out;
     for (const auto& d : diags.all()) {
-      const char* severity = d.severity == Severity::Error ? "error" : d.severity == Severity::Warning ? "warning" : "note";
-      out += std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) + ": " + severity + ": " + d.message + "\n";
+      const char* severity = d.severity == Severity::Error     ? "error"
+                             : d.severity == Severity::Warning ? "warning"
+                                                               : "note";
+      out += std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) + ": " + severity + ": " +
+             d.message + "\n";
     }
     return out;
   }
