@@ -135,7 +135,7 @@ std::string planGrid(const Kernel& kernel, LaunchPlan& plan) {
       return "grid loop `" + node->index + "` needs " + std::to_string(*trips) + " blocks on grid." + axisName(axis);
     plan.grid[axis] = *trips;
     plan.gridRanges.bind(node->index, plan.gridRanges.loopIndexRange(*node, *trips));
-    plan.gridLoops.emplace_back(node.get(), axis);
+    plan.gridLoops.push_back({node.get(), axis});
     axesUsed |= 1 << axis;
     node = node->body();
   }
@@ -143,30 +143,47 @@ std::string planGrid(const Kernel& kernel, LaunchPlan& plan) {
   return "";
 }
 
-// The naive mapping: the outermost parallel loops, innermost on x, one thread an iteration.
+// The naive mapping: the outermost parallel loops, innermost on x, one thread an iteration. Past
+// three loops, the outer ones fold onto the z axis, one block an iteration of them all.
 std::string planNaive(const Kernel& kernel, LaunchPlan& plan) {
   std::vector<const Node*> chain;
   NodePtr node = kernel.body;
-  while (chain.size() < 3 && node->kind == NodeKind::For && node->loopKind == LoopKind::Parallel) {
+  while (node->kind == NodeKind::For && node->loopKind == LoopKind::Parallel) {
     chain.push_back(node.get());
     node = node->body();
   }
   plan.naive = true;
   plan.phases = node;
   static const int64_t kDefaultBlock[3][3] = {{256, 1, 1}, {32, 8, 1}, {32, 4, 2}};
+  size_t folded = chain.size() > 3 ? chain.size() - 2 : 0;  // loops sharing z
+  const int64_t* defaults = kDefaultBlock[chain.empty() ? 0 : folded ? 1 : chain.size() - 1];
   IndexRanges ranges;
+  std::vector<int64_t> trips;
   for (size_t i = 0; i < chain.size(); ++i) {
     const Node& loop = *chain[i];
-    int axis = static_cast<int>(chain.size() - 1 - i);
-    auto trips = ranges.maxTripCount(loop);
-    if (!trips) return "parallel loop `" + loop.index + "` has no bounded trip count";
-    int64_t threads = std::min(kDefaultBlock[chain.size() - 1][axis], powerOfTwoAtLeast(std::max<int64_t>(1, *trips)));
-    plan.block[axis] = threads;
-    plan.grid[axis] = std::max<int64_t>(1, ceilDiv(*trips, threads));
+    auto t = ranges.maxTripCount(loop);
+    if (!t) return "parallel loop `" + loop.index + "` has no bounded trip count";
+    trips.push_back(std::max<int64_t>(1, *t));
+    ranges.bind(loop.index, ranges.loopIndexRange(loop, *t));
+    int axis = i < folded ? 2 : static_cast<int>(chain.size() - 1 - i);
+    plan.gridLoops.push_back({&loop, axis});
+  }
+  if (folded) {
+    int64_t divisor = 1;
+    for (size_t i = folded; i-- > 0;) {
+      plan.gridLoops[i].divisor = divisor;
+      plan.gridLoops[i].trips = trips[i];
+      divisor *= trips[i];
+      if (divisor > 65535) return "the outer parallel loops need more than 65535 blocks on grid.z";
+    }
+    plan.grid[2] = divisor;
+  }
+  for (size_t i = folded; i < chain.size(); ++i) {
+    int axis = plan.gridLoops[i].axis;
+    plan.block[axis] = std::min(defaults[axis], powerOfTwoAtLeast(trips[i]));
+    plan.grid[axis] = ceilDiv(trips[i], plan.block[axis]);
     if (plan.grid[axis] > (axis == 0 ? 2147483647 : 65535))
-      return "parallel loop `" + loop.index + "` needs too many blocks on grid." + std::string(axisName(axis));
-    ranges.bind(loop.index, ranges.loopIndexRange(loop, *trips));
-    plan.gridLoops.emplace_back(&loop, axis);
+      return "parallel loop `" + chain[i]->index + "` needs too many blocks on grid." + std::string(axisName(axis));
   }
   plan.gridRanges = ranges;
   return "";

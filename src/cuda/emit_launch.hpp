@@ -21,8 +21,15 @@ ScalarType emittedType(const Array& array, std::optional<ScalarType> override);
 
 struct LaunchPlan {
   // The loops the grid runs, outermost first, with the axis (0 = x) each one is on. In the naive
-  // mapping they are the kernel's outermost parallel loops, each on grid and block together.
-  std::vector<std::pair<const Node*, int>> gridLoops;
+  // mapping they are the kernel's outermost parallel loops, each on grid and block together; past
+  // three, the outer ones share the z axis, one block each: iteration (blockIdx.z / divisor) % trips.
+  struct GridLoop {
+    const Node* loop;
+    int axis;
+    int64_t divisor = 1;
+    int64_t trips = 0;  // a folded loop's trip count; 0 when the loop has its axis alone
+  };
+  std::vector<GridLoop> gridLoops;
   bool naive = false;
   std::array<int64_t, 3> grid{1, 1, 1};
   std::array<int64_t, 3> block{1, 1, 1};

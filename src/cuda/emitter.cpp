@@ -542,17 +542,26 @@ void KernelWriter::emitStage(const Node& node, const Scope& scope) {
 
 void KernelWriter::emitGridLoops(size_t i, const Scope& scope) {
   if (i == plan_.gridLoops.size()) return emit(*plan_.phases, scope);
-  const auto& [loop, axis] = plan_.gridLoops[i];
-  std::string a = kAxis[axis];
+  const LaunchPlan::GridLoop& g = plan_.gridLoops[i];
+  const Node& loop = *g.loop;
+  std::string a = kAxis[g.axis];
   if (!plan_.naive) {
-    line("const int " + loop->index + " = " + offsetText(loop->lower, loop->step, coordinate("block_" + a)) + ";  // grid." + a);
+    line("const int " + loop.index + " = " + offsetText(loop.lower, loop.step, coordinate("block_" + a)) + ";  // grid." + a);
     return emitGridLoops(i + 1, scope);
   }
-  std::string global = coordinate("block_" + a) + " * " + std::to_string(plan_.block[axis]) + " + " +
-                       coordinate("thread_" + a);
-  line("const int " + loop->index + " = " + offsetText(loop->lower, loop->step, global) + ";");
-  int64_t lastThread = plan_.grid[axis] * plan_.block[axis] - 1;
-  bool guarded = openGuard(*loop, loop->lower + Affine(lastThread * loop->step), scope);
+  std::string iteration;
+  int64_t lastIteration = 0;
+  if (g.trips > 0) {  // folded onto z with other loops
+    iteration = coordinate("block_z");
+    if (g.divisor > 1) iteration += " / " + std::to_string(g.divisor);
+    if (g.divisor * g.trips < plan_.grid[2]) iteration += " % " + std::to_string(g.trips);
+    lastIteration = g.trips - 1;
+  } else {
+    iteration = coordinate("block_" + a) + " * " + std::to_string(plan_.block[g.axis]) + " + " + coordinate("thread_" + a);
+    lastIteration = plan_.grid[g.axis] * plan_.block[g.axis] - 1;
+  }
+  line("const int " + loop.index + " = " + offsetText(loop.lower, loop.step, iteration) + ";");
+  bool guarded = openGuard(loop, loop.lower + Affine(lastIteration * loop.step), scope);
   emitGridLoops(i + 1, scope);
   if (guarded) close();
 }

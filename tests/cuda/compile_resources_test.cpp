@@ -87,15 +87,20 @@ TEST(CompileResources, AHugeSharedArrayIsRefusedBeforeItRuns) {
 TEST(CompileResources, SpillsAreRefusedUnlessAskedFor) {
   CompileOptions options;
   options.useCache = false;
-  options.maxRegisters = 16;  // far too few for a 4x4 tile of accumulators with its operands
-  CudaKernel k = *emitKernel(tiledMatmul(128, 128, 64)).kernel;
+  CudaKernel k = *emitKernel(registerHog(320)).kernel;  // 320 live values, at most 255 registers
   CompileResult r = compile(k, options);
   ASSERT_TRUE(r.compiled) << r.errorLog;
   ASSERT_TRUE(r.resources.spills()) << r.log;
+  EXPECT_GT(r.resources.stackFrameBytes, 0);
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.refusal.find("spills"), std::string::npos);
   options.allowSpills = true;
   EXPECT_TRUE(compile(k, options).ok);
+  // The same kernel with few enough values keeps them all in registers.
+  options.allowSpills = false;
+  CompileResult small = compile(*emitKernel(registerHog(32)).kernel, options);
+  EXPECT_TRUE(small.ok) << small.refusal;
+  EXPECT_FALSE(small.resources.spills());
 }
 
 }  // namespace

@@ -42,6 +42,22 @@ TEST(EmitLaunch, SmallLoopsGetSmallBlocks) {
   EXPECT_EQ(k.grid, (std::array<unsigned, 3>{1, 1, 1}));
 }
 
+TEST(EmitLaunch, NaiveMappingFoldsOuterLoopsOntoZ) {
+  Kernel k;
+  k.name = "fill4";
+  k.params = {param("T", {2, 3, 50, 70}, false)};
+  NodePtr body = makeAssign(at("T", {ix("a"), ix("b"), ix("y"), ix("x")}), Expr::constant(1), false);
+  for (auto [index, extent] : std::vector<std::pair<std::string, int64_t>>{{"x", 70}, {"y", 50}, {"b", 3}, {"a", 2}})
+    body = loop(index, c(0), {c(extent)}, 1, LoopKind::Parallel, Mapping::None, body);
+  k.body = body;
+  CudaKernel out = emitted(k);
+  EXPECT_EQ(out.block, (std::array<unsigned, 3>{32, 8, 1}));
+  EXPECT_EQ(out.grid, (std::array<unsigned, 3>{3, 7, 6}));  // z: 2 x 3 iterations of a and b
+  EXPECT_NE(out.source.find("const int a = block_z / 3;"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("const int b = block_z % 3;"), std::string::npos) << out.source;
+  EXPECT_EQ(out.source.find("if (a <"), std::string::npos) << out.source;
+}
+
 TEST(EmitLaunch, TiledKernelRunsOnItsMappedGridAndBlock) {
   CudaKernel k = emitted(tiledMatmul(128, 128, 128));
   EXPECT_EQ(k.grid, (std::array<unsigned, 3>{2, 2, 1}));

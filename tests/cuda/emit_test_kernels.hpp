@@ -131,4 +131,22 @@ inline Kernel sharedCopy(int64_t rows) {
   return k;
 }
 
+// Each thread accumulates `n` values in a register buffer over a run-time loop, so all of them
+// stay live at once: past 255 they must spill.
+inline Kernel registerHog(int64_t n) {
+  Kernel k;
+  k.name = "register_hog";
+  k.params = {param("out", {64, n}, false), param("in", {64, 64}, true), param("w", {64, n}, true)};
+  auto lanes = [&](NodePtr body) { return loop("u", c(0), {c(n)}, 1, LoopKind::Parallel, Mapping::Unrolled, body); };
+  NodePtr zero = lanes(makeAssign(at("keep", {ix("u")}), Expr::constant(0), false));
+  NodePtr update = loop("v", c(0), {c(64)}, 1, LoopKind::Reduce, Mapping::ThreadSerial,
+                        lanes(makeAssign(at("keep", {ix("u")}),
+                                         Expr::binary('*', load("in", {ix("x"), ix("v")}), load("w", {ix("v"), ix("u")})),
+                                         true)));
+  NodePtr store = lanes(makeAssign(at("out", {ix("x"), ix("u")}), load("keep", {ix("u")}), false));
+  k.body = makeAlloc(buffer("keep", {n}, MemorySpace::Register),
+                     loop("x", c(0), {c(64)}, 1, LoopKind::Parallel, Mapping::BlockX, makeSeq({zero, update, store})));
+  return k;
+}
+
 }  // namespace cudaburg::testing
