@@ -45,6 +45,8 @@ void upload(DeviceArrays& arrays, const std::vector<std::vector<double>>& inputs
     auto bytes = encodeValues(inputs[i], arrays.specs[i].type);
     checkCuda(cuMemcpyHtoD(arrays.buffers[i].ptr(), bytes.data(), bytes.size()), "cuMemcpyHtoD");
   }
+  // A copy from pageable memory may still be in flight on return; the kernels run on another stream.
+  checkCuda(cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
 // Poisons or zeroes the outputs (`zeroOnly`: just the ones that must start at zero).
