@@ -8,9 +8,10 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"cudaburg: finds the fastest correct CUDA kernel for a loop nest"};
-  app.require_subcommand(1, 1);
+  app.require_subcommand(0, 1);
   int status = cudaburg::cli::kOk;
   cudaburg::cli::addShowCommand(app, status);
+  cudaburg::cli::addSearchOptions(app, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -12,11 +12,12 @@ namespace {
 const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS measurements (
   nest TEXT NOT NULL, sizes TEXT NOT NULL, recipe TEXT NOT NULL,
-  gpu TEXT NOT NULL, compute_capability TEXT NOT NULL, driver TEXT NOT NULL, toolkit TEXT NOT NULL,
+  gpu TEXT NOT NULL, compute_capability TEXT NOT NULL, driver TEXT NOT NULL, arch TEXT NOT NULL,
+  toolkit TEXT NOT NULL,
   status TEXT NOT NULL, reason TEXT NOT NULL, ms REAL, tflops REAL, gbps REAL, error REAL,
   registers INTEGER, shared_bytes INTEGER,
   measured_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
-  PRIMARY KEY (nest, sizes, recipe, gpu, compute_capability, driver, toolkit)
+  PRIMARY KEY (nest, sizes, recipe, gpu, compute_capability, driver, arch, toolkit)
 );
 )sql";
 
@@ -50,7 +51,8 @@ void bindKey(Statement& s, const MeasurementKey& k) {
   s.bind(4, k.gpu);
   s.bind(5, k.computeCapability);
   s.bind(6, k.driver);
-  s.bind(7, k.toolkit);
+  s.bind(7, k.arch);
+  s.bind(8, k.toolkit);
 }
 
 // Reads columns status..measured_at starting at `col`.
@@ -121,7 +123,7 @@ TuningDb::~TuningDb() { sqlite3_close(db_); }
 std::optional<Measurement> TuningDb::find(const MeasurementKey& key) const {
   std::string sql = std::string("SELECT ") + kMeasurementColumns +
                     " FROM measurements WHERE nest=?1 AND sizes=?2 AND recipe=?3 AND gpu=?4"
-                    " AND compute_capability=?5 AND driver=?6 AND toolkit=?7";
+                    " AND compute_capability=?5 AND driver=?6 AND arch=?7 AND toolkit=?8";
   Statement s(db_, sql.c_str());
   if (!s.ok()) return std::nullopt;
   bindKey(s, key);
@@ -131,22 +133,22 @@ std::optional<Measurement> TuningDb::find(const MeasurementKey& key) const {
 
 bool TuningDb::store(const MeasurementKey& key, const Measurement& m, std::string& error) {
   Statement s(db_,
-              "INSERT OR REPLACE INTO measurements (nest, sizes, recipe, gpu, compute_capability, driver, toolkit,"
-              " status, reason, ms, tflops, gbps, error, registers, shared_bytes)"
-              " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
+              "INSERT OR REPLACE INTO measurements (nest, sizes, recipe, gpu, compute_capability, driver, arch,"
+              " toolkit, status, reason, ms, tflops, gbps, error, registers, shared_bytes)"
+              " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
   if (!s.ok()) {
     error = sqlite3_errmsg(db_);
     return false;
   }
   bindKey(s, key);
-  s.bind(8, m.status);
-  s.bind(9, m.reason);
-  s.bind(10, m.ms);
-  s.bind(11, m.tflops);
-  s.bind(12, m.gbps);
-  s.bind(13, m.error);
-  s.bind(14, m.registers);
-  s.bind(15, m.sharedBytes);
+  s.bind(9, m.status);
+  s.bind(10, m.reason);
+  s.bind(11, m.ms);
+  s.bind(12, m.tflops);
+  s.bind(13, m.gbps);
+  s.bind(14, m.error);
+  s.bind(15, m.registers);
+  s.bind(16, m.sharedBytes);
   if (s.step() != SQLITE_DONE) {
     error = std::string("cannot store a measurement: ") + sqlite3_errmsg(db_);
     return false;
@@ -156,7 +158,7 @@ bool TuningDb::store(const MeasurementKey& key, const Measurement& m, std::strin
 
 std::vector<std::pair<MeasurementKey, Measurement>> TuningDb::forNest(const std::string& nest, const std::string& gpu,
                                                                       const std::string& toolkit) const {
-  std::string sql = std::string("SELECT nest, sizes, recipe, gpu, compute_capability, driver, toolkit, ") +
+  std::string sql = std::string("SELECT nest, sizes, recipe, gpu, compute_capability, driver, arch, toolkit, ") +
                     kMeasurementColumns +
                     " FROM measurements WHERE nest=?1 AND gpu=?2 AND toolkit=?3"
                     " ORDER BY (status <> 'ok'), ms";
@@ -167,8 +169,8 @@ std::vector<std::pair<MeasurementKey, Measurement>> TuningDb::forNest(const std:
   s.bind(2, gpu);
   s.bind(3, toolkit);
   while (s.step() == SQLITE_ROW) {
-    MeasurementKey k{s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.text(6)};
-    rows.emplace_back(k, readMeasurement(s, 7));
+    MeasurementKey k{s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.text(6), s.text(7)};
+    rows.emplace_back(k, readMeasurement(s, 8));
   }
   return rows;
 }

@@ -1,7 +1,7 @@
 #pragma once
 // The tuning database: every measurement the search makes, stored the moment it is made, so
 // a second run of the same search measures nothing new and an interrupted one loses nothing.
-// SQLite, embedded; one row per (loop nest, sizes, recipe, GPU, driver, toolkit).
+// SQLite, embedded; one row per (loop nest, sizes, recipe, GPU, driver, architecture, toolkit).
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +18,7 @@ struct MeasurementKey {
   std::string gpu;      // device name, e.g. "NVIDIA H200"
   std::string computeCapability;  // "9.0"
   std::string driver;   // driver version
+  std::string arch;     // the architecture the kernel was compiled for, "sm_90"
   std::string toolkit;  // CUDA toolkit (NVRTC) version
 };
 

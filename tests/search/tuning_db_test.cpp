@@ -21,7 +21,7 @@ std::string freshPath(const std::string& name) {
 }
 
 MeasurementKey key(const std::string& recipe) {
-  return {"nest1", "M=64,N=64,K=64", recipe, "NVIDIA H200", "9.0", "580.1", "13.0"};
+  return {"nest1", "M=64,N=64,K=64", recipe, "NVIDIA H200", "9.0", "580.1", "sm_90", "13.0"};
 }
 
 Measurement timed(double ms) {

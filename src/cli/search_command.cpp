@@ -1,0 +1,193 @@
+// `cudaburg FILE.loop [options]`: the search. Labels the loop tree with the matcher generated
+// from specs/loops.burg, measures candidates on the GPU (or ranks them by the model without
+// one) and writes best.cu, report.md, report.json, search.svg and the labeled tree to -o DIR.
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <regex>
+
+#include "src/cli/commands.hpp"
+#include "src/cli/loop_input.hpp"
+#include "src/report/search_plot.hpp"
+#include "src/report/search_report.hpp"
+#include "src/search/best_program.hpp"
+#include "src/search/loops_matcher.hpp"
+#include "src/search/search.hpp"
+
+namespace cudaburg::cli {
+
+namespace {
+
+struct SearchFlags {
+  std::string file;
+  std::string tile = "32..128", unroll = "1..8", stage = "8..32", split = "2..8";
+  std::vector<std::string> defines;
+  std::string budget;
+  bool exhaustive = false;
+  std::string arch = "sm_90";
+  int device = 0;
+  std::string db;
+  bool noDb = false;
+  uint64_t seed = 0;
+  std::string outDir;
+  bool verbose = false, quiet = false;
+};
+
+// "--budget 60s" (or 5m) limits wall time; "--budget 300" the number of variants measured.
+bool parseBudget(const std::string& text, EvaluatorOptions& options, std::string& error) {
+  std::smatch m;
+  if (!std::regex_match(text, m, std::regex(R"((\d+)(s|m)?)")) || std::stoll(m[1]) <= 0) {
+    error = "--budget: '" + text + "' is neither a time (60s, 5m) nor a number of variants (300)";
+    return false;
+  }
+  long long n = std::stoll(m[1]);
+  if (m[2] == "s") options.budget = std::chrono::seconds(n);
+  else if (m[2] == "m") options.budget = std::chrono::seconds(60 * n);
+  else options.maxMeasured = static_cast<size_t>(n);
+  return true;
+}
+
+bool writeOutput(const std::filesystem::path& dir, const std::string& name, const std::string& text) {
+  std::string error;
+  if (writeFileAtomically((dir / name).string(), text, error)) return true;
+  std::cerr << "cudaburg: error: " << error << "\n";
+  return false;
+}
+
+// The labeler's cover, then the building blocks of the winning candidate: below kernel level
+// every rule's candidates stay in play, so the winner may come from a rule the labeler's
+// model-cost choice at that node did not pick.
+std::string coverText(const SearchResult& r) {
+  std::string text = "# the chosen cover (rules, per node, by the labeler)\n" + r.cover;
+  if (auto best = r.outcome.best()) text += "# the winning candidate's building blocks\n" + r.outcome.variants[*best].cover + "\n";
+  return text;
+}
+
+int runSearch(const SearchFlags& f) {
+  std::string error;
+  SearchSpace space;
+  space.exhaustive = f.exhaustive;
+  struct { const std::string& text; const char* flag; ParamRange& into; } ranges[] = {
+      {f.tile, "--tile", space.tile}, {f.unroll, "--unroll", space.unroll},
+      {f.stage, "--stage", space.stage}, {f.split, "--split", space.split}};
+  for (auto& r : ranges) {
+    auto parsed = parseParamRange(r.text, r.flag, error);
+    if (!parsed) {
+      std::cerr << "cudaburg: error: " << error << "\n";
+      return kUsageError;
+    }
+    r.into = *parsed;
+  }
+  EvaluatorOptions options;
+  options.compile.arch = f.arch;
+  options.measure.seed = f.seed;
+  if (!std::regex_match(f.arch, std::regex(R"(sm_\d+a?)"))) {
+    std::cerr << "cudaburg: error: --arch: '" << f.arch << "' is not an architecture such as sm_90\n";
+    return kUsageError;
+  }
+  if (!f.budget.empty() && !parseBudget(f.budget, options, error)) {
+    std::cerr << "cudaburg: error: " << error << "\n";
+    return kUsageError;
+  }
+  auto sizes = parseSizeDefinitions(f.defines, error);
+  if (!sizes) {
+    std::cerr << "cudaburg: error: " << error << "\n";
+    return kUsageError;
+  }
+  std::optional<Kernel> kernel = loadLoopFile(f.file, *sizes);
+  if (!kernel) return kInputError;
+
+  Progress progress(stderr, f.quiet);
+  std::optional<TuningDb> db;
+  if (!f.noDb) {
+    std::string path = f.db.empty() ? TuningDb::defaultPath() : f.db;
+    db = TuningDb::open(path, error);
+    if (!db) progress.note("warning: " + error + "; measurements will not be kept");
+    else if (f.verbose) progress.note("tuning database: " + path);
+  }
+  if (f.device > 0) setenv("CUDA_VISIBLE_DEVICES", std::to_string(f.device).c_str(), 1);
+  Runner runner;
+  if (!runner.available())
+    progress.note(runner.device() + ": nothing will be timed; candidates are compiled and ranked by the model");
+  else
+    progress.note("measuring on " + runner.device());
+
+  Evaluator evaluator(*kernel, options, &runner, db ? &*db : nullptr, progress);
+  progress.start(0);
+  SearchResult result = searchWith<generated::LoopsMatcher>(*kernel, space, evaluator);
+  progress.finish();
+  if (runner.available()) {
+    ReferenceTiming ref = runner.reference(*kernel);
+    result.outcome.reference = {ref.library, ref.ms, ref.tflops, ref.ok()};
+    if (!ref.ok() && f.verbose) progress.note("reference library not timed: " + ref.reason);
+  }
+
+  std::filesystem::path dir = f.outDir.empty() ? "cudaburg-" + kernel->name : f.outDir;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    std::cerr << "cudaburg: error: cannot create the output folder '" << dir.string() << "': " << ec.message() << "\n";
+    return kInputError;
+  }
+  bool written = writeOutput(dir, "report.md", searchReportMarkdown(result.outcome)) &&
+                 writeOutput(dir, "report.json", searchReportJson(result.outcome)) &&
+                 writeOutput(dir, "search.svg", searchPlotSvg(result.outcome)) &&
+                 writeOutput(dir, "labeled.dot", result.labeledDot) && writeOutput(dir, "cover.txt", coverText(result));
+  if (!written) return kInputError;
+
+  if (!result.best) {
+    std::cerr << "cudaburg: no kernel: " << result.why << " (see " << (dir / "report.md").string() << ")\n";
+    return kInputError;
+  }
+  std::string line = printRecipeLine(*result.best);
+  const CudaKernel* best = evaluator.kernelFor(line);
+  EmitResult reference = emitReference(*kernel);
+  if (best && reference.ok()) written = writeOutput(dir, "best.cu", bestProgram(*kernel, *best, *reference.kernel));
+  if (!written) return kInputError;
+
+  auto bestIndex = result.outcome.best();
+  std::cout << "best recipe for " << kernel->name << ": " << (line.empty() ? "(the nest as written)" : line) << "\n";
+  if (bestIndex && result.outcome.variants[*bestIndex].measured) {
+    const Measurement& m = result.outcome.variants[*bestIndex].result;
+    std::printf("  %.4f ms, %.2f TFLOPS, relative error %.1e", m.ms, m.tflops, m.error);
+    if (result.outcome.reference.measured)
+      std::printf("; %s %.4f ms: ratio %.3f", result.outcome.reference.library.c_str(), result.outcome.reference.ms,
+                  result.outcome.reference.ms / m.ms);
+    std::printf("\n");
+  } else {
+    std::cout << "  not measured (" << result.outcome.notMeasuredReason << "): chosen by the model\n";
+  }
+  std::cout << "  outputs in " << dir.string() << "/ (best.cu, report.md, report.json, search.svg, labeled.dot)\n";
+  return kOk;
+}
+
+}  // namespace
+
+void addSearchOptions(CLI::App& app, int& status) {
+  auto f = std::make_shared<SearchFlags>();
+  app.add_option("file", f->file, "the .loop file to find a kernel for");
+  app.add_option("--tile", f->tile, "block tile edges: a..b (powers of two), a..b:s, or a,b,c")->capture_default_str();
+  app.add_option("--unroll", f->unroll, "register tile edges of one thread")->capture_default_str();
+  app.add_option("--stage", f->stage, "reduction elements staged in shared memory per step")->capture_default_str();
+  app.add_option("--split", f->split, "parts a split reduction may have")->capture_default_str();
+  app.add_option("-D", f->defines, "override a size: -D M=4096");
+  app.add_option("--budget", f->budget, "a time (60s, 5m) or a number of variants to measure at most");
+  app.add_flag("--exhaustive", f->exhaustive, "measure every candidate rather than the model's best");
+  app.add_option("--arch", f->arch, "the GPU architecture to compile for")->capture_default_str();
+  app.add_option("--device", f->device, "the GPU to measure on (an index)");
+  app.add_option("--db", f->db, "the tuning database (default: ~/.local/share/cudaburg/tuning.db)");
+  app.add_flag("--no-db", f->noDb, "neither reuse nor store measurements");
+  app.add_option("--seed", f->seed, "the seed of the random inputs (0: fresh each time)");
+  app.add_option("-o", f->outDir, "where the outputs go (default: cudaburg-<kernel>)");
+  app.add_flag("-v,--verbose", f->verbose, "say more");
+  app.add_flag("-q,--quiet", f->quiet, "no progress");
+  app.callback([f, &app, &status] {
+    if (app.get_subcommands().empty()) {
+      if (f->file.empty()) throw CLI::RequiredError("file");
+      status = runSearch(*f);
+    }
+  });
+}
+
+}  // namespace cudaburg::cli

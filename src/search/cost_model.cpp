@@ -1,0 +1,70 @@
+#include "src/search/cost_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace cudaburg {
+
+namespace {
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
+  Estimate e;
+  int64_t threadsX = ceilDiv(s.blockCols, s.threadCols), threadsY = ceilDiv(s.blockRows, s.threadRows);
+  e.threads = static_cast<int>(threadsX * threadsY);
+  // Accumulators, one operand column and row, addresses and loop state.
+  e.registers = static_cast<int>(s.threadRows * s.threadCols + s.threadRows + s.threadCols + 24);
+  e.sharedBytes = s.staged ? s.stagedFootprint * s.elementBytes : 0;
+  if (e.threads > gpu.maxThreadsPerBlock) e.infeasible = "more than " + std::to_string(gpu.maxThreadsPerBlock) + " threads a block";
+  else if (e.registers > gpu.maxRegistersPerThread) e.infeasible = "a register tile too large for one thread";
+  else if (e.sharedBytes > gpu.sharedPerBlock) e.infeasible = "more shared memory than a block may have";
+  if (!e.infeasible.empty()) return e;
+
+  // Residency: the tightest of threads, registers, shared memory and the block limit.
+  int64_t warpsPerBlock = ceilDiv(e.threads, 32);
+  int64_t perSm = gpu.maxBlocksPerSm;
+  perSm = std::min<int64_t>(perSm, gpu.maxThreadsPerSm / (warpsPerBlock * 32));
+  perSm = std::min<int64_t>(perSm, gpu.registersPerSm / (e.registers * warpsPerBlock * 32));
+  if (e.sharedBytes > 0) perSm = std::min<int64_t>(perSm, gpu.sharedPerSm / e.sharedBytes);
+  if (perSm < 1) {
+    e.infeasible = "no block fits on a multiprocessor";
+    return e;
+  }
+  e.occupancy = static_cast<double>(perSm * warpsPerBlock * 32) / gpu.maxThreadsPerSm;
+
+  // Work, counting what tails waste: a block computes its whole tile, guarded or not.
+  int64_t tilesY = ceilDiv(s.rows, s.blockRows), tilesX = ceilDiv(s.cols, s.blockCols);
+  int64_t blocks = tilesY * tilesX * s.outer * s.split;
+  double paddedOutputs = static_cast<double>(tilesY * s.blockRows) * (tilesX * s.blockCols) * s.outer;
+  double flops = 2.0 * paddedOutputs * s.reduction;
+
+  // Issue efficiency: a thread's register tile turns (rows + cols) operand reads into
+  // rows * cols multiply-adds; small tiles are bound by those reads, and few warps hide no latency.
+  double reuse = static_cast<double>(s.threadRows * s.threadCols) / (s.threadRows + s.threadCols);
+  double issue = std::min(1.0, reuse / (s.staged ? 2.5 : 4.0));
+  double latency = std::min(1.0, 0.35 + e.occupancy);
+  double computeNs = flops / (gpu.fp32Tflops * 1e3 * issue * latency);
+
+  // Operand traffic: each block reads its rows' and columns' operands once per reduction step.
+  double operandBytes = paddedOutputs * s.reduction * s.elementBytes *
+                        (1.0 / static_cast<double>(s.blockCols) + 1.0 / static_cast<double>(s.blockRows));
+  double memoryNs = s.staged ? operandBytes / gpu.memoryGBps
+                             : operandBytes * (static_cast<double>(s.blockRows + s.blockCols) /
+                                               static_cast<double>(s.threadRows + s.threadCols)) /
+                                   gpu.l2GBps;
+  double outputNs = static_cast<double>(s.rows) * s.cols * s.outer * s.elementBytes * (s.split > 1 ? 3 : 1) /
+                    gpu.memoryGBps;
+
+  // Waves: the last one runs partly empty.
+  double slots = static_cast<double>(perSm) * gpu.multiprocessors;
+  double waves = std::ceil(blocks / slots);
+  double waveEfficiency = blocks / (waves * slots);
+  double syncNs = s.staged ? ceilDiv(s.reduction, std::max<int64_t>(s.stageDepth, 1)) * 40.0 * waves : 0;
+  e.ns = std::max(computeNs, memoryNs) / waveEfficiency + outputNs + syncNs + gpu.launchMicroseconds * 1e3;
+  return e;
+}
+
+}  // namespace cudaburg

@@ -1,0 +1,51 @@
+#pragma once
+// The model that ranks candidates before any is measured: an estimate of a kernel's time from
+// its shape (the loops it tiles and their trip counts) and its parameters, with the limits of
+// the GPU it will run on. It only ranks; the GPU decides. See docs/search.md.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace cudaburg {
+
+// The limits and rates of the GPU the estimate is for (an H100/H200 by default).
+struct GpuModel {
+  int multiprocessors = 132;
+  double fp32Tflops = 60.0;      // sustained FFMA rate
+  double memoryGBps = 3300.0;    // device memory
+  double l2GBps = 9000.0;        // what direct (unstaged) operand reads are served at, mostly
+  int maxThreadsPerBlock = 1024;
+  int maxThreadsPerSm = 2048;
+  int registersPerSm = 65536;
+  int maxRegistersPerThread = 255;
+  int64_t sharedPerSm = 228 * 1024;
+  int64_t sharedPerBlock = 227 * 1024;
+  int maxBlocksPerSm = 32;
+  double launchMicroseconds = 3.0;
+};
+
+// One candidate's shape and parameters, as the search's building blocks decide them.
+struct CandidateShape {
+  int64_t rows = 1, cols = 1;    // trip counts of the two loops tiled onto the block (y, x)
+  int64_t outer = 1;             // product of the parallel loops outside them (grid.z)
+  int64_t reduction = 1;         // product of the reduction loops' trip counts
+  int elementBytes = 4;
+  int64_t blockRows = 1, blockCols = 1;  // block tile
+  int64_t threadRows = 1, threadCols = 1;  // register tile of one thread
+  bool staged = false;           // operands staged through shared memory
+  int64_t stageDepth = 0;        // reduction elements per stage
+  int64_t stagedFootprint = 0;   // elements staged per stage and block (all staged arrays)
+  int64_t split = 1;             // reduction split into this many parts (combined atomically)
+};
+
+struct Estimate {
+  double ns = 0;            // estimated kernel time
+  std::string infeasible;   // why it cannot launch (over a limit), empty when it can
+  int threads = 0, registers = 0;
+  int64_t sharedBytes = 0;
+  double occupancy = 0;     // resident warps / maximum
+};
+
+Estimate estimate(const CandidateShape& shape, const GpuModel& gpu = {});
+
+}  // namespace cudaburg

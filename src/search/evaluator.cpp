@@ -1,0 +1,170 @@
+#include "src/search/evaluator.hpp"
+
+#include <cstdio>
+#include <future>
+
+#include "src/loop/printer.hpp"
+
+namespace cudaburg {
+
+struct Evaluator::Prepared {
+  std::string recipeLine;
+  std::string refusal;  // set when the recipe or the emitter refused it
+  std::optional<CudaKernel> cuda;
+  std::future<CompileResult> compiling;
+  std::optional<CompileResult> binary;
+};
+
+std::string textHash(const std::string& text) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+namespace {
+
+std::string sizesText(const Kernel& k) {
+  std::string s;
+  for (const auto& [name, value] : k.sizes) s += (s.empty() ? "" : ",") + name + "=" + std::to_string(value);
+  return s;
+}
+
+// "NVIDIA H200 (sm_90)" -> name "NVIDIA H200", capability "9.0".
+void splitDevice(const std::string& described, std::string& name, std::string& capability) {
+  name = described;
+  capability.clear();
+  size_t open = described.rfind(" (sm_");
+  if (open == std::string::npos) return;
+  name = described.substr(0, open);
+  std::string digits = described.substr(open + 5, described.size() - open - 6);
+  if (digits.size() >= 2) capability = digits.substr(0, digits.size() - 1) + "." + digits.substr(digits.size() - 1);
+}
+
+}  // namespace
+
+Evaluator::Evaluator(const Kernel& kernel, EvaluatorOptions options, Runner* runner, TuningDb* db, Progress& progress)
+    : kernel_(kernel), options_(std::move(options)), runner_(runner), db_(db), progress_(progress),
+      pool_(std::make_unique<ThreadPool>()), started_(std::chrono::steady_clock::now()) {
+  nestKey_ = textHash(printKernel(kernel));
+  outcome_.kernelName = kernel.name;
+  outcome_.loopFile = kernel.sourceName;
+  outcome_.sizes = sizesText(kernel);
+  outcome_.toolkit = "CUDA " + nvrtcVersionString();
+  outcome_.gpuAvailable = runner_ && runner_->available();
+  outcome_.device = runner_ ? runner_->device() : "no GPU";
+  if (outcome_.gpuAvailable) splitDevice(outcome_.device, gpuName_, computeCapability_);
+  else outcome_.notMeasuredReason = runner_ ? runner_->device() : "no GPU runner";
+}
+
+Evaluator::~Evaluator() = default;
+
+bool Evaluator::outOfBudget() const {
+  if (options_.maxMeasured > 0 && measured_ >= options_.maxMeasured) return true;
+  return options_.budget.count() > 0 && std::chrono::steady_clock::now() - started_ >= options_.budget;
+}
+
+MeasurementKey Evaluator::keyFor(const std::string& recipeLine) const {
+  return {nestKey_, outcome_.sizes, recipeLine, gpuName_, computeCapability_, driver_, options_.compile.arch,
+          outcome_.toolkit};
+}
+
+const CudaKernel* Evaluator::kernelFor(const std::string& recipeLine) const {
+  for (const auto& p : kept_)
+    if (p->recipeLine == recipeLine && p->cuda) return &*p->cuda;
+  return nullptr;
+}
+
+std::optional<double> Evaluator::evaluate(const std::vector<Candidate>& candidates) {
+  // Apply and emit in order, then compile them all ahead of measurement on the pool.
+  std::vector<Prepared*> batch;
+  progress_.expect(candidates.size());
+  for (const auto& c : candidates) {
+    auto p = std::make_unique<Prepared>();
+    p->recipeLine = printRecipeLine(c.recipe);
+    TransformResult applied = applyRecipe(kernel_, c.recipe);
+    if (!applied) {
+      p->refusal = applied.reason;
+    } else {
+      EmitOptions emit;
+      emit.recipe = printRecipe(c.recipe);
+      EmitResult emitted = emitKernel(*applied.kernel, emit);
+      if (!emitted.ok()) p->refusal = "the emitter refused it: " + emitted.refusal;
+      else p->cuda = std::move(emitted.kernel);
+    }
+    if (p->cuda) {
+      CudaKernel cuda = *p->cuda;
+      CompileOptions copts = options_.compile;
+      p->compiling = pool_->submit([cuda, copts] { return compile(cuda, copts); });
+    }
+    batch.push_back(p.get());
+    kept_.push_back(std::move(p));
+  }
+
+  std::optional<double> best;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    Prepared& p = *batch[i];
+    VariantResult v;
+    v.recipe = printRecipe(candidates[i].recipe);
+    v.cover = candidates[i].cover;
+    v.modelCost = candidates[i].model;
+    if (p.cuda) {
+      p.binary = p.compiling.get();
+      ++outcome_.compiled;
+      progress_.compiled();
+      v.result.registers = p.binary->resources.registers;
+      v.result.sharedBytes = static_cast<int>(p.cuda->sharedBytes);
+      if (!p.binary->ok) p.refusal = p.binary->refusal.empty() ? "failed to compile" : p.binary->refusal;
+    }
+    if (!p.refusal.empty()) {
+      v.result.status = "refused";
+      v.result.reason = p.refusal;
+      progress_.measured(false, best.value_or(-1));
+    } else {
+      measureOne(p, v);
+      if (v.measured && v.result.status == "ok" && (!best || v.result.ms < *best)) best = v.result.ms;
+      if (v.measured) progress_.measured(v.result.status == "ok", best.value_or(-1));
+      else progress_.skipped();
+    }
+    outcome_.variants.push_back(std::move(v));
+  }
+  return best;
+}
+
+void Evaluator::measureOne(Prepared& p, VariantResult& v) {
+  v.result.status = "not measured";
+  if (!outcome_.gpuAvailable) return;
+  MeasurementKey key = keyFor(p.recipeLine);
+  if (outOfBudget()) {
+    v.result.reason = "the budget was spent before it was reached";
+    return;
+  }
+  ++measured_;
+  if (db_) {
+    if (auto stored = db_->find(key)) {
+      v.measured = true;
+      v.fromDatabase = true;
+      v.result = *stored;
+      return;
+    }
+  }
+  RunResult r = runner_->measure(kernel_, *p.cuda, *p.binary, options_.measure);
+  if (r.status == RunStatus::NotMeasured) {
+    v.result.reason = r.reason;
+    return;
+  }
+  v.measured = true;
+  v.result.status = runStatusName(r.status);
+  v.result.reason = r.reason;
+  v.result.ms = r.ms;
+  v.result.tflops = r.tflops;
+  v.result.gbps = r.gbps;
+  v.result.error = r.error;
+  if (db_) {
+    std::string error;
+    if (!db_->store(key, v.result, error)) progress_.note("warning: " + error);
+  }
+}
+
+}  // namespace cudaburg

@@ -1,0 +1,77 @@
+#pragma once
+// Turns candidate recipes into measured variants: apply the recipe, emit, compile (ahead of
+// measurement, in parallel), then verify and time one kernel at a time on the GPU, reusing and
+// filling the tuning database. A variant that is refused, fails to compile, is wrong, faults or
+// hangs becomes a result with a reason; nothing here stops the search.
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/cuda/compiler.hpp"
+#include "src/cuda/runner.hpp"
+#include "src/search/outcome.hpp"
+#include "src/search/progress.hpp"
+#include "src/transform/recipe.hpp"
+#include "src/tuning/tuning_db.hpp"
+
+namespace cudaburg {
+
+struct Candidate {
+  Recipe recipe;
+  std::string cover;   // the rules that chose it
+  double model = 0;    // the model's estimate (lower is better)
+};
+
+struct EvaluatorOptions {
+  CompileOptions compile;
+  MeasureOptions measure;
+  // Stop measuring new variants when this much wall time has passed (0: no limit); variants
+  // not reached are reported as not measured.
+  std::chrono::seconds budget{0};
+  // Stop measuring after this many variants (0: no limit); from the database they count too.
+  size_t maxMeasured = 0;
+};
+
+class Evaluator {
+ public:
+  // `runner` null or unavailable: nothing is measured (ranked by the model only).
+  // `db` null: nothing is stored or reused.
+  Evaluator(const Kernel& kernel, EvaluatorOptions options, Runner* runner, TuningDb* db, Progress& progress);
+  ~Evaluator();
+
+  // Evaluates the candidates (in the order given: best model estimate first) and appends them
+  // to the outcome; returns the fastest verified time among them, or nullopt.
+  std::optional<double> evaluate(const std::vector<Candidate>& candidates);
+  // Whether the time budget is spent.
+  bool outOfBudget() const;
+
+  SearchOutcome& outcome() { return outcome_; }
+  const std::string& nestKey() const { return nestKey_; }
+  // What the compiled variant of a recipe is (for writing best.cu): null when unknown.
+  const CudaKernel* kernelFor(const std::string& recipeLine) const;
+
+ private:
+  struct Prepared;
+  MeasurementKey keyFor(const std::string& recipeLine) const;
+  void measureOne(Prepared& p, VariantResult& v);
+
+  const Kernel& kernel_;
+  EvaluatorOptions options_;
+  Runner* runner_;
+  TuningDb* db_;
+  Progress& progress_;
+  std::unique_ptr<ThreadPool> pool_;
+  SearchOutcome outcome_;
+  std::string nestKey_;
+  std::string gpuName_, computeCapability_, driver_;
+  std::chrono::steady_clock::time_point started_;
+  std::vector<std::unique_ptr<Prepared>> kept_;
+  size_t measured_ = 0;  // every prepared variant, by recipe, for best.cu
+};
+
+// A short stable hash of a text, as hex (FNV-1a, 64 bits): names loop nests in the database.
+std::string textHash(const std::string& text);
+
+}  // namespace cudaburg

@@ -1,0 +1,103 @@
+#pragma once
+// The search's side of specs/loops.burg. The matcher burggen generates from that grammar calls
+// these functions from its rules' costs and actions (the grammar's prologue makes this class
+// the matcher's context), so the rules decide what is explored:
+//
+//   - A building block (below kernel level) turns one rule's match at a node into fragments:
+//     recipe steps with the decisions they take, each a candidate implementation of that node
+//     as that nonterminal. Fragments pile up per node and nonterminal, from every rule that
+//     matches; composite blocks combine their kids' fragments with choices of their own. The
+//     cost a block returns makes the labeler's cost of (node, nonterminal) the model's best
+//     estimate there.
+//   - A kernel-level rule measures complete candidates: the best ones by the model (all of them
+//     when exhaustive) are compiled, verified and timed, and the measured time is the rule's
+//     cost, so the labeler picks the kernel rule whose best variant is fastest on the GPU.
+//   - The reducer's action of the chosen kernel rule hands back the winning recipe.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "src/loop/loop_tree.hpp"
+#include "src/search/cost_model.hpp"
+#include "src/search/search_space.hpp"
+#include "src/transform/recipe.hpp"
+
+namespace cudaburg {
+
+class Evaluator;
+
+// A partial or complete candidate: what one building block (and those below it) decided.
+struct Fragment {
+  // Steps with the phase they run in: recipes apply phases in order (see phaseOf in the .cpp).
+  std::vector<std::pair<int, RecipeStep>> steps;
+  CandidateShape shape;       // the decisions, as the model reads them
+  std::string cover;          // the building blocks that made it, e.g. "tile2d(init(staged))"
+  double model = 0;           // estimated ns (complete candidates only)
+  std::string infeasible;     // why the model rules it out, when it does
+
+  Recipe recipe() const;
+};
+
+class SearchContext {
+ public:
+  using Cost = int64_t;
+  static constexpr Cost kInfinity = INT64_MAX;
+
+  SearchContext(const Kernel& kernel, SearchSpace space, Evaluator* evaluator, GpuModel gpu = {});
+
+  // ---- building blocks (below kernel level) --------------------------------------------
+  // The reduction `node` reads its operands from global memory; inner reduction loops too.
+  Cost directReduction(const Node* node, const char* nt);
+  // The outermost reduction loop `node` is strip-mined by --stage and every array the nest
+  // reads is staged through shared memory at the strip loop.
+  Cost stagedReduction(const Node* node, const char* nt);
+  // The reduction loop `node` is split into --split parts run by separate blocks (grid.z),
+  // combined atomically.
+  Cost splitReduction(const Node* node, const char* nt);
+  // An outer reduction loop left as it is, over the inner one's fragments.
+  Cost outerReduction(const Node* node, const char* nt, const Node* inner, const char* innerNt);
+  // A thread's work, `init; reduction`: the reduction's fragments.
+  Cost initThen(const Node* node, const char* nt, const Node* reduction, const char* reductionNt);
+  // Two nested parallel loops onto a 2-D block tile (--tile) of threads that each compute a
+  // register tile (--unroll) of outputs: grid.y/x over tiles, block.y/x over threads.
+  Cost blockTile2d(const Node* node, const char* nt, const Node* body, const char* bodyNt);
+  // An outer parallel loop around a tiled nest onto grid.z.
+  Cost gridZ(const Node* node, const char* nt, const Node* inner, const char* innerNt);
+  // The nest as written, one thread an output (the emitter's naive mapping): the baseline.
+  Cost untransformed(const Node* node, const char* nt);
+
+  // ---- kernel level ------------------------------------------------------------------
+  // Measures the best candidates of `node` as `nt`; the fastest verified time (ns) less the
+  // model's estimate the labeler already counted for the kids, or kInfinity if none verified.
+  Cost measure(const Node* node, const char* nt);
+  // After measure(): the fastest verified recipe of `node` as `nt` (empty if none).
+  Recipe winner(const Node* node, const char* nt) const;
+
+  // Every fragment offered for `node` as `nt`, best estimate first.
+  const std::vector<Fragment>& fragments(const Node* node, const std::string& nt) const;
+  // Candidates of every measure() call, in the order they were ranked.
+  const std::vector<Fragment>& ranked() const { return ranked_; }
+
+ private:
+  using Key = std::pair<const Node*, std::string>;
+  Cost offer(const Node* node, const std::string& nt, std::vector<Fragment> fragments,
+             std::vector<Key> kids = {});
+  void complete(Fragment& f) const;  // fills model/infeasible from the shape
+  double bestModel(const Key& key) const;
+  // Names of the arrays the nest under `node` reads.
+  std::vector<std::string> arraysRead(const Node* node) const;
+  int64_t reductionLength(const Node* node) const;
+  int64_t tripCount(const Node* loop) const;
+
+  const Kernel& kernel_;
+  SearchSpace space_;
+  Evaluator* evaluator_;
+  GpuModel gpu_;
+  std::map<Key, std::vector<Fragment>> pools_;
+  std::map<Key, std::pair<double, Recipe>> winners_;
+  std::vector<Fragment> ranked_;
+};
+
+}  // namespace cudaburg
