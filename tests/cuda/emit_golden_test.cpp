@@ -7,7 +7,10 @@
 #include <functional>
 #include <sstream>
 
+#include "burgspec/diagnostics.hpp"
 #include "src/cuda/emitter.hpp"
+#include "src/loop/parser.hpp"
+#include "src/transform/recipe.hpp"
 #include "tests/cuda/emit_test_kernels.hpp"
 
 namespace cudaburg {
@@ -27,6 +30,25 @@ std::string readFile(const std::string& path) {
   return s.str();
 }
 
+// An example file at the given sizes, transformed by a recipe and emitted.
+EmitResult emitExample(const std::string& example, const std::map<std::string, int64_t>& sizes,
+                       const std::string& recipeText) {
+  burgspec::SourceFile file("", ""), recipeFile("recipe", recipeText);
+  std::string error;
+  if (!burgspec::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/" + example + ".loop", file, error))
+    return {std::nullopt, error};
+  burgspec::Diagnostics diags(file), recipeDiags(recipeFile);
+  auto kernel = parseLoopFile(file, diags, sizes);
+  if (!kernel) return {std::nullopt, diags.str()};
+  auto recipe = parseRecipe(recipeFile, recipeDiags);
+  if (!recipe) return {std::nullopt, recipeDiags.str()};
+  TransformResult transformed = applyRecipe(*kernel, *recipe);
+  if (!transformed) return {std::nullopt, transformed.reason};
+  EmitOptions options;
+  options.recipe = printRecipe(*recipe);
+  return emitKernel(*transformed.kernel, options);
+}
+
 std::vector<GoldenCase> goldenCases() {
   EmitOptions tiled;
   tiled.recipe = "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nregtile i,j 4,4\nstage A,B at k_o";
@@ -38,6 +60,19 @@ std::vector<GoldenCase> goldenCases() {
       {"conv2d_padded", [] { return emitKernel(conv2d(30, 40)); }},
       {"sumsq_half_atomic", [] { return emitKernel(halfSumOfSquares(1000, 256)); }},
       {"shared_copy_dynamic", [] { return emitKernel(sharedCopy(128)); }},
+      {"recipe_matmul_tiled",
+       [] {
+         return emitExample("matmul", {{"M", 100}, {"N", 72}, {"K", 33}},
+                            "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\n"
+                            "regtile i,j 4,4\nstrip k 16\nstage A at k_o\nstage B at k_o\nvectorize j 4");
+       }},
+      {"recipe_conv2d_split_ow",
+       [] {
+         return emitExample("conv2d", {{"N", 2}, {"C", 3}, {"H", 20}, {"W", 21}, {"K", 4}},
+                            "map n grid.z\nmap k grid.y\nstrip ow 32\ninterchange oh ow_o\nmap ow_o grid.x\n"
+                            "map ow block.x\nstage Wt at ow_o");
+       }},
+      {"naive_conv2d_example", [] { return emitExample("conv2d", {{"N", 2}, {"C", 3}, {"H", 20}, {"W", 21}}, ""); }},
   };
 }
 
