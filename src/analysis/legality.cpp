@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "src/loop/printer.hpp"
+
 namespace cudaburg {
 
 namespace {
@@ -9,7 +11,7 @@ namespace {
 std::string statementText(const Node& stmt) {
   if (stmt.kind == NodeKind::Stage) return "stage " + stmt.buffer.name + " from " + stmt.source;
   if (stmt.kind != NodeKind::Assign) return "?";
-  return stmt.target.str() + (stmt.accumulate ? " += " : " = ") + stmt.value->str();
+  return stmt.target.str() + (stmt.accumulate ? " += " : " = ") + printExpr(*stmt.value);
 }
 
 // "a flow dependence on C from `C[i][j] = 0` to `C[i][j] += ...`, direction (=, =, <)"
