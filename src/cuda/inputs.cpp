@@ -15,9 +15,21 @@ uint64_t splitmix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-void collectTargets(const Node& node, std::set<std::string>& assigned, std::set<std::string>& accumulated) {
-  if (node.kind == NodeKind::Assign) (node.accumulate ? accumulated : assigned).insert(node.target.array);
-  for (const auto& kid : node.kids) collectTargets(*kid, assigned, accumulated);
+void collectLoads(const Expr& e, std::set<std::string>& loaded) {
+  if (e.kind == Expr::Kind::Load) loaded.insert(e.load.array);
+  for (const auto& arg : e.args) collectLoads(*arg, loaded);
+}
+
+struct ArrayUses {
+  std::set<std::string> assigned, accumulated, loaded;
+};
+
+void collectUses(const Node& node, ArrayUses& uses) {
+  if (node.kind == NodeKind::Assign) {
+    (node.accumulate ? uses.accumulated : uses.assigned).insert(node.target.array);
+    collectLoads(*node.value, uses.loaded);
+  }
+  for (const auto& kid : node.kids) collectUses(*kid, uses);
 }
 
 }  // namespace
@@ -42,13 +54,15 @@ bool parseArrayInit(const std::string& name, ArrayInit& out) {
 }
 
 std::vector<ArrayInit> arrayInits(const Kernel& kernel) {
-  std::set<std::string> assigned, accumulated;
-  if (kernel.body) collectTargets(*kernel.body, assigned, accumulated);
+  ArrayUses uses;
+  if (kernel.body) collectUses(*kernel.body, uses);
   std::vector<ArrayInit> inits;
   for (const auto& a : kernel.params) {
     bool zeroFirst = std::count(kernel.zeroFirst.begin(), kernel.zeroFirst.end(), a.name) > 0;
-    if (a.input) inits.push_back(ArrayInit::Random);
-    else if (zeroFirst || (accumulated.count(a.name) && !assigned.count(a.name))) inits.push_back(ArrayInit::Zero);
+    bool onlyAccumulated = uses.accumulated.count(a.name) && !uses.assigned.count(a.name);
+    if (zeroFirst) inits.push_back(ArrayInit::Zero);
+    else if (a.input || uses.loaded.count(a.name)) inits.push_back(ArrayInit::Random);
+    else if (onlyAccumulated) inits.push_back(ArrayInit::Zero);
     else inits.push_back(ArrayInit::Poison);
   }
   return inits;

@@ -20,9 +20,9 @@ enum class ArrayInit { Random, Poison, Zero };
 const char* arrayInitName(ArrayInit init);  // "random", "poison", "zero"
 bool parseArrayInit(const std::string& name, ArrayInit& out);
 
-// How each global array of `kernel` starts a verification run, in parameter order: inputs get
-// random data; outputs in zeroFirst, and outputs the nest only ever accumulates into, start at
-// zero; every other output is poisoned.
+// How each global array of `kernel` starts a verification run, in parameter order: inputs, and
+// outputs the nest also reads (updated in place), get random data; outputs in zeroFirst, and
+// outputs the nest only ever accumulates into, start at zero; every other output is poisoned.
 std::vector<ArrayInit> arrayInits(const Kernel& kernel);
 
 // `count` random values of `type` from `seed`: uniform in [-1, 1) rounded to the type (small

@@ -69,7 +69,7 @@ std::vector<ArraySpec> variantArrays(const Kernel& kernel, const CudaKernel& var
       error = "the variant has a parameter " + name + " that the loop nest does not";
       return {};
     }
-    ArraySpec s{a->name, variantType(*a, variant), a->extents, inits[size_t(a - kernel.params.data())]};
+    ArraySpec s{a->name, variantType(*a, variant), a->extents, inits[size_t(a - kernel.params.data())], !a->input};
     for (const auto& z : variant.zeroFirst)
       if (z == name) s.init = ArrayInit::Zero;
     arrays.push_back(std::move(s));
@@ -311,7 +311,7 @@ ReferenceTiming Runner::reference(const Kernel& kernel, const MeasureOptions& op
   auto inits = arrayInits(kernel);
   for (size_t i = 0; i < kernel.params.size(); ++i) {
     const Array& a = kernel.params[i];
-    request.arrays.push_back(ArraySpec{a.name, a.type, a.extents, inits[i]});
+    request.arrays.push_back(ArraySpec{a.name, a.type, a.extents, inits[i], !a.input});
   }
   request.reference.kind = plan.kind;
   request.reference.gemm = plan.gemm;

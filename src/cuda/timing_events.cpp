@@ -52,10 +52,16 @@ void L2Flusher::flush(CUstream stream) {
 
 TimedRuns timeRuns(CUstream stream, const std::function<void()>& enqueueRun, int warmupRuns,
                    const RunCountPolicy& policy, L2Flusher& flusher) {
-  for (int i = 0; i < warmupRuns; ++i) enqueueRun();
-  checkCuda(cuStreamSynchronize(stream), "running the kernel");
-  // A short sample sets the number of runs; slow kernels get fewer, fast ones more.
-  double estimate = median(timeEach(stream, enqueueRun, 3, flusher));
+  // The first warm-up run is timed: a slow kernel (beyond 10 ms) needs no more warming up, and
+  // its time is the estimate; a fast one is warmed up and then sampled. The estimate sets the
+  // number of runs, so that a slow variant cannot run past the runner's deadline.
+  constexpr double kSlowMs = 10;
+  double estimate = timeEach(stream, enqueueRun, 1, flusher).front();
+  if (estimate < kSlowMs) {
+    for (int i = 1; i < warmupRuns; ++i) enqueueRun();
+    checkCuda(cuStreamSynchronize(stream), "running the kernel");
+    estimate = median(timeEach(stream, enqueueRun, 3, flusher));
+  }
   int runs = timedRunCount(estimate, policy);
   TimedRuns result;
   result.runs = runs;

@@ -48,7 +48,8 @@ json toJson(const LaunchSpec& s) {
 }
 
 json toJson(const ArraySpec& s) {
-  return {{"name", s.name}, {"type", scalarTypeName(s.type)}, {"extents", s.extents}, {"init", arrayInitName(s.init)}};
+  return {{"name", s.name}, {"type", scalarTypeName(s.type)}, {"extents", s.extents}, {"init", arrayInitName(s.init)},
+          {"output", s.output}};
 }
 
 json toJson(const ReferenceSpec& s) {
@@ -107,6 +108,7 @@ ArraySpec arraySpecFromJson(const json& j) {
   s.extents = j.at("extents").get<std::vector<int64_t>>();
   if (!parseArrayInit(j.at("init").get<std::string>(), s.init))
     throw std::invalid_argument("unknown array init " + j.at("init").dump());
+  s.output = j.at("output").get<bool>();
   return s;
 }
 

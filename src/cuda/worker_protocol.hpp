@@ -37,6 +37,7 @@ struct ArraySpec {
   ScalarType type = ScalarType::Float;
   std::vector<int64_t> extents;
   ArrayInit init = ArrayInit::Poison;
+  bool output = false;  // written by the kernel: compared with the reference afterwards
 
   int64_t elements() const;
   size_t bytes() const { return size_t(elements()) * scalarTypeBytes(type); }

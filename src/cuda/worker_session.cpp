@@ -158,7 +158,7 @@ MeasureReply WorkerSession::measure(const MeasureRequest& request) {
         exact.launch(stream, refArrays.buffers);
         synchronize(stream, "running the FP64 reference");
         for (size_t i = 0; i < refSpecs.size(); ++i)
-          if (refSpecs[i].init != ArrayInit::Random) expected.emplace_back(i, download(refArrays.buffers[i], refSpecs[i].type));
+          if (refSpecs[i].output) expected.emplace_back(i, download(refArrays.buffers[i], refSpecs[i].type));
       }
 
       stage = "comparing";

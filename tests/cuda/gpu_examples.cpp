@@ -1,5 +1,6 @@
 // cudaburg-gpu-examples: runs each example under a few recipes on the GPU and prints a table:
-// verified or why not, the median time, TFLOPS, the reference library's time and the ratio.
+// verified or why not, the median time, TFLOPS, GB/s, the reference library's time and the ratio
+// (the library's time over the variant's: above 1 the variant is faster).
 // The cases come from a file (or standard input), e.g.
 //
 //   # example file, then sizes
@@ -55,7 +56,7 @@ struct Example {
 // Applies, emits, compiles and measures one recipe of an example, and prints its row.
 void measureRecipe(Runner& runner, Example& ex, const std::string& name, const std::string& text) {
   std::cout << "| " << ex.file << " | " << ex.sizesText << " | " << name << " | ";
-  auto fail = [](const std::string& why) { std::cout << why << " | - | - | - | - | - |" << std::endl; };
+  auto fail = [](const std::string& why) { std::cout << why << " | - | - | - | - | - | - |" << std::endl; };
   if (!ex.kernel) return fail("the example does not parse");
   burgspec::SourceFile file(name + ".recipe", text);
   burgspec::Diagnostics diags(file);
@@ -74,7 +75,7 @@ void measureRecipe(Runner& runner, Example& ex, const std::string& name, const s
   RunResult r = runner.measure(*ex.kernel, *emitted.kernel, binary);
   std::string verdict = r.ok() ? "yes (" + scientific(r.error) + ")" : std::string(runStatusName(r.status)) + ": " + r.reason;
   double ratio = r.timed() && ex.reference.ok() ? ex.reference.ms / r.ms : -1;
-  std::cout << verdict << " | " << fixed(r.ms, 3) << " | " << fixed(r.tflops, 2) << " | "
+  std::cout << verdict << " | " << fixed(r.ms, 3) << " | " << fixed(r.tflops, 2) << " | " << fixed(r.gbps, 0) << " | "
             << (ex.reference.ok() ? ex.reference.library : "-") << " | " << fixed(ex.reference.ms, 3) << " | "
             << fixed(ratio, 2) << " |" << std::endl;
 }
@@ -102,8 +103,8 @@ int run(int argc, char** argv) {
   Runner runner;
   std::cout << "GPU: " << runner.device() << "\n\n";
   if (!runner.available()) return 0;
-  std::cout << "| example | sizes | recipe | verified (error) | ms | TFLOPS | reference | reference ms | "
-               "reference ms / ms |\n|---|---|---|---|---|---|---|---|---|\n";
+  std::cout << "| example | sizes | recipe | verified (error) | ms | TFLOPS | GB/s | reference | reference ms | "
+               "reference ms / ms |\n|---|---|---|---|---|---|---|---|---|---|\n";
   Example current;
   std::string line;
   while (std::getline(in, line)) {

@@ -6,6 +6,7 @@
 #include "src/cuda/compiler.hpp"
 #include "src/cuda/emitter.hpp"
 #include "src/cuda/runner.hpp"
+#include "src/transform/recipe.hpp"
 #include "tests/cuda/run_test_kernels.hpp"
 
 namespace cudaburg {
@@ -141,6 +142,37 @@ TEST_F(GpuRunner, OtherNestsVerifyAgainstTheFp64Reference) {
   RunResult r = measureNaive(testing::loadExample("conv3d.loop", {{"D", 20}, {"H", 18}, {"W", 16}, {"T", 3}}));
   EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
   EXPECT_EQ(r.reference, "FP64 reference");
+}
+
+TEST_F(GpuRunner, InPlaceUpdateStartsFromTheSameRandomData) {
+  Kernel k = testing::parseLoopText("axpy.loop", R"(
+size N = 100000;
+kernel axpy(float Y[N], const float X[N]) {
+  parallel for (i = 0; i < N; i++)
+    Y[i] = Y[i] * 3 + X[i];
+}
+)");
+  RunResult r = measureNaive(k);
+  EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
+  EXPECT_EQ(r.reference, "FP64 reference");
+}
+
+TEST_F(GpuRunner, LargeSharedMemoryVariantRaisesTheLimit) {
+  Kernel k = testing::loadExample("matmul.loop", {{"M", 512}, {"N", 512}, {"K", 512}});
+  burgspec::SourceFile text("big.recipe",
+                            "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+                            "regtile i,j 8,8; strip k 64; stage A at k_o; stage B at k_o");
+  burgspec::Diagnostics diags(text);
+  auto recipe = parseRecipe(text, diags);
+  ASSERT_TRUE(recipe) << diags.str();
+  TransformResult t = applyRecipe(k, *recipe);
+  ASSERT_TRUE(t.ok()) << t.reason;
+  EmitResult e = emitKernel(*t.kernel);
+  ASSERT_TRUE(e.ok()) << e.refusal;
+  EXPECT_TRUE(e.kernel->needsSharedMemoryAttribute) << e.kernel->sharedBytes << " bytes of shared memory";
+  RunResult r = runner_->measure(k, *e.kernel, build(*e.kernel));
+  EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
+  EXPECT_GT(r.ms, 0);
 }
 
 TEST_F(GpuRunner, ReferenceLibraryIsTimed) {

@@ -79,6 +79,16 @@ kernel acc(float S[N], const float A[N][N]) {
 }
 )");
   EXPECT_EQ(arrayInits(accumulateOnly)[0], ArrayInit::Zero);
+
+  // An array updated in place starts with random data like an input.
+  Kernel inPlace = testing::parseLoopText("scale.loop", R"(
+size N = 8;
+kernel scale(float X[N]) {
+  parallel for (i = 0; i < N; i++)
+    X[i] = X[i] * 2;
+}
+)");
+  EXPECT_EQ(arrayInits(inPlace)[0], ArrayInit::Random);
   matmul.zeroFirst = {"C"};
   EXPECT_EQ(arrayInits(matmul)[0], ArrayInit::Zero);
 }

@@ -11,8 +11,8 @@ namespace {
 TEST(RunProtocol, MeasureRequestRoundTrips) {
   MeasureRequest r;
   r.variant = LaunchSpec{"/tmp/k.cubin", "matmul", {4, 5, 6}, {32, 8, 1}, 65536, true};
-  r.arrays = {ArraySpec{"C", ScalarType::Float, {8, 8}, ArrayInit::Poison},
-              ArraySpec{"A", ScalarType::Half, {8, 4}, ArrayInit::Random}};
+  r.arrays = {ArraySpec{"C", ScalarType::Float, {8, 8}, ArrayInit::Poison, true},
+              ArraySpec{"A", ScalarType::Half, {8, 4}, ArrayInit::Random, false}};
   r.reference.kind = ReferencePlan::Kind::Gemm;
   r.reference.gemm.a = "A";
   r.reference.gemm.m = 8;
@@ -38,6 +38,8 @@ TEST(RunProtocol, MeasureRequestRoundTrips) {
   EXPECT_EQ(back.arrays[1].type, ScalarType::Half);
   EXPECT_EQ(back.arrays[1].extents, (std::vector<int64_t>{8, 4}));
   EXPECT_EQ(back.arrays[1].init, ArrayInit::Random);
+  EXPECT_TRUE(back.arrays[0].output);
+  EXPECT_FALSE(back.arrays[1].output);
   EXPECT_EQ(back.arrays[0].bytes(), 8u * 8 * 4);
   EXPECT_EQ(back.reference.kind, ReferencePlan::Kind::Gemm);
   EXPECT_EQ(back.reference.gemm.a, "A");
@@ -86,8 +88,10 @@ TEST(RunProtocol, ReplyWithUnboundedErrorRoundTrips) {
 }
 
 TEST(RunProtocol, MalformedMessagesThrow) {
-  EXPECT_ANY_THROW(arraySpecFromJson({{"name", "A"}, {"type", "quad"}, {"extents", {1}}, {"init", "random"}}));
-  EXPECT_ANY_THROW(arraySpecFromJson({{"name", "A"}, {"type", "float"}, {"extents", {1}}, {"init", "maybe"}}));
+  EXPECT_ANY_THROW(
+      arraySpecFromJson({{"name", "A"}, {"type", "quad"}, {"extents", {1}}, {"init", "random"}, {"output", false}}));
+  EXPECT_ANY_THROW(
+      arraySpecFromJson({{"name", "A"}, {"type", "float"}, {"extents", {1}}, {"init", "maybe"}, {"output", false}}));
   EXPECT_ANY_THROW(referenceSpecFromJson({{"kind", "fft"}}));
   EXPECT_ANY_THROW(measureRequestFromJson({{"op", "measure"}}));
 }

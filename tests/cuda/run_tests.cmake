@@ -14,7 +14,7 @@ target_compile_definitions(cuda_run_tests PRIVATE CUDABURG_EXAMPLES_DIR="${PROJE
 gtest_discover_tests(cuda_run_tests DISCOVERY_TIMEOUT 60)
 
 add_executable(cuda_gpu_tests gpu_runner_test.cpp)
-target_link_libraries(cuda_gpu_tests PRIVATE cudaburg_cuda_run cudaburg_loop GTest::gtest_main)
+target_link_libraries(cuda_gpu_tests PRIVATE cudaburg_cuda_run cudaburg_transform cudaburg_loop GTest::gtest_main)
 target_compile_definitions(cuda_gpu_tests PRIVATE CUDABURG_EXAMPLES_DIR="${PROJECT_SOURCE_DIR}/examples")
 gtest_discover_tests(cuda_gpu_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS gpu TIMEOUT 300)
 
