@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -102,8 +103,17 @@ class KernelWriter {
  private:
   // Output.
   void line(const std::string& text) {
-    if (!text.empty()) body_ << std::string(2 * indent_, ' ') << text;
-    body_ << '\n';
+    if (!text.empty()) body_ += std::string(2 * indent_, ' ') + text;
+    body_ += '\n';
+  }
+  // Drops the declaration line written at `mark` when nothing written after it uses `name`
+  // (an index whose loop body reads only its unrolled counter, say): no unused variables.
+  void dropIfUnused(size_t mark, const std::string& name) {
+    size_t end = body_.find('\n', mark);
+    if (end == std::string::npos) return;
+    std::regex use("\\b" + name + "\\b");
+    if (!std::regex_search(body_.begin() + static_cast<std::ptrdiff_t>(end), body_.end(), use))
+      body_.erase(mark, end + 1 - mark);
   }
   void open(const std::string& text) {
     line(text);
@@ -163,7 +173,7 @@ class KernelWriter {
   const LaunchPlan& plan_;
   const EmitOptions& options_;
   std::optional<ScalarType> elementType_;
-  std::ostringstream body_;
+  std::string body_;
   int indent_ = 1;
   std::vector<std::set<std::string>> declared_{{}};
   std::string refusal_;
@@ -331,11 +341,13 @@ void KernelWriter::emitBlockLoop(const Node& loop, const Scope& scope) {
   Scope inner = scope;
   inner.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, trips.value_or(0)));
   open("{  // " + loop.index + ": block." + kAxis[axis]);
+  size_t mark = body_.size();
   line("const int " + loop.index + " = " + offsetText(loop.lower, loop.step, coordinate(std::string("thread_") + kAxis[axis])) + ";");
   bool guarded = openGuard(loop, loop.lower + Affine((plan_.block[axis] - 1) * loop.step), scope);
   emit(*loop.body(), inner);
   if (guarded) close();
   close();
+  dropIfUnused(mark, loop.index);
 }
 
 void KernelWriter::emitSerialLoop(const Node& loop, const Scope& scope) {
@@ -367,6 +379,7 @@ void KernelWriter::emitUnrolledLoop(const Node& loop, const Scope& scope, const 
   Affine last = loop.lower + Affine((*trips - 1) * loop.step);
   if (!note.empty()) line("// " + note);
   line("#pragma unroll");
+  size_t mark = std::string::npos;
   if (loop.lower.isConstant()) {
     inner.compileTimeIndices.insert(loop.index);
     std::string step = loop.step == 1 ? "++" + loop.index : loop.index + " += " + std::to_string(loop.step);
@@ -380,12 +393,14 @@ void KernelWriter::emitUnrolledLoop(const Node& loop, const Scope& scope, const 
     for (const auto& [name, as] : scope.unrolledAs) lower = lower.substitute(name, as);
     inner.unrolledAs[loop.index] = lower + Affine::var(counter, loop.step);
     open("for (int " + counter + " = 0; " + counter + " < " + std::to_string(*trips) + "; ++" + counter + ") {");
+    mark = body_.size();
     line("const int " + loop.index + " = " + offsetText(loop.lower, loop.step, counter) + ";");
   }
   bool guarded = openGuard(loop, last, scope);
   emit(*loop.body(), inner);
   if (guarded) close();
   close();
+  if (mark != std::string::npos) dropIfUnused(mark, loop.index);
 }
 
 bool KernelWriter::wideAccessOk(const Access& a, const std::string& index, const Affine& lower, int width,
@@ -659,7 +674,7 @@ EmitResult KernelWriter::write() {
   src << header() << "\n"
       << "extern \"C\" __global__ void __launch_bounds__(" << plan_.threads() << ")\n"
       << out.entry << "(" << params << ") {\n"
-      << prologue() << body_.str() << "}\n";
+      << prologue() << body_ << "}\n";
   out.source = src.str();
   for (int a = 0; a < 3; ++a) {
     out.grid[a] = static_cast<unsigned>(plan_.grid[a]);

@@ -23,6 +23,8 @@ struct GoldenCase {
   std::function<EmitResult()> emit;
 };
 
+void PrintTo(const GoldenCase& c, std::ostream* os) { *os << c.name; }
+
 std::string readFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream s;

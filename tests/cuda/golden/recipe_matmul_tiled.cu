@@ -32,7 +32,6 @@ matmul(float* __restrict__ C, const float* __restrict__ A, const float* __restri
         if (j_o2 < 72) {
           #pragma unroll
           for (int i_u = 0; i_u < 4; ++i_u) {
-            const int i = i_o2 + i_u;
             {  // j: vector of 4
               C_r[i_u][0] = 0.0f;
               C_r[i_u][1] = 0.0f;

@@ -22,12 +22,9 @@ matmul(float* __restrict__ C, const float* __restrict__ A, const float* __restri
   __shared__ __align__(16) float As[64][16];
   __shared__ __align__(16) float Bs[16][64];
   {  // i1: block.y
-    const int i1 = i0 + 4 * thread_y;
     {  // j1: block.x
-      const int j1 = j0 + 4 * thread_x;
       #pragma unroll
       for (int i2_u = 0; i2_u < 4; ++i2_u) {
-        const int i2 = i1 + i2_u;
         {  // j2: vector of 4
           acc[i2_u][0] = 0.0f;
           acc[i2_u][1] = 0.0f;
