@@ -8,19 +8,26 @@ namespace cudaburg {
 
 char directionChar(Direction d) {
   switch (d) {
-    case Direction::Less: return '<';
-    case Direction::Equal: return '=';
-    case Direction::Greater: return '>';
+    case Direction::Less:
+      return '<';
+    case Direction::Equal:
+      return '=';
+    case Direction::Greater:
+      return '>';
   }
   return '*';
 }
 
 const char* dependenceKindName(DependenceKind k) {
   switch (k) {
-    case DependenceKind::Flow: return "flow";
-    case DependenceKind::Anti: return "anti";
-    case DependenceKind::Output: return "output";
-    case DependenceKind::Reduction: return "reduction";
+    case DependenceKind::Flow:
+      return "flow";
+    case DependenceKind::Anti:
+      return "anti";
+    case DependenceKind::Output:
+      return "output";
+    case DependenceKind::Reduction:
+      return "reduction";
   }
   return "flow";
 }
@@ -41,7 +48,8 @@ bool Dependence::sameIterationOutside(const Node* loop) const {
 
 std::string Dependence::directionString() const {
   std::string s = "(";
-  for (size_t i = 0; i < directions.size(); ++i) s += (i ? ", " : "") + std::string(1, directionChar(directions[i]));
+  for (size_t i = 0; i < directions.size(); ++i)
+    s += (i ? ", " : "") + std::string(1, directionChar(directions[i]));
   return s + ")";
 }
 
@@ -71,7 +79,8 @@ void collectReads(const Expr& e, std::vector<AccessSite>& out) {
 std::vector<AccessSite> accessesOf(const Node& stmt) {
   std::vector<AccessSite> out;
   if (stmt.kind == NodeKind::Assign) {
-    out.push_back({stmt.target.array, stmt.target.subscripts, stmt.accumulate ? Role::Update : Role::Write, {}});
+    out.push_back(
+        {stmt.target.array, stmt.target.subscripts, stmt.accumulate ? Role::Update : Role::Write, {}});
     collectReads(*stmt.value, out);
   } else if (stmt.kind == NodeKind::Stage) {
     AccessSite write{stmt.buffer.name, {}, Role::Write, stmt.buffer.extents};
@@ -107,7 +116,7 @@ void collectStatements(const NodePtr& node, std::vector<const Node*>& loops, std
 // its loops (or for the trip number of a loop with a step) and for each box dimension.
 struct Instance {
   std::map<std::string, LinearExpr> env;  // index name -> its value over the variables
-  std::vector<LinearExpr> loopIndex;       // the index value of each enclosing loop
+  std::vector<LinearExpr> loopIndex;      // the index value of each enclosing loop
 };
 
 class PairTest {
@@ -210,7 +219,8 @@ class PairTest {
     s.addAtLeastZero(gap);
   }
 
-  void refine(const LinearSystem& s, std::vector<Direction>& prefix, std::vector<std::vector<Direction>>& out) const {
+  void refine(const LinearSystem& s, std::vector<Direction>& prefix,
+              std::vector<std::vector<Direction>>& out) const {
     size_t level = prefix.size();
     if (level == common_) {
       out.push_back(prefix);
@@ -243,7 +253,8 @@ int orientation(const std::vector<Direction>& dirs) {
 }
 
 DependenceKind kindOf(Role source, Role sink, bool sameStatementTargets) {
-  if (sameStatementTargets && source == Role::Update && sink == Role::Update) return DependenceKind::Reduction;
+  if (sameStatementTargets && source == Role::Update && sink == Role::Update)
+    return DependenceKind::Reduction;
   if (writes(source) && reads(sink)) return DependenceKind::Flow;
   if (writes(source)) return DependenceKind::Output;
   return DependenceKind::Anti;
@@ -317,8 +328,10 @@ std::string DependenceGraph::describe(const Dependence& d) const {
     out << " distance (";
     for (size_t i = 0; i < d.distances.size(); ++i) {
       out << (i ? ", " : "");
-      if (d.distances[i]) out << *d.distances[i];
-      else out << '*';
+      if (d.distances[i])
+        out << *d.distances[i];
+      else
+        out << '*';
     }
     out << ')';
   }

@@ -11,11 +11,10 @@
 // conservative otherwise (it may report a dependence that does not exist, never the reverse):
 // it solves the subscript equations together with the loop bounds (affine, min() uppers,
 // steps) by Fourier-Motzkin elimination with a GCD test and integer tightening.
+#include <boost/graph/adjacency_list.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <boost/graph/adjacency_list.hpp>
 
 #include "src/loop/loop_tree.hpp"
 

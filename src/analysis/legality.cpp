@@ -19,9 +19,12 @@ std::string explain(const DependenceGraph& deps, const Dependence& d) {
   const Node& from = *deps.statements().at(d.source).node;
   const Node& to = *deps.statements().at(d.sink).node;
   bool vowel = d.kind == DependenceKind::Anti || d.kind == DependenceKind::Output;
-  std::string s = std::string(vowel ? "an " : "a ") + dependenceKindName(d.kind) + " dependence on " + d.array;
-  if (d.source == d.sink) s += " in `" + statementText(from) + "`";
-  else s += " from `" + statementText(from) + "` to `" + statementText(to) + "`";
+  std::string s =
+      std::string(vowel ? "an " : "a ") + dependenceKindName(d.kind) + " dependence on " + d.array;
+  if (d.source == d.sink)
+    s += " in `" + statementText(from) + "`";
+  else
+    s += " from `" + statementText(from) + "` to `" + statementText(to) + "`";
   return s + ", direction " + d.directionString();
 }
 
@@ -93,12 +96,14 @@ Legality mayInterchange(const DependenceGraph& deps, const Node* outer, const No
     std::vector<Direction> swapped = d.directions;
     size_t p = at - d.loops.begin();
     std::swap(swapped[p], swapped[p + 1]);
-    auto first = std::find_if(swapped.begin(), swapped.end(), [](Direction x) { return x != Direction::Equal; });
+    auto first =
+        std::find_if(swapped.begin(), swapped.end(), [](Direction x) { return x != Direction::Equal; });
     if (first == swapped.end() || *first == Direction::Less) continue;
     // Reordering a sum is what `reduce` allows: a reduction over reduce-marked loops only.
     bool reorderable = d.kind == DependenceKind::Reduction;
     for (size_t i = 0; i < d.loops.size() && reorderable; ++i)
-      if (d.directions[i] != Direction::Equal && d.loops[i]->loopKind != LoopKind::Reduce) reorderable = false;
+      if (d.directions[i] != Direction::Equal && d.loops[i]->loopKind != LoopKind::Reduce)
+        reorderable = false;
     if (reorderable) continue;
     return Legality::no("interchanging '" + outer->index + "' and '" + inner->index + "' would reverse " +
                         explain(deps, d));
@@ -106,8 +111,12 @@ Legality mayInterchange(const DependenceGraph& deps, const Node* outer, const No
   return Legality::yes();
 }
 
-Legality isParallel(const Kernel& kernel, const Node* loop) { return isParallel(DependenceGraph(kernel), loop); }
-Legality isReduction(const Kernel& kernel, const Node* loop) { return isReduction(DependenceGraph(kernel), loop); }
+Legality isParallel(const Kernel& kernel, const Node* loop) {
+  return isParallel(DependenceGraph(kernel), loop);
+}
+Legality isReduction(const Kernel& kernel, const Node* loop) {
+  return isReduction(DependenceGraph(kernel), loop);
+}
 Legality mayInterchange(const Kernel& kernel, const Node* outer, const Node* inner) {
   return mayInterchange(DependenceGraph(kernel), outer, inner);
 }

@@ -111,15 +111,19 @@ std::optional<std::vector<LinearExpr>> LinearSystem::project(size_t keep) const 
     done[best] = true;
     std::vector<LinearExpr> lower, upper, next;
     for (LinearExpr& r : rows) {
-      if (r.coefs[best] > 0) lower.push_back(std::move(r));
-      else if (r.coefs[best] < 0) upper.push_back(std::move(r));
-      else next.push_back(std::move(r));
+      if (r.coefs[best] > 0)
+        lower.push_back(std::move(r));
+      else if (r.coefs[best] < 0)
+        upper.push_back(std::move(r));
+      else
+        next.push_back(std::move(r));
     }
     std::set<std::pair<std::vector<int64_t>, int64_t>> seen;
     for (const LinearExpr& r : next) seen.insert({r.coefs, r.constant});
     for (const LinearExpr& lo : lower) {
       for (const LinearExpr& up : upper) {
-        LinearExpr combined = addScaled(addScaled(LinearExpr(vars_), -up.coefs[best], lo), lo.coefs[best], up);
+        LinearExpr combined =
+            addScaled(addScaled(LinearExpr(vars_), -up.coefs[best], lo), lo.coefs[best], up);
         Normal n = normalizeInequality(combined);
         if (n == Normal::Contradiction) return std::nullopt;
         if (n == Normal::Keep && seen.insert({combined.coefs, combined.constant}).second)

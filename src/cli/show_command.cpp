@@ -96,7 +96,8 @@ void addShowCommand(CLI::App& app, int& status) {
   show->add_option("-D", options->defines, "Set a size: -D NAME=VALUE (repeatable)")->allow_extra_args(false);
   show->add_option("--recipe", options->recipe,
                    "Apply a recipe (a file, or steps separated by ';') and print before and after");
-  show->add_option("--dot", options->dotFile, "Write the tree as Graphviz DOT to this file ('-': standard output)");
+  show->add_option("--dot", options->dotFile,
+                   "Write the tree as Graphviz DOT to this file ('-': standard output)");
   show->add_flag("--deps", options->deps, "Also print the statements and their dependences");
   show->callback([options, &status] { status = runShow(*options); });
 }

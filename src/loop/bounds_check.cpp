@@ -37,11 +37,14 @@ class BoundsChecker {
         int64_t hi = INT64_MAX;
         for (const Affine& u : node->upper) hi = std::min(hi, rangeOf(u, ranges).hi - 1);
         if (hi < lower.lo) return;  // the loop never runs
-        auto saved = ranges.find(node->index) != ranges.end() ? std::optional(ranges[node->index]) : std::nullopt;
+        auto saved =
+            ranges.find(node->index) != ranges.end() ? std::optional(ranges[node->index]) : std::nullopt;
         ranges[node->index] = {lower.lo, hi};
         walk(node->body(), ranges);
-        if (saved) ranges[node->index] = *saved;
-        else ranges.erase(node->index);
+        if (saved)
+          ranges[node->index] = *saved;
+        else
+          ranges.erase(node->index);
         return;
       }
       case NodeKind::Assign:
@@ -69,10 +72,11 @@ class BoundsChecker {
       Range r = rangeOf(access.subscripts[d], ranges);
       int64_t last = array->extents[d] - 1;
       if (r.lo >= 0 && r.hi <= last) continue;
-      diags_.error(at, std::string(write ? "write to " : "read of ") + access.str() + " leaves the array: subscript " +
-                           std::to_string(d + 1) + " (" + access.subscripts[d].str() + ") ranges over " +
-                           std::to_string(r.lo) + ".." + std::to_string(r.hi) + ", outside 0.." +
-                           std::to_string(last) + (write ? "" : " (declare it 'padded' to read zeros there)"));
+      diags_.error(at, std::string(write ? "write to " : "read of ") + access.str() +
+                           " leaves the array: subscript " + std::to_string(d + 1) + " (" +
+                           access.subscripts[d].str() + ") ranges over " + std::to_string(r.lo) + ".." +
+                           std::to_string(r.hi) + ", outside 0.." + std::to_string(last) +
+                           (write ? "" : " (declare it 'padded' to read zeros there)"));
       ok_ = false;
     }
   }

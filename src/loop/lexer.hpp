@@ -6,13 +6,44 @@
 namespace cudaburg {
 
 enum class Tok {
-  End, Invalid, UnterminatedComment,
-  Ident, Integer, Real,
+  End,
+  Invalid,
+  UnterminatedComment,
+  Ident,
+  Integer,
+  Real,
   // keywords
-  Size, KernelKw, Const, Padded, Parallel, Reduce, For, Min, Max, Float, Double, Half, Int,
+  Size,
+  KernelKw,
+  Const,
+  Padded,
+  Parallel,
+  Reduce,
+  For,
+  Min,
+  Max,
+  Float,
+  Double,
+  Half,
+  Int,
   // punctuation
-  LParen, RParen, LBracket, RBracket, LBrace, RBrace, Comma, Semicolon,
-  Assign, PlusAssign, PlusPlus, Less, Plus, Minus, Star, Slash, Percent,
+  LParen,
+  RParen,
+  LBracket,
+  RBracket,
+  LBrace,
+  RBrace,
+  Comma,
+  Semicolon,
+  Assign,
+  PlusAssign,
+  PlusPlus,
+  Less,
+  Plus,
+  Minus,
+  Star,
+  Slash,
+  Percent,
 };
 
 // How a token is named in "expected ..." messages: "identifier", "'for'", "';'".
@@ -28,7 +59,8 @@ struct Token {
 class LoopLexer {
  public:
   // `text` must be followed by a NUL byte (std::string::c_str() is).
-  explicit LoopLexer(std::string_view text) : begin_(text.data()), cursor_(text.data()), end_(text.data() + text.size()) {}
+  explicit LoopLexer(std::string_view text)
+      : begin_(text.data()), cursor_(text.data()), end_(text.data() + text.size()) {}
   Token next();
 
  private:

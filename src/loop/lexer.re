@@ -49,7 +49,9 @@ Token LoopLexer::next() {
   for (;;) {
     const char* start = cursor_;
     const char* marker = cursor_;
-    auto token = [&](Tok kind) { return Token{kind, std::string_view(start, cursor_ - start), size_t(start - begin_)}; };
+    auto token = [&](Tok kind) {
+      return Token{kind, std::string_view(start, cursor_ - start), size_t(start - begin_)};
+    };
     /*!re2c
       re2c:define:YYCTYPE = "unsigned char";
       re2c:define:YYCURSOR = "cursor_";

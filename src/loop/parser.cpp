@@ -25,7 +25,9 @@ class Parser {
  public:
   Parser(const burgspec::SourceFile& file, burgspec::Diagnostics& diags,
          const std::map<std::string, int64_t>& overrides)
-      : file_(file), diags_(diags), lexer_(std::string_view(file.text().c_str(), file.text().size())),
+      : file_(file),
+        diags_(diags),
+        lexer_(std::string_view(file.text().c_str(), file.text().size())),
         overrides_(overrides) {
     advance();
   }
@@ -80,8 +82,10 @@ class Parser {
   }
   void error(const Token& t, std::string message) { error(loc(t), std::move(message)); }
   void error(SourceLoc at, std::string message) {
-    if (diags_.errorCount() < kMaxErrors) diags_.error(at, std::move(message));
-    else if (diags_.errorCount() == kMaxErrors) diags_.error(at, "too many errors; stopping here");
+    if (diags_.errorCount() < kMaxErrors)
+      diags_.error(at, std::move(message));
+    else if (diags_.errorCount() == kMaxErrors)
+      diags_.error(at, "too many errors; stopping here");
   }
   bool tooManyErrors() const { return diags_.errorCount() > kMaxErrors; }
   // Skips to just after one of `stops` (or to a '}' or the end, which it leaves in place).
@@ -260,10 +264,18 @@ void Parser::parseSizeDecl() {
 std::optional<ScalarType> Parser::parseType() {
   ScalarType t;
   switch (tok_.kind) {
-    case Tok::Float: t = ScalarType::Float; break;
-    case Tok::Double: t = ScalarType::Double; break;
-    case Tok::Half: t = ScalarType::Half; break;
-    case Tok::Int: t = ScalarType::Int; break;
+    case Tok::Float:
+      t = ScalarType::Float;
+      break;
+    case Tok::Double:
+      t = ScalarType::Double;
+      break;
+    case Tok::Half:
+      t = ScalarType::Half;
+      break;
+    case Tok::Int:
+      t = ScalarType::Int;
+      break;
     default:
       error(tok_, "expected an element type (float, double, half or int), found " + describe(tok_));
       return std::nullopt;
@@ -298,7 +310,8 @@ std::optional<Array> Parser::parseParam() {
     std::optional<Affine> extent = parseAffine(false);
     if (!extent) return std::nullopt;
     if (extent->constant <= 0)
-      error(open, "extent of '" + a.name + "' is " + std::to_string(extent->constant) + "; it must be positive");
+      error(open,
+            "extent of '" + a.name + "' is " + std::to_string(extent->constant) + "; it must be positive");
     a.extents.push_back(extent->constant);
     if (!expect(Tok::RBracket, "after an extent")) return std::nullopt;
   }
@@ -351,7 +364,8 @@ std::optional<Affine> Parser::parseAffineTerm(bool allowIndices, int depth) {
       error(op, "division by zero");
       return std::nullopt;
     }
-    left = Affine(op.kind == Tok::Slash ? left->constant / right->constant : left->constant % right->constant);
+    left =
+        Affine(op.kind == Tok::Slash ? left->constant / right->constant : left->constant % right->constant);
   }
   return left;
 }
@@ -387,7 +401,8 @@ std::optional<Affine> Parser::parseAffineUnary(bool allowIndices, int depth) {
     if (arrays_.count(name))
       error(tok_, "array '" + name + "' cannot be used in a bound or subscript");
     else
-      error(tok_, "'" + name + "' is not " + (allowIndices ? "a size or a loop index in scope" : "a size declared before"));
+      error(tok_, "'" + name + "' is not " +
+                      (allowIndices ? "a size or a loop index in scope" : "a size declared before"));
     advance();
     return std::nullopt;
   }
@@ -432,11 +447,14 @@ NodePtr Parser::parseBlock(int depth) {
   bool failed = false;
   while (!at(Tok::RBrace) && !at(Tok::End) && !tooManyErrors()) {
     NodePtr s = parseStatement(depth + 1);
-    if (s) stmts.push_back(s);
-    else failed = true;
+    if (s)
+      stmts.push_back(s);
+    else
+      failed = true;
   }
   if (!accept(Tok::RBrace)) {
-    if (!tooManyErrors()) error(tok_, "expected '}' to close the block opened at line " + std::to_string(loc(open).line));
+    if (!tooManyErrors())
+      error(tok_, "expected '}' to close the block opened at line " + std::to_string(loc(open).line));
     return nullptr;
   }
   if (failed) return nullptr;
@@ -469,8 +487,10 @@ NodePtr Parser::parseStatement(int depth) {
 NodePtr Parser::parseLoop(int depth) {
   Token start = tok_;
   LoopKind kind = LoopKind::Serial;
-  if (accept(Tok::Parallel)) kind = LoopKind::Parallel;
-  else if (accept(Tok::Reduce)) kind = LoopKind::Reduce;
+  if (accept(Tok::Parallel))
+    kind = LoopKind::Parallel;
+  else if (accept(Tok::Reduce))
+    kind = LoopKind::Reduce;
   // A broken header is skipped with the loop's body, so that later statements are still read.
   bool headerOpen = false;
   auto skipHeader = [&]() {
@@ -580,8 +600,7 @@ NodePtr Parser::parseAssign() {
   SourceLoc at = loc(tok_);
   if (!arrays_.count(std::string(tok_.text))) {
     // Say what went wrong at the name, then let parseAccess's recovery skip the statement.
-    if (sizeValues_.count(std::string(tok_.text)) ||
-        isIndex(std::string(tok_.text))) {
+    if (sizeValues_.count(std::string(tok_.text)) || isIndex(std::string(tok_.text))) {
       error(tok_, "cannot assign to '" + std::string(tok_.text) + "': only array elements can be assigned");
     } else {
       error(tok_, "unknown array '" + std::string(tok_.text) + "'");

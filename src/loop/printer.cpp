@@ -10,15 +10,18 @@ namespace {
 // Binding strength of an expression, for deciding parentheses.
 int precedence(const Expr& e) {
   switch (e.kind) {
-    case Expr::Kind::Binary: return e.op == '+' || e.op == '-' ? 1 : 2;
+    case Expr::Kind::Binary:
+      return e.op == '+' || e.op == '-' ? 1 : 2;
     case Expr::Kind::Index: {
       // A lone index ("i") binds like a name; "2*i" or "i + 1" like a sum.
       const Affine& a = e.index;
       bool lone = a.terms.size() == 1 && a.constant == 0 && a.terms.begin()->second == 1;
       return lone || (a.isConstant() && a.constant >= 0) ? 3 : 1;
     }
-    case Expr::Kind::Constant: return e.value < 0 ? 2 : 3;
-    default: return 3;
+    case Expr::Kind::Constant:
+      return e.value < 0 ? 2 : 3;
+    default:
+      return 3;
   }
 }
 
@@ -38,9 +41,12 @@ std::string arrayDecl(const Array& a) {
 
 const char* spaceName(MemorySpace s) {
   switch (s) {
-    case MemorySpace::Global: return "global";
-    case MemorySpace::Shared: return "shared";
-    case MemorySpace::Register: return "register";
+    case MemorySpace::Global:
+      return "global";
+    case MemorySpace::Shared:
+      return "shared";
+    case MemorySpace::Register:
+      return "register";
   }
   return "global";
 }
@@ -54,8 +60,9 @@ void print(const Node& node, int indent, std::string& out) {
     case NodeKind::For: {
       out += pad;
       if (node.loopKind != LoopKind::Serial) out += std::string(loopKindName(node.loopKind)) + " ";
-      out += "for (" + node.index + " = " + node.lower.str() + "; " + node.index + " < " + printUpper(node.upper) +
-             "; " + node.index + (node.step == 1 ? "++" : " += " + std::to_string(node.step)) + ")";
+      out += "for (" + node.index + " = " + node.lower.str() + "; " + node.index + " < " +
+             printUpper(node.upper) + "; " + node.index +
+             (node.step == 1 ? "++" : " += " + std::to_string(node.step)) + ")";
       bool block = node.body()->kind == NodeKind::Seq;
       if (block) out += " {";
       if (node.mapping != Mapping::None) out += std::string("  // ") + mappingName(node.mapping);
@@ -95,10 +102,14 @@ std::string printNumber(double value) {
 
 std::string printExpr(const Expr& e) {
   switch (e.kind) {
-    case Expr::Kind::Constant: return printNumber(e.value);
-    case Expr::Kind::Index: return e.index.str();
-    case Expr::Kind::Load: return e.load.str();
-    case Expr::Kind::Call: return e.callee + "(" + printExpr(*e.args[0]) + ", " + printExpr(*e.args[1]) + ")";
+    case Expr::Kind::Constant:
+      return printNumber(e.value);
+    case Expr::Kind::Index:
+      return e.index.str();
+    case Expr::Kind::Load:
+      return e.load.str();
+    case Expr::Kind::Call:
+      return e.callee + "(" + printExpr(*e.args[0]) + ", " + printExpr(*e.args[1]) + ")";
     case Expr::Kind::Binary: {
       const Expr& l = *e.args[0];
       const Expr& r = *e.args[1];

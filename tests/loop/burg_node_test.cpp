@@ -1,8 +1,9 @@
+#include "src/loop/burg_node.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "src/loop/burg_node.hpp"
 #include "tests/loop/parse_helper.hpp"
 
 namespace cudaburg {

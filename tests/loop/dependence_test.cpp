@@ -1,8 +1,9 @@
+#include "src/analysis/dependence.hpp"
+
 #include <gtest/gtest.h>
 
 #include <functional>
 
-#include "src/analysis/dependence.hpp"
 #include "src/analysis/legality.hpp"
 #include "src/analysis/linear_system.hpp"
 #include "tests/loop/parse_helper.hpp"
@@ -120,7 +121,8 @@ kernel g(float A[N]) {
 }
 
 TEST(Legality, ReductionsOnTheExamples) {
-  for (const char* name : {"matmul.loop", "matmul_bt.loop", "conv2d.loop", "conv3d.loop", "correlate2d.loop"}) {
+  for (const char* name :
+       {"matmul.loop", "matmul_bt.loop", "conv2d.loop", "conv3d.loop", "correlate2d.loop"}) {
     auto p = parseExample(name);
     ASSERT_TRUE(p.kernel) << p.errors();
     DependenceGraph deps(*p.kernel);
@@ -191,8 +193,8 @@ kernel f(float S[1], const float A[N][N]) {
                              findLoop(reduced.kernel->body, "j")));
   auto serial = withMark("");
   ASSERT_TRUE(serial.kernel) << serial.errors();
-  EXPECT_FALSE(mayInterchange(*serial.kernel, findLoop(serial.kernel->body, "i"),
-                              findLoop(serial.kernel->body, "j")));
+  EXPECT_FALSE(
+      mayInterchange(*serial.kernel, findLoop(serial.kernel->body, "i"), findLoop(serial.kernel->body, "j")));
 }
 
 }  // namespace

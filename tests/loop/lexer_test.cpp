@@ -1,9 +1,9 @@
+#include "src/loop/lexer.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
-
-#include "src/loop/lexer.hpp"
 
 namespace cudaburg {
 namespace {
@@ -30,8 +30,8 @@ TEST(LoopLexer, KeywordsIdentifiersAndNumbers) {
             (std::vector<Tok>{Tok::Size, Tok::KernelKw, Tok::Const, Tok::Padded, Tok::Parallel, Tok::Reduce,
                               Tok::For, Tok::Min, Tok::Max, Tok::Float, Tok::Double, Tok::Half, Tok::Int,
                               Tok::Ident, Tok::Ident, Tok::Ident, Tok::End}));
-  EXPECT_EQ(kinds("42 0.5 .5 1e3 2.5e-3 7."),
-            (std::vector<Tok>{Tok::Integer, Tok::Real, Tok::Real, Tok::Real, Tok::Real, Tok::Real, Tok::End}));
+  EXPECT_EQ(kinds("42 0.5 .5 1e3 2.5e-3 7."), (std::vector<Tok>{Tok::Integer, Tok::Real, Tok::Real, Tok::Real,
+                                                                Tok::Real, Tok::Real, Tok::End}));
 }
 
 TEST(LoopLexer, PunctuationTakesTheLongestMatch) {

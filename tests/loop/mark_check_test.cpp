@@ -14,7 +14,8 @@ std::string kernelWith(const std::string& body) {
 TEST(MarkCheck, AcceptsRightMarks) {
   for (const char* body : {
            "  parallel for (i = 0; i < N; i++) parallel for (j = 0; j < N; j++) A[i][j] = B[j][i];\n",
-           "  parallel for (i = 0; i < N; i++) { S[i] = 0; reduce for (j = 0; j < N; j++) S[i] += B[i][j]; }\n",
+           "  parallel for (i = 0; i < N; i++) { S[i] = 0; reduce for (j = 0; j < N; j++) S[i] += B[i][j]; "
+           "}\n",
            "  reduce for (i = 0; i < N; i++) reduce for (j = 0; j < N; j++) S[0] += B[i][j] * 2;\n",
            "  for (i = 1; i < N; i++) parallel for (j = 0; j < N; j++) A[i][j] = A[i - 1][j] + 1;\n",
            "  parallel for (i = 0; i < N; i++) for (j = 1; j < N; j++) A[i][j] = A[i][j - 1] + B[i][j];\n",
@@ -56,8 +57,9 @@ TEST(MarkCheck, RefusesWrongMarksWithReasons) {
 }
 
 TEST(MarkCheck, ReportsEveryWrongMark) {
-  auto p = parseText(kernelWith("  parallel for (i = 0; i < N; i++) S[0] = 1;\n"
-                                "  parallel for (j = 1; j < N; j++) S[j] = S[j - 1];\n"));
+  auto p =
+      parseText(kernelWith("  parallel for (i = 0; i < N; i++) S[0] = 1;\n"
+                           "  parallel for (j = 1; j < N; j++) S[j] = S[j - 1];\n"));
   EXPECT_FALSE(p.kernel);
   EXPECT_EQ(p.diags->errorCount(), 2) << p.errors();
 }

@@ -158,29 +158,29 @@ std::string body(const std::string& lines) { return std::string(kHead) + lines +
 
 // Keeps the strings alive for the parameter table.
 const std::string kCases[] = {
-    body("  for (i = 0; i < N; i++) A[i] = C[i];\n"),                  // 0 unknown array
-    body("  for (i = 0; i < N; i++) B[i] = 1;\n"),                     // 1 write to const
-    body("  for (i = 0; i < N; i++) A[i][0] = 1;\n"),                  // 2 rank
-    body("  for (i = 0; i < N; i++) A[i*i] = 1;\n"),                   // 3 not affine
-    body("  for (i = 0; i < N; i++) A[i] = 1\n"),                      // 4 missing ';'
-    body("  for (i = 0; j < N; i++) A[i] = 1;\n"),                     // 5 wrong index in condition
-    body("  for (i = 0; i < N; i += 0) A[i] = 1;\n"),                  // 6 step
-    body("  for (i = 0; i < N; i++) A[i + 1] = 1;\n"),                 // 7 out of bounds
-    body("  parallel for (i = 0; i < N; i++) A[0] = B[i];\n"),         // 8 wrong parallel
-    body("  reduce for (i = 1; i < N; i++) A[i] = A[i - 1] + 1;\n"),   // 9 wrong reduce
-    body("  for (i = 0; i < N; i++) for (i = 0; i < N; i++) A[i] = 1;\n"),  // 10 shadowing
-    body("  for (i = 0; i < N; i++) A[i] = 1 $ 2;\n"),                 // 11 invalid character
-    body("  for (i = 0; i < N; i++) {}\n"),                            // 12 empty block
-    "size N = 8 / 0;\nkernel f(float A[N]) { A[0] = 1; }\n",           // 13 division by zero
-    "size N = 8;\nkernel f(float A[N - 8]) { A[0] = 1; }\n",           // 14 extent
-    "size N = 8;\nkernel f(float A[N]) { A[0] = M; }\n",               // 15 unknown name
-    "size N = 8;\nkernel f(float A[N]) { A[0] = 1; } extra\n",         // 16 trailing text
-    "size N = 8;\nkernel f(float A[N]) { A[0] = 1; /* open\n",         // 17 unterminated comment
-    "size N = 8, N = 9;\nkernel f(float A[N]) { A[0] = 1; }\n",        // 18 duplicate size
-    "size N = 8;\nkernel f(float A[N], float A[N]) { A[0] = 1; }\n",   // 19 duplicate parameter
+    body("  for (i = 0; i < N; i++) A[i] = C[i];\n"),                        // 0 unknown array
+    body("  for (i = 0; i < N; i++) B[i] = 1;\n"),                           // 1 write to const
+    body("  for (i = 0; i < N; i++) A[i][0] = 1;\n"),                        // 2 rank
+    body("  for (i = 0; i < N; i++) A[i*i] = 1;\n"),                         // 3 not affine
+    body("  for (i = 0; i < N; i++) A[i] = 1\n"),                            // 4 missing ';'
+    body("  for (i = 0; j < N; i++) A[i] = 1;\n"),                           // 5 wrong index in condition
+    body("  for (i = 0; i < N; i += 0) A[i] = 1;\n"),                        // 6 step
+    body("  for (i = 0; i < N; i++) A[i + 1] = 1;\n"),                       // 7 out of bounds
+    body("  parallel for (i = 0; i < N; i++) A[0] = B[i];\n"),               // 8 wrong parallel
+    body("  reduce for (i = 1; i < N; i++) A[i] = A[i - 1] + 1;\n"),         // 9 wrong reduce
+    body("  for (i = 0; i < N; i++) for (i = 0; i < N; i++) A[i] = 1;\n"),   // 10 shadowing
+    body("  for (i = 0; i < N; i++) A[i] = 1 $ 2;\n"),                       // 11 invalid character
+    body("  for (i = 0; i < N; i++) {}\n"),                                  // 12 empty block
+    "size N = 8 / 0;\nkernel f(float A[N]) { A[0] = 1; }\n",                 // 13 division by zero
+    "size N = 8;\nkernel f(float A[N - 8]) { A[0] = 1; }\n",                 // 14 extent
+    "size N = 8;\nkernel f(float A[N]) { A[0] = M; }\n",                     // 15 unknown name
+    "size N = 8;\nkernel f(float A[N]) { A[0] = 1; } extra\n",               // 16 trailing text
+    "size N = 8;\nkernel f(float A[N]) { A[0] = 1; /* open\n",               // 17 unterminated comment
+    "size N = 8, N = 9;\nkernel f(float A[N]) { A[0] = 1; }\n",              // 18 duplicate size
+    "size N = 8;\nkernel f(float A[N], float A[N]) { A[0] = 1; }\n",         // 19 duplicate parameter
     "size N = 99999999999999999999;\nkernel f(float A[1]) { A[0] = 1; }\n",  // 20 too large
-    body("  for (i = 0; i < N; i++) N = 1;\n"),                        // 21 assign to a size
-    "size N = 8;\nkernel f(float A[N] padded) { A[0] = 1; }\n",        // 22 padded output
+    body("  for (i = 0; i < N; i++) N = 1;\n"),                              // 21 assign to a size
+    "size N = 8;\nkernel f(float A[N] padded) { A[0] = 1; }\n",              // 22 padded output
 };
 
 INSTANTIATE_TEST_SUITE_P(
@@ -210,21 +210,43 @@ INSTANTIATE_TEST_SUITE_P(
                       ErrorCase{kCases[22].c_str(), 2, 16, "only const arrays may be 'padded'"}));
 
 TEST(LoopParser, ReportsSeveralErrorsInOneRun) {
-  auto p = parseText(body("  for (i = 0; i < N; i++) A[i] = X[i];\n  for (j = 0; j < N; j++) B[j] = 1;\n"
-                          "  for (k = 0; k < N; k++) A[k] = ;\n"));
+  auto p =
+      parseText(body("  for (i = 0; i < N; i++) A[i] = X[i];\n  for (j = 0; j < N; j++) B[j] = 1;\n"
+                     "  for (k = 0; k < N; k++) A[k] = ;\n"));
   EXPECT_FALSE(p.kernel);
   EXPECT_EQ(p.diags->errorCount(), 3) << p.errors();
 }
 
 TEST(LoopParser, NeverCrashesOnBrokenOrHostileInput) {
   const std::vector<std::string> inputs = {
-      "", "size", "kernel", "kernel f(", "kernel f(float", "kernel f(float A[", "kernel f(float A[1]) {",
-      "kernel f(float A[1]) { for", "kernel f(float A[1]) { parallel for (i = 0; i < 1; i++",
-      "kernel f(float A[1]) { for (;;) A[0] = 1; }", "}}}}", "((((", "size N = ((((((1;",
-      std::string(5000, '(') + "1", "kernel f(float A[1]) { A[0] = " + std::string(5000, '(') + "1; }",
+      "",
+      "size",
+      "kernel",
+      "kernel f(",
+      "kernel f(float",
+      "kernel f(float A[",
+      "kernel f(float A[1]) {",
+      "kernel f(float A[1]) { for",
+      "kernel f(float A[1]) { parallel for (i = 0; i < 1; i++",
+      "kernel f(float A[1]) { for (;;) A[0] = 1; }",
+      "}}}}",
+      "((((",
+      "size N = ((((((1;",
+      std::string(5000, '(') + "1",
+      "kernel f(float A[1]) { A[0] = " + std::string(5000, '(') + "1; }",
       "kernel f(float A[1]) {" + std::string(3000, '{') + "A[0] = 1;" + std::string(3000, '}') + "}",
-      "kernel f(float A[1]) { " + [] { std::string s; for (int i = 0; i < 2000; ++i) s += "for (i" + std::to_string(i) + " = 0; i" + std::to_string(i) + " < 1; i" + std::to_string(i) + "++) "; return s; }() + "A[0] = 1; }",
-      std::string("size N = 1;\0kernel", 18), "\xff\xfe garbage \x80", "size N = 9223372036854775807 * 2;",
+      "kernel f(float A[1]) { " +
+          [] {
+            std::string s;
+            for (int i = 0; i < 2000; ++i)
+              s += "for (i" + std::to_string(i) + " = 0; i" + std::to_string(i) + " < 1; i" +
+                   std::to_string(i) + "++) ";
+            return s;
+          }() +
+          "A[0] = 1; }",
+      std::string("size N = 1;\0kernel", 18),
+      "\xff\xfe garbage \x80",
+      "size N = 9223372036854775807 * 2;",
   };
   for (const std::string& input : inputs) {
     auto p = parseText(input);
@@ -243,8 +265,9 @@ namespace {
 // crashes or hangs.
 TEST(LoopParser, SurvivesDamagedExamples) {
   std::mt19937 random(12345);
-  const std::string tokens[] = {"(", ")", "{", "}", "[", "]", ";", ",", "for", "parallel", "reduce",
-                                "min(", "+=", "=", "<", "i", "k", "0", "-", "*", "/", "%", "size", "kernel"};
+  const std::string tokens[] = {"(",   ")",        "{",      "}",    "[",  "]", ";",    ",",
+                                "for", "parallel", "reduce", "min(", "+=", "=", "<",    "i",
+                                "k",   "0",        "-",      "*",    "/",  "%", "size", "kernel"};
   int parsed = 0, refused = 0;
   for (const char* name : {"matmul.loop", "conv2d.loop", "correlate2d.loop"}) {
     burgspec::SourceFile file("", "");
@@ -256,14 +279,22 @@ TEST(LoopParser, SurvivesDamagedExamples) {
       for (int e = 0; e < edits && !text.empty(); ++e) {
         size_t at = random() % text.size();
         switch (random() % 3) {
-          case 0: text.erase(at, 1 + random() % 8); break;
-          case 1: text.insert(at, tokens[random() % std::size(tokens)]); break;
-          default: text[at] = static_cast<char>(random() % 256); break;
+          case 0:
+            text.erase(at, 1 + random() % 8);
+            break;
+          case 1:
+            text.insert(at, tokens[random() % std::size(tokens)]);
+            break;
+          default:
+            text[at] = static_cast<char>(random() % 256);
+            break;
         }
       }
       auto p = test::parseText(text);
-      if (p.kernel) ++parsed;
-      else ++refused;
+      if (p.kernel)
+        ++parsed;
+      else
+        ++refused;
       EXPECT_EQ(p.kernel.has_value(), !p.diags->hasErrors()) << text;
     }
   }
