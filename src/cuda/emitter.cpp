@@ -618,6 +618,9 @@ std::string KernelWriter::header() {
 // Declarations of the thread and block coordinates the body uses.
 std::string KernelWriter::prologue() {
   std::string out;
+  // Only the coordinates the body still uses (declarations of unused indices were dropped).
+  for (auto it = usedCoordinates_.begin(); it != usedCoordinates_.end();)
+    it = std::regex_search(body_, std::regex("\\b" + *it + "\\b")) ? std::next(it) : usedCoordinates_.erase(it);
   if (usedCoordinates_.count("thread_rank"))
     for (const char* a : kAxis) usedCoordinates_.insert(std::string("thread_") + a);
   for (int a = 0; a < 3; ++a) {

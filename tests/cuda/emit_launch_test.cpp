@@ -112,6 +112,26 @@ TEST(EmitLaunch, VectorLoopsUseWideAccesses) {
   EXPECT_NE(tail.source.find("done as scalars"), std::string::npos) << tail.source;
 }
 
+// out[i][k] = in[i][k] over a vector of 4 in k: wide only where every row starts 16-byte aligned.
+Kernel rowCopy(int64_t width) {
+  Kernel k;
+  k.name = "row_copy";
+  k.params = {param("out", {32, width}, false), param("in", {32, width}, true)};
+  k.body = loop("i", c(0), {c(32)}, 1, LoopKind::Parallel, Mapping::BlockX,
+                loop("k", c(0), {c(4)}, 1, LoopKind::Parallel, Mapping::Vector,
+                     makeAssign(at("out", {ix("i"), ix("k")}), load("in", {ix("i"), ix("k")}), false)));
+  return k;
+}
+
+TEST(EmitLaunch, MisalignedVectorAccessesStayScalar) {
+  CudaKernel aligned = emitted(rowCopy(8));
+  EXPECT_NE(aligned.source.find("*reinterpret_cast<const float4*>(&in[8*i])"), std::string::npos) << aligned.source;
+  EXPECT_NE(aligned.source.find("*reinterpret_cast<float4*>(&out[8*i]) = make_float4("), std::string::npos);
+  CudaKernel odd = emitted(rowCopy(6));  // rows start 24 bytes apart
+  EXPECT_EQ(odd.source.find("float4"), std::string::npos) << odd.source;
+  EXPECT_NE(odd.source.find("out[6*i + 3] = in[6*i + 3];"), std::string::npos) << odd.source;
+}
+
 TEST(EmitLaunch, LargeSharedMemoryIsDynamicAndNeedsTheAttribute) {
   CudaKernel small = emitted(sharedCopy(16));
   EXPECT_EQ(small.dynamicSharedBytes, 0u);
