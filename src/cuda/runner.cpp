@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -209,23 +210,34 @@ const Runner::CompiledReference& Runner::exactReference(const Kernel& kernel) {
   return *slot;
 }
 
-bool Runner::exchange(const std::string& request, std::chrono::milliseconds deadline, std::string& reply,
-                      RunResult& lost) {
-  switch (worker_->request(request, deadline, reply)) {
-    case WorkerProcess::Outcome::Reply:
-      return true;
-    case WorkerProcess::Outcome::Timeout:
-      lost = resultWith(RunStatus::Timeout, "no result within " + std::to_string(deadline.count() / 1000.0).substr(0, 5) +
-                                                " s (a hang?): the worker was stopped");
-      return false;
+MeasureReply Runner::ask(const std::string& request, std::chrono::milliseconds deadline) {
+  MeasureReply reply;
+  reply.status = runStatusName(RunStatus::Failed);
+  std::string line;
+  switch (worker_->request(request, deadline, line)) {
+    case WorkerProcess::Outcome::Timeout: {
+      char seconds[32];
+      std::snprintf(seconds, sizeof seconds, "%.1f", double(deadline.count()) / 1000);
+      reply.status = runStatusName(RunStatus::Timeout);
+      reply.reason = std::string("no result within ") + seconds + " s (a hang?): the worker was stopped";
+      return reply;
+    }
     case WorkerProcess::Outcome::Exited: {
       std::string tail = worker_->stderrTail();
-      lost = resultWith(RunStatus::Failed, "the worker ended (" + worker_->exitDescription() + ")" +
-                                               (tail.empty() ? "" : ": " + tail));
-      return false;
+      reply.reason = "the worker ended (" + worker_->exitDescription() + ")" + (tail.empty() ? "" : ": " + tail);
+      return reply;
     }
+    case WorkerProcess::Outcome::Reply:
+      break;
   }
-  return false;
+  try {
+    reply = measureReplyFromJson(nlohmann::json::parse(line));
+  } catch (const std::exception& e) {
+    reply.reason = std::string("the worker's reply is malformed: ") + e.what();
+    reply.fatal = true;
+  }
+  if (reply.fatal) worker_->stop();  // its context is lost; the next request starts a fresh one
+  return reply;
 }
 
 RunResult Runner::measure(const Kernel& kernel, const CudaKernel& variant, const CompileResult& binary,
@@ -269,28 +281,15 @@ RunResult Runner::measureCubin(const Kernel& kernel, const CudaKernel& variant, 
   request.warmupRuns = options.warmupRuns;
   request.runs = options.runs;
 
-  std::string replyLine;
-  RunResult result;
-  if (!exchange(toJson(request).dump(), options.deadline, replyLine, result)) {
-    result.reference = referenceName;
-    return result;
-  }
-  try {
-    MeasureReply reply = measureReplyFromJson(nlohmann::json::parse(replyLine));
-    if (reply.fatal) worker_->stop();  // its context is lost; the next call starts a fresh one
-    result.status = statusFromName(reply.status);
-    result.reason = reply.reason;
-    result.reference = referenceName;
-    result.error = options.verify ? reply.error : -1;
-    if (result.ok() && reply.ms >= 0) {
-      result.ms = reply.ms;
-      result.runs = reply.runs;
-      result.tflops = teraflops(work, reply.ms);
-      result.gbps = gigabytesPerSecond(work, reply.ms);
-    }
-  } catch (const std::exception& e) {
-    worker_->stop();
-    result = resultWith(RunStatus::Failed, std::string("the worker's reply is malformed: ") + e.what());
+  MeasureReply reply = ask(toJson(request).dump(), options.deadline);
+  RunResult result = resultWith(statusFromName(reply.status), reply.reason);
+  result.reference = referenceName;
+  result.error = options.verify ? reply.error : -1;
+  if (result.ok() && reply.ms >= 0) {
+    result.ms = reply.ms;
+    result.runs = reply.runs;
+    result.tflops = teraflops(work, reply.ms);
+    result.gbps = gigabytesPerSecond(work, reply.ms);
   }
   return result;
 }
@@ -322,28 +321,14 @@ ReferenceTiming Runner::reference(const Kernel& kernel, const MeasureOptions& op
   nlohmann::json message = toJson(request);
   message["op"] = "reference_time";
 
-  std::string replyLine;
-  RunResult lost;
-  if (!exchange(message.dump(), options.deadline, replyLine, lost)) {
-    timing.status = lost.status;
-    timing.reason = lost.reason;
-    return timing;
-  }
-  try {
-    MeasureReply reply = measureReplyFromJson(nlohmann::json::parse(replyLine));
-    if (reply.fatal) worker_->stop();
-    timing.status = statusFromName(reply.status);
-    timing.reason = reply.reason;
-    if (timing.ok()) {
-      WorkCount work = countWork(kernel);
-      timing.ms = reply.ms;
-      timing.tflops = teraflops(work, reply.ms);
-      timing.gbps = gigabytesPerSecond(work, reply.ms);
-    }
-  } catch (const std::exception& e) {
-    worker_->stop();
-    timing.status = RunStatus::Failed;
-    timing.reason = std::string("the worker's reply is malformed: ") + e.what();
+  MeasureReply reply = ask(message.dump(), options.deadline);
+  timing.status = statusFromName(reply.status);
+  timing.reason = reply.reason;
+  if (timing.ok()) {
+    WorkCount work = countWork(kernel);
+    timing.ms = reply.ms;
+    timing.tflops = teraflops(work, reply.ms);
+    timing.gbps = gigabytesPerSecond(work, reply.ms);
   }
   return timing;
 }

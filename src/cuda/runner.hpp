@@ -23,6 +23,7 @@
 namespace cudaburg {
 
 struct CompileResult;
+struct MeasureReply;
 class WorkerProcess;
 
 enum class RunStatus { Ok, Wrong, Failed, Timeout, NotMeasured };
@@ -70,6 +71,7 @@ struct RunnerOptions {
   std::chrono::milliseconds startDeadline{60000};  // for a new worker to open the GPU
 };
 
+// One thread at a time: the runner drives one worker, one request after the other.
 class Runner {
  public:
   explicit Runner(RunnerOptions options = {});
@@ -102,8 +104,10 @@ class Runner {
   bool ensureWorker();
   // The FP64 reference of `kernel`, emitted and compiled once (or why it could not be).
   const CompiledReference& exactReference(const Kernel& kernel);
-  // Sends one request to the worker; a reply, or a RunResult saying why none came.
-  bool exchange(const std::string& request, std::chrono::milliseconds deadline, std::string& reply, RunResult& lost);
+  // Sends one request to the worker and reads its reply. When none comes (a hang, a crash, a
+  // malformed line) the reply says why, with status "timeout" or "failed"; a worker that is lost
+  // or whose context is gone is stopped so that the next request starts a fresh one.
+  MeasureReply ask(const std::string& request, std::chrono::milliseconds deadline);
 
   RunnerOptions options_;
   std::unique_ptr<WorkerProcess> worker_;
