@@ -146,6 +146,7 @@ class KernelWriter {
   void emitVectorLoop(const Node& loop, const Scope& scope);
   void emitAlloc(const Node& node, const Scope& scope);
   void emitStage(const Node& node, const Scope& scope);
+  int stageWidth(const Node& node, const Array& source, const Scope& scope);
   void emitAssign(const Node& node, const Scope& scope);
   // Opens `if (guards) {` when some upper bound of `loop` is not proven for `lastIndex`; says if it did.
   bool openGuard(const Node& loop, const Affine& lastIndex, const Scope& scope);
@@ -517,41 +518,86 @@ void KernelWriter::emitAlloc(const Node& node, const Scope& scope) {
   if (clash) close();
 }
 
-// A cooperative copy: the block's threads take the buffer's elements in turn, zero outside the source.
+// The width (4, 2 or 1 elements) a Stage copies at a time: rows of both arrays that hold whole
+// vectors, aligned, of the same type. A vector then lies wholly inside or wholly outside the
+// source, so the bounds of its first element decide for all of it.
+int KernelWriter::stageWidth(const Node& node, const Array& source, const Scope& scope) {
+  const Array& buffer = node.buffer;
+  ScalarType t = typeOf(buffer);
+  if (t != typeOf(source) || source.space == MemorySpace::Register || buffer.extents.empty()) return 1;
+  for (int width : {4, 2}) {
+    if ((t == ScalarType::Double && width == 4) || (t != ScalarType::Float && t != ScalarType::Double)) continue;
+    if (buffer.extents.back() % width != 0 || source.extents.back() % width != 0) continue;
+    Scope probe = scope;
+    Access first{source.name, {}};
+    for (size_t d = 0; d < buffer.extents.size(); ++d) {
+      std::string var = "stage_" + std::to_string(d);
+      bool last = d + 1 == buffer.extents.size();
+      probe.ranges.bind(var, IndexRange{0, buffer.extents[d] - (last ? width : 1), last ? width : 1});
+      first.subscripts.push_back(node.origin[d] + Affine::var(var));
+    }
+    if (probe.ranges.multipleOf(flatOffset(first, source)) % width == 0) return width;
+  }
+  return 1;
+}
+
+// A cooperative copy: the block's threads take the buffer's elements (or vectors of them) in
+// turn, zero outside the source.
 void KernelWriter::emitStage(const Node& node, const Scope& scope) {
   const Array& buffer = node.buffer;
   const Array* source = findArray(node.source, scope);
   if (!source) return;
   if (source->extents.size() != buffer.extents.size())
     return refuse("Stage from `" + node.source + "` into `" + buffer.name + "`: the ranks differ");
+  int width = stageWidth(node, *source, scope);
   Scope inner = scope;
   Access from{node.source, {}}, to{buffer.name, {}};
   std::string coords;
-  int64_t innerSize = buffer.elements();
+  int64_t items = buffer.elements() / width, innerSize = items;
   for (size_t d = 0; d < buffer.extents.size(); ++d) {
     std::string var = "stage_" + std::to_string(d);
-    innerSize /= buffer.extents[d];
+    bool last = d + 1 == buffer.extents.size();
+    int64_t extent = buffer.extents[d] / (last ? width : 1);
+    innerSize /= extent;
     std::string value = "stage_e";
     if (innerSize != 1) value += " / " + std::to_string(innerSize);
-    if (d > 0) value = (innerSize != 1 ? "(" + value + ")" : value) + " % " + std::to_string(buffer.extents[d]);
+    if (d > 0) value = (innerSize != 1 ? "(" + value + ")" : value) + " % " + std::to_string(extent);
+    if (last && width > 1) value = std::to_string(width) + " * (" + value + ")";
     coords += (d ? ", " : "") + var + " = " + value;
-    inner.ranges.bind(var, IndexRange{0, buffer.extents[d] - 1, 1});
+    inner.ranges.bind(var, IndexRange{0, buffer.extents[d] - (last ? width : 1), last ? width : 1});
     from.subscripts.push_back(node.origin[d] + Affine::var(var));
     to.subscripts.push_back(Affine::var(var));
   }
   ScalarType bufferType = typeOf(buffer), sourceType = typeOf(*source);
-  std::string value = bufferType == sourceType ? accessText(from, inner) : loadText(from, computeType(bufferType), inner);
-  if (bufferType != sourceType && bufferType == ScalarType::Half) value = "__float2half(" + value + ")";
-  std::string zero = bufferType == ScalarType::Half ? "__float2half(0.0f)" : literal(0, bufferType);
+  std::string value, zero, target = accessText(to, inner);
+  if (width > 1) {
+    std::string vtype = cudaType(bufferType) + std::to_string(width);
+    value = "*reinterpret_cast<const " + vtype + "*>(&" + accessText(from, inner) + ")";
+    target = "*reinterpret_cast<" + vtype + "*>(&" + target + ")";
+    zero = "make_" + vtype + "(";
+    for (int v = 0; v < width; ++v) zero += (v ? ", " : "") + literal(0, bufferType);
+    zero += ")";
+  } else {
+    value = bufferType == sourceType ? accessText(from, inner) : loadText(from, computeType(bufferType), inner);
+    if (bufferType != sourceType && bufferType == ScalarType::Half) value = "__float2half(" + value + ")";
+    zero = bufferType == ScalarType::Half ? "__float2half(0.0f)" : literal(0, bufferType);
+  }
   auto conds = outsideConditions(from, *source, inner);
   if (!conds.empty()) value = "(" + joinConditions(conds) + ") ? " + value + " : " + zero;
   std::string origin;
   for (const auto& o : node.origin) origin += "[" + affineText(o) + "]";
-  line("// Stage " + node.source + origin + " -> " + buffer.name + ", zero outside " + node.source);
-  open("for (int stage_e = " + coordinate("thread_rank") + "; stage_e < " + std::to_string(buffer.elements()) +
-       "; stage_e += " + std::to_string(plan_.threads()) + ") {");
+  line("// Stage " + node.source + origin + " -> " + buffer.name + ", zero outside " + node.source +
+       (width > 1 ? ", " + std::to_string(width) + " elements at a time" : ""));
+  // Threads take the items in turn; with no more items than threads, each takes one at most.
+  std::string rank = coordinate("thread_rank");
+  if (items > plan_.threads())
+    open("for (int stage_e = " + rank + "; stage_e < " + std::to_string(items) + "; stage_e += " +
+         std::to_string(plan_.threads()) + ") {");
+  else
+    open(items == plan_.threads() ? "{" : "if (" + rank + " < " + std::to_string(items) + ") {");
+  if (items <= plan_.threads()) line("const int stage_e = " + rank + ";");
   line("const int " + coords + ";");
-  line(accessText(to, inner) + " = " + value + ";");
+  line(target + " = " + value + ";");
   close();
 }
 

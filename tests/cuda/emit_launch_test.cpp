@@ -81,7 +81,7 @@ TEST(EmitLaunch, TailsAreGuardedWhereTilesDoNotDivide) {
   EXPECT_NE(k.source.find("float4"), std::string::npos) << k.source;
   // The last k tile is short: k1 stops at K, and the stage reads zeros outside A.
   EXPECT_NE(k.source.find("k1 < k0 + 16 && k1 < 40"), std::string::npos) << k.source;
-  EXPECT_NE(k.source.find(": 0.0f"), std::string::npos) << k.source;
+  EXPECT_NE(k.source.find(": make_float4(0.0f, 0.0f, 0.0f, 0.0f);"), std::string::npos) << k.source;
   // Where the tile divides, the bound of a full tile alone remains.
   CudaKernel even = emitted(tiledMatmul(128, 128, 128));
   EXPECT_NE(even.source.find("k1 < k0 + 16; ++k1"), std::string::npos) << even.source;
@@ -104,9 +104,12 @@ TEST(EmitLaunch, RegisterTilesAreIndexedByConstantsOnly) {
 
 TEST(EmitLaunch, VectorLoopsUseWideAccesses) {
   CudaKernel vec = emitted(tiledMatmul(128, 128, 128, 16, Mapping::Vector));
-  EXPECT_NE(vec.source.find("float4"), std::string::npos) << vec.source;
+  EXPECT_NE(vec.source.find("const float4 Bs_v0 = *reinterpret_cast<const float4*>(&Bs[k1 - k0][j1 - j0]);"),
+            std::string::npos) << vec.source;
+  EXPECT_NE(vec.source.find("*reinterpret_cast<float4*>(&C[128*i2 + j1]) = make_float4("), std::string::npos);
   CudaKernel scalar = emitted(tiledMatmul(128, 128, 128, 16, Mapping::Unrolled));
-  EXPECT_EQ(scalar.source.find("float4"), std::string::npos) << scalar.source;
+  EXPECT_EQ(scalar.source.find("Bs_v"), std::string::npos) << scalar.source;
+  EXPECT_EQ(scalar.source.find("make_float4(acc"), std::string::npos) << scalar.source;
   // A tail in the vector loop's range makes it scalar again, with a reason in a comment.
   CudaKernel tail = emitted(tiledMatmul(128, 126, 128, 16, Mapping::Vector));
   EXPECT_NE(tail.source.find("done as scalars"), std::string::npos) << tail.source;
@@ -130,6 +133,17 @@ TEST(EmitLaunch, MisalignedVectorAccessesStayScalar) {
   CudaKernel odd = emitted(rowCopy(6));  // rows start 24 bytes apart
   EXPECT_EQ(odd.source.find("float4"), std::string::npos) << odd.source;
   EXPECT_NE(odd.source.find("out[6*i + 3] = in[6*i + 3];"), std::string::npos) << odd.source;
+}
+
+TEST(EmitLaunch, StagesCopyWholeAlignedVectors) {
+  // A has rows of 40 floats (whole vectors); B rows of 126 do not split into vectors of 4.
+  CudaKernel k = emitted(tiledMatmul(100, 126, 40, 8, Mapping::Vector));
+  EXPECT_NE(k.source.find("// Stage A[i0][k0] -> As, zero outside A, 4 elements at a time\n"), std::string::npos)
+      << k.source;
+  EXPECT_NE(k.source.find("// Stage B[k0][j0] -> Bs, zero outside B, 2 elements at a time\n"), std::string::npos)
+      << k.source;
+  // 64 x 8 floats of A are 128 vectors for 256 threads: one each at most, no loop.
+  EXPECT_NE(k.source.find("if (thread_rank < 128) {"), std::string::npos) << k.source;
 }
 
 TEST(EmitLaunch, LargeSharedMemoryIsDynamicAndNeedsTheAttribute) {

@@ -51,10 +51,11 @@ matmul(float* __restrict__ C, const float* __restrict__ A, const float* __restri
       const int stage_0 = stage_e / 16, stage_1 = stage_e % 16;
       A_s[stage_0][stage_1] = (i_o + stage_0 < 100 && k_o + stage_1 < 33) ? A[33*i_o + k_o + 33*stage_0 + stage_1] : 0.0f;
     }
-    // Stage B[k_o][j_o] -> B_s, zero outside B
-    for (int stage_e = thread_rank; stage_e < 1024; stage_e += 256) {
-      const int stage_0 = stage_e / 64, stage_1 = stage_e % 64;
-      B_s[stage_0][stage_1] = (k_o + stage_0 < 33 && j_o + stage_1 < 72) ? B[j_o + 72*k_o + 72*stage_0 + stage_1] : 0.0f;
+    // Stage B[k_o][j_o] -> B_s, zero outside B, 4 elements at a time
+    {
+      const int stage_e = thread_rank;
+      const int stage_0 = stage_e / 16, stage_1 = 4 * (stage_e % 16);
+      *reinterpret_cast<float4*>(&B_s[stage_0][stage_1]) = (k_o + stage_0 < 33 && j_o + stage_1 < 72) ? *reinterpret_cast<const float4*>(&B[j_o + 72*k_o + 72*stage_0 + stage_1]) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     }
     __syncthreads();
     for (int k = k_o; k < k_o + 16 && k < 33; ++k) {

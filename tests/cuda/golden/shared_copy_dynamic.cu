@@ -11,10 +11,10 @@ shared_copy(float* __restrict__ dst, const float* __restrict__ src) {
   const int thread_rank = thread_x + 128 * (thread_y + 1 * thread_z);
   extern __shared__ __align__(16) unsigned char shared_memory[];
   float (*S)[128] = reinterpret_cast<float (*)[128]>(shared_memory + 0);
-  // Stage src[0][0] -> S, zero outside src
-  for (int stage_e = thread_rank; stage_e < 16384; stage_e += 128) {
-    const int stage_0 = stage_e / 128, stage_1 = stage_e % 128;
-    S[stage_0][stage_1] = src[128*stage_0 + stage_1];
+  // Stage src[0][0] -> S, zero outside src, 4 elements at a time
+  for (int stage_e = thread_rank; stage_e < 4096; stage_e += 128) {
+    const int stage_0 = stage_e / 32, stage_1 = 4 * (stage_e % 32);
+    *reinterpret_cast<float4*>(&S[stage_0][stage_1]) = *reinterpret_cast<const float4*>(&src[128*stage_0 + stage_1]);
   }
   __syncthreads();
   for (int r = 0; r < 128; ++r) {

@@ -44,15 +44,17 @@ matmul(float* __restrict__ C, const float* __restrict__ A, const float* __restri
     }
   }
   for (int k0 = 0; k0 < 40; k0 += 16) {
-    // Stage A[i0][k0] -> As, zero outside A
-    for (int stage_e = thread_rank; stage_e < 1024; stage_e += 256) {
-      const int stage_0 = stage_e / 16, stage_1 = stage_e % 16;
-      As[stage_0][stage_1] = (i0 + stage_0 < 98 && k0 + stage_1 < 40) ? A[40*i0 + k0 + 40*stage_0 + stage_1] : 0.0f;
+    // Stage A[i0][k0] -> As, zero outside A, 4 elements at a time
+    {
+      const int stage_e = thread_rank;
+      const int stage_0 = stage_e / 4, stage_1 = 4 * (stage_e % 4);
+      *reinterpret_cast<float4*>(&As[stage_0][stage_1]) = (i0 + stage_0 < 98 && k0 + stage_1 < 40) ? *reinterpret_cast<const float4*>(&A[40*i0 + k0 + 40*stage_0 + stage_1]) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     }
-    // Stage B[k0][j0] -> Bs, zero outside B
-    for (int stage_e = thread_rank; stage_e < 1024; stage_e += 256) {
-      const int stage_0 = stage_e / 64, stage_1 = stage_e % 64;
-      Bs[stage_0][stage_1] = (k0 + stage_0 < 40 && j0 + stage_1 < 120) ? B[j0 + 120*k0 + 120*stage_0 + stage_1] : 0.0f;
+    // Stage B[k0][j0] -> Bs, zero outside B, 4 elements at a time
+    {
+      const int stage_e = thread_rank;
+      const int stage_0 = stage_e / 16, stage_1 = 4 * (stage_e % 16);
+      *reinterpret_cast<float4*>(&Bs[stage_0][stage_1]) = (k0 + stage_0 < 40 && j0 + stage_1 < 120) ? *reinterpret_cast<const float4*>(&B[j0 + 120*k0 + 120*stage_0 + stage_1]) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     }
     __syncthreads();
     {  // i1: block.y
