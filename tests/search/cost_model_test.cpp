@@ -1,0 +1,56 @@
+#include "src/search/cost_model.hpp"
+
+#include <gtest/gtest.h>
+
+using cudaburg::CandidateShape;
+using cudaburg::estimate;
+
+namespace {
+
+CandidateShape matmul(int64_t n, int64_t bm, int64_t bn, int64_t tm, int64_t tn) {
+  CandidateShape s;
+  s.rows = s.cols = s.reduction = n;
+  s.blockRows = bm;
+  s.blockCols = bn;
+  s.threadRows = tm;
+  s.threadCols = tn;
+  return s;
+}
+
+}  // namespace
+
+TEST(CostModel, RefusesWhatCannotLaunch) {
+  EXPECT_NE(estimate(matmul(2048, 256, 256, 1, 1)).infeasible.find("threads"), std::string::npos);
+  EXPECT_NE(estimate(matmul(2048, 256, 256, 32, 32)).infeasible.find("register"), std::string::npos);
+  CandidateShape big = matmul(2048, 128, 128, 8, 8);
+  big.staged = true;
+  big.stageDepth = 512;
+  big.stagedFootprint = (128 + 128) * 512;
+  EXPECT_NE(estimate(big).infeasible.find("shared memory"), std::string::npos);
+}
+
+TEST(CostModel, RegisterTilesAndStagingHelpLargeProducts) {
+  auto naive = estimate(matmul(2048, 16, 16, 1, 1));
+  auto tiled = estimate(matmul(2048, 64, 64, 4, 4));
+  ASSERT_TRUE(naive.infeasible.empty() && tiled.infeasible.empty());
+  EXPECT_LT(tiled.ns, naive.ns);
+  CandidateShape staged = matmul(2048, 64, 64, 4, 4);
+  staged.staged = true;
+  staged.stageDepth = 16;
+  staged.stagedFootprint = 128 * 16;
+  EXPECT_LT(estimate(staged).ns, tiled.ns);
+}
+
+TEST(CostModel, TailsCostWhatTheyWaste) {
+  // 130 rows in tiles of 128 pay for 256 rows; in tiles of 64, for 192.
+  auto t128 = estimate(matmul(130, 128, 128, 8, 8));
+  auto t64 = estimate(matmul(130, 64, 64, 8, 8));
+  EXPECT_GT(t128.ns, 0);
+  EXPECT_GT(t64.ns, 0);
+  EXPECT_EQ(t128.threads, 256);
+  EXPECT_EQ(t64.threads, 64);
+}
+
+TEST(CostModel, TimeGrowsWithWork) {
+  EXPECT_LT(estimate(matmul(1024, 64, 64, 4, 4)).ns, estimate(matmul(4096, 64, 64, 4, 4)).ns);
+}
