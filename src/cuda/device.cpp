@@ -64,6 +64,9 @@ DeviceContext::DeviceContext() {
             "attribute");
   checkCuda(cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device_), "attribute");
   checkCuda(cuDeviceTotalMem(&memory, device_), "cuDeviceTotalMem");
+  int driverVersion = 0;
+  checkCuda(cuDriverGetVersion(&driverVersion), "cuDriverGetVersion");
+  info_.driver = std::to_string(driverVersion / 1000) + "." + std::to_string(driverVersion % 1000 / 10);
   info_.l2Bytes = l2;
   info_.memoryBytes = int64_t(memory);
 }

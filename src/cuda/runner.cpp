@@ -159,6 +159,7 @@ bool Runner::ensureWorker() {
     std::string cc = hello.at("cc").get<std::string>();
     arch_ = "sm_" + cc.substr(0, cc.find('.')) + cc.substr(cc.find('.') + 1);
     conv2dLibrary_ = hello.value("conv2d_library", false);
+    driver_ = hello.value("driver", "");
   } catch (const std::exception& e) {
     device_ = std::string("no CUDA device: not measured (the worker's greeting is malformed: ") + e.what() + ")";
     worker_->stop();
@@ -178,6 +179,11 @@ std::string Runner::device() {
 std::string Runner::arch() {
   ensureWorker();
   return available_ ? arch_ : "";
+}
+
+std::string Runner::driver() {
+  ensureWorker();
+  return available_ ? driver_ : "";
 }
 
 ReferencePlan Runner::referencePlan(const Kernel& kernel, ScalarType elementType) {

@@ -85,6 +85,8 @@ class Runner {
   std::string device();
   // The GPU's architecture ("sm_90"), to compile for; empty without a GPU.
   std::string arch();
+  // The CUDA version the driver supports ("13.0"); empty without a GPU.
+  std::string driver();
 
   // Verifies, then times, one variant of `kernel` (the untransformed nest, which defines the
   // reference and the work done); `variant` is the emitted kernel and `binary` its compilation.
@@ -116,6 +118,7 @@ class Runner {
   bool conv2dLibrary_ = false;
   std::string device_;  // or the reason there is none
   std::string arch_;    // "sm_90": what references are compiled for
+  std::string driver_;
   std::map<std::string, std::unique_ptr<CompiledReference>> references_;  // by the reference's source
 };
 

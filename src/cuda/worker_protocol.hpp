@@ -1,7 +1,7 @@
 #pragma once
 // The messages between the runner and cudaburg-worker: one JSON object a line on the worker's
 // standard input (requests) and standard output (replies). A request names its operation:
-//   {"op":"hello"}                 -> {"ok":true,"device":"NVIDIA H100 ...","cc":"9.0"} or
+//   {"op":"hello"}                 -> {"ok":true,"device":"NVIDIA H100 ...","cc":"9.0","driver":"13.0"} or
 //                                     {"ok":false,"reason":"no CUDA device: ..."}
 //   {"op":"measure", ...}          -> MeasureReply: verify a variant, then time it
 //   {"op":"reference_time", ...}   -> MeasureReply: time the reference library

@@ -100,7 +100,7 @@ nlohmann::json WorkerSession::hello() const {
   if (!device_) return {{"ok", false}, {"reason", unavailable_}};
   const DeviceInfo& d = device_->info();
   return {{"ok", true}, {"device", d.describe()}, {"name", d.name}, {"cc", std::to_string(d.major) + "." +
-          std::to_string(d.minor)}, {"multiprocessors", d.multiprocessors}, {"l2_bytes", d.l2Bytes},
+          std::to_string(d.minor)}, {"multiprocessors", d.multiprocessors}, {"l2_bytes", d.l2Bytes}, {"driver", d.driver},
           {"conv2d_library", ReferenceLibraries::hasConv2d()}};
 }
 

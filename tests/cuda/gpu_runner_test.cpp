@@ -80,6 +80,8 @@ TEST_F(GpuRunner, NaiveMatmulVerifiesAgainstCublasAndIsTimed) {
   EXPECT_GT(r.ms, 0);
   EXPECT_GE(r.runs, 20);
   EXPECT_NEAR(r.tflops, 2.0 * 512 * 384 * 256 / (r.ms * 1e-3) / 1e12, 1e-9);
+  EXPECT_EQ(runner_->arch().rfind("sm_", 0), 0u) << runner_->arch();
+  EXPECT_NE(runner_->driver().find('.'), std::string::npos) << runner_->driver();
   EXPECT_GT(r.gbps, 0);
 }
 

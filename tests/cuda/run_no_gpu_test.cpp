@@ -26,6 +26,8 @@ TEST(RunNoGpu, MeasureReturnsNotMeasuredWithTheReason) {
   EXPECT_LT(r.ms, 0);
   EXPECT_LT(r.tflops, 0);
   EXPECT_FALSE(r.ok());
+  EXPECT_EQ(runner.arch(), "");
+  EXPECT_EQ(runner.driver(), "");
 
   ReferenceTiming t = runner.reference(k);
   EXPECT_EQ(t.status, RunStatus::NotMeasured);
