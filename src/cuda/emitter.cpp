@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -21,6 +20,12 @@ const char* kAxis[3] = {"x", "y", "z"};
 std::string literal(double v, ScalarType t) {
   if (t == ScalarType::Int) return std::to_string(static_cast<long long>(v));
   bool single = t != ScalarType::Double;
+  if (!std::isfinite(v)) {  // by their bits: CUDA has no literal for them
+    const char* bits = std::isnan(v) ? (single ? "0x7fffffff" : "0x7ff8000000000000LL")
+                       : v > 0      ? (single ? "0x7f800000" : "0x7ff0000000000000LL")
+                                    : (single ? "0xff800000" : "0xfff0000000000000LL");
+    return std::string(single ? "__int_as_float(" : "__longlong_as_double(") + bits + ")";
+  }
   char buf[64];
   for (int precision = 1; precision <= 17; ++precision) {
     std::snprintf(buf, sizeof buf, "%.*g", precision, v);

@@ -146,6 +146,23 @@ TEST(EmitLaunch, StagesCopyWholeAlignedVectors) {
   EXPECT_NE(k.source.find("if (thread_rank < 128) {"), std::string::npos) << k.source;
 }
 
+TEST(EmitLaunch, ConstantsAreWrittenAsExactLiterals) {
+  Kernel k = naiveMatmul(4, 4, 4);
+  auto assign = [](int64_t column, double v) {
+    return makeAssign(at("C", {ix("i"), c(column)}), Expr::constant(v), false);
+  };
+  k.body = loop("i", c(0), {c(4)}, 1, LoopKind::Parallel, Mapping::None,
+                makeSeq({assign(0, 0.1), assign(1, 3), assign(2, -1.0 / 0.0), assign(3, 1e-30)}));
+  CudaKernel f = emitted(k);
+  EXPECT_NE(f.source.find("= 0.1f;"), std::string::npos) << f.source;
+  EXPECT_NE(f.source.find("= 3.0f;"), std::string::npos);
+  EXPECT_NE(f.source.find("= __int_as_float(0xff800000);"), std::string::npos);
+  EXPECT_NE(f.source.find("= 1e-30f;"), std::string::npos);
+  CudaKernel d = *emitReference(k).kernel;
+  EXPECT_NE(d.source.find("= 0.1;"), std::string::npos) << d.source;  // reads back as the same double
+  EXPECT_NE(d.source.find("= __longlong_as_double(0xfff0000000000000LL);"), std::string::npos);
+}
+
 TEST(EmitLaunch, LargeSharedMemoryIsDynamicAndNeedsTheAttribute) {
   CudaKernel small = emitted(sharedCopy(16));
   EXPECT_EQ(small.dynamicSharedBytes, 0u);
