@@ -131,6 +131,10 @@ CompileResult compile(const CudaKernel& kernel, const CompileOptions& options) {
   return result;
 }
 
+std::future<CompileResult> compileAsync(ThreadPool& pool, CudaKernel kernel, CompileOptions options) {
+  return pool.submit([kernel = std::move(kernel), options = std::move(options)] { return compile(kernel, options); });
+}
+
 std::vector<CompileResult> compileAll(const std::vector<CudaKernel>& kernels, const CompileOptions& options,
                                       ThreadPool* pool) {
   std::unique_ptr<ThreadPool> own;

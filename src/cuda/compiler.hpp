@@ -3,6 +3,7 @@
 // architecture (no driver JIT at load time), the PTX when asked, and ptxas's report of the
 // resources each kernel uses. A kernel over a launch limit is refused here, before it runs.
 // Results are kept in a disk cache; many kernels compile at once on a thread pool.
+#include <future>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,9 @@ std::string nvrtcVersionString();
 std::vector<std::string> nvrtcOptions(const CompileOptions& options, const std::string& target);
 
 CompileResult compile(const CudaKernel& kernel, const CompileOptions& options);
+
+// Compiles on `pool`; the kernel and the options are copied, so the caller need not keep them.
+std::future<CompileResult> compileAsync(ThreadPool& pool, CudaKernel kernel, CompileOptions options);
 
 // Compiles every kernel on `pool` (a pool of one thread per hardware thread when null); the
 // results are in the order of `kernels`.

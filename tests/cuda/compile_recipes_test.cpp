@@ -103,7 +103,9 @@ TEST(CompileRecipes, EveryExampleUnderItsRecipesCompilesForSm90) {
     EXPECT_TRUE(results[i].ok) << results[i].refusal;
     EXPECT_EQ(results[i].log.find("error"), std::string::npos) << results[i].log;
     EXPECT_GT(results[i].cubin.size(), 0u);
-    if (*cases[i]->recipe) EXPECT_NE(kernels[i].source.find("// Recipe:\n//   "), std::string::npos);
+    if (*cases[i]->recipe) {
+      EXPECT_NE(kernels[i].source.find("// Recipe:\n//   "), std::string::npos);
+    }
   }
 }
 

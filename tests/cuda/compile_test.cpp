@@ -87,6 +87,13 @@ TEST(Compile, ParallelCompilationGivesTheSerialResults) {
   for (const auto& k : kernels) serial.push_back(compile(k, uncached()));
   ThreadPool pool(3);
   std::vector<CompileResult> parallel = compileAll(kernels, uncached(), &pool);
+  // One more on its own, from a copy that outlives the caller's kernel.
+  std::future<CompileResult> single;
+  {
+    CudaKernel copy = kernels[1];
+    single = compileAsync(pool, copy, uncached());
+  }
+  EXPECT_EQ(single.get().cubin, serial[1].cubin);
   ASSERT_EQ(parallel.size(), serial.size());
   for (size_t i = 0; i < kernels.size(); ++i) {
     EXPECT_TRUE(serial[i].ok) << serial[i].refusal;
