@@ -38,7 +38,7 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // Work, counting what tails waste: a block computes its whole tile, guarded or not.
   int64_t tilesY = ceilDiv(s.rows, s.blockRows), tilesX = ceilDiv(s.cols, s.blockCols);
   int64_t blocks = tilesY * tilesX * s.outer * s.split;
-  double paddedOutputs = static_cast<double>(tilesY * s.blockRows) * (tilesX * s.blockCols) * s.outer;
+  double paddedOutputs = static_cast<double>(tilesY * s.blockRows) * (tilesX * s.blockCols) * s.outer * s.serial;
   double flops = 2.0 * paddedOutputs * s.reduction;
 
   // Issue efficiency: a thread's register tile turns (rows + cols) operand reads into
@@ -55,7 +55,7 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
                              : operandBytes * (static_cast<double>(s.blockRows + s.blockCols) /
                                                static_cast<double>(s.threadRows + s.threadCols)) /
                                    gpu.l2GBps;
-  double outputNs = static_cast<double>(s.rows) * s.cols * s.outer * s.elementBytes * (s.split > 1 ? 3 : 1) /
+  double outputNs = static_cast<double>(s.rows) * s.cols * s.outer * s.serial * s.elementBytes * (s.split > 1 ? 3 : 1) /
                     gpu.memoryGBps;
 
   // Waves: the last one runs partly empty.

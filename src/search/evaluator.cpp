@@ -54,7 +54,10 @@ Evaluator::Evaluator(const Kernel& kernel, EvaluatorOptions options, Runner* run
   outcome_.toolkit = "CUDA " + nvrtcVersionString();
   outcome_.gpuAvailable = runner_ && runner_->available();
   outcome_.device = runner_ ? runner_->device() : "no GPU";
-  if (outcome_.gpuAvailable) splitDevice(outcome_.device, gpuName_, computeCapability_);
+  if (outcome_.gpuAvailable) {
+    splitDevice(outcome_.device, gpuName_, computeCapability_);
+    driver_ = runner_->driver();
+  }
   else outcome_.notMeasuredReason = runner_ ? runner_->device() : "no GPU runner";
 }
 
@@ -73,6 +76,12 @@ MeasurementKey Evaluator::keyFor(const std::string& recipeLine) const {
 const CudaKernel* Evaluator::kernelFor(const std::string& recipeLine) const {
   for (const auto& p : kept_)
     if (p->recipeLine == recipeLine && p->cuda) return &*p->cuda;
+  return nullptr;
+}
+
+const CompileResult* Evaluator::binaryFor(const std::string& recipeLine) const {
+  for (const auto& p : kept_)
+    if (p->recipeLine == recipeLine && p->binary) return &*p->binary;
   return nullptr;
 }
 

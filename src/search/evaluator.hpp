@@ -51,6 +51,7 @@ class Evaluator {
   const std::string& nestKey() const { return nestKey_; }
   // What the compiled variant of a recipe is (for writing best.cu): null when unknown.
   const CudaKernel* kernelFor(const std::string& recipeLine) const;
+  const CompileResult* binaryFor(const std::string& recipeLine) const;
 
  private:
   struct Prepared;

@@ -13,7 +13,8 @@ namespace {
 // The order in which a candidate's steps apply, whatever block contributed them: a split
 // reduction first (it adds a loop), then tiling, the grid and the block mappings, the register
 // tile, the staging of the reduction, and last the finishing touches.
-enum Phase { kSplit = 0, kTile = 1, kGrid = 2, kBlock = 3, kRegisters = 4, kStrip = 5, kStage = 6 };
+// Grid mappings go outermost first: the mapped-tree model is checked after every step.
+enum Phase { kSplit, kTile, kOuterGrid, kGrid, kBlock, kRegisters, kStrip, kStage };
 
 // A loop name with this suffix means "the strip loop last made from that loop": the recipe's
 // text needs the name the transformation will give it (see transforms.hpp).
@@ -182,7 +183,7 @@ SearchContext::Cost SearchContext::splitReduction(const Node* node, const char* 
     f.shape.reduction = reductionLength(node) / parts;
     f.shape.split = parts;
     f.steps.push_back({kSplit, step(StepKind::Split, {node->index}, {parts})});
-    f.steps.push_back({kGrid, step(StepKind::Map, {node->index + kStripMark}, {}, Mapping::GridZ)});
+    f.steps.push_back({kOuterGrid, step(StepKind::Map, {node->index + kStripMark}, {}, Mapping::GridZ)});
     f.cover = "split(" + std::to_string(parts) + ")";
     out.push_back(std::move(f));
   }
@@ -234,6 +235,8 @@ SearchContext::Cost SearchContext::blockTile2d(const Node* node, const char* nt,
             f.steps.push_back({kBlock, step(StepKind::Map, {y->index}, {}, Mapping::BlockY)});
             f.steps.push_back({kBlock, step(StepKind::Map, {x->index}, {}, Mapping::BlockX)});
             f.steps.push_back({kRegisters, step(StepKind::RegisterTile, {y->index, x->index}, {tm, tn})});
+            f.tileRows = y->index;
+            f.tileCols = x->index;
             f.cover = "tile2d(" + std::to_string(bm) + "x" + std::to_string(bn) + "/" + std::to_string(tm) + "x" +
                       std::to_string(tn) + ", " + b.cover + ")";
             complete(f);
@@ -247,8 +250,23 @@ SearchContext::Cost SearchContext::gridZ(const Node* node, const char* nt, const
   for (Fragment f : fragments(inner, innerNt)) {
     if (f.shape.split > 1 || f.shape.outer > 1) continue;  // grid.z is taken
     f.shape.outer = tripCount(node);
-    f.steps.push_back({kGrid, step(StepKind::Map, {node->index}, {}, Mapping::GridZ)});
+    f.steps.push_back({kOuterGrid, step(StepKind::Map, {node->index}, {}, Mapping::GridZ)});
     f.cover = "gridz(" + f.cover + ")";
+    complete(f);
+    out.push_back(std::move(f));
+  }
+  return offer(node, nt, std::move(out), {{inner, innerNt}});
+}
+
+SearchContext::Cost SearchContext::serialInBlock(const Node* node, const char* nt, const Node* inner,
+                                                 const char* innerNt) {
+  std::vector<Fragment> out;
+  for (Fragment f : fragments(inner, innerNt)) {
+    if (f.shape.outer > 1 || f.shape.serial > 1 || f.tileRows.empty()) continue;  // right above the tile only
+    f.shape.serial = tripCount(node);
+    f.steps.push_back({kTile, step(StepKind::Interchange, {node->index, f.tileRows + kStripMark})});
+    f.steps.push_back({kTile, step(StepKind::Interchange, {node->index, f.tileCols + kStripMark})});
+    f.cover = "serial(" + f.cover + ")";
     complete(f);
     out.push_back(std::move(f));
   }

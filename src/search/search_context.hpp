@@ -36,6 +36,7 @@ struct Fragment {
   std::string cover;          // the building blocks that made it, e.g. "tile2d(init(staged))"
   double model = 0;           // estimated ns (complete candidates only)
   std::string infeasible;     // why the model rules it out, when it does
+  std::string tileRows, tileCols;  // the loops tiled onto the block (for blocks above the tile)
 
   Recipe recipe() const;
 };
@@ -65,6 +66,9 @@ class SearchContext {
   Cost blockTile2d(const Node* node, const char* nt, const Node* body, const char* bodyNt);
   // An outer parallel loop around a tiled nest onto grid.z.
   Cost gridZ(const Node* node, const char* nt, const Node* inner, const char* innerNt);
+  // An outer parallel loop right around the 2-D tile, moved inside the tile's grid loops: each
+  // block runs its iterations in turn (and reuses what it staged across them).
+  Cost serialInBlock(const Node* node, const char* nt, const Node* inner, const char* innerNt);
   // The nest as written, one thread an output (the emitter's naive mapping): the baseline.
   Cost untransformed(const Node* node, const char* nt);
 
