@@ -102,7 +102,7 @@ std::string searchPlotSvg(const SearchOutcome& outcome) {
     svg << "<text x=\"" << kLeft + plotW - 4 << "\" y=\"" << ry - 5 << "\" text-anchor=\"end\" fill=\"#d62\">"
         << escape(outcome.reference.library) << " " << fmt(outcome.reference.ms) << " ms</text>\n";
   }
-  svg << "<text x=\"" << kLeft + 6 << "\" y=\"" << kTop + plotH - 8 << "\" fill=\"#1f5fbf\">best so far: "
+  svg << "<text x=\"" << kLeft + plotW - 4 << "\" y=\"" << kTop + 14 << "\" text-anchor=\"end\" fill=\"#1f5fbf\">best so far: "
       << fmt(best) << " ms</text>\n";
   if (!failed.empty())
     svg << "<text x=\"" << kLeft + 6 << "\" y=\"" << kTop + 14 << "\" fill=\"#c33\">x: failed or wrong ("
