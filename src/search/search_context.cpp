@@ -212,11 +212,12 @@ SearchContext::Cost SearchContext::initThen(const Node* node, const char* nt, co
   return offer(node, nt, std::move(out), {{reduction, reductionNt}});
 }
 
-SearchContext::Cost SearchContext::blockTile2d(const Node* node, const char* nt, const Node* body, const char* bodyNt) {
-  const Node* y = node;
-  const Node* x = node->body().get();
+std::vector<Fragment> SearchContext::blockTiles(const Node* y, const Node* x, const std::vector<Fragment>& bodies,
+                                               const std::vector<RecipeStep>& before,
+                                               const std::vector<RecipeStep>& after, int64_t serial,
+                                               const std::string& name) {
   std::vector<Fragment> out;
-  for (const Fragment& b : fragments(body, bodyNt))
+  for (const Fragment& b : bodies)
     for (int64_t bm : space_.tile.values)
       for (int64_t bn : space_.tile.values)
         for (int64_t tm : space_.unroll.values)
@@ -225,11 +226,14 @@ SearchContext::Cost SearchContext::blockTile2d(const Node* node, const char* nt,
             Fragment f = b;
             f.shape.rows = tripCount(y);
             f.shape.cols = tripCount(x);
+            f.shape.serial = serial;
             f.shape.blockRows = bm;
             f.shape.blockCols = bn;
             f.shape.threadRows = tm;
             f.shape.threadCols = tn;
+            for (const auto& s : before) f.steps.push_back({kTile, s});
             f.steps.push_back({kTile, step(StepKind::Tile, {y->index, x->index}, {bm, bn})});
+            for (const auto& s : after) f.steps.push_back({kTile, s});
             f.steps.push_back({kGrid, step(StepKind::Map, {y->index + kStripMark}, {}, Mapping::GridY)});
             f.steps.push_back({kGrid, step(StepKind::Map, {x->index + kStripMark}, {}, Mapping::GridX)});
             f.steps.push_back({kBlock, step(StepKind::Map, {y->index}, {}, Mapping::BlockY)});
@@ -237,11 +241,28 @@ SearchContext::Cost SearchContext::blockTile2d(const Node* node, const char* nt,
             f.steps.push_back({kRegisters, step(StepKind::RegisterTile, {y->index, x->index}, {tm, tn})});
             f.tileRows = y->index;
             f.tileCols = x->index;
-            f.cover = "tile2d(" + std::to_string(bm) + "x" + std::to_string(bn) + "/" + std::to_string(tm) + "x" +
+            f.cover = name + "(" + std::to_string(bm) + "x" + std::to_string(bn) + "/" + std::to_string(tm) + "x" +
                       std::to_string(tn) + ", " + b.cover + ")";
             complete(f);
             out.push_back(std::move(f));
           }
+  return out;
+}
+
+SearchContext::Cost SearchContext::blockTile2d(const Node* node, const char* nt, const Node* body, const char* bodyNt) {
+  auto out = blockTiles(node, node->body().get(), fragments(body, bodyNt), {}, {}, 1, "tile2d");
+  return offer(node, nt, std::move(out), {{body, bodyNt}});
+}
+
+SearchContext::Cost SearchContext::outerInnerTile(const Node* node, const char* nt, const Node* body,
+                                                  const char* bodyNt) {
+  const Node* middle = node->body().get();
+  const Node* inner = middle->body().get();
+  // a { m { x } } -> m { a { x } } -> tile a, x -> m { a_o { x_o { a { x } } } } -> a_o { x_o { m { ... } } }
+  std::vector<RecipeStep> before{step(StepKind::Interchange, {node->index, middle->index})};
+  std::vector<RecipeStep> after{step(StepKind::Interchange, {middle->index, node->index + kStripMark}),
+                                step(StepKind::Interchange, {middle->index, inner->index + kStripMark})};
+  auto out = blockTiles(node, inner, fragments(body, bodyNt), before, after, tripCount(middle), "outerinner");
   return offer(node, nt, std::move(out), {{body, bodyNt}});
 }
 

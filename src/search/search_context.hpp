@@ -64,6 +64,10 @@ class SearchContext {
   // Two nested parallel loops onto a 2-D block tile (--tile) of threads that each compute a
   // register tile (--unroll) of outputs: grid.y/x over tiles, block.y/x over threads.
   Cost blockTile2d(const Node* node, const char* nt, const Node* body, const char* bodyNt);
+  // Three nested parallel loops: the outer and the inner one onto the 2-D block tile (filters and
+  // pixels of a convolution), the middle one moved inside the tile's grid loops and run in turn
+  // by each block.
+  Cost outerInnerTile(const Node* node, const char* nt, const Node* body, const char* bodyNt);
   // An outer parallel loop around a tiled nest onto grid.z.
   Cost gridZ(const Node* node, const char* nt, const Node* inner, const char* innerNt);
   // An outer parallel loop right around the 2-D tile, moved inside the tile's grid loops: each
@@ -89,6 +93,11 @@ class SearchContext {
   Cost offer(const Node* node, const std::string& nt, std::vector<Fragment> fragments,
              std::vector<Key> kids = {});
   void complete(Fragment& f) const;  // fills model/infeasible from the shape
+  // The block and register tiles of `rows` x `cols` over each of `body`'s fragments, after the
+  // steps `before` (which run first, in the tiling phase).
+  std::vector<Fragment> blockTiles(const Node* rows, const Node* cols, const std::vector<Fragment>& bodies,
+                                   const std::vector<RecipeStep>& before, const std::vector<RecipeStep>& after,
+                                   int64_t serial, const std::string& name);
   double bestModel(const Key& key) const;
   // Names of the arrays the nest under `node` reads.
   std::vector<std::string> arraysRead(const Node* node) const;
