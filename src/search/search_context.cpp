@@ -5,6 +5,7 @@
 #include <set>
 
 #include "src/search/evaluator.hpp"
+#include "src/transform/loop_facts.hpp"
 
 namespace cudaburg {
 
@@ -54,14 +55,7 @@ SearchContext::SearchContext(const Kernel& kernel, SearchSpace space, Evaluator*
 
 // ---- helpers ---------------------------------------------------------------------------
 
-int64_t SearchContext::tripCount(const Node* loop) const {
-  if (!loop->lower.isConstant()) return 1;
-  int64_t hi = INT64_MAX;
-  for (const auto& u : loop->upper)
-    if (u.isConstant()) hi = std::min(hi, u.constant);
-  if (hi == INT64_MAX) return 1;
-  return std::max<int64_t>(0, (hi - loop->lower.constant + loop->step - 1) / loop->step);
-}
+int64_t SearchContext::tripCount(const Node* loop) const { return constantTripCount(*loop).value_or(1); }
 
 int64_t SearchContext::reductionLength(const Node* node) const {
   int64_t n = 1;
