@@ -129,7 +129,7 @@ std::optional<double> Evaluator::evaluate(const std::vector<Candidate>& candidat
     if (!p.refusal.empty()) {
       v.result.status = "refused";
       v.result.reason = p.refusal;
-      progress_.measured(false, best.value_or(-1));
+      progress_.refused();
     } else {
       measureOne(p, v);
       if (v.measured && v.result.status == "ok" && (!best || v.result.ms < *best)) best = v.result.ms;

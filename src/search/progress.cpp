@@ -1,5 +1,7 @@
 #include "src/search/progress.hpp"
 
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -9,9 +11,19 @@ namespace cudaburg {
 Progress::Progress(std::FILE* out, bool quiet)
     : out_(out), mode_(quiet ? Mode::Quiet : isatty(fileno(out)) ? Mode::Bar : Mode::Lines) {}
 
+// Log lines (when the output is not a terminal) go through spdlog, with a time stamp.
+static spdlog::logger& log() {
+  static std::shared_ptr<spdlog::logger> logger = [] {
+    auto l = std::make_shared<spdlog::logger>("cudaburg", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+    l->set_pattern("[%H:%M:%S] cudaburg: %v");
+    return l;
+  }();
+  return *logger;
+}
+
 void Progress::start(size_t total) {
   total_ = total;
-  compiled_ = measured_ = failed_ = 0;
+  compiled_ = measured_ = failed_ = done_ = 0;
   best_ = -1;
   started_ = lastLine_ = std::chrono::steady_clock::now();
 }
@@ -26,7 +38,7 @@ std::string Progress::status() const {
     s += buf;
   }
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-  size_t done = measured_;
+  size_t done = done_;
   if (done > 0 && done < total_) {
     std::snprintf(buf, sizeof buf, ", ETA %.0f s", elapsed / done * (total_ - done));
     s += buf;
@@ -39,14 +51,13 @@ void Progress::draw() {
   if (mode_ == Mode::Lines) {
     // One line every few seconds, and one at the end: enough for a log, not a flood.
     auto now = std::chrono::steady_clock::now();
-    if (measured_ < total_ && now - lastLine_ < std::chrono::seconds(5)) return;
+    if (done_ < total_ && now - lastLine_ < std::chrono::seconds(5)) return;
     lastLine_ = now;
-    std::fprintf(out_, "cudaburg: %s\n", status().c_str());
-    std::fflush(out_);
+    log().info("{}", status());
     return;
   }
   constexpr int kWidth = 30;
-  int filled = total_ ? static_cast<int>(kWidth * measured_ / total_) : 0;
+  int filled = total_ ? static_cast<int>(kWidth * done_ / total_) : 0;
   std::string bar(filled, '#');
   bar.resize(kWidth, '.');
   std::fprintf(out_, "\r\033[K[%s] %s", bar.c_str(), status().c_str());
@@ -56,6 +67,10 @@ void Progress::draw() {
 
 void Progress::note(const std::string& line) {
   if (mode_ == Mode::Quiet) return;
+  if (mode_ == Mode::Lines) {
+    log().info("{}", line);
+    return;
+  }
   if (drawn_) std::fprintf(out_, "\r\033[K");
   std::fprintf(out_, "cudaburg: %s\n", line.c_str());
   if (drawn_) draw();

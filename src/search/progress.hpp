@@ -1,6 +1,7 @@
 #pragma once
 // Progress of a search: a bar redrawn in place on a terminal (compiled / measured / failed,
-// best so far, ETA), plain log lines when the output is not a terminal, nothing when quiet.
+// best so far, ETA), log lines through spdlog when the output is not a terminal, nothing when
+// quiet.
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -18,8 +19,11 @@ class Progress {
   // More variants to go (a search learns its total as it goes).
   void expect(size_t more) { total_ += more; }
   void compiled() { ++compiled_; draw(); }
-  void measured(bool ok, double bestMs) { ++measured_; if (!ok) ++failed_; best_ = bestMs; draw(); }
-  void skipped() { ++measured_; draw(); }
+  void measured(bool ok, double bestMs) { ++done_; ++measured_; if (!ok) ++failed_; best_ = bestMs; draw(); }
+  // A variant that was not measured (no GPU, or the budget is spent).
+  void skipped() { ++done_; draw(); }
+  // A variant refused before it ran (by a transformation, the emitter or the compiler).
+  void refused() { ++done_; ++failed_; draw(); }
   // A line of its own (above the bar on a terminal).
   void note(const std::string& line);
   void finish();
@@ -32,7 +36,7 @@ class Progress {
 
   std::FILE* out_;
   Mode mode_;
-  size_t total_ = 0, compiled_ = 0, measured_ = 0, failed_ = 0;
+  size_t total_ = 0, compiled_ = 0, measured_ = 0, failed_ = 0, done_ = 0;
   double best_ = -1;
   std::chrono::steady_clock::time_point started_;
   std::chrono::steady_clock::time_point lastLine_;
