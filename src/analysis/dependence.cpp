@@ -85,9 +85,11 @@ std::vector<AccessSite> accessesOf(const Node& stmt) {
   } else if (stmt.kind == NodeKind::Stage) {
     AccessSite write{stmt.buffer.name, {}, Role::Write, stmt.buffer.extents};
     AccessSite read{stmt.source, {}, Role::Read, stmt.buffer.extents};
+    read.subscripts.resize(stmt.buffer.extents.size());
     for (size_t d = 0; d < stmt.buffer.extents.size(); ++d) {
       write.subscripts.push_back(Affine::var(boxIndex(d)));
-      read.subscripts.push_back(stmt.origin[d] + Affine::var(boxIndex(d)));
+      auto s = static_cast<size_t>(layoutSource(stmt, d));  // buffer dimension d holds source dimension s
+      read.subscripts[s] = stmt.origin[s] + Affine::var(boxIndex(d));
     }
     out.push_back(std::move(write));
     out.push_back(std::move(read));

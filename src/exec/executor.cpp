@@ -56,6 +56,7 @@ struct CNode {
   int buffer = -1;
   int source = -1;
   std::vector<CAffine> origin;
+  std::vector<int> layout;  // Stage: buffer dimension d holds source dimension layout[d]
   std::vector<CNode> kids;
 };
 
@@ -190,6 +191,7 @@ class Machine {
         c.buffer = arrayId(n.buffer.name);
         c.source = arrayId(n.source);
         for (const auto& o : n.origin) c.origin.push_back(compile(o));
+        for (size_t d = 0; d < n.origin.size(); ++d) c.layout.push_back(layoutSource(n, d));
         break;
       default: break;
     }
@@ -317,10 +319,11 @@ class Machine {
     for (int64_t e = 0; e < total; ++e) {
       int64_t flat = 0;
       bool inside = true;
-      for (size_t d = 0; d < rank; ++d) {
-        int64_t i = origin[d] + at[d];
-        if (i < 0 || i >= src.decl.extents[d]) inside = false;
-        else flat += i * src.strides[d];
+      for (size_t d = 0; d < rank; ++d) {  // buffer dimension d runs along source dimension s
+        auto s = static_cast<size_t>(n.layout[d]);
+        int64_t i = origin[s] + at[d];
+        if (i < 0 || i >= src.decl.extents[s]) inside = false;
+        else flat += i * src.strides[s];
       }
       buf.shared[e] = inside ? from[flat] : 0.0;
       for (size_t d = rank; d-- > 0;) {

@@ -4,7 +4,8 @@
 // loop_tree.hpp for what the mapping changes:
 //  - a Register buffer has one copy a thread: the copy is chosen by the values of the enclosing
 //    block-mapped loops' indices (by dimension x, y, z);
-//  - a Shared buffer is one array; Stage copies its box, zero outside the source's extents;
+//  - a Shared buffer is one array; Stage copies its box (in the Stage's layout), zero outside
+//    the source's extents;
 //  - Barrier does nothing; an atomic `+=` is a `+=`; Kernel::zeroFirst arrays start at zero;
 //  - buffers start as NaN, so reading an element never written shows in the results.
 // Arithmetic follows the target's element type: for float (and half) targets every operation is

@@ -218,14 +218,28 @@ NodePtr makeAlloc(Array buffer, NodePtr body) {
   return n;
 }
 
-NodePtr makeStage(Array buffer, std::string source, std::vector<Affine> origin) {
+NodePtr makeStage(Array buffer, std::string source, std::vector<Affine> origin, std::vector<int> layout) {
   if (origin.size() != buffer.extents.size()) throw std::invalid_argument("stage origin and buffer differ in rank");
+  if (!layout.empty()) {
+    if (layout.size() != origin.size()) throw std::invalid_argument("stage layout and buffer differ in rank");
+    std::vector<bool> seen(layout.size(), false);
+    for (int d : layout) {
+      if (d < 0 || d >= static_cast<int>(layout.size()) || seen[static_cast<size_t>(d)])
+        throw std::invalid_argument("stage layout is not a permutation");
+      seen[static_cast<size_t>(d)] = true;
+    }
+  }
   auto n = std::make_shared<Node>();
   n->kind = NodeKind::Stage;
   n->buffer = std::move(buffer);
   n->source = std::move(source);
   n->origin = std::move(origin);
+  n->layout = std::move(layout);
   return n;
+}
+
+int layoutSource(const Node& stage, size_t d) {
+  return stage.layout.empty() ? static_cast<int>(d) : stage.layout.at(d);
 }
 
 NodePtr makeBarrier() {

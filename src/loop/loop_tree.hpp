@@ -9,6 +9,11 @@
 //   Assign  a leaf: `target = value` or `target += value`.
 //   Alloc   one kid: a shared-memory or register buffer that lives over its body.
 //   Stage   a leaf: copy a box of an array into a buffer (shared memory), zero outside bounds.
+//           Its `layout` may hold the box transposed: empty is the natural order, else a
+//           permutation where buffer dimension d holds source dimension layout[d] (for a 2-D box,
+//           {1, 0}: A[i][k] staged as A_s[k][i]). The buffer's extents are the box's, permuted
+//           alike; the Alloc of the buffer carries the same layout. Accesses to the buffer are
+//           in buffer order (the transformation that stages permutes their subscripts).
 //   Barrier a leaf: __syncthreads() on the GPU; nothing on the CPU.
 //
 // A mapped tree keeps sequential semantics (the CPU executor runs it as written) and says how
@@ -145,6 +150,8 @@ struct Node {
   Array buffer;
   std::string source;                 // Stage: the array copied from
   std::vector<Affine> origin;         // Stage: the box's first element in `source`, per dimension
+  // Stage and Alloc: buffer dimension d holds source dimension layout[d]; empty: the natural order
+  std::vector<int> layout;
 
   std::vector<NodePtr> kids;  // For: {body}; Seq: {first, rest}; Alloc: {body}; leaves: {}
   SourceLoc loc;
@@ -160,7 +167,9 @@ NodePtr makeFor(std::string index, Affine lower, std::vector<Affine> upper, int6
                 NodePtr body, Mapping mapping = Mapping::None, SourceLoc loc = {});
 NodePtr makeAssign(Access target, ExprPtr value, bool accumulate, SourceLoc loc = {});
 NodePtr makeAlloc(Array buffer, NodePtr body);
-NodePtr makeStage(Array buffer, std::string source, std::vector<Affine> origin);
+NodePtr makeStage(Array buffer, std::string source, std::vector<Affine> origin, std::vector<int> layout = {});
+// The source dimension that buffer dimension d of a Stage holds (d itself for the natural order).
+int layoutSource(const Node& stage, size_t d);
 NodePtr makeBarrier();
 // A sequence of statements as right-nested Seq nodes; one statement is returned as it is.
 NodePtr makeSeq(const std::vector<NodePtr>& stmts);

@@ -32,6 +32,16 @@ std::string printUpper(const std::vector<Affine>& upper, size_t from = 0) {
   return "min(" + upper[from].str() + ", " + printUpper(upper, from + 1) + ")";
 }
 
+// A Stage's (or its buffer's) layout: nothing for the natural order, " transposed" for a 2-D
+// swap, else " layout(2, 0, 1)".
+std::string layoutText(const std::vector<int>& layout) {
+  if (layout.empty()) return "";
+  if (layout == std::vector<int>{1, 0}) return " transposed";
+  std::string s;
+  for (int d : layout) s += (s.empty() ? "" : ", ") + std::to_string(d);
+  return " layout(" + s + ")";
+}
+
 std::string arrayDecl(const Array& a) {
   std::string s = std::string(a.input ? "const " : "") + scalarTypeName(a.type) + " " + a.name;
   for (int64_t e : a.extents) s += "[" + std::to_string(e) + "]";
@@ -77,13 +87,13 @@ void print(const Node& node, int indent, std::string& out) {
       out += "\n";
       return;
     case NodeKind::Alloc:
-      out += pad + "alloc " + spaceName(node.buffer.space) + " " + arrayDecl(node.buffer) + " {\n";
+      out += pad + "alloc " + spaceName(node.buffer.space) + " " + arrayDecl(node.buffer) + layoutText(node.layout) + " {\n";
       print(*node.body(), indent + 2, out);
       out += pad + "}\n";
       return;
     case NodeKind::Stage: {
       Access from{node.source, node.origin};
-      out += pad + "stage " + node.buffer.name + " from " + from.str() + ";\n";
+      out += pad + "stage " + node.buffer.name + " from " + from.str() + layoutText(node.layout) + ";\n";
       return;
     }
     case NodeKind::Barrier:

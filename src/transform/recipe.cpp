@@ -22,7 +22,7 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Interchange, "interchange", "interchange OUTER INNER"},
     {StepKind::Distribute, "distribute", "distribute LOOP"},
     {StepKind::Map, "map", "map LOOP MAPPING"},
-    {StepKind::Stage, "stage", "stage ARRAY at LOOP"},
+    {StepKind::Stage, "stage", "stage ARRAY at LOOP [transposed]"},
     {StepKind::RegisterTile, "regtile", "regtile LOOP,LOOP... FACTOR,FACTOR..."},
     {StepKind::Vectorize, "vectorize", "vectorize LOOP WIDTH"},
     {StepKind::Split, "split", "split LOOP PARTS"},
@@ -241,6 +241,10 @@ class Parser {
         if (ok) advance();
         ok = ok && name(loop, "a loop index");
         step.loops = {loop};
+        if (ok && tok_.kind == Token::Word && tok_.text == "transposed") {
+          step.transposed = true;
+          advance();
+        }
         break;
     }
     if (ok && tok_.kind != Token::End)
@@ -266,7 +270,7 @@ std::string RecipeStep::str() const {
   std::string s = stepKeyword(kind);
   switch (kind) {
     case StepKind::Map: return s + " " + loops.at(0) + " " + mappingName(mapping);
-    case StepKind::Stage: return s + " " + array + " at " + loops.at(0);
+    case StepKind::Stage: return s + " " + array + " at " + loops.at(0) + (transposed ? " transposed" : "");
     case StepKind::Interchange: return s + " " + loops.at(0) + " " + loops.at(1);
     case StepKind::Distribute: return s + " " + loops.at(0);
     default: return s + " " + join(loops) + " " + join(factors);
@@ -315,7 +319,7 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
       if (arity(1, 0)) return mapLoop(kernel, step.loops[0], step.mapping);
       break;
     case StepKind::Stage:
-      if (arity(1, 0)) return stage(kernel, step.array, step.loops[0]);
+      if (arity(1, 0)) return stage(kernel, step.array, step.loops[0], step.transposed);
       break;
     case StepKind::RegisterTile:
       return registerTile(kernel, step.loops, step.factors);

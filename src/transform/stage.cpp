@@ -91,6 +91,11 @@ std::string boxOf(const NodePtr& body, const std::string& array, Box& box) {
 // staged shape Alloc...(Seq(Stage..., Barrier, core..., Barrier)), else around the whole body.
 NodePtr insertStage(const NodePtr& body, const Array& buffer, const NodePtr& stageNode,
                     const std::function<NodePtr(const NodePtr&)>& rewriteCore) {
+  auto makeAlloc = [&](const Array& b, NodePtr inner) {
+    auto alloc = std::make_shared<Node>(*cudaburg::makeAlloc(b, std::move(inner)));
+    alloc->layout = stageNode->layout;
+    return NodePtr(alloc);
+  };
   std::vector<NodePtr> allocs;
   NodePtr inner = body;
   while (inner->kind == NodeKind::Alloc && inner->buffer.space == MemorySpace::Shared) {
@@ -129,9 +134,12 @@ NodePtr stagedCore(const NodePtr& body) {
 
 }  // namespace
 
-TransformResult stage(const Kernel& kernel, const std::string& array, const std::string& atLoop) {
+TransformResult stage(const Kernel& kernel, const std::string& array, const std::string& atLoop, bool transposed) {
   const Array* source = kernel.findParam(array);
   if (!source) return TransformResult::refuse(array + " is not an array parameter of the kernel");
+  if (transposed && source->extents.size() != 2)
+    return TransformResult::refuse(array + " has " + std::to_string(source->extents.size()) +
+                                   " dimensions: only a 2-D array can be staged transposed");
   std::string bufferName = freshName(kernel, array + "_s");
   return editLoops(kernel, atLoop, [&](const NodePtr& loop, const Ancestors& above) -> LoopEdit {
     for (const auto& a : above)
@@ -150,6 +158,11 @@ TransformResult stage(const Kernel& kernel, const std::string& array, const std:
     buffer.name = bufferName;
     buffer.type = source->type;
     buffer.extents = box.extents;
+    std::vector<int> layout;
+    if (transposed) {
+      layout = {1, 0};  // buffer[c][r] holds source[r][c]
+      std::swap(buffer.extents[0], buffer.extents[1]);
+    }
     buffer.space = MemorySpace::Shared;
     int64_t bytes = buffer.elements() * scalarTypeBytes(buffer.type);
     if (bytes > kSharedBytesLimit)
@@ -159,11 +172,14 @@ TransformResult stage(const Kernel& kernel, const std::string& array, const std:
       return rewriteAccesses(n, [&](const Access& a) {
         if (a.array != array) return a;
         Access r{bufferName, {}};
-        for (size_t d = 0; d < a.subscripts.size(); ++d) r.subscripts.push_back(a.subscripts[d] - box.origin[d]);
+        for (size_t d = 0; d < a.subscripts.size(); ++d) {
+          auto s = layout.empty() ? d : static_cast<size_t>(layout[d]);  // the source dimension it holds
+          r.subscripts.push_back(a.subscripts[s] - box.origin[s]);
+        }
         return r;
       });
     };
-    NodePtr stageNode = makeStage(buffer, array, box.origin);
+    NodePtr stageNode = makeStage(buffer, array, box.origin, layout);
     return {withBody(loop, insertStage(loop->body(), buffer, stageNode, rewriteCore)), {}};
   });
 }

@@ -45,7 +45,11 @@ TransformResult mapLoop(const Kernel& kernel, const std::string& loop, Mapping m
 // Stages through shared memory the part of `array` read inside each iteration of `atLoop`:
 // the body becomes Alloc(buffer) { Stage; Barrier; body (reading the buffer); Barrier }.
 // The buffer is named `<array>_s` (then `<array>_s2`, ...).
-TransformResult stage(const Kernel& kernel, const std::string& array, const std::string& atLoop);
+// `transposed` (2-D arrays only) stores the box with its dimensions swapped: A[i][k] staged as
+// A_s[k][i] (the Stage's layout is {1, 0}), so that a thread reading several consecutive rows
+// of one column reads consecutive buffer elements.
+TransformResult stage(const Kernel& kernel, const std::string& array, const std::string& atLoop,
+                      bool transposed = false);
 
 // Scalar replacement of accumulators over a per-thread tile: the perfectly nested loops are
 // strip-mined by `factors` (the strip loops keep their block mapping: they are the threads),

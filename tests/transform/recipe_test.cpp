@@ -49,10 +49,14 @@ TEST(Recipe, PrintsAndParsesBackTheSameSteps) {
 TEST(Recipe, EveryStepKindRoundTrips) {
   const char* text =
       "strip k 16\ntile i,j 64,64\nunroll k 4\ninterchange j k\ndistribute j\nmap i_o grid.z\n"
-      "stage A at k_o\nregtile i,j 4,4\nvectorize j 4\nsplit k 4\nmap k none\nmap k serial\n";
+      "stage A at k_o\nregtile i,j 4,4\nvectorize j 4\nsplit k 4\nmap k none\nmap k serial\n"
+      "stage A at k_o transposed\n";
   auto r = parseText(text);
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->steps.size(), 12u);
+  EXPECT_EQ(r->steps.size(), 13u);
+  EXPECT_FALSE(r->steps[6].transposed);
+  EXPECT_TRUE(r->steps[12].transposed);
+  EXPECT_NE(r->steps[6], r->steps[12]);
   EXPECT_EQ(printRecipe(*r), text);
 }
 
@@ -110,6 +114,24 @@ TEST(Recipe, ApplyingIsDeterministicAndCorrect) {
   Kernel b = testing::applied(applyRecipe(k, *r));
   EXPECT_EQ(printKernel(a), printKernel(b));
   EXPECT_EQ(testing::differenceFrom(k, a), "");
+}
+
+TEST(Recipe, TransposedStageRoundTripsAndComputesTheSame) {
+  const char* text =
+      "tile i,j 8,8\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 2,2\n"
+      "strip k 4\nstage A at k_o transposed\nstage B at k_o\n";
+  auto r = parseText(text);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(printRecipe(*r), text);
+  auto line = parseText(printRecipeLine(*r));
+  ASSERT_TRUE(line);
+  EXPECT_EQ(*line, *r);
+  Kernel k = testing::smallExample("matmul");
+  Kernel a = testing::applied(applyRecipe(k, *r));
+  EXPECT_EQ(testing::differenceFrom(k, a), "");
+  std::string errors;
+  EXPECT_FALSE(parseText("stage A at k_o transposed sideways\n", &errors));
+  EXPECT_NE(errors.find("[transposed]"), std::string::npos) << errors;
 }
 
 TEST(Recipe, ARefusalNamesTheStep) {

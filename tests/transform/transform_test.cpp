@@ -2,6 +2,8 @@
 // computing what the original computes (through the CPU executor).
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "src/loop/printer.hpp"
 #include "src/transform/loop_facts.hpp"
 #include "src/transform/mapped_tree_check.hpp"
@@ -252,6 +254,50 @@ TEST(Stage, StagesAPaddedImageWithItsHalo) {
   // 2 outputs at stride 2 with 3 taps: 2*1 + 2 + 1 = 5 rows and columns, all channels.
   EXPECT_EQ(s->buffer.extents, (std::vector<int64_t>{1, 3, 5, 5}));
   EXPECT_EQ(differenceFrom(k, t), "");
+}
+
+TEST(Stage, StagesTransposed) {
+  Kernel k = smallExample("matmul");  // uneven sizes: partial tiles and a partial last strip of k
+  Kernel t = applied(registerTile(mappedMatmul(k), {"i", "j"}, {2, 2}));
+  t = applied(stripMine(t, "k", 4));
+  t = applied(stage(t, "A", "k_o", true));
+  t = applied(stage(t, "B", "k_o"));
+  const Node* a = nullptr;
+  const Node* alloc = nullptr;
+  walk(t.body, [&](const NodePtr& n, const Ancestors&) {
+    if (n->kind == NodeKind::Stage && n->source == "A") a = n.get();
+    if (n->kind == NodeKind::Alloc && n->buffer.name == "A_s") alloc = n.get();
+  });
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(alloc, nullptr);
+  EXPECT_EQ(a->buffer.extents, (std::vector<int64_t>{4, 8}));  // 4 steps of k, the block's 8 rows
+  EXPECT_EQ(a->layout, (std::vector<int>{1, 0}));
+  EXPECT_EQ(alloc->buffer.extents, (std::vector<int64_t>{4, 8}));
+  EXPECT_EQ(alloc->layout, (std::vector<int>{1, 0}));
+  EXPECT_EQ(a->origin, (std::vector<Affine>{Affine::var("i_o"), Affine::var("k_o")}));  // in A's order
+  bool swapped = false;  // the reads of A become A_s[k - k_o][i - i_o]
+  walk(t.body, [&](const NodePtr& n, const Ancestors&) {
+    if (n->kind != NodeKind::Assign) return;
+    std::function<void(const ExprPtr&)> find = [&](const ExprPtr& e) {
+      if (e->kind == Expr::Kind::Load && e->load.array == "A_s")
+        swapped = e->load.subscripts[0].uses("k") && e->load.subscripts[1].uses("i");
+      for (const auto& arg : e->args) find(arg);
+    };
+    find(n->value);
+  });
+  EXPECT_TRUE(swapped) << printKernel(t);
+  EXPECT_NE(printKernel(t).find("transposed"), std::string::npos) << printKernel(t);
+  EXPECT_EQ(checkMappedTree(t), "");
+  EXPECT_EQ(differenceFrom(k, t), "");
+  // Staged transposed at a loop where the box is the whole strip of A: the same results.
+  Kernel u = applied(stage(applied(stripMine(k, "k", 8)), "A", "k_o", true));
+  EXPECT_EQ(differenceFrom(k, u), "");
+}
+
+TEST(Stage, RefusesTransposingWhatIsNot2d) {
+  Kernel k = smallExample("conv2d");
+  Kernel t = applied(tile(k, {"oh", "ow"}, {2, 2}));
+  expectRefusal(stage(t, "In", "ow_o", true), "only a 2-D array");
 }
 
 TEST(Stage, Refuses) {
