@@ -151,7 +151,8 @@ class KernelWriter {
   void emitVectorLoop(const Node& loop, const Scope& scope);
   void emitAlloc(const Node& node, const Scope& scope);
   void emitStage(const Node& node, const Scope& scope);
-  int stageWidth(const Node& node, const Array& source, const Scope& scope);
+  void emitPermutedStage(const Node& node, const Array& source, const Scope& scope);
+  int stageWidth(const Node& node, const Array& source, const std::vector<int64_t>& box, const Scope& scope);
   void emitAssign(const Node& node, const Scope& scope);
   // Opens `if (guards) {` when some upper bound of `loop` is not proven for `lastIndex`; says if it did.
   bool openGuard(const Node& loop, const Affine& lastIndex, const Scope& scope);
@@ -525,20 +526,23 @@ void KernelWriter::emitAlloc(const Node& node, const Scope& scope) {
 
 // The width (4, 2 or 1 elements) a Stage copies at a time: rows of both arrays that hold whole
 // vectors, aligned, of the same type. A vector then lies wholly inside or wholly outside the
-// source, so the bounds of its first element decide for all of it.
-int KernelWriter::stageWidth(const Node& node, const Array& source, const Scope& scope) {
+// source, so the bounds of its first element decide for all of it. `box` is the box's extents in
+// the source's order: the buffer's for the natural layout, whose rows are the box's rows; a
+// permuted buffer is written an element at a time, so only the source's rows count.
+int KernelWriter::stageWidth(const Node& node, const Array& source, const std::vector<int64_t>& box,
+                             const Scope& scope) {
   const Array& buffer = node.buffer;
   ScalarType t = typeOf(buffer);
-  if (t != typeOf(source) || source.space == MemorySpace::Register || buffer.extents.empty()) return 1;
+  if (t != typeOf(source) || source.space == MemorySpace::Register || box.empty()) return 1;
   for (int width : {4, 2}) {
     if ((t == ScalarType::Double && width == 4) || (t != ScalarType::Float && t != ScalarType::Double)) continue;
-    if (buffer.extents.back() % width != 0 || source.extents.back() % width != 0) continue;
+    if (box.back() % width != 0 || source.extents.back() % width != 0) continue;
     Scope probe = scope;
     Access first{source.name, {}};
-    for (size_t d = 0; d < buffer.extents.size(); ++d) {
+    for (size_t d = 0; d < box.size(); ++d) {
       std::string var = "stage_" + std::to_string(d);
-      bool last = d + 1 == buffer.extents.size();
-      probe.ranges.bind(var, IndexRange{0, buffer.extents[d] - (last ? width : 1), last ? width : 1});
+      bool last = d + 1 == box.size();
+      probe.ranges.bind(var, IndexRange{0, box[d] - (last ? width : 1), last ? width : 1});
       first.subscripts.push_back(node.origin[d] + Affine::var(var));
     }
     if (probe.ranges.multipleOf(flatOffset(first, source)) % width == 0) return width;
@@ -547,14 +551,20 @@ int KernelWriter::stageWidth(const Node& node, const Array& source, const Scope&
 }
 
 // A cooperative copy: the block's threads take the buffer's elements (or vectors of them) in
-// turn, zero outside the source.
+// turn, zero outside the source. A buffer in another layout than the source's is filled in the
+// source's order (consecutive threads read consecutive elements of a source row, coalesced),
+// each element stored where the layout puts it.
 void KernelWriter::emitStage(const Node& node, const Scope& scope) {
   const Array& buffer = node.buffer;
   const Array* source = findArray(node.source, scope);
   if (!source) return;
-  if (source->extents.size() != buffer.extents.size())
+  if (source->extents.size() != buffer.extents.size() ||
+      (!node.layout.empty() && node.layout.size() != buffer.extents.size()))
     return refuse("Stage from `" + node.source + "` into `" + buffer.name + "`: the ranks differ");
-  int width = stageWidth(node, *source, scope);
+  bool permuted = false;
+  for (size_t d = 0; d < node.layout.size(); ++d) permuted = permuted || node.layout[d] != static_cast<int>(d);
+  if (permuted) return emitPermutedStage(node, *source, scope);
+  int width = stageWidth(node, *source, buffer.extents, scope);
   Scope inner = scope;
   Access from{node.source, {}}, to{buffer.name, {}};
   std::string coords;
@@ -603,6 +613,82 @@ void KernelWriter::emitStage(const Node& node, const Scope& scope) {
   if (items <= plan_.threads()) line("const int stage_e = " + rank + ";");
   line("const int " + coords + ";");
   line(target + " = " + value + ";");
+  close();
+}
+
+// A Stage whose buffer holds the box in another order (e.g. transposed): the threads take the
+// box's elements in the source's order, a source row's elements (or vectors of them) to
+// consecutive threads, and store each element at its place in the buffer.
+void KernelWriter::emitPermutedStage(const Node& node, const Array& source, const Scope& scope) {
+  const Array& buffer = node.buffer;
+  size_t rank = buffer.extents.size();
+  std::vector<int64_t> box(rank, 0);  // the box's extents in the source's order
+  for (size_t d = 0; d < rank; ++d) {
+    auto s = static_cast<size_t>(node.layout[d]);
+    if (s >= rank || box[s] != 0) return refuse("Stage into `" + buffer.name + "`: its layout is not a permutation");
+    box[s] = buffer.extents[d];
+  }
+  int width = stageWidth(node, source, box, scope);
+  Scope inner = scope;
+  Access from{node.source, {}};
+  std::string coords;
+  int64_t items = buffer.elements() / width, innerSize = items;
+  for (size_t d = 0; d < rank; ++d) {
+    std::string var = "stage_" + std::to_string(d);
+    bool last = d + 1 == rank;
+    int64_t extent = box[d] / (last ? width : 1);
+    innerSize /= extent;
+    std::string value = "stage_e";
+    if (innerSize != 1) value += " / " + std::to_string(innerSize);
+    if (d > 0) value = (innerSize != 1 ? "(" + value + ")" : value) + " % " + std::to_string(extent);
+    if (last && width > 1) value = std::to_string(width) + " * (" + value + ")";
+    coords += (d ? ", " : "") + var + " = " + value;
+    inner.ranges.bind(var, IndexRange{0, box[d] - (last ? width : 1), last ? width : 1});
+    from.subscripts.push_back(node.origin[d] + Affine::var(var));
+  }
+  // The buffer element that lane `lane` of the source vector goes to.
+  auto to = [&](int lane) {
+    Access a{buffer.name, {}};
+    for (size_t d = 0; d < rank; ++d) {
+      auto s = static_cast<size_t>(node.layout[d]);
+      a.subscripts.push_back(Affine::var("stage_" + std::to_string(s)) + Affine(s + 1 == rank ? lane : 0));
+    }
+    return a;
+  };
+  ScalarType bufferType = typeOf(buffer), sourceType = typeOf(source);
+  std::string value, zero;
+  if (width > 1) {
+    std::string vtype = cudaType(bufferType) + std::to_string(width);
+    value = "*reinterpret_cast<const " + vtype + "*>(&" + accessText(from, inner) + ")";
+    zero = "make_" + vtype + "(";
+    for (int v = 0; v < width; ++v) zero += (v ? ", " : "") + literal(0, bufferType);
+    zero += ")";
+  } else {
+    value = bufferType == sourceType ? accessText(from, inner) : loadText(from, computeType(bufferType), inner);
+    if (bufferType != sourceType && bufferType == ScalarType::Half) value = "__float2half(" + value + ")";
+    zero = bufferType == ScalarType::Half ? "__float2half(0.0f)" : literal(0, bufferType);
+  }
+  auto conds = outsideConditions(from, source, inner);
+  if (!conds.empty()) value = "(" + joinConditions(conds) + ") ? " + value + " : " + zero;
+  std::string origin, layout;
+  for (const auto& o : node.origin) origin += "[" + affineText(o) + "]";
+  for (int d : node.layout) layout += (layout.empty() ? "" : ", ") + std::to_string(d);
+  line("// Stage " + node.source + origin + " -> " + buffer.name + " in layout (" + layout + "), zero outside " +
+       node.source + (width > 1 ? ", read " + std::to_string(width) + " elements at a time" : ""));
+  std::string rank0 = coordinate("thread_rank");
+  if (items > plan_.threads())
+    open("for (int stage_e = " + rank0 + "; stage_e < " + std::to_string(items) + "; stage_e += " +
+         std::to_string(plan_.threads()) + ") {");
+  else
+    open(items == plan_.threads() ? "{" : "if (" + rank0 + " < " + std::to_string(items) + ") {");
+  if (items <= plan_.threads()) line("const int stage_e = " + rank0 + ";");
+  line("const int " + coords + ";");
+  if (width == 1) {
+    line(accessText(to(0), inner) + " = " + value + ";");
+  } else {
+    line("const " + cudaType(bufferType) + std::to_string(width) + " stage_v = " + value + ";");
+    for (int v = 0; v < width; ++v) line(accessText(to(v), inner) + " = stage_v." + "xyzw"[v] + ";");
+  }
   close();
 }
 

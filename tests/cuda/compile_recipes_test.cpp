@@ -25,6 +25,12 @@ const std::vector<RecipeCase>& recipeCases() {
       {"matmul", {{"M", 100}, {"N", 72}, {"K", 33}},
        "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 4,4\n"
        "strip k 16\nstage A at k_o\nstage B at k_o\nvectorize j 4"},
+      {"matmul", {{"M", 100}, {"N", 72}, {"K", 33}},
+       "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 4,4\n"
+       "strip k 16\nstage A at k_o transposed\nstage B at k_o\nvectorize j 4"},
+      {"matmul", {{"M", 200}, {"N", 256}, {"K", 64}},  // the transposed copy reads A 4 elements at a time
+       "tile i,j 128,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 8,8\n"
+       "strip k 16\nstage A at k_o transposed\nstage B at k_o\nvectorize j 4"},
       {"matmul", {{"M", 40}, {"N", 36}, {"K", 50}},
        "split k 4\nmap k_s grid.z\ntile i,j 16,16\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x"},
       {"matmul_bt", {{"BATCH", 3}, {"M", 40}, {"N", 36}, {"K", 50}},
