@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <set>
 
 #include "src/search/evaluator.hpp"
@@ -163,6 +164,45 @@ SearchContext::Cost SearchContext::stagedReduction(const Node* node, const char*
     for (const auto& array : arraysRead(node))
       f.steps.push_back({kStage, step(StepKind::Stage, {node->index + kStripMark}, {}, Mapping::None, array)});
     f.cover = "staged(" + std::to_string(depth) + ")";
+    out.push_back(std::move(f));
+  }
+  return offer(node, nt, std::move(out));
+}
+
+SearchContext::Cost SearchContext::stagedTransposedReduction(const Node* node, const char* nt) {
+  // The arrays to transpose: 2-D, read only as X[.][index] with the index in the last subscript
+  // alone (the reduction runs along their rows).
+  std::set<std::string> transposable, other;
+  std::function<void(const Expr&)> classify = [&](const Expr& e) {
+    if (e.kind == Expr::Kind::Load) {
+      const auto& subs = e.load.subscripts;
+      bool ok = subs.size() == 2 && subs[1].uses(node->index) && !subs[0].uses(node->index);
+      (ok ? transposable : other).insert(e.load.array);
+    }
+    for (const auto& a : e.args) classify(*a);
+  };
+  std::function<void(const Node&)> visit = [&](const Node& n) {
+    if (n.kind == NodeKind::Assign && n.value) classify(*n.value);
+    for (const auto& k : n.kids) visit(*k);
+  };
+  visit(*node);
+  for (const auto& a : other) transposable.erase(a);
+  if (transposable.empty()) return kInfinity;
+  std::vector<Fragment> out;
+  int64_t trip = tripCount(node);
+  for (int64_t depth : space_.stage.values) {
+    if (depth >= trip * 2 && depth != space_.stage.min()) continue;  // one stage holds it all already
+    Fragment f;
+    f.shape.reduction = reductionLength(node);
+    f.shape.staged = true;
+    f.shape.stageDepth = depth * (f.shape.reduction / std::max<int64_t>(trip, 1));
+    f.steps.push_back({kStrip, step(StepKind::StripMine, {node->index}, {depth})});
+    for (const auto& array : arraysRead(node)) {
+      RecipeStep s = step(StepKind::Stage, {node->index + kStripMark}, {}, Mapping::None, array);
+      s.transposed = transposable.count(array) != 0;
+      f.steps.push_back({kStage, s});
+    }
+    f.cover = "staged_t(" + std::to_string(depth) + ")";
     out.push_back(std::move(f));
   }
   return offer(node, nt, std::move(out));

@@ -54,6 +54,10 @@ class SearchContext {
   // The outermost reduction loop `node` is strip-mined by --stage and every array the nest
   // reads is staged through shared memory at the strip loop.
   Cost stagedReduction(const Node* node, const char* nt);
+  // As stagedReduction, with each 2-D array whose last subscript is the reduction index (A[i][k])
+  // staged transposed (A_s[k][i]): a thread's consecutive rows lie next to each other in shared
+  // memory. Offers nothing where no array read qualifies.
+  Cost stagedTransposedReduction(const Node* node, const char* nt);
   // The reduction loop `node` is split into --split parts run by separate blocks (grid.z),
   // combined atomically.
   Cost splitReduction(const Node* node, const char* nt);

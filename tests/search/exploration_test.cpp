@@ -1,5 +1,6 @@
 // The grammar decides what is explored: matchers generated from specs/loops.burg and from copies
-// with the staged-reduction rules removed (and one added back) offer different candidates, with
+// with the staged-reduction rules removed (and added back), or only the transposed staging
+// removed, offer different candidates, with
 // the same C++ search code. No GPU is needed: this looks at what labeling offers.
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 #include "src/search/search_context.hpp"
 #include "restaged_matcher.hpp"
 #include "unstaged_matcher.hpp"
+#include "untransposed_matcher.hpp"
 
 #include <fstream>
 #include <sstream>
@@ -63,6 +65,19 @@ size_t countWith(const std::vector<Fragment>& fs, StepKind kind) {
   return n;
 }
 
+size_t countTransposed(const std::vector<Fragment>& fs) {
+  size_t n = 0;
+  for (const auto& f : fs) {
+    Recipe r = f.recipe();
+    for (const auto& s : r.steps)
+      if (s.kind == StepKind::Stage && s.transposed) {
+        ++n;
+        break;
+      }
+  }
+  return n;
+}
+
 Kernel smallMatmul() { return loadExample("matmul.loop", {{"M", 40}, {"N", 48}, {"K", 36}}); }
 
 }  // namespace
@@ -88,7 +103,21 @@ TEST(Exploration, AddingTheRuleBackAddsThem) {
   auto full = offered<generated::LoopsMatcher>(smallMatmul());
   auto restaged = offered<restaged::LoopsMatcher>(smallMatmul());
   EXPECT_EQ(countWith(restaged, StepKind::Stage), countWith(full, StepKind::Stage));
+  EXPECT_EQ(countTransposed(restaged), countTransposed(full));
   EXPECT_EQ(restaged.size(), full.size());
+}
+
+TEST(Exploration, TheTransposedStagingRuleOffersTransposedCandidates) {
+  auto full = offered<generated::LoopsMatcher>(smallMatmul());
+  auto untransposed = offered<untransposed::LoopsMatcher>(smallMatmul());
+  EXPECT_GT(countTransposed(full), 0u);  // matmul's A[i][k] is read along its rows
+  EXPECT_EQ(countTransposed(untransposed), 0u);
+  EXPECT_EQ(untransposed.size(), full.size() - countTransposed(full));
+  for (const auto& f : full) {  // only A is transposed: B[k][j] is read along its columns
+    Recipe r = f.recipe();
+    for (const auto& s : r.steps)
+      if (s.kind == StepKind::Stage && s.transposed) EXPECT_EQ(s.array, "A") << printRecipeLine(r);
+  }
 }
 
 // Every candidate the grammar offers is a legal recipe that computes what the nest computes.
