@@ -39,7 +39,8 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   int64_t tilesY = ceilDiv(s.rows, s.blockRows), tilesX = ceilDiv(s.cols, s.blockCols);
   int64_t blocks = tilesY * tilesX * s.outer * s.split;
   double paddedOutputs = static_cast<double>(tilesY * s.blockRows) * (tilesX * s.blockCols) * s.outer * s.serial;
-  double flops = 2.0 * paddedOutputs * s.reduction;
+  // `reduction` is one part's length: a split reduction's parts together do the whole of it.
+  double flops = 2.0 * paddedOutputs * s.reduction * s.split;
 
   // Issue efficiency: a thread's register tile turns (rows + cols) operand reads into
   // rows * cols multiply-adds; small tiles are bound by those reads, and few warps hide no latency.
@@ -49,13 +50,16 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   double computeNs = flops / (gpu.fp32Tflops * 1e3 * issue * latency);
 
   // Operand traffic: each block reads its rows' and columns' operands once per reduction step.
-  double operandBytes = paddedOutputs * s.reduction * s.elementBytes *
+  double operandBytes = paddedOutputs * s.reduction * s.split * s.elementBytes *
                         (1.0 / static_cast<double>(s.blockCols) + 1.0 / static_cast<double>(s.blockRows));
-  double memoryNs = s.staged ? operandBytes / gpu.memoryGBps
-                             : operandBytes * (static_cast<double>(s.blockRows + s.blockCols) /
-                                               static_cast<double>(s.threadRows + s.threadCols)) /
-                                   gpu.l2GBps;
-  double outputNs = static_cast<double>(s.rows) * s.cols * s.outer * s.serial * s.elementBytes * (s.split > 1 ? 3 : 1) /
+  // Unstaged, every thread reads its own rows and columns: (threads x (tm + tn)) per step against
+  // the block's (bm + bn), mostly from L2.
+  double unstagedFactor = static_cast<double>(s.blockRows * s.blockCols * (s.threadRows + s.threadCols)) /
+                          static_cast<double>(s.threadRows * s.threadCols * (s.blockRows + s.blockCols));
+  double memoryNs = s.staged ? operandBytes / gpu.memoryGBps : operandBytes * unstagedFactor / gpu.l2GBps;
+  // A split reduction's parts each add their whole output tile atomically (read, add, write).
+  double outputWrites = s.split > 1 ? 3.0 * s.split : 1.0;
+  double outputNs = static_cast<double>(s.rows) * s.cols * s.outer * s.serial * s.elementBytes * outputWrites /
                     gpu.memoryGBps;
 
   // Waves: the last one runs partly empty.

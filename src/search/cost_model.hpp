@@ -29,7 +29,7 @@ struct CandidateShape {
   int64_t rows = 1, cols = 1;    // trip counts of the two loops tiled onto the block (y, x)
   int64_t outer = 1;             // product of the parallel loops outside them (grid.z)
   int64_t serial = 1;            // product of the parallel loops each block runs in turn
-  int64_t reduction = 1;         // product of the reduction loops' trip counts
+  int64_t reduction = 1;         // product of the reduction loops' trip counts (one part's, when split)
   int elementBytes = 4;
   int64_t blockRows = 1, blockCols = 1;  // block tile
   int64_t threadRows = 1, threadCols = 1;  // register tile of one thread

@@ -54,3 +54,19 @@ TEST(CostModel, TailsCostWhatTheyWaste) {
 TEST(CostModel, TimeGrowsWithWork) {
   EXPECT_LT(estimate(matmul(1024, 64, 64, 4, 4)).ns, estimate(matmul(4096, 64, 64, 4, 4)).ns);
 }
+
+TEST(CostModel, SplittingABigProductCostsItsAtomics) {
+  // 4096^3 has blocks enough without a split: splitting only adds atomic traffic.
+  CandidateShape whole = matmul(4096, 64, 64, 4, 4);
+  CandidateShape split = whole;
+  split.split = 32;
+  split.reduction = 4096 / 32;
+  EXPECT_LT(estimate(whole).ns, estimate(split).ns);
+  // 256x256 with a long reduction fills the GPU only when split.
+  CandidateShape tall = matmul(256, 64, 64, 4, 4);
+  tall.reduction = 65536;
+  CandidateShape tallSplit = tall;
+  tallSplit.split = 8;
+  tallSplit.reduction = 65536 / 8;
+  EXPECT_LT(estimate(tallSplit).ns, estimate(tall).ns);
+}

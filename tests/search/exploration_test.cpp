@@ -116,7 +116,9 @@ TEST(Exploration, TheTransposedStagingRuleOffersTransposedCandidates) {
   for (const auto& f : full) {  // only A is transposed: B[k][j] is read along its columns
     Recipe r = f.recipe();
     for (const auto& s : r.steps)
-      if (s.kind == StepKind::Stage && s.transposed) EXPECT_EQ(s.array, "A") << printRecipeLine(r);
+      if (s.kind == StepKind::Stage && s.transposed) {
+        EXPECT_EQ(s.array, "A") << printRecipeLine(r);
+      }
   }
 }
 
