@@ -1,10 +1,12 @@
-// `cudaburg show`: a kernel as nested loops (before and after a recipe) and as Graphviz DOT.
+// `cudaburg show`: a kernel as nested loops (before and after a recipe), as Graphviz DOT, and
+// as the CUDA kernel the emitter makes of it.
 #include <filesystem>
 #include <iostream>
 
 #include "src/analysis/dependence.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/loop_input.hpp"
+#include "src/cuda/emitter.hpp"
 #include "src/loop/dot.hpp"
 #include "src/loop/printer.hpp"
 #include "src/transform/recipe.hpp"
@@ -19,6 +21,7 @@ struct ShowOptions {
   std::string recipe;
   std::string dotFile;
   bool deps = false;
+  bool cuda = false;
 };
 
 // A recipe given as a file's name is read from it; otherwise the text is the recipe itself
@@ -60,6 +63,7 @@ int runShow(const ShowOptions& options) {
   if (!kernel) return kInputError;
 
   Kernel shown = *kernel;
+  std::string recipeText;
   if (!options.recipe.empty()) {
     std::optional<Recipe> recipe = loadRecipe(options.recipe);
     if (!recipe) return kInputError;
@@ -69,12 +73,21 @@ int runShow(const ShowOptions& options) {
       return kInputError;
     }
     shown = *result.kernel;
+    recipeText = printRecipe(*recipe);
     std::cout << "// before\n" << printKernel(*kernel) << "\n// recipe\n";
     for (const RecipeStep& step : recipe->steps) std::cout << "//   " << step.str() << "\n";
     std::cout << "\n// after\n";
   }
   std::cout << printKernel(shown);
   if (options.deps) printDependences(shown);
+  if (options.cuda) {
+    EmitResult emitted = emitKernel(shown, {recipeText, "", std::nullopt});
+    if (!emitted.ok()) {
+      std::cerr << "cudaburg: error: the kernel cannot be emitted: " << emitted.refusal << "\n";
+      return kInputError;
+    }
+    std::cout << "\n" << emitted.kernel->source;
+  }
   if (!options.dotFile.empty()) {
     std::string dot = kernelToDot(shown);
     if (options.dotFile == "-") {
@@ -99,6 +112,7 @@ void addShowCommand(CLI::App& app, int& status) {
   show->add_option("--dot", options->dotFile,
                    "Write the tree as Graphviz DOT to this file ('-': standard output)");
   show->add_flag("--deps", options->deps, "Also print the statements and their dependences");
+  show->add_flag("--cuda", options->cuda, "Also print the CUDA kernel the tree becomes");
   show->callback([options, &status] { status = runShow(*options); });
 }
 

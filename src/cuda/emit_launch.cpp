@@ -1,6 +1,9 @@
 #include "src/cuda/emit_launch.hpp"
 
 #include <algorithm>
+#include <set>
+
+#include "src/loop/pipeline.hpp"
 
 namespace cudaburg {
 namespace {
@@ -55,7 +58,7 @@ class PhaseChecker {
       case NodeKind::Alloc:
         if (node.buffer.space == MemorySpace::Shared) {
           if (blockAxes != 0) refuse("shared buffer `" + node.buffer.name + "` allocated inside a block loop");
-          plan_.sharedBytes += (bufferBytes(node.buffer, elementType_) + 15) / 16 * 16;
+          plan_.sharedBytes += declaredBytes(node, doubled_.count(&node) != 0, elementType_);
         } else if (node.buffer.space == MemorySpace::Global) {
           refuse("Alloc of `" + node.buffer.name + "` in global memory");
         }
@@ -101,6 +104,11 @@ class PhaseChecker {
                       axisName(axis) + " (at most " + std::to_string(kMaxThreadsPerBlock) + ")");
       blockAxes |= 1 << axis;
     }
+    if (loop.mapping == Mapping::Pipelined) {
+      PipelineParts parts = pipelineParts(loop);
+      if (!parts.ok()) return refuse(parts.problem);
+      doubled_.insert(parts.buffers.begin(), parts.buffers.end());
+    }
     IndexRanges inner = ranges;
     inner.bind(loop.index, ranges.loopIndexRange(loop, *trips));
     walk(*loop.body(), inner, blockAxes);
@@ -115,6 +123,7 @@ class PhaseChecker {
   LaunchPlan& plan_;
   std::optional<ScalarType> elementType_;
   bool assignOutsideBlockLoops_ = false;
+  std::set<const Node*> doubled_;  // the buffers of pipelined loops
 };
 
 // The outermost grid-mapped loops: constant bounds, one loop an axis.
@@ -198,6 +207,26 @@ ScalarType emittedType(const Array& array, std::optional<ScalarType> override) {
 
 int64_t bufferBytes(const Array& buffer, std::optional<ScalarType> elementType) {
   return buffer.elements() * scalarTypeBytes(emittedType(buffer, elementType));
+}
+
+bool isPermuted(const std::vector<int>& layout) {
+  for (size_t d = 0; d < layout.size(); ++d)
+    if (layout[d] != static_cast<int>(d)) return true;
+  return false;
+}
+
+std::vector<int64_t> declaredExtents(const Node& alloc, bool doubled, std::optional<ScalarType> elementType) {
+  std::vector<int64_t> extents = alloc.buffer.extents;
+  if (alloc.buffer.space == MemorySpace::Shared && isPermuted(alloc.layout) && !extents.empty())
+    extents.back() += 16 / scalarTypeBytes(emittedType(alloc.buffer, elementType));
+  if (doubled) extents.insert(extents.begin(), 2);
+  return extents;
+}
+
+int64_t declaredBytes(const Node& alloc, bool doubled, std::optional<ScalarType> elementType) {
+  int64_t n = scalarTypeBytes(emittedType(alloc.buffer, elementType));
+  for (int64_t e : declaredExtents(alloc, doubled, elementType)) n *= e;
+  return (n + 15) / 16 * 16;
 }
 
 LaunchPlanResult planLaunch(const Kernel& kernel, std::optional<ScalarType> elementType) {

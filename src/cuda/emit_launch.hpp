@@ -52,4 +52,15 @@ LaunchPlanResult planLaunch(const Kernel& kernel, std::optional<ScalarType> elem
 // Bytes of a buffer in the emitted kernel.
 int64_t bufferBytes(const Array& buffer, std::optional<ScalarType> elementType);
 
+// True when a Stage or Alloc holds its box in another order than the source's.
+bool isPermuted(const std::vector<int>& layout);
+
+// The extents a shared buffer (an Alloc) is declared with: its own, with the rows of a buffer in
+// a permuted layout padded by 16 bytes (its stage stores down columns, which the padding spreads
+// over the banks, and rows stay aligned for wide reads), behind a leading extent of 2 when a
+// pipelined loop double-buffers it.
+std::vector<int64_t> declaredExtents(const Node& alloc, bool doubled, std::optional<ScalarType> elementType);
+// The bytes of that declaration, rounded up to 16.
+int64_t declaredBytes(const Node& alloc, bool doubled, std::optional<ScalarType> elementType);
+
 }  // namespace cudaburg

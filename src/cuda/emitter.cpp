@@ -10,6 +10,7 @@
 
 #include "src/cuda/emit_launch.hpp"
 #include "src/cuda/emit_ranges.hpp"
+#include "src/loop/pipeline.hpp"
 
 namespace cudaburg {
 namespace {
@@ -96,6 +97,18 @@ struct Scope {
   std::set<std::string> compileTimeIndices;
   // Loads already done as wide accesses: access text -> the lane that holds it.
   std::map<std::string, std::string> loadOverrides;
+  // Double-buffered shared buffers: name -> the expression that picks the half in use.
+  std::map<std::string, std::string> slots;
+};
+
+// How a Stage's items go from the source into the buffer (see planStageCopy).
+struct StageCopy {
+  int64_t items = 0;                // elements, or vectors of a source row's elements
+  std::string coords;               // declares the item's place in the box from `stage_e`
+  std::string type;                 // an item's type: "float", "float4", ...
+  std::string value;                // the item read from the source, zero outside it
+  std::vector<std::string> stores;  // where an item goes, `$` standing for it
+  std::string comment;
 };
 
 class KernelWriter {
@@ -149,9 +162,17 @@ class KernelWriter {
   void emitSerialLoop(const Node& loop, const Scope& scope);
   void emitUnrolledLoop(const Node& loop, const Scope& scope, const std::string& note);
   void emitVectorLoop(const Node& loop, const Scope& scope);
+  void emitPipelinedLoop(const Node& loop, const Scope& scope);
+  // A serial loop's header parts: its continuation condition and its increment.
+  std::string loopConditions(const Node& loop, const Scope& scope);
+  static std::string loopStep(const Node& loop) {
+    return loop.step == 1 ? "++" + loop.index : loop.index + " += " + std::to_string(loop.step);
+  }
   void emitAlloc(const Node& node, const Scope& scope);
+  void declareShared(const Node& alloc, bool doubled);
+  StageCopy planStageCopy(const Node& node, const Scope& scope);
   void emitStage(const Node& node, const Scope& scope);
-  void emitPermutedStage(const Node& node, const Array& source, const Scope& scope);
+  void emitStageRegisters(const StageCopy& c, const std::string& regs, bool load);
   int stageWidth(const Node& node, const Array& source, const std::vector<int64_t>& box, const Scope& scope);
   void emitAssign(const Node& node, const Scope& scope);
   // Opens `if (guards) {` when some upper bound of `loop` is not proven for `lastIndex`; says if it did.
@@ -222,6 +243,7 @@ std::string KernelWriter::accessText(const Access& a, const Scope& scope) {
       if (!scope.ranges.has(name)) refuse("`" + a.str() + "` uses `" + name + "` outside its loop");
   if (array->space == MemorySpace::Global) return a.array + "[" + affineText(flatOffset(a, *array)) + "]";
   std::string text = a.array;
+  if (auto slot = scope.slots.find(a.array); slot != scope.slots.end()) text += "[" + slot->second + "]";
   for (Affine sub : a.subscripts) {
     if (array->space == MemorySpace::Register) {
       for (const auto& [name, as] : scope.unrolledAs) sub = sub.substitute(name, as);
@@ -330,6 +352,7 @@ void KernelWriter::emitLoop(const Node& loop, const Scope& scope) {
   if (isBlockMapping(loop.mapping)) return emitBlockLoop(loop, scope);
   if (loop.mapping == Mapping::Unrolled) return emitUnrolledLoop(loop, scope, "");
   if (loop.mapping == Mapping::Vector) return emitVectorLoop(loop, scope);
+  if (loop.mapping == Mapping::Pipelined) return emitPipelinedLoop(loop, scope);
   emitSerialLoop(loop, scope);
 }
 
@@ -362,6 +385,13 @@ void KernelWriter::emitSerialLoop(const Node& loop, const Scope& scope) {
   if (!trips) return refuse("loop `" + loop.index + "` has no bounded trip count");
   Scope inner = scope;
   inner.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, *trips));
+  open("for (int " + loop.index + " = " + affineText(loop.lower) + "; " + loopConditions(loop, scope) + "; " +
+       loopStep(loop) + ") {");
+  emit(*loop.body(), inner);
+  close();
+}
+
+std::string KernelWriter::loopConditions(const Node& loop, const Scope& scope) {
   // An upper bound that another one never exceeds says nothing more.
   std::vector<std::string> conds;
   for (size_t i = 0; i < loop.upper.size(); ++i) {
@@ -372,10 +402,7 @@ void KernelWriter::emitSerialLoop(const Node& loop, const Scope& scope) {
     }
     if (!implied) conds.push_back(loop.index + " < " + affineText(loop.upper[i]));
   }
-  std::string step = loop.step == 1 ? "++" + loop.index : loop.index + " += " + std::to_string(loop.step);
-  open("for (int " + loop.index + " = " + affineText(loop.lower) + "; " + joinConditions(conds) + "; " + step + ") {");
-  emit(*loop.body(), inner);
-  close();
+  return joinConditions(conds);
 }
 
 void KernelWriter::emitUnrolledLoop(const Node& loop, const Scope& scope, const std::string& note) {
@@ -504,24 +531,34 @@ void KernelWriter::emitAlloc(const Node& node, const Scope& scope) {
   bool clash = declared_.back().count(buffer.name) != 0;
   if (clash) open("{");
   declared_.back().insert(buffer.name);
+  if (buffer.space == MemorySpace::Register) {
+    std::string dims;
+    for (int64_t e : buffer.extents) dims += "[" + std::to_string(e) + "]";
+    line(cudaType(typeOf(buffer)) + " " + buffer.name + dims + ";  // registers of one thread");
+  } else {
+    declareShared(node, false);
+  }
+  emit(*node.body(), inner);
+  if (clash) close();
+}
+
+void KernelWriter::declareShared(const Node& alloc, bool doubled) {
+  const Array& buffer = alloc.buffer;
+  std::vector<int64_t> extents = declaredExtents(alloc, doubled, elementType_);
   std::string type = cudaType(typeOf(buffer));
   std::string dims, innerDims;
-  for (size_t d = 0; d < buffer.extents.size(); ++d) {
-    dims += "[" + std::to_string(buffer.extents[d]) + "]";
-    if (d > 0) innerDims += "[" + std::to_string(buffer.extents[d]) + "]";
+  for (size_t d = 0; d < extents.size(); ++d) {
+    dims += "[" + std::to_string(extents[d]) + "]";
+    if (d > 0) innerDims += "[" + std::to_string(extents[d]) + "]";
   }
-  if (buffer.space == MemorySpace::Register) {
-    line(type + " " + buffer.name + dims + ";  // registers of one thread");
-  } else if (!plan_.dynamicShared) {
+  if (!plan_.dynamicShared) {
     line("__shared__ __align__(16) " + type + " " + buffer.name + dims + ";");
   } else {
     std::string pointer = innerDims.empty() ? type + "* " + buffer.name : type + " (*" + buffer.name + ")" + innerDims;
     std::string cast = innerDims.empty() ? type + "*" : type + " (*)" + innerDims;
     line(pointer + " = reinterpret_cast<" + cast + ">(shared_memory + " + std::to_string(dynamicOffset_) + ");");
-    dynamicOffset_ += (bufferBytes(buffer, elementType_) + 15) / 16 * 16;
+    dynamicOffset_ += declaredBytes(alloc, doubled, elementType_);
   }
-  emit(*node.body(), inner);
-  if (clash) close();
 }
 
 // The width (4, 2 or 1 elements) a Stage copies at a time: rows of both arrays that hold whole
@@ -550,89 +587,35 @@ int KernelWriter::stageWidth(const Node& node, const Array& source, const std::v
   return 1;
 }
 
-// A cooperative copy: the block's threads take the buffer's elements (or vectors of them) in
-// turn, zero outside the source. A buffer in another layout than the source's is filled in the
-// source's order (consecutive threads read consecutive elements of a source row, coalesced),
-// each element stored where the layout puts it.
-void KernelWriter::emitStage(const Node& node, const Scope& scope) {
+// A Stage is a cooperative copy: the block's threads take the box's items (elements, or vectors
+// of a source row's elements) in turn, in the source's order (consecutive threads read
+// consecutive elements of a row, coalesced), zero outside the source, and store each at its
+// place in the buffer: the whole vector where the buffer keeps the source's order, lane by lane
+// where its layout permutes the box (e.g. transposed).
+StageCopy KernelWriter::planStageCopy(const Node& node, const Scope& scope) {
+  StageCopy c;
   const Array& buffer = node.buffer;
   const Array* source = findArray(node.source, scope);
-  if (!source) return;
-  if (source->extents.size() != buffer.extents.size() ||
-      (!node.layout.empty() && node.layout.size() != buffer.extents.size()))
-    return refuse("Stage from `" + node.source + "` into `" + buffer.name + "`: the ranks differ");
-  bool permuted = false;
-  for (size_t d = 0; d < node.layout.size(); ++d) permuted = permuted || node.layout[d] != static_cast<int>(d);
-  if (permuted) return emitPermutedStage(node, *source, scope);
-  int width = stageWidth(node, *source, buffer.extents, scope);
-  Scope inner = scope;
-  Access from{node.source, {}}, to{buffer.name, {}};
-  std::string coords;
-  int64_t items = buffer.elements() / width, innerSize = items;
-  for (size_t d = 0; d < buffer.extents.size(); ++d) {
-    std::string var = "stage_" + std::to_string(d);
-    bool last = d + 1 == buffer.extents.size();
-    int64_t extent = buffer.extents[d] / (last ? width : 1);
-    innerSize /= extent;
-    std::string value = "stage_e";
-    if (innerSize != 1) value += " / " + std::to_string(innerSize);
-    if (d > 0) value = (innerSize != 1 ? "(" + value + ")" : value) + " % " + std::to_string(extent);
-    if (last && width > 1) value = std::to_string(width) + " * (" + value + ")";
-    coords += (d ? ", " : "") + var + " = " + value;
-    inner.ranges.bind(var, IndexRange{0, buffer.extents[d] - (last ? width : 1), last ? width : 1});
-    from.subscripts.push_back(node.origin[d] + Affine::var(var));
-    to.subscripts.push_back(Affine::var(var));
-  }
-  ScalarType bufferType = typeOf(buffer), sourceType = typeOf(*source);
-  std::string value, zero, target = accessText(to, inner);
-  if (width > 1) {
-    std::string vtype = cudaType(bufferType) + std::to_string(width);
-    value = "*reinterpret_cast<const " + vtype + "*>(&" + accessText(from, inner) + ")";
-    target = "*reinterpret_cast<" + vtype + "*>(&" + target + ")";
-    zero = "make_" + vtype + "(";
-    for (int v = 0; v < width; ++v) zero += (v ? ", " : "") + literal(0, bufferType);
-    zero += ")";
-  } else {
-    value = bufferType == sourceType ? accessText(from, inner) : loadText(from, computeType(bufferType), inner);
-    if (bufferType != sourceType && bufferType == ScalarType::Half) value = "__float2half(" + value + ")";
-    zero = bufferType == ScalarType::Half ? "__float2half(0.0f)" : literal(0, bufferType);
-  }
-  auto conds = outsideConditions(from, *source, inner);
-  if (!conds.empty()) value = "(" + joinConditions(conds) + ") ? " + value + " : " + zero;
-  std::string origin;
-  for (const auto& o : node.origin) origin += "[" + affineText(o) + "]";
-  line("// Stage " + node.source + origin + " -> " + buffer.name + ", zero outside " + node.source +
-       (width > 1 ? ", " + std::to_string(width) + " elements at a time" : ""));
-  // Threads take the items in turn; with no more items than threads, each takes one at most.
-  std::string rank = coordinate("thread_rank");
-  if (items > plan_.threads())
-    open("for (int stage_e = " + rank + "; stage_e < " + std::to_string(items) + "; stage_e += " +
-         std::to_string(plan_.threads()) + ") {");
-  else
-    open(items == plan_.threads() ? "{" : "if (" + rank + " < " + std::to_string(items) + ") {");
-  if (items <= plan_.threads()) line("const int stage_e = " + rank + ";");
-  line("const int " + coords + ";");
-  line(target + " = " + value + ";");
-  close();
-}
-
-// A Stage whose buffer holds the box in another order (e.g. transposed): the threads take the
-// box's elements in the source's order, a source row's elements (or vectors of them) to
-// consecutive threads, and store each element at its place in the buffer.
-void KernelWriter::emitPermutedStage(const Node& node, const Array& source, const Scope& scope) {
-  const Array& buffer = node.buffer;
+  if (!source) return c;
   size_t rank = buffer.extents.size();
+  if (source->extents.size() != rank || (!node.layout.empty() && node.layout.size() != rank)) {
+    refuse("Stage from `" + node.source + "` into `" + buffer.name + "`: the ranks differ");
+    return c;
+  }
+  bool permuted = isPermuted(node.layout);
   std::vector<int64_t> box(rank, 0);  // the box's extents in the source's order
   for (size_t d = 0; d < rank; ++d) {
-    auto s = static_cast<size_t>(node.layout[d]);
-    if (s >= rank || box[s] != 0) return refuse("Stage into `" + buffer.name + "`: its layout is not a permutation");
+    auto s = permuted ? static_cast<size_t>(node.layout[d]) : d;
+    if (s >= rank || box[s] != 0) {
+      refuse("Stage into `" + buffer.name + "`: its layout is not a permutation");
+      return c;
+    }
     box[s] = buffer.extents[d];
   }
-  int width = stageWidth(node, source, box, scope);
+  int width = stageWidth(node, *source, box, scope);
   Scope inner = scope;
   Access from{node.source, {}};
-  std::string coords;
-  int64_t items = buffer.elements() / width, innerSize = items;
+  int64_t innerSize = c.items = buffer.elements() / width;
   for (size_t d = 0; d < rank; ++d) {
     std::string var = "stage_" + std::to_string(d);
     bool last = d + 1 == rank;
@@ -642,53 +625,166 @@ void KernelWriter::emitPermutedStage(const Node& node, const Array& source, cons
     if (innerSize != 1) value += " / " + std::to_string(innerSize);
     if (d > 0) value = (innerSize != 1 ? "(" + value + ")" : value) + " % " + std::to_string(extent);
     if (last && width > 1) value = std::to_string(width) + " * (" + value + ")";
-    coords += (d ? ", " : "") + var + " = " + value;
+    c.coords += (d ? ", " : "const int ") + var + " = " + value;
     inner.ranges.bind(var, IndexRange{0, box[d] - (last ? width : 1), last ? width : 1});
     from.subscripts.push_back(node.origin[d] + Affine::var(var));
   }
-  // The buffer element that lane `lane` of the source vector goes to.
+  c.coords += ";";
+  // The buffer element that lane `lane` of an item goes to.
   auto to = [&](int lane) {
     Access a{buffer.name, {}};
     for (size_t d = 0; d < rank; ++d) {
-      auto s = static_cast<size_t>(node.layout[d]);
+      auto s = permuted ? static_cast<size_t>(node.layout[d]) : d;
       a.subscripts.push_back(Affine::var("stage_" + std::to_string(s)) + Affine(s + 1 == rank ? lane : 0));
     }
     return a;
   };
-  ScalarType bufferType = typeOf(buffer), sourceType = typeOf(source);
-  std::string value, zero;
+  ScalarType bufferType = typeOf(buffer), sourceType = typeOf(*source);
+  std::string zero;
   if (width > 1) {
-    std::string vtype = cudaType(bufferType) + std::to_string(width);
-    value = "*reinterpret_cast<const " + vtype + "*>(&" + accessText(from, inner) + ")";
-    zero = "make_" + vtype + "(";
+    c.type = cudaType(bufferType) + std::to_string(width);
+    c.value = "*reinterpret_cast<const " + c.type + "*>(&" + accessText(from, inner) + ")";
+    zero = "make_" + c.type + "(";
     for (int v = 0; v < width; ++v) zero += (v ? ", " : "") + literal(0, bufferType);
     zero += ")";
   } else {
-    value = bufferType == sourceType ? accessText(from, inner) : loadText(from, computeType(bufferType), inner);
-    if (bufferType != sourceType && bufferType == ScalarType::Half) value = "__float2half(" + value + ")";
+    c.type = cudaType(bufferType);
+    c.value = bufferType == sourceType ? accessText(from, inner) : loadText(from, computeType(bufferType), inner);
+    if (bufferType != sourceType && bufferType == ScalarType::Half) c.value = "__float2half(" + c.value + ")";
     zero = bufferType == ScalarType::Half ? "__float2half(0.0f)" : literal(0, bufferType);
   }
-  auto conds = outsideConditions(from, source, inner);
-  if (!conds.empty()) value = "(" + joinConditions(conds) + ") ? " + value + " : " + zero;
+  auto conds = outsideConditions(from, *source, inner);
+  if (!conds.empty()) c.value = "(" + joinConditions(conds) + ") ? " + c.value + " : " + zero;
+  if (width == 1) {
+    c.stores.push_back(accessText(to(0), inner) + " = $");
+  } else if (!permuted) {
+    c.stores.push_back("*reinterpret_cast<" + c.type + "*>(&" + accessText(to(0), inner) + ") = $");
+  } else {
+    for (int v = 0; v < width; ++v) c.stores.push_back(accessText(to(v), inner) + " = $." + "xyzw"[v]);
+  }
   std::string origin, layout;
   for (const auto& o : node.origin) origin += "[" + affineText(o) + "]";
   for (int d : node.layout) layout += (layout.empty() ? "" : ", ") + std::to_string(d);
-  line("// Stage " + node.source + origin + " -> " + buffer.name + " in layout (" + layout + "), zero outside " +
-       node.source + (width > 1 ? ", read " + std::to_string(width) + " elements at a time" : ""));
-  std::string rank0 = coordinate("thread_rank");
-  if (items > plan_.threads())
-    open("for (int stage_e = " + rank0 + "; stage_e < " + std::to_string(items) + "; stage_e += " +
+  c.comment = "// Stage " + node.source + origin + " -> " + buffer.name +
+              (permuted ? " in layout (" + layout + ")" : "") + ", zero outside " + node.source;
+  if (width > 1) c.comment += (permuted ? ", read " : ", ") + std::to_string(width) + " elements at a time";
+  return c;
+}
+
+// A store of a StageCopy with `item` as the value.
+std::string fillStore(const std::string& store, const std::string& item) {
+  std::string s = store;
+  s.replace(s.find('$'), 1, item);
+  return s + ";";
+}
+
+void KernelWriter::emitStage(const Node& node, const Scope& scope) {
+  StageCopy c = planStageCopy(node, scope);
+  if (!refusal_.empty()) return;
+  line(c.comment);
+  // Threads take the items in turn; with no more items than threads, each takes one at most.
+  std::string rank = coordinate("thread_rank");
+  if (c.items > plan_.threads())
+    open("for (int stage_e = " + rank + "; stage_e < " + std::to_string(c.items) + "; stage_e += " +
          std::to_string(plan_.threads()) + ") {");
   else
-    open(items == plan_.threads() ? "{" : "if (" + rank0 + " < " + std::to_string(items) + ") {");
-  if (items <= plan_.threads()) line("const int stage_e = " + rank0 + ";");
-  line("const int " + coords + ";");
-  if (width == 1) {
-    line(accessText(to(0), inner) + " = " + value + ";");
+    open(c.items == plan_.threads() ? "{" : "if (" + rank + " < " + std::to_string(c.items) + ") {");
+  if (c.items <= plan_.threads()) line("const int stage_e = " + rank + ";");
+  line(c.coords);
+  if (c.stores.size() == 1) {
+    line(fillStore(c.stores[0], c.value));
   } else {
-    line("const " + cudaType(bufferType) + std::to_string(width) + " stage_v = " + value + ";");
-    for (int v = 0; v < width; ++v) line(accessText(to(v), inner) + " = stage_v." + "xyzw"[v] + ";");
+    line("const " + c.type + " stage_v = " + c.value + ";");
+    for (const auto& s : c.stores) line(fillStore(s, "stage_v"));
   }
+  close();
+}
+
+// Half of a pipelined copy: each thread's items read into the registers `regs` (load), or
+// stored from them into the buffer (store).
+void KernelWriter::emitStageRegisters(const StageCopy& c, const std::string& regs, bool load) {
+  int64_t threads = plan_.threads();
+  line("#pragma unroll");
+  open("for (int stage_r = 0; stage_r < " + std::to_string((c.items + threads - 1) / threads) + "; ++stage_r) {");
+  line("const int stage_e = " + coordinate("thread_rank") + " + " + std::to_string(threads) + " * stage_r;");
+  bool guarded = c.items % threads != 0;
+  if (guarded) open("if (stage_e < " + std::to_string(c.items) + ") {");
+  line(c.coords);
+  if (load) {
+    line(regs + "[stage_r] = " + c.value + ";");
+  } else {
+    for (const auto& s : c.stores) line(fillStore(s, regs + "[stage_r]"));
+  }
+  if (guarded) close();
+  close();
+}
+
+// A pipelined loop (rule 6 of loop_tree.hpp): each shared buffer is declared twice over; the
+// first iteration's stages fill half 0 before the loop; each iteration then reads the next
+// iteration's stages into registers, works on its own half, stores the registers into the other
+// half, and synchronises once.
+void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
+  PipelineParts parts = pipelineParts(loop);
+  if (!parts.ok()) return refuse(parts.problem);
+  auto trips = scope.ranges.maxTripCount(loop);
+  if (!trips || *trips < 1) return refuse("pipelined loop `" + loop.index + "` has no bounded trip count");
+  Scope inner = scope;
+  for (const Node* b : parts.buffers) {
+    inner.arrays[b->buffer.name] = b->buffer;
+    inner.slots[b->buffer.name] = "stage_slot";
+  }
+  line("// " + loop.index + " pipelined: while the block works on one half of each buffer, the next stages go");
+  line("// through registers into the other half");
+  for (const Node* b : parts.buffers) declareShared(*b, true);
+
+  Scope first = inner;
+  first.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, 1));
+  for (const Node* b : parts.buffers) first.slots[b->buffer.name] = "0";
+  open("{");
+  line("const int " + loop.index + " = " + affineText(loop.lower) + ";");
+  for (const Node* s : parts.stages) emitStage(*s, first);
+  close();
+  line("__syncthreads();");
+
+  // The next iteration's stages: the loop's index one step on, in the iterations that have one.
+  Scope next = inner;
+  next.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, std::max<int64_t>(1, *trips - 1)));
+  for (const Node* b : parts.buffers) next.slots[b->buffer.name] = "stage_slot ^ 1";
+  std::vector<StageCopy> copies;
+  Affine nextIndex = Affine::var(loop.index) + Affine(loop.step);
+  for (const Node* s : parts.stages) {
+    Node shifted = *s;
+    for (Affine& o : shifted.origin) o = o.substitute(loop.index, nextIndex);
+    copies.push_back(planStageCopy(shifted, next));
+  }
+  if (!refusal_.empty()) return;
+  Scope body = inner;
+  body.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, *trips));
+  std::vector<std::string> nextConds;  // this iteration has a next one
+  for (const Affine& u : loop.upper)
+    if (!body.ranges.provesLess(nextIndex, u)) nextConds.push_back(affineText(nextIndex) + " < " + affineText(u));
+  bool more = *trips > 1;
+
+  open("for (int " + loop.index + " = " + affineText(loop.lower) + "; " + loopConditions(loop, scope) + "; " +
+       loopStep(loop) + ") {");
+  std::string count = affineText(Affine::var(loop.index) - loop.lower);
+  if (loop.step != 1) count = (loop.lower == Affine(0) ? count : "(" + count + ")") + " / " + std::to_string(loop.step);
+  line("const int stage_slot = (" + count + ") & 1;");
+  if (more) {
+    for (size_t i = 0; i < copies.size(); ++i)
+      line(copies[i].type + " " + parts.stages[i]->buffer.name + "_next[" +
+           std::to_string((copies[i].items + plan_.threads() - 1) / plan_.threads()) + "];");
+    if (!nextConds.empty()) open("if (" + joinConditions(nextConds) + ") {");
+    for (size_t i = 0; i < copies.size(); ++i) emitStageRegisters(copies[i], parts.stages[i]->buffer.name + "_next", true);
+    if (!nextConds.empty()) close();
+  }
+  for (const auto& w : parts.work) emit(*w, body);
+  if (more) {
+    if (!nextConds.empty()) open("if (" + joinConditions(nextConds) + ") {");
+    for (size_t i = 0; i < copies.size(); ++i) emitStageRegisters(copies[i], parts.stages[i]->buffer.name + "_next", false);
+    if (!nextConds.empty()) close();
+  }
+  line("__syncthreads();");
   close();
 }
 

@@ -176,6 +176,7 @@ const char* mappingName(Mapping m) {
     case Mapping::ThreadSerial: return "serial";
     case Mapping::Unrolled: return "unroll";
     case Mapping::Vector: return "vector";
+    case Mapping::Pipelined: return "pipelined";
   }
   return "none";
 }

@@ -31,6 +31,11 @@
 //     block-loop indices. A Shared buffer is one per block.
 //  5. ThreadSerial: a plain loop in the thread. Unrolled: a loop with a constant trip count,
 //     fully unrolled. Vector: a loop of 2 or 4 contiguous elements done as one wide access.
+//  6. Pipelined: a uniform serial loop whose body is shared buffers around Stages, a Barrier,
+//     the work on the buffers and a closing Barrier. The GPU double-buffers it: each iteration
+//     loads the next iteration's stages into registers while it works on this one's, then
+//     stores them into the other half of each buffer (one barrier an iteration). Its meaning
+//     is the plain loop's.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -119,8 +124,9 @@ enum class LoopKind { Parallel, Reduce, Serial };
 const char* loopKindName(LoopKind k);  // "parallel", "reduce", "serial"
 
 // Where a loop runs on the GPU. None: not yet decided (runs as a plain loop in the thread).
-enum class Mapping { None, GridX, GridY, GridZ, BlockX, BlockY, BlockZ, ThreadSerial, Unrolled, Vector };
-const char* mappingName(Mapping m);  // "none", "grid.x", ..., "block.z", "serial", "unroll", "vector"
+enum class Mapping { None, GridX, GridY, GridZ, BlockX, BlockY, BlockZ, ThreadSerial, Unrolled, Vector, Pipelined };
+// "none", "grid.x", ..., "block.z", "serial", "unroll", "vector", "pipelined"
+const char* mappingName(Mapping m);
 bool isGridMapping(Mapping m);
 bool isBlockMapping(Mapping m);
 

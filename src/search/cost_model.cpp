@@ -9,6 +9,9 @@ namespace {
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// Registers a thread may give to the next strip of a pipelined stage before it spills.
+constexpr int64_t kMaxCarriedRegisters = 32;
+
 }  // namespace
 
 Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
@@ -18,6 +21,12 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // Accumulators, one operand column and row, addresses and loop state.
   e.registers = static_cast<int>(s.threadRows * s.threadCols + s.threadRows + s.threadCols + 24);
   e.sharedBytes = s.staged ? s.stagedFootprint * s.elementBytes : 0;
+  if (s.pipelined) {  // two buffers a stage, and the next strip in registers meanwhile
+    e.sharedBytes *= 2;
+    int64_t carried = ceilDiv(s.stagedFootprint, std::max(1, e.threads));
+    e.registers += static_cast<int>(carried);
+    if (carried > kMaxCarriedRegisters) e.infeasible = "the next strip would not fit in a thread's registers";
+  }
   if (e.threads > gpu.maxThreadsPerBlock) e.infeasible = "more than " + std::to_string(gpu.maxThreadsPerBlock) + " threads a block";
   else if (e.registers > gpu.maxRegistersPerThread) e.infeasible = "a register tile too large for one thread";
   else if (e.sharedBytes > gpu.sharedPerBlock) e.infeasible = "more shared memory than a block may have";
@@ -46,7 +55,7 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // rows * cols multiply-adds; small tiles are bound by those reads, and few warps hide no latency.
   double reuse = static_cast<double>(s.threadRows * s.threadCols) / (s.threadRows + s.threadCols);
   double issue = std::min(1.0, reuse / (s.staged ? 2.5 : 4.0));
-  double latency = std::min(1.0, 0.35 + e.occupancy);
+  double latency = std::min(1.0, (s.pipelined ? 0.6 : 0.35) + e.occupancy);
   double computeNs = flops / (gpu.fp32Tflops * 1e3 * issue * latency);
 
   // Operand traffic: each block reads its rows' and columns' operands once per reduction step.
@@ -66,7 +75,7 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   double slots = static_cast<double>(perSm) * gpu.multiprocessors;
   double waves = std::ceil(blocks / slots);
   double waveEfficiency = blocks / (waves * slots);
-  double syncNs = s.staged ? ceilDiv(s.reduction, std::max<int64_t>(s.stageDepth, 1)) * 40.0 * waves : 0;
+  double syncNs = s.staged ? ceilDiv(s.reduction, std::max<int64_t>(s.stageDepth, 1)) * (s.pipelined ? 20.0 : 40.0) * waves : 0;
   e.ns = std::max(computeNs, memoryNs) / waveEfficiency + outputNs + syncNs + gpu.launchMicroseconds * 1e3;
   return e;
 }

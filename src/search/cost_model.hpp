@@ -37,6 +37,7 @@ struct CandidateShape {
   int64_t stageDepth = 0;        // reduction elements per stage
   int64_t stagedFootprint = 0;   // elements staged per stage and block (all staged arrays)
   int64_t split = 1;             // reduction split into this many parts (combined atomically)
+  bool pipelined = false;        // stages double-buffered: the next strip loads during this one
 };
 
 struct Estimate {

@@ -14,9 +14,10 @@ namespace {
 
 // The order in which a candidate's steps apply, whatever block contributed them: a split
 // reduction first (it adds a loop), then tiling, the grid and the block mappings, the register
-// tile, the staging of the reduction, and last the finishing touches.
+// tile, the staging of the reduction, and last the finishing touches (unrolling, pipelining,
+// wide accesses).
 // Grid mappings go outermost first: the mapped-tree model is checked after every step.
-enum Phase { kSplit, kTile, kOuterGrid, kGrid, kBlock, kRegisters, kStrip, kStage };
+enum Phase { kSplit, kTile, kOuterGrid, kGrid, kBlock, kRegisters, kStrip, kStage, kFinish };
 
 // A loop name with this suffix means "the strip loop last made from that loop": the recipe's
 // text needs the name the transformation will give it (see transforms.hpp).
@@ -151,7 +152,8 @@ SearchContext::Cost SearchContext::directReduction(const Node* node, const char*
   return offer(node, nt, {f});
 }
 
-SearchContext::Cost SearchContext::stagedReduction(const Node* node, const char* nt) {
+std::vector<Fragment> SearchContext::stagedFragments(const Node* node, const std::set<std::string>& transposed,
+                                                     Buffering buffering) const {
   std::vector<Fragment> out;
   int64_t trip = tripCount(node);
   for (int64_t depth : space_.stage.values) {
@@ -161,15 +163,28 @@ SearchContext::Cost SearchContext::stagedReduction(const Node* node, const char*
     f.shape.staged = true;
     f.shape.stageDepth = depth * (f.shape.reduction / std::max<int64_t>(trip, 1));
     f.steps.push_back({kStrip, step(StepKind::StripMine, {node->index}, {depth})});
-    for (const auto& array : arraysRead(node))
-      f.steps.push_back({kStage, step(StepKind::Stage, {node->index + kStripMark}, {}, Mapping::None, array)});
-    f.cover = "staged(" + std::to_string(depth) + ")";
+    for (const auto& array : arraysRead(node)) {
+      RecipeStep s = step(StepKind::Stage, {node->index + kStripMark}, {}, Mapping::None, array);
+      s.transposed = transposed.count(array) != 0;
+      f.steps.push_back({kStage, s});
+    }
+    // The strip's own loop unrolled: a thread's reads of the stage overlap its multiply-adds.
+    f.steps.push_back({kFinish, step(StepKind::Unroll, {node->index}, {depth})});
+    f.shape.pipelined = buffering == Buffering::Double;
+    if (f.shape.pipelined)
+      f.steps.push_back({kFinish, step(StepKind::Map, {node->index + kStripMark}, {}, Mapping::Pipelined)});
+    f.cover = std::string(transposed.empty() ? "staged(" : "staged_t(") + std::to_string(depth) +
+              (f.shape.pipelined ? ", pipelined)" : ")");
     out.push_back(std::move(f));
   }
-  return offer(node, nt, std::move(out));
+  return out;
 }
 
-SearchContext::Cost SearchContext::stagedTransposedReduction(const Node* node, const char* nt) {
+SearchContext::Cost SearchContext::stagedReduction(const Node* node, const char* nt, Buffering buffering) {
+  return offer(node, nt, stagedFragments(node, {}, buffering));
+}
+
+SearchContext::Cost SearchContext::stagedTransposedReduction(const Node* node, const char* nt, Buffering buffering) {
   // The arrays to transpose: 2-D, read only as X[.][index] with the index in the last subscript
   // alone (the reduction runs along their rows).
   std::set<std::string> transposable, other;
@@ -188,24 +203,7 @@ SearchContext::Cost SearchContext::stagedTransposedReduction(const Node* node, c
   visit(*node);
   for (const auto& a : other) transposable.erase(a);
   if (transposable.empty()) return kInfinity;
-  std::vector<Fragment> out;
-  int64_t trip = tripCount(node);
-  for (int64_t depth : space_.stage.values) {
-    if (depth >= trip * 2 && depth != space_.stage.min()) continue;  // one stage holds it all already
-    Fragment f;
-    f.shape.reduction = reductionLength(node);
-    f.shape.staged = true;
-    f.shape.stageDepth = depth * (f.shape.reduction / std::max<int64_t>(trip, 1));
-    f.steps.push_back({kStrip, step(StepKind::StripMine, {node->index}, {depth})});
-    for (const auto& array : arraysRead(node)) {
-      RecipeStep s = step(StepKind::Stage, {node->index + kStripMark}, {}, Mapping::None, array);
-      s.transposed = transposable.count(array) != 0;
-      f.steps.push_back({kStage, s});
-    }
-    f.cover = "staged_t(" + std::to_string(depth) + ")";
-    out.push_back(std::move(f));
-  }
-  return offer(node, nt, std::move(out));
+  return offer(node, nt, stagedFragments(node, transposable, buffering));
 }
 
 SearchContext::Cost SearchContext::splitReduction(const Node* node, const char* nt) {
@@ -273,6 +271,8 @@ std::vector<Fragment> SearchContext::blockTiles(const Node* y, const Node* x, co
             f.steps.push_back({kBlock, step(StepKind::Map, {y->index}, {}, Mapping::BlockY)});
             f.steps.push_back({kBlock, step(StepKind::Map, {x->index}, {}, Mapping::BlockX)});
             f.steps.push_back({kRegisters, step(StepKind::RegisterTile, {y->index, x->index}, {tm, tn})});
+            // 128-bit accesses along a thread's columns, where rows keep them aligned.
+            if (tn % 4 == 0 && f.shape.cols % 4 == 0) f.steps.push_back({kFinish, step(StepKind::Vectorize, {x->index}, {4})});
             f.tileRows = y->index;
             f.tileCols = x->index;
             f.cover = name + "(" + std::to_string(bm) + "x" + std::to_string(bn) + "/" + std::to_string(tm) + "x" +
@@ -356,7 +356,7 @@ namespace {
 // The decisions of a complete candidate, as a vector, to find its neighbours.
 std::vector<int64_t> decisions(const Fragment& f) {
   const CandidateShape& s = f.shape;
-  return {s.blockRows, s.blockCols, s.threadRows, s.threadCols, s.staged ? s.stageDepth : 0, s.split};
+  return {s.blockRows, s.blockCols, s.threadRows, s.threadCols, s.staged ? s.stageDepth : 0, s.split, s.pipelined};
 }
 
 bool neighbours(const Fragment& a, const Fragment& b) {

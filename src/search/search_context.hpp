@@ -15,6 +15,7 @@
 //   - The reducer's action of the chosen kernel rule hands back the winning recipe.
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +42,10 @@ struct Fragment {
   Recipe recipe() const;
 };
 
+// How a staged reduction uses its shared buffers: filled then used (one a stage), or pipelined
+// (two a stage, one filled while the other is used).
+enum class Buffering { Single, Double };
+
 class SearchContext {
  public:
   using Cost = int64_t;
@@ -52,12 +57,14 @@ class SearchContext {
   // The reduction `node` reads its operands from global memory; inner reduction loops too.
   Cost directReduction(const Node* node, const char* nt);
   // The outermost reduction loop `node` is strip-mined by --stage and every array the nest
-  // reads is staged through shared memory at the strip loop.
-  Cost stagedReduction(const Node* node, const char* nt);
+  // reads is staged through shared memory at the strip loop, whose own loop is unrolled. With
+  // Buffering::Double the strip loop is pipelined: two buffers a stage, the next strip loading
+  // while the block works on this one.
+  Cost stagedReduction(const Node* node, const char* nt, Buffering buffering);
   // As stagedReduction, with each 2-D array whose last subscript is the reduction index (A[i][k])
   // staged transposed (A_s[k][i]): a thread's consecutive rows lie next to each other in shared
   // memory. Offers nothing where no array read qualifies.
-  Cost stagedTransposedReduction(const Node* node, const char* nt);
+  Cost stagedTransposedReduction(const Node* node, const char* nt, Buffering buffering);
   // The reduction loop `node` is split into --split parts run by separate blocks (grid.z),
   // combined atomically.
   Cost splitReduction(const Node* node, const char* nt);
@@ -102,6 +109,10 @@ class SearchContext {
   std::vector<Fragment> blockTiles(const Node* rows, const Node* cols, const std::vector<Fragment>& bodies,
                                    const std::vector<RecipeStep>& before, const std::vector<RecipeStep>& after,
                                    int64_t serial, const std::string& name);
+  // The staged fragments of reduction `node`, one a --stage depth, the arrays in `transposed`
+  // staged transposed.
+  std::vector<Fragment> stagedFragments(const Node* node, const std::set<std::string>& transposed,
+                                        Buffering buffering) const;
   double bestModel(const Key& key) const;
   // Names of the arrays the nest under `node` reads.
   std::vector<std::string> arraysRead(const Node* node) const;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "src/loop/pipeline.hpp"
 #include "src/transform/loop_facts.hpp"
 #include "src/transform/tree_edit.hpp"
 
@@ -107,6 +108,14 @@ std::string checkMappedTree(const Kernel& kernel) {
         if (!inserted && it->second != *trips)
           broken = loopName(n) + " runs " + std::to_string(*trips) + " threads on " + mappingName(n.mapping) +
                    " where another loop runs " + std::to_string(it->second);
+        return;
+      }
+      if (n.mapping == Mapping::Pipelined) {
+        if (blockAbove || threadLevelAbove)
+          broken = loopName(n) + " is pipelined inside loop " + (blockAbove ? blockAbove : threadLevelAbove)->index +
+                   "; a pipelined loop runs alike in every thread";
+        else if (PipelineParts parts = pipelineParts(n); !parts.ok())
+          broken = parts.problem;
         return;
       }
       if (n.mapping == Mapping::Unrolled || n.mapping == Mapping::Vector) {

@@ -143,6 +143,12 @@ TransformResult stage(const Kernel& kernel, const std::string& array, const std:
   std::string bufferName = freshName(kernel, array + "_s");
   return editLoops(kernel, atLoop, [&](const NodePtr& loop, const Ancestors& above) -> LoopEdit {
     for (const auto& a : above)
+      if (a->kind == NodeKind::For && a->mapping == Mapping::Pipelined)
+        return {nullptr, "loop " + atLoop + " lies inside the pipelined loop " + a->index +
+                             ": stage everything first, then pipeline"};
+    if (loop->mapping == Mapping::Pipelined)
+      return {nullptr, "loop " + atLoop + " is pipelined already: stage everything first, then pipeline"};
+    for (const auto& a : above)
       if (a->kind == NodeKind::For && a->mapping != Mapping::None && !isGridMapping(a->mapping))
         return {nullptr, "loop " + atLoop + " lies inside loop " + a->index + " (" + mappingName(a->mapping) +
                              "): a stage is done by the whole block, outside thread loops"};

@@ -80,6 +80,13 @@ std::vector<GoldenCase> goldenCases() {
                             "tile i,j 128,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\n"
                             "regtile i,j 8,8\nstrip k 16\nstage A at k_o transposed\nstage B at k_o\nvectorize j 4");
        }},
+      {"recipe_matmul_pipelined",  // two buffers a stage, the next strip through registers; tails
+       [] {
+         return emitExample("matmul", {{"M", 100}, {"N", 72}, {"K", 33}},
+                            "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\n"
+                            "regtile i,j 4,4\nstrip k 16\nstage A at k_o transposed\nstage B at k_o\n"
+                            "map k_o pipelined\nunroll k 16\nvectorize j 4");
+       }},
       {"recipe_conv2d_split_ow",
        [] {
          return emitExample("conv2d", {{"N", 2}, {"C", 3}, {"H", 20}, {"W", 21}, {"K", 4}},

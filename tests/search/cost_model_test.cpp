@@ -70,3 +70,22 @@ TEST(CostModel, SplittingABigProductCostsItsAtomics) {
   tallSplit.reduction = 65536 / 8;
   EXPECT_LT(estimate(tallSplit).ns, estimate(tall).ns);
 }
+
+TEST(CostModel, PipeliningDoublesTheBuffersAndHidesLatency) {
+  CandidateShape single = matmul(4096, 128, 128, 8, 8);
+  single.staged = true;
+  single.stageDepth = 8;
+  single.stagedFootprint = (128 + 128) * 8;
+  CandidateShape pipelined = single;
+  pipelined.pipelined = true;
+  auto one = estimate(single), two = estimate(pipelined);
+  ASSERT_TRUE(one.infeasible.empty() && two.infeasible.empty()) << one.infeasible << two.infeasible;
+  EXPECT_EQ(two.sharedBytes, 2 * one.sharedBytes);
+  EXPECT_EQ(two.registers, one.registers + (128 + 128) * 8 / 256);  // the next strip, a share a thread
+  EXPECT_LT(two.ns, one.ns);
+  // A strip too large to carry in registers is not pipelined.
+  CandidateShape deep = pipelined;
+  deep.stageDepth = 64;
+  deep.stagedFootprint = (128 + 128) * 64;
+  EXPECT_NE(estimate(deep).infeasible.find("registers"), std::string::npos);
+}

@@ -13,6 +13,7 @@
 #include "src/search/search_context.hpp"
 #include "restaged_matcher.hpp"
 #include "unstaged_matcher.hpp"
+#include "unpipelined_matcher.hpp"
 #include "untransposed_matcher.hpp"
 
 #include <fstream>
@@ -120,6 +121,20 @@ TEST(Exploration, TheTransposedStagingRuleOffersTransposedCandidates) {
         EXPECT_EQ(s.array, "A") << printRecipeLine(r);
       }
   }
+}
+
+TEST(Exploration, ThePipelinedStagingRulesOfferPipelinedCandidates) {
+  auto full = offered<generated::LoopsMatcher>(smallMatmul());
+  auto unpipelined = offered<unpipelined::LoopsMatcher>(smallMatmul());
+  auto pipelined = [](const std::vector<Fragment>& fs) {
+    size_t n = 0;
+    for (const auto& f : fs)
+      for (const auto& s : f.recipe().steps) n += s.kind == StepKind::Map && s.mapping == Mapping::Pipelined;
+    return n;
+  };
+  EXPECT_GT(pipelined(full), 0u);
+  EXPECT_EQ(pipelined(unpipelined), 0u);
+  EXPECT_EQ(unpipelined.size(), full.size() - pipelined(full));
 }
 
 // Every candidate the grammar offers is a legal recipe that computes what the nest computes.

@@ -4,6 +4,7 @@
 
 #include <functional>
 
+#include "src/loop/pipeline.hpp"
 #include "src/loop/printer.hpp"
 #include "src/transform/loop_facts.hpp"
 #include "src/transform/mapped_tree_check.hpp"
@@ -312,6 +313,37 @@ TEST(Stage, Refuses) {
       "  parallel for (i = 0; i < M; i++) { S[i] = 0; reduce for (k = 0; k < K; k++) S[i] += A[i][k]; }\n"
       "}\n");
   expectRefusal(stage(wide, "A", "i"), "bytes of shared memory");
+}
+
+TEST(Pipeline, MarksAStagedStripLoop) {
+  Kernel k = smallExample("matmul");  // uneven sizes: a partial last strip
+  Kernel t = applied(registerTile(mappedMatmul(k), {"i", "j"}, {2, 2}));
+  t = applied(stripMine(t, "k", 4));
+  t = applied(stage(t, "A", "k_o", true));
+  t = applied(stage(t, "B", "k_o"));
+  Kernel p = applied(mapLoop(t, "k_o", Mapping::Pipelined));
+  EXPECT_EQ(findLoop(p, "k_o")->mapping, Mapping::Pipelined);
+  PipelineParts parts = pipelineParts(*findLoop(p, "k_o"));
+  ASSERT_TRUE(parts.ok()) << parts.problem;
+  EXPECT_EQ(parts.buffers.size(), 2u);
+  EXPECT_EQ(parts.stages.size(), 2u);
+  EXPECT_EQ(parts.work.size(), 1u);  // the k loop
+  EXPECT_EQ(checkMappedTree(p), "");
+  EXPECT_EQ(differenceFrom(k, p), "");  // the same meaning as the plain loop
+  // Unrolling the strip's own loop afterwards keeps the shape.
+  EXPECT_EQ(differenceFrom(k, applied(unroll(p, "k", 4))), "");
+}
+
+TEST(Pipeline, Refuses) {
+  Kernel k = smallExample("matmul");
+  Kernel t = applied(registerTile(mappedMatmul(k), {"i", "j"}, {2, 2}));
+  t = applied(stripMine(t, "k", 4));
+  expectRefusal(mapLoop(t, "k_o", Mapping::Pipelined), "does not start with shared buffers");
+  expectRefusal(mapLoop(t, "j", Mapping::Pipelined), "runs alike in every thread");
+  Kernel s = applied(stage(t, "A", "k_o"));
+  Kernel p = applied(mapLoop(s, "k_o", Mapping::Pipelined));
+  expectRefusal(stage(p, "B", "k_o"), "stage everything first");
+  expectRefusal(stage(p, "B", "k"), "stage everything first");
 }
 
 TEST(RegisterTile, KeepsAccumulatorsInRegisters) {

@@ -11,7 +11,7 @@
 //   stage A at k_o transposed
 //   stage B at k_o
 //   vectorize j 4
-// Launch: grid (2, 2, 1), block (16, 16, 1) = 256 threads; shared memory 8192 bytes (static)
+// Launch: grid (2, 2, 1), block (16, 16, 1) = 256 threads; shared memory 8448 bytes (static)
 
 extern "C" __global__ void __launch_bounds__(256)
 matmul(float* __restrict__ C, const float* __restrict__ A, const float* __restrict__ B) {
@@ -45,7 +45,7 @@ matmul(float* __restrict__ C, const float* __restrict__ A, const float* __restri
   }
   for (int k_o = 0; k_o < 33; k_o += 16) {
     __shared__ __align__(16) float B_s[16][64];
-    __shared__ __align__(16) float A_s[16][64];
+    __shared__ __align__(16) float A_s[16][68];
     // Stage A[i_o][k_o] -> A_s in layout (1, 0), zero outside A
     for (int stage_e = thread_rank; stage_e < 1024; stage_e += 256) {
       const int stage_0 = stage_e / 16, stage_1 = stage_e % 16;

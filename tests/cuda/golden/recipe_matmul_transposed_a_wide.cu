@@ -11,7 +11,7 @@
 //   stage A at k_o transposed
 //   stage B at k_o
 //   vectorize j 4
-// Launch: grid (2, 2, 1), block (16, 16, 1) = 256 threads; shared memory 16384 bytes (static)
+// Launch: grid (2, 2, 1), block (16, 16, 1) = 256 threads; shared memory 16640 bytes (static)
 
 extern "C" __global__ void __launch_bounds__(256)
 matmul(float* __restrict__ C, const float* __restrict__ A, const float* __restrict__ B) {
@@ -45,7 +45,7 @@ matmul(float* __restrict__ C, const float* __restrict__ A, const float* __restri
   }
   for (int k_o = 0; k_o < 64; k_o += 16) {
     __shared__ __align__(16) float B_s[16][128];
-    __shared__ __align__(16) float A_s[16][128];
+    __shared__ __align__(16) float A_s[16][132];
     // Stage A[i_o][k_o] -> A_s in layout (1, 0), zero outside A, read 4 elements at a time
     for (int stage_e = thread_rank; stage_e < 512; stage_e += 256) {
       const int stage_0 = stage_e / 4, stage_1 = 4 * (stage_e % 4);
