@@ -244,6 +244,20 @@ std::string KernelWriter::accessText(const Access& a, const Scope& scope) {
   if (array->space == MemorySpace::Global) return a.array + "[" + affineText(flatOffset(a, *array)) + "]";
   std::string text = a.array;
   if (auto slot = scope.slots.find(a.array); slot != scope.slots.end()) text += "[" + slot->second + "]";
+  if (array->interleave) {  // the row's element `c` where the interleaved order stores it
+    std::string c = affineText(a.subscripts.back());
+    if (c.find(' ') != std::string::npos) c = "(" + c + ")";
+    int64_t n = array->interleave;
+    std::string pieces = std::to_string(array->extents.back() / n * 4);
+    for (size_t d = 0; d + 1 < a.subscripts.size(); ++d) text += "[" + affineText(a.subscripts[d]) + "]";
+    int shift = 0;
+    while ((int64_t{1} << shift) < n) ++shift;
+    if ((int64_t{1} << shift) == n)  // c >= 0: masks and shifts, which the compiler folds further
+      return text + "[((" + c + " & " + std::to_string(n - 1) + ") >> 2) * " + pieces + " + ((" + c + " >> " +
+             std::to_string(shift) + ") << 2) + (" + c + " & 3)]";
+    return text + "[" + c + " % " + std::to_string(n) + " / 4 * " + pieces + " + " + c + " / " + std::to_string(n) +
+           " * 4 + " + c + " % 4]";
+  }
   for (Affine sub : a.subscripts) {
     if (array->space == MemorySpace::Register) {
       for (const auto& [name, as] : scope.unrolledAs) sub = sub.substitute(name, as);

@@ -87,6 +87,11 @@ struct Array {
   MemorySpace space = MemorySpace::Global;
   bool input = false;     // declared `const`: read only
   bool zeroPadded = false;  // declared `padded`: reads outside the extents yield 0
+  // Shared buffers: rows stored interleaved (0: in order). Each run of `interleave` elements of a
+  // row is cut into pieces of 4, and piece q of run r lies at q * (row / interleave * 4) + r * 4:
+  // threads that each read their own run 4 elements at a time read side by side, without bank
+  // conflicts. Only where the GPU stores the row changes; subscripts stay logical.
+  int64_t interleave = 0;
   SourceLoc loc;
 
   int64_t elements() const;

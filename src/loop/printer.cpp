@@ -33,8 +33,9 @@ std::string printUpper(const std::vector<Affine>& upper, size_t from = 0) {
 }
 
 // A Stage's (or its buffer's) layout: nothing for the natural order, " transposed" for a 2-D
-// swap, else " layout(2, 0, 1)".
-std::string layoutText(const std::vector<int>& layout) {
+// swap, else " layout(2, 0, 1)"; " interleaved 8" for interleaved rows.
+std::string layoutText(const std::vector<int>& layout, int64_t interleave) {
+  if (interleave) return " interleaved " + std::to_string(interleave);
   if (layout.empty()) return "";
   if (layout == std::vector<int>{1, 0}) return " transposed";
   std::string s;
@@ -87,13 +88,15 @@ void print(const Node& node, int indent, std::string& out) {
       out += "\n";
       return;
     case NodeKind::Alloc:
-      out += pad + "alloc " + spaceName(node.buffer.space) + " " + arrayDecl(node.buffer) + layoutText(node.layout) + " {\n";
+      out += pad + "alloc " + spaceName(node.buffer.space) + " " + arrayDecl(node.buffer) +
+             layoutText(node.layout, node.buffer.interleave) + " {\n";
       print(*node.body(), indent + 2, out);
       out += pad + "}\n";
       return;
     case NodeKind::Stage: {
       Access from{node.source, node.origin};
-      out += pad + "stage " + node.buffer.name + " from " + from.str() + layoutText(node.layout) + ";\n";
+      out += pad + "stage " + node.buffer.name + " from " + from.str() + layoutText(node.layout, node.buffer.interleave) +
+             ";\n";
       return;
     }
     case NodeKind::Barrier:

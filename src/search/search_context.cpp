@@ -7,6 +7,7 @@
 
 #include "src/search/evaluator.hpp"
 #include "src/transform/loop_facts.hpp"
+#include "src/transform/tree_edit.hpp"
 
 namespace cudaburg {
 
@@ -74,6 +75,21 @@ std::vector<std::string> SearchContext::arraysRead(const Node* node) const {
   for (const auto& p : kernel_.params)  // kernel parameter order, for a stable recipe
     if (p.input && read.count(p.name)) out.push_back(p.name);
   return out;
+}
+
+bool SearchContext::readAlong(const std::string& array, const std::string& index) const {
+  bool any = false, all = true;
+  std::function<void(const Expr&)> visit = [&](const Expr& e) {
+    if (e.kind == Expr::Kind::Load && e.load.array == array) {
+      any = true;
+      all = all && !e.load.subscripts.empty() && e.load.subscripts.back() == Affine::var(index);
+    }
+    for (const auto& a : e.args) visit(*a);
+  };
+  walk(kernel_.body, [&](const NodePtr& n, const Ancestors&) {
+    if (n->kind == NodeKind::Assign && n->value) visit(*n->value);
+  });
+  return any && all;
 }
 
 double SearchContext::bestModel(const Key& key) const {
@@ -273,6 +289,19 @@ std::vector<Fragment> SearchContext::blockTiles(const Node* y, const Node* x, co
             f.steps.push_back({kRegisters, step(StepKind::RegisterTile, {y->index, x->index}, {tm, tn})});
             // 128-bit accesses along a thread's columns, where rows keep them aligned.
             if (tn % 4 == 0 && f.shape.cols % 4 == 0) f.steps.push_back({kFinish, step(StepKind::Vectorize, {x->index}, {4})});
+            // Also with the operands read along the columns (matmul's B[k][j]) staged interleaved:
+            // each thread's run of tn columns read 4 at a time, neighbours side by side.
+            if (tn % 4 == 0 && tn >= 8) {
+              Fragment g = f;
+              for (auto& [phase, s] : g.steps)
+                if (s.kind == StepKind::Stage && !s.transposed && readAlong(s.array, x->index)) s.interleave = tn;
+              g.shape.interleaved = true;
+              g.cover = f.cover + "+interleaved";
+              if (!(g.recipe() == f.recipe())) {
+                complete(g);
+                out.push_back(std::move(g));
+              }
+            }
             f.tileRows = y->index;
             f.tileCols = x->index;
             f.cover = name + "(" + std::to_string(bm) + "x" + std::to_string(bn) + "/" + std::to_string(tm) + "x" +
@@ -356,7 +385,8 @@ namespace {
 // The decisions of a complete candidate, as a vector, to find its neighbours.
 std::vector<int64_t> decisions(const Fragment& f) {
   const CandidateShape& s = f.shape;
-  return {s.blockRows, s.blockCols, s.threadRows, s.threadCols, s.staged ? s.stageDepth : 0, s.split, s.pipelined};
+  return {s.blockRows, s.blockCols, s.threadRows, s.threadCols, s.staged ? s.stageDepth : 0, s.split, s.pipelined,
+          s.interleaved};
 }
 
 bool neighbours(const Fragment& a, const Fragment& b) {

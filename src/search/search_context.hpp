@@ -114,6 +114,8 @@ class SearchContext {
   std::vector<Fragment> stagedFragments(const Node* node, const std::set<std::string>& transposed,
                                         Buffering buffering) const;
   double bestModel(const Key& key) const;
+  // True when every read of `array` has `index` alone as its last subscript (B[k][j] along j).
+  bool readAlong(const std::string& array, const std::string& index) const;
   // Names of the arrays the nest under `node` reads.
   std::vector<std::string> arraysRead(const Node* node) const;
   int64_t reductionLength(const Node* node) const;

@@ -22,7 +22,7 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Interchange, "interchange", "interchange OUTER INNER"},
     {StepKind::Distribute, "distribute", "distribute LOOP"},
     {StepKind::Map, "map", "map LOOP MAPPING"},
-    {StepKind::Stage, "stage", "stage ARRAY at LOOP [transposed]"},
+    {StepKind::Stage, "stage", "stage ARRAY at LOOP [transposed | interleaved N]"},
     {StepKind::RegisterTile, "regtile", "regtile LOOP,LOOP... FACTOR,FACTOR..."},
     {StepKind::Vectorize, "vectorize", "vectorize LOOP WIDTH"},
     {StepKind::Split, "split", "split LOOP PARTS"},
@@ -244,6 +244,9 @@ class Parser {
         if (ok && tok_.kind == Token::Word && tok_.text == "transposed") {
           step.transposed = true;
           advance();
+        } else if (ok && tok_.kind == Token::Word && tok_.text == "interleaved") {
+          advance();
+          ok = number(step.interleave, "the run each thread reads");
         }
         break;
     }
@@ -270,7 +273,9 @@ std::string RecipeStep::str() const {
   std::string s = stepKeyword(kind);
   switch (kind) {
     case StepKind::Map: return s + " " + loops.at(0) + " " + mappingName(mapping);
-    case StepKind::Stage: return s + " " + array + " at " + loops.at(0) + (transposed ? " transposed" : "");
+    case StepKind::Stage:
+      return s + " " + array + " at " + loops.at(0) + (transposed ? " transposed" : "") +
+             (interleave ? " interleaved " + std::to_string(interleave) : "");
     case StepKind::Interchange: return s + " " + loops.at(0) + " " + loops.at(1);
     case StepKind::Distribute: return s + " " + loops.at(0);
     default: return s + " " + join(loops) + " " + join(factors);
@@ -319,7 +324,7 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
       if (arity(1, 0)) return mapLoop(kernel, step.loops[0], step.mapping);
       break;
     case StepKind::Stage:
-      if (arity(1, 0)) return stage(kernel, step.array, step.loops[0], step.transposed);
+      if (arity(1, 0)) return stage(kernel, step.array, step.loops[0], step.transposed, step.interleave);
       break;
     case StepKind::RegisterTile:
       return registerTile(kernel, step.loops, step.factors);

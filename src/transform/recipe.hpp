@@ -11,6 +11,7 @@
 //   map i_o grid.y          mapLoop(i_o, GridY); mappings: grid.x|y|z block.x|y|z serial unroll vector none
 //   stage A at k_o          stage(A, k_o)
 //   stage A at k_o transposed   stage(A, k_o, true): the 2-D box stored with its dimensions swapped
+//   stage B at k_o interleaved 8  stage(B, k_o, false, 8): rows stored interleaved (see Array)
 //   regtile i,j 4,4         registerTile({i, j}, {4, 4})
 //   vectorize j 4           vectorize(j, 4)
 //   split k 4               splitReduction(k, 4)
@@ -35,12 +36,14 @@ struct RecipeStep {
   Mapping mapping = Mapping::None;  // Map
   std::string array;               // Stage: the array staged (the loop is loops[0])
   bool transposed = false;         // Stage: the box stored transposed
+  int64_t interleave = 0;          // Stage: the buffer's rows stored interleaved (0: in order)
   SourceLoc loc;                   // where it was parsed from (not part of its identity)
 
   std::string str() const;  // the step as one line of recipe text, e.g. "tile i,j 64,64"
   friend bool operator==(const RecipeStep& a, const RecipeStep& b) {
     return a.kind == b.kind && a.loops == b.loops && a.factors == b.factors && a.mapping == b.mapping &&
-           a.array == b.array && a.transposed == b.transposed;
+           a.array == b.array && a.transposed == b.transposed &&
+           a.interleave == b.interleave;
   }
 };
 

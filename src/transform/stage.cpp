@@ -134,7 +134,8 @@ NodePtr stagedCore(const NodePtr& body) {
 
 }  // namespace
 
-TransformResult stage(const Kernel& kernel, const std::string& array, const std::string& atLoop, bool transposed) {
+TransformResult stage(const Kernel& kernel, const std::string& array, const std::string& atLoop, bool transposed,
+                      int64_t interleave) {
   const Array* source = kernel.findParam(array);
   if (!source) return TransformResult::refuse(array + " is not an array parameter of the kernel");
   if (transposed && source->extents.size() != 2)
@@ -170,6 +171,16 @@ TransformResult stage(const Kernel& kernel, const std::string& array, const std:
       std::swap(buffer.extents[0], buffer.extents[1]);
     }
     buffer.space = MemorySpace::Shared;
+    if (interleave != 0) {
+      if (transposed) return {nullptr, "a buffer is stored either transposed or interleaved, not both"};
+      if (interleave < 8 || interleave % 4 != 0)
+        return {nullptr, "interleaved runs are a multiple of 4 elements, at least 8, not " + std::to_string(interleave)};
+      if (buffer.extents.back() % interleave != 0)
+        return {nullptr, "the rows of " + array + "'s box at loop " + atLoop + " hold " +
+                             std::to_string(buffer.extents.back()) + " elements, not a multiple of " +
+                             std::to_string(interleave)};
+      buffer.interleave = interleave;
+    }
     int64_t bytes = buffer.elements() * scalarTypeBytes(buffer.type);
     if (bytes > kSharedBytesLimit)
       return {nullptr, "the box of " + array + " at loop " + atLoop + " needs " + std::to_string(bytes) +

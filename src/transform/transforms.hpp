@@ -48,8 +48,10 @@ TransformResult mapLoop(const Kernel& kernel, const std::string& loop, Mapping m
 // `transposed` (2-D arrays only) stores the box with its dimensions swapped: A[i][k] staged as
 // A_s[k][i] (the Stage's layout is {1, 0}), so that a thread reading several consecutive rows
 // of one column reads consecutive buffer elements.
+// `interleave` n (a multiple of 4, at least 8, dividing the buffer's rows) stores the buffer's
+// rows interleaved (see Array::interleave) for threads that each read a run of n elements.
 TransformResult stage(const Kernel& kernel, const std::string& array, const std::string& atLoop,
-                      bool transposed = false);
+                      bool transposed = false, int64_t interleave = 0);
 
 // Scalar replacement of accumulators over a per-thread tile: the perfectly nested loops are
 // strip-mined by `factors` (the strip loops keep their block mapping: they are the threads),

@@ -34,6 +34,10 @@ const std::vector<RecipeCase>& recipeCases() {
       {"matmul", {{"M", 100}, {"N", 72}, {"K", 33}},  // pipelined: two buffers, the next strip via registers
        "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 4,4\n"
        "strip k 16\nstage A at k_o transposed\nstage B at k_o\nmap k_o pipelined\nunroll k 16\nvectorize j 4"},
+      {"matmul", {{"M", 100}, {"N", 72}, {"K", 33}},  // B's rows interleaved for a thread's 8 columns
+       "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 8,8\n"
+       "strip k 8\nstage A at k_o transposed\nstage B at k_o interleaved 8\nmap k_o pipelined\nunroll k 8\n"
+       "vectorize j 4"},
       {"correlate2d", {{"H", 60}, {"W", 70}},  // a pipelined stage with a window's halo
        "tile y,x 16,64\nmap y_o grid.y\nmap x_o grid.x\nmap y block.y\nmap x block.x\nregtile y,x 2,4\n"
        "strip u 4\nstage Img at u_o\nstage Tpl at u_o\nmap u_o pipelined"},

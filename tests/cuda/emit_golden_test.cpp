@@ -87,6 +87,13 @@ std::vector<GoldenCase> goldenCases() {
                             "regtile i,j 4,4\nstrip k 16\nstage A at k_o transposed\nstage B at k_o\n"
                             "map k_o pipelined\nunroll k 16\nvectorize j 4");
        }},
+      {"recipe_matmul_interleaved",  // B's rows interleaved: a thread's 8 columns as 2 pieces 32 apart
+       [] {
+         return emitExample("matmul", {{"M", 64}, {"N", 64}, {"K", 32}},
+                            "tile i,j 32,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\n"
+                            "regtile i,j 4,8\nstrip k 8\nstage A at k_o transposed\nstage B at k_o interleaved 8\n"
+                            "vectorize j 4");
+       }},
       {"recipe_conv2d_split_ow",
        [] {
          return emitExample("conv2d", {{"N", 2}, {"C", 3}, {"H", 20}, {"W", 21}, {"K", 4}},

@@ -37,7 +37,7 @@ Kernel loadExample(const std::string& name, const std::map<std::string, int64_t>
 SearchSpace smallSpace() {
   SearchSpace s;
   s.tile = {{16, 32}};
-  s.unroll = {{1, 2}};
+  s.unroll = {{1, 8}};  // 8: runs of columns long enough to interleave
   s.stage = {{4, 8}};
   s.split = {{2}};
   return s;
@@ -91,6 +91,15 @@ TEST(Exploration, FullGrammarOffersStagedSplitAndDirectCandidates) {
   EXPECT_GT(countWith(fs, StepKind::Split), 0u);
   EXPECT_GT(fs.size(), countWith(fs, StepKind::Stage) + countWith(fs, StepKind::Split));
   for (size_t i = 1; i < fs.size(); ++i) EXPECT_LE(fs[i - 1].model, fs[i].model) << "ranked by the model";
+  size_t interleaved = 0;  // B[k][j], read along the thread's columns, is also offered interleaved
+  for (const auto& f : fs)
+    for (const auto& s : f.recipe().steps)
+      if (s.kind == StepKind::Stage && s.interleave) {
+        ++interleaved;
+        EXPECT_EQ(s.array, "B");
+        EXPECT_EQ(s.interleave, f.shape.threadCols);
+      }
+  EXPECT_GT(interleaved, 0u);
 }
 
 TEST(Exploration, RemovingTheStagedRulesRemovesStagedCandidates) {

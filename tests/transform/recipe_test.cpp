@@ -131,7 +131,35 @@ TEST(Recipe, TransposedStageRoundTripsAndComputesTheSame) {
   EXPECT_EQ(testing::differenceFrom(k, a), "");
   std::string errors;
   EXPECT_FALSE(parseText("stage A at k_o transposed sideways\n", &errors));
-  EXPECT_NE(errors.find("[transposed]"), std::string::npos) << errors;
+  EXPECT_NE(errors.find("[transposed"), std::string::npos) << errors;
+}
+
+TEST(Recipe, InterleavedAndPipelinedStagesRoundTripAndComputeTheSame) {
+  const char* text =
+      "tile i,j 8,16\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 2,8\n"
+      "strip k 4\nstage A at k_o transposed\nstage B at k_o interleaved 8\nmap k_o pipelined\nunroll k 4\n";
+  auto r = parseText(text);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->steps[8].interleave, 8);
+  EXPECT_EQ(r->steps[9].mapping, Mapping::Pipelined);
+  EXPECT_EQ(printRecipe(*r), text);
+  Kernel k = testing::smallExample("matmul");
+  Kernel a = testing::applied(applyRecipe(k, *r));
+  EXPECT_NE(printKernel(a).find("interleaved 8"), std::string::npos) << printKernel(a);
+  EXPECT_EQ(testing::differenceFrom(k, a), "");
+  std::string errors;
+  EXPECT_FALSE(parseText("stage B at k_o interleaved\n", &errors));
+  EXPECT_NE(errors.find("the run each thread reads"), std::string::npos) << errors;
+  auto odd = parseText("tile i,j 8,16\nstrip k 4\nstage B at k_o interleaved 6\n");
+  ASSERT_TRUE(odd);
+  TransformResult refused = applyRecipe(k, *odd);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.reason.find("a multiple of 4"), std::string::npos) << refused.reason;
+  auto both = parseText("tile i,j 8,16\nstrip k 4\nstage B at k_o interleaved 32\n");
+  ASSERT_TRUE(both);
+  refused = applyRecipe(k, *both);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.reason.find("not a multiple of 32"), std::string::npos) << refused.reason;
 }
 
 TEST(Recipe, ARefusalNamesTheStep) {
