@@ -34,6 +34,12 @@ class ThreadPool {
 
   unsigned size() const { return static_cast<unsigned>(workers_.size()); }
 
+  // Drops the jobs not started yet: their futures report a broken promise. Jobs running go on.
+  void dropQueued() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::queue<std::function<void()>>().swap(jobs_);
+  }
+
  private:
   void work();
 

@@ -118,6 +118,15 @@ std::optional<double> Evaluator::evaluate(const std::vector<Candidate>& candidat
     v.recipe = printRecipe(candidates[i].recipe);
     v.cover = candidates[i].cover;
     v.modelCost = candidates[i].model;
+    if (p.cuda && outOfBudget() && outcome_.gpuAvailable) {
+      // No time is left to measure it: drop the compilations not started rather than wait.
+      pool_->dropQueued();
+      v.result.status = "not measured";
+      v.result.reason = "the budget was spent before it was reached";
+      progress_.skipped();
+      outcome_.variants.push_back(std::move(v));
+      continue;
+    }
     if (p.cuda) {
       p.binary = p.compiling.get();
       ++outcome_.compiled;

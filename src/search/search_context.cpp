@@ -200,9 +200,9 @@ SearchContext::Cost SearchContext::stagedReduction(const Node* node, const char*
   return offer(node, nt, stagedFragments(node, {}, buffering));
 }
 
-SearchContext::Cost SearchContext::stagedTransposedReduction(const Node* node, const char* nt, Buffering buffering) {
-  // The arrays to transpose: 2-D, read only as X[.][index] with the index in the last subscript
-  // alone (the reduction runs along their rows).
+std::set<std::string> SearchContext::transposableArrays(const Node* node) const {
+  // 2-D arrays read only as X[.][index] with the index in the last subscript alone (the
+  // reduction runs along their rows).
   std::set<std::string> transposable, other;
   std::function<void(const Expr&)> classify = [&](const Expr& e) {
     if (e.kind == Expr::Kind::Load) {
@@ -218,8 +218,18 @@ SearchContext::Cost SearchContext::stagedTransposedReduction(const Node* node, c
   };
   visit(*node);
   for (const auto& a : other) transposable.erase(a);
+  return transposable;
+}
+
+SearchContext::Cost SearchContext::stagedTransposedReduction(const Node* node, const char* nt, Buffering buffering) {
+  std::set<std::string> transposable = transposableArrays(node);
   if (transposable.empty()) return kInfinity;
   return offer(node, nt, stagedFragments(node, transposable, buffering));
+}
+
+std::vector<RecipeStep> SearchContext::splitSteps(const Node* node, int64_t parts) const {
+  return {step(StepKind::Split, {node->index}, {parts}),
+          step(StepKind::Map, {node->index + kStripMark}, {}, Mapping::GridZ)};
 }
 
 SearchContext::Cost SearchContext::splitReduction(const Node* node, const char* nt) {
@@ -230,11 +240,29 @@ SearchContext::Cost SearchContext::splitReduction(const Node* node, const char* 
     Fragment f;
     f.shape.reduction = reductionLength(node) / parts;
     f.shape.split = parts;
-    f.steps.push_back({kSplit, step(StepKind::Split, {node->index}, {parts})});
-    f.steps.push_back({kOuterGrid, step(StepKind::Map, {node->index + kStripMark}, {}, Mapping::GridZ)});
+    std::vector<RecipeStep> split = splitSteps(node, parts);
+    f.steps.push_back({kSplit, split[0]});
+    f.steps.push_back({kOuterGrid, split[1]});
     f.cover = "split(" + std::to_string(parts) + ")";
     out.push_back(std::move(f));
   }
+  return offer(node, nt, std::move(out));
+}
+
+SearchContext::Cost SearchContext::splitStagedReduction(const Node* node, const char* nt, Buffering buffering) {
+  std::vector<Fragment> out;
+  int64_t trip = tripCount(node);
+  for (int64_t parts : space_.split.values)
+    for (Fragment f : stagedFragments(node, transposableArrays(node), buffering)) {
+      if (parts < 2 || parts * f.shape.stageDepth * 2 > trip) continue;  // each part stages a few strips
+      f.shape.reduction /= parts;
+      f.shape.split = parts;
+      std::vector<RecipeStep> split = splitSteps(node, parts);
+      f.steps.push_back({kSplit, split[0]});
+      f.steps.push_back({kOuterGrid, split[1]});
+      f.cover = "split(" + std::to_string(parts) + ", " + f.cover + ")";
+      out.push_back(std::move(f));
+    }
   return offer(node, nt, std::move(out));
 }
 

@@ -68,6 +68,9 @@ class SearchContext {
   // The reduction loop `node` is split into --split parts run by separate blocks (grid.z),
   // combined atomically.
   Cost splitReduction(const Node* node, const char* nt);
+  // Split as splitReduction, each part staged as stagedTransposedReduction stages the whole
+  // (the operands read along the reduction transposed): long reductions over small outputs.
+  Cost splitStagedReduction(const Node* node, const char* nt, Buffering buffering);
   // An outer reduction loop left as it is, over the inner one's fragments.
   Cost outerReduction(const Node* node, const char* nt, const Node* inner, const char* innerNt);
   // A thread's work, `init; reduction`: the reduction's fragments.
@@ -116,6 +119,11 @@ class SearchContext {
   double bestModel(const Key& key) const;
   // True when every read of `array` has `index` alone as its last subscript (B[k][j] along j).
   bool readAlong(const std::string& array, const std::string& index) const;
+  // The 2-D arrays read only along the reduction `node` (X[.][k], k alone last): those that a
+  // transposed stage puts a thread's rows side by side for.
+  std::set<std::string> transposableArrays(const Node* node) const;
+  // The steps that split reduction `node` into `parts` run on grid.z.
+  std::vector<RecipeStep> splitSteps(const Node* node, int64_t parts) const;
   // Names of the arrays the nest under `node` reads.
   std::vector<std::string> arraysRead(const Node* node) const;
   int64_t reductionLength(const Node* node) const;

@@ -68,5 +68,15 @@ has "$out" "// after"
 run 1 show "$examples/matmul.loop" --recipe "frobnicate k 16"
 has "$err" "error:"
 
+# The CUDA kernel a recipe makes: pipelined, two halves of each buffer.
+run 0 show "$examples/matmul.loop" -D M=64 -D N=64 -D K=64 --cuda --recipe \
+  "tile i,j 32,32; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j 2,2; strip k 8; stage A at k_o; stage B at k_o; map k_o pipelined"
+has "$out" "extern \"C\" __global__ void"
+has "$out" "//   map k_o pipelined"
+has "$out" "float A_s[2][32][8];"
+has "$out" "const int stage_slot"
+run 1 show "$examples/matmul.loop" --cuda --recipe "strip k 8; map k_o pipelined"
+has "$err" "cannot be pipelined"
+
 [ "$failures" -eq 0 ] && echo "cudaburg show: all checks passed"
 exit $((failures > 0))
