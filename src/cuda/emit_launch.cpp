@@ -1,7 +1,7 @@
 #include "src/cuda/emit_launch.hpp"
 
 #include <algorithm>
-#include <set>
+#include <map>
 
 #include "src/loop/pipeline.hpp"
 
@@ -58,7 +58,8 @@ class PhaseChecker {
       case NodeKind::Alloc:
         if (node.buffer.space == MemorySpace::Shared) {
           if (blockAxes != 0) refuse("shared buffer `" + node.buffer.name + "` allocated inside a block loop");
-          plan_.sharedBytes += declaredBytes(node, doubled_.count(&node) != 0, elementType_);
+          auto copies = copies_.find(&node);
+          plan_.sharedBytes += declaredBytes(node, copies == copies_.end() ? 1 : copies->second, elementType_);
         } else if (node.buffer.space == MemorySpace::Global) {
           refuse("Alloc of `" + node.buffer.name + "` in global memory");
         }
@@ -104,10 +105,10 @@ class PhaseChecker {
                       axisName(axis) + " (at most " + std::to_string(kMaxThreadsPerBlock) + ")");
       blockAxes |= 1 << axis;
     }
-    if (loop.mapping == Mapping::Pipelined) {
+    if (isPipelined(loop.mapping)) {
       PipelineParts parts = pipelineParts(loop);
       if (!parts.ok()) return refuse(parts.problem);
-      doubled_.insert(parts.buffers.begin(), parts.buffers.end());
+      for (const Node* b : parts.buffers) copies_[b] = bufferCopies(loop.mapping);
     }
     IndexRanges inner = ranges;
     inner.bind(loop.index, ranges.loopIndexRange(loop, *trips));
@@ -123,7 +124,7 @@ class PhaseChecker {
   LaunchPlan& plan_;
   std::optional<ScalarType> elementType_;
   bool assignOutsideBlockLoops_ = false;
-  std::set<const Node*> doubled_;  // the buffers of pipelined loops
+  std::map<const Node*, int> copies_;  // the buffers of pipelined loops: how many copies each
 };
 
 // The outermost grid-mapped loops: constant bounds, one loop an axis.
@@ -215,17 +216,19 @@ bool isPermuted(const std::vector<int>& layout) {
   return false;
 }
 
-std::vector<int64_t> declaredExtents(const Node& alloc, bool doubled, std::optional<ScalarType> elementType) {
+int bufferCopies(Mapping m) { return m == Mapping::Pipelined ? 2 : m == Mapping::AsyncPipelined ? kAsyncStages : 1; }
+
+std::vector<int64_t> declaredExtents(const Node& alloc, int copies, std::optional<ScalarType> elementType) {
   std::vector<int64_t> extents = alloc.buffer.extents;
   if (alloc.buffer.space == MemorySpace::Shared && isPermuted(alloc.layout) && !extents.empty())
     extents.back() += 16 / scalarTypeBytes(emittedType(alloc.buffer, elementType));
-  if (doubled) extents.insert(extents.begin(), 2);
+  if (copies > 1) extents.insert(extents.begin(), copies);
   return extents;
 }
 
-int64_t declaredBytes(const Node& alloc, bool doubled, std::optional<ScalarType> elementType) {
+int64_t declaredBytes(const Node& alloc, int copies, std::optional<ScalarType> elementType) {
   int64_t n = scalarTypeBytes(emittedType(alloc.buffer, elementType));
-  for (int64_t e : declaredExtents(alloc, doubled, elementType)) n *= e;
+  for (int64_t e : declaredExtents(alloc, copies, elementType)) n *= e;
   return (n + 15) / 16 * 16;
 }
 

@@ -57,10 +57,12 @@ bool isPermuted(const std::vector<int>& layout);
 
 // The extents a shared buffer (an Alloc) is declared with: its own, with the rows of a buffer in
 // a permuted layout padded by 16 bytes (its stage stores down columns, which the padding spreads
-// over the banks, and rows stay aligned for wide reads), behind a leading extent of 2 when a
-// pipelined loop double-buffers it.
-std::vector<int64_t> declaredExtents(const Node& alloc, bool doubled, std::optional<ScalarType> elementType);
+// over the banks, and rows stay aligned for wide reads), behind a leading extent of `copies`
+// when a pipelined loop keeps several.
+std::vector<int64_t> declaredExtents(const Node& alloc, int copies, std::optional<ScalarType> elementType);
 // The bytes of that declaration, rounded up to 16.
-int64_t declaredBytes(const Node& alloc, bool doubled, std::optional<ScalarType> elementType);
+int64_t declaredBytes(const Node& alloc, int copies, std::optional<ScalarType> elementType);
+// The copies of its buffers a pipelined loop keeps (1 for any other loop).
+int bufferCopies(Mapping m);
 
 }  // namespace cudaburg

@@ -109,6 +109,13 @@ struct StageCopy {
   std::string value;                // the item read from the source, zero outside it
   std::vector<std::string> stores;  // where an item goes, `$` standing for it
   std::string comment;
+  // The same copy for asynchronous copies: the item's first source element, the condition that
+  // it lies inside the source ("" when always), and each piece of the buffer it fills (the whole
+  // item, or an element a piece where the layout permutes the box) with the piece's bytes.
+  std::string from, inside;
+  std::vector<std::string> pieces;
+  int pieceBytes = 0;
+  bool sameType = true;  // copied as bytes: no conversion on the way
 };
 
 class KernelWriter {
@@ -169,10 +176,13 @@ class KernelWriter {
     return loop.step == 1 ? "++" + loop.index : loop.index + " += " + std::to_string(loop.step);
   }
   void emitAlloc(const Node& node, const Scope& scope);
-  void declareShared(const Node& alloc, bool doubled);
+  void declareShared(const Node& alloc, int copies);
   StageCopy planStageCopy(const Node& node, const Scope& scope);
   void emitStage(const Node& node, const Scope& scope);
   void emitStageRegisters(const StageCopy& c, const std::string& regs, bool load);
+  void emitAsyncPipelinedLoop(const Node& loop, const Scope& scope);
+  // The asynchronous copies of the items a thread takes of a stage.
+  void emitAsyncCopies(const StageCopy& c, const std::string& source);
   int stageWidth(const Node& node, const Array& source, const std::vector<int64_t>& box, const Scope& scope);
   void emitAssign(const Node& node, const Scope& scope);
   // Opens `if (guards) {` when some upper bound of `loop` is not proven for `lastIndex`; says if it did.
@@ -206,6 +216,7 @@ class KernelWriter {
   std::vector<std::set<std::string>> declared_{{}};
   std::string refusal_;
   bool usesHalf_ = false;
+  bool usesAsyncCopies_ = false;
   int64_t dynamicOffset_ = 0;
   int temps_ = 0;
   std::set<std::string> usedCoordinates_;
@@ -367,6 +378,7 @@ void KernelWriter::emitLoop(const Node& loop, const Scope& scope) {
   if (loop.mapping == Mapping::Unrolled) return emitUnrolledLoop(loop, scope, "");
   if (loop.mapping == Mapping::Vector) return emitVectorLoop(loop, scope);
   if (loop.mapping == Mapping::Pipelined) return emitPipelinedLoop(loop, scope);
+  if (loop.mapping == Mapping::AsyncPipelined) return emitAsyncPipelinedLoop(loop, scope);
   emitSerialLoop(loop, scope);
 }
 
@@ -550,15 +562,15 @@ void KernelWriter::emitAlloc(const Node& node, const Scope& scope) {
     for (int64_t e : buffer.extents) dims += "[" + std::to_string(e) + "]";
     line(cudaType(typeOf(buffer)) + " " + buffer.name + dims + ";  // registers of one thread");
   } else {
-    declareShared(node, false);
+    declareShared(node, 1);
   }
   emit(*node.body(), inner);
   if (clash) close();
 }
 
-void KernelWriter::declareShared(const Node& alloc, bool doubled) {
+void KernelWriter::declareShared(const Node& alloc, int copies) {
   const Array& buffer = alloc.buffer;
-  std::vector<int64_t> extents = declaredExtents(alloc, doubled, elementType_);
+  std::vector<int64_t> extents = declaredExtents(alloc, copies, elementType_);
   std::string type = cudaType(typeOf(buffer));
   std::string dims, innerDims;
   for (size_t d = 0; d < extents.size(); ++d) {
@@ -571,7 +583,7 @@ void KernelWriter::declareShared(const Node& alloc, bool doubled) {
     std::string pointer = innerDims.empty() ? type + "* " + buffer.name : type + " (*" + buffer.name + ")" + innerDims;
     std::string cast = innerDims.empty() ? type + "*" : type + " (*)" + innerDims;
     line(pointer + " = reinterpret_cast<" + cast + ">(shared_memory + " + std::to_string(dynamicOffset_) + ");");
-    dynamicOffset_ += declaredBytes(alloc, doubled, elementType_);
+    dynamicOffset_ += declaredBytes(alloc, copies, elementType_);
   }
 }
 
@@ -669,6 +681,12 @@ StageCopy KernelWriter::planStageCopy(const Node& node, const Scope& scope) {
   }
   auto conds = outsideConditions(from, *source, inner);
   if (!conds.empty()) c.value = "(" + joinConditions(conds) + ") ? " + c.value + " : " + zero;
+  c.from = accessText(from, inner);
+  c.inside = joinConditions(conds);
+  c.sameType = bufferType == sourceType;
+  int elementBytes = scalarTypeBytes(bufferType);
+  c.pieceBytes = permuted ? elementBytes : width * elementBytes;
+  for (int v = 0; v < (permuted ? width : 1); ++v) c.pieces.push_back(accessText(to(v), inner));
   if (width == 1) {
     c.stores.push_back(accessText(to(0), inner) + " = $");
   } else if (!permuted) {
@@ -749,7 +767,7 @@ void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
   }
   line("// " + loop.index + " pipelined: while the block works on one half of each buffer, the next stages go");
   line("// through registers into the other half");
-  for (const Node* b : parts.buffers) declareShared(*b, true);
+  for (const Node* b : parts.buffers) declareShared(*b, 2);
 
   Scope first = inner;
   first.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, 1));
@@ -799,6 +817,90 @@ void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
     if (!nextConds.empty()) close();
   }
   line("__syncthreads();");
+  close();
+}
+
+void KernelWriter::emitAsyncCopies(const StageCopy& c, const std::string& source) {
+  if (!c.sameType) return refuse("an asynchronous copy cannot convert " + source + "'s elements to the buffer's type");
+  int64_t threads = plan_.threads();
+  line("#pragma unroll");
+  open("for (int stage_r = 0; stage_r < " + std::to_string((c.items + threads - 1) / threads) + "; ++stage_r) {");
+  line("const int stage_e = " + coordinate("thread_rank") + " + " + std::to_string(threads) + " * stage_r;");
+  bool guarded = c.items % threads != 0;
+  if (guarded) open("if (stage_e < " + std::to_string(c.items) + ") {");
+  line(c.coords);
+  if (!c.inside.empty()) line("const bool stage_in = " + c.inside + ";");
+  for (size_t p = 0; p < c.pieces.size(); ++p) {
+    std::string from = "&" + c.from + (p ? " + " + std::to_string(p) : "");
+    if (!c.inside.empty()) from = "stage_in ? " + from + " : " + source;  // a valid address, not read
+    line("async_copy<" + std::to_string(c.pieceBytes) + ">(&" + c.pieces[p] + ", " + from + ", " +
+         (c.inside.empty() ? "true" : "stage_in") + ");");
+  }
+  if (guarded) close();
+  close();
+}
+
+// An asynchronously pipelined loop (rule 6 of loop_tree.hpp): kAsyncStages copies of each shared
+// buffer; the first kAsyncStages - 1 iterations' stages are issued before the loop; each
+// iteration waits for its own, synchronises (which also frees the copy the previous iteration
+// used), issues the stages kAsyncStages - 1 iterations ahead into that copy, and works.
+void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) {
+  PipelineParts parts = pipelineParts(loop);
+  if (!parts.ok()) return refuse(parts.problem);
+  auto trips = scope.ranges.maxTripCount(loop);
+  if (!trips || *trips < 1) return refuse("pipelined loop `" + loop.index + "` has no bounded trip count");
+  usesAsyncCopies_ = true;
+  const int64_t ahead = kAsyncStages - 1;
+  Scope inner = scope;
+  for (const Node* b : parts.buffers) inner.arrays[b->buffer.name] = b->buffer;
+  line("// " + loop.index + " pipelined asynchronously: " + std::to_string(kAsyncStages) +
+       " copies of each buffer, the stages issued " + std::to_string(ahead) + " iterations ahead");
+  for (const Node* b : parts.buffers) declareShared(*b, kAsyncStages);
+  // The stages of iteration `index + shift`, into the copy `slot`, where `iterations` of the
+  // loop have such a later iteration.
+  auto issue = [&](int64_t shift, const std::string& slot, int64_t iterations) {
+    Scope at = inner;
+    at.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, iterations));
+    for (const Node* b : parts.buffers) at.slots[b->buffer.name] = slot;
+    for (const Node* s : parts.stages) {
+      Node shifted = *s;
+      for (Affine& o : shifted.origin) o = o.substitute(loop.index, Affine::var(loop.index) + Affine(shift * loop.step));
+      StageCopy c = planStageCopy(shifted, at);
+      if (!refusal_.empty()) return;
+      line(c.comment);
+      emitAsyncCopies(c, s->source);
+    }
+  };
+  for (int64_t s = 0; s < ahead; ++s) {
+    if (s < *trips) {
+      open("{");
+      line("const int " + loop.index + " = " + affineText(loop.lower) + ";");
+      issue(s, std::to_string(s), 1);
+      close();
+    }
+    line("async_commit();");
+  }
+  Scope body = inner;
+  body.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, *trips));
+  for (const Node* b : parts.buffers) body.slots[b->buffer.name] = "stage_slot";
+  open("for (int " + loop.index + " = " + affineText(loop.lower) + "; " + loopConditions(loop, scope) + "; " +
+       loopStep(loop) + ") {");
+  std::string count = affineText(Affine::var(loop.index) - loop.lower);
+  if (loop.step != 1) count = (loop.lower == Affine(0) ? count : "(" + count + ")") + " / " + std::to_string(loop.step);
+  line("const int stage_slot = (" + count + ") % " + std::to_string(kAsyncStages) + ";");
+  line("async_wait<" + std::to_string(ahead - 1) + ">();  // this iteration's stages have landed");
+  line("__syncthreads();");
+  if (*trips > ahead) {
+    Affine later = Affine::var(loop.index) + Affine(ahead * loop.step);
+    std::vector<std::string> conds;
+    for (const Affine& u : loop.upper)
+      if (!body.ranges.provesLess(later, u)) conds.push_back(affineText(later) + " < " + affineText(u));
+    if (!conds.empty()) open("if (" + joinConditions(conds) + ") {");
+    issue(ahead, "(stage_slot + " + std::to_string(ahead) + ") % " + std::to_string(kAsyncStages), *trips - ahead);
+    if (!conds.empty()) close();
+  }
+  line("async_commit();");
+  for (const auto& w : parts.work) emit(*w, body);
   close();
 }
 
@@ -859,6 +961,20 @@ std::string KernelWriter::header() {
     h << "\n";
   }
   if (usesHalf_) h << "#include <cuda_fp16.h>\n";
+  if (usesAsyncCopies_)
+    h << "\n// Asynchronous copies into shared memory (sm_80 and later); outside the source, zeros.\n"
+         "template <int Bytes>\n"
+         "__device__ __forceinline__ void async_copy(void* shared, const void* global, bool inside) {\n"
+         "  const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(shared));\n"
+         "  if (Bytes == 16)\n"
+         "    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\\n\" :: \"r\"(to), \"l\"(global), \"r\"(inside ? 16 : 0));\n"
+         "  else\n"
+         "    asm volatile(\"cp.async.ca.shared.global [%0], [%1], %2, %3;\\n\" :: \"r\"(to), \"l\"(global), \"n\"(Bytes),\n"
+         "                 \"r\"(inside ? Bytes : 0));\n"
+         "}\n"
+         "__device__ __forceinline__ void async_commit() { asm volatile(\"cp.async.commit_group;\\n\" ::); }\n"
+         "template <int Pending>\n"
+         "__device__ __forceinline__ void async_wait() { asm volatile(\"cp.async.wait_group %0;\\n\" :: \"n\"(Pending)); }\n";
   return h.str();
 }
 

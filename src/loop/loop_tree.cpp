@@ -177,9 +177,12 @@ const char* mappingName(Mapping m) {
     case Mapping::Unrolled: return "unroll";
     case Mapping::Vector: return "vector";
     case Mapping::Pipelined: return "pipelined";
+    case Mapping::AsyncPipelined: return "async";
   }
   return "none";
 }
+
+bool isPipelined(Mapping m) { return m == Mapping::Pipelined || m == Mapping::AsyncPipelined; }
 
 bool isGridMapping(Mapping m) { return m == Mapping::GridX || m == Mapping::GridY || m == Mapping::GridZ; }
 bool isBlockMapping(Mapping m) { return m == Mapping::BlockX || m == Mapping::BlockY || m == Mapping::BlockZ; }

@@ -35,7 +35,9 @@
 //     the work on the buffers and a closing Barrier. The GPU double-buffers it: each iteration
 //     loads the next iteration's stages into registers while it works on this one's, then
 //     stores them into the other half of each buffer (one barrier an iteration). Its meaning
-//     is the plain loop's.
+//     is the plain loop's. AsyncPipelined: the same shape, with kAsyncStages copies of each
+//     buffer filled by asynchronous copies (cp.async, sm_80 and later) issued that many
+//     iterations ahead, which hold no registers while they fly.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -129,9 +131,14 @@ enum class LoopKind { Parallel, Reduce, Serial };
 const char* loopKindName(LoopKind k);  // "parallel", "reduce", "serial"
 
 // Where a loop runs on the GPU. None: not yet decided (runs as a plain loop in the thread).
-enum class Mapping { None, GridX, GridY, GridZ, BlockX, BlockY, BlockZ, ThreadSerial, Unrolled, Vector, Pipelined };
-// "none", "grid.x", ..., "block.z", "serial", "unroll", "vector", "pipelined"
+enum class Mapping {
+  None, GridX, GridY, GridZ, BlockX, BlockY, BlockZ, ThreadSerial, Unrolled, Vector, Pipelined, AsyncPipelined
+};
+// "none", "grid.x", ..., "block.z", "serial", "unroll", "vector", "pipelined", "async"
 const char* mappingName(Mapping m);
+bool isPipelined(Mapping m);  // Pipelined or AsyncPipelined
+// The buffers an AsyncPipelined loop keeps of each stage: two iterations in flight, one in use.
+constexpr int kAsyncStages = 3;
 bool isGridMapping(Mapping m);
 bool isBlockMapping(Mapping m);
 

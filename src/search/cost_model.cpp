@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "src/loop/loop_tree.hpp"
+
 namespace cudaburg {
 
 namespace {
@@ -27,6 +29,7 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
     e.registers += static_cast<int>(carried);
     if (carried > kMaxCarriedRegisters) e.infeasible = "the next strip would not fit in a thread's registers";
   }
+  if (s.asyncCopies) e.sharedBytes *= kAsyncStages;  // the copies in flight hold no registers
   if (e.threads > gpu.maxThreadsPerBlock) e.infeasible = "more than " + std::to_string(gpu.maxThreadsPerBlock) + " threads a block";
   else if (e.registers > gpu.maxRegistersPerThread) e.infeasible = "a register tile too large for one thread";
   else if (e.sharedBytes > gpu.sharedPerBlock) e.infeasible = "more shared memory than a block may have";
@@ -55,7 +58,7 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // rows * cols multiply-adds; small tiles are bound by those reads, and few warps hide no latency.
   double reuse = static_cast<double>(s.threadRows * s.threadCols) / (s.threadRows + s.threadCols);
   double issue = std::min(1.0, reuse / (s.staged ? 2.5 : 4.0));
-  double latency = std::min(1.0, (s.pipelined ? 0.6 : 0.35) + e.occupancy);
+  double latency = std::min(1.0, (s.pipelined || s.asyncCopies ? 0.6 : 0.35) + e.occupancy);
   double computeNs = flops / (gpu.fp32Tflops * 1e3 * issue * latency);
 
   // Operand traffic: each block reads its rows' and columns' operands once per reduction step.
@@ -75,7 +78,7 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   double slots = static_cast<double>(perSm) * gpu.multiprocessors;
   double waves = std::ceil(blocks / slots);
   double waveEfficiency = blocks / (waves * slots);
-  double syncNs = s.staged ? ceilDiv(s.reduction, std::max<int64_t>(s.stageDepth, 1)) * (s.pipelined ? 20.0 : 40.0) * waves : 0;
+  double syncNs = s.staged ? ceilDiv(s.reduction, std::max<int64_t>(s.stageDepth, 1)) * (s.pipelined || s.asyncCopies ? 20.0 : 40.0) * waves : 0;
   e.ns = std::max(computeNs, memoryNs) / waveEfficiency + outputNs + syncNs + gpu.launchMicroseconds * 1e3;
   return e;
 }

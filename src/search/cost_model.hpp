@@ -38,6 +38,7 @@ struct CandidateShape {
   int64_t stagedFootprint = 0;   // elements staged per stage and block (all staged arrays)
   int64_t split = 1;             // reduction split into this many parts (combined atomically)
   bool pipelined = false;        // stages double-buffered: the next strip loads during this one
+  bool asyncCopies = false;      // stages pipelined by asynchronous copies, kAsyncStages buffers
   bool interleaved = false;      // a stage's rows interleaved for conflict-free 128-bit reads
 };
 

@@ -187,10 +187,14 @@ std::vector<Fragment> SearchContext::stagedFragments(const Node* node, const std
     // The strip's own loop unrolled: a thread's reads of the stage overlap its multiply-adds.
     f.steps.push_back({kFinish, step(StepKind::Unroll, {node->index}, {depth})});
     f.shape.pipelined = buffering == Buffering::Double;
-    if (f.shape.pipelined)
-      f.steps.push_back({kFinish, step(StepKind::Map, {node->index + kStripMark}, {}, Mapping::Pipelined)});
+    f.shape.asyncCopies = buffering == Buffering::Async;
+    Mapping pipelining = buffering == Buffering::Double  ? Mapping::Pipelined
+                         : buffering == Buffering::Async ? Mapping::AsyncPipelined
+                                                         : Mapping::None;
+    if (pipelining != Mapping::None)
+      f.steps.push_back({kFinish, step(StepKind::Map, {node->index + kStripMark}, {}, pipelining)});
     f.cover = std::string(transposed.empty() ? "staged(" : "staged_t(") + std::to_string(depth) +
-              (f.shape.pipelined ? ", pipelined)" : ")");
+              (pipelining != Mapping::None ? std::string(", ") + mappingName(pipelining) + ")" : ")");
     out.push_back(std::move(f));
   }
   return out;
@@ -414,7 +418,7 @@ namespace {
 std::vector<int64_t> decisions(const Fragment& f) {
   const CandidateShape& s = f.shape;
   return {s.blockRows, s.blockCols, s.threadRows, s.threadCols, s.staged ? s.stageDepth : 0, s.split, s.pipelined,
-          s.interleaved};
+          s.asyncCopies, s.interleaved};
 }
 
 bool neighbours(const Fragment& a, const Fragment& b) {

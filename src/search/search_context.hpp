@@ -42,9 +42,10 @@ struct Fragment {
   Recipe recipe() const;
 };
 
-// How a staged reduction uses its shared buffers: filled then used (one a stage), or pipelined
-// (two a stage, one filled while the other is used).
-enum class Buffering { Single, Double };
+// How a staged reduction uses its shared buffers: filled then used (one a stage), pipelined
+// through registers (two a stage, one filled while the other is used), or pipelined with
+// asynchronous copies (kAsyncStages a stage, the copies issued that many strips ahead).
+enum class Buffering { Single, Double, Async };
 
 class SearchContext {
  public:

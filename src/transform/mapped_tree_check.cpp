@@ -110,7 +110,7 @@ std::string checkMappedTree(const Kernel& kernel) {
                    " where another loop runs " + std::to_string(it->second);
         return;
       }
-      if (n.mapping == Mapping::Pipelined) {
+      if (isPipelined(n.mapping)) {
         if (blockAbove || threadLevelAbove)
           broken = loopName(n) + " is pipelined inside loop " + (blockAbove ? blockAbove : threadLevelAbove)->index +
                    "; a pipelined loop runs alike in every thread";

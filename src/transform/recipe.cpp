@@ -30,7 +30,7 @@ constexpr StepSyntax kSteps[] = {
 
 constexpr Mapping kMappings[] = {Mapping::None,   Mapping::GridX,  Mapping::GridY,        Mapping::GridZ,
                                  Mapping::BlockX, Mapping::BlockY, Mapping::BlockZ,       Mapping::ThreadSerial,
-                                 Mapping::Unrolled, Mapping::Vector, Mapping::Pipelined};
+                                 Mapping::Unrolled, Mapping::Vector, Mapping::Pipelined, Mapping::AsyncPipelined};
 
 std::string join(const std::vector<std::string>& items) {
   std::string s;

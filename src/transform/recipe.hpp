@@ -9,7 +9,7 @@
 //   interchange j k         interchange(j, k)
 //   distribute j            distribute(j)
 //   map i_o grid.y          mapLoop(i_o, GridY); mappings: grid.x|y|z block.x|y|z serial unroll vector
-//                           pipelined none
+//                           pipelined async none
 //   stage A at k_o          stage(A, k_o)
 //   stage A at k_o transposed   stage(A, k_o, true): the 2-D box stored with its dimensions swapped
 //   stage B at k_o interleaved 8  stage(B, k_o, false, 8): rows stored interleaved (see Array)

@@ -144,10 +144,10 @@ TransformResult stage(const Kernel& kernel, const std::string& array, const std:
   std::string bufferName = freshName(kernel, array + "_s");
   return editLoops(kernel, atLoop, [&](const NodePtr& loop, const Ancestors& above) -> LoopEdit {
     for (const auto& a : above)
-      if (a->kind == NodeKind::For && a->mapping == Mapping::Pipelined)
+      if (a->kind == NodeKind::For && isPipelined(a->mapping))
         return {nullptr, "loop " + atLoop + " lies inside the pipelined loop " + a->index +
                              ": stage everything first, then pipeline"};
-    if (loop->mapping == Mapping::Pipelined)
+    if (isPipelined(loop->mapping))
       return {nullptr, "loop " + atLoop + " is pipelined already: stage everything first, then pipeline"};
     for (const auto& a : above)
       if (a->kind == NodeKind::For && a->mapping != Mapping::None && !isGridMapping(a->mapping))

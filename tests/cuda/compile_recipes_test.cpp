@@ -38,6 +38,12 @@ const std::vector<RecipeCase>& recipeCases() {
        "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 8,8\n"
        "strip k 8\nstage A at k_o transposed\nstage B at k_o interleaved 8\nmap k_o pipelined\nunroll k 8\n"
        "vectorize j 4"},
+      {"matmul", {{"M", 100}, {"N", 72}, {"K", 50}},  // asynchronous copies, A's scalar, B's 16 bytes
+       "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 4,4\n"
+       "strip k 8\nstage A at k_o transposed\nstage B at k_o interleaved 8\nmap k_o async\nunroll k 8"},
+      {"correlate2d", {{"H", 60}, {"W", 50}},  // an asynchronously pipelined stage with a window's halo
+       "tile y,x 16,64\nmap y_o grid.y\nmap x_o grid.x\nmap y block.y\nmap x block.x\nregtile y,x 2,4\n"
+       "strip u 4\nstage Img at u_o\nstage Tpl at u_o\nmap u_o async"},
       {"correlate2d", {{"H", 60}, {"W", 70}},  // a pipelined stage with a window's halo
        "tile y,x 16,64\nmap y_o grid.y\nmap x_o grid.x\nmap y block.y\nmap x block.x\nregtile y,x 2,4\n"
        "strip u 4\nstage Img at u_o\nstage Tpl at u_o\nmap u_o pipelined"},

@@ -87,6 +87,13 @@ std::vector<GoldenCase> goldenCases() {
                             "regtile i,j 4,4\nstrip k 16\nstage A at k_o transposed\nstage B at k_o\n"
                             "map k_o pipelined\nunroll k 16\nvectorize j 4");
        }},
+      {"recipe_matmul_async",  // three copies of each buffer filled by cp.async two strips ahead; tails
+       [] {
+         return emitExample("matmul", {{"M", 100}, {"N", 72}, {"K", 33}},
+                            "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\n"
+                            "regtile i,j 4,4\nstrip k 16\nstage A at k_o transposed\nstage B at k_o\n"
+                            "map k_o async\nunroll k 16\nvectorize j 4");
+       }},
       {"recipe_matmul_interleaved",  // B's rows interleaved: a thread's 8 columns as 2 pieces 32 apart
        [] {
          return emitExample("matmul", {{"M", 64}, {"N", 64}, {"K", 32}},

@@ -83,6 +83,13 @@ TEST(CostModel, PipeliningDoublesTheBuffersAndHidesLatency) {
   EXPECT_EQ(two.sharedBytes, 2 * one.sharedBytes);
   EXPECT_EQ(two.registers, one.registers + (128 + 128) * 8 / 256);  // the next strip, a share a thread
   EXPECT_LT(two.ns, one.ns);
+  CandidateShape async = single;  // pipelined by asynchronous copies: three buffers, no registers
+  async.asyncCopies = true;
+  auto three = estimate(async);
+  ASSERT_TRUE(three.infeasible.empty()) << three.infeasible;
+  EXPECT_EQ(three.sharedBytes, 3 * one.sharedBytes);
+  EXPECT_EQ(three.registers, one.registers);
+  EXPECT_LT(three.ns, one.ns);
   // A strip too large to carry in registers is not pipelined.
   CandidateShape deep = pipelined;
   deep.stageDepth = 64;

@@ -13,6 +13,7 @@
 #include "src/search/search_context.hpp"
 #include "restaged_matcher.hpp"
 #include "unstaged_matcher.hpp"
+#include "async_matcher.hpp"
 #include "unpipelined_matcher.hpp"
 #include "untransposed_matcher.hpp"
 
@@ -140,18 +141,27 @@ TEST(Exploration, TheTransposedStagingRuleOffersTransposedCandidates) {
   }
 }
 
+size_t countMapped(const std::vector<Fragment>& fs, Mapping m) {
+  size_t n = 0;
+  for (const auto& f : fs)
+    for (const auto& s : f.recipe().steps) n += s.kind == StepKind::Map && s.mapping == m;
+  return n;
+}
+
 TEST(Exploration, ThePipelinedStagingRulesOfferPipelinedCandidates) {
   auto full = offered<generated::LoopsMatcher>(smallMatmul());
   auto unpipelined = offered<unpipelined::LoopsMatcher>(smallMatmul());
-  auto pipelined = [](const std::vector<Fragment>& fs) {
-    size_t n = 0;
-    for (const auto& f : fs)
-      for (const auto& s : f.recipe().steps) n += s.kind == StepKind::Map && s.mapping == Mapping::Pipelined;
-    return n;
-  };
-  EXPECT_GT(pipelined(full), 0u);
-  EXPECT_EQ(pipelined(unpipelined), 0u);
-  EXPECT_EQ(unpipelined.size(), full.size() - pipelined(full));
+  EXPECT_GT(countMapped(full, Mapping::Pipelined), 0u);
+  EXPECT_EQ(countMapped(unpipelined, Mapping::Pipelined), 0u);
+  EXPECT_EQ(unpipelined.size(), full.size() - countMapped(full, Mapping::Pipelined));
+}
+
+TEST(Exploration, AnAsyncStagingRuleAddsAsynchronouslyPipelinedCandidates) {
+  auto full = offered<generated::LoopsMatcher>(smallMatmul());
+  auto async = offered<async::LoopsMatcher>(smallMatmul());
+  EXPECT_EQ(countMapped(full, Mapping::AsyncPipelined), 0u);  // not in the grammar as shipped
+  EXPECT_GT(countMapped(async, Mapping::AsyncPipelined), 0u);
+  EXPECT_EQ(async.size(), full.size() + countMapped(async, Mapping::AsyncPipelined));
 }
 
 // Every candidate the grammar offers is a legal recipe that computes what the nest computes.

@@ -45,7 +45,7 @@ class RecipeGenerator {
       case StepKind::Interchange: s.loops.push_back(inner ? inner->index : loops[index(loops.size())]->index); break;
       case StepKind::Distribute: break;
       case StepKind::Map:
-        s.mapping = static_cast<Mapping>(index(static_cast<size_t>(Mapping::Pipelined) + 1));  // any mapping
+        s.mapping = static_cast<Mapping>(index(static_cast<size_t>(Mapping::AsyncPipelined) + 1));  // any mapping
         break;
       case StepKind::Stage: {
         std::vector<std::string> inputs;

@@ -332,6 +332,10 @@ TEST(Pipeline, MarksAStagedStripLoop) {
   EXPECT_EQ(differenceFrom(k, p), "");  // the same meaning as the plain loop
   // Unrolling the strip's own loop afterwards keeps the shape.
   EXPECT_EQ(differenceFrom(k, applied(unroll(p, "k", 4))), "");
+  // Pipelined asynchronously: the same shape, the same meaning.
+  Kernel a = applied(mapLoop(t, "k_o", Mapping::AsyncPipelined));
+  EXPECT_EQ(std::string(mappingName(findLoop(a, "k_o")->mapping)), "async");
+  EXPECT_EQ(differenceFrom(k, a), "");
 }
 
 TEST(Pipeline, Refuses) {
@@ -339,6 +343,7 @@ TEST(Pipeline, Refuses) {
   Kernel t = applied(registerTile(mappedMatmul(k), {"i", "j"}, {2, 2}));
   t = applied(stripMine(t, "k", 4));
   expectRefusal(mapLoop(t, "k_o", Mapping::Pipelined), "does not start with shared buffers");
+  expectRefusal(mapLoop(t, "k_o", Mapping::AsyncPipelined), "does not start with shared buffers");
   expectRefusal(mapLoop(t, "j", Mapping::Pipelined), "runs alike in every thread");
   Kernel s = applied(stage(t, "A", "k_o"));
   Kernel p = applied(mapLoop(s, "k_o", Mapping::Pipelined));
