@@ -106,8 +106,8 @@ WorkerProcess::Outcome WorkerProcess::request(const std::string& line, std::chro
   for (size_t sent = 0; sent < message.size();) {
     ssize_t n = send(channel_, message.data() + sent, message.size() - sent, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      reap(true);
+    if (n < 0) {  // the worker closed its end: it is ending (or has ended) by itself
+      reap(false);
       return Outcome::Exited;
     }
     sent += size_t(n);
