@@ -65,7 +65,9 @@ Evaluator::~Evaluator() = default;
 
 bool Evaluator::outOfBudget() const {
   if (options_.maxMeasured > 0 && measured_ >= options_.maxMeasured) return true;
-  return options_.budget.count() > 0 && std::chrono::steady_clock::now() - started_ >= options_.budget;
+  // A measurement that could not end within the budget (it would take as long as the longest so
+  // far) is not started.
+  return options_.budget.count() > 0 && std::chrono::steady_clock::now() + longestMeasurement_ - started_ >= options_.budget;
 }
 
 MeasurementKey Evaluator::keyFor(const std::string& recipeLine) const {
@@ -167,7 +169,9 @@ void Evaluator::measureOne(Prepared& p, VariantResult& v) {
       return;
     }
   }
+  auto measuring = std::chrono::steady_clock::now();
   RunResult r = runner_->measure(kernel_, *p.cuda, *p.binary, options_.measure);
+  longestMeasurement_ = std::max(longestMeasurement_, std::chrono::steady_clock::now() - measuring);
   if (r.status == RunStatus::NotMeasured) {
     v.result.reason = r.reason;
     return;

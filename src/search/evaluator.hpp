@@ -27,8 +27,8 @@ struct Candidate {
 struct EvaluatorOptions {
   CompileOptions compile;
   MeasureOptions measure;
-  // Stop measuring new variants when this much wall time has passed (0: no limit); variants
-  // not reached are reported as not measured.
+  // Stop measuring new variants when this much wall time has passed, or would have before one
+  // more measurement could end (0: no limit); variants not reached are reported as not measured.
   std::chrono::seconds budget{0};
   // Stop measuring after this many variants (0: no limit); from the database they count too.
   size_t maxMeasured = 0;
@@ -68,8 +68,9 @@ class Evaluator {
   std::string nestKey_;
   std::string gpuName_, computeCapability_, driver_;
   std::chrono::steady_clock::time_point started_;
-  std::vector<std::unique_ptr<Prepared>> kept_;
-  size_t measured_ = 0;  // every prepared variant, by recipe, for best.cu
+  std::chrono::steady_clock::duration longestMeasurement_{0};
+  std::vector<std::unique_ptr<Prepared>> kept_;  // every prepared variant, by recipe, for best.cu
+  size_t measured_ = 0;
 };
 
 // A short stable hash of a text, as hex (FNV-1a, 64 bits): names loop nests in the database.
