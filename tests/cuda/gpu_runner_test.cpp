@@ -3,6 +3,8 @@
 // reported as failed variants and the runner goes on with a fresh worker.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "src/cuda/compiler.hpp"
 #include "src/cuda/emitter.hpp"
 #include "src/cuda/runner.hpp"
@@ -159,22 +161,65 @@ kernel axpy(float Y[N], const float X[N]) {
   EXPECT_EQ(r.reference, "FP64 reference");
 }
 
+// `k` under the recipe `text`, emitted; nothing when a step or the emitter refuses (a failure).
+std::optional<CudaKernel> emitUnder(const Kernel& k, const std::string& text) {
+  burgspec::SourceFile file("test.recipe", text);
+  burgspec::Diagnostics diags(file);
+  auto recipe = parseRecipe(file, diags);
+  EXPECT_TRUE(recipe) << diags.str();
+  if (!recipe) return std::nullopt;
+  TransformResult t = applyRecipe(k, *recipe);
+  EXPECT_TRUE(t.ok()) << t.reason;
+  if (!t.ok()) return std::nullopt;
+  EmitResult e = emitKernel(*t.kernel);
+  EXPECT_TRUE(e.ok()) << e.refusal;
+  return e.kernel;
+}
+
 TEST_F(GpuRunner, LargeSharedMemoryVariantRaisesTheLimit) {
   Kernel k = testing::loadExample("matmul.loop", {{"M", 512}, {"N", 512}, {"K", 512}});
-  burgspec::SourceFile text("big.recipe",
-                            "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
-                            "regtile i,j 8,8; strip k 64; stage A at k_o; stage B at k_o");
-  burgspec::Diagnostics diags(text);
-  auto recipe = parseRecipe(text, diags);
-  ASSERT_TRUE(recipe) << diags.str();
-  TransformResult t = applyRecipe(k, *recipe);
-  ASSERT_TRUE(t.ok()) << t.reason;
-  EmitResult e = emitKernel(*t.kernel);
-  ASSERT_TRUE(e.ok()) << e.refusal;
-  EXPECT_TRUE(e.kernel->needsSharedMemoryAttribute) << e.kernel->sharedBytes << " bytes of shared memory";
-  RunResult r = runner_->measure(k, *e.kernel, build(*e.kernel));
+  auto e = emitUnder(k, "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+                        "regtile i,j 8,8; strip k 64; stage A at k_o; stage B at k_o");
+  ASSERT_TRUE(e);
+  EXPECT_TRUE(e->needsSharedMemoryAttribute) << e->sharedBytes << " bytes of shared memory";
+  RunResult r = runner_->measure(k, *e, build(*e));
   EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
   EXPECT_GT(r.ms, 0);
+}
+
+TEST_F(GpuRunner, PipelinedAsyncAndInterleavedStagesVerify) {
+  // Uneven sizes: partial tiles and a partial last strip; K = 75 leaves A's rows unaligned, so
+  // its stage goes an element at a time, B's 16 bytes at a time.
+  Kernel k = testing::loadExample("matmul.loop", {{"M", 200}, {"N", 136}, {"K", 75}});
+  const std::string tiles = "tile i,j 64,64; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+                            "regtile i,j 8,8; strip k 8; stage A at k_o transposed; ";
+  for (const std::string& rest : {"stage B at k_o; map k_o pipelined; unroll k 8; vectorize j 4",
+                                  "stage B at k_o interleaved 8; map k_o pipelined; unroll k 8; vectorize j 4",
+                                  "stage B at k_o interleaved 8; map k_o async; unroll k 8; vectorize j 4"}) {
+    SCOPED_TRACE(rest);
+    auto e = emitUnder(k, tiles + rest);
+    ASSERT_TRUE(e);
+    RunResult r = runner_->measure(k, *e, build(*e));
+    EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
+  }
+  // Three copies of a large stage: dynamic shared memory, filled asynchronously.
+  Kernel big = testing::loadExample("matmul.loop", {{"M", 256}, {"N", 256}, {"K", 300}});
+  auto e = emitUnder(big, "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+                          "regtile i,j 8,8; strip k 32; stage A at k_o; stage B at k_o; map k_o async");
+  ASSERT_TRUE(e);
+  EXPECT_TRUE(e->needsSharedMemoryAttribute) << e->sharedBytes;
+  RunResult r = runner_->measure(big, *e, build(*e));
+  EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
+  // A window's halo, pipelined both ways, against the exact FP64 nest.
+  Kernel corr = testing::loadExample("correlate2d.loop", {{"H", 60}, {"W", 70}});
+  for (const char* mapping : {"pipelined", "async"}) {
+    auto c = emitUnder(corr, std::string("tile y,x 16,64; map y_o grid.y; map x_o grid.x; map y block.y; "
+                                         "map x block.x; regtile y,x 2,4; strip u 4; stage Img at u_o; "
+                                         "stage Tpl at u_o; map u_o ") + mapping);
+    ASSERT_TRUE(c);
+    RunResult rc = runner_->measure(corr, *c, build(*c));
+    EXPECT_EQ(rc.status, RunStatus::Ok) << mapping << ": " << rc.reason;
+  }
 }
 
 TEST_F(GpuRunner, ReferenceLibraryIsTimed) {
