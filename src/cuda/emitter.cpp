@@ -8,14 +8,49 @@
 #include <set>
 #include <sstream>
 
-#include "src/cuda/emit_launch.hpp"
-#include "src/cuda/emit_ranges.hpp"
+#include "src/cuda/kernel_writer.hpp"
 #include "src/loop/pipeline.hpp"
 
-namespace cudaburg {
+namespace cudaburg::emit_internal {
 namespace {
 
 const char* kAxis[3] = {"x", "y", "z"};
+
+// `lower + step * var` as text.
+std::string offsetText(const Affine& lower, int64_t step, const std::string& var) {
+  bool compound = var.find(' ') != std::string::npos;
+  std::string scaled = step == 1 ? var : std::to_string(step) + " * " + (compound ? "(" + var + ")" : var);
+  if (lower.isConstant() && lower.constant == 0) return scaled;
+  return affineText(lower) + " + " + (compound && step == 1 ? "(" + var + ")" : scaled);
+}
+
+ExprPtr substituteExpr(const ExprPtr& e, const std::string& name, const Affine& by) {
+  auto copy = std::make_shared<Expr>(*e);
+  switch (e->kind) {
+    case Expr::Kind::Constant: return e;
+    case Expr::Kind::Index: copy->index = e->index.substitute(name, by); break;
+    case Expr::Kind::Load:
+      for (auto& s : copy->load.subscripts) s = s.substitute(name, by);
+      break;
+    case Expr::Kind::Binary:
+    case Expr::Kind::Call:
+      for (auto& a : copy->args) a = substituteExpr(a, name, by);
+      break;
+  }
+  return copy;
+}
+
+Access substituteAccess(Access a, const std::string& name, const Affine& by) {
+  for (auto& s : a.subscripts) s = s.substitute(name, by);
+  return a;
+}
+
+void collectLoads(const Expr& e, std::vector<Access>& out) {
+  if (e.kind == Expr::Kind::Load) out.push_back(e.load);
+  for (const auto& a : e.args) collectLoads(*a, out);
+}
+
+}  // namespace
 
 // The shortest literal that reads back as `v` in type `t`.
 std::string literal(double v, ScalarType t) {
@@ -53,174 +88,13 @@ std::string affineText(const Affine& a) {
   return s;
 }
 
-// `lower + step * var` as text.
-std::string offsetText(const Affine& lower, int64_t step, const std::string& var) {
-  bool compound = var.find(' ') != std::string::npos;
-  std::string scaled = step == 1 ? var : std::to_string(step) + " * " + (compound ? "(" + var + ")" : var);
-  if (lower.isConstant() && lower.constant == 0) return scaled;
-  return affineText(lower) + " + " + (compound && step == 1 ? "(" + var + ")" : scaled);
+void KernelWriter::dropIfUnused(size_t mark, const std::string& name) {
+  size_t end = body_.find('\n', mark);
+  if (end == std::string::npos) return;
+  std::regex use("\\b" + name + "\\b");
+  if (!std::regex_search(body_.begin() + static_cast<std::ptrdiff_t>(end), body_.end(), use))
+    body_.erase(mark, end + 1 - mark);
 }
-
-ExprPtr substituteExpr(const ExprPtr& e, const std::string& name, const Affine& by) {
-  auto copy = std::make_shared<Expr>(*e);
-  switch (e->kind) {
-    case Expr::Kind::Constant: return e;
-    case Expr::Kind::Index: copy->index = e->index.substitute(name, by); break;
-    case Expr::Kind::Load:
-      for (auto& s : copy->load.subscripts) s = s.substitute(name, by);
-      break;
-    case Expr::Kind::Binary:
-    case Expr::Kind::Call:
-      for (auto& a : copy->args) a = substituteExpr(a, name, by);
-      break;
-  }
-  return copy;
-}
-
-Access substituteAccess(Access a, const std::string& name, const Affine& by) {
-  for (auto& s : a.subscripts) s = s.substitute(name, by);
-  return a;
-}
-
-void collectLoads(const Expr& e, std::vector<Access>& out) {
-  if (e.kind == Expr::Kind::Load) out.push_back(e.load);
-  for (const auto& a : e.args) collectLoads(*a, out);
-}
-
-// What is known at a point of the kernel being written.
-struct Scope {
-  IndexRanges ranges;
-  std::map<std::string, Array> arrays;
-  // Unrolled loops: an index with a run-time first value stands for `lower + step * counter`;
-  // after full unrolling the counters (and indices of loops with constant bounds) are constants.
-  std::map<std::string, Affine> unrolledAs;
-  std::set<std::string> compileTimeIndices;
-  // Loads already done as wide accesses: access text -> the lane that holds it.
-  std::map<std::string, std::string> loadOverrides;
-  // Double-buffered shared buffers: name -> the expression that picks the half in use.
-  std::map<std::string, std::string> slots;
-};
-
-// How a Stage's items go from the source into the buffer (see planStageCopy).
-struct StageCopy {
-  int64_t items = 0;                // elements, or vectors of a source row's elements
-  std::string coords;               // declares the item's place in the box from `stage_e`
-  std::string type;                 // an item's type: "float", "float4", ...
-  std::string value;                // the item read from the source, zero outside it
-  std::vector<std::string> stores;  // where an item goes, `$` standing for it
-  std::string comment;
-  // The same copy for asynchronous copies: the item's first source element, the condition that
-  // it lies inside the source ("" when always), and each piece of the buffer it fills (the whole
-  // item, or an element a piece where the layout permutes the box) with the piece's bytes.
-  std::string from, inside;
-  std::vector<std::string> pieces;
-  int pieceBytes = 0;
-  bool sameType = true;  // copied as bytes: no conversion on the way
-};
-
-class KernelWriter {
- public:
-  KernelWriter(const Kernel& kernel, const LaunchPlan& plan, const EmitOptions& options)
-      : kernel_(kernel), plan_(plan), options_(options), elementType_(options.elementType) {}
-
-  EmitResult write();
-
- private:
-  // Output.
-  void line(const std::string& text) {
-    if (!text.empty()) body_ += std::string(2 * indent_, ' ') + text;
-    body_ += '\n';
-  }
-  // Drops the declaration line written at `mark` when nothing written after it uses `name`
-  // (an index whose loop body reads only its unrolled counter, say): no unused variables.
-  void dropIfUnused(size_t mark, const std::string& name) {
-    size_t end = body_.find('\n', mark);
-    if (end == std::string::npos) return;
-    std::regex use("\\b" + name + "\\b");
-    if (!std::regex_search(body_.begin() + static_cast<std::ptrdiff_t>(end), body_.end(), use))
-      body_.erase(mark, end + 1 - mark);
-  }
-  void open(const std::string& text) {
-    line(text);
-    ++indent_;
-    declared_.emplace_back();
-  }
-  void close() {
-    --indent_;
-    declared_.pop_back();
-    line("}");
-  }
-  void refuse(const std::string& why) {
-    if (refusal_.empty()) refusal_ = why;
-  }
-
-  ScalarType typeOf(const Array& a) const { return emittedType(a, elementType_); }
-  std::string cudaType(ScalarType t) {
-    if (t == ScalarType::Half) usesHalf_ = true;
-    return cudaTypeName(t);
-  }
-  static ScalarType computeType(ScalarType t) { return t == ScalarType::Half ? ScalarType::Float : t; }
-
-  // Statements.
-  void emit(const Node& node, const Scope& scope);
-  void emitGridLoops(size_t i, const Scope& scope);
-  void emitLoop(const Node& loop, const Scope& scope);
-  void emitBlockLoop(const Node& loop, const Scope& scope);
-  void emitSerialLoop(const Node& loop, const Scope& scope);
-  void emitUnrolledLoop(const Node& loop, const Scope& scope, const std::string& note);
-  void emitVectorLoop(const Node& loop, const Scope& scope);
-  void emitPipelinedLoop(const Node& loop, const Scope& scope);
-  // A serial loop's header parts: its continuation condition and its increment.
-  std::string loopConditions(const Node& loop, const Scope& scope);
-  static std::string loopStep(const Node& loop) {
-    return loop.step == 1 ? "++" + loop.index : loop.index + " += " + std::to_string(loop.step);
-  }
-  void emitAlloc(const Node& node, const Scope& scope);
-  void declareShared(const Node& alloc, int copies);
-  StageCopy planStageCopy(const Node& node, const Scope& scope);
-  void emitStage(const Node& node, const Scope& scope);
-  void emitStageRegisters(const StageCopy& c, const std::string& regs, bool load);
-  void emitAsyncPipelinedLoop(const Node& loop, const Scope& scope);
-  // The asynchronous copies of the items a thread takes of a stage.
-  void emitAsyncCopies(const StageCopy& c, const std::string& source);
-  int stageWidth(const Node& node, const Array& source, const std::vector<int64_t>& box, const Scope& scope);
-  void emitAssign(const Node& node, const Scope& scope);
-  // Opens `if (guards) {` when some upper bound of `loop` is not proven for `lastIndex`; says if it did.
-  bool openGuard(const Node& loop, const Affine& lastIndex, const Scope& scope);
-
-  // Expressions.
-  std::string accessText(const Access& a, const Scope& scope);
-  std::vector<std::string> outsideConditions(const Access& a, const Array& array, const Scope& scope);
-  std::string loadText(const Access& a, ScalarType want, const Scope& scope);
-  std::string exprText(const Expr& e, ScalarType type, const Scope& scope, bool top = false);
-  std::string storeText(const Node& assign, const std::string& target, ScalarType targetType,
-                        const std::string& value);
-  const Array* findArray(const std::string& name, const Scope& scope);
-  Affine flatOffset(const Access& a, const Array& array);
-  bool wideAccessOk(const Access& a, const std::string& index, const Affine& lower, int width, const Scope& scope);
-
-  std::string header();
-  std::string prologue();
-  // The name of a thread or block coordinate, which the prologue then declares.
-  std::string coordinate(const std::string& name) {
-    usedCoordinates_.insert(name);
-    return name;
-  }
-
-  const Kernel& kernel_;
-  const LaunchPlan& plan_;
-  const EmitOptions& options_;
-  std::optional<ScalarType> elementType_;
-  std::string body_;
-  int indent_ = 1;
-  std::vector<std::set<std::string>> declared_{{}};
-  std::string refusal_;
-  bool usesHalf_ = false;
-  bool usesAsyncCopies_ = false;
-  int64_t dynamicOffset_ = 0;
-  int temps_ = 0;
-  std::set<std::string> usedCoordinates_;
-};
 
 const Array* KernelWriter::findArray(const std::string& name, const Scope& scope) {
   auto it = scope.arrays.find(name);
@@ -587,323 +461,6 @@ void KernelWriter::declareShared(const Node& alloc, int copies) {
   }
 }
 
-// The width (4, 2 or 1 elements) a Stage copies at a time: rows of both arrays that hold whole
-// vectors, aligned, of the same type. A vector then lies wholly inside or wholly outside the
-// source, so the bounds of its first element decide for all of it. `box` is the box's extents in
-// the source's order: the buffer's for the natural layout, whose rows are the box's rows; a
-// permuted buffer is written an element at a time, so only the source's rows count.
-int KernelWriter::stageWidth(const Node& node, const Array& source, const std::vector<int64_t>& box,
-                             const Scope& scope) {
-  const Array& buffer = node.buffer;
-  ScalarType t = typeOf(buffer);
-  if (t != typeOf(source) || source.space == MemorySpace::Register || box.empty()) return 1;
-  for (int width : {4, 2}) {
-    if ((t == ScalarType::Double && width == 4) || (t != ScalarType::Float && t != ScalarType::Double)) continue;
-    if (box.back() % width != 0 || source.extents.back() % width != 0) continue;
-    Scope probe = scope;
-    Access first{source.name, {}};
-    for (size_t d = 0; d < box.size(); ++d) {
-      std::string var = "stage_" + std::to_string(d);
-      bool last = d + 1 == box.size();
-      probe.ranges.bind(var, IndexRange{0, box[d] - (last ? width : 1), last ? width : 1});
-      first.subscripts.push_back(node.origin[d] + Affine::var(var));
-    }
-    if (probe.ranges.multipleOf(flatOffset(first, source)) % width == 0) return width;
-  }
-  return 1;
-}
-
-// A Stage is a cooperative copy: the block's threads take the box's items (elements, or vectors
-// of a source row's elements) in turn, in the source's order (consecutive threads read
-// consecutive elements of a row, coalesced), zero outside the source, and store each at its
-// place in the buffer: the whole vector where the buffer keeps the source's order, lane by lane
-// where its layout permutes the box (e.g. transposed).
-StageCopy KernelWriter::planStageCopy(const Node& node, const Scope& scope) {
-  StageCopy c;
-  const Array& buffer = node.buffer;
-  const Array* source = findArray(node.source, scope);
-  if (!source) return c;
-  size_t rank = buffer.extents.size();
-  if (source->extents.size() != rank || (!node.layout.empty() && node.layout.size() != rank)) {
-    refuse("Stage from `" + node.source + "` into `" + buffer.name + "`: the ranks differ");
-    return c;
-  }
-  bool permuted = isPermuted(node.layout);
-  std::vector<int64_t> box(rank, 0);  // the box's extents in the source's order
-  for (size_t d = 0; d < rank; ++d) {
-    auto s = permuted ? static_cast<size_t>(node.layout[d]) : d;
-    if (s >= rank || box[s] != 0) {
-      refuse("Stage into `" + buffer.name + "`: its layout is not a permutation");
-      return c;
-    }
-    box[s] = buffer.extents[d];
-  }
-  int width = stageWidth(node, *source, box, scope);
-  Scope inner = scope;
-  Access from{node.source, {}};
-  int64_t innerSize = c.items = buffer.elements() / width;
-  for (size_t d = 0; d < rank; ++d) {
-    std::string var = "stage_" + std::to_string(d);
-    bool last = d + 1 == rank;
-    int64_t extent = box[d] / (last ? width : 1);
-    innerSize /= extent;
-    std::string value = "stage_e";
-    if (innerSize != 1) value += " / " + std::to_string(innerSize);
-    if (d > 0) value = (innerSize != 1 ? "(" + value + ")" : value) + " % " + std::to_string(extent);
-    if (last && width > 1) value = std::to_string(width) + " * (" + value + ")";
-    c.coords += (d ? ", " : "const int ") + var + " = " + value;
-    inner.ranges.bind(var, IndexRange{0, box[d] - (last ? width : 1), last ? width : 1});
-    from.subscripts.push_back(node.origin[d] + Affine::var(var));
-  }
-  c.coords += ";";
-  // The buffer element that lane `lane` of an item goes to.
-  auto to = [&](int lane) {
-    Access a{buffer.name, {}};
-    for (size_t d = 0; d < rank; ++d) {
-      auto s = permuted ? static_cast<size_t>(node.layout[d]) : d;
-      a.subscripts.push_back(Affine::var("stage_" + std::to_string(s)) + Affine(s + 1 == rank ? lane : 0));
-    }
-    return a;
-  };
-  ScalarType bufferType = typeOf(buffer), sourceType = typeOf(*source);
-  std::string zero;
-  if (width > 1) {
-    c.type = cudaType(bufferType) + std::to_string(width);
-    c.value = "*reinterpret_cast<const " + c.type + "*>(&" + accessText(from, inner) + ")";
-    zero = "make_" + c.type + "(";
-    for (int v = 0; v < width; ++v) zero += (v ? ", " : "") + literal(0, bufferType);
-    zero += ")";
-  } else {
-    c.type = cudaType(bufferType);
-    c.value = bufferType == sourceType ? accessText(from, inner) : loadText(from, computeType(bufferType), inner);
-    if (bufferType != sourceType && bufferType == ScalarType::Half) c.value = "__float2half(" + c.value + ")";
-    zero = bufferType == ScalarType::Half ? "__float2half(0.0f)" : literal(0, bufferType);
-  }
-  auto conds = outsideConditions(from, *source, inner);
-  if (!conds.empty()) c.value = "(" + joinConditions(conds) + ") ? " + c.value + " : " + zero;
-  c.from = accessText(from, inner);
-  c.inside = joinConditions(conds);
-  c.sameType = bufferType == sourceType;
-  int elementBytes = scalarTypeBytes(bufferType);
-  c.pieceBytes = permuted ? elementBytes : width * elementBytes;
-  for (int v = 0; v < (permuted ? width : 1); ++v) c.pieces.push_back(accessText(to(v), inner));
-  if (width == 1) {
-    c.stores.push_back(accessText(to(0), inner) + " = $");
-  } else if (!permuted) {
-    c.stores.push_back("*reinterpret_cast<" + c.type + "*>(&" + accessText(to(0), inner) + ") = $");
-  } else {
-    for (int v = 0; v < width; ++v) c.stores.push_back(accessText(to(v), inner) + " = $." + "xyzw"[v]);
-  }
-  std::string origin, layout;
-  for (const auto& o : node.origin) origin += "[" + affineText(o) + "]";
-  for (int d : node.layout) layout += (layout.empty() ? "" : ", ") + std::to_string(d);
-  c.comment = "// Stage " + node.source + origin + " -> " + buffer.name +
-              (permuted ? " in layout (" + layout + ")" : "") + ", zero outside " + node.source;
-  if (width > 1) c.comment += (permuted ? ", read " : ", ") + std::to_string(width) + " elements at a time";
-  return c;
-}
-
-// A store of a StageCopy with `item` as the value.
-std::string fillStore(const std::string& store, const std::string& item) {
-  std::string s = store;
-  s.replace(s.find('$'), 1, item);
-  return s + ";";
-}
-
-void KernelWriter::emitStage(const Node& node, const Scope& scope) {
-  StageCopy c = planStageCopy(node, scope);
-  if (!refusal_.empty()) return;
-  line(c.comment);
-  // Threads take the items in turn; with no more items than threads, each takes one at most.
-  std::string rank = coordinate("thread_rank");
-  if (c.items > plan_.threads())
-    open("for (int stage_e = " + rank + "; stage_e < " + std::to_string(c.items) + "; stage_e += " +
-         std::to_string(plan_.threads()) + ") {");
-  else
-    open(c.items == plan_.threads() ? "{" : "if (" + rank + " < " + std::to_string(c.items) + ") {");
-  if (c.items <= plan_.threads()) line("const int stage_e = " + rank + ";");
-  line(c.coords);
-  if (c.stores.size() == 1) {
-    line(fillStore(c.stores[0], c.value));
-  } else {
-    line("const " + c.type + " stage_v = " + c.value + ";");
-    for (const auto& s : c.stores) line(fillStore(s, "stage_v"));
-  }
-  close();
-}
-
-// Half of a pipelined copy: each thread's items read into the registers `regs` (load), or
-// stored from them into the buffer (store).
-void KernelWriter::emitStageRegisters(const StageCopy& c, const std::string& regs, bool load) {
-  int64_t threads = plan_.threads();
-  line("#pragma unroll");
-  open("for (int stage_r = 0; stage_r < " + std::to_string((c.items + threads - 1) / threads) + "; ++stage_r) {");
-  line("const int stage_e = " + coordinate("thread_rank") + " + " + std::to_string(threads) + " * stage_r;");
-  bool guarded = c.items % threads != 0;
-  if (guarded) open("if (stage_e < " + std::to_string(c.items) + ") {");
-  line(c.coords);
-  if (load) {
-    line(regs + "[stage_r] = " + c.value + ";");
-  } else {
-    for (const auto& s : c.stores) line(fillStore(s, regs + "[stage_r]"));
-  }
-  if (guarded) close();
-  close();
-}
-
-// A pipelined loop (rule 6 of loop_tree.hpp): each shared buffer is declared twice over; the
-// first iteration's stages fill half 0 before the loop; each iteration then reads the next
-// iteration's stages into registers, works on its own half, stores the registers into the other
-// half, and synchronises once.
-void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
-  PipelineParts parts = pipelineParts(loop);
-  if (!parts.ok()) return refuse(parts.problem);
-  auto trips = scope.ranges.maxTripCount(loop);
-  if (!trips || *trips < 1) return refuse("pipelined loop `" + loop.index + "` has no bounded trip count");
-  Scope inner = scope;
-  for (const Node* b : parts.buffers) {
-    inner.arrays[b->buffer.name] = b->buffer;
-    inner.slots[b->buffer.name] = "stage_slot";
-  }
-  line("// " + loop.index + " pipelined: while the block works on one half of each buffer, the next stages go");
-  line("// through registers into the other half");
-  for (const Node* b : parts.buffers) declareShared(*b, 2);
-
-  Scope first = inner;
-  first.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, 1));
-  for (const Node* b : parts.buffers) first.slots[b->buffer.name] = "0";
-  open("{");
-  line("const int " + loop.index + " = " + affineText(loop.lower) + ";");
-  for (const Node* s : parts.stages) emitStage(*s, first);
-  close();
-  line("__syncthreads();");
-
-  // The next iteration's stages: the loop's index one step on, in the iterations that have one.
-  Scope next = inner;
-  next.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, std::max<int64_t>(1, *trips - 1)));
-  for (const Node* b : parts.buffers) next.slots[b->buffer.name] = "stage_slot ^ 1";
-  std::vector<StageCopy> copies;
-  Affine nextIndex = Affine::var(loop.index) + Affine(loop.step);
-  for (const Node* s : parts.stages) {
-    Node shifted = *s;
-    for (Affine& o : shifted.origin) o = o.substitute(loop.index, nextIndex);
-    copies.push_back(planStageCopy(shifted, next));
-  }
-  if (!refusal_.empty()) return;
-  Scope body = inner;
-  body.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, *trips));
-  std::vector<std::string> nextConds;  // this iteration has a next one
-  for (const Affine& u : loop.upper)
-    if (!body.ranges.provesLess(nextIndex, u)) nextConds.push_back(affineText(nextIndex) + " < " + affineText(u));
-  bool more = *trips > 1;
-
-  open("for (int " + loop.index + " = " + affineText(loop.lower) + "; " + loopConditions(loop, scope) + "; " +
-       loopStep(loop) + ") {");
-  std::string count = affineText(Affine::var(loop.index) - loop.lower);
-  if (loop.step != 1) count = (loop.lower == Affine(0) ? count : "(" + count + ")") + " / " + std::to_string(loop.step);
-  line("const int stage_slot = (" + count + ") & 1;");
-  if (more) {
-    for (size_t i = 0; i < copies.size(); ++i)
-      line(copies[i].type + " " + parts.stages[i]->buffer.name + "_next[" +
-           std::to_string((copies[i].items + plan_.threads() - 1) / plan_.threads()) + "];");
-    if (!nextConds.empty()) open("if (" + joinConditions(nextConds) + ") {");
-    for (size_t i = 0; i < copies.size(); ++i) emitStageRegisters(copies[i], parts.stages[i]->buffer.name + "_next", true);
-    if (!nextConds.empty()) close();
-  }
-  for (const auto& w : parts.work) emit(*w, body);
-  if (more) {
-    if (!nextConds.empty()) open("if (" + joinConditions(nextConds) + ") {");
-    for (size_t i = 0; i < copies.size(); ++i) emitStageRegisters(copies[i], parts.stages[i]->buffer.name + "_next", false);
-    if (!nextConds.empty()) close();
-  }
-  line("__syncthreads();");
-  close();
-}
-
-void KernelWriter::emitAsyncCopies(const StageCopy& c, const std::string& source) {
-  if (!c.sameType) return refuse("an asynchronous copy cannot convert " + source + "'s elements to the buffer's type");
-  int64_t threads = plan_.threads();
-  line("#pragma unroll");
-  open("for (int stage_r = 0; stage_r < " + std::to_string((c.items + threads - 1) / threads) + "; ++stage_r) {");
-  line("const int stage_e = " + coordinate("thread_rank") + " + " + std::to_string(threads) + " * stage_r;");
-  bool guarded = c.items % threads != 0;
-  if (guarded) open("if (stage_e < " + std::to_string(c.items) + ") {");
-  line(c.coords);
-  if (!c.inside.empty()) line("const bool stage_in = " + c.inside + ";");
-  for (size_t p = 0; p < c.pieces.size(); ++p) {
-    std::string from = "&" + c.from + (p ? " + " + std::to_string(p) : "");
-    if (!c.inside.empty()) from = "stage_in ? " + from + " : " + source;  // a valid address, not read
-    line("async_copy<" + std::to_string(c.pieceBytes) + ">(&" + c.pieces[p] + ", " + from + ", " +
-         (c.inside.empty() ? "true" : "stage_in") + ");");
-  }
-  if (guarded) close();
-  close();
-}
-
-// An asynchronously pipelined loop (rule 6 of loop_tree.hpp): kAsyncStages copies of each shared
-// buffer; the first kAsyncStages - 1 iterations' stages are issued before the loop; each
-// iteration waits for its own, synchronises (which also frees the copy the previous iteration
-// used), issues the stages kAsyncStages - 1 iterations ahead into that copy, and works.
-void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) {
-  PipelineParts parts = pipelineParts(loop);
-  if (!parts.ok()) return refuse(parts.problem);
-  auto trips = scope.ranges.maxTripCount(loop);
-  if (!trips || *trips < 1) return refuse("pipelined loop `" + loop.index + "` has no bounded trip count");
-  usesAsyncCopies_ = true;
-  const int64_t ahead = kAsyncStages - 1;
-  Scope inner = scope;
-  for (const Node* b : parts.buffers) inner.arrays[b->buffer.name] = b->buffer;
-  line("// " + loop.index + " pipelined asynchronously: " + std::to_string(kAsyncStages) +
-       " copies of each buffer, the stages issued " + std::to_string(ahead) + " iterations ahead");
-  for (const Node* b : parts.buffers) declareShared(*b, kAsyncStages);
-  // The stages of iteration `index + shift`, into the copy `slot`, where `iterations` of the
-  // loop have such a later iteration.
-  auto issue = [&](int64_t shift, const std::string& slot, int64_t iterations) {
-    Scope at = inner;
-    at.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, iterations));
-    for (const Node* b : parts.buffers) at.slots[b->buffer.name] = slot;
-    for (const Node* s : parts.stages) {
-      Node shifted = *s;
-      for (Affine& o : shifted.origin) o = o.substitute(loop.index, Affine::var(loop.index) + Affine(shift * loop.step));
-      StageCopy c = planStageCopy(shifted, at);
-      if (!refusal_.empty()) return;
-      line(c.comment);
-      emitAsyncCopies(c, s->source);
-    }
-  };
-  for (int64_t s = 0; s < ahead; ++s) {
-    if (s < *trips) {
-      open("{");
-      line("const int " + loop.index + " = " + affineText(loop.lower) + ";");
-      issue(s, std::to_string(s), 1);
-      close();
-    }
-    line("async_commit();");
-  }
-  Scope body = inner;
-  body.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, *trips));
-  for (const Node* b : parts.buffers) body.slots[b->buffer.name] = "stage_slot";
-  open("for (int " + loop.index + " = " + affineText(loop.lower) + "; " + loopConditions(loop, scope) + "; " +
-       loopStep(loop) + ") {");
-  std::string count = affineText(Affine::var(loop.index) - loop.lower);
-  if (loop.step != 1) count = (loop.lower == Affine(0) ? count : "(" + count + ")") + " / " + std::to_string(loop.step);
-  line("const int stage_slot = (" + count + ") % " + std::to_string(kAsyncStages) + ";");
-  line("async_wait<" + std::to_string(ahead - 1) + ">();  // this iteration's stages have landed");
-  line("__syncthreads();");
-  if (*trips > ahead) {
-    Affine later = Affine::var(loop.index) + Affine(ahead * loop.step);
-    std::vector<std::string> conds;
-    for (const Affine& u : loop.upper)
-      if (!body.ranges.provesLess(later, u)) conds.push_back(affineText(later) + " < " + affineText(u));
-    if (!conds.empty()) open("if (" + joinConditions(conds) + ") {");
-    issue(ahead, "(stage_slot + " + std::to_string(ahead) + ") % " + std::to_string(kAsyncStages), *trips - ahead);
-    if (!conds.empty()) close();
-  }
-  line("async_commit();");
-  for (const auto& w : parts.work) emit(*w, body);
-  close();
-}
-
 void KernelWriter::emitGridLoops(size_t i, const Scope& scope) {
   if (i == plan_.gridLoops.size()) return emit(*plan_.phases, scope);
   const LaunchPlan::GridLoop& g = plan_.gridLoops[i];
@@ -1058,12 +615,14 @@ EmitResult KernelWriter::write() {
   return result;
 }
 
-}  // namespace
+}  // namespace cudaburg::emit_internal
+
+namespace cudaburg {
 
 EmitResult emitKernel(const Kernel& kernel, const EmitOptions& options) {
   LaunchPlanResult planned = planLaunch(kernel, options.elementType);
   if (!planned.plan) return EmitResult{std::nullopt, planned.refusal};
-  KernelWriter writer(kernel, *planned.plan, options);
+  emit_internal::KernelWriter writer(kernel, *planned.plan, options);
   return writer.write();
 }
 
