@@ -206,10 +206,6 @@ ScalarType emittedType(const Array& array, std::optional<ScalarType> override) {
   return floating && override ? *override : array.type;
 }
 
-int64_t bufferBytes(const Array& buffer, std::optional<ScalarType> elementType) {
-  return buffer.elements() * scalarTypeBytes(emittedType(buffer, elementType));
-}
-
 bool isPermuted(const std::vector<int>& layout) {
   for (size_t d = 0; d < layout.size(); ++d)
     if (layout[d] != static_cast<int>(d)) return true;

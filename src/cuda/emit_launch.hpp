@@ -49,9 +49,6 @@ struct LaunchPlanResult {
 
 LaunchPlanResult planLaunch(const Kernel& kernel, std::optional<ScalarType> elementType);
 
-// Bytes of a buffer in the emitted kernel.
-int64_t bufferBytes(const Array& buffer, std::optional<ScalarType> elementType);
-
 // True when a Stage or Alloc holds its box in another order than the source's.
 bool isPermuted(const std::vector<int>& layout);
 

@@ -16,6 +16,20 @@ std::string fillStore(const std::string& store, const std::string& item) {
   return s + ";";
 }
 
+// `stage`, reading the box `shift` iterations of `loop` later.
+Node shiftedStage(const Node& stage, const Node& loop, int64_t shift) {
+  Node shifted = stage;
+  for (Affine& o : shifted.origin) o = o.substitute(loop.index, Affine::var(loop.index) + Affine(shift * loop.step));
+  return shifted;
+}
+
+// The number of the current iteration of `loop`, as C: "k_o / 16".
+std::string iterationText(const Node& loop) {
+  std::string count = affineText(Affine::var(loop.index) - loop.lower);
+  if (loop.step == 1) return count;
+  return (loop.lower == Affine(0) ? count : "(" + count + ")") + " / " + std::to_string(loop.step);
+}
+
 }  // namespace
 
 // The width (4, 2 or 1 elements) a Stage copies at a time: rows of both arrays that hold whole
@@ -156,23 +170,58 @@ void KernelWriter::emitStage(const Node& node, const Scope& scope) {
   close();
 }
 
-// Half of a pipelined copy: each thread's items read into the registers `regs` (load), or
-// stored from them into the buffer (store).
-void KernelWriter::emitStageRegisters(const StageCopy& c, const std::string& regs, bool load) {
+int64_t KernelWriter::itemsPerThread(const StageCopy& c) const {
+  return (c.items + plan_.threads() - 1) / plan_.threads();
+}
+
+bool KernelWriter::openThreadItems(const StageCopy& c) {
   int64_t threads = plan_.threads();
   line("#pragma unroll");
-  open("for (int stage_r = 0; stage_r < " + std::to_string((c.items + threads - 1) / threads) + "; ++stage_r) {");
+  open("for (int stage_r = 0; stage_r < " + std::to_string(itemsPerThread(c)) + "; ++stage_r) {");
   line("const int stage_e = " + coordinate("thread_rank") + " + " + std::to_string(threads) + " * stage_r;");
   bool guarded = c.items % threads != 0;
   if (guarded) open("if (stage_e < " + std::to_string(c.items) + ") {");
   line(c.coords);
+  return guarded;
+}
+
+void KernelWriter::closeThreadItems(bool guarded) {
+  if (guarded) close();
+  close();
+}
+
+// Half of a pipelined copy: each thread's items read into the registers `regs` (load), or
+// stored from them into the buffer (store).
+void KernelWriter::emitStageRegisters(const StageCopy& c, const std::string& regs, bool load) {
+  bool guarded = openThreadItems(c);
   if (load) {
     line(regs + "[stage_r] = " + c.value + ";");
   } else {
     for (const auto& s : c.stores) line(fillStore(s, regs + "[stage_r]"));
   }
-  if (guarded) close();
-  close();
+  closeThreadItems(guarded);
+}
+
+std::optional<int64_t> KernelWriter::pipelineTrips(const Node& loop, const PipelineParts& parts,
+                                                   const Scope& scope) {
+  if (!parts.ok()) {
+    refuse(parts.problem);
+    return std::nullopt;
+  }
+  auto trips = scope.ranges.maxTripCount(loop);
+  if (!trips || *trips < 1) {
+    refuse("pipelined loop `" + loop.index + "` has no bounded trip count");
+    return std::nullopt;
+  }
+  return trips;
+}
+
+std::vector<std::string> KernelWriter::laterConditions(const Node& loop, int64_t shift, const Scope& body) {
+  Affine later = Affine::var(loop.index) + Affine(shift * loop.step);
+  std::vector<std::string> conds;
+  for (const Affine& u : loop.upper)
+    if (!body.ranges.provesLess(later, u)) conds.push_back(affineText(later) + " < " + affineText(u));
+  return conds;
 }
 
 // A pipelined loop (rule 6 of loop_tree.hpp): each shared buffer is declared twice over; the
@@ -181,9 +230,8 @@ void KernelWriter::emitStageRegisters(const StageCopy& c, const std::string& reg
 // half, and synchronises once.
 void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
   PipelineParts parts = pipelineParts(loop);
-  if (!parts.ok()) return refuse(parts.problem);
-  auto trips = scope.ranges.maxTripCount(loop);
-  if (!trips || *trips < 1) return refuse("pipelined loop `" + loop.index + "` has no bounded trip count");
+  auto trips = pipelineTrips(loop, parts, scope);
+  if (!trips) return;
   Scope inner = scope;
   for (const Node* b : parts.buffers) {
     inner.arrays[b->buffer.name] = b->buffer;
@@ -207,29 +255,20 @@ void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
   next.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, std::max<int64_t>(1, *trips - 1)));
   for (const Node* b : parts.buffers) next.slots[b->buffer.name] = "stage_slot ^ 1";
   std::vector<StageCopy> copies;
-  Affine nextIndex = Affine::var(loop.index) + Affine(loop.step);
-  for (const Node* s : parts.stages) {
-    Node shifted = *s;
-    for (Affine& o : shifted.origin) o = o.substitute(loop.index, nextIndex);
-    copies.push_back(planStageCopy(shifted, next));
-  }
+  for (const Node* s : parts.stages) copies.push_back(planStageCopy(shiftedStage(*s, loop, 1), next));
   if (!refusal_.empty()) return;
   Scope body = inner;
   body.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, *trips));
-  std::vector<std::string> nextConds;  // this iteration has a next one
-  for (const Affine& u : loop.upper)
-    if (!body.ranges.provesLess(nextIndex, u)) nextConds.push_back(affineText(nextIndex) + " < " + affineText(u));
+  std::vector<std::string> nextConds = laterConditions(loop, 1, body);  // this iteration has a next one
   bool more = *trips > 1;
 
   open("for (int " + loop.index + " = " + affineText(loop.lower) + "; " + loopConditions(loop, scope) + "; " +
        loopStep(loop) + ") {");
-  std::string count = affineText(Affine::var(loop.index) - loop.lower);
-  if (loop.step != 1) count = (loop.lower == Affine(0) ? count : "(" + count + ")") + " / " + std::to_string(loop.step);
-  line("const int stage_slot = (" + count + ") & 1;");
+  line("const int stage_slot = (" + iterationText(loop) + ") & 1;");
   if (more) {
     for (size_t i = 0; i < copies.size(); ++i)
-      line(copies[i].type + " " + parts.stages[i]->buffer.name + "_next[" +
-           std::to_string((copies[i].items + plan_.threads() - 1) / plan_.threads()) + "];");
+      line(copies[i].type + " " + parts.stages[i]->buffer.name + "_next[" + std::to_string(itemsPerThread(copies[i])) +
+           "];");
     if (!nextConds.empty()) open("if (" + joinConditions(nextConds) + ") {");
     for (size_t i = 0; i < copies.size(); ++i) emitStageRegisters(copies[i], parts.stages[i]->buffer.name + "_next", true);
     if (!nextConds.empty()) close();
@@ -246,13 +285,7 @@ void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
 
 void KernelWriter::emitAsyncCopies(const StageCopy& c, const std::string& source) {
   if (!c.sameType) return refuse("an asynchronous copy cannot convert " + source + "'s elements to the buffer's type");
-  int64_t threads = plan_.threads();
-  line("#pragma unroll");
-  open("for (int stage_r = 0; stage_r < " + std::to_string((c.items + threads - 1) / threads) + "; ++stage_r) {");
-  line("const int stage_e = " + coordinate("thread_rank") + " + " + std::to_string(threads) + " * stage_r;");
-  bool guarded = c.items % threads != 0;
-  if (guarded) open("if (stage_e < " + std::to_string(c.items) + ") {");
-  line(c.coords);
+  bool guarded = openThreadItems(c);
   if (!c.inside.empty()) line("const bool stage_in = " + c.inside + ";");
   for (size_t p = 0; p < c.pieces.size(); ++p) {
     std::string from = "&" + c.from + (p ? " + " + std::to_string(p) : "");
@@ -260,8 +293,7 @@ void KernelWriter::emitAsyncCopies(const StageCopy& c, const std::string& source
     line("async_copy<" + std::to_string(c.pieceBytes) + ">(&" + c.pieces[p] + ", " + from + ", " +
          (c.inside.empty() ? "true" : "stage_in") + ");");
   }
-  if (guarded) close();
-  close();
+  closeThreadItems(guarded);
 }
 
 // An asynchronously pipelined loop (rule 6 of loop_tree.hpp): kAsyncStages copies of each shared
@@ -270,9 +302,8 @@ void KernelWriter::emitAsyncCopies(const StageCopy& c, const std::string& source
 // used), issues the stages kAsyncStages - 1 iterations ahead into that copy, and works.
 void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) {
   PipelineParts parts = pipelineParts(loop);
-  if (!parts.ok()) return refuse(parts.problem);
-  auto trips = scope.ranges.maxTripCount(loop);
-  if (!trips || *trips < 1) return refuse("pipelined loop `" + loop.index + "` has no bounded trip count");
+  auto trips = pipelineTrips(loop, parts, scope);
+  if (!trips) return;
   usesAsyncCopies_ = true;
   const int64_t ahead = kAsyncStages - 1;
   Scope inner = scope;
@@ -287,9 +318,7 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
     at.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, iterations));
     for (const Node* b : parts.buffers) at.slots[b->buffer.name] = slot;
     for (const Node* s : parts.stages) {
-      Node shifted = *s;
-      for (Affine& o : shifted.origin) o = o.substitute(loop.index, Affine::var(loop.index) + Affine(shift * loop.step));
-      StageCopy c = planStageCopy(shifted, at);
+      StageCopy c = planStageCopy(shiftedStage(*s, loop, shift), at);
       if (!refusal_.empty()) return;
       line(c.comment);
       emitAsyncCopies(c, s->source);
@@ -309,16 +338,11 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
   for (const Node* b : parts.buffers) body.slots[b->buffer.name] = "stage_slot";
   open("for (int " + loop.index + " = " + affineText(loop.lower) + "; " + loopConditions(loop, scope) + "; " +
        loopStep(loop) + ") {");
-  std::string count = affineText(Affine::var(loop.index) - loop.lower);
-  if (loop.step != 1) count = (loop.lower == Affine(0) ? count : "(" + count + ")") + " / " + std::to_string(loop.step);
-  line("const int stage_slot = (" + count + ") % " + std::to_string(kAsyncStages) + ";");
+  line("const int stage_slot = (" + iterationText(loop) + ") % " + std::to_string(kAsyncStages) + ";");
   line("async_wait<" + std::to_string(ahead - 1) + ">();  // this iteration's stages have landed");
   line("__syncthreads();");
   if (*trips > ahead) {
-    Affine later = Affine::var(loop.index) + Affine(ahead * loop.step);
-    std::vector<std::string> conds;
-    for (const Affine& u : loop.upper)
-      if (!body.ranges.provesLess(later, u)) conds.push_back(affineText(later) + " < " + affineText(u));
+    std::vector<std::string> conds = laterConditions(loop, ahead, body);
     if (!conds.empty()) open("if (" + joinConditions(conds) + ") {");
     issue(ahead, "(stage_slot + " + std::to_string(ahead) + ") % " + std::to_string(kAsyncStages), *trips - ahead);
     if (!conds.empty()) close();

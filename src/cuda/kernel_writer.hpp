@@ -3,6 +3,7 @@
 // emitter.cpp (expressions, loops and the kernel around them) and emit_stage.cpp (the copies
 // into shared memory and the pipelined loops). Not part of the emitter's interface.
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "src/cuda/emit_launch.hpp"
 #include "src/cuda/emit_ranges.hpp"
 #include "src/cuda/emitter.hpp"
+#include "src/loop/pipeline.hpp"
 
 namespace cudaburg::emit_internal {
 
@@ -107,6 +109,15 @@ class KernelWriter {
   StageCopy planStageCopy(const Node& node, const Scope& scope);
   void emitStage(const Node& node, const Scope& scope);
   void emitStageRegisters(const StageCopy& c, const std::string& regs, bool load);
+  // The loop over the items a thread takes of a stage, with their places declared (guarded
+  // where the threads outnumber the last round's items: says if it is); closeThreadItems ends it.
+  int64_t itemsPerThread(const StageCopy& c) const;
+  bool openThreadItems(const StageCopy& c);
+  void closeThreadItems(bool guarded);
+  // A pipelined loop's trip count, or nothing (and a refusal) when its shape or bounds do not do.
+  std::optional<int64_t> pipelineTrips(const Node& loop, const PipelineParts& parts, const Scope& scope);
+  // The conditions under which the iteration `shift` steps after the current one exists.
+  std::vector<std::string> laterConditions(const Node& loop, int64_t shift, const Scope& body);
   void emitAsyncPipelinedLoop(const Node& loop, const Scope& scope);
   // The asynchronous copies of the items a thread takes of a stage.
   void emitAsyncCopies(const StageCopy& c, const std::string& source);
