@@ -7,7 +7,6 @@
 
 #include "src/search/evaluator.hpp"
 #include "src/transform/loop_facts.hpp"
-#include "src/transform/tree_edit.hpp"
 
 namespace cudaburg {
 
@@ -41,14 +40,15 @@ void collectNames(const Node& n, std::set<std::string>& names) {
   for (const auto& k : n.kids) collectNames(*k, names);
 }
 
-void collectReads(const Expr& e, std::set<std::string>& arrays) {
-  if (e.kind == Expr::Kind::Load) arrays.insert(e.load.array);
-  for (const auto& a : e.args) collectReads(*a, arrays);
+// Calls `f` with every array read (a Load) in the statements under `n`.
+void forEachLoad(const Expr& e, const std::function<void(const Access&)>& f) {
+  if (e.kind == Expr::Kind::Load) f(e.load);
+  for (const auto& a : e.args) forEachLoad(*a, f);
 }
 
-void collectReads(const Node& n, std::set<std::string>& arrays) {
-  if (n.kind == NodeKind::Assign && n.value) collectReads(*n.value, arrays);
-  for (const auto& k : n.kids) collectReads(*k, arrays);
+void forEachLoad(const Node& n, const std::function<void(const Access&)>& f) {
+  if (n.kind == NodeKind::Assign && n.value) forEachLoad(*n.value, f);
+  for (const auto& k : n.kids) forEachLoad(*k, f);
 }
 
 }  // namespace
@@ -70,7 +70,7 @@ int64_t SearchContext::reductionLength(const Node* node) const {
 
 std::vector<std::string> SearchContext::arraysRead(const Node* node) const {
   std::set<std::string> read;
-  collectReads(*node, read);
+  forEachLoad(*node, [&](const Access& a) { read.insert(a.array); });
   std::vector<std::string> out;
   for (const auto& p : kernel_.params)  // kernel parameter order, for a stable recipe
     if (p.input && read.count(p.name)) out.push_back(p.name);
@@ -79,15 +79,10 @@ std::vector<std::string> SearchContext::arraysRead(const Node* node) const {
 
 bool SearchContext::readAlong(const std::string& array, const std::string& index) const {
   bool any = false, all = true;
-  std::function<void(const Expr&)> visit = [&](const Expr& e) {
-    if (e.kind == Expr::Kind::Load && e.load.array == array) {
-      any = true;
-      all = all && !e.load.subscripts.empty() && e.load.subscripts.back() == Affine::var(index);
-    }
-    for (const auto& a : e.args) visit(*a);
-  };
-  walk(kernel_.body, [&](const NodePtr& n, const Ancestors&) {
-    if (n->kind == NodeKind::Assign && n->value) visit(*n->value);
+  forEachLoad(*kernel_.body, [&](const Access& a) {
+    if (a.array != array) return;
+    any = true;
+    all = all && !a.subscripts.empty() && a.subscripts.back() == Affine::var(index);
   });
   return any && all;
 }
@@ -208,19 +203,10 @@ std::set<std::string> SearchContext::transposableArrays(const Node* node) const 
   // 2-D arrays read only as X[.][index] with the index in the last subscript alone (the
   // reduction runs along their rows).
   std::set<std::string> transposable, other;
-  std::function<void(const Expr&)> classify = [&](const Expr& e) {
-    if (e.kind == Expr::Kind::Load) {
-      const auto& subs = e.load.subscripts;
-      bool ok = subs.size() == 2 && subs[1].uses(node->index) && !subs[0].uses(node->index);
-      (ok ? transposable : other).insert(e.load.array);
-    }
-    for (const auto& a : e.args) classify(*a);
-  };
-  std::function<void(const Node&)> visit = [&](const Node& n) {
-    if (n.kind == NodeKind::Assign && n.value) classify(*n.value);
-    for (const auto& k : n.kids) visit(*k);
-  };
-  visit(*node);
+  forEachLoad(*node, [&](const Access& a) {
+    bool ok = a.subscripts.size() == 2 && a.subscripts[1].uses(node->index) && !a.subscripts[0].uses(node->index);
+    (ok ? transposable : other).insert(a.array);
+  });
   for (const auto& a : other) transposable.erase(a);
   return transposable;
 }
