@@ -64,7 +64,7 @@ class Lexer {
   RawCapture captureBalanced(char open, char close);
   // Captures one item of a bracketed list: text up to a `,` or `]` outside (), [] and {} (and
   // outside literals and comments), which is left unconsumed; `closed` is false when the input
-  // ends first or an unbalanced `)` or `}` ends it (also left unconsumed).
+  // ends first or a closing bracket that matches no opening one ends it (also left unconsumed).
   RawCapture captureListItem();
   // Captures the prologue after `%{`, up to the first `%}`.
   RawCapture capturePrologue();

@@ -146,7 +146,7 @@ RawCapture Lexer::captureBalanced(char open, char close) {
 RawCapture Lexer::captureListItem() {
   const std::string& text = file_->text();
   size_t start = cursor_;
-  int depth = 0;
+  std::string open;  // the brackets open inside the item, innermost last
   for (;;) {
     size_t begin;
     CodePiece piece = nextCodePiece(begin);
@@ -154,14 +154,15 @@ RawCapture Lexer::captureListItem() {
     if (piece != CodePiece::Char) continue;
     char c = text[begin];
     if (c == '(' || c == '[' || c == '{') {
-      ++depth;
+      open += c;
     } else if (c == ')' || c == ']' || c == '}') {
-      if (depth == 0) {
+      char opening = c == ')' ? '(' : c == ']' ? '[' : '{';
+      if (open.empty() || open.back() != opening) {
         cursor_ = begin;
-        return {text.substr(start, begin - start), start, c == ']'};
+        return {text.substr(start, begin - start), start, open.empty() && c == ']'};
       }
-      --depth;
-    } else if (c == ',' && depth == 0) {
+      open.pop_back();
+    } else if (c == ',' && open.empty()) {
       cursor_ = begin;
       return {text.substr(start, begin - start), start, true};
     }

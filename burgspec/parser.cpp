@@ -503,7 +503,7 @@ class Parser {
         if (at(TokenKind::End))
           diags_.error(open, "unterminated parameter list: missing ']'");
         else
-          errorExpected("',' or ']' after the domain of '" + param.name + "'");
+          diags_.error(tok_.loc, "unbalanced '" + std::string(tok_.text) + "' in the domain of '" + param.name + "'");
         return false;
       }
       if (domain.empty()) {
