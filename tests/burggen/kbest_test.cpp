@@ -181,7 +181,7 @@ using ParamRule = kbest_reference::Rule<Tiling>;
 using ParamKids = std::vector<const Derivation<Tiling>*>;
 
 kbest_reference::Enumerator<Tiling> paramsReference() {
-  const int nest = Params::nest_NT, plain = Params::plain_NT, body = Params::body_NT;
+  const int top = Params::top_NT, nest = Params::nest_NT, plain = Params::plain_NT, body = Params::body_NT;
   auto oneLevel = [](int op, int kidNt) {
     return [op, kidNt](TestNode* n, Leaves& leaves) {
       if (n->op != op) return false;
@@ -189,8 +189,17 @@ kbest_reference::Enumerator<Tiling> paramsReference() {
       return true;
     };
   };
-  std::vector<ParamRule> rules(5);
-  rules[0].index = 1;
+  std::vector<ParamRule> rules(6);
+  rules[5].index = 1;
+  rules[5].text = "top: n:nest";
+  rules[5].lhs = top;
+  rules[5].rhs = nest;
+  rules[5].total = true;
+  rules[5].cost = [](TestNode*, int, const ParamKids& kids, Tiling&) {
+    const Tiling& n = kids[0]->value;
+    return 100 * n.depth + n.work % 7 + n.tile;
+  };
+  rules[0].index = 2;
   rules[0].text = "body: b:BODY";
   rules[0].lhs = body;
   rules[0].match = oneLevel(BODY, 0);
@@ -199,7 +208,7 @@ kbest_reference::Enumerator<Tiling> paramsReference() {
     return 0L;
   };
   // nest: LOOP(x:body) [tile in tilesOf(node), unroll in {1, 2}]
-  rules[1].index = 2;
+  rules[1].index = 3;
   rules[1].text = "nest: LOOP(x:body)";
   rules[1].lhs = nest;
   rules[1].match = oneLevel(LOOP, body);
@@ -214,7 +223,7 @@ kbest_reference::Enumerator<Tiling> paramsReference() {
     return 16 / tile + unroll;
   };
   // nest: LOOP(x:nest) [tile in tilesOf(node)] (= ...)
-  rules[2].index = 3;
+  rules[2].index = 4;
   rules[2].text = "nest: LOOP(x:nest)";
   rules[2].lhs = nest;
   rules[2].match = oneLevel(LOOP, nest);
@@ -227,7 +236,7 @@ kbest_reference::Enumerator<Tiling> paramsReference() {
     v = Tiling{x.work * n->value, static_cast<int>(tile), x.depth + 1};
     return v.work / (tile * x.tile) + 3 * v.depth;
   };
-  rules[3].index = 4;
+  rules[3].index = 5;
   rules[3].text = "plain: LOOP(x:body)";
   rules[3].lhs = plain;
   rules[3].match = oneLevel(LOOP, body);
@@ -235,7 +244,7 @@ kbest_reference::Enumerator<Tiling> paramsReference() {
     v = Tiling{kids[0]->value.work * n->value, 1, 0};
     return n->value;
   };
-  rules[4].index = 5;
+  rules[4].index = 6;
   rules[4].text = "nest: p:plain";
   rules[4].lhs = nest;
   rules[4].rhs = plain;
@@ -254,7 +263,7 @@ TEST(KBestParams, EveryBindingEnumeratedAndConstrainedByInfinity) {
   // tiles 1, 2, 4 divide 12 (8 does not); unroll 2 with tile 4 does not divide 12: 5 bindings,
   // and the plain loop through the chain rule.
   ASSERT_EQ(m.count(loop, Params::nest_NT), 6);
-  EXPECT_EQ(m.coverText(loop, 0), "nest: LOOP(x:body) [tile=4, unroll=1]\n  body: b:BODY\n");
+  EXPECT_EQ(m.coverText(loop, Params::nest_NT, 0), "nest: LOOP(x:body) [tile=4, unroll=1]\n  body: b:BODY\n");
   EXPECT_EQ(m.cost(loop, Params::nest_NT, 0), 5);
   EXPECT_EQ(m.cost(loop, Params::nest_NT, 1), 9);  // 16 / 2 + 1
   EXPECT_EQ(m.bindingText(loop, Params::nest_NT, 1), "tile=2, unroll=1");
@@ -280,7 +289,7 @@ TEST(KBestParams, LabelValuesPropagateAndTotalsReplaceTheKidsCosts) {
   // the inner loop's own 16 / 4 + 1.
   bool found = false;
   for (int rank = 0; rank < m.count(outer, Params::nest_NT); ++rank) {
-    if (m.coverText(outer, rank) != "nest: LOOP(x:nest) [tile=2]\n  nest: LOOP(x:body) [tile=4, unroll=1]\n"
+    if (m.coverText(outer, Params::nest_NT, rank) != "nest: LOOP(x:nest) [tile=2]\n  nest: LOOP(x:body) [tile=4, unroll=1]\n"
                                      "    body: b:BODY\n")
       continue;
     found = true;
@@ -309,8 +318,8 @@ TEST(KBestParams, ActionsSeeParametersAndLabelValues) {
   Params m(nullptr, 200);
   ASSERT_TRUE(m.label(outer));
   for (int rank = 0; rank < m.count(outer, Params::nest_NT); ++rank) {
-    std::string reduced = m.reduce(outer, rank);
-    std::string cover = m.coverText(outer, rank);
+    std::string reduced = m.reduce_nest(outer, rank);
+    std::string cover = m.coverText(outer, Params::nest_NT, rank);
     ASSERT_EQ(m.rule(outer, Params::nest_NT, rank), 3);  // no plain loop around a loop
     // "tile<T>(...) over <kid's tile>" where the cover says tile=<T> and the kid's binding
     const Tiling& v = m.value(outer, Params::nest_NT, rank);
