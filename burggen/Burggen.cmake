@@ -3,7 +3,7 @@
 # Runs burggen at build time: writes the matcher of <spec> (relative to the current source
 # folder) to <out.cpp> and, with HEADER, its declarations to <out.hpp> (both relative to the
 # current binary folder). Add <out.cpp> to a target's sources to build the matcher into it.
-# With KBEST, the labeler keeps the k best derivations of every node and nonterminal.
+# KBEST <k> writes the k-best matcher, which keeps the k cheapest derivations (burggen --kbest).
 function(burggen_generate spec out)
   cmake_parse_arguments(PARSE_ARGV 2 ARG "" "HEADER;NAMESPACE;PREFIX;KBEST" "")
   if(ARG_UNPARSED_ARGUMENTS)
