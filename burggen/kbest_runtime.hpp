@@ -90,7 +90,7 @@ void $C::offer(NodePtr node, State* s, int rule) {
   const RuleInfo& r = kRules[rule];
   if (full(s, r.lhs)) return;
   NodePtr kids[kMaxKids];
-  int nts[kMaxKids], counts[kMaxKids], ranks[kMaxKids] = {};
+  int nts[kMaxKids] = {}, counts[kMaxKids] = {}, ranks[kMaxKids] = {};
   int n = ruleKids(node, rule, kids, nts);
   for (int i = 0; i < n; ++i)
     if ((counts[i] = count(kids[i], nts[i])) == 0) return;
