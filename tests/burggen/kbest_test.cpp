@@ -176,7 +176,7 @@ TEST(KBestChains, NoDerivationMeansNoLabel) {
 // ---- kbest_params.burg ----
 
 using Params = params::ParamsMatcher;
-enum LoopOp { LOOP = 1, BODY = 2 };
+enum LoopOp { LOOP = 1, BODY = 2, PAIR = 3 };
 using ParamRule = kbest_reference::Rule<Tiling>;
 using ParamKids = std::vector<const Derivation<Tiling>*>;
 
@@ -189,7 +189,36 @@ kbest_reference::Enumerator<Tiling> paramsReference() {
       return true;
     };
   };
-  std::vector<ParamRule> rules(6);
+  std::vector<ParamRule> rules(9);
+  rules[8].index = 9;
+  rules[8].text = "body: e:BODY";
+  rules[8].lhs = body;
+  rules[8].match = oneLevel(BODY, 0);
+  rules[8].bindings = [](TestNode*) { return 2; };
+  rules[8].bindingText = [](TestNode*, int b) { return "mode=#" + std::to_string(b); };
+  rules[8].cost = [](TestNode* n, int b, const ParamKids&, Tiling&) { return n->value == 0 && b == 0 ? 5L : kInf; };
+  rules[6].index = 2;
+  rules[6].text = "top: p:plain";
+  rules[6].lhs = top;
+  rules[6].rhs = plain;
+  rules[6].bindings = [](TestNode*) { return 2; };
+  rules[6].bindingText = [](TestNode*, int b) { return std::string(b == 0 ? "scale=3" : "scale=1"); };
+  rules[6].cost = [](TestNode*, int b, const ParamKids&, Tiling&) { return b == 0 ? 30L : 10L; };
+  rules[7].index = 3;
+  rules[7].text = "nest: PAIR(a:nest, b:nest)";
+  rules[7].lhs = nest;
+  rules[7].total = true;
+  rules[7].match = [nest](TestNode* n, Leaves& leaves) {
+    if (n->op != PAIR) return false;
+    leaves.push_back({n->kids[0], nest});
+    leaves.push_back({n->kids[1], nest});
+    return true;
+  };
+  rules[7].cost = [](TestNode*, int, const ParamKids& kids, Tiling& v) {
+    const Tiling &a = kids[0]->value, &b = kids[1]->value;
+    v = Tiling{a.work + b.work, a.tile, 0};
+    return (a.work * b.tile) % 11 + b.depth;
+  };
   rules[5].index = 1;
   rules[5].text = "top: n:nest";
   rules[5].lhs = top;
@@ -199,7 +228,7 @@ kbest_reference::Enumerator<Tiling> paramsReference() {
     const Tiling& n = kids[0]->value;
     return 100 * n.depth + n.work % 7 + n.tile;
   };
-  rules[0].index = 2;
+  rules[0].index = 4;
   rules[0].text = "body: b:BODY";
   rules[0].lhs = body;
   rules[0].match = oneLevel(BODY, 0);
@@ -208,7 +237,7 @@ kbest_reference::Enumerator<Tiling> paramsReference() {
     return 0L;
   };
   // nest: LOOP(x:body) [tile in tilesOf(node), unroll in {1, 2}]
-  rules[1].index = 3;
+  rules[1].index = 5;
   rules[1].text = "nest: LOOP(x:body)";
   rules[1].lhs = nest;
   rules[1].match = oneLevel(LOOP, body);
@@ -223,7 +252,7 @@ kbest_reference::Enumerator<Tiling> paramsReference() {
     return 16 / tile + unroll;
   };
   // nest: LOOP(x:nest) [tile in tilesOf(node)] (= ...)
-  rules[2].index = 4;
+  rules[2].index = 6;
   rules[2].text = "nest: LOOP(x:nest)";
   rules[2].lhs = nest;
   rules[2].match = oneLevel(LOOP, nest);
@@ -236,7 +265,7 @@ kbest_reference::Enumerator<Tiling> paramsReference() {
     v = Tiling{x.work * n->value, static_cast<int>(tile), x.depth + 1};
     return v.work / (tile * x.tile) + 3 * v.depth;
   };
-  rules[3].index = 5;
+  rules[3].index = 7;
   rules[3].text = "plain: LOOP(x:body)";
   rules[3].lhs = plain;
   rules[3].match = oneLevel(LOOP, body);
@@ -244,7 +273,7 @@ kbest_reference::Enumerator<Tiling> paramsReference() {
     v = Tiling{kids[0]->value.work * n->value, 1, 0};
     return n->value;
   };
-  rules[4].index = 6;
+  rules[4].index = 8;
   rules[4].text = "nest: p:plain";
   rules[4].lhs = nest;
   rules[4].rhs = plain;
@@ -298,6 +327,12 @@ TEST(KBestParams, LabelValuesPropagateAndTotalsReplaceTheKidsCosts) {
   }
   EXPECT_TRUE(found);
   EXPECT_THROW(m.value_nest(outer, 1000), std::out_of_range);
+  // An empty body: a parameter without operator<< is printed as its index in the domain.
+  TestNode* empty = t.node(BODY, 0);
+  ASSERT_TRUE(m.label(t.node(LOOP, 2, {empty})));
+  ASSERT_EQ(m.count(empty, Params::body_NT), 2);
+  EXPECT_EQ(m.coverText(empty, Params::body_NT, 1), "body: e:BODY [mode=#0]\n");
+  EXPECT_EQ(m.cost(empty, Params::body_NT, 1), 5);
 }
 
 TEST(KBestParams, NestsAgreeWithBruteForceWhenKHoldsThemAll) {
@@ -307,6 +342,8 @@ TEST(KBestParams, NestsAgreeWithBruteForceWhenKHoldsThemAll) {
       t.node(LOOP, 8, {t.node(BODY, 3)}),
       t.node(LOOP, 2, {t.node(LOOP, 4, {t.node(BODY, 5)})}),
       t.node(LOOP, 6, {t.node(LOOP, 4, {t.node(LOOP, 8, {t.node(BODY, 1)})})}),
+      t.node(PAIR, 0, {t.node(LOOP, 4, {t.node(BODY, 3)}), t.node(LOOP, 2, {t.node(LOOP, 6, {t.node(BODY, 2)})})}),
+      t.node(LOOP, 4, {t.node(LOOP, 2, {t.node(BODY, 0)})}),
   };
   for (TestNode* root : roots) expectKBestMatchesReference<Params>(root, reference, 1000);
 }
