@@ -2,6 +2,8 @@
 // their K best derivations against a brute-force enumeration of all derivations, at several K.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "tests/burggen/kbest_chains_matcher.hpp"
 #include "tests/burggen/kbest_params_matcher.hpp"
 #include "tests/burggen/kbest_reference.hpp"
@@ -159,6 +161,26 @@ TEST(KBestChains, EnumeratorYieldsCoversInCostOrderAndStops) {
   EXPECT_TRUE(std::is_sorted(costs.begin(), costs.end()));
   EXPECT_FALSE(covers.next().has_value());
   EXPECT_THROW(m.coverText(root, 5), chains::ChainsNoCover);
+}
+
+TEST(KBestChains, DotHighlightsTheCoverAsked) {
+  TestTree t;
+  TestNode* c = t.node(CONST, 5);
+  TestNode* root = t.node(NEG, 0, {c});
+  Chains m(nullptr, 3);
+  ASSERT_TRUE(m.label(root));
+  std::ostringstream best, second;
+  m.printDot(best, root);
+  m.printDot(second, root, Chains::kStart, 1);
+  EXPECT_EQ(best.str().rfind("digraph labeled_tree {", 0), 0u);
+  // The best cover goes through reg: c:CONST at the leaf, 3 derivations of reg kept there.
+  EXPECT_NE(best.str().find("<td bgcolor=\"#ffd966\"><b>1 (3 kept)</b></td>"
+                            "<td bgcolor=\"#ffd966\"><b>reg: c:CONST = 4</b></td>"),
+            std::string::npos)
+      << best.str();
+  // The second through reg: imm, at the same cost.
+  EXPECT_NE(second.str().find("<b>reg: imm = 6</b>"), std::string::npos) << second.str();
+  EXPECT_EQ(second.str().find("<b>reg: c:CONST = 4</b>"), std::string::npos) << second.str();
 }
 
 TEST(KBestChains, NoDerivationMeansNoLabel) {
