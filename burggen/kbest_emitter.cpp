@@ -477,7 +477,8 @@ void KBestWriter::writeDomains(std::ostream& o) const {
     o << "// " << ruleComment(r) << "\n"
       << "int " << C << "::domains" << num(r) << "(NodePtr node, State* s) {\n"
       << "  Domains" << num(r) << "& d = s->domains" << num(r) << ";\n"
-      << "  if (!d.ready) {\n";
+      << "  if (!d.ready) {\n"
+      << "    (void)node;\n";
     writeBindingLocals(o, r, "    ");
     for (const RuleParam& p : params(r))
       o << "    d." << p.name << ".clear();\n"

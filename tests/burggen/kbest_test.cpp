@@ -334,7 +334,9 @@ TEST(KBestParams, LabelValuesPropagateAndTotalsReplaceTheKidsCosts) {
   for (int rank = 0; rank < m.count(inner, Params::nest_NT); ++rank) {
     const Tiling& v = m.value(inner, Params::nest_NT, rank);
     EXPECT_EQ(v.work, 20);
-    if (m.rule(inner, Params::nest_NT, rank) == 5) EXPECT_EQ(v.depth, 0);
+    if (m.rule(inner, Params::nest_NT, rank) == 5) {
+      EXPECT_EQ(v.depth, 0);
+    }
   }
   // The outer loop over a tiled nest: the total is the model's, 40 / (2 * 4) + 3 * 2, without
   // the inner loop's own 16 / 4 + 1.
