@@ -6,6 +6,8 @@
 #include <sstream>
 #include <vector>
 
+#include "burggen/string_literal.hpp"
+
 namespace burggen {
 
 using burgspec::Diagnostics;
@@ -64,19 +66,6 @@ struct RuleFacts {
   std::string text;  // "reg: ADDI(reg, con)"
 };
 
-std::string cString(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out + '"';
-}
-
 std::string patternText(const Pattern& p) {
   std::string out = p.binding.empty() ? p.symbol : p.binding + ":" + p.symbol;
   if (p.kids.empty()) return out;
@@ -96,6 +85,22 @@ std::string stateExpr(const Path& path) {
   if (path.empty()) return "s";
   if (path.size() == 1) return "k" + std::to_string(path[0]);
   return "stateOf(" + nodeExpr(path) + ")";
+}
+
+// How the generated class describes its order of trial.
+const char* tieComment(TieOrder order) {
+  switch (order) {
+    case TieOrder::Iburg:
+      return "iburg's order: an operator's rules are tried last to first and one replaces a match only\n"
+             "// when strictly cheaper, except at leaves, where the one written first wins; chain rules\n"
+             "// likewise last to first";
+    case TieOrder::Lburg:
+      return "lburg's order: an operator's rules are tried first to last, chain rules last to first,\n"
+             "// and one replaces a match only when strictly cheaper";
+    case TieOrder::First: break;
+  }
+  return "the one written first wins: rules are tried in the order of the spec, and one\n"
+         "// replaces a match only when strictly cheaper";
 }
 
 class MatcherWriter {
@@ -128,10 +133,10 @@ class MatcherWriter {
   void writeDefinitions(std::ostream& o) const;
   void writeTables(std::ostream& o) const;
   void writeLabeler(std::ostream& o) const;
-  void writeMatch(std::ostream& o, const RuleFacts& r, const std::string& indent) const;
+  void writeMatch(std::ostream& o, const RuleFacts& r, const std::string& indent, bool orEqual) const;
   void writeClosures(std::ostream& o) const;
   void writeRecordAndClose(std::ostream& o, const RuleFacts& r, const std::string& cost,
-                           const std::string& indent) const;
+                           const std::string& indent, bool orEqual = false) const;
   void writeDynamicCosts(std::ostream& o) const;
   void writeReducer(std::ostream& o) const;
   void writeActions(std::ostream& o) const;
@@ -221,6 +226,11 @@ bool MatcherWriter::collect() {
     else
       baseRulesByOp_[g_.findTerminal(r.rule->pattern.symbol)->number].push_back(&r);
   }
+  TiePolicy ties = tiePolicy(opt_.ties);
+  if (ties.baseRulesReversed)
+    for (auto& entry : baseRulesByOp_) std::reverse(entry.second.begin(), entry.second.end());
+  if (ties.chainRulesReversed)
+    for (auto& list : chainsFrom_) std::reverse(list.begin(), list.end());
   return true;
 }
 
@@ -309,9 +319,8 @@ void MatcherWriter::writeDeclarations(std::ostream& o) const {
   else
     o << "// three functions the prologue declares: int burg_op(NodePtr), NodePtr burg_kid(NodePtr, int i)\n"
          "// (0-based) and void*& burg_state(NodePtr), a slot where the matcher keeps the node's state.\n";
-  o << "// label(root) computes, bottom up, the cheapest rule for every node and nonterminal (on equal\n"
-       "// cost the match found first stays: rules are tried in the order of the spec, and a chain rule\n"
-       "// replaces an earlier match only when strictly cheaper). reduce() then walks the chosen cover\n"
+  o << "// label(root) computes, bottom up, the cheapest rule for every node and nonterminal (of rules\n"
+    << "// of equal cost, " << tieComment(opt_.ties) << "). reduce() then walks the chosen cover\n"
        "// from a nonterminal, running actions kids first. States live in chunks the matcher owns,\n"
        "// reused by the next label(); a tree's labels last until then.\n";
   o << "class " << cls() << " {\n public:\n"
@@ -370,11 +379,13 @@ void MatcherWriter::writeDeclarations(std::ostream& o) const {
     << "  static Cost dynamicCost(Cost c) { return c < 0 ? 0 : c; }\n"
     << "  State* newState();\n"
     << "  State* labelNode(NodePtr node);\n"
-    << "  // Keeps `c` for `nt` when it beats what the node has; says whether it did.\n"
-    << "  bool record(State* s, int nt, Cost c, int rule) {\n"
+    << "  // Keeps `c` for `nt` when it beats what the node has (or, with orEqual, equals it); says\n"
+    << "  // whether it did.\n"
+    << "  bool record(State* s, int nt, Cost c, int rule, bool orEqual = false) {\n"
     << "    if (c >= INF) return false;\n"
-    << "    if (trace) traceMatch(*s, c, rule, c < s->cost[nt]);\n"
-    << "    if (c >= s->cost[nt]) return false;\n"
+    << "    bool better = c < s->cost[nt] || (orEqual && c == s->cost[nt]);\n"
+    << "    if (trace) traceMatch(*s, c, rule, better);\n"
+    << "    if (!better) return false;\n"
     << "    s->cost[nt] = c;\n"
     << "    s->rule[nt] = static_cast<RuleIndex>(rule);\n"
     << "    return true;\n"
@@ -423,8 +434,9 @@ void MatcherWriter::writeTables(std::ostream& o) const {
 }
 
 void MatcherWriter::writeRecordAndClose(std::ostream& o, const RuleFacts& r, const std::string& cost,
-                                        const std::string& indent) const {
-  std::string record = "record(s, " + ntConst(r.lhs) + ", " + cost + ", " + std::to_string(r.index) + ")";
+                                        const std::string& indent, bool orEqual) const {
+  std::string record = "record(s, " + ntConst(r.lhs) + ", " + cost + ", " + std::to_string(r.index) +
+                       (orEqual ? ", true)" : ")");
   if (hasClosure(r.lhs))
     o << indent << "if (" << record << ") closure_" << g_.nonterminals[r.lhs - 1].name << "(node, s, s->cost["
       << ntConst(r.lhs) << "]);\n";
@@ -433,7 +445,7 @@ void MatcherWriter::writeRecordAndClose(std::ostream& o, const RuleFacts& r, con
 }
 
 // The cost of `r` at `node`, given that its operators matched: its kids' costs plus its own.
-void MatcherWriter::writeMatch(std::ostream& o, const RuleFacts& r, const std::string& indent) const {
+void MatcherWriter::writeMatch(std::ostream& o, const RuleFacts& r, const std::string& indent, bool orEqual) const {
   std::string sum;
   for (const Leaf& l : r.leaves) {
     std::string term = stateExpr(l.path) + "->cost[" + ntConst(l.nt) + "]";
@@ -445,18 +457,18 @@ void MatcherWriter::writeMatch(std::ostream& o, const RuleFacts& r, const std::s
       std::string value = std::to_string(cost.value);
       sum = sum.empty() ? value : "add(" + sum + ", " + value + ")";
     }
-    writeRecordAndClose(o, r, sum, indent);
+    writeRecordAndClose(o, r, sum, indent, orEqual);
     return;
   }
   // A dynamic cost runs only where the kids derive: it may be dear (cudaburg times kernels).
   std::string dyn = "dynamicCost" + std::to_string(r.rule->number) + "(node)";
   if (sum.empty()) {
-    writeRecordAndClose(o, r, dyn, indent);
+    writeRecordAndClose(o, r, dyn, indent, orEqual);
     return;
   }
   o << indent << "Cost c = " << sum << ";\n"
     << indent << "if (c < INF) {\n";
-  writeRecordAndClose(o, r, "add(c, " + dyn + ")", indent + "  ");
+  writeRecordAndClose(o, r, "add(c, " + dyn + ")", indent + "  ", orEqual);
   o << indent << "}\n";
 }
 
@@ -482,6 +494,7 @@ void MatcherWriter::writeLabeler(std::ostream& o) const {
     auto rules = baseRulesByOp_.find(t.number);
     o << "    case " << t.number << ": {  // " << t.name << "\n";
     int n = arity(t);
+    bool orEqual = n == 0 && tiePolicy(opt_.ties).leafReplacesOnEqual;
     std::vector<bool> used(n, false);
     if (rules != baseRulesByOp_.end())
       for (const RuleFacts* r : rules->second) {
@@ -499,7 +512,7 @@ void MatcherWriter::writeLabeler(std::ostream& o) const {
         o << "      // " << ruleComment(*r) << "\n";
         bool needsLocal = r->rule->cost.dynamic && !r->leaves.empty();
         if (r->tests.empty() && !needsLocal) {
-          writeMatch(o, *r, "      ");
+          writeMatch(o, *r, "      ", orEqual);
           continue;
         }
         if (r->tests.empty()) {
@@ -510,7 +523,7 @@ void MatcherWriter::writeLabeler(std::ostream& o) const {
             o << (i ? " && " : "") << stateExpr(r->tests[i].path) << "->op == " << r->tests[i].op;
           o << ") {\n";
         }
-        writeMatch(o, *r, "        ");
+        writeMatch(o, *r, "        ", orEqual);
         o << "      }\n";
       }
     o << "      break;\n    }\n";

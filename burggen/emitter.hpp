@@ -3,6 +3,7 @@
 // labeler, a reducer and explanations). docs/tutorial.md describes the generated interface.
 #include <string>
 
+#include "burggen/tie_order.hpp"
 #include "burgspec/diagnostics.hpp"
 #include "burgspec/grammar.hpp"
 
@@ -15,6 +16,7 @@ struct EmitOptions {
   // When set, the declarations go to EmittedMatcher::header and the source includes the
   // header under this name; otherwise the source holds everything.
   std::string headerIncludeName;
+  TieOrder ties = TieOrder::Iburg;  // which of equal-cost rules wins
 };
 
 struct EmittedMatcher {

@@ -4,9 +4,11 @@
 #include <iostream>
 #include <string>
 
+#include "burggen/c_emitter.hpp"
 #include "burggen/emitter.hpp"
 #include "burggen/output_file.hpp"
 #include "burgspec/checks.hpp"
+#include "burgspec/lburg_parser.hpp"
 #include "burgspec/parser.hpp"
 
 namespace {
@@ -27,13 +29,30 @@ std::string firstLine(const std::string& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"burggen: writes the C++ tree matcher (labeler, reducer, explanations) of a BURG spec"};
-  std::string specPath, outputPath = "-", headerPath, nameSpace, prefix = "burm";
-  app.add_option("spec", specPath, "the spec (.burg); - reads standard input")->required();
-  app.add_option("-o,--output", outputPath, "the matcher's source; - (the default) writes standard output");
-  app.add_option("--header", headerPath, "write the declarations to this header, which the source includes");
-  app.add_option("--namespace", nameSpace, "declare the matcher inside this C++ namespace");
-  app.add_option("--prefix", prefix, "prefix of the public names (default burm: burmMatcher, burmCost, ...)");
+  CLI::App app{"burggen: writes the C++ tree matcher (labeler, reducer, explanations) of a BURG spec,\n"
+               "or with --iburg or --lburg a C labeler with the interface of iburg or lburg"};
+  std::string specPath, outputPath = "-", headerPath, nameSpace, prefix = "burm", ties;
+  bool iburgC = false, lburgC = false, traceCalls = false;
+  app.add_option("spec", specPath, "the spec (.burg, or lburg's .md with --lburg); - reads standard input")
+      ->option_text("SPEC")
+      ->required();
+  app.add_option("-o,--output", outputPath, "the matcher's source; - (the default) writes standard output")
+      ->option_text("FILE");
+  app.add_option("--header", headerPath, "write the declarations to this header, which the source includes")
+      ->option_text("FILE");
+  app.add_option("--namespace", nameSpace, "declare the matcher inside this C++ namespace")->option_text("NAME");
+  auto* prefixOption =
+      app.add_option("-p,--prefix", prefix,
+                     "prefix of the public names (burm: burmMatcher; with --iburg burm_label, with --lburg _label)")
+          ->option_text("PREFIX");
+  auto* iburgOption = app.add_flag("--iburg", iburgC, "write C with iburg's interface (burm_label, burm_rule, ...)");
+  app.add_flag("--lburg", lburgC, "read lburg's dialect (lcc's .md) and write C with lburg's interface (_label, ...)")
+      ->excludes(iburgOption);
+  app.add_option("--ties", ties,
+                 "which of equal-cost rules wins: iburg (the default; lburg with --lburg), lburg or first")
+      ->option_text("ORDER");
+  app.add_flag("-T,--trace-calls", traceCalls,
+               "with --iburg or --lburg: call the client's <prefix>_trace at every match, as the tools' -T");
   app.set_version_flag("--version", std::string("burggen ") + kVersion);
   try {
     app.parse(argc, argv);
@@ -44,8 +63,23 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  if (!burggen::isIdentifier(prefix)) {
-    std::cerr << "burggen: the prefix '" << prefix << "' is not a C++ identifier.\n";
+  bool writesC = iburgC || lburgC;
+  if (lburgC && prefixOption->count() == 0) prefix = "";
+  burggen::TieOrder tieOrder = lburgC ? burggen::TieOrder::Lburg : burggen::TieOrder::Iburg;
+  if (!ties.empty() && !burggen::parseTieOrder(ties, tieOrder)) {
+    std::cerr << "burggen: --ties takes iburg, lburg or first, not '" << ties << "'.\n";
+    return 2;
+  }
+  if (!(writesC && prefix.empty()) && !burggen::isIdentifier(prefix)) {
+    std::cerr << "burggen: the prefix '" << prefix << "' is not a " << (writesC ? "C" : "C++") << " identifier.\n";
+    return 2;
+  }
+  if (writesC && (!headerPath.empty() || !nameSpace.empty())) {
+    std::cerr << "burggen: --header and --namespace apply to the C++ matcher, not to --iburg or --lburg.\n";
+    return 2;
+  }
+  if (traceCalls && !writesC) {
+    std::cerr << "burggen: --trace-calls applies to --iburg and --lburg; the C++ matcher has its trace member.\n";
     return 2;
   }
   if (!nameSpace.empty() && !burggen::isNamespaceName(nameSpace)) {
@@ -65,14 +99,25 @@ int main(int argc, char** argv) {
   }
   burgspec::Diagnostics diagnostics(source);
   burgspec::Grammar grammar;
-  bool ok = burgspec::parseGrammar(source, diagnostics, grammar) && burgspec::checkGrammar(grammar, diagnostics);
+  bool ok = (lburgC ? burgspec::parseLburgGrammar(source, diagnostics, grammar)
+                    : burgspec::parseGrammar(source, diagnostics, grammar)) &&
+            burgspec::checkGrammar(grammar, diagnostics);
 
   burggen::EmittedMatcher matcher;
-  if (ok) {
+  if (ok && writesC) {
+    burggen::CEmitOptions options;
+    options.dialect = lburgC ? burggen::CDialect::Lburg : burggen::CDialect::Iburg;
+    options.prefix = prefix;
+    options.ties = tieOrder;
+    options.traceCalls = traceCalls;
+    options.specName = baseName(source.name());
+    ok = burggen::emitCMatcher(grammar, options, diagnostics, matcher.source);
+  } else if (ok) {
     burggen::EmitOptions options;
     options.prefix = prefix;
     options.nameSpace = nameSpace;
     options.specName = baseName(source.name());
+    options.ties = tieOrder;
     if (!headerPath.empty()) options.headerIncludeName = baseName(headerPath);
     ok = burggen::emitMatcher(grammar, options, diagnostics, matcher);
   }

@@ -38,6 +38,7 @@ struct Rule {
   Cost cost;            // defaults to the constant 0
   std::optional<std::string> action;  // C++ block body, braces excluded
   SourceLoc actionLoc;
+  std::string asmTemplate;  // lburg's assembler template (burggen --lburg); empty otherwise
 
   bool isChain() const { return !pattern.isTerminal && pattern.kids.empty(); }
 };
