@@ -208,6 +208,7 @@ void CMatcherWriter::writeHeader(std::ostream& o) const {
     << "#else\n"
     << "#define " << P("set_label_") << "(p, s) (STATE_LABEL(p) = (s))\n"
     << "#endif\n\n";
+  if (iburg() && opt_.traceCalls) o << "static NODEPTR_TYPE " << P("np") << ";  /* the node being labeled */\n\n";
   if (!iburg())
     o << "static void " << P("kids") << "(NODEPTR_TYPE, int, NODEPTR_TYPE[]);\n"
       << "static void " << P("label") << "(NODEPTR_TYPE);\n"
@@ -324,10 +325,8 @@ void CMatcherWriter::writeRecord(std::ostream& o, const CRule& r, const std::str
   std::string ern = std::to_string(r.rule->number);
   std::string test = orEqual ? cost + " < " + std::to_string(kMaxCost) + " && " + cost + " <= " + slot
                              : cost + " < " + slot;
-  if (opt_.traceCalls && iburg())
-    test = P("trace") + "(" + P("np") + ", " + ern + ", " + cost + ", " + slot + "), " + test;
-  else if (opt_.traceCalls)
-    o << indent << P("trace") << "(a, " << ern << ", " << cost << ", " << slot << ");\n";
+  if (opt_.traceCalls)
+    o << indent << P("trace") << "(" << (iburg() ? P("np") : "a") << ", " << ern << ", " << cost << ", " << slot << ");\n";
   o << indent << "if (" << test << ") {\n"
     << indent << "\t" << slot << " = " << cost << ";\n"
     << indent << "\tp->rule[" << ntConst(r.lhs) << "] = " << ern << ";\n";
@@ -401,7 +400,6 @@ void CMatcherWriter::writeCases(std::ostream& o) const {
 
 void CMatcherWriter::writeIburgLabeler(std::ostream& o) const {
   const std::string fn = P("state");
-  if (opt_.traceCalls) o << "static NODEPTR_TYPE " << P("np") << ";\n\n";
   o << "STATE_TYPE " << fn << "(int op, STATE_TYPE left, STATE_TYPE right) {\n"
     << "\tint c;\n"
     << "\t" << stateType() << " *l = " << P("state_of_") << "(left), *r = " << P("state_of_") << "(right);\n"

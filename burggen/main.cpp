@@ -31,13 +31,17 @@ std::string firstLine(const std::string& text) {
 int main(int argc, char** argv) {
   CLI::App app{"burggen: writes the C++ tree matcher (labeler, reducer, explanations) of a BURG spec,\n"
                "or with --iburg or --lburg a C labeler with the interface of iburg or lburg"};
-  std::string specPath, outputPath = "-", headerPath, nameSpace, prefix = "burm", ties;
-  bool iburgC = false, lburgC = false, traceCalls = false;
+  std::string specPath, outputPath = "-", outputArgument, headerPath, nameSpace, prefix = "burm", ties;
+  bool iburgC = false, lburgC = false, traceCalls = false, iburgTables = false;
   app.add_option("spec", specPath, "the spec (.burg, or lburg's .md with --lburg); - reads standard input")
       ->option_text("SPEC")
       ->required();
-  app.add_option("-o,--output", outputPath, "the matcher's source; - (the default) writes standard output")
-      ->option_text("FILE");
+  auto* outputOption =
+      app.add_option("-o,--output", outputPath, "the matcher's source; - (the default) writes standard output")
+          ->option_text("FILE");
+  app.add_option("output", outputArgument, "the matcher's source, as iburg and lburg take it after the spec")
+      ->option_text("OUTPUT")
+      ->excludes(outputOption);
   app.add_option("--header", headerPath, "write the declarations to this header, which the source includes")
       ->option_text("FILE");
   app.add_option("--namespace", nameSpace, "declare the matcher inside this C++ namespace")->option_text("NAME");
@@ -45,12 +49,12 @@ int main(int argc, char** argv) {
       app.add_option("-p,--prefix", prefix,
                      "prefix of the public names (burm: burmMatcher; with --iburg burm_label, with --lburg _label)")
           ->option_text("PREFIX");
-  auto* iburgOption = app.add_flag("--iburg", iburgC, "write C with iburg's interface (burm_label, burm_rule, ...)");
-  app.add_flag("--lburg", lburgC, "read lburg's dialect (lcc's .md) and write C with lburg's interface (_label, ...)")
-      ->excludes(iburgOption);
+  app.add_flag("--iburg", iburgC, "write C with iburg's interface (burm_label, burm_rule, ...)");
+  app.add_flag("--lburg", lburgC, "read lburg's dialect (lcc's .md) and write C with lburg's interface (_label, ...)");
   app.add_option("--ties", ties,
                  "which of equal-cost rules wins: iburg (the default; lburg with --lburg), lburg or first")
       ->option_text("ORDER");
+  app.add_flag("-I,--iburg-tables", iburgTables, "accepted for iburg's command line: the C matcher always has iburg's -I tables");
   app.add_flag("-T,--trace-calls", traceCalls,
                "with --iburg or --lburg: call the client's <prefix>_trace at every match, as the tools' -T");
   app.set_version_flag("--version", std::string("burggen ") + kVersion);
@@ -63,7 +67,16 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  if (iburgC && lburgC) {
+    std::cerr << "burggen: --iburg and --lburg exclude each other.\n";
+    return 2;
+  }
   bool writesC = iburgC || lburgC;
+  if (!outputArgument.empty()) outputPath = outputArgument;
+  if (iburgTables && !iburgC) {
+    std::cerr << "burggen: -I applies to --iburg only.\n";
+    return 2;
+  }
   if (lburgC && prefixOption->count() == 0) prefix = "";
   burggen::TieOrder tieOrder = lburgC ? burggen::TieOrder::Lburg : burggen::TieOrder::Iburg;
   if (!ties.empty() && !burggen::parseTieOrder(ties, tieOrder)) {
