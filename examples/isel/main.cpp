@@ -1,20 +1,24 @@
 // isel: instruction selection for the tiny language, to show what a burggen matcher does.
-//   isel program.tiny [--cover] [--trace] [--dot tree.dot]
+//   isel program.tiny [--cover] [--trace] [--dot tree.dot] [--munch] [--compare]
 #include <CLI/CLI.hpp>
 
 #include <fstream>
 #include <iostream>
 
+#include "examples/isel/munch.hpp"
 #include "examples/isel/selector.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"isel: selects instructions of a small register machine for a tiny language"};
   std::string path, dotPath;
-  bool showCover = false, showTrace = false;
+  bool showCover = false, showTrace = false, munch = false, compare = false;
   app.add_option("program", path, "a program of the tiny language; - reads standard input")->required();
   app.add_flag("--cover", showCover, "print each statement's cover: the rules chosen and their costs");
-  app.add_flag("--trace", showTrace, "print every match the labeler finds, before the instructions");
-  app.add_option("--dot", dotPath, "write the labeled tree of the last statement as Graphviz DOT");
+  app.add_flag("--trace", showTrace, "print every match the labeler finds and the reduction, before the instructions");
+  app.add_option("--dot", dotPath, "write the labeled tree of the last statement as Graphviz DOT (- : standard output)")
+      ->option_text("FILE");
+  app.add_flag("--munch", munch, "select by maximal munch (greedy, top down) instead of BURG");
+  app.add_flag("--compare", compare, "print each statement's cost by BURG and by maximal munch");
   CLI11_PARSE(app, argc, argv);
 
   burgspec::SourceFile file("", "");
@@ -24,15 +28,36 @@ int main(int argc, char** argv) {
     return 1;
   }
   burgspec::Diagnostics diags(file);
-  isel::Selection selection;
-  if (!isel::selectInstructions(file, diags, selection, showTrace ? &std::cout : nullptr)) {
+  isel::Selection selection, munched;
+  if (!isel::selectInstructions(file, diags, selection, showTrace && !munch ? &std::cout : nullptr) ||
+      ((munch || compare) && !isel::selectByMaximalMunch(file, diags, munched))) {
     diags.printAll(std::cerr);
     return 1;
+  }
+  if (compare) {
+    long burg = 0, greedy = 0;
+    for (size_t i = 0; i < selection.statements.size(); ++i) {
+      const auto& s = selection.statements[i];
+      long m = munched.statements[i].cost;
+      std::cout << s.text << "\n    BURG " << s.cost << ", maximal munch " << m;
+      if (m != s.cost) std::cout << " (" << (m > s.cost ? "+" : "") << m - s.cost << ")";
+      std::cout << '\n';
+      burg += s.cost;
+      greedy += m;
+    }
+    std::cout << "total: BURG " << burg << ", maximal munch " << greedy << '\n';
+    return 0;
+  }
+  if (munch) {
+    for (const std::string& line : munched.listing) std::cout << line << '\n';
+    return 0;
   }
   for (const std::string& line : selection.listing) std::cout << line << '\n';
   if (showCover)
     for (const auto& s : selection.statements) std::cout << "\n# cover of: " << s.text << '\n' << s.cover;
-  if (!dotPath.empty() && !selection.statements.empty()) {
+  if (dotPath == "-" && !selection.statements.empty()) {
+    std::cout << selection.statements.back().dot;
+  } else if (!dotPath.empty() && !selection.statements.empty()) {
     std::ofstream dot(dotPath);
     dot << selection.statements.back().dot;
     if (!dot) {
