@@ -52,12 +52,11 @@ int main(int argc, char** argv) {
     for (const std::string& line : munched.listing) std::cout << line << '\n';
     return 0;
   }
-  for (const std::string& line : selection.listing) std::cout << line << '\n';
-  if (showCover)
-    for (const auto& s : selection.statements) std::cout << "\n# cover of: " << s.text << '\n' << s.cover;
-  if (dotPath == "-" && !selection.statements.empty()) {
-    std::cout << selection.statements.back().dot;
-  } else if (!dotPath.empty() && !selection.statements.empty()) {
+  if (dotPath == "-") {  // the picture alone, for a pipe into dot
+    if (!selection.statements.empty()) std::cout << selection.statements.back().dot;
+    return 0;
+  }
+  if (!dotPath.empty() && !selection.statements.empty()) {
     std::ofstream dot(dotPath);
     dot << selection.statements.back().dot;
     if (!dot) {
@@ -65,5 +64,8 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  for (const std::string& line : selection.listing) std::cout << line << '\n';
+  if (showCover)
+    for (const auto& s : selection.statements) std::cout << "\n# cover of: " << s.text << '\n' << s.cover;
   return 0;
 }
