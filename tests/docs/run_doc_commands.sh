@@ -3,7 +3,8 @@
 # opened with ```sh in the given Markdown files, one block at a time, from a scratch folder that
 # holds the source tree's folders (links) and the build (build/, a link). A block opened with
 # ```output right after a ```sh block is what that block must print (standard output and
-# standard error), exactly. scripts/setup and scripts/test, which install and build, are what CI
+# standard error), exactly. Blocks may be indented (inside a list item); the indentation of
+# their fence is removed from their lines. scripts/setup and scripts/test, which install and build, are what CI
 # itself runs around this test: a block's `scripts/setup &&` or a line `scripts/test` is left
 # out. Blocks that show commands without running them use ```console.
 #   run_doc_commands.sh SOURCE_DIR BUILD_DIR FILE.md...
@@ -29,12 +30,14 @@ for doc in "$@"; do
   # Splits the file into blocks: block.N.sh (with the line it starts at) and block.N.expected.
   rm -f "$scratch"/block.*
   awk -v out="$scratch/block" '
-    /^```sh[ \t]*$/ && !inside { inside = "sh"; n++; print NR > (out "." n ".line"); wantOutput = 0; next }
-    /^```output[ \t]*$/ && !inside && wantOutput { inside = "output"; next }
-    /^```/ && inside { inside = ""; wantOutput = 1; next }
-    /^```/ && !inside { inside = "other"; wantOutput = 0; next }
-    inside == "sh" { print > (out "." n ".sh"); next }
-    inside == "output" { print > (out "." n ".expected"); next }
+    function fence(line) { match(line, /^[ \t]*/); return RLENGTH }
+    function body(line) { return substr(line, 1, indent) ~ /^[ \t]*$/ ? substr(line, indent + 1) : line }
+    /^[ \t]*```sh[ \t]*$/ && !inside { inside = "sh"; indent = fence($0); n++; print NR > (out "." n ".line"); wantOutput = 0; next }
+    /^[ \t]*```output[ \t]*$/ && !inside && wantOutput { inside = "output"; indent = fence($0); next }
+    /^[ \t]*```/ && inside { wantOutput = inside == "sh"; inside = ""; next }
+    /^[ \t]*```/ && !inside { inside = "other"; wantOutput = 0; next }
+    inside == "sh" { print body($0) > (out "." n ".sh"); next }
+    inside == "output" { print body($0) > (out "." n ".expected"); next }
     inside == "" && NF > 0 { wantOutput = 0 }
   ' "$doc"
   for script in "$scratch"/block.*.sh; do
