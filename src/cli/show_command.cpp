@@ -59,6 +59,13 @@ int runShow(const ShowOptions& options) {
     std::cerr << "cudaburg: error: " << error << "\n";
     return kUsageError;
   }
+  // With `--dot -` standard output carries the DOT alone, for a pipe into dot.
+  bool dotOnly = options.dotFile == "-";
+  if (dotOnly && (options.deps || options.cuda)) {
+    std::cerr << "cudaburg: error: --dot - writes the DOT alone to standard output; give --deps and --cuda "
+                 "without it, or write the DOT to a file.\n";
+    return kUsageError;
+  }
   std::optional<Kernel> kernel = loadLoopFile(options.loopFile, *sizes);
   if (!kernel) return kInputError;
 
@@ -74,11 +81,13 @@ int runShow(const ShowOptions& options) {
     }
     shown = *result.kernel;
     recipeText = printRecipe(*recipe);
-    std::cout << "// before\n" << printKernel(*kernel) << "\n// recipe\n";
-    for (const RecipeStep& step : recipe->steps) std::cout << "//   " << step.str() << "\n";
-    std::cout << "\n// after\n";
+    if (!dotOnly) {
+      std::cout << "// before\n" << printKernel(*kernel) << "\n// recipe\n";
+      for (const RecipeStep& step : recipe->steps) std::cout << "//   " << step.str() << "\n";
+      std::cout << "\n// after\n";
+    }
   }
-  std::cout << printKernel(shown);
+  if (!dotOnly) std::cout << printKernel(shown);
   if (options.deps) printDependences(shown);
   if (options.cuda) {
     EmitResult emitted = emitKernel(shown, {recipeText, "", std::nullopt});
