@@ -6,6 +6,7 @@
 
 #include "burggen/c_emitter.hpp"
 #include "burggen/emitter.hpp"
+#include "burggen/man_page.hpp"
 #include "burggen/output_file.hpp"
 #include "burgspec/checks.hpp"
 #include "burgspec/lburg_parser.hpp"
@@ -58,6 +59,23 @@ int main(int argc, char** argv) {
   app.add_flag("-T,--trace-calls", traceCalls,
                "with --iburg or --lburg: call the client's <prefix>_trace at every match, as the tools' -T");
   app.set_version_flag("--version", std::string("burggen ") + kVersion);
+  burggen::addManFlag(app, "burggen", std::string("burggen ") + kVersion, "BURG code-generator generator",
+                      {{"FILES AND FORMATS",
+                        "SPEC is a tree grammar in iburg's language with burggen's extensions (bindings, costs in\n"
+                        "C++, actions, %type, %node), or with --lburg in lburg's dialect. docs/burg-language.md\n"
+                        "describes both, the order of ties, and what differs from iburg and lburg; docs/tutorial.md\n"
+                        "follows one tree through a generated matcher.\n"
+                        "\n"
+                        "Errors in the spec are reported as file:line:col: error: message, with the line and a caret."},
+                       {"EXAMPLES",
+                        "A C++ matcher and its header:\n"
+                        "  burggen isel.burg -o isel_matcher.cpp --header isel_matcher.hpp --namespace isel\n"
+                        "An iburg grammar and its client, as iburg would build them:\n"
+                        "  burggen --iburg -I sample.brg sample.c && cc sample.c -o sample\n"
+                        "An lcc machine description:\n"
+                        "  burggen --lburg x86linux.md x86linux.c"},
+                       {"EXIT STATUS", "0 when the matcher was written, 1 when the spec has errors or a file cannot be\n"
+                                       "read or written, 2 for a mistake on the command line."}});
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
