@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
                "or with --iburg or --lburg a C labeler with the interface of iburg or lburg"};
   std::string specPath, outputPath = "-", outputArgument, headerPath, nameSpace, prefix = "burm", ties;
   bool iburgC = false, lburgC = false, traceCalls = false, iburgTables = false;
+  int kbest = 0;
   app.add_option("spec", specPath, "the spec (.burg, or lburg's .md with --lburg); - reads standard input")
       ->option_text("SPEC")
       ->required();
@@ -58,6 +59,9 @@ int main(int argc, char** argv) {
   app.add_flag("-I,--iburg-tables", iburgTables, "accepted for iburg's command line: the C matcher always has iburg's -I tables");
   app.add_flag("-T,--trace-calls", traceCalls,
                "with --iburg or --lburg: call the client's <prefix>_trace at every match, as the tools' -T");
+  auto* kbestOption = app.add_option("--kbest", kbest,
+                 "keep the K cheapest derivations of every node and nonterminal, and enumerate covers in cost order")
+      ->option_text("K");
   app.set_version_flag("--version", std::string("burggen ") + kVersion);
   burggen::addManFlag(app, "burggen", std::string("burggen ") + kVersion, "BURG code-generator generator",
                       {{"FILES AND FORMATS",
@@ -109,12 +113,20 @@ int main(int argc, char** argv) {
     std::cerr << "burggen: --header and --namespace apply to the C++ matcher, not to --iburg or --lburg.\n";
     return 2;
   }
+  if (writesC && kbestOption->count() > 0) {
+    std::cerr << "burggen: --kbest applies to the C++ matcher, not to --iburg or --lburg.\n";
+    return 2;
+  }
   if (traceCalls && !writesC) {
     std::cerr << "burggen: --trace-calls applies to --iburg and --lburg; the C++ matcher has its trace member.\n";
     return 2;
   }
   if (!nameSpace.empty() && !burggen::isNamespaceName(nameSpace)) {
     std::cerr << "burggen: the namespace '" << nameSpace << "' is not a C++ namespace name.\n";
+    return 2;
+  }
+  if (kbestOption->count() > 0 && kbest < 1) {
+    std::cerr << "burggen: --kbest takes a positive number of derivations to keep, not " << kbest << ".\n";
     return 2;
   }
   if (headerPath == "-") {
@@ -149,6 +161,7 @@ int main(int argc, char** argv) {
     options.nameSpace = nameSpace;
     options.specName = baseName(source.name());
     options.ties = tieOrder;
+    options.kbest = kbest;
     if (!headerPath.empty()) options.headerIncludeName = baseName(headerPath);
     ok = burggen::emitMatcher(grammar, options, diagnostics, matcher);
   }

@@ -1,12 +1,38 @@
 // isel: instruction selection for the tiny language, to show what a burggen matcher does.
-//   isel program.tiny [--cover] [--trace] [--dot tree.dot] [--munch] [--compare]
+//   isel program.tiny [--cover] [--trace] [--dot tree.dot] [--munch] [--compare] [--kbest N]
 #include <CLI/CLI.hpp>
 
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
+#include "examples/isel/best_covers.hpp"
 #include "examples/isel/munch.hpp"
 #include "examples/isel/selector.hpp"
+
+namespace {
+
+// Prints each statement's `count` cheapest covers, with their costs and instructions.
+int printBestCovers(const burgspec::SourceFile& file, int count) {
+  burgspec::Diagnostics diags(file);
+  std::vector<isel::StatementCovers> statements;
+  if (!isel::selectBestCovers(file, diags, count, statements)) {
+    diags.printAll(std::cerr);
+    return 1;
+  }
+  for (const auto& s : statements) {
+    std::cout << "# " << s.text << '\n';
+    for (size_t i = 0; i < s.covers.size(); ++i) {
+      std::cout << "cover " << i + 1 << ", cost " << s.covers[i].cost << ":\n";
+      std::istringstream rules(s.covers[i].cover);
+      for (std::string line; std::getline(rules, line);) std::cout << "  " << line << '\n';
+      for (const std::string& instruction : s.covers[i].instructions) std::cout << "  " << instruction << '\n';
+    }
+  }
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"isel: selects instructions of a small register machine for a tiny language"};
@@ -19,6 +45,10 @@ int main(int argc, char** argv) {
       ->option_text("FILE");
   app.add_flag("--munch", munch, "select by maximal munch (greedy, top down) instead of BURG");
   app.add_flag("--compare", compare, "print each statement's cost by BURG and by maximal munch");
+  int bestCovers = 0;
+  app.add_option("--kbest", bestCovers, "print each statement's N cheapest covers, with their instructions")
+      ->option_text("N")
+      ->check(CLI::Range(1, isel::maxBestCovers()));
   CLI11_PARSE(app, argc, argv);
 
   burgspec::SourceFile file("", "");
@@ -27,6 +57,7 @@ int main(int argc, char** argv) {
     std::cerr << "isel: " << error << ".\n";
     return 1;
   }
+  if (bestCovers > 0) return printBestCovers(file, bestCovers);
   burgspec::Diagnostics diags(file);
   isel::Selection selection, munched;
   if (!isel::selectInstructions(file, diags, selection, showTrace && !munch ? &std::cout : nullptr) ||

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   int status = cudaburg::cli::kOk;
   cudaburg::cli::addShowCommand(app, status);
+  cudaburg::cli::addReplayCommand(app, status);
   cudaburg::cli::addSearchOptions(app, status);
   app.set_version_flag("--version", std::string("cudaburg ") + CUDABURG_VERSION);
   burggen::addManFlag(
