@@ -476,18 +476,7 @@ void MatcherWriter::writeExplanations(std::ostream& o) const {
     << "  int n = ruleKids(node, s->rule[nt], kids, nts);\n"
     << "  for (int i = 0; i < n; ++i) markCover(kids[i], nts[i], chosen);\n}\n\n";
 
-  o << "namespace {\n"
-    << "std::string " << opt_.prefix << "Html(const char* text) {\n"
-    << "  std::string out;\n"
-    << "  for (; *text; ++text) {\n"
-    << "    switch (*text) {\n"
-    << "      case '<': out += \"&lt;\"; break;\n"
-    << "      case '>': out += \"&gt;\"; break;\n"
-    << "      case '&': out += \"&amp;\"; break;\n"
-    << "      case '\"': out += \"&quot;\"; break;\n"
-    << "      default: out += *text;\n"
-    << "    }\n  }\n  return out;\n}\n"
-    << "}  // namespace\n\n";
+  writeHtmlEscape(o, opt_.prefix);
 
   o << "void " << C << "::printDot(std::ostream& out, NodePtr root, int nt) const {\n"
     << "  std::vector<std::vector<bool>> chosen(nextId_, std::vector<bool>(kNonterminals + 1));\n"

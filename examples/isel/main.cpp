@@ -23,10 +23,11 @@ int printBestCovers(const burgspec::SourceFile& file, int count) {
   for (const auto& s : statements) {
     std::cout << "# " << s.text << '\n';
     for (size_t i = 0; i < s.covers.size(); ++i) {
-      std::cout << "cover " << i + 1 << ", cost " << s.covers[i].cost << ":\n";
+      std::cout << "cover " << i + 1 << " (cost " << s.covers[i].cost << "):\n";
       std::istringstream rules(s.covers[i].cover);
       for (std::string line; std::getline(rules, line);) std::cout << "  " << line << '\n';
-      for (const std::string& instruction : s.covers[i].instructions) std::cout << "  " << instruction << '\n';
+      std::cout << "  selects:\n";
+      for (const std::string& instruction : s.covers[i].instructions) std::cout << instruction << '\n';
     }
   }
   return 0;
@@ -46,10 +47,13 @@ int main(int argc, char** argv) {
   app.add_flag("--munch", munch, "select by maximal munch (greedy, top down) instead of BURG");
   app.add_flag("--compare", compare, "print each statement's cost by BURG and by maximal munch");
   int bestCovers = 0;
-  app.add_option("--kbest", bestCovers, "print each statement's N cheapest covers, with their instructions")
-      ->option_text("N")
-      ->check(CLI::Range(1, isel::maxBestCovers()));
+  auto* kbest = app.add_option("--kbest", bestCovers, "print each statement's N cheapest covers, with their instructions")
+                    ->option_text("N");
   CLI11_PARSE(app, argc, argv);
+  if (kbest->count() > 0 && (bestCovers < 1 || bestCovers > isel::maxBestCovers())) {
+    std::cerr << "isel: --kbest takes 1 to " << isel::maxBestCovers() << " covers, not " << bestCovers << ".\n";
+    return 2;
+  }
 
   burgspec::SourceFile file("", "");
   std::string error;
