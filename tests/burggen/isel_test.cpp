@@ -130,26 +130,35 @@ TEST(IselExample, ThreeCheapestCoversInCostOrder) {
   ASSERT_EQ(covers.size(), 3u);
   EXPECT_EQ(covers[0].cost, 3);
   EXPECT_EQ(covers[0].cover,
-            "stmt: ASSIGN(v:VAR, r:reg)\n"
-            "  reg: ADD(a:reg, c:CONST)\n"
-            "    reg: LOAD(v:VAR)\n");
-  EXPECT_EQ(covers[0].instructions, (Lines{"    lw    r1, 0(fp)", "    addi  r2, r1, 1", "    sw    r2, 4(fp)"}));
-  // At equal cost the earlier rule comes first: reg: ADD(a:reg, b:reg) (rule 30) before
-  // reg: ADD(a:reg, c:CONST) (rule 31) over reg: LOAD(a:reg).
+            "stmt: ASSIGN(a:addr, r:reg)\n"
+            "  addr: v:VAR\n"
+            "  reg: ADD(a:reg, i:imm)\n"
+            "    reg: LOAD(a:addr)\n"
+            "      addr: v:VAR\n"
+            "    imm: c:CONST\n");
+  EXPECT_EQ(covers[0].instructions, (Lines{"    lw    r1, 4(fp)", "    addi  r2, r1, 1", "    sw    r2, 0(fp)"}));
+  // Two covers cost 4: 1 loaded by li (the chain rule reg: i:imm) and added, or b's address
+  // computed (addr: b:reg over reg: v:VAR) and loaded through it.
   EXPECT_EQ(covers[1].cost, 4);
   EXPECT_EQ(covers[1].cover,
-            "stmt: ASSIGN(v:VAR, r:reg)\n"
+            "stmt: ASSIGN(a:addr, r:reg)\n"
+            "  addr: v:VAR\n"
             "  reg: ADD(a:reg, b:reg)\n"
-            "    reg: LOAD(v:VAR)\n"
-            "    reg: c:CONST\n");
+            "    reg: LOAD(a:addr)\n"
+            "      addr: v:VAR\n"
+            "    reg: i:imm\n"
+            "      imm: c:CONST\n");
   EXPECT_EQ(covers[1].instructions,
-            (Lines{"    lw    r1, 0(fp)", "    li    r2, 1", "    add   r3, r1, r2", "    sw    r3, 4(fp)"}));
+            (Lines{"    lw    r1, 4(fp)", "    li    r2, 1", "    add   r3, r1, r2", "    sw    r3, 0(fp)"}));
   EXPECT_EQ(covers[2].cost, 4);
   EXPECT_EQ(covers[2].cover,
-            "stmt: ASSIGN(v:VAR, r:reg)\n"
-            "  reg: ADD(a:reg, c:CONST)\n"
-            "    reg: LOAD(a:reg)\n"
-            "      reg: v:VAR\n");
+            "stmt: ASSIGN(a:addr, r:reg)\n"
+            "  addr: v:VAR\n"
+            "  reg: ADD(a:reg, i:imm)\n"
+            "    reg: LOAD(a:addr)\n"
+            "      addr: b:reg\n"
+            "        reg: v:VAR\n"
+            "    imm: c:CONST\n");
   // The best cover is the one the classic matcher chooses.
   EXPECT_EQ(select("a = b + 1;"), (Lines{"# a = b + 1;", covers[0].instructions[0], covers[0].instructions[1],
                                          covers[0].instructions[2]}));
