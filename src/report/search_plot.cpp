@@ -30,6 +30,13 @@ std::string escape(const std::string& s) {
   return out;
 }
 
+// The first clause of a long explanation, for a line of a picture: "no CUDA device (libcuda...)"
+// becomes "no CUDA device".
+std::string firstClause(const std::string& text) {
+  size_t end = std::min(text.find(" ("), text.find(": "));
+  return end == std::string::npos ? text : text.substr(0, end);
+}
+
 // The frame of a plot: n points along x, values on a log scale along y between 10^logLo and
 // 10^logHi.
 struct Frame {
@@ -64,8 +71,8 @@ void drawAxes(std::ostringstream& svg, const Frame& f, int count, const std::str
 // Without measurements: each candidate's model estimate, in the model's order, the chosen first.
 void drawEstimates(std::ostringstream& svg, const std::vector<double>& estimates, const std::string& why) {
   Frame f = frameFor(estimates.front(), estimates.back(), static_cast<int>(estimates.size()));
-  svg << "<text x=\"" << kLeft << "\" y=\"" << kTop - 8 << "\" fill=\"#c33\">not measured: " << escape(why)
-      << "; the model's estimates</text>\n";
+  svg << "<text x=\"" << kLeft + 6 << "\" y=\"" << kTop + 14 << "\" fill=\"#c33\">not measured (" << escape(firstClause(why))
+      << "): the model's estimates</text>\n";
   drawAxes(svg, f, static_cast<int>(estimates.size()), "candidates, in the model's order",
            "model estimate of the kernel time (log scale)");
   for (size_t i = 0; i < estimates.size(); ++i)
@@ -93,7 +100,7 @@ std::string searchPlotSvg(const SearchOutcome& outcome) {
       << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   svg << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   svg << "<text x=\"" << kLeft << "\" y=\"22\" font-size=\"15\">" << escape(outcome.kernelName) << " "
-      << escape(outcome.sizes) << " on " << escape(outcome.device) << "</text>\n";
+      << escape(outcome.sizes) << " on " << escape(firstClause(outcome.device)) << "</text>\n";
   if (ok.empty()) {
     std::string why = outcome.notMeasuredReason.empty() ? "no variant was verified and timed" : outcome.notMeasuredReason;
     std::vector<double> estimates;
