@@ -183,6 +183,20 @@ TEST(KBestChains, DotHighlightsTheCoverAsked) {
   EXPECT_EQ(second.str().find("<b>reg: c:CONST = 4</b>"), std::string::npos) << second.str();
 }
 
+TEST(KBestChains, TraceListsEveryDerivationKept) {
+  TestTree t;
+  TestNode* c = t.node(CONST, 500);
+  Chains m(nullptr, 2);
+  std::ostringstream trace;
+  m.trace = &trace;
+  ASSERT_TRUE(m.label(c));
+  EXPECT_EQ(trace.str(),
+            "#0 CONST: reg: CONST = 5  cost 2  (reg rank 0)\n"
+            "#0 CONST: stmt: reg = 1  cost 2  (stmt rank 0)\n"
+            "#0 CONST: addr: reg = 13  cost 4  (addr rank 0)\n"
+            "#0 CONST: stmt: addr = 2  cost 5  (stmt rank 1)\n");
+}
+
 TEST(KBestChains, NoDerivationMeansNoLabel) {
   TestTree t;
   TestNode* big = t.node(CONST, 500);
