@@ -125,6 +125,11 @@ int main(int argc, char** argv) {
     std::cerr << "burggen: the namespace '" << nameSpace << "' is not a C++ namespace name.\n";
     return 2;
   }
+  if (kbestOption->count() > 0 && !ties.empty()) {
+    std::cerr << "burggen: --ties applies to the classic matcher; the k-best matcher ranks equal costs by rule, "
+                 "the one written first first.\n";
+    return 2;
+  }
   if (kbestOption->count() > 0 && kbest < 1) {
     std::cerr << "burggen: --kbest takes a positive number of derivations to keep, not " << kbest << ".\n";
     return 2;

@@ -190,6 +190,9 @@ TEST(BurggenCommand, CommandLineMistakesOfTheCDialects) {
       {"--iburg --namespace n", "burggen: --header and --namespace apply to the C++ matcher, not to --iburg or --lburg.\n"},
       {"-T", "burggen: --trace-calls applies to --iburg and --lburg; the C++ matcher has its trace member.\n"},
       {"-I", "burggen: -I applies to --iburg only.\n"},
+      {"--kbest 2 --ties first",
+       "burggen: --ties applies to the classic matcher; the k-best matcher ranks equal costs by rule, the one "
+       "written first first.\n"},
   };
   for (const Case& c : cases) {
     CommandResult run = burggen(c.args + " " + spec + " -o " + scratch("mistake.c"));
