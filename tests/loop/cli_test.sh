@@ -35,6 +35,12 @@ if command -v dot >/dev/null; then
   dot -Tsvg "$scratch/mm.dot" -o "$scratch/mm.svg" || fail "Graphviz rejects the DOT output"
 fi
 
+# --version, and the long forms of the short options.
+run 0 --version
+has "$out" "cudaburg "
+run 0 show "$examples/matmul.loop" --define M=64
+has "$out" "parallel for (i = 0; i < 64; i++)"
+
 # --dot -: standard output carries the DOT alone, also after a recipe.
 run 0 show "$examples/matmul.loop" --dot -
 has "$(head -1 <<<"$out")" 'digraph "matmul" {'
