@@ -1,6 +1,5 @@
 # The manual pages of burggen and cudaburg, written at build time by each tool's --man from the
-# same definition as its --help, into build/man/, and installed with the tools (and the worker
-# cudaburg runs kernels in, which it finds beside itself).
+# same definition as its --help, into build/man/, and installed with the tools.
 set(man_dir ${PROJECT_BINARY_DIR}/man)
 set(man_pages)
 foreach(tool burggen cudaburg)
@@ -13,6 +12,5 @@ foreach(tool burggen cudaburg)
   list(APPEND man_pages ${man_dir}/${tool}.1)
 endforeach()
 add_custom_target(man_pages ALL DEPENDS ${man_pages})
-# cudaburg finds its worker beside itself.
-install(TARGETS burggen cudaburg cudaburg-worker RUNTIME DESTINATION bin)
+install(TARGETS burggen cudaburg RUNTIME DESTINATION bin)
 install(FILES ${man_pages} DESTINATION share/man/man1)
