@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
   auto* outputOption =
       app.add_option("-o,--output", outputPath, "the matcher's source; - (the default) writes standard output")
           ->option_text("FILE");
-  app.add_option("output", outputArgument, "the matcher's source, as iburg and lburg take it after the spec")
+  app.add_option("destination", outputArgument, "the matcher's source, as iburg and lburg take it after the spec")
       ->option_text("OUTPUT")
       ->excludes(outputOption);
   app.add_option("--header", headerPath, "write the declarations to this header, which the source includes")
