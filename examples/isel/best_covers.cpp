@@ -1,5 +1,8 @@
 #include "examples/isel/best_covers.hpp"
 
+#include <regex>
+#include <sstream>
+
 #include "examples/isel/isel_kbest_matcher.hpp"
 #include "examples/isel/parser.hpp"
 
@@ -7,6 +10,24 @@ namespace isel {
 
 int maxBestCovers() {
   return IselKBestMatcher::kBest;
+}
+
+std::string coversDot(const StatementCovers& covers) {
+  std::ostringstream out;
+  out << "digraph best_covers {\n  label=\"" << covers.text << "\";\n  labelloc=t;\n";
+  for (size_t i = 0; i < covers.covers.size(); ++i) {
+    const RankedCover& c = covers.covers[i];
+    // Each cover's graph becomes a cluster; its node names get the cover's number so that the
+    // clusters' nodes stay apart.
+    std::string body = c.dot.substr(c.dot.find('{') + 1);
+    body = body.substr(0, body.rfind('}'));
+    std::string prefix = "c" + std::to_string(i + 1) + "_n";
+    body = std::regex_replace(body, std::regex(R"((^|\s)n(\d+)\b)"), "$1" + prefix + "$2");
+    out << "  subgraph cluster_" << i + 1 << " {\n    label=\"cover " << i + 1 << ", cost " << c.cost << "\";\n"
+        << body << "  }\n";
+  }
+  out << "}\n";
+  return out.str();
 }
 
 bool selectBestCovers(const burgspec::SourceFile& file, burgspec::Diagnostics& diags, int count,
@@ -25,7 +46,9 @@ bool selectBestCovers(const burgspec::SourceFile& file, burgspec::Diagnostics& d
       matcher.ctx = &trial;
       matcher.reduce(s.tree, cover->rank);
       std::vector<std::string> lines(trial.lines().begin() + program.lines().size(), trial.lines().end());
-      covers.covers.push_back({cover->cost, matcher.coverText(s.tree, cover->rank), std::move(lines)});
+      std::ostringstream dot;
+      matcher.printDot(dot, s.tree, IselKBestMatcher::kStart, cover->rank);
+      covers.covers.push_back({cover->cost, matcher.coverText(s.tree, cover->rank), std::move(lines), dot.str()});
     }
     program.comment(s.text);
     matcher.ctx = &program;

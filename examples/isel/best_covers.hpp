@@ -12,6 +12,7 @@ struct RankedCover {
   long cost;
   std::string cover;                      // the rules, one a line, indented by depth
   std::vector<std::string> instructions;  // what reducing this cover emits
+  std::string dot;                        // the labeled tree with this cover highlighted (Graphviz)
 };
 
 struct StatementCovers {
@@ -25,6 +26,9 @@ int maxBestCovers();
 // Parses `file` and finds the `count` cheapest covers of each statement (fewer where fewer
 // exist); false (with diagnostics) on bad input. Each cover's instructions follow the best
 // covers of the statements before it, as in the program's listing.
+// The covers side by side in one Graphviz graph, a cluster each ("cover 1, cost 4", ...).
+std::string coversDot(const StatementCovers& covers);
+
 bool selectBestCovers(const burgspec::SourceFile& file, burgspec::Diagnostics& diags, int count,
                       std::vector<StatementCovers>& out);
 

@@ -13,12 +13,26 @@
 namespace {
 
 // Prints each statement's `count` cheapest covers, with their costs and instructions.
-int printBestCovers(const burgspec::SourceFile& file, int count) {
+// The covers of each statement; with `dotPath`, the last statement's as one picture ("-": the
+// picture alone on standard output).
+int printBestCovers(const burgspec::SourceFile& file, int count, const std::string& dotPath) {
   burgspec::Diagnostics diags(file);
   std::vector<isel::StatementCovers> statements;
   if (!isel::selectBestCovers(file, diags, count, statements)) {
     diags.printAll(std::cerr);
     return 1;
+  }
+  if (dotPath == "-") {
+    if (!statements.empty()) std::cout << isel::coversDot(statements.back());
+    return 0;
+  }
+  if (!dotPath.empty() && !statements.empty()) {
+    std::ofstream dot(dotPath);
+    dot << isel::coversDot(statements.back());
+    if (!dot) {
+      std::cerr << "isel: cannot write '" << dotPath << "'.\n";
+      return 1;
+    }
   }
   for (const auto& s : statements) {
     std::cout << "# " << s.text << '\n';
@@ -61,7 +75,7 @@ int main(int argc, char** argv) {
     std::cerr << "isel: " << error << ".\n";
     return 1;
   }
-  if (bestCovers > 0) return printBestCovers(file, bestCovers);
+  if (bestCovers > 0) return printBestCovers(file, bestCovers, dotPath);
   burgspec::Diagnostics diags(file);
   isel::Selection selection, munched;
   if (!isel::selectInstructions(file, diags, selection, showTrace && !munch ? &std::cout : nullptr) ||

@@ -27,6 +27,10 @@ constexpr double kPicosecondsPerMs = 1e9;
 
 }  // namespace
 
+std::ostream& operator<<(std::ostream& out, Buffering b) {
+  return out << (b == Buffering::Single ? "Single" : b == Buffering::Double ? "Double" : "Async");
+}
+
 LoopRules::LoopRules(const Kernel& kernel, SearchSpace space, GpuModel gpu, CalibratedModel model)
     : kernel_(kernel), space_(std::move(space)), gpu_(gpu), model_(std::move(model)) {}
 

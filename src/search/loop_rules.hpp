@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@ namespace cudaburg {
 // through registers (two a stage, one filled while the other is used), or pipelined with
 // asynchronous copies (kAsyncStages a stage, the copies issued that many strips ahead).
 enum class Buffering { Single, Double, Async };
+std::ostream& operator<<(std::ostream& out, Buffering b);  // "Single", ...: how covers print it
 
 class LoopRules {
  public:
