@@ -84,8 +84,10 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   double unstagedFactor = static_cast<double>(s.blockRows * s.blockCols * (s.threadRows + s.threadCols)) /
                           static_cast<double>(s.threadRows * s.threadCols * (s.blockRows + s.blockCols));
   double memoryNs = s.staged ? operandBytes / gpu.memoryGBps : operandBytes * unstagedFactor / gpu.l2GBps;
-  // A split reduction's parts each add their whole output tile atomically (read, add, write).
-  double outputWrites = s.split > 1 ? 3.0 * s.split : 1.0;
+  // A split reduction's parts each add their whole output tile atomically: a read, an add and a
+  // write at L2 that contend with the other parts' (counted twice: the rank correlation on the
+  // databases of tests/data is best between 1x and 4x).
+  double outputWrites = s.split > 1 ? 6.0 * s.split : 1.0;
   double outputNs = static_cast<double>(s.rows) * s.cols * s.outer * s.serial * s.elementBytes * outputWrites /
                     gpu.memoryGBps * (s.vectorized ? 0.9 : 1.0);  // 128-bit stores: fewer transactions
 
