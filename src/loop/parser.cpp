@@ -26,6 +26,9 @@ constexpr int kMaxErrors = 50;
 constexpr int kMaxExprDepth = 200;
 // More statements than this are refused: the checks of marks compare statements pairwise.
 constexpr int kMaxStatements = 256;
+// Loops nested deeper than this are refused: the dependence test's work grows steeply with the
+// loops two statements share (and no GPU kernel needs more).
+constexpr size_t kMaxLoopDepth = 16;
 
 class Parser {
  public:
@@ -550,6 +553,12 @@ NodePtr Parser::parseStatement(int depth) {
 
 NodePtr Parser::parseLoop(int depth) {
   Token start = tok_;
+  if (indices_.size() == kMaxLoopDepth) {
+    error(tok_, "loops are nested more than " + std::to_string(kMaxLoopDepth) + " deep; a kernel may nest at most " +
+                    std::to_string(kMaxLoopDepth));
+    stopped_ = true;
+    return nullptr;
+  }
   LoopKind kind = LoopKind::Serial;
   if (accept(Tok::Parallel))
     kind = LoopKind::Parallel;

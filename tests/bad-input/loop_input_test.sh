@@ -92,15 +92,38 @@ expect_within 5 1 "$scratch/statements2000.loop:258:5: error: more than 256 stat
 statements 255 >"$scratch/statements256.loop"
 expect_within 10 0 "" "$cudaburg" show "$scratch/statements256.loop"
 
-# Nesting: 201 loops, and 100,000 parentheses, are refused (no stack overflow).
+# Nesting: 201 loops, 201 blocks and 100,000 parentheses are refused (no stack overflow), each
+# at the level past its limit.
 {
   printf 'kernel k(float A[4]) {\n'
   for ((d = 0; d < 201; d++)); do printf 'for (i%d = 0; i%d < 2; i%d++)\n' "$d" "$d" "$d"; done
   printf 'A[0] = 1;\n}\n'
 } >"$scratch/nest.loop"
-expect_within 10 1 "$scratch/nest.loop:202:1: error: nesting is too deep (more than 200 levels)
-for (i200 = 0; i200 < 2; i200++)
+expect_within 10 1 "$scratch/nest.loop:18:1: error: loops are nested more than 16 deep; a kernel may nest at most 16
+for (i16 = 0; i16 < 2; i16++)
 ^" "$cudaburg" show "$scratch/nest.loop"
+{
+  printf 'kernel k(float A[4]) {\n'
+  for ((d = 0; d < 201; d++)); do printf '{\n'; done
+  printf 'A[0] = 1;\n'
+  for ((d = 0; d < 201; d++)); do printf '}\n'; done
+  printf '}\n'
+} >"$scratch/blocks.loop"
+expect_within 10 1 "$scratch/blocks.loop:202:1: error: nesting is too deep (more than 200 levels)
+{
+^" "$cudaburg" show "$scratch/blocks.loop"
+
+# A nest as deep as allowed, whose statements every iteration meet (3^16 direction vectors if
+# each were told apart), is checked in seconds, not hours.
+{
+  printf 'size N = 8;\nkernel deep(float A[N], const float B[N]) {\n'
+  for ((d = 0; d < 16; d++)); do printf 'for (i%d = 0; i%d < N; i%d++)\n' "$d" "$d" "$d"; done
+  printf '{ A[i0] += B[i0]; A[0] = A[1] + 1; }\n}\n'
+} >"$scratch/deep.loop"
+expect_within 20 0 "" "$cudaburg" show "$scratch/deep.loop" --deps
+grep -qF "output A: S1 -> S1 (=, =, =, =, =, =, =, =, =, =, =, =, =, =, <, =)" "$scratch/out" ||
+  fail "the deep nest's dependences lack the exact vector at the last loops"
+
 {
   printf 'kernel k(float A[4]) { A[0] = '
   for ((d = 0; d < 100000; d++)); do printf '('; done

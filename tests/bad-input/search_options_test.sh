@@ -30,6 +30,10 @@ expect 2 "cudaburg: error: -D M needs an integer value, not '9999999999999999999
   "$cudaburg" "$matmul" -D M=99999999999999999999
 
 # A size -D makes too large for the arrays is an input error at the array, as in the file.
-expect 1 "$matmul:6:30: error: the size of 'A' in bytes (its extents times 4) overflows a 64-bit integer
+expect 1 "$matmul:4:21: error: the size of 'C' in bytes (its extents times 4) overflows a 64-bit integer
 kernel matmul(float C[M][N], const float A[M][K], const float B[K][N]) {
-                             ^" "$cudaburg" "$matmul" -D M=4611686018427387904 -D N=1 -q --no-db -o "$scratch/huge"
+                    ^
+$matmul:4:42: error: the size of 'A' in bytes (its extents times 4) overflows a 64-bit integer
+kernel matmul(float C[M][N], const float A[M][K], const float B[K][N]) {
+                                         ^" "$cudaburg" "$matmul" -D M=4611686018427387904 -D N=1 -q --no-db -o "$scratch/huge"
+finish
