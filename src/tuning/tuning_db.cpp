@@ -136,6 +136,11 @@ std::optional<TuningDb> TuningDb::open(const std::string& path, std::string& err
   std::error_code ec;
   auto parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  // A FIFO would block the open forever, a device would be written over.
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
+    error = "the tuning database '" + path + "' is not a regular file";
+    return std::nullopt;
+  }
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
     error = "cannot open the tuning database '" + path + "': " + (db ? sqlite3_errmsg(db) : "out of memory");

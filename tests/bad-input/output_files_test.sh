@@ -57,11 +57,11 @@ s: A(t);
 leftovers
 
 # A write that fails (a file-size limit of 1 KiB; SIGXFSZ ignored, so write() reports EFBIG).
-limited=(bash -c 'trap "" XFSZ; ulimit -f 2; exec "$@"' limited)
+limited=(bash -c 'trap "" XFSZ; ulimit -f 1; exec "$@"' limited)
 expect 1 "burggen: cannot write '$scratch/big.cpp': File too large." "${limited[@]}" "$burggen" "$spec" -o "$scratch/big.cpp"
 [ ! -e "$scratch/big.cpp" ] || fail "a partial output was left"
 leftovers
-expect 1 "burggen: cannot write to standard output." bash -c 'trap "" XFSZ; ulimit -f 2; exec "$0" "$1" >"$2"' \
+expect 1 "burggen: cannot write to standard output." bash -c 'trap "" XFSZ; ulimit -f 1; exec "$0" "$1" >"$2"' \
   "$burggen" "$spec" "$scratch/stdout.cpp"
 
 # An unbounded input (a file past 16 MiB; from standard input too) is refused, not read whole.
@@ -75,8 +75,13 @@ expect 1 "burggen: '<stdin>' is larger than 16 MiB, the most a source may hold."
 # cudaburg's outputs follow the same rules (show --dot here; the search's files alike).
 expect 2 "cudaburg: error: '$scratch/fifo' is not a regular file (a device, a FIFO or a folder); it is not replaced" \
   "$cudaburg" show "$examples/matmul.loop" --dot "$scratch/fifo"
+{
+  printf 'kernel k(float A[64]) {\n'
+  for ((s = 0; s < 64; s++)); do printf '  A[%d] = %d;\n' "$s" "$s"; done
+  printf '}\n'
+} >"$scratch/long.loop"
 expect 2 "cudaburg: error: cannot write '$scratch/tree.dot': File too large" \
-  "${limited[@]}" "$cudaburg" show "$examples/conv3d.loop" --dot "$scratch/tree.dot"
+  "${limited[@]}" "$cudaburg" show "$scratch/long.loop" --dot "$scratch/tree.dot"
 [ ! -e "$scratch/tree.dot" ] || fail "a partial DOT file was left"
 leftovers
 

@@ -36,4 +36,12 @@ kernel matmul(float C[M][N], const float A[M][K], const float B[K][N]) {
 $matmul:4:42: error: the size of 'A' in bytes (its extents times 4) overflows a 64-bit integer
 kernel matmul(float C[M][N], const float A[M][K], const float B[K][N]) {
                                          ^" "$cudaburg" "$matmul" -D M=4611686018427387904 -D N=1 -q --no-db -o "$scratch/huge"
+# A FIFO as the tuning database would block the search forever: it is not used, with a warning
+# even under -q, and the search runs.
+mkfifo "$scratch/fifo.db"
+expect_within 60 0 "cudaburg: warning: the tuning database '$scratch/fifo.db' is not a regular file; measurements will not be kept" \
+  "$cudaburg" "$matmul" -D M=64 -D N=64 -D K=64 --tile 32 --unroll 2 --stage 8 --split 2 -q --db "$scratch/fifo.db" \
+  -o "$scratch/fifo-out"
+[ -p "$scratch/fifo.db" ] || fail "the FIFO was replaced"
+
 finish

@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <string>
 
@@ -98,6 +99,25 @@ TEST(TuningRows, AnotherLayoutIsRefusedInOneSentence) {
   EXPECT_FALSE(TuningDb::open(missing, error));
   EXPECT_EQ(error, "the tuning database '" + missing +
                        "' has another layout than this version writes: it lacks the column 'measured_at'");
+}
+
+// The search with such a database: one warning, even with -q (which hides progress only).
+TEST(TuningRows, TheSearchWarnsOnceEvenWhenQuiet) {
+  std::string path = freshPath("quiet.db");
+  execute(path, "CREATE TABLE measurements (nest TEXT, recipe TEXT, ms TEXT);");
+  std::string out = freshPath("quiet-out");
+  std::string command = std::string(CUDABURG_PATH) + " " + CUDABURG_EXAMPLES_DIR +
+                        "/matmul.loop -D M=64 -D N=64 -D K=64 --tile 32 --unroll 2 --stage 8 --split 2 -q --db " +
+                        path + " -o " + out + " 2>&1 >/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  ASSERT_TRUE(pipe);
+  std::string errors;
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) errors.append(buffer, n);
+  EXPECT_EQ(pclose(pipe), 0);
+  EXPECT_EQ(errors, "cudaburg: warning: the tuning database '" + path +
+                        "' has another layout than this version writes: its column 2 is 'recipe TEXT', not "
+                        "'sizes TEXT'; measurements will not be kept\n");
 }
 
 }  // namespace
