@@ -6,6 +6,11 @@
 #include <sstream>
 #include <vector>
 
+#include "burggen/kbest_emitter.hpp"
+#include "burggen/matcher_parts.hpp"
+#include "burggen/rule_facts.hpp"
+#include "burggen/string_literal.hpp"
+
 namespace burggen {
 
 using burgspec::Diagnostics;
@@ -31,73 +36,6 @@ bool isNamespaceName(const std::string& name) {
 
 namespace {
 
-// A path from a rule's root node to one of its descendants: the kid indices taken.
-using Path = std::vector<int>;
-
-// A nonterminal leaf of a pattern: the kids a rule derives from other nonterminals.
-struct Leaf {
-  Path path;
-  int nt;               // nonterminal number
-  std::string binding;  // empty when unnamed
-};
-
-// An operator a pattern requires below its root.
-struct OpTest {
-  Path path;
-  int op;
-};
-
-// A binding on an operator of the pattern (it names the node that operator matched).
-struct NodeBinding {
-  Path path;
-  std::string name;
-};
-
-// What the emitter needs to know about one rule, worked out once.
-struct RuleFacts {
-  const Rule* rule;
-  int index;  // 1-based position in the spec; the number the matcher's states store
-  int lhs;
-  std::vector<Leaf> leaves;
-  std::vector<OpTest> tests;
-  std::vector<NodeBinding> nodeBindings;
-  std::string text;  // "reg: ADDI(reg, con)"
-};
-
-std::string cString(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out + '"';
-}
-
-std::string patternText(const Pattern& p) {
-  std::string out = p.binding.empty() ? p.symbol : p.binding + ":" + p.symbol;
-  if (p.kids.empty()) return out;
-  out += '(';
-  for (size_t i = 0; i < p.kids.size(); ++i) out += (i ? ", " : "") + patternText(p.kids[i]);
-  return out + ')';
-}
-
-std::string nodeExpr(const Path& path) {
-  std::string out = "node";
-  for (int i : path) out = "kidOf(" + out + ", " + std::to_string(i) + ")";
-  return out;
-}
-
-// The state of the node at `path`: the root's is `s`, its kids' are the locals k0, k1, ...
-std::string stateExpr(const Path& path) {
-  if (path.empty()) return "s";
-  if (path.size() == 1) return "k" + std::to_string(path[0]);
-  return "stateOf(" + nodeExpr(path) + ")";
-}
-
 class MatcherWriter {
  public:
   MatcherWriter(const Grammar& g, const EmitOptions& o, Diagnostics& d) : g_(g), opt_(o), diag_(d) {}
@@ -106,7 +44,6 @@ class MatcherWriter {
 
  private:
   bool collect();
-  void collectPattern(RuleFacts& facts, const Pattern& p, Path& path, bool root);
 
   std::string name(const std::string& suffix) const { return opt_.prefix + suffix; }
   std::string cls() const { return name("Matcher"); }
@@ -122,9 +59,7 @@ class MatcherWriter {
   }
   int arity(const burgspec::Terminal& t) const { return std::max(t.arity, 0); }
 
-  void writeIncludes(std::ostream& o) const;
   void writeDeclarations(std::ostream& o) const;
-  void writeNodeInterface(std::ostream& o) const;
   void writeDefinitions(std::ostream& o) const;
   void writeTables(std::ostream& o) const;
   void writeLabeler(std::ostream& o) const;
@@ -136,141 +71,22 @@ class MatcherWriter {
   void writeReducer(std::ostream& o) const;
   void writeActions(std::ostream& o) const;
   void writeExplanations(std::ostream& o) const;
-  void openNamespace(std::ostream& o) const;
-  void closeNamespace(std::ostream& o) const;
   std::string actionSignature(const RuleFacts& r, bool qualified) const;
   bool hasClosure(int nt) const { return !chainsFrom_[nt].empty(); }
 
   const Grammar& g_;
   const EmitOptions& opt_;
   Diagnostics& diag_;
-  std::map<std::string, int> ntNumber_;
-  std::vector<RuleFacts> rules_;
-  std::vector<std::vector<const RuleFacts*>> chainsFrom_;  // by the nonterminal on the right
-  std::map<int, std::vector<const RuleFacts*>> baseRulesByOp_;
-  int start_ = 1;
-  size_t maxLeaves_ = 1;
+  GrammarFacts facts_;
+  const std::vector<RuleFacts>& rules_ = facts_.rules;
+  const std::vector<std::vector<const RuleFacts*>>& chainsFrom_ = facts_.chainsFrom;
+  const std::map<int, std::vector<const RuleFacts*>>& baseRulesByOp_ = facts_.baseRulesByOp;
+  const int& start_ = facts_.start;
+  const size_t& maxLeaves_ = facts_.maxLeaves;
 };
 
-void MatcherWriter::collectPattern(RuleFacts& facts, const Pattern& p, Path& path, bool root) {
-  if (p.binding == "node")
-    diag_.error(p.loc, "the binding 'node' hides the node a cost or an action is given; choose another name");
-  if (!p.isTerminal) {
-    auto it = ntNumber_.find(p.symbol);
-    if (it == ntNumber_.end()) {
-      diag_.error(p.loc, "'" + p.symbol + "' is neither a terminal nor a nonterminal");
-      return;
-    }
-    facts.leaves.push_back({path, it->second, p.binding});
-    return;
-  }
-  const burgspec::Terminal* t = g_.findTerminal(p.symbol);
-  if (!t) {
-    diag_.error(p.loc, "unknown terminal '" + p.symbol + "'");
-    return;
-  }
-  if (!root) facts.tests.push_back({path, t->number});
-  if (!p.binding.empty()) facts.nodeBindings.push_back({path, p.binding});
-  for (size_t i = 0; i < p.kids.size(); ++i) {
-    path.push_back(static_cast<int>(i));
-    collectPattern(facts, p.kids[i], path, false);
-    path.pop_back();
-  }
-}
-
 bool MatcherWriter::collect() {
-  if (!isIdentifier(opt_.prefix)) {
-    diag_.error({}, "the prefix '" + opt_.prefix + "' is not a C++ identifier");
-    return false;
-  }
-  if (!opt_.nameSpace.empty() && !isNamespaceName(opt_.nameSpace)) {
-    diag_.error({}, "the namespace '" + opt_.nameSpace + "' is not a C++ namespace name");
-    return false;
-  }
-  if (g_.nonterminals.empty()) {
-    diag_.error({}, "the grammar has no rules");
-    return false;
-  }
-  for (size_t i = 0; i < g_.nonterminals.size(); ++i) ntNumber_[g_.nonterminals[i].name] = static_cast<int>(i) + 1;
-  auto start = ntNumber_.find(g_.start.empty() ? g_.nonterminals[0].name : g_.start);
-  if (start == ntNumber_.end()) {
-    diag_.error(g_.startLoc, "the start symbol '" + g_.start + "' is not a nonterminal");
-    return false;
-  }
-  start_ = start->second;
-  chainsFrom_.resize(g_.nonterminals.size() + 1);
-  rules_.reserve(g_.rules.size());
-  for (size_t i = 0; i < g_.rules.size(); ++i) {
-    const Rule& rule = g_.rules[i];
-    RuleFacts facts{&rule, static_cast<int>(i) + 1, 0, {}, {}, {}, rule.lhs + ": " + patternText(rule.pattern)};
-    auto lhs = ntNumber_.find(rule.lhs);
-    if (lhs == ntNumber_.end()) {
-      diag_.error(rule.loc, "'" + rule.lhs + "' is not a nonterminal");
-      continue;
-    }
-    facts.lhs = lhs->second;
-    Path path;
-    collectPattern(facts, rule.pattern, path, true);
-    maxLeaves_ = std::max(maxLeaves_, facts.leaves.size());
-    rules_.push_back(std::move(facts));
-  }
-  if (diag_.hasErrors()) return false;
-  for (const RuleFacts& r : rules_) {
-    if (r.rule->isChain())
-      chainsFrom_[r.leaves[0].nt].push_back(&r);
-    else
-      baseRulesByOp_[g_.findTerminal(r.rule->pattern.symbol)->number].push_back(&r);
-  }
-  return true;
-}
-
-void MatcherWriter::openNamespace(std::ostream& o) const {
-  if (!opt_.nameSpace.empty()) o << "namespace " << opt_.nameSpace << " {\n\n";
-}
-
-void MatcherWriter::closeNamespace(std::ostream& o) const {
-  if (!opt_.nameSpace.empty()) o << "}  // namespace " << opt_.nameSpace << "\n";
-}
-
-void MatcherWriter::writeIncludes(std::ostream& o) const {
-  for (const char* h : {"cstdint", "limits", "memory", "ostream", "stdexcept", "string", "type_traits", "utility", "vector"})
-    o << "#include <" << h << ">\n";
-  o << "\n";
-}
-
-void MatcherWriter::writeNodeInterface(std::ostream& o) const {
-  o << "  // The node interface (see the comment on the class).\n";
-  if (!g_.nodeType.empty()) {
-    o << "  static int opOf(NodePtr p) { return burg_op(p); }\n"
-         "  static NodePtr kidOf(NodePtr p, int i) { return burg_kid(p, i); }\n"
-         "  static State* stateOf(NodePtr p) { return static_cast<State*>(burg_state(p)); }\n"
-         "  static void setState(NodePtr p, State* s) { burg_state(p) = s; }\n";
-    return;
-  }
-  // iburg's macros: STATE_LABEL may be a pointer or an integer wide enough for one. The
-  // conversions are templates so that only the branch for the label's type is compiled.
-  o << "  static int opOf(NodePtr p) { return OP_LABEL(p); }\n"
-       "  static NodePtr kidOf(NodePtr p, int i) { return i == 0 ? LEFT_CHILD(p) : RIGHT_CHILD(p); }\n"
-       "  template <class Label>\n"
-       "  static State* labelState(Label label) {\n"
-       "    if constexpr (std::is_pointer_v<Label>) {\n"
-       "      return reinterpret_cast<State*>(label);\n"
-       "    } else {\n"
-       "      static_assert(sizeof(Label) >= sizeof(void*), \"STATE_LABEL must be a pointer or an integer that holds one\");\n"
-       "      return reinterpret_cast<State*>(static_cast<std::uintptr_t>(label));\n"
-       "    }\n"
-       "  }\n"
-       "  template <class Label>\n"
-       "  static Label stateLabel(State* s) {\n"
-       "    if constexpr (std::is_pointer_v<Label>)\n"
-       "      return reinterpret_cast<Label>(s);\n"
-       "    else\n"
-       "      return static_cast<Label>(reinterpret_cast<std::uintptr_t>(s));\n"
-       "  }\n"
-       "  static State* stateOf(NodePtr p) { return labelState(STATE_LABEL(p)); }\n"
-       "  static void setState(NodePtr p, State* s) {\n"
-       "    STATE_LABEL(p) = stateLabel<std::remove_reference_t<decltype(STATE_LABEL(p))>>(s);\n"
-       "  }\n";
+  return collectFacts(g_, opt_, diag_, facts_);
 }
 
 std::string MatcherWriter::actionSignature(const RuleFacts& r, bool qualified) const {
@@ -284,31 +100,8 @@ std::string MatcherWriter::actionSignature(const RuleFacts& r, bool qualified) c
 
 void MatcherWriter::writeDeclarations(std::ostream& o) const {
   const std::string P = opt_.prefix;
-  o << "// Costs are non-negative and ordered; " << P << "Infinity means \"does not match\". Sums saturate.\n"
-    << "using " << P << "Cost = std::int64_t;\n"
-    << "constexpr " << P << "Cost " << P << "Infinity = std::numeric_limits<" << P << "Cost>::max();\n\n";
-  o << "// The operators (%term), by the numbers burg_op returns.\n"
-    << "enum " << P << "Op : int {\n";
-  for (const auto& t : g_.terminals) o << "  " << P << "_" << t.name << " = " << t.number << ",\n";
-  o << "};\n\n";
-  o << "// Costs and actions reach caller state through `ctx`, of the type the prologue may name.\n"
-       "#ifdef BURG_CONTEXT_TYPE\n"
-    << "using " << P << "Context = BURG_CONTEXT_TYPE;\n"
-    << "#else\n"
-    << "using " << P << "Context = void;\n"
-    << "#endif\n\n";
-  o << "// Thrown by the reducer when a node has no derivation from the nonterminal asked for.\n"
-    << "class " << P << "NoCover : public std::runtime_error {\n"
-    << " public:\n"
-    << "  using std::runtime_error::runtime_error;\n"
-    << "};\n\n";
-
+  writePreamble(o, g_, P);
   const std::string nodeType = g_.nodeType.empty() ? "NODEPTR_TYPE" : g_.nodeType;
-  if (g_.nodeType.empty())
-    o << "#if !defined(OP_LABEL) || !defined(LEFT_CHILD) || !defined(RIGHT_CHILD) || !defined(STATE_LABEL)\n"
-         "#error \"a grammar without %node needs iburg's macros OP_LABEL, LEFT_CHILD, RIGHT_CHILD, "
-         "STATE_LABEL and the type NODEPTR_TYPE in its prologue\"\n"
-         "#endif\n\n";
   o << "// The tree matcher. Nodes are the caller's; the matcher reaches them only through\n";
   if (g_.nodeType.empty())
     o << "// iburg's macros OP_LABEL(p), LEFT_CHILD(p), RIGHT_CHILD(p) and STATE_LABEL(p) (a pointer or\n"
@@ -371,7 +164,7 @@ void MatcherWriter::writeDeclarations(std::ostream& o) const {
     << "  static const RuleInfo kRules[];\n"
     << "  static constexpr int kMaxKids = " << maxLeaves_ << ";\n"
     << "  static constexpr int kChunkStates = 4096;\n\n";
-  writeNodeInterface(o);
+  writeNodeInterface(o, g_);
   o << "\n"
     << "  static Cost add(Cost a, Cost b) { return a >= INF - b ? INF : a + b; }\n"
     << "  static Cost dynamicCost(Cost c) { return c < 0 ? 0 : c; }\n"
@@ -413,20 +206,7 @@ void MatcherWriter::writeTables(std::ostream& o) const {
     o << "    {" << r.rule->number << ", " << ntConst(r.lhs) << ", " << cString(r.text) << "},\n";
   o << "};\n\n";
 
-  o << "const char* " << cls() << "::opName(int op) {\n  switch (op) {\n";
-  for (const auto& t : g_.terminals) o << "    case " << t.number << ": return " << cString(t.name) << ";\n";
-  o << "  }\n  return \"?\";\n}\n\n";
-
-  o << "int " << cls() << "::arity(int op) {\n  switch (op) {\n";
-  for (const auto& t : g_.terminals)
-    if (arity(t) > 0) o << "    case " << t.number << ": return " << arity(t) << ";  // " << t.name << "\n";
-  o << "  }\n  return 0;\n}\n\n";
-
-  o << "const char* " << cls() << "::nonterminalName(int nt) {\n"
-    << "  static const char* const names[] = {\"\"";
-  for (const auto& n : g_.nonterminals) o << ", " << cString(n.name);
-  o << "};\n"
-    << "  return nt >= 1 && nt <= kNonterminals ? names[nt] : \"?\";\n}\n\n";
+  writeNameTables(o, g_, cls());
 }
 
 void MatcherWriter::writeRecordAndClose(std::ostream& o, const RuleFacts& r, const std::string& cost,
@@ -726,32 +506,9 @@ void MatcherWriter::writeDefinitions(std::ostream& o) const {
 
 bool MatcherWriter::write(EmittedMatcher& out) {
   if (!collect()) return false;
-  std::ostringstream banner;
-  banner << "// A tree matcher generated by burggen";
-  if (!opt_.specName.empty()) banner << " from " << opt_.specName;
-  banner << ". Do not edit; edit the spec.\n\n";
-
-  std::ostringstream decl;
-  writeIncludes(decl);
-  if (!g_.prologue.empty()) decl << g_.prologue << "\n\n";
-  openNamespace(decl);
-  writeDeclarations(decl);
-  closeNamespace(decl);
-
-  std::ostringstream src;
-  src << banner.str();
-  if (opt_.headerIncludeName.empty()) {
-    src << decl.str();
-  } else {
-    out.header = banner.str() + "#pragma once\n" + decl.str();
-    src << "#include \"" << opt_.headerIncludeName << "\"\n\n";
-  }
-  src << "#include <sstream>\n\n";
-  openNamespace(src);
-  writeDefinitions(src);
-  closeNamespace(src);
-  if (!g_.epilogue.empty()) src << "\n" << g_.epilogue << "\n";
-  out.source = src.str();
+  assembleMatcher(
+      g_, opt_, {}, [this](std::ostream& o) { writeDeclarations(o); },
+      [this](std::ostream& o) { writeDefinitions(o); }, out);
   return true;
 }
 
@@ -759,6 +516,7 @@ bool MatcherWriter::write(EmittedMatcher& out) {
 
 bool emitMatcher(const Grammar& grammar, const EmitOptions& options, Diagnostics& diagnostics,
                  EmittedMatcher& out) {
+  if (options.kbest > 0 || grammar.usesDerivations()) return emitKBestMatcher(grammar, options, diagnostics, out);
   MatcherWriter writer(grammar, options, diagnostics);
   return writer.write(out);
 }

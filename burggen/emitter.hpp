@@ -15,6 +15,10 @@ struct EmitOptions {
   // When set, the declarations go to EmittedMatcher::header and the source includes the
   // header under this name; otherwise the source holds everything.
   std::string headerIncludeName;
+  // When above 0, the labeler keeps the `kbest` cheapest derivations of every node and
+  // nonterminal (kbest_emitter.hpp); a grammar with %param or %label gets that labeler even
+  // at 0, keeping 1.
+  int kbest = 0;
 };
 
 struct EmittedMatcher {
@@ -22,7 +26,8 @@ struct EmittedMatcher {
   std::string header;  // empty unless EmitOptions::headerIncludeName was set
 };
 
-// Writes the matcher of `grammar`, which checkGrammar has completed. Reports what cannot be
+// Writes the matcher of `grammar`, which checkGrammar has completed: the classic labeler, or the
+// k-best one (see EmitOptions::kbest). Reports what cannot be
 // emitted (a binding that hides the name `node`, a prefix that is not an identifier) to
 // `diagnostics` and returns false then.
 bool emitMatcher(const burgspec::Grammar& grammar, const EmitOptions& options,

@@ -30,11 +30,15 @@ std::string firstLine(const std::string& text) {
 int main(int argc, char** argv) {
   CLI::App app{"burggen: writes the C++ tree matcher (labeler, reducer, explanations) of a BURG spec"};
   std::string specPath, outputPath = "-", headerPath, nameSpace, prefix = "burm";
+  int kbest = 0;
   app.add_option("spec", specPath, "the spec (.burg); - reads standard input")->required();
   app.add_option("-o,--output", outputPath, "the matcher's source; - (the default) writes standard output");
   app.add_option("--header", headerPath, "write the declarations to this header, which the source includes");
   app.add_option("--namespace", nameSpace, "declare the matcher inside this C++ namespace");
   app.add_option("--prefix", prefix, "prefix of the public names (default burm: burmMatcher, burmCost, ...)");
+  auto* kbestOption = app.add_option("--kbest", kbest,
+                 "keep the K cheapest derivations of every node and nonterminal, and enumerate covers in cost order")
+      ->option_text("K");
   app.set_version_flag("--version", std::string("burggen ") + kVersion);
   try {
     app.parse(argc, argv);
@@ -51,6 +55,10 @@ int main(int argc, char** argv) {
   }
   if (!nameSpace.empty() && !burggen::isNamespaceName(nameSpace)) {
     std::cerr << "burggen: the namespace '" << nameSpace << "' is not a C++ namespace name.\n";
+    return 2;
+  }
+  if (kbestOption->count() > 0 && kbest < 1) {
+    std::cerr << "burggen: --kbest takes a positive number of derivations to keep, not " << kbest << ".\n";
     return 2;
   }
   if (headerPath == "-") {
@@ -81,6 +89,7 @@ int main(int argc, char** argv) {
     options.prefix = prefix;
     options.nameSpace = nameSpace;
     options.specName = baseName(source.name());
+    options.kbest = kbest;
     if (!headerPath.empty()) options.headerIncludeName = baseName(headerPath);
     ok = burggen::emitMatcher(grammar, options, diagnostics, matcher);
   }

@@ -7,6 +7,7 @@
 
 #include "burgspec/identifiers.hpp"
 #include "burgspec/symbol_graph.hpp"
+#include "burgspec/value_refs.hpp"
 
 namespace burgspec {
 
@@ -33,7 +34,13 @@ class GrammarChecker {
       checkPattern(rule);
     buildNonterminals();
     checkStart();
-    applyTypes();
+    applyTypes(grammar_.types, "%type", &Nonterminal::resultType);
+    applyTypes(grammar_.labels, "%label", &Nonterminal::labelType);
+    checkParamDeclarations();
+    for (const auto& rule : grammar_.rules) {
+      checkRuleParams(rule);
+      checkValueRefs(rule);
+    }
     numberRules();
     numberTerminals();
     warnUnusedTerminals();
@@ -201,28 +208,120 @@ class GrammarChecker {
                    "undefined start nonterminal " + quoted(grammar_.start) + ": no rule derives it");
   }
 
-  void applyTypes() {
+  // %type and %label: each nonterminal named gets the type, once.
+  void applyTypes(const std::vector<TypeDecl>& decls, const std::string& directive,
+                  std::string Nonterminal::*type) {
+    std::string what = directive == "%label" ? "label type" : "type";
     std::map<std::string, SourceLoc> typedAt;
-    for (const auto& decl : grammar_.types) {
+    for (const auto& decl : decls) {
       for (size_t i = 0; i < decl.names.size(); ++i) {
         const std::string& name = decl.names[i];
         SourceLoc loc = decl.locs[i];
         int index = indexOf(name);
         if (index == kNoIndex) {
           if (grammar_.findTerminal(name))
-            diags_.error(loc, "%type names operator " + quoted(name) + "; only nonterminals have types");
+            diags_.error(loc, directive + " names operator " + quoted(name) + "; only nonterminals have " + what +
+                                  "s");
           else
-            diags_.error(loc, "%type names undefined nonterminal " + quoted(name));
+            diags_.error(loc, directive + " names undefined nonterminal " + quoted(name));
           continue;
         }
         auto [previous, fresh] = typedAt.emplace(name, loc);
         if (!fresh) {
-          diags_.error(loc, "the type of " + quoted(name) + " is declared twice");
+          diags_.error(loc, "the " + what + " of " + quoted(name) + " is declared twice");
           diags_.note(previous->second, "first declared here");
           continue;
         }
-        grammar_.nonterminals[index].resultType = decl.type;
+        grammar_.nonterminals[index].*type = decl.type;
       }
+    }
+  }
+
+  // ---- Parameters and label values ----
+
+  static bool reservedName(const std::string& name) { return name == "node" || name == "ctx"; }
+
+  void checkParamDeclarations() {
+    std::map<std::string, SourceLoc> declaredAt;
+    for (const auto& decl : grammar_.params)
+      for (size_t i = 0; i < decl.names.size(); ++i) {
+        auto [previous, fresh] = declaredAt.emplace(decl.names[i], decl.locs[i]);
+        if (!fresh) {
+          diags_.error(decl.locs[i], "parameter " + quoted(decl.names[i]) + " is declared twice");
+          diags_.note(previous->second, "first declared here");
+        }
+      }
+  }
+
+  static void collectBindings(const Pattern& pattern, std::map<std::string, const Pattern*>& out) {
+    if (!pattern.binding.empty()) out.emplace(pattern.binding, &pattern);
+    for (const auto& kid : pattern.kids) collectBindings(kid, out);
+  }
+
+  void checkRuleParams(const Rule& rule) {
+    std::map<std::string, const Pattern*> bindings;
+    collectBindings(rule.pattern, bindings);
+    std::map<std::string, SourceLoc> listedAt;
+    for (const auto& param : rule.params) {
+      if (grammar_.paramType(param.name).empty())
+        diags_.error(param.loc, "undeclared parameter " + quoted(param.name) + "; declare its type with %param <T> " +
+                                    param.name);
+      if (reservedName(param.name))
+        diags_.error(param.loc, "the parameter " + quoted(param.name) + " hides the " +
+                                    (param.name == "node" ? "node" : "context") +
+                                    " that costs and actions are given; choose another name");
+      auto [previous, fresh] = listedAt.emplace(param.name, param.loc);
+      if (!fresh) {
+        diags_.error(param.loc, "parameter " + quoted(param.name) + " is listed twice in one rule");
+        diags_.note(previous->second, "first listed here");
+      }
+      auto bound = bindings.find(param.name);
+      if (bound != bindings.end()) {
+        diags_.error(param.loc, "parameter " + quoted(param.name) + " has the name of a binding of the pattern");
+        diags_.note(bound->second->loc, "bound here");
+      }
+    }
+  }
+
+  // `$$` needs the left side to have a %label; `$b` a binding of a nonterminal that has one.
+  void checkValueRefs(const Rule& rule) {
+    std::map<std::string, const Pattern*> bindings;
+    collectBindings(rule.pattern, bindings);
+    if (rule.cost.dynamic) checkValueRefsIn(rule, rule.cost.code, rule.cost.offset, bindings);
+    if (rule.action) checkValueRefsIn(rule, *rule.action, rule.actionOffset, bindings);
+  }
+
+  void checkValueRefsIn(const Rule& rule, const std::string& code, size_t offset,
+                        const std::map<std::string, const Pattern*>& bindings) {
+    for (const ValueRef& ref : findValueRefs(code)) {
+      SourceLoc loc = diags_.file().locate(offset + ref.offset);
+      if (!ref.valid) {
+        diags_.error(loc, "expected '$$' or '$' and a binding after '$'");
+        continue;
+      }
+      if (ref.name.empty()) {
+        const Nonterminal* lhs = grammar_.findNonterminal(rule.lhs);
+        if (lhs && lhs->labelType.empty())
+          diags_.error(loc, "'$$' is the label value of " + quoted(rule.lhs) + ", which has none; declare it with "
+                            "%label <T> " + rule.lhs);
+        continue;
+      }
+      auto bound = bindings.find(ref.name);
+      if (bound == bindings.end()) {
+        diags_.error(loc, quoted("$" + ref.name) + " names no binding of the pattern");
+        continue;
+      }
+      const Pattern& kid = *bound->second;
+      if (kid.isTerminal || !kid.kids.empty()) {
+        diags_.error(loc, quoted("$" + ref.name) + ": " + quoted(ref.name) + " is bound to operator " +
+                              quoted(kid.symbol) + ", which has no label value; write " + ref.name +
+                              " for its node");
+        continue;
+      }
+      const Nonterminal* nt = grammar_.findNonterminal(kid.symbol);
+      if (nt && nt->labelType.empty())
+        diags_.error(loc, quoted("$" + ref.name) + ": nonterminal " + quoted(kid.symbol) +
+                              " has no label value; declare it with %label <T> " + kid.symbol);
     }
   }
 

@@ -20,12 +20,23 @@ struct Pattern {
   bool isTerminal = false;  // set by checkGrammar
 };
 
-// A rule's cost: a constant, or C++ code (an expression) evaluated while labeling.
+// A rule's cost: a constant, or C++ code (an expression) evaluated while labeling. Either is
+// added to the kids' costs, except a total, `(= expr)`, which is the derivation's whole cost.
 struct Cost {
   bool dynamic = false;
+  bool total = false;  // written `(= expr)`; always dynamic
   int64_t value = 0;   // when !dynamic
-  std::string code;    // when dynamic: the text between the parentheses
+  std::string code;    // when dynamic: the text between the parentheses (after '=' for a total)
   SourceLoc loc;
+  size_t offset = 0;   // byte offset of code in the source, to place diagnostics inside it
+};
+
+// A rule parameter and its domain: `depth in ctx->stageDepths(node)`. Its type comes from %param.
+struct RuleParam {
+  std::string name;
+  std::string domain;  // a C++ expression yielding a range
+  SourceLoc loc;       // of the name
+  SourceLoc domainLoc;
 };
 
 struct Rule {
@@ -35,9 +46,11 @@ struct Rule {
   int number = 0;       // external rule number; assigned by checkGrammar when not written
   bool numbered = false;  // written as `= N` in the spec
   SourceLoc numberLoc;
+  std::vector<RuleParam> params;  // `[p in expr, ...]`; their bindings are enumerated while labeling
   Cost cost;            // defaults to the constant 0
   std::optional<std::string> action;  // C++ block body, braces excluded
   SourceLoc actionLoc;
+  size_t actionOffset = 0;  // byte offset of the action's text in the source
 
   bool isChain() const { return !pattern.isTerminal && pattern.kids.empty(); }
 };
@@ -53,10 +66,12 @@ struct Terminal {
 struct Nonterminal {
   std::string name;
   std::string resultType;  // from %type; empty when none was declared
+  std::string labelType;   // from %label: the value its derivations carry; empty when none
   SourceLoc loc;           // first appearance (as a rule's left side when it has one)
 };
 
 // One `%type <T> a b c` declaration: a C++ type and the nonterminals whose actions yield it.
+// `%label` (nonterminals' label values) and `%param` (rule parameters) have the same shape.
 struct TypeDecl {
   std::string type;
   std::vector<std::string> names;
@@ -67,6 +82,8 @@ struct Grammar {
   std::string prologue;       // %{ ... %}, verbatim (several blocks are concatenated)
   std::vector<Terminal> terminals;
   std::vector<TypeDecl> types;
+  std::vector<TypeDecl> labels;  // %label <T> nonterminals
+  std::vector<TypeDecl> params;  // %param <T> parameter names
   std::string start;          // from %start; the first rule's lhs when absent
   SourceLoc startLoc;
   std::string nodeType;       // from %node: the C++ type of the node pointers matched; empty when absent
@@ -86,6 +103,14 @@ struct Grammar {
     for (const auto& n : nonterminals) if (n.name == name) return &n;
     return nullptr;
   }
+  // The C++ type %param declares for a parameter name; empty when undeclared.
+  std::string paramType(const std::string& name) const {
+    for (const auto& decl : params)
+      for (const auto& n : decl.names) if (n == name) return decl.type;
+    return "";
+  }
+  // Whether labeling must keep derivations apart (k-best records): parameters or label values.
+  bool usesDerivations() const { return !params.empty() || !labels.empty(); }
 };
 
 }  // namespace burgspec

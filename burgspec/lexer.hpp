@@ -1,7 +1,8 @@
 #pragma once
 // The tokens of a BURG spec, and the lexer that produces them. The scanner itself is generated
 // by re2c from lexer.re. Besides ordinary tokens, the lexer captures raw C++ text: the prologue
-// `%{ ... %}`, a cost expression `( ... )`, an action block `{ ... }` and a type `< ... >`.
+// `%{ ... %}`, a cost expression `( ... )`, an action block `{ ... }`, a type `< ... >` and a
+// parameter's domain (`[p in domain, ...]`).
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -22,10 +23,12 @@ enum class TokenKind {
   Comma,
   Equals,
   LeftBrace,       // opens an action block
+  LeftBracket,     // opens a rule's parameter list
+  RightBracket,
   LeftAngle,       // opens a C++ type
   PercentPercent,  // %%
   PrologueBegin,   // %{
-  Directive,       // %term, %start, %type, %node, or an unknown %word (the parser decides)
+  Directive,       // %term, %start, %type, %node, %label, %param, or an unknown %word (the parser decides)
 };
 
 // The name of a token kind as a diagnostic shows it ("identifier", "';'").
@@ -59,6 +62,10 @@ class Lexer {
   // character literals (raw strings included) and comments inside are skipped as wholes, so
   // their brackets do not count. The closing delimiter is consumed but not part of the text.
   RawCapture captureBalanced(char open, char close);
+  // Captures one item of a bracketed list: text up to a `,` or `]` outside (), [] and {} (and
+  // outside literals and comments), which is left unconsumed; `closed` is false when the input
+  // ends first or a closing bracket that matches no opening one ends it (also left unconsumed).
+  RawCapture captureListItem();
   // Captures the prologue after `%{`, up to the first `%}`.
   RawCapture capturePrologue();
   // The rest of the input, verbatim (the epilogue).

@@ -35,6 +35,8 @@ const char* tokenKindName(TokenKind kind) {
     case TokenKind::Comma: return "','";
     case TokenKind::Equals: return "'='";
     case TokenKind::LeftBrace: return "'{'";
+    case TokenKind::LeftBracket: return "'['";
+    case TokenKind::RightBracket: return "']'";
     case TokenKind::LeftAngle: return "'<'";
     case TokenKind::PercentPercent: return "'%%'";
     case TokenKind::PrologueBegin: return "'%{'";
@@ -83,6 +85,8 @@ Token Lexer::next() {
       ","          { return BURG_TOKEN(TokenKind::Comma); }
       "="          { return BURG_TOKEN(TokenKind::Equals); }
       "{"          { return BURG_TOKEN(TokenKind::LeftBrace); }
+      "["          { return BURG_TOKEN(TokenKind::LeftBracket); }
+      "]"          { return BURG_TOKEN(TokenKind::RightBracket); }
       "<"          { return BURG_TOKEN(TokenKind::LeftAngle); }
       [\x80-\xff]+ { return BURG_ERROR("non-ASCII characters are allowed only in comments and code"); }
       *            { return BURG_ERROR("unexpected character"); }
@@ -134,6 +138,32 @@ RawCapture Lexer::captureBalanced(char open, char close) {
     if (c == open) {
       ++depth;
     } else if (c == close && --depth == 0) {
+      return {text.substr(start, begin - start), start, true};
+    }
+  }
+}
+
+RawCapture Lexer::captureListItem() {
+  const std::string& text = file_->text();
+  size_t start = cursor_;
+  std::string open;  // the brackets open inside the item, innermost last
+  for (;;) {
+    size_t begin;
+    CodePiece piece = nextCodePiece(begin);
+    if (piece == CodePiece::End) return {text.substr(start), start, false};
+    if (piece != CodePiece::Char) continue;
+    char c = text[begin];
+    if (c == '(' || c == '[' || c == '{') {
+      open += c;
+    } else if (c == ')' || c == ']' || c == '}') {
+      char opening = c == ')' ? '(' : c == ']' ? '[' : '{';
+      if (open.empty() || open.back() != opening) {
+        cursor_ = begin;
+        return {text.substr(start, begin - start), start, open.empty() && c == ']'};
+      }
+      open.pop_back();
+    } else if (c == ',' && open.empty()) {
+      cursor_ = begin;
       return {text.substr(start, begin - start), start, true};
     }
   }

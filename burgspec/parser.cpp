@@ -3,7 +3,10 @@
 //   spec        := declaration* '%%' rule* ('%%' epilogue)?
 //   declaration := '%{' text '%}' | '%term' (name ('=' int)?)* ';'?  | '%start' name ';'?
 //                | '%type' '<' type '>' name+ ';'?  | '%node' '<' type '>' ';'?
-//   rule        := name ':' pattern ('=' int)? ('(' cost ')')? ('{' action '}' ';'? | ';')
+//                | '%label' '<' type '>' name+ ';'?  | '%param' '<' type '>' name+ ';'?
+//   rule        := name ':' pattern ('=' int)? params? ('(' cost ')')? ('{' action '}' ';'? | ';')
+//   params      := '[' name 'in' domain (',' name 'in' domain)* ']'
+//   cost        := int | expression | '=' expression
 //   pattern     := (name ':')? name ('(' pattern (',' pattern)* ')')?
 #include "burgspec/parser.hpp"
 
@@ -151,13 +154,15 @@ class Parser {
   bool parseDeclaration() {
     if (at(TokenKind::PrologueBegin)) return parsePrologue(grammar_.prologue);
     if (!at(TokenKind::Directive)) {
-      errorExpected("a declaration (%term, %start, %type, %node, %{ ... %}) or '%%'");
+      errorExpected("a declaration (%term, %start, %type, %node, %label, %param, %{ ... %}) or '%%'");
       return false;
     }
     std::string_view name = tok_.text;
     if (name == "%term") return parseTermDeclaration();
     if (name == "%start") return parseStartDeclaration();
-    if (name == "%type") return parseTypeDeclaration();
+    if (name == "%type") return parseTypeDeclaration(grammar_.types, "%type");
+    if (name == "%label") return parseTypeDeclaration(grammar_.labels, "%label");
+    if (name == "%param") return parseTypeDeclaration(grammar_.params, "%param");
     if (name == "%node") return parseNodeDeclaration();
     diags_.error(tok_.loc, "unknown directive '" + std::string(name) + "'");
     advance();
@@ -220,7 +225,8 @@ class Parser {
     return true;
   }
 
-  bool parseTypeDeclaration() {
+  // `%type`, `%label` and `%param`: a C++ type, then the names it applies to.
+  bool parseTypeDeclaration(std::vector<TypeDecl>& into, const std::string& directive) {
     advance();
     TypeDecl decl;
     SourceLoc typeLoc;
@@ -231,11 +237,12 @@ class Parser {
       advance();
     }
     if (decl.names.empty()) {
-      errorExpected("the nonterminals that %type <" + decl.type + "> applies to");
+      errorExpected(std::string(directive == "%param" ? "the parameters" : "the nonterminals") + " that " +
+                    directive + " <" + decl.type + "> applies to");
       return false;
     }
     skipOptionalSemicolon();
-    grammar_.types.push_back(std::move(decl));
+    into.push_back(std::move(decl));
     return true;
   }
 
@@ -311,6 +318,11 @@ class Parser {
         advanceAfterCapture();
         continue;
       }
+      if (at(TokenKind::LeftBracket)) {
+        lexer_.captureBalanced('[', ']');
+        advanceAfterCapture();
+        continue;
+      }
       if (at(TokenKind::PrologueBegin)) {
         lexer_.capturePrologue();
         advanceAfterCapture();
@@ -346,6 +358,7 @@ class Parser {
       if (!parseNumber(rule.number, "rule number")) return false;
       rule.numbered = true;
     }
+    if (at(TokenKind::LeftBracket) && !parseParams(rule.params)) return false;
     if (at(TokenKind::LeftParen) && !parseCost(rule.cost)) return false;
     if (at(TokenKind::LeftBrace)) {
       if (!parseAction(rule)) return false;
@@ -462,6 +475,48 @@ class Parser {
     advance();
   }
 
+  // `[name in domain, ...]`: each domain is C++ up to a `,` or `]` outside brackets.
+  bool parseParams(std::vector<RuleParam>& params) {
+    SourceLoc open = tok_.loc;
+    advance();
+    for (;;) {
+      RuleParam param;
+      if (!at(TokenKind::Identifier)) {
+        errorExpected("a parameter name");
+        return false;
+      }
+      param.name = tok_.text;
+      param.loc = tok_.loc;
+      advance();
+      if (!at(TokenKind::Identifier) || tok_.text != "in") {
+        errorExpected("'in' after parameter '" + param.name + "'");
+        return false;
+      }
+      SourceLoc in = tok_.loc;
+      RawCapture text = lexer_.captureListItem();
+      size_t leading;
+      std::string_view domain = trim(text.text, leading);
+      param.domain = domain;
+      param.domainLoc = file_.locate(text.textOffset + leading);
+      advanceAfterCapture();
+      if (!text.closed) {
+        if (at(TokenKind::End))
+          diags_.error(open, "unterminated parameter list: missing ']'");
+        else
+          diags_.error(tok_.loc, "unbalanced '" + std::string(tok_.text) + "' in the domain of '" + param.name + "'");
+        return false;
+      }
+      if (domain.empty()) {
+        diags_.error(in, "empty domain: write a C++ expression whose elements the parameter takes after 'in'");
+        return false;
+      }
+      params.push_back(std::move(param));
+      bool last = at(TokenKind::RightBracket);
+      advance();
+      if (last) return true;
+    }
+  }
+
   bool parseCost(Cost& cost) {
     SourceLoc open = tok_.loc;
     Lexer atOpening = lexer_;
@@ -473,10 +528,28 @@ class Parser {
     advanceAfterCapture();
     size_t leading;
     std::string_view code = trim(text.text, leading);
-    cost.loc = file_.locate(text.textOffset + leading);
+    size_t codeOffset = text.textOffset + leading;
+    // `(= expr)`: the derivation's total cost. `==` would open a comparison, not a total.
+    if (code.size() >= 1 && code[0] == '=' && (code.size() < 2 || code[1] != '=')) {
+      cost.total = true;
+      code.remove_prefix(1);
+      code = trim(code, leading);
+      codeOffset += 1 + leading;
+      if (code.empty()) {
+        diags_.error(open, "empty total cost: write a C++ expression after '='");
+        return false;
+      }
+    }
+    cost.loc = file_.locate(codeOffset);
+    cost.offset = codeOffset;
     if (code.empty()) {
       diags_.error(open, "empty cost: write a number or a C++ expression between the parentheses");
       return false;
+    }
+    if (cost.total) {
+      cost.dynamic = true;
+      cost.code = code;
+      return true;
     }
     if (allDigits(code)) {
       if (!parseDecimal(code, INT64_MAX, cost.value)) {
@@ -499,6 +572,7 @@ class Parser {
       return false;
     }
     advanceAfterCapture();
+    rule.actionOffset = text.textOffset;
     rule.action = std::move(text.text);
     return true;
   }

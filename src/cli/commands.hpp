@@ -14,6 +14,9 @@ constexpr int kUsageError = 2;    // a command-line mistake, reported as one sen
 // the search, the command's main job (options on the application itself).
 void addSearchOptions(CLI::App& app, int& status);
 
+// `cudaburg replay FILE.loop --db DB [--strategy S] [ranges] [-D NAME=VALUE]...`
+void addReplayCommand(CLI::App& app, int& status);
+
 // `cudaburg show FILE.loop [-D NAME=VALUE]... [--recipe R] [--dot FILE] [--deps]`
 void addShowCommand(CLI::App& app, int& status);
 

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   int status = cudaburg::cli::kOk;
   cudaburg::cli::addShowCommand(app, status);
+  cudaburg::cli::addReplayCommand(app, status);
   cudaburg::cli::addSearchOptions(app, status);
   try {
     app.parse(argc, argv);

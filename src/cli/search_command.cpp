@@ -10,6 +10,7 @@
 
 #include "src/cli/commands.hpp"
 #include "src/cli/loop_input.hpp"
+#include "src/cli/space_options.hpp"
 #include "src/report/search_plot.hpp"
 #include "src/report/search_report.hpp"
 #include "src/search/best_program.hpp"
@@ -22,8 +23,7 @@ namespace {
 
 struct SearchFlags {
   std::string file;
-  std::string tile = "32..128", unroll = "1..8", stage = "8..32", split = "2..8";
-  std::vector<std::string> defines;
+  SpaceFlags space;
   std::string budget;
   bool exhaustive = false;
   std::string arch;  // empty: the GPU's own, or sm_90 without one
@@ -70,13 +70,10 @@ bool writeOutput(const std::filesystem::path& dir, const std::string& name, cons
   return false;
 }
 
-// The labeler's cover, then the building blocks of the winning candidate: below kernel level
-// every rule's candidates stay in play, so the winner may come from a rule the labeler's
-// model-cost choice at that node did not pick.
+// The cover the labeler chose once measured times were in: the winning kernel's rules, with the
+// parameters of each.
 std::string coverText(const SearchResult& r) {
-  std::string text = "# the chosen cover (rules, per node, by the labeler)\n" + r.cover;
-  if (auto best = r.outcome.best()) text += "# the winning candidate's building blocks\n" + r.outcome.variants[*best].cover + "\n";
-  return text;
+  return "# the winning kernel's cover: its rules and their parameters, as the labeler chose them\n" + r.cover;
 }
 
 void retimeWinner(Runner& runner, const Kernel& kernel, const Evaluator& evaluator, const Recipe& best,
@@ -102,17 +99,10 @@ void retimeWinner(Runner& runner, const Kernel& kernel, const Evaluator& evaluat
 int runSearch(const SearchFlags& f) {
   std::string error;
   SearchSpace space;
-  space.exhaustive = f.exhaustive;
-  struct { const std::string& text; const char* flag; ParamRange& into; } ranges[] = {
-      {f.tile, "--tile", space.tile}, {f.unroll, "--unroll", space.unroll},
-      {f.stage, "--stage", space.stage}, {f.split, "--split", space.split}};
-  for (auto& r : ranges) {
-    auto parsed = parseParamRange(r.text, r.flag, error);
-    if (!parsed) {
-      std::cerr << "cudaburg: error: " << error << "\n";
-      return kUsageError;
-    }
-    r.into = *parsed;
+  auto strategy = makeStrategy(f.exhaustive ? "exhaustive" : f.space.strategy, error);
+  if (!strategy || !parseSpace(f.space, space, error)) {
+    std::cerr << "cudaburg: error: " << error << "\n";
+    return kUsageError;
   }
   EvaluatorOptions options;
   options.compile.arch = f.arch;
@@ -129,7 +119,7 @@ int runSearch(const SearchFlags& f) {
     std::cerr << "cudaburg: error: " << error << "\n";
     return kUsageError;
   }
-  auto sizes = parseSizeDefinitions(f.defines, error);
+  auto sizes = parseSizeDefinitions(f.space.defines, error);
   if (!sizes) {
     std::cerr << "cudaburg: error: " << error << "\n";
     return kUsageError;
@@ -155,7 +145,7 @@ int runSearch(const SearchFlags& f) {
 
   Evaluator evaluator(*kernel, options, &runner, db ? &*db : nullptr, progress);
   progress.start(0);
-  SearchResult result = searchWith<generated::LoopsMatcher>(*kernel, space, evaluator);
+  SearchResult result = searchWith<generated::LoopsMatcher>(*kernel, space, evaluator, *strategy);
   progress.finish();
   if (db && db->malformedRows() > 0)
     progress.warn(std::to_string(db->malformedRows()) + " row" + (db->malformedRows() == 1 ? "" : "s") +
@@ -214,13 +204,9 @@ int runSearch(const SearchFlags& f) {
 void addSearchOptions(CLI::App& app, int& status) {
   auto f = std::make_shared<SearchFlags>();
   app.add_option("file", f->file, "the .loop file to find a kernel for");
-  app.add_option("--tile", f->tile, "block tile edges: a..b (powers of two), a..b:s, or a,b,c")->capture_default_str();
-  app.add_option("--unroll", f->unroll, "register tile edges of one thread")->capture_default_str();
-  app.add_option("--stage", f->stage, "reduction elements staged in shared memory per step")->capture_default_str();
-  app.add_option("--split", f->split, "parts a split reduction may have")->capture_default_str();
-  app.add_option("-D", f->defines, "override a size: -D M=4096");
+  addSpaceOptions(app, f->space);
   app.add_option("--budget", f->budget, "a time (60s, 5m) or a number of variants to measure at most");
-  app.add_flag("--exhaustive", f->exhaustive, "measure every candidate rather than the model's best");
+  app.add_flag("--exhaustive", f->exhaustive, "measure every candidate (--strategy exhaustive)");
   app.add_option("--arch", f->arch, "the GPU architecture to compile for (default: the GPU's, else sm_90)");
   app.add_option("--device", f->device, "the GPU to measure on (an index)");
   app.add_option("--db", f->db, "the tuning database (default: ~/.local/share/cudaburg/tuning.db)");

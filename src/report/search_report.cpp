@@ -56,6 +56,12 @@ std::string searchReportMarkdown(const SearchOutcome& o, size_t top) {
   md << "- variants: " << o.variants.size() << " considered, " << o.compiled << " compiled, " << measured
      << " measured (" << reused << " reused from the tuning database), " << failed << " failed or refused\n";
   md << "- wall time: " << fixed(o.wallSeconds, 1) << " s\n";
+  if (!o.strategy.empty())
+    md << "- strategy: " << o.strategy << ", over " << o.candidates << " distinct candidates the labeler offered\n";
+  if (o.modelSamples > 0)
+    md << "- model: Spearman's rho against the " << o.modelSamples << " measured times " << fixed(o.priorRho, 3)
+       << " as ranked, " << fixed(o.calibratedRho, 3)
+       << " refitted to this search's measurements (each predicted by a fit that did not see it)\n";
   if (!o.gpuAvailable || measured == 0)
     md << "\n**Not measured**: " << (o.notMeasuredReason.empty() ? "no variant was timed" : o.notMeasuredReason)
        << ". Variants are ranked by the model's estimate; no time below is a measurement.\n";
@@ -75,6 +81,14 @@ std::string searchReportMarkdown(const SearchOutcome& o, size_t top) {
        << (timed && o.reference.measured ? fixed(o.reference.ms / v.result.ms, 3) : "-") << " | "
        << v.result.registers << " | " << v.result.sharedBytes << " | " << (timed ? sci(v.result.error) : "-") << " | "
        << fixed(v.modelCost, 3) << " | `" << oneLine(v.recipe) << "` |\n";
+  }
+  md << "\n## Every candidate considered, in the order measured\n\n"
+     << "| # | rules and their parameters | model (ms) | time (ms) | status |\n|---|---|---|---|---|\n";
+  for (size_t i = 0; i < o.variants.size(); ++i) {
+    const auto& v = o.variants[i];
+    md << "| " << i + 1 << " | " << v.cover << " | " << fixed(v.modelCost, 4) << " | "
+       << (v.measured && v.result.status == "ok" ? fixed(v.result.ms, 4) : "-") << " | " << v.result.status
+       << (v.fromDatabase ? " (database)" : "") << " |\n";
   }
   bool anyFailed = false;
   for (const auto& v : o.variants) {
@@ -99,6 +113,9 @@ std::string searchReportJson(const SearchOutcome& o) {
   if (!o.notMeasuredReason.empty()) j["not_measured_reason"] = o.notMeasuredReason;
   j["wall_seconds"] = o.wallSeconds;
   j["compiled"] = o.compiled;
+  j["strategy"] = o.strategy;
+  j["candidates"] = o.candidates;
+  j["model"] = {{"measurements", o.modelSamples}, {"rho_as_ranked", o.priorRho}, {"rho_calibrated", o.calibratedRho}};
   j["reference"] = {{"library", o.reference.library},
                     {"measured", o.reference.measured},
                     {"ms", o.reference.measured ? json(o.reference.ms) : json(nullptr)},

@@ -40,6 +40,8 @@ struct CandidateShape {
   bool pipelined = false;        // stages double-buffered: the next strip loads during this one
   bool asyncCopies = false;      // stages pipelined by asynchronous copies, kAsyncStages buffers
   bool interleaved = false;      // a stage's rows interleaved for conflict-free 128-bit reads
+  bool transposed = false;       // operands read along the reduction staged transposed
+  bool vectorized = false;       // 128-bit accesses along a thread's columns
 };
 
 struct Estimate {

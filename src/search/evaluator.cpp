@@ -54,11 +54,26 @@ Evaluator::Evaluator(const Kernel& kernel, EvaluatorOptions options, Runner* run
   outcome_.toolkit = "CUDA " + nvrtcVersionString();
   outcome_.gpuAvailable = runner_ && runner_->available();
   outcome_.device = runner_ ? runner_->device() : "no GPU";
-  if (outcome_.gpuAvailable) {
+  if (options_.replay) {
+    auto device = db_ ? db_->mostMeasuredDevice(nestKey_, outcome_.sizes) : std::nullopt;
+    outcome_.gpuAvailable = device.has_value();
+    if (device) {
+      gpuName_ = device->gpu;
+      computeCapability_ = device->computeCapability;
+      driver_ = device->driver;
+      options_.compile.arch = device->arch;
+      outcome_.toolkit = device->toolkit;
+      outcome_.device = gpuName_ + " (replayed from the tuning database)";
+    } else {
+      outcome_.device = "no GPU";
+      outcome_.notMeasuredReason = "the tuning database holds no measurement of this nest at these sizes";
+    }
+  } else if (outcome_.gpuAvailable) {
     splitDevice(outcome_.device, gpuName_, computeCapability_);
     driver_ = runner_->driver();
+  } else {
+    outcome_.notMeasuredReason = runner_ ? runner_->device() : "no GPU runner";
   }
-  else outcome_.notMeasuredReason = runner_ ? runner_->device() : "no GPU runner";
 }
 
 Evaluator::~Evaluator() = default;
@@ -94,15 +109,17 @@ std::optional<double> Evaluator::evaluate(const std::vector<Candidate>& candidat
   for (const auto& c : candidates) {
     auto p = std::make_unique<Prepared>();
     p->recipeLine = printRecipeLine(c.recipe);
-    TransformResult applied = applyRecipe(kernel_, c.recipe);
-    if (!applied) {
-      p->refusal = applied.reason;
-    } else {
-      EmitOptions emit;
-      emit.recipe = printRecipe(c.recipe);
-      EmitResult emitted = emitKernel(*applied.kernel, emit);
-      if (!emitted.ok()) p->refusal = "the emitter refused it: " + emitted.refusal;
-      else p->cuda = std::move(emitted.kernel);
+    if (!options_.replay) {  // a replay compiles and runs nothing: the database answers
+      TransformResult applied = applyRecipe(kernel_, c.recipe);
+      if (!applied) {
+        p->refusal = applied.reason;
+      } else {
+        EmitOptions emit;
+        emit.recipe = printRecipe(c.recipe);
+        EmitResult emitted = emitKernel(*applied.kernel, emit);
+        if (!emitted.ok()) p->refusal = "the emitter refused it: " + emitted.refusal;
+        else p->cuda = std::move(emitted.kernel);
+      }
     }
     if (p->cuda) {
       CudaKernel cuda = *p->cuda;
@@ -168,6 +185,10 @@ void Evaluator::measureOne(Prepared& p, VariantResult& v) {
       v.result = *stored;
       return;
     }
+  }
+  if (options_.replay) {
+    v.result.reason = "not in the tuning database";
+    return;
   }
   auto measuring = std::chrono::steady_clock::now();
   RunResult r = runner_->measure(kernel_, *p.cuda, *p.binary, options_.measure);

@@ -32,6 +32,9 @@ struct EvaluatorOptions {
   std::chrono::seconds budget{0};
   // Stop measuring after this many variants (0: no limit); from the database they count too.
   size_t maxMeasured = 0;
+  // Answer every measurement from the tuning database, as measured on the GPU with the most rows
+  // for this nest; compile nothing and run nothing (a replay of a stored search, without a GPU).
+  bool replay = false;
 };
 
 class Evaluator {

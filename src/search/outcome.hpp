@@ -35,6 +35,13 @@ struct SearchOutcome {
   std::string notMeasuredReason;  // why nothing was timed, when nothing was
   double wallSeconds = 0;
   size_t compiled = 0;
+  size_t candidates = 0;    // distinct candidate kernels the labeler offered
+  std::string strategy;     // the strategy that chose what to measure
+  // How well the model ranks what was measured (Spearman's rho against measured times): the model
+  // that ranked the candidates, and that model refitted to this search's measurements (rho
+  // cross-validated: each measurement predicted by a fit that did not see it).
+  size_t modelSamples = 0;
+  double priorRho = 0, calibratedRho = 0;
   std::vector<VariantResult> variants;
   ReferenceResult reference;
 

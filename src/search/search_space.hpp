@@ -1,7 +1,5 @@
 #pragma once
 // The values the search may choose from, as the command line gives them.
-#include <cstddef>
-
 #include "src/search/param_range.hpp"
 
 namespace cudaburg {
@@ -11,8 +9,6 @@ struct SearchSpace {
   ParamRange unroll{{1, 2, 4, 8}};     // register tile edge of one thread (--unroll)
   ParamRange stage{{8, 16, 32}};       // reduction elements staged per step (--stage)
   ParamRange split{{2, 4, 8}};         // parts of a split reduction (--split)
-  bool exhaustive = false;             // measure every candidate (--exhaustive)
-  size_t keep = 0;                     // candidates kept per node and nonterminal (0: all)
 };
 
 }  // namespace cudaburg

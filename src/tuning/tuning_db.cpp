@@ -249,4 +249,15 @@ size_t TuningDb::count() const {
   return s.ok() && s.step() == SQLITE_ROW ? static_cast<size_t>(s.integer(0)) : 0;
 }
 
+std::optional<MeasurementKey> TuningDb::mostMeasuredDevice(const std::string& nest, const std::string& sizes) const {
+  Statement s(db_,
+              "SELECT gpu, compute_capability, driver, arch, toolkit FROM measurements WHERE nest=?1 AND sizes=?2"
+              " GROUP BY gpu, compute_capability, driver, arch, toolkit ORDER BY COUNT(*) DESC LIMIT 1");
+  if (!s.ok()) return std::nullopt;
+  s.bind(1, nest);
+  s.bind(2, sizes);
+  if (s.step() != SQLITE_ROW) return std::nullopt;
+  return MeasurementKey{nest, sizes, "", s.text(0), s.text(1), s.text(2), s.text(3), s.text(4)};
+}
+
 }  // namespace cudaburg

@@ -58,6 +58,9 @@ class TuningDb {
   std::vector<std::pair<MeasurementKey, Measurement>> forNest(const std::string& nest, const std::string& gpu,
                                                              const std::string& toolkit) const;
   size_t count() const;
+  // The GPU, driver, architecture and toolkit with the most measurements of a nest at these sizes
+  // (the key's recipe left empty), or nullopt when it has none: what a replay answers from.
+  std::optional<MeasurementKey> mostMeasuredDevice(const std::string& nest, const std::string& sizes) const;
   // Rows find() and forNest() met and ignored since the database was opened.
   size_t malformedRows() const { return malformedRows_; }
 

@@ -114,6 +114,23 @@ TEST(BurggenCommand, WritesSourceAndHeader) {
   EXPECT_NE(source.find("bool QMatcher::label(NodePtr root)"), std::string::npos);
 }
 
+TEST(BurggenCommand, KBest) {
+  CommandResult run = burggen("- -o - --kbest 12", "%term A=1\n%%\ns: A;\n");
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("static constexpr int kBest = 12;"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("class CoverEnumerator {"), std::string::npos);
+  // Parameters or label values need the k-best labeler: it is written with K 1.
+  CommandResult params = burggen("- -o -", "%term A=1\n%param <int> p\n%%\ns: A [p in f()];\n");
+  ASSERT_EQ(params.status, 0) << params.output;
+  EXPECT_NE(params.output.find("static constexpr int kBest = 1;"), std::string::npos);
+  for (const char* bad : {"0", "-3"}) {
+    CommandResult zero = burggen(std::string("- -o - --kbest ") + bad, "%term A=1\n%%\ns: A;\n");
+    EXPECT_EQ(zero.status, 2);
+    EXPECT_EQ(zero.output, std::string("burggen: --kbest takes a positive number of derivations to keep, not ") + bad +
+                               ".\n");
+  }
+}
+
 TEST(BurggenCommand, StandardInputToStandardOutput) {
   CommandResult run = burggen("- -o -", "%term A=1\n%%\ns: A;\n");
   ASSERT_EQ(run.status, 0) << run.output;

@@ -1,6 +1,7 @@
 // The instruction-selection example: the instructions chosen for small programs, worked by hand.
 #include <gtest/gtest.h>
 
+#include "examples/isel/best_covers.hpp"
 #include "examples/isel/selector.hpp"
 
 namespace {
@@ -64,6 +65,41 @@ TEST(IselExample, BadProgramsGetDiagnostics) {
   EXPECT_EQ(errors, "t.tiny:1:10: error: expected an expression\na = (b + ;\n         ^\n");
   EXPECT_TRUE(select("a = 99999999999;", &errors).empty());
   EXPECT_NE(errors.find("integer too large"), std::string::npos);
+}
+
+TEST(IselExample, ThreeCheapestCoversInCostOrder) {
+  burgspec::SourceFile file("t.tiny", "a = b + 1;");
+  burgspec::Diagnostics diags(file);
+  std::vector<isel::StatementCovers> statements;
+  ASSERT_TRUE(isel::selectBestCovers(file, diags, 3, statements));
+  ASSERT_EQ(statements.size(), 1u);
+  const auto& covers = statements[0].covers;
+  ASSERT_EQ(covers.size(), 3u);
+  EXPECT_EQ(covers[0].cost, 3);
+  EXPECT_EQ(covers[0].cover,
+            "stmt: ASSIGN(v:VAR, r:reg)\n"
+            "  reg: ADD(a:reg, c:CONST)\n"
+            "    reg: LOAD(v:VAR)\n");
+  EXPECT_EQ(covers[0].instructions, (Lines{"    lw    r1, 0(fp)", "    addi  r2, r1, 1", "    sw    r2, 4(fp)"}));
+  // At equal cost the earlier rule comes first: reg: ADD(a:reg, b:reg) (rule 30) before
+  // reg: ADD(a:reg, c:CONST) (rule 31) over reg: LOAD(a:reg).
+  EXPECT_EQ(covers[1].cost, 4);
+  EXPECT_EQ(covers[1].cover,
+            "stmt: ASSIGN(v:VAR, r:reg)\n"
+            "  reg: ADD(a:reg, b:reg)\n"
+            "    reg: LOAD(v:VAR)\n"
+            "    reg: c:CONST\n");
+  EXPECT_EQ(covers[1].instructions,
+            (Lines{"    lw    r1, 0(fp)", "    li    r2, 1", "    add   r3, r1, r2", "    sw    r3, 4(fp)"}));
+  EXPECT_EQ(covers[2].cost, 4);
+  EXPECT_EQ(covers[2].cover,
+            "stmt: ASSIGN(v:VAR, r:reg)\n"
+            "  reg: ADD(a:reg, c:CONST)\n"
+            "    reg: LOAD(a:reg)\n"
+            "      reg: v:VAR\n");
+  // The best cover is the one the classic matcher chooses.
+  EXPECT_EQ(select("a = b + 1;"), (Lines{"# a = b + 1;", covers[0].instructions[0], covers[0].instructions[1],
+                                         covers[0].instructions[2]}));
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // The grammar decides what is explored: matchers generated from specs/loops.burg and from copies
-// with the staged-reduction rules removed (and added back), or only the transposed staging
-// removed, offer different candidates, with
-// the same C++ search code. No GPU is needed: this looks at what labeling offers.
+// with rules removed (and added back) or parameter domains changed offer different candidate
+// kernels, with the same C++ search code. No GPU is needed: this looks at the k best covers the
+// labeler keeps at the root.
 #include <gtest/gtest.h>
 
 #include "burgspec/diagnostics.hpp"
@@ -10,7 +10,7 @@
 #include "src/exec/executor.hpp"
 #include "src/loop/parser.hpp"
 #include "src/search/loops_matcher.hpp"
-#include "src/search/search_context.hpp"
+#include "src/search/loop_rules.hpp"
 #include "restaged_matcher.hpp"
 #include "unstaged_matcher.hpp"
 #include "async_matcher.hpp"
@@ -18,6 +18,9 @@
 #include "untransposed_matcher.hpp"
 
 #include <fstream>
+#include <map>
+#include <optional>
+#include <set>
 #include <sstream>
 
 using namespace cudaburg;
@@ -44,21 +47,35 @@ SearchSpace smallSpace() {
   return s;
 }
 
-// Labels `kernel` with matcher M (nothing is measured: no evaluator) and returns the complete
-// candidates offered at the root as `tiled`.
+// A candidate kernel: a distinct recipe among the root's covers as `kernel`, with its cost.
+struct Offered {
+  Recipe recipe;
+  CandidateShape shape;
+  int64_t cost;
+};
+
+// Labels `kernel` with matcher M (nothing is measured: costs are the model's) and returns the
+// distinct candidates of the root's covers, cheapest first.
 template <class M>
-std::vector<Fragment> offered(const Kernel& kernel) {
-  SearchContext context(kernel, smallSpace(), nullptr);
-  M matcher(&context);
-  EXPECT_FALSE(matcher.label(kernel.body.get()));  // no kernel rule applies without measurement
-  return context.fragments(kernel.body.get(), "tiled");
+std::vector<Offered> offered(const Kernel& kernel, const SearchSpace& space = smallSpace()) {
+  LoopRules rules(kernel, space);
+  M matcher(&rules);
+  EXPECT_TRUE(matcher.label(kernel.body.get()));
+  std::vector<Offered> out;
+  std::set<std::string> seen;
+  const Node* root = kernel.body.get();
+  for (int rank = 0; rank < matcher.count(root, M::kernel_NT); ++rank) {
+    const Fragment& f = matcher.value(root, M::kernel_NT, rank);
+    Recipe r = f.recipe(kernel);
+    if (seen.insert(printRecipeLine(r)).second) out.push_back({r, f.shape, matcher.cost(root, M::kernel_NT, rank)});
+  }
+  return out;
 }
 
-size_t countWith(const std::vector<Fragment>& fs, StepKind kind) {
+size_t countWith(const std::vector<Offered>& fs, StepKind kind) {
   size_t n = 0;
   for (const auto& f : fs) {
-    Recipe r = f.recipe();
-    for (const auto& s : r.steps)
+    for (const auto& s : f.recipe.steps)
       if (s.kind == kind) {
         ++n;
         break;
@@ -67,11 +84,10 @@ size_t countWith(const std::vector<Fragment>& fs, StepKind kind) {
   return n;
 }
 
-size_t countTransposed(const std::vector<Fragment>& fs) {
+size_t countTransposed(const std::vector<Offered>& fs) {
   size_t n = 0;
   for (const auto& f : fs) {
-    Recipe r = f.recipe();
-    for (const auto& s : r.steps)
+    for (const auto& s : f.recipe.steps)
       if (s.kind == StepKind::Stage && s.transposed) {
         ++n;
         break;
@@ -93,16 +109,16 @@ TEST(Exploration, FullGrammarOffersStagedSplitAndDirectCandidates) {
   size_t direct = 0, splitStaged = 0;
   for (const auto& f : fs) {
     bool staged = false, split = false;
-    for (const auto& s : f.recipe().steps) staged |= s.kind == StepKind::Stage, split |= s.kind == StepKind::Split;
+    for (const auto& s : f.recipe.steps) staged |= s.kind == StepKind::Stage, split |= s.kind == StepKind::Split;
     direct += !staged && !split;
     splitStaged += staged && split;
   }
   EXPECT_GT(direct, 0u);
   EXPECT_GT(splitStaged, 0u);  // parts of a split reduction staged too
-  for (size_t i = 1; i < fs.size(); ++i) EXPECT_LE(fs[i - 1].model, fs[i].model) << "ranked by the model";
+  for (size_t i = 1; i < fs.size(); ++i) EXPECT_LE(fs[i - 1].cost, fs[i].cost) << "ranked by the model";
   size_t interleaved = 0;  // B[k][j], read along the thread's columns, is also offered interleaved
   for (const auto& f : fs)
-    for (const auto& s : f.recipe().steps)
+    for (const auto& s : f.recipe.steps)
       if (s.kind == StepKind::Stage && s.interleave) {
         ++interleaved;
         EXPECT_EQ(s.array, "B");
@@ -133,18 +149,17 @@ TEST(Exploration, TheTransposedStagingRuleOffersTransposedCandidates) {
   EXPECT_EQ(countTransposed(untransposed), 0u);
   EXPECT_EQ(untransposed.size(), full.size() - countTransposed(full));
   for (const auto& f : full) {  // only A is transposed: B[k][j] is read along its columns
-    Recipe r = f.recipe();
-    for (const auto& s : r.steps)
+    for (const auto& s : f.recipe.steps)
       if (s.kind == StepKind::Stage && s.transposed) {
-        EXPECT_EQ(s.array, "A") << printRecipeLine(r);
+        EXPECT_EQ(s.array, "A") << printRecipeLine(f.recipe);
       }
   }
 }
 
-size_t countMapped(const std::vector<Fragment>& fs, Mapping m) {
+size_t countMapped(const std::vector<Offered>& fs, Mapping m) {
   size_t n = 0;
   for (const auto& f : fs)
-    for (const auto& s : f.recipe().steps) n += s.kind == StepKind::Map && s.mapping == m;
+    for (const auto& s : f.recipe.steps) n += s.kind == StepKind::Map && s.mapping == m;
   return n;
 }
 
@@ -165,18 +180,18 @@ TEST(Exploration, AnAsyncStagingRuleAddsAsynchronouslyPipelinedCandidates) {
 }
 
 // Every candidate the grammar offers is a legal recipe that computes what the nest computes.
-void expectCandidatesComputeTheNest(const Kernel& k, const std::vector<Fragment>& fs) {
+void expectCandidatesComputeTheNest(const Kernel& k, const std::vector<Offered>& fs) {
   Buffers input = fillRandom(k, 7);
   Buffers expected = input;
   execute(k, expected);
   size_t checked = 0;
   for (size_t i = 0; i < fs.size(); i += 3) {  // a third of them keeps the test quick
-    TransformResult t = applyRecipe(k, fs[i].recipe());
-    ASSERT_TRUE(t) << printRecipeLine(fs[i].recipe()) << ": " << t.reason;
+    TransformResult t = applyRecipe(k, fs[i].recipe);
+    ASSERT_TRUE(t) << printRecipeLine(fs[i].recipe) << ": " << t.reason;
     Buffers actual = input;
     execute(*t.kernel, actual);
     Comparison c = compare(k, expected, actual, reductionTolerance(k));
-    EXPECT_TRUE(c.ok) << printRecipeLine(fs[i].recipe()) << ": " << c.firstMismatch;
+    EXPECT_TRUE(c.ok) << printRecipeLine(fs[i].recipe) << ": " << c.firstMismatch;
     ++checked;
   }
   EXPECT_GT(checked, 5u);
@@ -189,22 +204,56 @@ TEST(Exploration, EveryOfferedMatmulCandidateComputesTheNest) {
 
 TEST(Exploration, EveryOfferedConv2dCandidateComputesTheNest) {
   Kernel k = loadExample("conv2d.loop", {{"N", 2}, {"C", 3}, {"H", 9}, {"W", 10}, {"K", 5}});
-  SearchContext context(k, smallSpace(), nullptr);
-  generated::LoopsMatcher matcher(&context);
-  matcher.label(k.body.get());
-  auto fs = context.fragments(k.body.get(), "tiled");
+  auto fs = offered<generated::LoopsMatcher>(k);
   ASSERT_FALSE(fs.empty());
-  bool filtersAndPixels = false;
-  for (const auto& f : fs) filtersAndPixels |= f.cover.find("outerinner") != std::string::npos;
+  bool filtersAndPixels = false, asWritten = false;
+  for (const auto& f : fs) {
+    filtersAndPixels |= f.shape.serial > 1;  // the output rows, run in turn inside a filters x pixels tile
+    asWritten |= f.recipe.steps.empty();
+  }
   EXPECT_TRUE(filtersAndPixels) << "the filters x pixels tile is offered";
+  EXPECT_TRUE(asWritten) << "the nest as written is offered";
   expectCandidatesComputeTheNest(k, fs);
 }
 
-TEST(Exploration, Conv2dTilesPixelsAndOffersTheNestAsWritten) {
-  Kernel k = loadExample("conv2d.loop", {{"N", 2}, {"C", 3}, {"H", 9}, {"W", 10}, {"K", 4}});
-  SearchContext context(k, smallSpace(), nullptr);
-  generated::LoopsMatcher matcher(&context);
-  matcher.label(k.body.get());
-  EXPECT_FALSE(context.fragments(k.body->body().get(), "tiled").empty());
-  EXPECT_FALSE(context.fragments(k.body.get(), "plain").empty());
+TEST(Exploration, ConstraintsOfTheGrammarHold) {
+  // Register tiles divide block tiles; a split's parts keep 16 iterations each; no candidate is
+  // offered twice; each is within the device's limits (the model's feasibility).
+  Kernel k = smallMatmul();
+  auto fs = offered<generated::LoopsMatcher>(k);
+  for (const auto& f : fs) {
+    const CandidateShape& s = f.shape;
+    if (s.threadRows > 1 || s.threadCols > 1) {
+      EXPECT_EQ(s.blockRows % s.threadRows, 0);
+      EXPECT_EQ(s.blockCols % s.threadCols, 0);
+    }
+    if (s.split > 1) EXPECT_LE(s.split * 16, 36);
+    EXPECT_TRUE(estimate(s).infeasible.empty());
+    EXPECT_LT(f.cost, LoopRules::kInfinity);
+  }
+}
+
+TEST(Exploration, MeasuredTimesDecideTheCoverAndFailuresDoNotExist) {
+  // The labeler's minimum, once kernels cost what was measured: a slow model favourite loses to
+  // a fast outsider, and a kernel that failed is not chosen whatever its estimate.
+  Kernel k = smallMatmul();
+  auto fs = offered<generated::LoopsMatcher>(k);
+  ASSERT_GE(fs.size(), 3u);
+  LoopRules rules(k, smallSpace());
+  generated::LoopsMatcher matcher(&rules);
+  std::map<std::string, std::optional<double>> measured;
+  measured[printRecipeLine(fs[0].recipe)] = std::nullopt;  // the model's best failed
+  measured[printRecipeLine(fs[1].recipe)] = 2.0;
+  measured[printRecipeLine(fs.back().recipe)] = 1.0;       // the model's worst ran fastest
+  rules.setMeasured(measured);
+  ASSERT_TRUE(matcher.label(k.body.get()));
+  EXPECT_EQ(printRecipeLine(matcher.reduce(k.body.get()).recipe(k)), printRecipeLine(fs.back().recipe));
+  const Node* root = k.body.get();
+  EXPECT_EQ(matcher.cost(root, generated::LoopsMatcher::kernel_NT, 0), 1'000'000'000);  // 1 ms, in ps
+  int kept = matcher.count(root, generated::LoopsMatcher::kernel_NT);
+  EXPECT_GE(kept, 2);
+  for (int rank = 0; rank < kept; ++rank) {  // the unmeasured and the failed do not exist
+    int64_t c = matcher.cost(root, generated::LoopsMatcher::kernel_NT, rank);
+    EXPECT_TRUE(c == 1'000'000'000 || c == 2'000'000'000) << c;
+  }
 }

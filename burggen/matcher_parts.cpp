@@ -1,0 +1,138 @@
+#include "burggen/matcher_parts.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "burggen/string_literal.hpp"
+
+namespace burggen {
+
+void writeIncludes(std::ostream& o, std::initializer_list<const char*> extra) {
+  for (const char* h : {"cstdint", "limits", "memory", "ostream", "stdexcept", "string", "type_traits", "utility", "vector"})
+    o << "#include <" << h << ">\n";
+  for (const char* h : extra) o << "#include <" << h << ">\n";
+  o << "\n";
+}
+
+void writePreamble(std::ostream& o, const burgspec::Grammar& g, const std::string& P) {
+  o << "// Costs are non-negative and ordered; " << P << "Infinity means \"does not match\". Sums saturate.\n"
+    << "using " << P << "Cost = std::int64_t;\n"
+    << "constexpr " << P << "Cost " << P << "Infinity = std::numeric_limits<" << P << "Cost>::max();\n\n";
+  o << "// The operators (%term), by the numbers burg_op returns.\n"
+    << "enum " << P << "Op : int {\n";
+  for (const auto& t : g.terminals) o << "  " << P << "_" << t.name << " = " << t.number << ",\n";
+  o << "};\n\n";
+  o << "// Costs and actions reach caller state through `ctx`, of the type the prologue may name.\n"
+       "#ifdef BURG_CONTEXT_TYPE\n"
+    << "using " << P << "Context = BURG_CONTEXT_TYPE;\n"
+    << "#else\n"
+    << "using " << P << "Context = void;\n"
+    << "#endif\n\n";
+  o << "// Thrown by the reducer when a node has no derivation from the nonterminal asked for.\n"
+    << "class " << P << "NoCover : public std::runtime_error {\n"
+    << " public:\n"
+    << "  using std::runtime_error::runtime_error;\n"
+    << "};\n\n";
+  if (g.nodeType.empty())
+    o << "#if !defined(OP_LABEL) || !defined(LEFT_CHILD) || !defined(RIGHT_CHILD) || !defined(STATE_LABEL)\n"
+         "#error \"a grammar without %node needs iburg's macros OP_LABEL, LEFT_CHILD, RIGHT_CHILD, "
+         "STATE_LABEL and the type NODEPTR_TYPE in its prologue\"\n"
+         "#endif\n\n";
+}
+
+void writeNodeInterface(std::ostream& o, const burgspec::Grammar& g) {
+  o << "  // The node interface (see the comment on the class).\n";
+  if (!g.nodeType.empty()) {
+    o << "  static int opOf(NodePtr p) { return burg_op(p); }\n"
+         "  static NodePtr kidOf(NodePtr p, int i) { return burg_kid(p, i); }\n"
+         "  static State* stateOf(NodePtr p) { return static_cast<State*>(burg_state(p)); }\n"
+         "  static void setState(NodePtr p, State* s) { burg_state(p) = s; }\n";
+    return;
+  }
+  // iburg's macros: STATE_LABEL may be a pointer or an integer wide enough for one. The
+  // conversions are templates so that only the branch for the label's type is compiled.
+  o << "  static int opOf(NodePtr p) { return OP_LABEL(p); }\n"
+       "  static NodePtr kidOf(NodePtr p, int i) { return i == 0 ? LEFT_CHILD(p) : RIGHT_CHILD(p); }\n"
+       "  template <class Label>\n"
+       "  static State* labelState(Label label) {\n"
+       "    if constexpr (std::is_pointer_v<Label>) {\n"
+       "      return reinterpret_cast<State*>(label);\n"
+       "    } else {\n"
+       "      static_assert(sizeof(Label) >= sizeof(void*), \"STATE_LABEL must be a pointer or an integer that holds one\");\n"
+       "      return reinterpret_cast<State*>(static_cast<std::uintptr_t>(label));\n"
+       "    }\n"
+       "  }\n"
+       "  template <class Label>\n"
+       "  static Label stateLabel(State* s) {\n"
+       "    if constexpr (std::is_pointer_v<Label>)\n"
+       "      return reinterpret_cast<Label>(s);\n"
+       "    else\n"
+       "      return static_cast<Label>(reinterpret_cast<std::uintptr_t>(s));\n"
+       "  }\n"
+       "  static State* stateOf(NodePtr p) { return labelState(STATE_LABEL(p)); }\n"
+       "  static void setState(NodePtr p, State* s) {\n"
+       "    STATE_LABEL(p) = stateLabel<std::remove_reference_t<decltype(STATE_LABEL(p))>>(s);\n"
+       "  }\n";
+}
+
+void writeNameTables(std::ostream& o, const burgspec::Grammar& g, const std::string& cls) {
+  o << "const char* " << cls << "::opName(int op) {\n  switch (op) {\n";
+  for (const auto& t : g.terminals) o << "    case " << t.number << ": return " << cString(t.name) << ";\n";
+  o << "  }\n  return \"?\";\n}\n\n";
+
+  o << "int " << cls << "::arity(int op) {\n  switch (op) {\n";
+  for (const auto& t : g.terminals)
+    if (t.arity > 0) o << "    case " << t.number << ": return " << t.arity << ";  // " << t.name << "\n";
+  o << "  }\n  return 0;\n}\n\n";
+
+  o << "const char* " << cls << "::nonterminalName(int nt) {\n"
+    << "  static const char* const names[] = {\"\"";
+  for (const auto& n : g.nonterminals) o << ", " << cString(n.name);
+  o << "};\n"
+    << "  return nt >= 1 && nt <= kNonterminals ? names[nt] : \"?\";\n}\n\n";
+}
+
+namespace {
+
+void openNamespace(std::ostream& o, const EmitOptions& opt) {
+  if (!opt.nameSpace.empty()) o << "namespace " << opt.nameSpace << " {\n\n";
+}
+
+void closeNamespace(std::ostream& o, const EmitOptions& opt) {
+  if (!opt.nameSpace.empty()) o << "}  // namespace " << opt.nameSpace << "\n";
+}
+
+}  // namespace
+
+void assembleMatcher(const burgspec::Grammar& g, const EmitOptions& opt,
+                     std::initializer_list<const char*> extraIncludes,
+                     const std::function<void(std::ostream&)>& declarations,
+                     const std::function<void(std::ostream&)>& definitions, EmittedMatcher& out) {
+  std::ostringstream banner;
+  banner << "// A tree matcher generated by burggen";
+  if (!opt.specName.empty()) banner << " from " << opt.specName;
+  banner << ". Do not edit; edit the spec.\n\n";
+
+  std::ostringstream decl;
+  writeIncludes(decl, extraIncludes);
+  if (!g.prologue.empty()) decl << g.prologue << "\n\n";
+  openNamespace(decl, opt);
+  declarations(decl);
+  closeNamespace(decl, opt);
+
+  std::ostringstream src;
+  src << banner.str();
+  if (opt.headerIncludeName.empty()) {
+    src << decl.str();
+  } else {
+    out.header = banner.str() + "#pragma once\n" + decl.str();
+    src << "#include \"" << opt.headerIncludeName << "\"\n\n";
+  }
+  src << "#include <sstream>\n\n";
+  openNamespace(src, opt);
+  definitions(src);
+  closeNamespace(src, opt);
+  if (!g.epilogue.empty()) src << "\n" << g.epilogue << "\n";
+  out.source = src.str();
+}
+}  // namespace burggen

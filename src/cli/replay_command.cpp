@@ -1,0 +1,105 @@
+// `cudaburg replay FILE.loop --db DB [--strategy S] [ranges] [-D NAME=VALUE]...`: re-runs a stored
+// search without a GPU. The labeler and the strategy run as in a real search; every measurement is
+// answered from the tuning database (as measured on the GPU with the most rows for the nest), and
+// a candidate the database lacks counts as not measured. Prints the winner, how many measurements
+// the strategy made and after how many it came within 5% of the best the database holds, and how
+// well the model ranked what was measured.
+#include <cstdio>
+#include <iostream>
+
+#include "src/cli/commands.hpp"
+#include "src/cli/loop_input.hpp"
+#include "src/cli/space_options.hpp"
+#include "src/search/loops_matcher.hpp"
+#include "src/search/search.hpp"
+
+namespace cudaburg::cli {
+
+namespace {
+
+struct ReplayFlags {
+  std::string file;
+  std::string db;
+  SpaceFlags space;
+};
+
+// Within this fraction of the best stored time counts as found.
+constexpr double kWithin = 1.05;
+
+int runReplay(const ReplayFlags& f) {
+  std::string error;
+  SearchSpace space;
+  auto strategy = makeStrategy(f.space.strategy, error);
+  auto sizes = strategy && parseSpace(f.space, space, error) ? parseSizeDefinitions(f.space.defines, error) : std::nullopt;
+  if (!sizes) {
+    std::cerr << "cudaburg: error: " << error << "\n";
+    return kUsageError;
+  }
+  std::optional<Kernel> kernel = loadLoopFile(f.file, *sizes);
+  if (!kernel) return kInputError;
+  std::optional<TuningDb> db = TuningDb::open(f.db, error);
+  if (!db) {
+    std::cerr << "cudaburg: error: " << error << "\n";
+    return kInputError;
+  }
+  Progress progress(stderr, true);
+  EvaluatorOptions options;
+  options.replay = true;
+  Evaluator evaluator(*kernel, options, nullptr, &*db, progress);
+  if (!evaluator.outcome().gpuAvailable) {
+    std::cerr << "cudaburg: error: " << f.db << " holds no measurement of " << kernel->name << " at "
+              << evaluator.outcome().sizes << "\n";
+    return kInputError;
+  }
+  SearchResult result = searchWith<generated::LoopsMatcher>(*kernel, space, evaluator, *strategy);
+  const SearchOutcome& o = result.outcome;
+
+  // The best the database holds for this nest on that GPU, and when the replay came near it.
+  double stored = -1;
+  size_t rows = 0;
+  auto device = db->mostMeasuredDevice(evaluator.nestKey(), o.sizes);
+  for (const auto& [key, m] : db->forNest(evaluator.nestKey(), device->gpu, device->toolkit))
+    if (key.sizes == o.sizes && m.status == "ok") {
+      ++rows;
+      if (stored < 0 || m.ms < stored) stored = m.ms;
+    }
+  size_t measured = 0, needed = 0;
+  double best = -1;
+  for (const auto& v : o.variants) {
+    if (!v.measured) continue;
+    ++measured;
+    if (v.result.status == "ok" && (best < 0 || v.result.ms < best)) best = v.result.ms;
+    if (!needed && best > 0 && best <= stored * kWithin) needed = measured;
+  }
+
+  std::printf("replay of %s (%s) from %s: %s, strategy %s\n", kernel->name.c_str(), o.sizes.c_str(), f.db.c_str(),
+              o.device.c_str(), o.strategy.c_str());
+  std::printf("  candidates: %zu; in the database: %zu measured\n", o.candidates, rows);
+  std::printf("  measurements: %zu (%.0f%% of the database's)\n", measured, rows ? 100.0 * measured / rows : 0.0);
+  if (!result.best) {
+    std::printf("  no winner: %s\n", result.why.c_str());
+    return kInputError;
+  }
+  auto index = o.best();
+  double winner = index && o.variants[*index].measured ? o.variants[*index].result.ms : -1;
+  std::printf("  winner: %s\n  winner %.4f ms; best stored %.4f ms; winner / best %.3f\n",
+              printRecipeLine(*result.best).c_str(), winner, stored, winner > 0 ? stored / winner : 0.0);
+  if (needed) std::printf("  within 5%% of the best after %zu measurements\n", needed);
+  else std::printf("  never within 5%% of the best\n");
+  std::printf("  model: rho %.3f as ranked, %.3f calibrated (%zu measurements, cross-validated)\n", o.priorRho,
+              o.calibratedRho, o.modelSamples);
+  return kOk;
+}
+
+}  // namespace
+
+void addReplayCommand(CLI::App& app, int& status) {
+  auto f = std::make_shared<ReplayFlags>();
+  CLI::App* cmd = app.add_subcommand("replay", "re-run a stored search without a GPU, answering from a tuning database");
+  cmd->add_option("file", f->file, "the .loop file the database measured")->required();
+  cmd->add_option("--db", f->db, "the tuning database to answer from")->required();
+  addSpaceOptions(*cmd, f->space);
+  cmd->callback([f, &status] { status = runReplay(*f); });
+}
+
+}  // namespace cudaburg::cli

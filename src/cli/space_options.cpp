@@ -1,0 +1,27 @@
+#include "src/cli/space_options.hpp"
+
+namespace cudaburg::cli {
+
+void addSpaceOptions(CLI::App& app, SpaceFlags& f) {
+  app.add_option("--tile", f.tile, "block tile edges: a..b (powers of two), a..b:s, or a,b,c")->capture_default_str();
+  app.add_option("--unroll", f.unroll, "register tile edges of one thread")->capture_default_str();
+  app.add_option("--stage", f.stage, "reduction elements staged in shared memory per step")->capture_default_str();
+  app.add_option("--split", f.split, "parts a split reduction may have")->capture_default_str();
+  app.add_option("-D", f.defines, "override a size: -D M=4096");
+  app.add_option("--strategy", f.strategy, "which candidates to measure: adaptive, model or exhaustive")
+      ->capture_default_str();
+}
+
+bool parseSpace(const SpaceFlags& f, SearchSpace& space, std::string& error) {
+  struct { const std::string& text; const char* flag; ParamRange& into; } ranges[] = {
+      {f.tile, "--tile", space.tile}, {f.unroll, "--unroll", space.unroll},
+      {f.stage, "--stage", space.stage}, {f.split, "--split", space.split}};
+  for (auto& r : ranges) {
+    auto parsed = parseParamRange(r.text, r.flag, error);
+    if (!parsed) return false;
+    r.into = *parsed;
+  }
+  return true;
+}
+
+}  // namespace cudaburg::cli

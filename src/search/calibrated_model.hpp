@@ -1,0 +1,49 @@
+#pragma once
+// The model that ranks candidates: the analytic estimate of src/search/cost_model.hpp and a few
+// features of a candidate's shape, combined linearly into the logarithm of its time and fitted
+// by least squares to measured times. The prior is fitted to the tuning databases shipped in
+// tests/data (recorded on an H100); a search refits it to what it measures on its own nest, shrunk
+// toward the prior while measurements are few. See docs/search.md.
+#include <string>
+#include <vector>
+
+#include "src/search/cost_model.hpp"
+
+namespace cudaburg {
+
+struct ModelSample {
+  std::vector<double> features;  // CalibratedModel::features of a candidate
+  double ms = 0;                 // its measured time
+};
+
+class CalibratedModel {
+ public:
+  // The features of a candidate, in the order of the weights; names() says what each is.
+  static std::vector<double> features(const CandidateShape& shape, const GpuModel& gpu);
+  static const std::vector<std::string>& names();
+  static CalibratedModel prior();
+
+  explicit CalibratedModel(std::vector<double> weights, size_t samples = 0)
+      : weights_(std::move(weights)), samples_(samples) {}
+
+  double predictMs(const std::vector<double>& features) const;
+  // How strongly a refit holds to the weights it starts from: a few measurements adjust them, many
+  // decide.
+  static constexpr double kRidge = 4.0;
+  // These weights refitted to `samples`: least squares on log time, with a penalty `ridge` on
+  // the distance from these weights.
+  CalibratedModel fitted(const std::vector<ModelSample>& samples, double ridge = kRidge) const;
+
+  const std::vector<double>& weights() const { return weights_; }
+  size_t samples() const { return samples_; }  // measurements fitted on top of the prior (0: none)
+
+ private:
+  std::vector<double> weights_;
+  size_t samples_ = 0;
+};
+
+// Spearman's rank correlation of two equally long series (ties share their mean rank); 0 when
+// fewer than two values or one series is constant.
+double rankCorrelation(const std::vector<double>& a, const std::vector<double>& b);
+
+}  // namespace cudaburg

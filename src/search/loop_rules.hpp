@@ -1,0 +1,116 @@
+#pragma once
+// What the rules of specs/loops.burg compute with: the matcher burggen generates from that grammar
+// calls these functions from its rules' parameter domains and costs (the grammar's prologue makes
+// this class the matcher's context). Everything here is pure: a builder makes the fragment of one
+// rule and one binding of its parameters from the node and its kids' fragments; a cost function
+// reads a fragment and returns a cost. Nothing here measures, prints or records; what was
+// measured comes in through setMeasured(), outside labeling (see src/search/search.hpp).
+//
+// Costs are in picoseconds: the model's estimate of a complete candidate's time, or, once the
+// search has measured, the measured time of a kernel.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "src/loop/loop_tree.hpp"
+#include "src/search/calibrated_model.hpp"
+#include "src/search/fragment.hpp"
+#include "src/search/search_space.hpp"
+
+namespace cudaburg {
+
+// How a staged reduction uses its shared buffers: filled then used (one a stage), pipelined
+// through registers (two a stage, one filled while the other is used), or pipelined with
+// asynchronous copies (kAsyncStages a stage, the copies issued that many strips ahead).
+enum class Buffering { Single, Double, Async };
+
+class LoopRules {
+ public:
+  using Cost = int64_t;
+  static constexpr Cost kInfinity = INT64_MAX;
+
+  LoopRules(const Kernel& kernel, SearchSpace space, GpuModel gpu = {}, CalibratedModel model = CalibratedModel::prior());
+
+  // ---- parameter domains (from the command line) -------------------------------------------
+  const std::vector<int64_t>& tiles() const { return space_.tile.values; }
+  const std::vector<int64_t>& unrolls() const { return space_.unroll.values; }
+  const std::vector<int64_t>& stages() const { return space_.stage.values; }
+  const std::vector<int64_t>& splits() const { return space_.split.values; }
+
+  // ---- facts the grammar's constraints read -------------------------------------------------
+  int64_t trip(const Node* loop) const;
+  // A stage of `depth` elements of reduction `node` is worth offering: less than two stages hold
+  // the whole loop, or it is the smallest depth.
+  bool stageFits(const Node* node, int64_t depth) const;
+  // Reduction `node` split into `parts` (at least 2) keeps a useful length in each: 16 iterations,
+  // or, staged by `depth` (> 0), two strips that fit.
+  bool splitFits(const Node* node, int64_t parts, int64_t depth) const;
+  // Some 2-D array is read only along reduction `node` (X[.][k], k alone last): what a transposed
+  // stage puts a thread's rows side by side for.
+  bool transposable(const Node* node) const { return !transposableArrays(node).empty(); }
+
+  // ---- builders (below kernel level) -------------------------------------------------------
+  // The reduction nest `node` reads its operands from global memory.
+  Fragment direct(const Node* node) const;
+  // The outermost reduction loop `node` strip-mined by `depth`, every array the nest reads staged
+  // through shared memory at the strip loop (transposed: those read along the reduction stored
+  // transposed), the strip's own loop unrolled, buffered as `buffering` says.
+  Fragment staged(const Node* node, int64_t depth, Buffering buffering, bool transposed) const;
+  // The reduction loop `node` split into `parts` run by separate blocks (grid.z), combined
+  // atomically; each part read directly, or (depth > 0) staged as staged() stages the whole, the
+  // operands read along the reduction transposed where there are any.
+  Fragment split(const Node* node, int64_t parts, int64_t depth = 0, Buffering buffering = Buffering::Double) const;
+  // Two parallel loops, `rows` and the loop right inside it, onto a 2-D block tile of bm x bn
+  // outputs whose threads each compute a tm x tn register tile, over the fragment of their body.
+  Fragment blockTile(const Node* rows, const Fragment& body, int64_t bm, int64_t bn, int64_t tm, int64_t tn) const;
+  // Three nested parallel loops: the outer and the inner one onto the block tile (filters and
+  // pixels of a convolution), the middle one moved inside the tile's grid loops and run in turn.
+  Fragment outerInnerTile(const Node* outer, const Fragment& body, int64_t bm, int64_t bn, int64_t tm,
+                          int64_t tn) const;
+  // A tiled fragment with the operands read along the tile's columns (matmul's B[k][j]) staged
+  // interleaved, each thread's run of columns read 4 at a time; refused when nothing changes.
+  Fragment interleaved(const Fragment& tiled) const;
+  // An outer parallel loop around a tiled nest onto grid.z.
+  Fragment gridZ(const Node* node, const Fragment& inner) const;
+  // An outer parallel loop right around the 2-D tile, moved inside the tile's grid loops: each
+  // block runs its iterations in turn (and reuses what it staged across them).
+  Fragment serialInBlock(const Node* node, const Fragment& inner) const;
+  // The nest as written, one thread an output (the emitter's naive mapping): the baseline.
+  Fragment untransformed(const Node* node) const;
+
+  // ---- costs --------------------------------------------------------------------------------
+  // The model's estimate of a complete fragment, or kInfinity when it cannot launch (over a
+  // thread, register or shared-memory limit of the GPU) or its builder refused it.
+  Cost model(const Fragment& f) const;
+  // A kernel's cost: the model's estimate until measurements are set; then the measured time of
+  // its recipe, or kInfinity when it was not measured, failed or was wrong.
+  Cost kernelCost(const Fragment& f) const;
+
+  // ---- outside labeling ---------------------------------------------------------------------
+  // From now on kernels cost what was measured (recipe line -> ms; nullopt: failed).
+  void setMeasured(std::map<std::string, std::optional<double>> measured);
+  void setModel(CalibratedModel model) { model_ = std::move(model); }
+  const CalibratedModel& calibratedModel() const { return model_; }
+  const Kernel& kernel() const { return kernel_; }
+  const GpuModel& gpu() const { return gpu_; }
+
+ private:
+  std::set<std::string> transposableArrays(const Node* node) const;
+  std::vector<std::string> arraysRead(const Node* node) const;
+  bool readAlong(const std::string& array, const std::string& index) const;
+  int64_t reductionLength(const Node* node) const;
+  Fragment tiles(const Node* rows, const Node* cols, const Fragment& body, const std::vector<RecipeStep>& before,
+                 const std::vector<RecipeStep>& after, int64_t serial, int64_t bm, int64_t bn, int64_t tm,
+                 int64_t tn) const;
+
+  const Kernel& kernel_;
+  SearchSpace space_;
+  GpuModel gpu_;
+  CalibratedModel model_;
+  std::optional<std::map<std::string, std::optional<double>>> measured_;
+};
+
+}  // namespace cudaburg

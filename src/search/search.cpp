@@ -1,0 +1,99 @@
+#include "src/search/search.hpp"
+
+#include <map>
+
+namespace cudaburg {
+
+namespace {
+
+// The decisions of a candidate, one entry each: neighbours differ in exactly one.
+std::vector<int64_t> decisions(const CandidateShape& s) {
+  return {s.blockRows, s.blockCols,  s.threadRows,  s.threadCols, s.staged ? s.stageDepth : 0, s.split,
+          s.pipelined, s.asyncCopies, s.interleaved, s.transposed, s.serial,                     s.outer};
+}
+
+// The cover text on one line, for the report: "kernel: t:tiled / tiled: ... [bm=64, ...] / ...".
+std::string oneLine(const std::string& cover) {
+  std::string out;
+  std::istringstream lines(cover);
+  for (std::string line; std::getline(lines, line);) {
+    size_t start = line.find_first_not_of(' ');
+    if (start == std::string::npos) continue;
+    out += (out.empty() ? "" : " / ") + line.substr(start);
+  }
+  return out;
+}
+
+constexpr size_t kFolds = 5;
+
+// Spearman's rho of the model refitted on the other folds against the measured times: how well
+// the calibrated model ranks candidates it was not fitted on.
+double crossValidatedRho(const CalibratedModel& prior, const std::vector<ModelSample>& samples) {
+  if (samples.size() < 2 * kFolds) return 0;
+  std::vector<double> predicted(samples.size()), measured(samples.size());
+  for (size_t fold = 0; fold < kFolds; ++fold) {
+    std::vector<ModelSample> train;
+    for (size_t i = 0; i < samples.size(); ++i)
+      if (i % kFolds != fold) train.push_back(samples[i]);
+    CalibratedModel m = prior.fitted(train);
+    for (size_t i = fold; i < samples.size(); i += kFolds) predicted[i] = m.predictMs(samples[i].features);
+  }
+  for (size_t i = 0; i < samples.size(); ++i) measured[i] = samples[i].ms;
+  return rankCorrelation(predicted, measured);
+}
+
+}  // namespace
+
+std::map<std::string, std::optional<double>> measureCovers(const LoopRules& rules, const std::vector<KernelCover>& covers,
+                                                           Evaluator& evaluator, Strategy& strategy) {
+  std::vector<Candidate> candidates;
+  std::vector<StrategyCandidate> forStrategy;
+  std::vector<std::string> lines;
+  std::map<std::string, size_t> seen;
+  for (const auto& c : covers) {
+    Recipe recipe = c.fragment.recipe(rules.kernel());
+    std::string line = printRecipeLine(recipe);
+    if (!seen.emplace(line, candidates.size()).second) continue;  // another cover, the same kernel
+    candidates.push_back({recipe, oneLine(c.cover), c.modelMs});
+    forStrategy.push_back({decisions(c.fragment.shape), CalibratedModel::features(c.fragment.shape, rules.gpu())});
+    lines.push_back(line);
+  }
+  SearchOutcome& outcome = evaluator.outcome();
+  outcome.candidates = candidates.size();
+  strategy.start(forStrategy, rules.calibratedModel());
+
+  std::map<std::string, std::optional<double>> table;
+  std::vector<ModelSample> samples;
+  std::vector<double> priorMs, measuredMs;
+  while (!evaluator.outOfBudget()) {
+    std::vector<size_t> ids = strategy.ask();
+    if (ids.empty()) break;
+    std::vector<Candidate> batch;
+    for (size_t i : ids) batch.push_back(candidates[i]);
+    size_t before = outcome.variants.size();
+    evaluator.evaluate(batch);
+    for (size_t j = 0; j < ids.size(); ++j) {
+      const VariantResult& v = outcome.variants[before + j];
+      size_t i = ids[j];
+      std::optional<double> ms;
+      if (v.measured && v.result.status == "ok") {
+        ms = v.result.ms;
+        samples.push_back({forStrategy[i].features, *ms});
+        priorMs.push_back(candidates[i].model);
+        measuredMs.push_back(*ms);
+      }
+      strategy.tell(i, ms);
+      if (v.measured) table[lines[i]] = ms;
+      else if (!outcome.gpuAvailable)  // nothing can be timed: what compiled costs the model's estimate
+        table[lines[i]] = v.result.status == "refused" ? std::nullopt : std::optional<double>(candidates[i].model);
+    }
+    if (!outcome.gpuAvailable) break;  // one batch, compiled and ranked by the model
+  }
+  outcome.strategy = strategy.name();
+  outcome.modelSamples = samples.size();
+  outcome.priorRho = rankCorrelation(priorMs, measuredMs);
+  outcome.calibratedRho = crossValidatedRho(rules.calibratedModel(), samples);
+  return table;
+}
+
+}  // namespace cudaburg
