@@ -39,10 +39,14 @@ class Prover {
     if (!narrow_) return;
     switch (node.kind) {
       case NodeKind::For: {
-        __int128 m = std::max(magnitude(node.lower, indices), __int128(0));
-        for (const Affine& u : node.upper) m = std::max(m, magnitude(u, indices));
-        m += node.step < 0 ? -__int128(node.step) : __int128(node.step);  // the step past the last value
-        check(m);
+        // Inside the loop the index lies between the lower bound and an upper bound less one;
+        // the loop's own counter also takes one step past its last value.
+        __int128 m = magnitude(node.lower, indices), bound = 0;
+        for (const Affine& u : node.upper) {
+          bound = std::max(bound, magnitude(u, indices));
+          m = std::max(m, magnitude(u - Affine(1), indices));
+        }
+        check(std::max(m, bound) + (node.step < 0 ? -__int128(node.step) : __int128(node.step)));
         __int128 saved = indices.find(node.index) == indices.end() ? -1 : indices[node.index];
         indices[node.index] = m;
         for (const NodePtr& kid : node.kids) walk(*kid, indices);
