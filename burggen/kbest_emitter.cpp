@@ -476,7 +476,7 @@ void KBestWriter::writeDomains(std::ostream& o) const {
     writeBindingLocals(o, r, "    ");
     for (const RuleParam& p : params(r))
       o << "    d." << p.name << ".clear();\n"
-        << "    for (const auto& v : (" << p.domain << ")) d." << p.name << ".emplace_back(v);\n";
+        << "    for (const auto& v : " << p.domain << ") d." << p.name << ".emplace_back(v);\n";
     o << "    d.ready = true;\n  }\n  return static_cast<int>(";
     for (size_t i = 0; i < params(r).size(); ++i) o << (i ? " * " : "") << "d." << params(r)[i].name << ".size()";
     o << ");\n}\n\n";

@@ -1,9 +1,9 @@
 #pragma once
 // The model that ranks candidates: the analytic estimate of src/search/cost_model.hpp and a few
 // features of a candidate's shape, combined linearly into the logarithm of its time and fitted
-// by least squares to measured times. The prior is fitted to the tuning databases shipped in
-// tests/data (recorded on an H100); a search refits it to what it measures on its own nest, shrunk
-// toward the prior while measurements are few. See docs/search.md.
+// by least squares to measured times. The prior is the estimate alone; a search refits the weights
+// to what the tuning database holds and to what it measures of its own nest, shrunk toward the
+// prior while measurements are few. See docs/search.md.
 #include <string>
 #include <vector>
 
@@ -21,6 +21,8 @@ class CalibratedModel {
   // The features of a candidate, in the order of the weights; names() says what each is.
   static std::vector<double> features(const CandidateShape& shape, const GpuModel& gpu);
   static const std::vector<std::string>& names();
+  // What ranks candidates before anything of the nest is measured: the analytic estimate alone
+  // (its logarithm, nanoseconds to milliseconds).
   static CalibratedModel prior();
 
   explicit CalibratedModel(std::vector<double> weights, size_t samples = 0)

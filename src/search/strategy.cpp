@@ -37,7 +37,15 @@ class Adaptive : public Strategy {
     size_t first = std::max<size_t>(std::min<size_t>(8, n), n / 16);
     size_t cap = std::max(first, n / 4);
     size_t asked = std::count(asked_.begin(), asked_.end(), true);
-    if (asked == 0) return untried(first);
+    if (asked == 0) {
+      // The model's best, and a few spread evenly over the rest of its ranking: contrast that the
+      // refitted model learns from.
+      std::vector<size_t> ids = untried(first);
+      size_t spread = first / 2;
+      for (size_t j = 0; j < spread && first + j * (n - first) / spread < n; ++j) ids.push_back(first + j * (n - first) / spread);
+      markAsked(ids);
+      return ids;
+    }
     std::vector<size_t> fastest;
     for (size_t i = 0; i < n; ++i)
       if (told_[i]) fastest.push_back(i);

@@ -30,14 +30,14 @@ struct Grid {
   }
 };
 
-struct Run {
+struct Outcome {
   size_t measured = 0;
   double best = 1e9;
 };
 
-Run run(Strategy& s, const Grid& g) {
+Outcome run(Strategy& s, const Grid& g) {
   s.start(g.candidates, CalibratedModel::prior());
-  Run r;
+  Outcome r;
   std::map<size_t, int> asked;
   for (int round = 0; round < 1000; ++round) {
     auto ids = s.ask();
@@ -64,7 +64,7 @@ std::unique_ptr<Strategy> make(const std::string& name) {
 
 TEST(Strategy, ExhaustiveMeasuresEveryCandidateOnce) {
   Grid g;
-  Run r = run(*make("exhaustive"), g);
+  Outcome r = run(*make("exhaustive"), g);
   EXPECT_EQ(r.measured, g.candidates.size());
   EXPECT_DOUBLE_EQ(r.best, 1.0);
 }
@@ -77,13 +77,13 @@ TEST(Strategy, ModelOrderMeasuresTheModelsBestEighthInOrder) {
   ASSERT_FALSE(first.empty());
   EXPECT_EQ(first.front(), 0u);  // the model's best first
   for (size_t i = 1; i < first.size(); ++i) EXPECT_EQ(first[i], first[i - 1] + 1);
-  Run r = run(*make("model"), g);
+  Outcome r = run(*make("model"), g);
   EXPECT_EQ(r.measured, g.candidates.size() / 8);
 }
 
 TEST(Strategy, AdaptiveWalksFromAPoorStartToTheBestWithAFractionOfTheMeasurements) {
   Grid g;
-  Run r = run(*make("adaptive"), g);
+  Outcome r = run(*make("adaptive"), g);
   EXPECT_DOUBLE_EQ(r.best, 1.0);
   EXPECT_LE(r.measured, g.candidates.size() / 4);
 }

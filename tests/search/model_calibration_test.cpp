@@ -1,0 +1,113 @@
+// The model calibrated on real measurements: on each tuning database shipped in tests/data, the
+// model refitted to the nest's measurements ranks the candidates it was not fitted on (five-fold
+// cross-validation) better than the analytic estimate alone.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "burgspec/diagnostics.hpp"
+#include "src/loop/parser.hpp"
+#include "src/search/evaluator.hpp"
+#include "src/search/loop_rules.hpp"
+#include "src/search/loops_matcher.hpp"
+#include "src/tuning/tuning_db.hpp"
+
+using namespace cudaburg;
+
+namespace {
+
+struct Problem {
+  std::string name;
+  std::vector<ModelSample> samples;  // every verified measurement in its database
+  std::vector<double> estimateMs;    // the analytic estimate of each
+};
+
+// One line of tests/data/problems.txt: its candidates labeled, its database's rows matched to them.
+Problem load(const std::string& line) {
+  std::istringstream words(line);
+  Problem p;
+  std::string file, word;
+  words >> p.name >> file;
+  std::map<std::string, int64_t> sizes;
+  SearchSpace space;
+  std::string error;
+  while (words >> word) {
+    std::string value;
+    words >> value;
+    if (word == "-D") sizes[value.substr(0, value.find('='))] = std::stoll(value.substr(value.find('=') + 1));
+    ParamRange* range = word == "--tile" ? &space.tile : word == "--unroll" ? &space.unroll
+                        : word == "--stage" ? &space.stage : word == "--split" ? &space.split : nullptr;
+    if (range) *range = *parseParamRange(value, word, error);
+  }
+  std::ifstream in(std::string(CUDABURG_SOURCE_DIR) + "/" + file);
+  std::stringstream text;
+  text << in.rdbuf();
+  burgspec::SourceFile source(file, text.str());
+  burgspec::Diagnostics diags(source);
+  auto kernel = parseLoopFile(source, diags, sizes);
+  EXPECT_TRUE(kernel) << diags.str();
+  LoopRules rules(*kernel, space);
+  generated::LoopsMatcher matcher(&rules);
+  EXPECT_TRUE(matcher.label(kernel->body.get()));
+  std::map<std::string, CandidateShape> shapes;
+  const Node* root = kernel->body.get();
+  for (int rank = 0; rank < matcher.count(root, generated::LoopsMatcher::kernel_NT); ++rank) {
+    const Fragment& f = matcher.value(root, generated::LoopsMatcher::kernel_NT, rank);
+    shapes.emplace(printRecipeLine(f.recipe(*kernel)), f.shape);
+  }
+  auto db = TuningDb::open(std::string(CUDABURG_SOURCE_DIR) + "/tests/data/" + p.name + ".db", error);
+  EXPECT_TRUE(db) << error;
+  Progress quiet(stderr, true);
+  EvaluatorOptions options;
+  options.replay = true;
+  Evaluator evaluator(*kernel, options, nullptr, &*db, quiet);
+  auto device = db->mostMeasuredDevice(evaluator.nestKey(), evaluator.outcome().sizes);
+  EXPECT_TRUE(device);
+  for (const auto& [key, m] : db->forNest(evaluator.nestKey(), device->gpu, device->toolkit)) {
+    auto shape = shapes.find(key.recipe);
+    if (m.status != "ok" || shape == shapes.end()) continue;
+    p.samples.push_back({CalibratedModel::features(shape->second, GpuModel{}), m.ms});
+    p.estimateMs.push_back(estimate(shape->second).ns * 1e-6);
+  }
+  EXPECT_GT(p.samples.size(), 100u) << p.name;
+  return p;
+}
+
+std::vector<Problem> problems() {
+  std::ifstream in(std::string(CUDABURG_SOURCE_DIR) + "/tests/data/problems.txt");
+  std::vector<Problem> out;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line[0] != '#') out.push_back(load(line));
+  return out;
+}
+
+std::vector<double> times(const Problem& p) {
+  std::vector<double> t;
+  for (const auto& s : p.samples) t.push_back(s.ms);
+  return t;
+}
+
+}  // namespace
+
+TEST(ModelCalibration, RanksEachShippedProblemBetterThanTheEstimateAlone) {
+  for (const auto& p : problems()) {
+    double alone = rankCorrelation(p.estimateMs, times(p));
+    std::vector<double> predicted(p.samples.size());
+    constexpr size_t kFolds = 5;
+    for (size_t fold = 0; fold < kFolds; ++fold) {
+      std::vector<ModelSample> train;
+      for (size_t i = 0; i < p.samples.size(); ++i)
+        if (i % kFolds != fold) train.push_back(p.samples[i]);
+      CalibratedModel m = CalibratedModel::prior().fitted(train);
+      for (size_t i = fold; i < p.samples.size(); i += kFolds) predicted[i] = m.predictMs(p.samples[i].features);
+    }
+    double calibrated = rankCorrelation(predicted, times(p));
+    std::printf("%s: rho %.3f estimate alone, %.3f calibrated (%zu measurements)\n", p.name.c_str(), alone, calibrated,
+                p.samples.size());
+    EXPECT_GT(calibrated, alone) << p.name;
+    EXPECT_GE(calibrated, 0.7) << p.name;
+  }
+}
