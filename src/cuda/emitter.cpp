@@ -579,7 +579,7 @@ EmitResult KernelWriter::write() {
   scope.ranges = plan_.gridRanges;
   std::string params;
   for (const Array& p : kernel_.params) {
-    if (p.elements() > 2147483647LL) {
+    if (index_ == "int" && p.elements() > 2147483647LL) {  // indexTypeFor() proves this cannot be
       result.refusal = "array `" + p.name + "` has more elements than 32-bit indices reach";
       return result;
     }

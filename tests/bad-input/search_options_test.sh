@@ -36,6 +36,12 @@ kernel matmul(float C[M][N], const float A[M][K], const float B[K][N]) {
 $matmul:4:42: error: the size of 'A' in bytes (its extents times 4) overflows a 64-bit integer
 kernel matmul(float C[M][N], const float A[M][K], const float B[K][N]) {
                                          ^" "$cudaburg" "$matmul" -D M=4611686018427387904 -D N=1 -q --no-db -o "$scratch/huge"
+# A tile edge of 65536 (once a SIGFPE in the model): its candidates are infeasible, the search
+# goes on with the others.
+expect_within 60 0 "" "$cudaburg" "$matmul" -D M=131072 -D N=131072 -D K=64 --tile 65536 --unroll 1 -q --no-db \
+  -o "$scratch/tile65536"
+grep -qF "best recipe for matmul" "$scratch/out" || fail "--tile 65536: no winner reported: $(cat "$scratch/out")"
+
 # A FIFO as the tuning database would block the search forever: it is not used, with a warning
 # even under -q, and the search runs.
 mkfifo "$scratch/fifo.db"
