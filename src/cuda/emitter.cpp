@@ -54,8 +54,11 @@ void collectLoads(const Expr& e, std::vector<Access>& out) {
 
 // The shortest literal that reads back as `v` in type `t`.
 std::string literal(double v, ScalarType t) {
-  if (t == ScalarType::Int) return std::to_string(static_cast<long long>(v));
-  bool single = t != ScalarType::Double;
+  // An int element takes an integer literal, where the value has one (a larger one, or an
+  // infinity, is written as a double and converted in the kernel, as C++ would).
+  constexpr double kTwo63 = 9223372036854775808.0;
+  if (t == ScalarType::Int && v >= -kTwo63 && v < kTwo63) return std::to_string(static_cast<long long>(v));
+  bool single = t != ScalarType::Double && t != ScalarType::Int;
   if (!std::isfinite(v)) {  // by their bits: CUDA has no literal for them
     const char* bits = std::isnan(v) ? (single ? "0x7fffffff" : "0x7ff8000000000000LL")
                        : v > 0      ? (single ? "0x7f800000" : "0x7ff0000000000000LL")
