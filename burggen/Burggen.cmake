@@ -1,11 +1,13 @@
-# burggen_generate(<spec> <out.cpp> [HEADER <out.hpp>] [NAMESPACE <ns>] [PREFIX <p>] [KBEST <k>])
+# burggen_generate(<spec> <out.cpp> [HEADER <out.hpp>] [NAMESPACE <ns>] [PREFIX <p>] [KBEST <k>]
+#                  [TIES <order>])
 #
 # Runs burggen at build time: writes the matcher of <spec> (relative to the current source
 # folder) to <out.cpp> and, with HEADER, its declarations to <out.hpp> (both relative to the
 # current binary folder). Add <out.cpp> to a target's sources to build the matcher into it.
 # KBEST <k> writes the k-best matcher, which keeps the k cheapest derivations (burggen --kbest).
+# TIES passes burggen's --ties (iburg, lburg or first).
 function(burggen_generate spec out)
-  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "HEADER;NAMESPACE;PREFIX;KBEST" "")
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "HEADER;NAMESPACE;PREFIX;KBEST;TIES" "")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "burggen_generate: unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -26,6 +28,9 @@ function(burggen_generate spec out)
   endif()
   if(ARG_KBEST)
     list(APPEND args --kbest ${ARG_KBEST})
+  endif()
+  if(ARG_TIES)
+    list(APPEND args --ties ${ARG_TIES})
   endif()
   get_filename_component(name ${spec} NAME)
   add_custom_command(OUTPUT ${outputs}

@@ -36,6 +36,22 @@ bool isNamespaceName(const std::string& name) {
 
 namespace {
 
+// How the generated class describes its order of trial.
+const char* tieComment(TieOrder order) {
+  switch (order) {
+    case TieOrder::Iburg:
+      return "iburg's order: an operator's rules are tried last to first and one replaces a match only\n"
+             "// when strictly cheaper, except at leaves, where the one written first wins; chain rules\n"
+             "// likewise last to first";
+    case TieOrder::Lburg:
+      return "lburg's order: an operator's rules are tried first to last, chain rules last to first,\n"
+             "// and one replaces a match only when strictly cheaper";
+    case TieOrder::First: break;
+  }
+  return "the one written first wins: rules are tried in the order of the spec, and one\n"
+         "// replaces a match only when strictly cheaper";
+}
+
 class MatcherWriter {
  public:
   MatcherWriter(const Grammar& g, const EmitOptions& o, Diagnostics& d) : g_(g), opt_(o), diag_(d) {}
@@ -63,10 +79,10 @@ class MatcherWriter {
   void writeDefinitions(std::ostream& o) const;
   void writeTables(std::ostream& o) const;
   void writeLabeler(std::ostream& o) const;
-  void writeMatch(std::ostream& o, const RuleFacts& r, const std::string& indent) const;
+  void writeMatch(std::ostream& o, const RuleFacts& r, const std::string& indent, bool orEqual) const;
   void writeClosures(std::ostream& o) const;
   void writeRecordAndClose(std::ostream& o, const RuleFacts& r, const std::string& cost,
-                           const std::string& indent) const;
+                           const std::string& indent, bool orEqual = false) const;
   void writeDynamicCosts(std::ostream& o) const;
   void writeReducer(std::ostream& o) const;
   void writeActions(std::ostream& o) const;
@@ -79,14 +95,23 @@ class MatcherWriter {
   Diagnostics& diag_;
   GrammarFacts facts_;
   const std::vector<RuleFacts>& rules_ = facts_.rules;
-  const std::vector<std::vector<const RuleFacts*>>& chainsFrom_ = facts_.chainsFrom;
-  const std::map<int, std::vector<const RuleFacts*>>& baseRulesByOp_ = facts_.baseRulesByOp;
+  // The rules in the order the labeler tries them (EmitOptions::ties).
+  std::vector<std::vector<const RuleFacts*>> chainsFrom_;
+  std::map<int, std::vector<const RuleFacts*>> baseRulesByOp_;
   const int& start_ = facts_.start;
   const size_t& maxLeaves_ = facts_.maxLeaves;
 };
 
 bool MatcherWriter::collect() {
-  return collectFacts(g_, opt_, diag_, facts_);
+  if (!collectFacts(g_, opt_, diag_, facts_)) return false;
+  chainsFrom_ = facts_.chainsFrom;
+  baseRulesByOp_ = facts_.baseRulesByOp;
+  TiePolicy ties = tiePolicy(opt_.ties);
+  if (ties.baseRulesReversed)
+    for (auto& entry : baseRulesByOp_) std::reverse(entry.second.begin(), entry.second.end());
+  if (ties.chainRulesReversed)
+    for (auto& list : chainsFrom_) std::reverse(list.begin(), list.end());
+  return true;
 }
 
 std::string MatcherWriter::actionSignature(const RuleFacts& r, bool qualified) const {
@@ -109,9 +134,8 @@ void MatcherWriter::writeDeclarations(std::ostream& o) const {
   else
     o << "// three functions the prologue declares: int burg_op(NodePtr), NodePtr burg_kid(NodePtr, int i)\n"
          "// (0-based) and void*& burg_state(NodePtr), a slot where the matcher keeps the node's state.\n";
-  o << "// label(root) computes, bottom up, the cheapest rule for every node and nonterminal (on equal\n"
-       "// cost the match found first stays: rules are tried in the order of the spec, and a chain rule\n"
-       "// replaces an earlier match only when strictly cheaper). reduce() then walks the chosen cover\n"
+  o << "// label(root) computes, bottom up, the cheapest rule for every node and nonterminal (of rules\n"
+    << "// of equal cost, " << tieComment(opt_.ties) << "). reduce() then walks the chosen cover\n"
        "// from a nonterminal, running actions kids first. States live in chunks the matcher owns,\n"
        "// reused by the next label(); a tree's labels last until then.\n";
   o << "class " << cls() << " {\n public:\n"
@@ -170,11 +194,13 @@ void MatcherWriter::writeDeclarations(std::ostream& o) const {
     << "  static Cost dynamicCost(Cost c) { return c < 0 ? 0 : c; }\n"
     << "  State* newState();\n"
     << "  State* labelNode(NodePtr node);\n"
-    << "  // Keeps `c` for `nt` when it beats what the node has; says whether it did.\n"
-    << "  bool record(State* s, int nt, Cost c, int rule) {\n"
+    << "  // Keeps `c` for `nt` when it beats what the node has (or, with orEqual, equals it); says\n"
+    << "  // whether it did.\n"
+    << "  bool record(State* s, int nt, Cost c, int rule, bool orEqual = false) {\n"
     << "    if (c >= INF) return false;\n"
-    << "    if (trace) traceMatch(*s, c, rule, c < s->cost[nt]);\n"
-    << "    if (c >= s->cost[nt]) return false;\n"
+    << "    bool better = c < s->cost[nt] || (orEqual && c == s->cost[nt]);\n"
+    << "    if (trace) traceMatch(*s, c, rule, better);\n"
+    << "    if (!better) return false;\n"
     << "    s->cost[nt] = c;\n"
     << "    s->rule[nt] = static_cast<RuleIndex>(rule);\n"
     << "    return true;\n"
@@ -210,8 +236,9 @@ void MatcherWriter::writeTables(std::ostream& o) const {
 }
 
 void MatcherWriter::writeRecordAndClose(std::ostream& o, const RuleFacts& r, const std::string& cost,
-                                        const std::string& indent) const {
-  std::string record = "record(s, " + ntConst(r.lhs) + ", " + cost + ", " + std::to_string(r.index) + ")";
+                                        const std::string& indent, bool orEqual) const {
+  std::string record = "record(s, " + ntConst(r.lhs) + ", " + cost + ", " + std::to_string(r.index) +
+                       (orEqual ? ", true)" : ")");
   if (hasClosure(r.lhs))
     o << indent << "if (" << record << ") closure_" << g_.nonterminals[r.lhs - 1].name << "(node, s, s->cost["
       << ntConst(r.lhs) << "]);\n";
@@ -220,7 +247,7 @@ void MatcherWriter::writeRecordAndClose(std::ostream& o, const RuleFacts& r, con
 }
 
 // The cost of `r` at `node`, given that its operators matched: its kids' costs plus its own.
-void MatcherWriter::writeMatch(std::ostream& o, const RuleFacts& r, const std::string& indent) const {
+void MatcherWriter::writeMatch(std::ostream& o, const RuleFacts& r, const std::string& indent, bool orEqual) const {
   std::string sum;
   for (const Leaf& l : r.leaves) {
     std::string term = stateExpr(l.path) + "->cost[" + ntConst(l.nt) + "]";
@@ -232,18 +259,18 @@ void MatcherWriter::writeMatch(std::ostream& o, const RuleFacts& r, const std::s
       std::string value = std::to_string(cost.value);
       sum = sum.empty() ? value : "add(" + sum + ", " + value + ")";
     }
-    writeRecordAndClose(o, r, sum, indent);
+    writeRecordAndClose(o, r, sum, indent, orEqual);
     return;
   }
   // A dynamic cost runs only where the kids derive: it may be dear (cudaburg times kernels).
   std::string dyn = "dynamicCost" + std::to_string(r.rule->number) + "(node)";
   if (sum.empty()) {
-    writeRecordAndClose(o, r, dyn, indent);
+    writeRecordAndClose(o, r, dyn, indent, orEqual);
     return;
   }
   o << indent << "Cost c = " << sum << ";\n"
     << indent << "if (c < INF) {\n";
-  writeRecordAndClose(o, r, "add(c, " + dyn + ")", indent + "  ");
+  writeRecordAndClose(o, r, "add(c, " + dyn + ")", indent + "  ", orEqual);
   o << indent << "}\n";
 }
 
@@ -269,6 +296,7 @@ void MatcherWriter::writeLabeler(std::ostream& o) const {
     auto rules = baseRulesByOp_.find(t.number);
     o << "    case " << t.number << ": {  // " << t.name << "\n";
     int n = arity(t);
+    bool orEqual = n == 0 && tiePolicy(opt_.ties).leafReplacesOnEqual;
     std::vector<bool> used(n, false);
     if (rules != baseRulesByOp_.end())
       for (const RuleFacts* r : rules->second) {
@@ -286,7 +314,7 @@ void MatcherWriter::writeLabeler(std::ostream& o) const {
         o << "      // " << ruleComment(*r) << "\n";
         bool needsLocal = r->rule->cost.dynamic && !r->leaves.empty();
         if (r->tests.empty() && !needsLocal) {
-          writeMatch(o, *r, "      ");
+          writeMatch(o, *r, "      ", orEqual);
           continue;
         }
         if (r->tests.empty()) {
@@ -297,7 +325,7 @@ void MatcherWriter::writeLabeler(std::ostream& o) const {
             o << (i ? " && " : "") << stateExpr(r->tests[i].path) << "->op == " << r->tests[i].op;
           o << ") {\n";
         }
-        writeMatch(o, *r, "        ");
+        writeMatch(o, *r, "        ", orEqual);
         o << "      }\n";
       }
     o << "      break;\n    }\n";
@@ -448,18 +476,7 @@ void MatcherWriter::writeExplanations(std::ostream& o) const {
     << "  int n = ruleKids(node, s->rule[nt], kids, nts);\n"
     << "  for (int i = 0; i < n; ++i) markCover(kids[i], nts[i], chosen);\n}\n\n";
 
-  o << "namespace {\n"
-    << "std::string " << opt_.prefix << "Html(const char* text) {\n"
-    << "  std::string out;\n"
-    << "  for (; *text; ++text) {\n"
-    << "    switch (*text) {\n"
-    << "      case '<': out += \"&lt;\"; break;\n"
-    << "      case '>': out += \"&gt;\"; break;\n"
-    << "      case '&': out += \"&amp;\"; break;\n"
-    << "      case '\"': out += \"&quot;\"; break;\n"
-    << "      default: out += *text;\n"
-    << "    }\n  }\n  return out;\n}\n"
-    << "}  // namespace\n\n";
+  writeHtmlEscape(o, opt_.prefix);
 
   o << "void " << C << "::printDot(std::ostream& out, NodePtr root, int nt) const {\n"
     << "  std::vector<std::vector<bool>> chosen(nextId_, std::vector<bool>(kNonterminals + 1));\n"
@@ -474,10 +491,17 @@ void MatcherWriter::writeExplanations(std::ostream& o) const {
     << "  const State* s = stateOf(node);\n"
     << "  bool reduced = false;\n"
     << "  for (int nt = 1; nt <= kNonterminals; ++nt) reduced = reduced || chosen[s->id][nt];\n"
+    << "  // The node's title: what the prologue's BURG_NODE_TEXT(node) says (a std::string), or\n"
+    << "  // its operator and number.\n"
+    << "#ifdef BURG_NODE_TEXT\n"
+    << "  std::string title = \"<b>\" + " << opt_.prefix << "Html(std::string(BURG_NODE_TEXT(node)).c_str()) + \"</b>\";\n"
+    << "#else\n"
+    << "  std::string title = \"<b>\" + " << opt_.prefix << "Html(opName(s->op)) + \"</b> #\" + std::to_string(s->id);\n"
+    << "#endif\n"
     << "  // A node inside a larger pattern is greyed: no rule of the cover starts at it.\n"
     << "  out << \"  n\" << s->id << \" [label=<<table border=\\\"0\\\" cellborder=\\\"1\\\" cellspacing=\\\"0\\\">\"\n"
-    << "      << \"<tr><td colspan=\\\"3\\\" bgcolor=\\\"\" << (reduced ? \"#cfe2f3\" : \"#eeeeee\") << \"\\\"><b>\"\n"
-    << "      << " << opt_.prefix << "Html(opName(s->op)) << \"</b> #\" << s->id << \"</td></tr>\";\n"
+    << "      << \"<tr><td colspan=\\\"3\\\" bgcolor=\\\"\" << (reduced ? \"#cfe2f3\" : \"#eeeeee\") << \"\\\">\"\n"
+    << "      << title << \"</td></tr>\";\n"
     << "  for (int nt = 1; nt <= kNonterminals; ++nt) {\n"
     << "    if (s->cost[nt] >= INF) continue;\n"
     << "    const char* open = chosen[s->id][nt] ? \"<td bgcolor=\\\"#ffd966\\\"><b>\" : \"<td>\";\n"

@@ -3,6 +3,7 @@
 // labeler, a reducer and explanations). docs/tutorial.md describes the generated interface.
 #include <string>
 
+#include "burggen/tie_order.hpp"
 #include "burgspec/diagnostics.hpp"
 #include "burgspec/grammar.hpp"
 
@@ -19,6 +20,7 @@ struct EmitOptions {
   // nonterminal (kbest_emitter.hpp); a grammar with %param or %label gets that labeler even
   // at 0, keeping 1.
   int kbest = 0;
+  TieOrder ties = TieOrder::Iburg;  // which of equal-cost rules wins
 };
 
 struct EmittedMatcher {

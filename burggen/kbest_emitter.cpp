@@ -242,7 +242,10 @@ void KBestWriter::writeDeclarations(std::ostream& o) const {
     << "  // one rule a line, indented by depth, with its parameters: \"red: FOR_RED(ACCUM) [depth=16]\".\n"
     << "  // Throws " << P << "NoCover past the last.\n"
     << "  std::string coverText(NodePtr root, int rank) const;\n"
-    << "  std::string coverText(NodePtr node, int nt, int rank) const;\n\n"
+    << "  std::string coverText(NodePtr node, int nt, int rank) const;\n"
+    << "  // The labeled tree in Graphviz's DOT language: per node and nonterminal the cheapest\n"
+    << "  // derivation's cost and rule and how many are kept; the rank-th cover highlighted.\n"
+    << "  void printDot(std::ostream& out, NodePtr root, int nt = kStart, int rank = 0) const;\n\n"
     << "  // Runs the actions along the rank-th cover of `root` from the start nonterminal, or of\n"
     << "  // `node` from one nonterminal by name; throws " << P << "NoCover past the last.\n"
     << "  " << resultType(facts_.start) << " reduce(NodePtr root, int rank = 0);\n";
@@ -308,6 +311,8 @@ void KBestWriter::writeDeclarations(std::ostream& o) const {
     << "  NoCoverError noCover(NodePtr node, int nt, int rank) const;\n"
     << "  int ruleKids(NodePtr node, int rule, NodePtr kids[], int nts[]) const;\n"
     << "  void printCover(std::ostream& out, NodePtr node, int nt, int rank, int depth) const;\n"
+    << "  void markCover(NodePtr node, int nt, int rank, std::vector<std::vector<int>>& chosen) const;\n"
+    << "  void printDotNode(std::ostream& out, NodePtr node, const std::vector<std::vector<int>>& chosen) const;\n"
     << "  void traceKeep(NodePtr node, int nt, int rank) const;\n\n"
     << "  int best_;\n"
     << "  std::vector<std::unique_ptr<State>> states_;\n"
@@ -472,7 +477,8 @@ void KBestWriter::writeDomains(std::ostream& o) const {
     o << "// " << ruleComment(r) << "\n"
       << "int " << C << "::domains" << num(r) << "(NodePtr node, State* s) {\n"
       << "  Domains" << num(r) << "& d = s->domains" << num(r) << ";\n"
-      << "  if (!d.ready) {\n";
+      << "  if (!d.ready) {\n"
+      << "    (void)node;\n";
     writeBindingLocals(o, r, "    ");
     for (const RuleParam& p : params(r))
       o << "    d." << p.name << ".clear();\n"
@@ -675,9 +681,11 @@ void KBestWriter::writeActions(std::ostream& o) const {
 
 void KBestWriter::writeDefinitions(std::ostream& o) const {
   writeTables(o);
+  writeHtmlEscape(o, opt_.prefix);
   std::string runtime = kKBestRuntime;
-  for (size_t at = runtime.find("$C"); at != std::string::npos; at = runtime.find("$C", at))
-    runtime.replace(at, 2, cls());
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"$C", cls()}, {"$P", opt_.prefix}})
+    for (size_t at = runtime.find(from); at != std::string::npos; at = runtime.find(from, at + to.size()))
+      runtime.replace(at, from.size(), to);
   o << runtime;
   o << "// ---- What the grammar says ----\n\n";
   writeOffers(o);

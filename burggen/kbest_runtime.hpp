@@ -1,10 +1,10 @@
 #pragma once
 // The grammar-independent part of a k-best matcher's definitions: labeling a node by a heap of
 // candidate derivations, keeping them, the accessors and the covers' text. The k-best emitter
-// writes it with `$C` replaced by the matcher class's name.
+// writes it with `$C` replaced by the matcher class's name and `$P` by the prefix.
 namespace burggen {
 
-inline const char* kKBestRuntime = R"(// ---- Labeling ----
+inline const char* kKBestRuntime = R"runtime(// ---- Labeling ----
 
 bool $C::label(NodePtr root) {
   used_ = 0;
@@ -90,7 +90,7 @@ void $C::offer(NodePtr node, State* s, int rule) {
   const RuleInfo& r = kRules[rule];
   if (full(s, r.lhs)) return;
   NodePtr kids[kMaxKids];
-  int nts[kMaxKids], counts[kMaxKids], ranks[kMaxKids] = {};
+  int nts[kMaxKids] = {}, counts[kMaxKids] = {}, ranks[kMaxKids] = {};
   int n = ruleKids(node, rule, kids, nts);
   for (int i = 0; i < n; ++i)
     if ((counts[i] = count(kids[i], nts[i])) == 0) return;
@@ -224,12 +224,59 @@ void $C::traceKeep(NodePtr node, int nt, int rank) const {
          << ")\n";
 }
 
+// The labeled tree in Graphviz's DOT language: every node with, per nonterminal, the cost and
+// rule of its cheapest derivation and how many are kept; the derivations of the rank-th cover
+// from `nt` highlighted, with their own cost and rule.
+void $C::printDot(std::ostream& out, NodePtr root, int nt, int rank) const {
+  std::vector<std::vector<int>> chosen(static_cast<size_t>(nextId_), std::vector<int>(kNonterminals + 1, -1));
+  if (rank >= 0 && rank < count(root, nt)) markCover(root, nt, rank, chosen);
+  out << "digraph labeled_tree {\n"
+      << "  node [shape=plaintext, fontname=\"Helvetica\", fontsize=11];\n";
+  printDotNode(out, root, chosen);
+  out << "}\n";
+}
+
+void $C::markCover(NodePtr node, int nt, int rank, std::vector<std::vector<int>>& chosen) const {
+  const Derivation& d = derivation(node, nt, rank);
+  chosen[stateOf(node)->id][nt] = rank;
+  NodePtr kids[kMaxKids];
+  int nts[kMaxKids];
+  int n = ruleKids(node, d.rule, kids, nts);
+  const int* ranks = stateOf(node)->ranks.data() + d.kids;
+  for (int i = 0; i < n; ++i) markCover(kids[i], nts[i], ranks[i], chosen);
+}
+
+void $C::printDotNode(std::ostream& out, NodePtr node, const std::vector<std::vector<int>>& chosen) const {
+  const State* s = stateOf(node);
+  bool reduced = false;
+  for (int nt = 1; nt <= kNonterminals; ++nt) reduced = reduced || chosen[s->id][nt] >= 0;
+  // A node inside a larger pattern is greyed: no rule of the cover starts at it.
+  out << "  n" << s->id << " [label=<<table border=\"0\" cellborder=\"1\" cellspacing=\"0\">"
+      << "<tr><td colspan=\"3\" bgcolor=\"" << (reduced ? "#cfe2f3" : "#eeeeee") << "\"><b>" << $PHtml(opName(s->op))
+      << "</b> #" << s->id << "</td></tr>";
+  for (int nt = 1; nt <= kNonterminals; ++nt) {
+    if (s->best[nt].empty()) continue;
+    int rank = chosen[s->id][nt];
+    const Derivation& d = s->best[nt][rank >= 0 ? rank : 0];
+    const char* open = rank >= 0 ? "<td bgcolor=\"#ffd966\"><b>" : "<td>";
+    const char* close = rank >= 0 ? "</b></td>" : "</td>";
+    out << "<tr>" << open << nonterminalName(nt) << close << open << d.cost << " (" << s->best[nt].size() << " kept)"
+        << close << open << $PHtml(kRules[d.rule].text) << " = " << kRules[d.rule].number << close << "</tr>";
+  }
+  out << "</table>>];\n";
+  for (int i = 0; i < arity(s->op); ++i) {
+    NodePtr kid = kidOf(node, i);
+    printDotNode(out, kid, chosen);
+    out << "  n" << s->id << " -> n" << stateOf(kid)->id << ";\n";
+  }
+}
+
 $C::NoCoverError $C::noCover(NodePtr node, int nt, int rank) const {
   const State* s = stateOf(node);
   return NoCoverError(std::string("no cover of node #") + std::to_string(s->id) + " (" + opName(s->op) + ") as " +
                       nonterminalName(nt) + (rank > 0 ? " of rank " + std::to_string(rank) : std::string()));
 }
 
-)";
+)runtime";
 
 }  // namespace burggen

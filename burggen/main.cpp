@@ -5,9 +5,12 @@
 #include <iostream>
 #include <string>
 
+#include "burggen/c_emitter.hpp"
 #include "burggen/emitter.hpp"
+#include "burggen/man_page.hpp"
 #include "burggen/output_file.hpp"
 #include "burgspec/checks.hpp"
+#include "burgspec/lburg_parser.hpp"
 #include "burgspec/parser.hpp"
 
 namespace {
@@ -28,18 +31,56 @@ std::string firstLine(const std::string& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"burggen: writes the C++ tree matcher (labeler, reducer, explanations) of a BURG spec"};
-  std::string specPath, outputPath = "-", headerPath, nameSpace, prefix = "burm";
+  CLI::App app{"burggen: writes the C++ tree matcher (labeler, reducer, explanations) of a BURG spec,\n"
+               "or with --iburg or --lburg a C labeler with the interface of iburg or lburg"};
+  std::string specPath, outputPath = "-", outputArgument, headerPath, nameSpace, prefix = "burm", ties;
+  bool iburgC = false, lburgC = false, traceCalls = false, iburgTables = false;
   int kbest = 0;
-  app.add_option("spec", specPath, "the spec (.burg); - reads standard input")->required();
-  app.add_option("-o,--output", outputPath, "the matcher's source; - (the default) writes standard output");
-  app.add_option("--header", headerPath, "write the declarations to this header, which the source includes");
-  app.add_option("--namespace", nameSpace, "declare the matcher inside this C++ namespace");
-  app.add_option("--prefix", prefix, "prefix of the public names (default burm: burmMatcher, burmCost, ...)");
+  app.add_option("spec", specPath, "the spec (.burg, or lburg's .md with --lburg); - reads standard input")
+      ->option_text("SPEC")
+      ->required();
+  auto* outputOption =
+      app.add_option("-o,--output", outputPath, "the matcher's source; - (the default) writes standard output")
+          ->option_text("FILE");
+  app.add_option("destination", outputArgument, "the matcher's source, as iburg and lburg take it after the spec")
+      ->option_text("OUTPUT")
+      ->excludes(outputOption);
+  app.add_option("--header", headerPath, "write the declarations to this header, which the source includes")
+      ->option_text("FILE");
+  app.add_option("--namespace", nameSpace, "declare the matcher inside this C++ namespace")->option_text("NAME");
+  auto* prefixOption =
+      app.add_option("-p,--prefix", prefix,
+                     "prefix of the public names (burm: burmMatcher; with --iburg burm_label, with --lburg _label)")
+          ->option_text("PREFIX");
+  app.add_flag("--iburg", iburgC, "write C with iburg's interface (burm_label, burm_rule, ...)");
+  app.add_flag("--lburg", lburgC, "read lburg's dialect (lcc's .md) and write C with lburg's interface (_label, ...)");
+  app.add_option("--ties", ties,
+                 "which of equal-cost rules wins: iburg (the default; lburg with --lburg), lburg or first")
+      ->option_text("ORDER");
+  app.add_flag("-I,--iburg-tables", iburgTables, "accepted for iburg's command line: the C matcher always has iburg's -I tables");
+  app.add_flag("-T,--trace-calls", traceCalls,
+               "with --iburg or --lburg: call the client's <prefix>_trace at every match, as the tools' -T");
   auto* kbestOption = app.add_option("--kbest", kbest,
                  "keep the K cheapest derivations of every node and nonterminal, and enumerate covers in cost order")
       ->option_text("K");
   app.set_version_flag("--version", std::string("burggen ") + kVersion);
+  burggen::addManFlag(app, "burggen", std::string("burggen ") + kVersion, "BURG code-generator generator",
+                      {{"FILES AND FORMATS",
+                        "SPEC is a tree grammar in iburg's language with burggen's extensions (bindings, costs in\n"
+                        "C++, actions, %type, %node), or with --lburg in lburg's dialect. docs/burg-language.md\n"
+                        "describes both, the order of ties, and what differs from iburg and lburg; docs/tutorial.md\n"
+                        "follows one tree through a generated matcher.\n"
+                        "\n"
+                        "Errors in the spec are reported as file:line:col: error: message, with the line and a caret."},
+                       {"EXAMPLES",
+                        "A C++ matcher and its header:\n"
+                        "  burggen isel.burg -o isel_matcher.cpp --header isel_matcher.hpp --namespace isel\n"
+                        "An iburg grammar and its client, as iburg would build them:\n"
+                        "  burggen --iburg -I sample.brg sample.c && cc sample.c -o sample\n"
+                        "An lcc machine description:\n"
+                        "  burggen --lburg x86linux.md x86linux.c"},
+                       {"EXIT STATUS", "0 when the matcher was written, 1 when the spec has errors or a file cannot be\n"
+                                       "read or written, 2 for a mistake on the command line."}});
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -49,12 +90,45 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  if (!burggen::isIdentifier(prefix)) {
-    std::cerr << "burggen: the prefix '" << prefix << "' is not a C++ identifier.\n";
+  if (iburgC && lburgC) {
+    std::cerr << "burggen: --iburg and --lburg exclude each other.\n";
+    return 2;
+  }
+  bool writesC = iburgC || lburgC;
+  if (!outputArgument.empty()) outputPath = outputArgument;
+  if (iburgTables && !iburgC) {
+    std::cerr << "burggen: -I applies to --iburg only.\n";
+    return 2;
+  }
+  if (lburgC && prefixOption->count() == 0) prefix = "";
+  burggen::TieOrder tieOrder = lburgC ? burggen::TieOrder::Lburg : burggen::TieOrder::Iburg;
+  if (!ties.empty() && !burggen::parseTieOrder(ties, tieOrder)) {
+    std::cerr << "burggen: --ties takes iburg, lburg or first, not '" << ties << "'.\n";
+    return 2;
+  }
+  if (!(writesC && prefix.empty()) && !burggen::isIdentifier(prefix)) {
+    std::cerr << "burggen: the prefix '" << prefix << "' is not a " << (writesC ? "C" : "C++") << " identifier.\n";
+    return 2;
+  }
+  if (writesC && (!headerPath.empty() || !nameSpace.empty())) {
+    std::cerr << "burggen: --header and --namespace apply to the C++ matcher, not to --iburg or --lburg.\n";
+    return 2;
+  }
+  if (writesC && kbestOption->count() > 0) {
+    std::cerr << "burggen: --kbest applies to the C++ matcher, not to --iburg or --lburg.\n";
+    return 2;
+  }
+  if (traceCalls && !writesC) {
+    std::cerr << "burggen: --trace-calls applies to --iburg and --lburg; the C++ matcher has its trace member.\n";
     return 2;
   }
   if (!nameSpace.empty() && !burggen::isNamespaceName(nameSpace)) {
     std::cerr << "burggen: the namespace '" << nameSpace << "' is not a C++ namespace name.\n";
+    return 2;
+  }
+  if (kbestOption->count() > 0 && !ties.empty()) {
+    std::cerr << "burggen: --ties applies to the classic matcher; the k-best matcher ranks equal costs by rule, "
+                 "the one written first first.\n";
     return 2;
   }
   if (kbestOption->count() > 0 && kbest < 1) {
@@ -81,14 +155,25 @@ int main(int argc, char** argv) {
   }
   burgspec::Diagnostics diagnostics(source);
   burgspec::Grammar grammar;
-  bool ok = burgspec::parseGrammar(source, diagnostics, grammar) && burgspec::checkGrammar(grammar, diagnostics);
+  bool ok = (lburgC ? burgspec::parseLburgGrammar(source, diagnostics, grammar)
+                    : burgspec::parseGrammar(source, diagnostics, grammar)) &&
+            burgspec::checkGrammar(grammar, diagnostics);
 
   burggen::EmittedMatcher matcher;
-  if (ok) {
+  if (ok && writesC) {
+    burggen::CEmitOptions options;
+    options.dialect = lburgC ? burggen::CDialect::Lburg : burggen::CDialect::Iburg;
+    options.prefix = prefix;
+    options.ties = tieOrder;
+    options.traceCalls = traceCalls;
+    options.specName = baseName(source.name());
+    ok = burggen::emitCMatcher(grammar, options, diagnostics, matcher.source);
+  } else if (ok) {
     burggen::EmitOptions options;
     options.prefix = prefix;
     options.nameSpace = nameSpace;
     options.specName = baseName(source.name());
+    options.ties = tieOrder;
     options.kbest = kbest;
     if (!headerPath.empty()) options.headerIncludeName = baseName(headerPath);
     ok = burggen::emitMatcher(grammar, options, diagnostics, matcher);

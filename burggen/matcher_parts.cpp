@@ -92,6 +92,21 @@ void writeNameTables(std::ostream& o, const burgspec::Grammar& g, const std::str
     << "  return nt >= 1 && nt <= kNonterminals ? names[nt] : \"?\";\n}\n\n";
 }
 
+void writeHtmlEscape(std::ostream& o, const std::string& prefix) {
+  o << "namespace {\n"
+    << "std::string " << prefix << "Html(const char* text) {\n"
+    << "  std::string out;\n"
+    << "  for (; *text; ++text) {\n"
+    << "    switch (*text) {\n"
+    << "      case '<': out += \"&lt;\"; break;\n"
+    << "      case '>': out += \"&gt;\"; break;\n"
+    << "      case '&': out += \"&amp;\"; break;\n"
+    << "      case '\"': out += \"&quot;\"; break;\n"
+    << "      default: out += *text;\n"
+    << "    }\n  }\n  return out;\n}\n"
+    << "}  // namespace\n\n";
+}
+
 namespace {
 
 void openNamespace(std::ostream& o, const EmitOptions& opt) {

@@ -20,6 +20,9 @@ void writeNodeInterface(std::ostream& o, const burgspec::Grammar& g);
 // The static functions opName, arity and nonterminalName of class `cls`.
 void writeNameTables(std::ostream& o, const burgspec::Grammar& g, const std::string& cls);
 
+// <prefix>Html(const char*): text escaped for Graphviz's HTML labels, in an anonymous namespace.
+void writeHtmlEscape(std::ostream& o, const std::string& prefix);
+
 // Assembles the matcher: the banner, the includes (the usual ones and `extraIncludes`), the
 // prologue and the declarations (written by `declarations`) in the header or at the top of the
 // source, then the definitions and the epilogue; declarations and definitions inside the

@@ -51,6 +51,7 @@ struct Rule {
   std::optional<std::string> action;  // C++ block body, braces excluded
   SourceLoc actionLoc;
   size_t actionOffset = 0;  // byte offset of the action's text in the source
+  std::string asmTemplate;  // lburg's assembler template (burggen --lburg); empty otherwise
 
   bool isChain() const { return !pattern.isTerminal && pattern.kids.empty(); }
 };

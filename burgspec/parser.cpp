@@ -13,6 +13,7 @@
 #include <cctype>
 #include <climits>
 #include <string>
+#include <vector>
 
 #include "burgspec/lexer.hpp"
 
@@ -76,6 +77,7 @@ class Parser {
     advance();
     parseRules();
     if (at(TokenKind::PercentPercent)) grammar_.epilogue = lexer_.rest();
+    resolveLeafCosts();
   }
 
  private:
@@ -351,7 +353,11 @@ class Parser {
       return false;
     }
     advance();
+    spacedOperands_ = false;
     if (!parsePattern(rule.pattern, 0)) return false;
+    bool maybeCost = spacedOperands_ && rule.pattern.kids.size() == 1 && rule.pattern.kids[0].kids.empty() &&
+                     rule.pattern.kids[0].binding.empty();
+    if (maybeCost && !at(TokenKind::Equals) && !at(TokenKind::LeftParen)) leafCostCandidates_.push_back(grammar_.rules.size());
     if (at(TokenKind::Equals)) {
       advance();
       rule.numberLoc = tok_.loc;
@@ -411,6 +417,7 @@ class Parser {
     if (!at(TokenKind::LeftParen)) return true;
     bool touches = tok_.offset == prevEnd_;
     if (depth == 0 && !touches && !(isDeclaredOperator(pattern.symbol) && operandListAhead())) return true;
+    if (depth == 0 && !touches) spacedOperands_ = true;
     advance();
     for (;;) {
       Pattern kid;
@@ -577,6 +584,24 @@ class Parser {
     return true;
   }
 
+  // `reg: CNSTI (INF);` reads as an operand until the whole spec is known; a single name there
+  // that is neither an operator nor any rule's left side is the rule's cost, as in iburg.
+  void resolveLeafCosts() {
+    for (size_t index : leafCostCandidates_) {
+      if (index >= grammar_.rules.size()) continue;
+      Rule& rule = grammar_.rules[index];
+      if (rule.pattern.kids.size() != 1) continue;
+      const Pattern& kid = rule.pattern.kids[0];
+      bool symbol = isDeclaredOperator(kid.symbol);
+      for (const Rule& other : grammar_.rules) symbol = symbol || other.lhs == kid.symbol;
+      if (symbol) continue;
+      rule.cost.dynamic = true;
+      rule.cost.code = kid.symbol;
+      rule.cost.loc = kid.loc;
+      rule.pattern.kids.clear();
+    }
+  }
+
   const SourceFile& file_;
   Diagnostics& diags_;
   Grammar& grammar_;
@@ -584,6 +609,8 @@ class Parser {
   Token tok_;
   size_t prevEnd_ = 0;  // offset just past the previous token
   bool prologueRanToEnd_ = false;
+  bool spacedOperands_ = false;              // the rule's top '(' did not touch its operator
+  std::vector<size_t> leafCostCandidates_;   // rules whose `OP (name)` may be a leaf and its cost
 };
 
 }  // namespace

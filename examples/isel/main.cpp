@@ -1,5 +1,5 @@
 // isel: instruction selection for the tiny language, to show what a burggen matcher does.
-//   isel program.tiny [--cover] [--trace] [--dot tree.dot] [--kbest N]
+//   isel program.tiny [--cover] [--trace] [--dot tree.dot] [--munch] [--compare] [--kbest N]
 #include <CLI/CLI.hpp>
 
 #include <fstream>
@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "examples/isel/best_covers.hpp"
+#include "examples/isel/munch.hpp"
 #include "examples/isel/selector.hpp"
 
 namespace {
@@ -22,10 +23,11 @@ int printBestCovers(const burgspec::SourceFile& file, int count) {
   for (const auto& s : statements) {
     std::cout << "# " << s.text << '\n';
     for (size_t i = 0; i < s.covers.size(); ++i) {
-      std::cout << "cover " << i + 1 << ", cost " << s.covers[i].cost << ":\n";
+      std::cout << "cover " << i + 1 << " (cost " << s.covers[i].cost << "):\n";
       std::istringstream rules(s.covers[i].cover);
       for (std::string line; std::getline(rules, line);) std::cout << "  " << line << '\n';
-      for (const std::string& instruction : s.covers[i].instructions) std::cout << "  " << instruction << '\n';
+      std::cout << "  selects:\n";
+      for (const std::string& instruction : s.covers[i].instructions) std::cout << instruction << '\n';
     }
   }
   return 0;
@@ -36,15 +38,22 @@ int printBestCovers(const burgspec::SourceFile& file, int count) {
 int main(int argc, char** argv) {
   CLI::App app{"isel: selects instructions of a small register machine for a tiny language"};
   std::string path, dotPath;
-  bool showCover = false, showTrace = false;
+  bool showCover = false, showTrace = false, munch = false, compare = false;
   app.add_option("program", path, "a program of the tiny language; - reads standard input")->required();
   app.add_flag("--cover", showCover, "print each statement's cover: the rules chosen and their costs");
-  app.add_flag("--trace", showTrace, "print every match the labeler finds, before the instructions");
-  app.add_option("--dot", dotPath, "write the labeled tree of the last statement as Graphviz DOT");
+  app.add_flag("--trace", showTrace, "print every match the labeler finds and the reduction, before the instructions");
+  app.add_option("--dot", dotPath, "write the labeled tree of the last statement as Graphviz DOT (- : standard output)")
+      ->option_text("FILE");
+  app.add_flag("--munch", munch, "select by maximal munch (greedy, top down) instead of BURG");
+  app.add_flag("--compare", compare, "print each statement's cost by BURG and by maximal munch");
   int bestCovers = 0;
-  app.add_option("--kbest", bestCovers, "print each statement's N cheapest covers, with their instructions")
-      ->check(CLI::Range(1, isel::maxBestCovers()));
+  auto* kbest = app.add_option("--kbest", bestCovers, "print each statement's N cheapest covers, with their instructions")
+                    ->option_text("N");
   CLI11_PARSE(app, argc, argv);
+  if (kbest->count() > 0 && (bestCovers < 1 || bestCovers > isel::maxBestCovers())) {
+    std::cerr << "isel: --kbest takes 1 to " << isel::maxBestCovers() << " covers, not " << bestCovers << ".\n";
+    return 2;
+  }
 
   burgspec::SourceFile file("", "");
   std::string error;
@@ -54,14 +63,34 @@ int main(int argc, char** argv) {
   }
   if (bestCovers > 0) return printBestCovers(file, bestCovers);
   burgspec::Diagnostics diags(file);
-  isel::Selection selection;
-  if (!isel::selectInstructions(file, diags, selection, showTrace ? &std::cout : nullptr)) {
+  isel::Selection selection, munched;
+  if (!isel::selectInstructions(file, diags, selection, showTrace && !munch ? &std::cout : nullptr) ||
+      ((munch || compare) && !isel::selectByMaximalMunch(file, diags, munched))) {
     diags.printAll(std::cerr);
     return 1;
   }
-  for (const std::string& line : selection.listing) std::cout << line << '\n';
-  if (showCover)
-    for (const auto& s : selection.statements) std::cout << "\n# cover of: " << s.text << '\n' << s.cover;
+  if (compare) {
+    long burg = 0, greedy = 0;
+    for (size_t i = 0; i < selection.statements.size(); ++i) {
+      const auto& s = selection.statements[i];
+      long m = munched.statements[i].cost;
+      std::cout << s.text << "\n    BURG " << s.cost << ", maximal munch " << m;
+      if (m != s.cost) std::cout << " (" << (m > s.cost ? "+" : "") << m - s.cost << ")";
+      std::cout << '\n';
+      burg += s.cost;
+      greedy += m;
+    }
+    std::cout << "total: BURG " << burg << ", maximal munch " << greedy << '\n';
+    return 0;
+  }
+  if (munch) {
+    for (const std::string& line : munched.listing) std::cout << line << '\n';
+    return 0;
+  }
+  if (dotPath == "-") {  // the picture alone, for a pipe into dot
+    if (!selection.statements.empty()) std::cout << selection.statements.back().dot;
+    return 0;
+  }
   if (!dotPath.empty() && !selection.statements.empty()) {
     std::ofstream dot(dotPath);
     dot << selection.statements.back().dot;
@@ -70,5 +99,8 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  for (const std::string& line : selection.listing) std::cout << line << '\n';
+  if (showCover)
+    for (const auto& s : selection.statements) std::cout << "\n# cover of: " << s.text << '\n' << s.cover;
   return 0;
 }

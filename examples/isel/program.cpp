@@ -9,6 +9,7 @@ std::string Program::emitTo(const std::string& op, const std::string& operands) 
 }
 
 void Program::emit(const std::string& op, const std::string& operands) {
+  cost_ += op == "mul" || op == "madd" ? 3 : 1;
   std::string line = "    " + op;
   line.resize(std::max<size_t>(line.size() + 1, 10), ' ');
   lines_.push_back(line + operands);

@@ -34,11 +34,15 @@ class Program {
   void comment(const std::string& text) { lines_.push_back("# " + text); }
 
   const std::vector<std::string>& lines() const { return lines_; }
+  // The cost of what was emitted, in the grammar's units: an instruction counts 1, a multiply
+  // or a multiply-add 3.
+  long cost() const { return cost_; }
 
  private:
   std::vector<std::string> lines_;
   std::map<std::string, int> slots_;
   int registers_ = 0;
+  long cost_ = 0;
 };
 
 }  // namespace isel

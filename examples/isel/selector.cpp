@@ -23,6 +23,7 @@ bool selectInstructions(const burgspec::SourceFile& file, burgspec::Diagnostics&
     std::ostringstream dot;
     matcher.printDot(dot, s.tree);
     selected.dot = dot.str();
+    if (trace) *trace << "# reducing from stmt, top down; each rule's action runs after its kids':\n" << selected.cover;
     program.comment(s.text);
     matcher.reduce(s.tree);
     out.statements.push_back(std::move(selected));

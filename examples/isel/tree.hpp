@@ -17,6 +17,15 @@ struct Node {
   void* state = nullptr;  // the matcher's slot
 };
 
+// A node as pictures show it: its operator, and its value or name ("CONST 8", "VAR x").
+inline std::string nodeText(const Node* n) {
+  static const char* const names[] = {"?", "ASSIGN", "ADD", "SUB", "MUL", "CONST", "VAR", "LOAD"};
+  std::string text = names[n->op];
+  if (n->op == CONST) return text + " " + std::to_string(n->value);
+  if (n->op == VAR) return text + " " + n->name;
+  return text;
+}
+
 inline int burg_op(Node* n) { return n->op; }
 inline Node* burg_kid(Node* n, int i) { return n->kids[i]; }
 inline void*& burg_state(Node* n) { return n->state; }

@@ -96,8 +96,8 @@ int runReplay(const ReplayFlags& f) {
 void addReplayCommand(CLI::App& app, int& status) {
   auto f = std::make_shared<ReplayFlags>();
   CLI::App* cmd = app.add_subcommand("replay", "re-run a stored search without a GPU, answering from a tuning database");
-  cmd->add_option("file", f->file, "the .loop file the database measured")->required();
-  cmd->add_option("--db", f->db, "the tuning database to answer from")->required();
+  cmd->add_option("file", f->file, "the .loop file the database measured")->option_text("FILE.loop")->required();
+  cmd->add_option("--db", f->db, "the tuning database to answer from")->option_text("FILE")->required();
   addSpaceOptions(*cmd, f->space);
   cmd->callback([f, &status] { status = runReplay(*f); });
 }

@@ -203,16 +203,19 @@ int runSearch(const SearchFlags& f) {
 
 void addSearchOptions(CLI::App& app, int& status) {
   auto f = std::make_shared<SearchFlags>();
-  app.add_option("file", f->file, "the .loop file to find a kernel for");
+  app.add_option("file", f->file, "the .loop file to find a kernel for")->option_text("FILE.loop");
   addSpaceOptions(app, f->space);
-  app.add_option("--budget", f->budget, "a time (60s, 5m) or a number of variants to measure at most");
+  app.add_option("--budget", f->budget, "a time (60s, 5m) or a number of variants to measure at most")
+      ->option_text("TIME|COUNT");
   app.add_flag("--exhaustive", f->exhaustive, "measure every candidate (--strategy exhaustive)");
-  app.add_option("--arch", f->arch, "the GPU architecture to compile for (default: the GPU's, else sm_90)");
-  app.add_option("--device", f->device, "the GPU to measure on (an index)");
-  app.add_option("--db", f->db, "the tuning database (default: ~/.local/share/cudaburg/tuning.db)");
+  app.add_option("--arch", f->arch, "the GPU architecture to compile for (default: the GPU's, else sm_90)")
+      ->option_text("sm_NN");
+  app.add_option("--device", f->device, "the GPU to measure on (an index)")->option_text("INDEX");
+  app.add_option("--db", f->db, "the tuning database (default: $CUDABURG_DB, else ~/.local/share/cudaburg/tuning.db)")
+      ->option_text("FILE");
   app.add_flag("--no-db", f->noDb, "neither reuse nor store measurements");
-  app.add_option("--seed", f->seed, "the seed of the random inputs (0: fresh each time)");
-  app.add_option("-o", f->outDir, "where the outputs go (default: cudaburg-<kernel>)");
+  app.add_option("--seed", f->seed, "the seed of the random inputs (0: fresh each time)")->option_text("N");
+  app.add_option("-o,--output", f->outDir, "where the outputs go (default: cudaburg-<kernel>)")->option_text("DIR");
   app.add_flag("-v,--verbose", f->verbose, "say more");
   app.add_flag("-q,--quiet", f->quiet, "no progress");
   app.callback([f, &app, &status] {

@@ -59,6 +59,13 @@ int runShow(const ShowOptions& options) {
     std::cerr << "cudaburg: error: " << error << "\n";
     return kUsageError;
   }
+  // With `--dot -` standard output carries the DOT alone, for a pipe into dot.
+  bool dotOnly = options.dotFile == "-";
+  if (dotOnly && (options.deps || options.cuda)) {
+    std::cerr << "cudaburg: error: --dot - writes the DOT alone to standard output; give --deps and --cuda "
+                 "without it, or write the DOT to a file.\n";
+    return kUsageError;
+  }
   std::optional<Kernel> kernel = loadLoopFile(options.loopFile, *sizes);
   if (!kernel) return kInputError;
 
@@ -74,11 +81,13 @@ int runShow(const ShowOptions& options) {
     }
     shown = *result.kernel;
     recipeText = printRecipe(*recipe);
-    std::cout << "// before\n" << printKernel(*kernel) << "\n// recipe\n";
-    for (const RecipeStep& step : recipe->steps) std::cout << "//   " << step.str() << "\n";
-    std::cout << "\n// after\n";
+    if (!dotOnly) {
+      std::cout << "// before\n" << printKernel(*kernel) << "\n// recipe\n";
+      for (const RecipeStep& step : recipe->steps) std::cout << "//   " << step.str() << "\n";
+      std::cout << "\n// after\n";
+    }
   }
-  std::cout << printKernel(shown);
+  if (!dotOnly) std::cout << printKernel(shown);
   if (options.deps) printDependences(shown);
   if (options.cuda) {
     EmitResult emitted = emitKernel(shown, {recipeText, "", std::nullopt});
@@ -105,12 +114,16 @@ int runShow(const ShowOptions& options) {
 void addShowCommand(CLI::App& app, int& status) {
   auto options = std::make_shared<ShowOptions>();
   CLI::App* show = app.add_subcommand("show", "Print a kernel as nested loops (and as Graphviz DOT)");
-  show->add_option("file", options->loopFile, "The .loop file")->required();
-  show->add_option("-D", options->defines, "Set a size: -D NAME=VALUE (repeatable)")->allow_extra_args(false);
+  show->add_option("file", options->loopFile, "The .loop file")->option_text("FILE.loop")->required();
+  show->add_option("-D,--define", options->defines, "Set a size: -D NAME=VALUE (repeatable)")
+      ->option_text("NAME=VALUE")
+      ->allow_extra_args(false);
   show->add_option("--recipe", options->recipe,
-                   "Apply a recipe (a file, or steps separated by ';') and print before and after");
+                   "Apply a recipe (a file, or steps separated by ';') and print before and after")
+      ->option_text("RECIPE");
   show->add_option("--dot", options->dotFile,
-                   "Write the tree as Graphviz DOT to this file ('-': standard output)");
+                   "Write the tree as Graphviz DOT to this file ('-': standard output, the DOT alone)")
+      ->option_text("FILE");
   show->add_flag("--deps", options->deps, "Also print the statements and their dependences");
   show->add_flag("--cuda", options->cuda, "Also print the CUDA kernel the tree becomes");
   show->callback([options, &status] { status = runShow(*options); });

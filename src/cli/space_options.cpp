@@ -3,12 +3,17 @@
 namespace cudaburg::cli {
 
 void addSpaceOptions(CLI::App& app, SpaceFlags& f) {
-  app.add_option("--tile", f.tile, "block tile edges: a..b (powers of two), a..b:s, or a,b,c")->capture_default_str();
-  app.add_option("--unroll", f.unroll, "register tile edges of one thread")->capture_default_str();
-  app.add_option("--stage", f.stage, "reduction elements staged in shared memory per step")->capture_default_str();
-  app.add_option("--split", f.split, "parts a split reduction may have")->capture_default_str();
-  app.add_option("-D", f.defines, "override a size: -D M=4096");
+  app.add_option("--tile", f.tile, "block tile edges: a..b (powers of two), a..b:s, or a,b,c")
+      ->option_text("RANGE")
+      ->capture_default_str();
+  app.add_option("--unroll", f.unroll, "register tile edges of one thread")->option_text("RANGE")->capture_default_str();
+  app.add_option("--stage", f.stage, "reduction elements staged in shared memory per step")
+      ->option_text("RANGE")
+      ->capture_default_str();
+  app.add_option("--split", f.split, "parts a split reduction may have")->option_text("RANGE")->capture_default_str();
+  app.add_option("-D,--define", f.defines, "override a size: -D M=4096")->option_text("NAME=VALUE");
   app.add_option("--strategy", f.strategy, "which candidates to measure: adaptive, model or exhaustive")
+      ->option_text("STRATEGY")
       ->capture_default_str();
 }
 

@@ -63,6 +63,7 @@ bool getField(const std::string& in, size_t& at, std::string& field) {
 }  // namespace
 
 std::string CompileCache::defaultDirectory() {
+  if (const char* dir = std::getenv("CUDABURG_CACHE"); dir && *dir) return dir;
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/cudaburg";
   if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/cudaburg";
   return (std::filesystem::temp_directory_path() / "cudaburg-cache").string();

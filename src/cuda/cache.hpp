@@ -19,7 +19,8 @@ class CompileCache {
  public:
   explicit CompileCache(std::string directory) : directory_(std::move(directory)) {}
 
-  // $XDG_CACHE_HOME/cudaburg, else $HOME/.cache/cudaburg, else a folder under the temporary folder.
+  // $CUDABURG_CACHE, else $XDG_CACHE_HOME/cudaburg, else $HOME/.cache/cudaburg, else a folder under the
+  // temporary folder.
   static std::string defaultDirectory();
   // 32 hex digits (FNV-1a, 128 bits) over the three strings, each with its length.
   static std::string key(const std::string& source, const std::string& options, const std::string& toolkit);

@@ -30,6 +30,58 @@ std::string escape(const std::string& s) {
   return out;
 }
 
+// The first clause of a long explanation, for a line of a picture: "no CUDA device (libcuda...)"
+// becomes "no CUDA device".
+std::string firstClause(const std::string& text) {
+  size_t end = std::min(text.find(" ("), text.find(": "));
+  return end == std::string::npos ? text : text.substr(0, end);
+}
+
+// The frame of a plot: n points along x, values on a log scale along y between 10^logLo and
+// 10^logHi.
+struct Frame {
+  double logLo, logHi;
+  int n;
+  double plotW = kWidth - kLeft - kRight, plotH = kHeight - kTop - kBottom;
+  double x(double i) const { return kLeft + (i - 1) / (n - 1) * plotW; }
+  double y(double v) const { return kTop + (logHi - std::log10(v)) / (logHi - logLo) * plotH; }
+};
+
+// A frame with a little room around [lo, hi], so that a 10x spread and the best both stay readable.
+Frame frameFor(double lo, double hi, int n) { return {std::log10(lo) - 0.05, std::log10(hi) + 0.05, std::max(n, 2)}; }
+
+void drawAxes(std::ostringstream& svg, const Frame& f, int count, const std::string& xLabel, const std::string& yLabel) {
+  svg << "<rect x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << f.plotW << "\" height=\"" << f.plotH
+      << "\" fill=\"none\" stroke=\"#888\"/>\n";
+  for (int t = 0; t <= 4; ++t) {  // y ticks
+    double v = std::pow(10.0, f.logLo + (f.logHi - f.logLo) * t / 4);
+    svg << "<text x=\"" << kLeft - 6 << "\" y=\"" << f.y(v) + 4 << "\" text-anchor=\"end\">" << fmt(v) << "</text>\n";
+    svg << "<line x1=\"" << kLeft << "\" x2=\"" << kLeft + f.plotW << "\" y1=\"" << f.y(v) << "\" y2=\"" << f.y(v)
+        << "\" stroke=\"#eee\"/>\n";
+  }
+  svg << "<text x=\"" << kLeft + f.plotW / 2 << "\" y=\"" << kHeight - 12 << "\" text-anchor=\"middle\">" << xLabel
+      << "</text>\n";
+  svg << "<text transform=\"translate(16," << kTop + f.plotH / 2 << ") rotate(-90)\" text-anchor=\"middle\">" << yLabel
+      << "</text>\n";
+  svg << "<text x=\"" << kLeft << "\" y=\"" << kTop + f.plotH + 16 << "\">1</text>\n";
+  svg << "<text x=\"" << kLeft + f.plotW << "\" y=\"" << kTop + f.plotH + 16 << "\" text-anchor=\"end\">" << count
+      << "</text>\n";
+}
+
+// Without measurements: each candidate's model estimate, in the model's order, the chosen first.
+void drawEstimates(std::ostringstream& svg, const std::vector<double>& estimates, const std::string& why) {
+  Frame f = frameFor(estimates.front(), estimates.back(), static_cast<int>(estimates.size()));
+  svg << "<text x=\"" << kLeft + 6 << "\" y=\"" << kTop + 14 << "\" fill=\"#c33\">not measured (" << escape(firstClause(why))
+      << "): the model's estimates</text>\n";
+  drawAxes(svg, f, static_cast<int>(estimates.size()), "candidates, in the model's order",
+           "model estimate of the kernel time (log scale)");
+  for (size_t i = 0; i < estimates.size(); ++i)
+    svg << "<circle cx=\"" << f.x(static_cast<double>(i) + 1) << "\" cy=\"" << f.y(estimates[i]) << "\" r=\""
+        << (i == 0 ? 5 : 3) << "\" fill=\"" << (i == 0 ? "#1f5fbf" : "#9ab") << "\" fill-opacity=\"0.8\"/>\n";
+  svg << "<text x=\"" << kLeft + f.plotW - 4 << "\" y=\"" << kTop + 14 << "\" text-anchor=\"end\" fill=\"#1f5fbf\">chosen: "
+      << fmt(estimates.front()) << "</text>\n</svg>\n";
+}
+
 }  // namespace
 
 std::string searchPlotSvg(const SearchOutcome& outcome) {
@@ -48,10 +100,17 @@ std::string searchPlotSvg(const SearchOutcome& outcome) {
       << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   svg << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   svg << "<text x=\"" << kLeft << "\" y=\"22\" font-size=\"15\">" << escape(outcome.kernelName) << " "
-      << escape(outcome.sizes) << " on " << escape(outcome.device) << "</text>\n";
-  double plotW = kWidth - kLeft - kRight, plotH = kHeight - kTop - kBottom;
+      << escape(outcome.sizes) << " on " << escape(firstClause(outcome.device)) << "</text>\n";
   if (ok.empty()) {
     std::string why = outcome.notMeasuredReason.empty() ? "no variant was verified and timed" : outcome.notMeasuredReason;
+    std::vector<double> estimates;
+    for (const auto& v : outcome.variants)
+      if (v.modelCost > 0) estimates.push_back(v.modelCost);
+    std::sort(estimates.begin(), estimates.end());
+    if (!estimates.empty()) {
+      drawEstimates(svg, estimates, why);
+      return svg.str();
+    }
     svg << "<text x=\"" << kWidth / 2 << "\" y=\"" << kHeight / 2 << "\" text-anchor=\"middle\">not measured: "
         << escape(why) << "</text>\n</svg>\n";
     return svg.str();
@@ -59,27 +118,11 @@ std::string searchPlotSvg(const SearchOutcome& outcome) {
   double lo = ok.front().second, hi = lo;
   for (auto& p : ok) lo = std::min(lo, p.second), hi = std::max(hi, p.second);
   if (outcome.reference.measured) lo = std::min(lo, outcome.reference.ms), hi = std::max(hi, outcome.reference.ms);
-  // Log scale with a little room, so a 10x spread and the best both stay readable.
-  double logLo = std::log10(lo) - 0.05, logHi = std::log10(hi) + 0.05;
-  int n = std::max(order, 2);
-  auto x = [&](double i) { return kLeft + (i - 1) / (n - 1) * plotW; };
-  auto y = [&](double ms) { return kTop + (logHi - std::log10(ms)) / (logHi - logLo) * plotH; };
-
-  svg << "<rect x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << plotW << "\" height=\"" << plotH
-      << "\" fill=\"none\" stroke=\"#888\"/>\n";
-  for (int t = 0; t <= 4; ++t) {  // y ticks
-    double ms = std::pow(10.0, logLo + (logHi - logLo) * t / 4);
-    svg << "<text x=\"" << kLeft - 6 << "\" y=\"" << y(ms) + 4 << "\" text-anchor=\"end\">" << fmt(ms) << "</text>\n";
-    svg << "<line x1=\"" << kLeft << "\" x2=\"" << kLeft + plotW << "\" y1=\"" << y(ms) << "\" y2=\"" << y(ms)
-        << "\" stroke=\"#eee\"/>\n";
-  }
-  svg << "<text x=\"" << kLeft + plotW / 2 << "\" y=\"" << kHeight - 12
-      << "\" text-anchor=\"middle\">variants measured (in order)</text>\n";
-  svg << "<text transform=\"translate(16," << kTop + plotH / 2
-      << ") rotate(-90)\" text-anchor=\"middle\">kernel time, ms (log scale)</text>\n";
-  svg << "<text x=\"" << kLeft << "\" y=\"" << kTop + plotH + 16 << "\">1</text>\n";
-  svg << "<text x=\"" << kLeft + plotW << "\" y=\"" << kTop + plotH + 16 << "\" text-anchor=\"end\">" << order
-      << "</text>\n";
+  Frame f = frameFor(lo, hi, order);
+  double plotW = f.plotW;
+  auto x = [&](double i) { return f.x(i); };
+  auto y = [&](double ms) { return f.y(ms); };
+  drawAxes(svg, f, order, "variants measured (in order)", "kernel time, ms (log scale)");
 
   for (auto& [i, ms] : ok)
     svg << "<circle cx=\"" << x(i) << "\" cy=\"" << y(ms) << "\" r=\"3\" fill=\"#9ab\" fill-opacity=\"0.7\"/>\n";

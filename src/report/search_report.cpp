@@ -80,13 +80,13 @@ std::string searchReportMarkdown(const SearchOutcome& o, size_t top) {
        << (timed ? fixed(v.result.tflops, 2) : "-") << " | "
        << (timed && o.reference.measured ? fixed(o.reference.ms / v.result.ms, 3) : "-") << " | "
        << v.result.registers << " | " << v.result.sharedBytes << " | " << (timed ? sci(v.result.error) : "-") << " | "
-       << fixed(v.modelCost, 3) << " | `" << oneLine(v.recipe) << "` |\n";
+       << fixed(v.modelCost, 5) << " | `" << oneLine(v.recipe) << "` |\n";
   }
   md << "\n## Every candidate considered, in the order measured\n\n"
      << "| # | rules and their parameters | model (ms) | time (ms) | status |\n|---|---|---|---|---|\n";
   for (size_t i = 0; i < o.variants.size(); ++i) {
     const auto& v = o.variants[i];
-    md << "| " << i + 1 << " | " << v.cover << " | " << fixed(v.modelCost, 4) << " | "
+    md << "| " << i + 1 << " | " << v.cover << " | " << fixed(v.modelCost, 5) << " | "
        << (v.measured && v.result.status == "ok" ? fixed(v.result.ms, 4) : "-") << " | " << v.result.status
        << (v.fromDatabase ? " (database)" : "") << " |\n";
   }

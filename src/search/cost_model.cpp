@@ -71,6 +71,14 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // rows * cols multiply-adds; small tiles are bound by those reads, and few warps hide no latency.
   double reuse = static_cast<double>(s.threadRows * s.threadCols) / (s.threadRows + s.threadCols);
   double issue = std::min(1.0, reuse / (s.staged ? 2.5 : 4.0));
+  // Shared-memory reads that collide in banks cost issue slots: a stage read down its columns as it
+  // lies (not transposed), or a thread's run of 8 or more columns read where it is not interleaved.
+  // A thread tile wider than tall spreads a warp's accesses over more rows. (Factors from the
+  // matmul measurements in tests/data: about 0.93x transposed, 0.87x interleaved, 0.7x for 8x4
+  // against 4x8 on large products.)
+  if (s.staged && !s.transposed) issue /= 1.07;
+  if (s.staged && s.threadCols >= 8 && !s.interleaved) issue /= 1.1;
+  if (s.threadCols > s.threadRows) issue /= 1.0 + 0.1 * std::log2(double(s.threadCols) / double(s.threadRows));
   double latency = std::min(1.0, (s.pipelined || s.asyncCopies ? 0.6 : 0.35) + e.occupancy);
   double computeNs = flops / (gpu.fp32Tflops * 1e3 * issue * latency);
 
@@ -85,7 +93,7 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // A split reduction's parts each add their whole output tile atomically (read, add, write).
   double outputWrites = s.split > 1 ? 3.0 * s.split : 1.0;
   double outputNs = static_cast<double>(s.rows) * s.cols * s.outer * s.serial * s.elementBytes * outputWrites /
-                    gpu.memoryGBps;
+                    gpu.memoryGBps * (s.vectorized ? 0.9 : 1.0);  // 128-bit stores: fewer transactions
 
   // Waves: the last one runs partly empty.
   double slots = static_cast<double>(perSm) * gpu.multiprocessors;

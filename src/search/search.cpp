@@ -25,6 +25,7 @@ std::string oneLine(const std::string& cover) {
 }
 
 constexpr size_t kFolds = 5;
+constexpr size_t kCompiledWithoutGpu = 16;
 
 // Spearman's rho of the model refitted on the other folds against the measured times: how well
 // the calibrated model ranks candidates it was not fitted on.
@@ -65,8 +66,14 @@ std::map<std::string, std::optional<double>> measureCovers(const LoopRules& rule
   std::map<std::string, std::optional<double>> table;
   std::vector<ModelSample> samples;
   std::vector<double> priorMs, measuredMs;
+  // Without a GPU nothing is timed: the model's best few are compiled (what fails to is refused)
+  // and the best that compiled wins, at its estimate.
+  bool timing = outcome.gpuAvailable;
   while (!evaluator.outOfBudget()) {
-    std::vector<size_t> ids = strategy.ask();
+    std::vector<size_t> ids;
+    if (timing) ids = strategy.ask();
+    else
+      for (size_t i = 0; i < candidates.size() && i < kCompiledWithoutGpu; ++i) ids.push_back(i);
     if (ids.empty()) break;
     std::vector<Candidate> batch;
     for (size_t i : ids) batch.push_back(candidates[i]);
@@ -82,12 +89,12 @@ std::map<std::string, std::optional<double>> measureCovers(const LoopRules& rule
         priorMs.push_back(candidates[i].model);
         measuredMs.push_back(*ms);
       }
-      strategy.tell(i, ms);
+      if (timing) strategy.tell(i, ms);
       if (v.measured) table[lines[i]] = ms;
-      else if (!outcome.gpuAvailable)  // nothing can be timed: what compiled costs the model's estimate
+      else if (!timing)
         table[lines[i]] = v.result.status == "refused" ? std::nullopt : std::optional<double>(candidates[i].model);
     }
-    if (!outcome.gpuAvailable) break;  // one batch, compiled and ranked by the model
+    if (!timing) break;
   }
   outcome.strategy = strategy.name();
   outcome.modelSamples = samples.size();

@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "src/loop/burg_node.hpp"
 #include "src/search/evaluator.hpp"
 #include "src/search/loop_rules.hpp"
 #include "src/search/strategy.hpp"
@@ -42,43 +41,6 @@ struct KernelCover {
 std::map<std::string, std::optional<double>> measureCovers(const LoopRules& rules, const std::vector<KernelCover>& covers,
                                                            Evaluator& evaluator, Strategy& strategy);
 
-// The labeled tree in Graphviz DOT: each node with, per nonterminal, the cheapest derivation's cost
-// (picoseconds) and rule, and how many derivations the labeler kept.
-template <class Matcher>
-std::string labeledTreeDot(const Matcher& matcher, const Node* root) {
-  std::ostringstream out;
-  out << "digraph labeled_tree {\n  node [shape=plaintext, fontname=\"Helvetica\", fontsize=11];\n";
-  int next = 0;
-  auto html = [](std::string text) {
-    std::string escaped;
-    for (char c : text) escaped += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : std::string(1, c);
-    return escaped;
-  };
-  auto visit = [&](auto& self, const Node* node) -> int {
-    int id = next++;
-    out << "  n" << id << " [label=<<table border=\"0\" cellborder=\"1\" cellspacing=\"0\"><tr><td colspan=\"3\">"
-        << "<b>" << burgOpName(::burg_op(node)) << "</b> " << html(node->kind == NodeKind::For ? node->index : "")
-        << "</td></tr>";
-    for (int nt = 1; nt <= Matcher::kNonterminals; ++nt) {
-      int kept = matcher.count(node, nt);
-      if (kept == 0) continue;
-      std::string cover = matcher.coverText(node, nt, 0);
-      std::string rule = cover.substr(0, cover.find('\n'));
-      out << "<tr><td>" << Matcher::nonterminalName(nt) << "</td><td>" << matcher.cost(node, nt, 0) << " ("
-          << kept << " kept)</td><td>" << html(rule.substr(rule.find_first_not_of(' '))) << "</td></tr>";
-    }
-    out << "</table>>];\n";
-    for (int i = 0; i < ::burg_arity(node); ++i) {
-      int kid = self(self, ::burg_kid(node, i));
-      out << "  n" << id << " -> n" << kid << ";\n";
-    }
-    return id;
-  };
-  visit(visit, root);
-  out << "}\n";
-  return out.str();
-}
-
 template <class Matcher>
 SearchResult searchWith(const Kernel& kernel, const SearchSpace& space, Evaluator& evaluator, Strategy& strategy,
                         CalibratedModel model = CalibratedModel::prior()) {
@@ -103,7 +65,9 @@ SearchResult searchWith(const Kernel& kernel, const SearchSpace& space, Evaluato
   } else {
     result.why = "no rule of the grammar covers this loop nest";
   }
-  result.labeledDot = labeledTreeDot(matcher, root);
+  std::ostringstream dot;
+  matcher.printDot(dot, root);
+  result.labeledDot = dot.str();
   result.outcome = evaluator.outcome();
   result.outcome.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;

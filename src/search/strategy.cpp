@@ -7,6 +7,11 @@ namespace cudaburg {
 
 namespace {
 
+// What one round of the adaptive strategy adds: neighbours of each of the two fastest, and the
+// refitted model's best.
+constexpr size_t kNeighboursARound = 8;
+constexpr size_t kModelPicksARound = 4;
+
 class Exhaustive : public Strategy {
  public:
   std::string name() const override { return "exhaustive"; }
@@ -37,15 +42,7 @@ class Adaptive : public Strategy {
     size_t first = std::max<size_t>(std::min<size_t>(8, n), n / 16);
     size_t cap = std::max(first, n / 4);
     size_t asked = std::count(asked_.begin(), asked_.end(), true);
-    if (asked == 0) {
-      // The model's best, and a few spread evenly over the rest of its ranking: contrast that the
-      // refitted model learns from.
-      std::vector<size_t> ids = untried(first);
-      size_t spread = first / 2;
-      for (size_t j = 0; j < spread && first + j * (n - first) / spread < n; ++j) ids.push_back(first + j * (n - first) / spread);
-      markAsked(ids);
-      return ids;
-    }
+    if (asked == 0) return untried(first);
     std::vector<size_t> fastest;
     for (size_t i = 0; i < n; ++i)
       if (told_[i]) fastest.push_back(i);
@@ -56,25 +53,27 @@ class Adaptive : public Strategy {
     bestBefore_ = best;
 
     refit();
-    std::vector<size_t> next;
-    auto take = [&](size_t i) {
-      if (!asked_[i] && asked + next.size() < cap && std::find(next.begin(), next.end(), i) == next.end())
-        next.push_back(i);
-    };
-    for (size_t top = 0; top < fastest.size() && top < 2; ++top)
-      for (size_t i = 0; i < n; ++i)
-        if (neighbours(candidates_[fastest[top]], candidates_[i])) take(i);
-    // The refitted model's best candidates not measured yet.
+    // Candidates in the refitted model's order: the neighbours of the two fastest (one decision
+    // changed), a few of each, then the model's own best not measured yet.
     std::vector<size_t> order(n);
     std::iota(order.begin(), order.end(), 0);
     std::vector<double> predicted(n);
     for (size_t i = 0; i < n; ++i) predicted[i] = model_.predictMs(candidates_[i].features);
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return predicted[a] < predicted[b]; });
-    size_t fromModel = 0;
-    for (size_t i : order) {
-      if (fromModel == 4) break;
-      if (!asked_[i]) take(i), ++fromModel;
+    std::vector<size_t> next;
+    auto take = [&](size_t i) {
+      bool fresh = !asked_[i] && std::find(next.begin(), next.end(), i) == next.end();
+      if (fresh && asked + next.size() < cap) next.push_back(i);
+      return fresh;
+    };
+    for (size_t top = 0; top < fastest.size() && top < 2; ++top) {
+      size_t taken = 0;
+      for (size_t i : order)
+        if (taken < kNeighboursARound && neighbours(candidates_[fastest[top]], candidates_[i]) && take(i)) ++taken;
     }
+    size_t fromModel = 0;
+    for (size_t i : order)
+      if (fromModel < kModelPicksARound && take(i)) ++fromModel;
     markAsked(next);
     return next;
   }

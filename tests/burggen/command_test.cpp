@@ -139,3 +139,67 @@ TEST(BurggenCommand, StandardInputToStandardOutput) {
 }
 
 }  // namespace
+
+namespace {
+
+const char* kIburgSpec =
+    "%{\n#define OP_LABEL(p) ((p)->op)\n%}\n%term A=1 B=2\n%%\ns: A(s) = 1 (1);\ns: B = 2;\n";
+
+TEST(BurggenCommand, IburgRefusesWhatCCannotExpress) {
+  std::string spec = scratch("bound.brg");
+  write(spec, "%term A=1 B=2\n%%\ns: A(x:s) = 1 (1);\ns: B = 2 (f(node));\n");
+  CommandResult run = burggen("--iburg " + spec + " -o " + scratch("bound.c"));
+  EXPECT_EQ(run.status, 1);
+  EXPECT_NE(run.output.find("bound.brg:3:6: error: bindings ('x:') need burggen's C++ matcher"), std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("bound.brg:4:11: error: iburg's costs are constants"), std::string::npos) << run.output;
+  EXPECT_FALSE(exists(scratch("bound.c")));
+}
+
+TEST(BurggenCommand, IburgTakesItsOwnCommandLine) {
+  std::string spec = scratch("iburg.brg");
+  write(spec, kIburgSpec);
+  std::remove(scratch("iburg.c").c_str());
+  CommandResult run = burggen("--iburg -I " + spec + " " + scratch("iburg.c"));
+  EXPECT_EQ(run.status, 0) << run.output;
+  std::string c = read(scratch("iburg.c"));
+  EXPECT_NE(c.find("int burm_rule(STATE_TYPE state, int goalnt)"), std::string::npos);
+  EXPECT_EQ(c.find("#include <vector>"), std::string::npos);  // C, no C++ headers
+}
+
+TEST(BurggenCommand, LburgReportsWhereADescriptionIsWrong) {
+  std::string spec = scratch("bad.md");
+  write(spec, "%term A=1\n%%\ns: A \"ld %0\n");
+  CommandResult run = burggen("--lburg " + spec + " -o " + scratch("bad.c"));
+  EXPECT_EQ(run.status, 1);
+  EXPECT_NE(run.output.find("bad.md:3:6: error: unterminated template: missing '\"' on this line\ns: A \"ld %0\n     ^"),
+            std::string::npos)
+      << run.output;
+  EXPECT_FALSE(exists(scratch("bad.c")));
+}
+
+TEST(BurggenCommand, CommandLineMistakesOfTheCDialects) {
+  std::string spec = scratch("iburg2.brg");
+  write(spec, kIburgSpec);
+  struct Case {
+    std::string args, message;
+  } cases[] = {
+      {"--ties sideways", "burggen: --ties takes iburg, lburg or first, not 'sideways'.\n"},
+      {"--iburg --lburg", "burggen: --iburg and --lburg exclude each other.\n"},
+      {"--iburg --kbest 2", "burggen: --kbest applies to the C++ matcher, not to --iburg or --lburg.\n"},
+      {"--iburg --namespace n", "burggen: --header and --namespace apply to the C++ matcher, not to --iburg or --lburg.\n"},
+      {"-T", "burggen: --trace-calls applies to --iburg and --lburg; the C++ matcher has its trace member.\n"},
+      {"-I", "burggen: -I applies to --iburg only.\n"},
+      {"--kbest 2 --ties first",
+       "burggen: --ties applies to the classic matcher; the k-best matcher ranks equal costs by rule, the one "
+       "written first first.\n"},
+  };
+  for (const Case& c : cases) {
+    CommandResult run = burggen(c.args + " " + spec + " -o " + scratch("mistake.c"));
+    EXPECT_EQ(run.status, 2) << c.args;
+    EXPECT_EQ(run.output, c.message) << c.args;
+  }
+  EXPECT_FALSE(exists(scratch("mistake.c")));
+}
+
+}  // namespace

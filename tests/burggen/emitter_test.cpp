@@ -84,4 +84,24 @@ TEST(Emitter, DynamicCostsAndActionsSeeTheirBindings) {
             std::string::npos);
 }
 
+TEST(Emitter, KBestDomainsCostsAndActions) {
+  Emitted e = emit(
+      "%node <N*>\n%term K=4 P=7\n%param <int> p\n%label <long> e\n%%\n"
+      "e: K = 1 [p in {1, 2}] (($$ = p, \"$$\" == nullptr)) { (void)$$; }\n"
+      "e: P(x:e) = 2 (= $x + 1) { (void)$x; }\n");
+  ASSERT_TRUE(e.ok) << e.diagnostics;
+  const std::string& s = e.matcher.source;
+  // A domain is any range, a braced list included.
+  EXPECT_NE(s.find("    for (const auto& v : {1, 2}) d.p.emplace_back(v);\n"), std::string::npos);
+  // $$ and $x become the label values; "$$" in a string stays.
+  EXPECT_NE(s.find("  Cost own = dynamicCost(static_cast<Cost>((burgLabel = p, \"$$\" == nullptr)));\n"),
+            std::string::npos);
+  EXPECT_NE(s.find("  const long& burgLabel_x = stateOf(kidOf(node, 0))->values_e[ranks[0]];\n"), std::string::npos);
+  EXPECT_NE(s.find("void burmMatcher::action1(NodePtr node, const int& p, const long& burgLabel)"), std::string::npos);
+  EXPECT_NE(s.find("void burmMatcher::action2(NodePtr node, const long& burgLabel, NodePtr x, const long& burgLabel_x)"),
+            std::string::npos);
+  // The total is the rule's: kids' costs are not added (RuleInfo's `total`).
+  EXPECT_NE(s.find("    {2, e_NT, 0, 1, false, true, true, \"e: P(x:e)\"},\n"), std::string::npos) << s;
+}
+
 }  // namespace

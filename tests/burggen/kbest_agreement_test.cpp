@@ -38,7 +38,9 @@ TEST(KBestAgreement, FeaturesGrammarAtKOne) {
     bool compareReductions = derives && root->op != NEG;
     std::string reduced = compareReductions ? classic.reduce(root) : "";
     EXPECT_EQ(featuresKBestCosts(root), expected);
-    if (compareReductions) EXPECT_EQ(featuresKBestReduce(root), reduced);
+    if (compareReductions) {
+      EXPECT_EQ(featuresKBestReduce(root), reduced);
+    }
   }
 }
 

@@ -2,6 +2,8 @@
 // their K best derivations against a brute-force enumeration of all derivations, at several K.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "tests/burggen/kbest_chains_matcher.hpp"
 #include "tests/burggen/kbest_params_matcher.hpp"
 #include "tests/burggen/kbest_reference.hpp"
@@ -161,6 +163,40 @@ TEST(KBestChains, EnumeratorYieldsCoversInCostOrderAndStops) {
   EXPECT_THROW(m.coverText(root, 5), chains::ChainsNoCover);
 }
 
+TEST(KBestChains, DotHighlightsTheCoverAsked) {
+  TestTree t;
+  TestNode* c = t.node(CONST, 5);
+  TestNode* root = t.node(NEG, 0, {c});
+  Chains m(nullptr, 3);
+  ASSERT_TRUE(m.label(root));
+  std::ostringstream best, second;
+  m.printDot(best, root);
+  m.printDot(second, root, Chains::kStart, 1);
+  EXPECT_EQ(best.str().rfind("digraph labeled_tree {", 0), 0u);
+  // The best cover goes through reg: c:CONST at the leaf, 3 derivations of reg kept there.
+  EXPECT_NE(best.str().find("<td bgcolor=\"#ffd966\"><b>1 (3 kept)</b></td>"
+                            "<td bgcolor=\"#ffd966\"><b>reg: c:CONST = 4</b></td>"),
+            std::string::npos)
+      << best.str();
+  // The second through reg: imm, at the same cost.
+  EXPECT_NE(second.str().find("<b>reg: imm = 6</b>"), std::string::npos) << second.str();
+  EXPECT_EQ(second.str().find("<b>reg: c:CONST = 4</b>"), std::string::npos) << second.str();
+}
+
+TEST(KBestChains, TraceListsEveryDerivationKept) {
+  TestTree t;
+  TestNode* c = t.node(CONST, 500);
+  Chains m(nullptr, 2);
+  std::ostringstream trace;
+  m.trace = &trace;
+  ASSERT_TRUE(m.label(c));
+  EXPECT_EQ(trace.str(),
+            "#0 CONST: reg: CONST = 5  cost 2  (reg rank 0)\n"
+            "#0 CONST: stmt: reg = 1  cost 2  (stmt rank 0)\n"
+            "#0 CONST: addr: reg = 13  cost 4  (addr rank 0)\n"
+            "#0 CONST: stmt: addr = 2  cost 5  (stmt rank 1)\n");
+}
+
 TEST(KBestChains, NoDerivationMeansNoLabel) {
   TestTree t;
   TestNode* big = t.node(CONST, 500);
@@ -176,7 +212,7 @@ TEST(KBestChains, NoDerivationMeansNoLabel) {
 // ---- kbest_params.burg ----
 
 using Params = params::ParamsMatcher;
-enum LoopOp { LOOP = 1, BODY = 2 };
+enum LoopOp { LOOP = 1, BODY = 2, PAIR = 3 };
 using ParamRule = kbest_reference::Rule<Tiling>;
 using ParamKids = std::vector<const Derivation<Tiling>*>;
 
@@ -189,7 +225,36 @@ kbest_reference::Enumerator<Tiling> paramsReference() {
       return true;
     };
   };
-  std::vector<ParamRule> rules(6);
+  std::vector<ParamRule> rules(9);
+  rules[8].index = 9;
+  rules[8].text = "body: e:BODY";
+  rules[8].lhs = body;
+  rules[8].match = oneLevel(BODY, 0);
+  rules[8].bindings = [](TestNode*) { return 2; };
+  rules[8].bindingText = [](TestNode*, int b) { return "mode=#" + std::to_string(b); };
+  rules[8].cost = [](TestNode* n, int b, const ParamKids&, Tiling&) { return n->value == 0 && b == 0 ? 5L : kInf; };
+  rules[6].index = 2;
+  rules[6].text = "top: p:plain";
+  rules[6].lhs = top;
+  rules[6].rhs = plain;
+  rules[6].bindings = [](TestNode*) { return 2; };
+  rules[6].bindingText = [](TestNode*, int b) { return std::string(b == 0 ? "scale=3" : "scale=1"); };
+  rules[6].cost = [](TestNode*, int b, const ParamKids&, Tiling&) { return b == 0 ? 30L : 10L; };
+  rules[7].index = 3;
+  rules[7].text = "nest: PAIR(a:nest, b:nest)";
+  rules[7].lhs = nest;
+  rules[7].total = true;
+  rules[7].match = [nest](TestNode* n, Leaves& leaves) {
+    if (n->op != PAIR) return false;
+    leaves.push_back({n->kids[0], nest});
+    leaves.push_back({n->kids[1], nest});
+    return true;
+  };
+  rules[7].cost = [](TestNode*, int, const ParamKids& kids, Tiling& v) {
+    const Tiling &a = kids[0]->value, &b = kids[1]->value;
+    v = Tiling{a.work + b.work, a.tile, 0};
+    return (a.work * b.tile) % 11 + b.depth;
+  };
   rules[5].index = 1;
   rules[5].text = "top: n:nest";
   rules[5].lhs = top;
@@ -199,7 +264,7 @@ kbest_reference::Enumerator<Tiling> paramsReference() {
     const Tiling& n = kids[0]->value;
     return 100 * n.depth + n.work % 7 + n.tile;
   };
-  rules[0].index = 2;
+  rules[0].index = 4;
   rules[0].text = "body: b:BODY";
   rules[0].lhs = body;
   rules[0].match = oneLevel(BODY, 0);
@@ -208,7 +273,7 @@ kbest_reference::Enumerator<Tiling> paramsReference() {
     return 0L;
   };
   // nest: LOOP(x:body) [tile in tilesOf(node), unroll in {1, 2}]
-  rules[1].index = 3;
+  rules[1].index = 5;
   rules[1].text = "nest: LOOP(x:body)";
   rules[1].lhs = nest;
   rules[1].match = oneLevel(LOOP, body);
@@ -223,7 +288,7 @@ kbest_reference::Enumerator<Tiling> paramsReference() {
     return 16 / tile + unroll;
   };
   // nest: LOOP(x:nest) [tile in tilesOf(node)] (= ...)
-  rules[2].index = 4;
+  rules[2].index = 6;
   rules[2].text = "nest: LOOP(x:nest)";
   rules[2].lhs = nest;
   rules[2].match = oneLevel(LOOP, nest);
@@ -236,7 +301,7 @@ kbest_reference::Enumerator<Tiling> paramsReference() {
     v = Tiling{x.work * n->value, static_cast<int>(tile), x.depth + 1};
     return v.work / (tile * x.tile) + 3 * v.depth;
   };
-  rules[3].index = 5;
+  rules[3].index = 7;
   rules[3].text = "plain: LOOP(x:body)";
   rules[3].lhs = plain;
   rules[3].match = oneLevel(LOOP, body);
@@ -244,7 +309,7 @@ kbest_reference::Enumerator<Tiling> paramsReference() {
     v = Tiling{kids[0]->value.work * n->value, 1, 0};
     return n->value;
   };
-  rules[4].index = 6;
+  rules[4].index = 8;
   rules[4].text = "nest: p:plain";
   rules[4].lhs = nest;
   rules[4].rhs = plain;
@@ -283,7 +348,9 @@ TEST(KBestParams, LabelValuesPropagateAndTotalsReplaceTheKidsCosts) {
   for (int rank = 0; rank < m.count(inner, Params::nest_NT); ++rank) {
     const Tiling& v = m.value(inner, Params::nest_NT, rank);
     EXPECT_EQ(v.work, 20);
-    if (m.rule(inner, Params::nest_NT, rank) == 5) EXPECT_EQ(v.depth, 0);
+    if (m.rule(inner, Params::nest_NT, rank) == 5) {
+      EXPECT_EQ(v.depth, 0);
+    }
   }
   // The outer loop over a tiled nest: the total is the model's, 40 / (2 * 4) + 3 * 2, without
   // the inner loop's own 16 / 4 + 1.
@@ -298,6 +365,12 @@ TEST(KBestParams, LabelValuesPropagateAndTotalsReplaceTheKidsCosts) {
   }
   EXPECT_TRUE(found);
   EXPECT_THROW(m.value_nest(outer, 1000), std::out_of_range);
+  // An empty body: a parameter without operator<< is printed as its index in the domain.
+  TestNode* empty = t.node(BODY, 0);
+  ASSERT_TRUE(m.label(t.node(LOOP, 2, {empty})));
+  ASSERT_EQ(m.count(empty, Params::body_NT), 2);
+  EXPECT_EQ(m.coverText(empty, Params::body_NT, 1), "body: e:BODY [mode=#0]\n");
+  EXPECT_EQ(m.cost(empty, Params::body_NT, 1), 5);
 }
 
 TEST(KBestParams, NestsAgreeWithBruteForceWhenKHoldsThemAll) {
@@ -307,6 +380,8 @@ TEST(KBestParams, NestsAgreeWithBruteForceWhenKHoldsThemAll) {
       t.node(LOOP, 8, {t.node(BODY, 3)}),
       t.node(LOOP, 2, {t.node(LOOP, 4, {t.node(BODY, 5)})}),
       t.node(LOOP, 6, {t.node(LOOP, 4, {t.node(LOOP, 8, {t.node(BODY, 1)})})}),
+      t.node(PAIR, 0, {t.node(LOOP, 4, {t.node(BODY, 3)}), t.node(LOOP, 2, {t.node(LOOP, 6, {t.node(BODY, 2)})})}),
+      t.node(LOOP, 4, {t.node(LOOP, 2, {t.node(BODY, 0)})}),
   };
   for (TestNode* root : roots) expectKBestMatchesReference<Params>(root, reference, 1000);
 }

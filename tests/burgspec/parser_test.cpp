@@ -168,6 +168,23 @@ TEST(Parser, NegativeOrNamedCostsAreDynamic) {
   EXPECT_TRUE(r[2].pattern.kids.empty());
 }
 
+TEST(Parser, ANameThatIsNoSymbolIsALeafsCost) {
+  // `CONST (INF)`: INF is neither an operator nor a nonterminal, so it is the cost, as in iburg;
+  // `NEG (reg)` keeps its operand, and so does `NEG (later)`, whose nonterminal is defined below.
+  auto spec = parse("%term NEG CONST\n%%\nreg: NEG (reg);\nreg: CONST (INF);\nreg: NEG (later);\nlater: CONST;\n");
+  ASSERT_TRUE(spec->parsed) << spec->diags.str();
+  const auto& r = spec->grammar.rules;
+  ASSERT_EQ(r[0].pattern.kids.size(), 1u);
+  EXPECT_EQ(r[0].pattern.kids[0].symbol, "reg");
+  EXPECT_FALSE(r[0].cost.dynamic);
+  EXPECT_TRUE(r[1].pattern.kids.empty());
+  EXPECT_TRUE(r[1].cost.dynamic);
+  EXPECT_EQ(r[1].cost.code, "INF");
+  EXPECT_EQ(r[1].cost.loc.col, 13u);
+  ASSERT_EQ(r[2].pattern.kids.size(), 1u);
+  EXPECT_EQ(r[2].pattern.kids[0].symbol, "later");
+}
+
 TEST(Parser, ParenthesesTouchingAnOperatorAlwaysOpenOperands) {
   auto spec = parse("%term A\n%%\nx: A(f(y) ? 1 : 2);\n");
   EXPECT_FALSE(spec->parsed);

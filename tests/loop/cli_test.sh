@@ -35,6 +35,22 @@ if command -v dot >/dev/null; then
   dot -Tsvg "$scratch/mm.dot" -o "$scratch/mm.svg" || fail "Graphviz rejects the DOT output"
 fi
 
+# --version, and the long forms of the short options.
+run 0 --version
+has "$out" "cudaburg "
+run 0 show "$examples/matmul.loop" --define M=64
+has "$out" "parallel for (i = 0; i < 64; i++)"
+
+# --dot -: standard output carries the DOT alone, also after a recipe.
+run 0 show "$examples/matmul.loop" --dot -
+has "$(head -1 <<<"$out")" 'digraph "matmul" {'
+[ "$(tail -1 <<<"$out")" = "}" ] || fail "--dot - printed more than the DOT: $out"
+grep -q "parallel for" <<<"$out" && fail "--dot - printed the kernel's text too"
+run 0 show "$examples/matmul.loop" --recipe "strip k 16" --dot -
+has "$(head -1 <<<"$out")" 'digraph "matmul" {'
+run 2 show "$examples/matmul.loop" --dot - --deps
+has "$err" "--dot - writes the DOT alone"
+
 # Input errors: file:line:col, the line, a caret; status 1; no DOT file written.
 printf 'size N = 4;\nkernel f(float A[N]) {\n  parallel for (i = 0; i < N; i++) A[0] = 1;\n}\n' >"$scratch/bad.loop"
 run 1 show "$scratch/bad.loop" --dot "$scratch/bad.dot"

@@ -71,7 +71,27 @@ TEST(SearchReport, SaysClearlyWhenNothingWasTimed) {
   EXPECT_FALSE(j["measured"].get<bool>());
   EXPECT_EQ(j["variants"][0]["status"], "not measured");
   EXPECT_FALSE(j["variants"][0].contains("ms"));
-  EXPECT_NE(searchPlotSvg(o).find("not measured: no CUDA device"), std::string::npos);
+  EXPECT_NE(searchPlotSvg(o).find("not measured (no CUDA device)"), std::string::npos);
+}
+
+TEST(SearchPlot, WithoutMeasurementsPlotsTheModelsEstimates) {
+  SearchOutcome o;
+  o.kernelName = "matmul";
+  o.notMeasuredReason = "no CUDA device";
+  o.variants = {variant("a", "not measured", 0, 40.0), variant("b", "not measured", 0, 10.0),
+                variant("c", "not measured", 0, 20.0)};
+  std::string svg = searchPlotSvg(o);
+  size_t dots = 0;
+  for (size_t p = svg.find("<circle"); p != std::string::npos; p = svg.find("<circle", p + 1)) ++dots;
+  EXPECT_EQ(dots, 3u);
+  EXPECT_NE(svg.find("not measured (no CUDA device): the model's estimates"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("chosen: 10"), std::string::npos) << svg;
+  // Every point lies inside the canvas.
+  for (size_t p = svg.find("cy=\""); p != std::string::npos; p = svg.find("cy=\"", p + 1)) {
+    double cy = std::stod(svg.substr(p + 4));
+    EXPECT_GT(cy, 0);
+    EXPECT_LT(cy, 420);
+  }
 }
 
 TEST(SearchReport, JsonCarriesEveryVariant) {

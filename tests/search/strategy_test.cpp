@@ -11,15 +11,15 @@ using namespace cudaburg;
 
 namespace {
 
-// 6 x 6 x 3 candidates on a grid of decisions, listed in a deliberately poor model order (the
+// 8 x 8 x 4 candidates on a grid of decisions, listed in a deliberately poor model order (the
 // slowest first); the time has one minimum, at (4, 1, 2).
 struct Grid {
   std::vector<StrategyCandidate> candidates;
   std::vector<double> ms;
   Grid() {
-    for (int64_t a = 5; a >= 0; --a)
-      for (int64_t b = 5; b >= 0; --b)
-        for (int64_t c = 2; c >= 0; --c) {
+    for (int64_t a = 7; a >= 0; --a)
+      for (int64_t b = 7; b >= 0; --b)
+        for (int64_t c = 3; c >= 0; --c) {
           StrategyCandidate s;
           s.decisions = {a, b, c};
           s.features = std::vector<double>(CalibratedModel::names().size(), 0.0);
