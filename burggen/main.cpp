@@ -1,6 +1,7 @@
 // burggen: reads a BURG spec and writes the C++ tree matcher it describes.
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
 #include <iostream>
 #include <string>
 
@@ -136,6 +137,13 @@ int main(int argc, char** argv) {
   }
   if (headerPath == "-") {
     std::cerr << "burggen: the header must be written to a file; only the source may go to standard output.\n";
+    return 2;
+  }
+  std::error_code ec;
+  if (!headerPath.empty() && outputPath != "-" &&
+      std::filesystem::weakly_canonical(headerPath, ec) == std::filesystem::weakly_canonical(outputPath, ec)) {
+    std::cerr << "burggen: --header and -o name the same file '" << headerPath
+              << "'; the header would overwrite the matcher.\n";
     return 2;
   }
 

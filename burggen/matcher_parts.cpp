@@ -49,22 +49,29 @@ void writeNodeInterface(std::ostream& o, const burgspec::Grammar& g) {
          "  static void setState(NodePtr p, State* s) { burg_state(p) = s; }\n";
     return;
   }
-  // iburg's macros: STATE_LABEL may be a pointer or an integer wide enough for one.
+  // iburg's macros: STATE_LABEL may be a pointer or an integer wide enough for one. The
+  // conversions are templates so that only the branch for the label's type is compiled.
   o << "  static int opOf(NodePtr p) { return OP_LABEL(p); }\n"
        "  static NodePtr kidOf(NodePtr p, int i) { return i == 0 ? LEFT_CHILD(p) : RIGHT_CHILD(p); }\n"
-       "  static State* stateOf(NodePtr p) {\n"
-       "    using Label = std::remove_reference_t<decltype(STATE_LABEL(p))>;\n"
-       "    if constexpr (std::is_pointer_v<Label>)\n"
-       "      return reinterpret_cast<State*>(STATE_LABEL(p));\n"
-       "    else\n"
-       "      return reinterpret_cast<State*>(static_cast<std::uintptr_t>(STATE_LABEL(p)));\n"
+       "  template <class Label>\n"
+       "  static State* labelState(Label label) {\n"
+       "    if constexpr (std::is_pointer_v<Label>) {\n"
+       "      return reinterpret_cast<State*>(label);\n"
+       "    } else {\n"
+       "      static_assert(sizeof(Label) >= sizeof(void*), \"STATE_LABEL must be a pointer or an integer that holds one\");\n"
+       "      return reinterpret_cast<State*>(static_cast<std::uintptr_t>(label));\n"
+       "    }\n"
        "  }\n"
-       "  static void setState(NodePtr p, State* s) {\n"
-       "    using Label = std::remove_reference_t<decltype(STATE_LABEL(p))>;\n"
+       "  template <class Label>\n"
+       "  static Label stateLabel(State* s) {\n"
        "    if constexpr (std::is_pointer_v<Label>)\n"
-       "      STATE_LABEL(p) = reinterpret_cast<Label>(s);\n"
+       "      return reinterpret_cast<Label>(s);\n"
        "    else\n"
-       "      STATE_LABEL(p) = static_cast<Label>(reinterpret_cast<std::uintptr_t>(s));\n"
+       "      return static_cast<Label>(reinterpret_cast<std::uintptr_t>(s));\n"
+       "  }\n"
+       "  static State* stateOf(NodePtr p) { return labelState(STATE_LABEL(p)); }\n"
+       "  static void setState(NodePtr p, State* s) {\n"
+       "    STATE_LABEL(p) = stateLabel<std::remove_reference_t<decltype(STATE_LABEL(p))>>(s);\n"
        "  }\n";
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 // Writing generated files whole or not at all: the text goes to a temporary file beside the
-// target, which is renamed over it only once every byte is written.
+// target, which is renamed over it only once every byte is written and the file closed. Only a
+// regular file (or one a symbolic link leads to) or a new name is ever replaced: a device, a
+// FIFO or a folder is refused, and so is one file named for two outputs.
 #include <string>
 #include <vector>
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "burgspec/identifiers.hpp"
 #include "burgspec/symbol_graph.hpp"
 #include "burgspec/value_refs.hpp"
 
@@ -103,7 +104,10 @@ class GrammarChecker {
         diags_.note(t->loc, quoted(rule.lhs) + " declared here");
         continue;
       }
-      firstRule_.emplace(rule.lhs, static_cast<int>(i));
+      if (firstRule_.emplace(rule.lhs, static_cast<int>(i)).second) {
+        if (auto why = unusableIdentifier(rule.lhs))
+          diags_.error(rule.loc, "nonterminal " + quoted(rule.lhs) + " " + *why + "; the matcher's code could not use it");
+      }
     }
   }
 
@@ -121,6 +125,8 @@ class GrammarChecker {
         diags_.error(pattern.loc, "binding " + quoted(pattern.binding) + " is used twice in one pattern");
         diags_.note(bound->second, "first bound here");
       }
+      if (auto why = unusableIdentifier(pattern.binding))
+        diags_.error(pattern.loc, "binding " + quoted(pattern.binding) + " " + *why + "; choose another name");
     }
     if (Terminal* t = terminal(pattern.symbol)) {
       pattern.isTerminal = true;

@@ -1,6 +1,7 @@
 #include "burgspec/source.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -15,23 +16,34 @@ SourceFile::SourceFile(std::string name, std::string text) : name_(std::move(nam
 }
 
 bool SourceFile::read(const std::string& path, SourceFile& out, std::string& error) {
-  std::ostringstream buffer;
-  if (path == "-") {
-    buffer << std::cin.rdbuf();
-    out = SourceFile("<stdin>", buffer.str());
-    return true;
-  }
-  std::ifstream in(path, std::ios::binary);
+  bool stdinput = path == "-";
+  std::FILE* in = stdinput ? stdin : std::fopen(path.c_str(), "rb");
   if (!in) {
     error = "cannot open '" + path + "'";
     return false;
   }
-  buffer << in.rdbuf();
-  if (in.bad()) {
+  std::string text;
+  char chunk[1 << 16];
+  bool tooLarge = false;
+  while (size_t n = std::fread(chunk, 1, sizeof chunk, in)) {
+    if (text.size() + n > kMaxBytes) {
+      tooLarge = true;
+      break;
+    }
+    text.append(chunk, n);
+  }
+  bool failed = std::ferror(in) != 0;
+  if (!stdinput) std::fclose(in);
+  std::string name = stdinput ? "<stdin>" : path;
+  if (tooLarge) {
+    error = "'" + name + "' is larger than " + std::to_string(kMaxBytes >> 20) + " MiB, the most a source may hold";
+    return false;
+  }
+  if (failed) {
     error = "cannot read '" + path + "'";
     return false;
   }
-  out = SourceFile(path, buffer.str());
+  out = SourceFile(name, std::move(text));
   return true;
 }
 

@@ -17,7 +17,10 @@ struct SourceLoc {
 class SourceFile {
  public:
   SourceFile(std::string name, std::string text);
-  // Reads a file ("-" reads standard input). Returns false and sets `error` when it cannot.
+  // The most a source may hold: beyond it, reading stops (a device such as /dev/zero never ends).
+  static constexpr size_t kMaxBytes = size_t{16} << 20;
+  // Reads a file ("-" reads standard input). Returns false and sets `error` when it cannot, or
+  // when it holds more than kMaxBytes.
   static bool read(const std::string& path, SourceFile& out, std::string& error);
 
   const std::string& name() const { return name_; }

@@ -1,5 +1,6 @@
 #include "src/analysis/dependence.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "src/analysis/linear_system.hpp"
@@ -14,6 +15,8 @@ char directionChar(Direction d) {
       return '=';
     case Direction::Greater:
       return '>';
+    case Direction::Any:
+      return '*';
   }
   return '*';
 }
@@ -139,19 +142,25 @@ class PairTest {
 
   size_t commonLoops() const { return common_; }
 
-  // Every direction vector over the shared loops for which the two accesses meet.
+  // Every direction vector over the shared loops for which the two accesses meet. There may be
+  // 3^loops of them (an element every iteration writes); past kMaxExactVectors, the levels more
+  // than one below the carrying loop are summarised as Any. What the legality questions read is
+  // still exact: the carrier, the levels outside it, and the one inside it (interchange).
   std::vector<std::vector<Direction>> directionVectors() const {
     std::vector<std::vector<Direction>> out;
     if (!system_.mayBeFeasible()) return out;
     std::vector<Direction> prefix;
-    refine(system_, prefix, out);
+    if (refine(system_, prefix, out, false)) return out;
+    out.clear();
+    refine(system_, prefix, out, true);
     return out;
   }
 
   // The distance (second - first) on shared loop `level` under direction vector `dirs`.
   std::optional<int64_t> distance(const std::vector<Direction>& dirs, size_t level) const {
     LinearSystem s = system_;
-    for (size_t l = 0; l < dirs.size(); ++l) constrain(s, l, dirs[l]);
+    for (size_t l = 0; l < dirs.size(); ++l)
+      if (dirs[l] != Direction::Any) constrain(s, l, dirs[l]);
     size_t d = s.variables() - 1;
     LinearExpr e = first_.loopIndex[level] - second_.loopIndex[level];
     e.coefs[d] = 1;  // d = second - first
@@ -221,22 +230,38 @@ class PairTest {
     s.addAtLeastZero(gap);
   }
 
-  void refine(const LinearSystem& s, std::vector<Direction>& prefix,
-              std::vector<std::vector<Direction>>& out) const {
+  // Extends `prefix` level by level with the directions the system allows. Exact, it gives up
+  // (returns false) past kMaxExactVectors; summarising, it ends a vector with Any from the
+  // second level below its carrier on.
+  bool refine(const LinearSystem& s, std::vector<Direction>& prefix, std::vector<std::vector<Direction>>& out,
+              bool summarise) const {
     size_t level = prefix.size();
+    if (summarise && level < common_) {
+      auto carrier = std::find_if(prefix.begin(), prefix.end(), [](Direction d) { return d != Direction::Equal; });
+      if (carrier != prefix.end() && level > size_t(carrier - prefix.begin()) + 1) {
+        std::vector<Direction> v = prefix;
+        v.resize(common_, Direction::Any);
+        out.push_back(std::move(v));
+        return true;
+      }
+    }
     if (level == common_) {
       out.push_back(prefix);
-      return;
+      return summarise || out.size() <= kMaxExactVectors;
     }
     for (Direction dir : {Direction::Less, Direction::Equal, Direction::Greater}) {
       LinearSystem next = s;
       constrain(next, level, dir);
       if (!next.mayBeFeasible()) continue;
       prefix.push_back(dir);
-      refine(next, prefix, out);
+      bool within = refine(next, prefix, out, summarise);
       prefix.pop_back();
+      if (!within) return false;
     }
+    return true;
   }
+
+  static constexpr size_t kMaxExactVectors = 64;
 
   LinearSystem system_{0};
   size_t next_ = 0;
@@ -298,9 +323,9 @@ DependenceGraph::DependenceGraph(const Kernel& kernel) {
               d.distances.push_back(dist && !forward ? std::optional<int64_t>(-*dist) : dist);
             }
             for (Direction dir : dirs)
-              d.directions.push_back(forward || dir == Direction::Equal ? dir
-                                     : dir == Direction::Less           ? Direction::Greater
-                                                                        : Direction::Less);
+              d.directions.push_back(forward || dir == Direction::Equal || dir == Direction::Any ? dir
+                                     : dir == Direction::Less ? Direction::Greater
+                                                              : Direction::Less);
             boost::add_edge(d.source, d.sink, d, graph_);
             dependences_.push_back(std::move(d));
           }

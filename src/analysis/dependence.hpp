@@ -20,9 +20,11 @@
 
 namespace cudaburg {
 
-// How the source's value of a loop index compares with the sink's.
-enum class Direction { Less, Equal, Greater };
-char directionChar(Direction d);  // '<', '=', '>'
+// How the source's value of a loop index compares with the sink's. Any: one of the three, not
+// told apart (see PairTest in the .cpp: only where telling them apart would take exponential time,
+// and never at or right after the carrying loop).
+enum class Direction { Less, Equal, Greater, Any };
+char directionChar(Direction d);  // '<', '=', '>', '*'
 
 enum class DependenceKind {
   Flow,       // write, then a read of the same element

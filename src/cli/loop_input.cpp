@@ -2,9 +2,9 @@
 
 #include <charconv>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 
+#include "burggen/output_file.hpp"
 #include "burgspec/diagnostics.hpp"
 #include "burgspec/source.hpp"
 #include "src/loop/parser.hpp"
@@ -49,27 +49,7 @@ std::optional<Kernel> loadLoopFile(const std::string& path, const std::map<std::
 }
 
 bool writeFileAtomically(const std::string& path, const std::string& text, std::string& error) {
-  std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      error = "cannot write '" + path + "'";
-      return false;
-    }
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(temp.c_str());
-      error = "cannot write '" + path + "'";
-      return false;
-    }
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    error = "cannot write '" + path + "'";
-    return false;
-  }
-  return true;
+  return burggen::writeOutputFiles({{path, text}}, error);
 }
 
 }  // namespace cudaburg::cli

@@ -1,6 +1,7 @@
 // `cudaburg FILE.loop [options]`: the search. Labels the loop tree with the matcher generated
 // from specs/loops.burg, measures candidates on the GPU (or ranks them by the model without
 // one) and writes best.cu, report.md, report.json, search.svg and the labeled tree to -o DIR.
+#include <charconv>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -35,13 +36,27 @@ struct SearchFlags {
 };
 
 // "--budget 60s" (or 5m) limits wall time; "--budget 300" the number of variants measured.
+// A budget past a week of measuring (or as many variants) is surely a typing mistake.
+constexpr long long kMaxBudget = 7 * 24 * 3600;
+
 bool parseBudget(const std::string& text, EvaluatorOptions& options, std::string& error) {
   std::smatch m;
-  if (!std::regex_match(text, m, std::regex(R"((\d+)(s|m)?)")) || std::stoll(m[1]) <= 0) {
+  if (!std::regex_match(text, m, std::regex(R"((\d+)(s|m)?)"))) {
     error = "--budget: '" + text + "' is neither a time (60s, 5m) nor a number of variants (300)";
     return false;
   }
-  long long n = std::stoll(m[1]);
+  std::string digits = m[1];
+  long long n = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  long long limit = m[2] == "m" ? kMaxBudget / 60 : kMaxBudget;
+  if (ec != std::errc() || n > limit) {
+    error = "--budget: '" + text + "' is too large; at most " + std::to_string(limit) + (m[2] == "m" ? "m" : m[2] == "s" ? "s" : " variants");
+    return false;
+  }
+  if (n <= 0) {
+    error = "--budget: '" + text + "' is neither a time (60s, 5m) nor a number of variants (300)";
+    return false;
+  }
   if (m[2] == "s") options.budget = std::chrono::seconds(n);
   else if (m[2] == "m") options.budget = std::chrono::seconds(60 * n);
   else options.maxMeasured = static_cast<size_t>(n);
@@ -117,7 +132,7 @@ int runSearch(const SearchFlags& f) {
   if (!f.noDb) {
     std::string path = f.db.empty() ? TuningDb::defaultPath() : f.db;
     db = TuningDb::open(path, error);
-    if (!db) progress.note("warning: " + error + "; measurements will not be kept");
+    if (!db) progress.warn(error + "; measurements will not be kept");
     else if (f.verbose) progress.note("tuning database: " + path);
   }
   if (f.device > 0) setenv("CUDA_VISIBLE_DEVICES", std::to_string(f.device).c_str(), 1);
@@ -132,6 +147,10 @@ int runSearch(const SearchFlags& f) {
   progress.start(0);
   SearchResult result = searchWith<generated::LoopsMatcher>(*kernel, space, evaluator, *strategy);
   progress.finish();
+  if (db && db->malformedRows() > 0)
+    progress.warn(std::to_string(db->malformedRows()) + " row" + (db->malformedRows() == 1 ? "" : "s") +
+                  " of the tuning database held values this version does not write (a wrong type, an unknown "
+                  "status or a time that is not a positive number) and were ignored");
   if (runner.available()) {
     // The winner and the reference library, timed again side by side with the full policy
     // (the search times each variant more briefly).

@@ -245,7 +245,7 @@ void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
   first.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, 1));
   for (const Node* b : parts.buffers) first.slots[b->buffer.name] = "0";
   open("{");
-  line("const int " + loop.index + " = " + affineText(loop.lower) + ";");
+  line("const " + index_ + " " + loop.index + " = " + affineText(loop.lower) + ";");
   for (const Node* s : parts.stages) emitStage(*s, first);
   close();
   line("__syncthreads();");
@@ -262,7 +262,7 @@ void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
   std::vector<std::string> nextConds = laterConditions(loop, 1, body);  // this iteration has a next one
   bool more = *trips > 1;
 
-  open("for (int " + loop.index + " = " + affineText(loop.lower) + "; " + loopConditions(loop, scope) + "; " +
+  open("for (" + index_ + " " + loop.index + " = " + affineText(loop.lower) + "; " + loopConditions(loop, scope) + "; " +
        loopStep(loop) + ") {");
   line("const int stage_slot = (" + iterationText(loop) + ") & 1;");
   if (more) {
@@ -327,7 +327,7 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
   for (int64_t s = 0; s < ahead; ++s) {
     if (s < *trips) {
       open("{");
-      line("const int " + loop.index + " = " + affineText(loop.lower) + ";");
+      line("const " + index_ + " " + loop.index + " = " + affineText(loop.lower) + ";");
       issue(s, std::to_string(s), 1);
       close();
     }
@@ -336,7 +336,7 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
   Scope body = inner;
   body.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, *trips));
   for (const Node* b : parts.buffers) body.slots[b->buffer.name] = "stage_slot";
-  open("for (int " + loop.index + " = " + affineText(loop.lower) + "; " + loopConditions(loop, scope) + "; " +
+  open("for (" + index_ + " " + loop.index + " = " + affineText(loop.lower) + "; " + loopConditions(loop, scope) + "; " +
        loopStep(loop) + ") {");
   line("const int stage_slot = (" + iterationText(loop) + ") % " + std::to_string(kAsyncStages) + ";");
   line("async_wait<" + std::to_string(ahead - 1) + ">();  // this iteration's stages have landed");

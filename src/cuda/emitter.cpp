@@ -54,8 +54,11 @@ void collectLoads(const Expr& e, std::vector<Access>& out) {
 
 // The shortest literal that reads back as `v` in type `t`.
 std::string literal(double v, ScalarType t) {
-  if (t == ScalarType::Int) return std::to_string(static_cast<long long>(v));
-  bool single = t != ScalarType::Double;
+  // An int element takes an integer literal, where the value has one (a larger one, or an
+  // infinity, is written as a double and converted in the kernel, as C++ would).
+  constexpr double kTwo63 = 9223372036854775808.0;
+  if (t == ScalarType::Int && v >= -kTwo63 && v < kTwo63) return std::to_string(static_cast<long long>(v));
+  bool single = t != ScalarType::Double && t != ScalarType::Int;
   if (!std::isfinite(v)) {  // by their bits: CUDA has no literal for them
     const char* bits = std::isnan(v) ? (single ? "0x7fffffff" : "0x7ff8000000000000LL")
                        : v > 0      ? (single ? "0x7f800000" : "0x7ff0000000000000LL")
@@ -272,7 +275,7 @@ void KernelWriter::emitBlockLoop(const Node& loop, const Scope& scope) {
   inner.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, trips.value_or(0)));
   open("{  // " + loop.index + ": block." + kAxis[axis]);
   size_t mark = body_.size();
-  line("const int " + loop.index + " = " + offsetText(loop.lower, loop.step, coordinate(std::string("thread_") + kAxis[axis])) + ";");
+  line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, coordinate(std::string("thread_") + kAxis[axis])) + ";");
   bool guarded = openGuard(loop, loop.lower + Affine((plan_.block[axis] - 1) * loop.step), scope);
   emit(*loop.body(), inner);
   if (guarded) close();
@@ -285,7 +288,7 @@ void KernelWriter::emitSerialLoop(const Node& loop, const Scope& scope) {
   if (!trips) return refuse("loop `" + loop.index + "` has no bounded trip count");
   Scope inner = scope;
   inner.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, *trips));
-  open("for (int " + loop.index + " = " + affineText(loop.lower) + "; " + loopConditions(loop, scope) + "; " +
+  open("for (" + index_ + " " + loop.index + " = " + affineText(loop.lower) + "; " + loopConditions(loop, scope) + "; " +
        loopStep(loop) + ") {");
   emit(*loop.body(), inner);
   close();
@@ -317,7 +320,7 @@ void KernelWriter::emitUnrolledLoop(const Node& loop, const Scope& scope, const 
   if (loop.lower.isConstant()) {
     inner.compileTimeIndices.insert(loop.index);
     std::string step = loop.step == 1 ? "++" + loop.index : loop.index + " += " + std::to_string(loop.step);
-    open("for (int " + loop.index + " = " + affineText(loop.lower) + "; " + loop.index + " < " +
+    open("for (" + index_ + " " + loop.index + " = " + affineText(loop.lower) + "; " + loop.index + " < " +
          std::to_string(loop.lower.constant + *trips * loop.step) + "; " + step + ") {");
   } else {
     std::string counter = loop.index + "_u";
@@ -326,9 +329,9 @@ void KernelWriter::emitUnrolledLoop(const Node& loop, const Scope& scope, const 
     Affine lower = loop.lower;
     for (const auto& [name, as] : scope.unrolledAs) lower = lower.substitute(name, as);
     inner.unrolledAs[loop.index] = lower + Affine::var(counter, loop.step);
-    open("for (int " + counter + " = 0; " + counter + " < " + std::to_string(*trips) + "; ++" + counter + ") {");
+    open("for (" + index_ + " " + counter + " = 0; " + counter + " < " + std::to_string(*trips) + "; ++" + counter + ") {");
     mark = body_.size();
-    line("const int " + loop.index + " = " + offsetText(loop.lower, loop.step, counter) + ";");
+    line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, counter) + ";");
   }
   bool guarded = openGuard(loop, last, scope);
   emit(*loop.body(), inner);
@@ -467,7 +470,7 @@ void KernelWriter::emitGridLoops(size_t i, const Scope& scope) {
   const Node& loop = *g.loop;
   std::string a = kAxis[g.axis];
   if (!plan_.naive) {
-    line("const int " + loop.index + " = " + offsetText(loop.lower, loop.step, coordinate("block_" + a)) + ";  // grid." + a);
+    line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, coordinate("block_" + a)) + ";  // grid." + a);
     return emitGridLoops(i + 1, scope);
   }
   std::string iteration;
@@ -481,7 +484,7 @@ void KernelWriter::emitGridLoops(size_t i, const Scope& scope) {
     iteration = coordinate("block_" + a) + " * " + std::to_string(plan_.block[g.axis]) + " + " + coordinate("thread_" + a);
     lastIteration = plan_.grid[g.axis] * plan_.block[g.axis] - 1;
   }
-  line("const int " + loop.index + " = " + offsetText(loop.lower, loop.step, iteration) + ";");
+  line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, iteration) + ";");
   bool guarded = openGuard(loop, loop.lower + Affine(lastIteration * loop.step), scope);
   emitGridLoops(i + 1, scope);
   if (guarded) close();
@@ -546,12 +549,12 @@ std::string KernelWriter::prologue() {
   for (int a = 0; a < 3; ++a) {
     std::string t = std::string("thread_") + kAxis[a];
     if (usedCoordinates_.count(t))
-      out += "  const int " + t + " = " + (plan_.block[a] > 1 ? std::string("threadIdx.") + kAxis[a] : "0") + ";\n";
+      out += "  const " + index_ + " " + t + " = " + (plan_.block[a] > 1 ? std::string("threadIdx.") + kAxis[a] : "0") + ";\n";
   }
   for (int a = 0; a < 3; ++a) {
     std::string b = std::string("block_") + kAxis[a];
     if (usedCoordinates_.count(b))
-      out += "  const int " + b + " = " + (plan_.grid[a] > 1 ? std::string("blockIdx.") + kAxis[a] : "0") + ";\n";
+      out += "  const " + index_ + " " + b + " = " + (plan_.grid[a] > 1 ? std::string("blockIdx.") + kAxis[a] : "0") + ";\n";
   }
   if (usedCoordinates_.count("thread_rank"))
     out += "  const int thread_rank = thread_x + " + std::to_string(plan_.block[0]) + " * (thread_y + " +
@@ -579,7 +582,7 @@ EmitResult KernelWriter::write() {
   scope.ranges = plan_.gridRanges;
   std::string params;
   for (const Array& p : kernel_.params) {
-    if (p.elements() > 2147483647LL) {
+    if (index_ == "int" && p.elements() > 2147483647LL) {  // indexTypeFor() proves this cannot be
       result.refusal = "array `" + p.name + "` has more elements than 32-bit indices reach";
       return result;
     }

@@ -11,6 +11,7 @@
 #include "src/cuda/emit_launch.hpp"
 #include "src/cuda/emit_ranges.hpp"
 #include "src/cuda/emitter.hpp"
+#include "src/cuda/index_type.hpp"
 #include "src/loop/pipeline.hpp"
 
 namespace cudaburg::emit_internal {
@@ -56,7 +57,8 @@ struct StageCopy {
 class KernelWriter {
  public:
   KernelWriter(const Kernel& kernel, const LaunchPlan& plan, const EmitOptions& options)
-      : kernel_(kernel), plan_(plan), options_(options), elementType_(options.elementType) {}
+      : kernel_(kernel), plan_(plan), options_(options), elementType_(options.elementType),
+        index_(indexTypeFor(kernel)) {}
 
   EmitResult write();
 
@@ -149,6 +151,7 @@ class KernelWriter {
   const LaunchPlan& plan_;
   const EmitOptions& options_;
   std::optional<ScalarType> elementType_;
+  std::string index_;  // the type of indices and coordinates: "int", or "long long" where bounds need it
   std::string body_;
   int indent_ = 1;
   std::vector<std::set<std::string>> declared_{{}};

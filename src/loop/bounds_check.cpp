@@ -1,6 +1,7 @@
 #include "src/loop/bounds_check.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -15,15 +16,19 @@ struct Range {
 };
 using Ranges = std::map<std::string, Range>;
 
-Range rangeOf(const Affine& a, const Ranges& ranges) {
-  Range r{a.constant, a.constant};
+// The values `a` takes over the ranges of its indices; nullopt when one of them, or a partial
+// sum on the way, does not fit in 64 bits (the emitted code could not compute it).
+std::optional<Range> rangeOf(const Affine& a, const Ranges& ranges) {
+  __int128 lo = a.constant, hi = a.constant;
+  auto fits = [](__int128 v) { return v >= INT64_MIN && v <= INT64_MAX; };
   for (const auto& [name, c] : a.terms) {
     auto it = ranges.find(name);
     Range v = it == ranges.end() ? Range{0, 0} : it->second;
-    r.lo += c > 0 ? c * v.lo : c * v.hi;
-    r.hi += c > 0 ? c * v.hi : c * v.lo;
+    lo += c > 0 ? __int128(c) * v.lo : __int128(c) * v.hi;
+    hi += c > 0 ? __int128(c) * v.hi : __int128(c) * v.lo;
+    if (!fits(lo) || !fits(hi)) return std::nullopt;
   }
-  return r;
+  return Range{int64_t(lo), int64_t(hi)};
 }
 
 class BoundsChecker {
@@ -33,13 +38,21 @@ class BoundsChecker {
   void walk(const NodePtr& node, Ranges& ranges) {
     switch (node->kind) {
       case NodeKind::For: {
-        Range lower = rangeOf(node->lower, ranges);
+        std::optional<Range> lower = rangeOf(node->lower, ranges);
+        if (!lower) return overflow(node->loc, "the lower bound of '" + node->index + "' (" + node->lower.str() + ")");
         int64_t hi = INT64_MAX;
-        for (const Affine& u : node->upper) hi = std::min(hi, rangeOf(u, ranges).hi - 1);
-        if (hi < lower.lo) return;  // the loop never runs
+        for (const Affine& u : node->upper) {
+          std::optional<Range> upper = rangeOf(u, ranges);
+          if (!upper || upper->hi == INT64_MIN)
+            return overflow(node->loc, "the upper bound of '" + node->index + "' (" + u.str() + ")");
+          hi = std::min(hi, upper->hi - 1);
+        }
+        // The index steps past its last value once; that step must not wrap either.
+        if (hi > INT64_MAX - node->step) return overflow(node->loc, "the index '" + node->index + "' after its last step");
+        if (hi < lower->lo) return;  // the loop never runs
         auto saved =
             ranges.find(node->index) != ranges.end() ? std::optional(ranges[node->index]) : std::nullopt;
-        ranges[node->index] = {lower.lo, hi};
+        ranges[node->index] = {lower->lo, hi};
         walk(node->body(), ranges);
         if (saved)
           ranges[node->index] = *saved;
@@ -60,6 +73,11 @@ class BoundsChecker {
   bool ok() const { return ok_; }
 
  private:
+  void overflow(SourceLoc at, const std::string& what) {
+    diags_.error(at, what + " overflows a 64-bit integer");
+    ok_ = false;
+  }
+
   void checkExpr(const Expr& e, SourceLoc at, const Ranges& ranges) {
     if (e.kind == Expr::Kind::Load) check(e.load, false, at, ranges);
     for (const ExprPtr& arg : e.args) checkExpr(*arg, at, ranges);
@@ -69,7 +87,13 @@ class BoundsChecker {
     const Array* array = kernel_.findParam(access.array);
     if (!array || (array->zeroPadded && !write)) return;
     for (size_t d = 0; d < access.subscripts.size() && d < array->extents.size(); ++d) {
-      Range r = rangeOf(access.subscripts[d], ranges);
+      std::optional<Range> range = rangeOf(access.subscripts[d], ranges);
+      if (!range) {
+        overflow(at, "subscript " + std::to_string(d + 1) + " of " + access.str() + " (" + access.subscripts[d].str() +
+                         ")");
+        continue;
+      }
+      Range r = *range;
       int64_t last = array->extents[d] - 1;
       if (r.lo >= 0 && r.hi <= last) continue;
       diags_.error(at, std::string(write ? "write to " : "read of ") + access.str() +

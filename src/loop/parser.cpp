@@ -8,6 +8,7 @@
 
 #include "src/analysis/mark_check.hpp"
 #include "src/loop/bounds_check.hpp"
+#include "src/loop/checked_arith.hpp"
 #include "src/loop/lexer.hpp"
 
 namespace cudaburg {
@@ -20,6 +21,14 @@ using burgspec::SourceLoc;
 constexpr int kMaxDepth = 200;
 // After this many errors the rest of the file is not worth reading.
 constexpr int kMaxErrors = 50;
+// Value expressions deeper than this (`a + b + ...` counts one level a term) are refused: every
+// later pass walks them recursively.
+constexpr int kMaxExprDepth = 200;
+// More statements than this are refused: the checks of marks compare statements pairwise.
+constexpr int kMaxStatements = 256;
+// Loops nested deeper than this are refused: the dependence test's work grows steeply with the
+// loops two statements share (and no GPU kernel needs more).
+constexpr size_t kMaxLoopDepth = 16;
 
 class Parser {
  public:
@@ -82,12 +91,13 @@ class Parser {
   }
   void error(const Token& t, std::string message) { error(loc(t), std::move(message)); }
   void error(SourceLoc at, std::string message) {
+    if (stopped_) return;  // what follows a limit is not read, so not reported either
     if (diags_.errorCount() < kMaxErrors)
       diags_.error(at, std::move(message));
     else if (diags_.errorCount() == kMaxErrors)
       diags_.error(at, "too many errors; stopping here");
   }
-  bool tooManyErrors() const { return diags_.errorCount() > kMaxErrors; }
+  bool tooManyErrors() const { return stopped_ || diags_.errorCount() > kMaxErrors; }
   // Skips to just after one of `stops` (or to a '}' or the end, which it leaves in place).
   void recover(std::initializer_list<Tok> stops) {
     while (!at(Tok::End) && !at(Tok::RBrace)) {
@@ -157,10 +167,33 @@ class Parser {
   bool nameTaken(const std::string& name) const {
     return sizeValues_.count(name) || arrays_.count(name) || isIndex(name);
   }
+  // `left op right` does not fit in 64 bits (or divides INT64_MIN by -1).
+  void overflow(const Token& op, const Affine& left, const Affine& right) {
+    auto operand = [](const Affine& a) { return a.isConstant() && a.constant >= 0 ? a.str() : "(" + a.str() + ")"; };
+    error(op, operand(left) + " " + std::string(op.text) + " " + operand(right) + " overflows a 64-bit integer");
+  }
   bool tooDeep(int depth) {
     if (depth <= kMaxDepth) return false;
     error(tok_, "nesting is too deep (more than " + std::to_string(kMaxDepth) + " levels)");
+    stopped_ = true;
     return true;
+  }
+
+  // A binary or call node of depth 1 + its deepest operand, refused past kMaxExprDepth.
+  ExprPtr combine(const Token& at, ExprPtr node) {
+    int depth = 0;
+    for (const ExprPtr& arg : node->args) {
+      auto it = exprDepth_.find(arg.get());
+      depth = std::max(depth, it == exprDepth_.end() ? 1 : it->second);
+    }
+    if (++depth > kMaxExprDepth) {
+      error(at, "expression is too deep (more than " + std::to_string(kMaxExprDepth) +
+                    " levels of operators); split it into several statements");
+      stopped_ = true;
+      return nullptr;
+    }
+    exprDepth_[node.get()] = depth;
+    return node;
   }
 
   const burgspec::SourceFile& file_;
@@ -174,6 +207,9 @@ class Parser {
   std::map<std::string, Array> arrays_;
   std::vector<Array> params_;
   std::vector<std::string> indices_;  // loop indices in scope, outermost first
+  std::map<const Expr*, int> exprDepth_;  // of the operators built so far
+  int statements_ = 0;                   // loops and assignments read so far
+  bool stopped_ = false;                 // a limit was hit: the rest of the file is not read
 };
 
 std::optional<Kernel> Parser::parse() {
@@ -218,7 +254,7 @@ std::optional<Kernel> Parser::parse() {
     return std::nullopt;
   }
   NodePtr body = parseBlock(0);
-  if (!at(Tok::End)) error(tok_, "expected end of file after the kernel, found " + describe(tok_));
+  if (!at(Tok::End) && !tooManyErrors()) error(tok_, "expected end of file after the kernel, found " + describe(tok_));
   if (diags_.hasErrors() || !body) return std::nullopt;
 
   kernel.sizes = sizes_;
@@ -308,13 +344,25 @@ std::optional<Array> Parser::parseParam() {
     Token open = tok_;
     advance();
     std::optional<Affine> extent = parseAffine(false);
-    if (!extent) return std::nullopt;
+    if (!extent) {
+      // Reported: skip the rest of this extent and keep the array (with extent 1), so that
+      // the next parameters and the uses of this one are still read without more errors.
+      while (!at(Tok::RBracket) && !at(Tok::RParen) && !at(Tok::LBrace) && !at(Tok::End)) advance();
+      accept(Tok::RBracket);
+      a.extents.push_back(1);
+      continue;
+    }
     if (extent->constant <= 0)
       error(open,
             "extent of '" + a.name + "' is " + std::to_string(extent->constant) + "; it must be positive");
     a.extents.push_back(extent->constant);
     if (!expect(Tok::RBracket, "after an extent")) return std::nullopt;
   }
+  std::optional<int64_t> bytes = scalarTypeBytes(a.type);
+  for (int64_t e : a.extents) bytes = bytes && e > 0 ? checkedMul(*bytes, e) : bytes;
+  if (!bytes)
+    error(a.loc, "the size of '" + a.name + "' in bytes (its extents times " +
+                     std::to_string(scalarTypeBytes(a.type)) + ") overflows a 64-bit integer");
   a.zeroPadded = accept(Tok::Padded);
   if (a.zeroPadded && !a.input) error(a.loc, "only const arrays may be 'padded' (reads outside give 0)");
   return a;
@@ -326,11 +374,16 @@ std::optional<Affine> Parser::parseAffine(bool allowIndices, int depth) {
   if (tooDeep(depth)) return std::nullopt;
   std::optional<Affine> left = parseAffineTerm(allowIndices, depth);
   while (left && (at(Tok::Plus) || at(Tok::Minus))) {
-    bool plus = at(Tok::Plus);
+    Token op = tok_;
     advance();
     std::optional<Affine> right = parseAffineTerm(allowIndices, depth);
     if (!right) return std::nullopt;
-    left = plus ? *left + *right : *left - *right;
+    std::optional<Affine> sum = checkedSum(*left, *right, op.kind == Tok::Plus ? 1 : -1);
+    if (!sum) {
+      overflow(op, *left, *right);
+      return std::nullopt;
+    }
+    left = sum;
   }
   return left;
 }
@@ -347,13 +400,13 @@ std::optional<Affine> Parser::parseAffineTerm(bool allowIndices, int depth) {
         error(op, "product of two loop indices is not affine");
         return std::nullopt;
       }
-      if (left->isConstant()) std::swap(left, right);
-      int64_t product;
-      if (__builtin_mul_overflow(right->constant, left->constant, &product)) {
-        error(op, "integer overflow");
+      std::optional<Affine> product =
+          left->isConstant() ? checkedScale(*right, left->constant) : checkedScale(*left, right->constant);
+      if (!product) {
+        overflow(op, *left, *right);
         return std::nullopt;
       }
-      left = *left * right->constant;
+      left = product;
       continue;
     }
     if (!left->isConstant() || !right->isConstant()) {
@@ -364,18 +417,27 @@ std::optional<Affine> Parser::parseAffineTerm(bool allowIndices, int depth) {
       error(op, "division by zero");
       return std::nullopt;
     }
-    left =
-        Affine(op.kind == Tok::Slash ? left->constant / right->constant : left->constant % right->constant);
+    std::optional<int64_t> result = op.kind == Tok::Slash ? checkedDiv(left->constant, right->constant)
+                                                          : checkedRem(left->constant, right->constant);
+    if (!result) {
+      overflow(op, *left, *right);
+      return std::nullopt;
+    }
+    left = Affine(*result);
   }
   return left;
 }
 
 std::optional<Affine> Parser::parseAffineUnary(bool allowIndices, int depth) {
   if (tooDeep(depth)) return std::nullopt;
-  if (accept(Tok::Minus)) {
+  if (at(Tok::Minus)) {
+    Token minus = tok_;
+    advance();
     std::optional<Affine> a = parseAffineUnary(allowIndices, depth + 1);
     if (!a) return std::nullopt;
-    return *a * -1;
+    std::optional<Affine> negated = checkedScale(*a, -1);
+    if (!negated) error(minus, "-(" + a->str() + ") overflows a 64-bit integer");
+    return negated;
   }
   if (at(Tok::Integer)) {
     int64_t v = 0;
@@ -470,6 +532,11 @@ NodePtr Parser::parseStatement(int depth) {
     recover({Tok::Semicolon});
     return nullptr;
   }
+  if (!at(Tok::LBrace) && ++statements_ > kMaxStatements) {
+    error(tok_, "more than " + std::to_string(kMaxStatements) + " statements; a kernel may have at most that many");
+    stopped_ = true;  // nothing after this is read
+    return nullptr;
+  }
   if (at(Tok::LBrace)) return parseBlock(depth);
   if (at(Tok::Parallel) || at(Tok::Reduce) || at(Tok::For)) return parseLoop(depth);
   if (at(Tok::Ident)) {
@@ -486,6 +553,12 @@ NodePtr Parser::parseStatement(int depth) {
 
 NodePtr Parser::parseLoop(int depth) {
   Token start = tok_;
+  if (indices_.size() == kMaxLoopDepth) {
+    error(tok_, "loops are nested more than " + std::to_string(kMaxLoopDepth) + " deep; a kernel may nest at most " +
+                    std::to_string(kMaxLoopDepth));
+    stopped_ = true;
+    return nullptr;
+  }
   LoopKind kind = LoopKind::Serial;
   if (accept(Tok::Parallel))
     kind = LoopKind::Parallel;
@@ -626,11 +699,11 @@ ExprPtr Parser::parseExpr(int depth) {
   if (tooDeep(depth)) return nullptr;
   ExprPtr left = parseExprTerm(depth);
   while (left && (at(Tok::Plus) || at(Tok::Minus))) {
-    char op = tok_.text[0];
+    Token op = tok_;
     advance();
     ExprPtr right = parseExprTerm(depth);
     if (!right) return nullptr;
-    left = Expr::binary(op, left, right);
+    left = combine(op, Expr::binary(op.text[0], left, right));
   }
   return left;
 }
@@ -638,11 +711,11 @@ ExprPtr Parser::parseExpr(int depth) {
 ExprPtr Parser::parseExprTerm(int depth) {
   ExprPtr left = parseExprUnary(depth);
   while (left && (at(Tok::Star) || at(Tok::Slash))) {
-    char op = tok_.text[0];
+    Token op = tok_;
     advance();
     ExprPtr right = parseExprUnary(depth);
     if (!right) return nullptr;
-    left = Expr::binary(op, left, right);
+    left = combine(op, Expr::binary(op.text[0], left, right));
   }
   if (left && at(Tok::Percent)) {
     error(tok_, "'%' is allowed in sizes and subscripts only");
@@ -653,14 +726,16 @@ ExprPtr Parser::parseExprTerm(int depth) {
 
 ExprPtr Parser::parseExprUnary(int depth) {
   if (tooDeep(depth)) return nullptr;
-  if (accept(Tok::Minus)) {
+  if (at(Tok::Minus)) {
+    Token minus = tok_;
+    advance();
     // A negated literal is a negative constant; anything else is 0 - x.
     if (at(Tok::Integer) || at(Tok::Real)) {
       ExprPtr c = parseExprPrimary(depth);
       return c ? Expr::constant(-c->value) : nullptr;
     }
     ExprPtr operand = parseExprUnary(depth + 1);
-    return operand ? Expr::binary('-', Expr::constant(0), operand) : nullptr;
+    return operand ? combine(minus, Expr::binary('-', Expr::constant(0), operand)) : nullptr;
   }
   return parseExprPrimary(depth);
 }
@@ -696,6 +771,7 @@ ExprPtr Parser::parseExprPrimary(int depth) {
     return nullptr;
   }
   if (at(Tok::Min) || at(Tok::Max)) {
+    Token callTok = tok_;
     std::string callee(tok_.text);
     advance();
     if (!expect(Tok::LParen, ("after '" + callee + "'").c_str())) return nullptr;
@@ -703,7 +779,7 @@ ExprPtr Parser::parseExprPrimary(int depth) {
     if (!a || !expect(Tok::Comma, ("between " + callee + "()'s arguments").c_str())) return nullptr;
     ExprPtr b = parseExpr(depth + 1);
     if (!b || !expect(Tok::RParen, ("to close " + callee + "(").c_str())) return nullptr;
-    return Expr::call(callee, a, b);
+    return combine(callTok, Expr::call(callee, a, b));
   }
   if (accept(Tok::LParen)) {
     ExprPtr e = parseExpr(depth + 1);

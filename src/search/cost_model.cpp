@@ -9,7 +9,7 @@ namespace cudaburg {
 
 namespace {
 
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t ceilDiv(int64_t a, int64_t b) { return a / b + (a % b > 0); }  // a + b - 1 could wrap
 
 // Registers a thread may give to the next strip of a pipelined stage before it spills.
 constexpr int64_t kMaxCarriedRegisters = 32;
@@ -21,20 +21,33 @@ constexpr double kImperfectOverlap = 0.1;
 
 Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   Estimate e;
+  // Threads, registers and shared bytes are counted in 64 bits (saturating) and checked against
+  // the limits before they are narrowed: a huge tile is infeasible, not a wrapped small one.
+  auto product = [](int64_t a, int64_t b) {
+    int64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+  };
   int64_t threadsX = ceilDiv(s.blockCols, s.threadCols), threadsY = ceilDiv(s.blockRows, s.threadRows);
-  e.threads = static_cast<int>(threadsX * threadsY);
+  int64_t threads = product(threadsX, threadsY);
   // Accumulators, one operand column and row, addresses and loop state.
-  e.registers = static_cast<int>(s.threadRows * s.threadCols + s.threadRows + s.threadCols + 24);
-  e.sharedBytes = s.staged ? s.stagedFootprint * s.elementBytes : 0;
+  int64_t registers = product(s.threadRows, s.threadCols);
+  registers = registers > INT32_MAX ? INT64_MAX : registers + s.threadRows + s.threadCols + 24;
+  e.sharedBytes = s.staged ? product(s.stagedFootprint, s.elementBytes) : 0;
+  if (threads > gpu.maxThreadsPerBlock)
+    e.infeasible = "more than " + std::to_string(gpu.maxThreadsPerBlock) + " threads a block";
+  else if (registers > gpu.maxRegistersPerThread)
+    e.infeasible = "a register tile too large for one thread";
+  e.threads = static_cast<int>(std::min<int64_t>(threads, INT32_MAX));
+  e.registers = static_cast<int>(std::min<int64_t>(registers, INT32_MAX));
+  if (!e.infeasible.empty()) return e;
   if (s.pipelined) {  // two buffers a stage, and the next strip in registers meanwhile
-    e.sharedBytes *= 2;
+    e.sharedBytes = product(e.sharedBytes, 2);
     int64_t carried = ceilDiv(s.stagedFootprint, std::max(1, e.threads));
-    e.registers += static_cast<int>(carried);
+    e.registers = static_cast<int>(std::min<int64_t>(e.registers + carried, INT32_MAX));
     if (carried > kMaxCarriedRegisters) e.infeasible = "the next strip would not fit in a thread's registers";
   }
-  if (s.asyncCopies) e.sharedBytes *= kAsyncStages;  // the copies in flight hold no registers
-  if (e.threads > gpu.maxThreadsPerBlock) e.infeasible = "more than " + std::to_string(gpu.maxThreadsPerBlock) + " threads a block";
-  else if (e.registers > gpu.maxRegistersPerThread) e.infeasible = "a register tile too large for one thread";
+  if (s.asyncCopies) e.sharedBytes = product(e.sharedBytes, kAsyncStages);  // the copies in flight hold no registers
+  if (e.registers > gpu.maxRegistersPerThread) e.infeasible = "a register tile too large for one thread";
   else if (e.sharedBytes > gpu.sharedPerBlock) e.infeasible = "more shared memory than a block may have";
   if (!e.infeasible.empty()) return e;
 
@@ -52,7 +65,7 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
 
   // Work, counting what tails waste: a block computes its whole tile, guarded or not.
   int64_t tilesY = ceilDiv(s.rows, s.blockRows), tilesX = ceilDiv(s.cols, s.blockCols);
-  int64_t blocks = tilesY * tilesX * s.outer * s.split;
+  double blocks = static_cast<double>(tilesY) * tilesX * s.outer * s.split;  // may pass 64 bits
   double paddedOutputs = static_cast<double>(tilesY * s.blockRows) * (tilesX * s.blockCols) * s.outer * s.serial;
   // `reduction` is one part's length: a split reduction's parts together do the whole of it.
   double flops = 2.0 * paddedOutputs * s.reduction * s.split;

@@ -206,7 +206,11 @@ void Evaluator::measureOne(Prepared& p, VariantResult& v) {
   v.result.error = r.error;
   if (db_) {
     std::string error;
-    if (!db_->store(key, v.result, error)) progress_.note("warning: " + error);
+    // One warning: a database that refuses one row (a full disk, a lock) refuses the next ones too.
+    if (!db_->store(key, v.result, error) && !storeFailed_) {
+      progress_.warn(error + "; later measurements may not be kept either");
+      storeFailed_ = true;
+    }
   }
 }
 

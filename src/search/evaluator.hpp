@@ -74,6 +74,7 @@ class Evaluator {
   std::chrono::steady_clock::duration longestMeasurement_{0};
   std::vector<std::unique_ptr<Prepared>> kept_;  // every prepared variant, by recipe, for best.cu
   size_t measured_ = 0;
+  bool storeFailed_ = false;  // the database refused a measurement (warned once)
 };
 
 // A short stable hash of a text, as hex (FNV-1a, 64 bits): names loop nests in the database.

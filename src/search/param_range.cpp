@@ -30,6 +30,11 @@ std::optional<ParamRange> parseParamRange(const std::string& text, const std::st
     error = flag + ": " + why + " in '" + text + "' (write a..b for powers of two, a..b:s for steps, or a,b,c)";
     return std::nullopt;
   };
+  auto tooLarge = [&](int64_t v) {
+    error = flag + ": " + std::to_string(v) + " in '" + text + "' is above " + std::to_string(kMaxParamValue) +
+            ", the largest value a search parameter may take";
+    return std::nullopt;
+  };
   ParamRange range;
   size_t dots = text.find("..");
   if (dots != std::string::npos) {
@@ -43,13 +48,22 @@ std::optional<ParamRange> parseParamRange(const std::string& text, const std::st
     if (a > b) return fail("the lower bound is above the upper bound");
     if (colon != std::string::npos) {
       if (!parsePositive(step, s)) return fail("the step is not a positive whole number");
-      for (int64_t v = a; v <= b; v += s) {
-        range.values.push_back(v);
-        if (v > std::numeric_limits<int64_t>::max() - s) break;
+      // Counted before anything is enumerated: a huge range is refused at once, not after filling memory.
+      int64_t count = (b - a) / s + 1;
+      if (count > kMaxParamValues) {
+        error = flag + ": '" + text + "' would enumerate " + std::to_string(count) + " values; a range may hold at most " +
+                std::to_string(kMaxParamValues);
+        return std::nullopt;
       }
+    }
+    if (b > kMaxParamValue) return tooLarge(b);
+    if (colon != std::string::npos) {
+      for (int64_t v = a; v <= b; v += s) range.values.push_back(v);
     } else {
-      for (int64_t p = 1; p <= b && p > 0; p *= 2)
+      for (int64_t p = 1; p <= b; p *= 2) {
         if (p >= a) range.values.push_back(p);
+        if (p > b / 2) break;  // the next power would pass b (or wrap)
+      }
       if (range.values.empty()) return fail("no power of two lies in the range");
     }
   } else {
@@ -66,6 +80,7 @@ std::optional<ParamRange> parseParamRange(const std::string& text, const std::st
     std::sort(range.values.begin(), range.values.end());
     range.values.erase(std::unique(range.values.begin(), range.values.end()), range.values.end());
   }
+  if (range.max() > kMaxParamValue) return tooLarge(range.max());
   return range;
 }
 

@@ -20,6 +20,11 @@ struct ParamRange {
   std::string str() const;  // "64,128,256"
 };
 
+// Ranges are refused past these: the count keeps memory bounded, the value keeps the model's
+// products of tiles and unrolls within 64 bits.
+constexpr int64_t kMaxParamValues = 1000000;
+constexpr int64_t kMaxParamValue = int64_t{1} << 20;
+
 // Parses `text`; on a mistake returns nullopt and a plain sentence in `error` that names `flag`.
 std::optional<ParamRange> parseParamRange(const std::string& text, const std::string& flag, std::string& error);
 

@@ -77,6 +77,12 @@ void Progress::note(const std::string& line) {
   std::fflush(out_);
 }
 
+void Progress::warn(const std::string& line) {
+  if (mode_ != Mode::Quiet) return note("warning: " + line);
+  std::fprintf(out_, "cudaburg: warning: %s\n", line.c_str());
+  std::fflush(out_);
+}
+
 void Progress::finish() {
   if (mode_ == Mode::Bar && drawn_) std::fprintf(out_, "\n");
   std::fflush(out_);

@@ -26,6 +26,8 @@ class Progress {
   void refused() { ++done_; ++failed_; draw(); }
   // A line of its own (above the bar on a terminal).
   void note(const std::string& line);
+  // A warning: shown even when quiet, which hides progress, not problems.
+  void warn(const std::string& line);
   void finish();
 
   size_t compiledCount() const { return compiled_; }

@@ -2,7 +2,10 @@
 
 #include <sqlite3.h>
 
+#include <cmath>
 #include <cstdlib>
+#include <iterator>
+#include <utility>
 #include <filesystem>
 
 namespace cudaburg {
@@ -38,6 +41,7 @@ class Statement {
     return t ? reinterpret_cast<const char*>(t) : "";
   }
   double real(int col) const { return sqlite3_column_double(stmt_, col); }
+  int type(int col) const { return sqlite3_column_type(stmt_, col); }
   int integer(int col) const { return sqlite3_column_int(stmt_, col); }
 
  private:
@@ -53,6 +57,27 @@ void bindKey(Statement& s, const MeasurementKey& k) {
   s.bind(6, k.driver);
   s.bind(7, k.arch);
   s.bind(8, k.toolkit);
+}
+
+// The statuses a measurement may have (see Measurement::status).
+bool knownStatus(const std::string& status) {
+  for (const char* known : {"ok", "wrong", "failed", "timeout", "refused"})
+    if (status == known) return true;
+  return false;
+}
+
+// Whether columns status..measured_at from `col` hold what store() writes: known text, numbers
+// where numbers go (SQLite keeps whatever a hand or another program put there), and for a
+// verified measurement a finite positive time. A row that fails is never trusted.
+bool wellFormed(const Statement& s, int col) {
+  if (s.type(col) != SQLITE_TEXT || s.type(col + 1) != SQLITE_TEXT || !knownStatus(s.text(col))) return false;
+  for (int c = col + 2; c <= col + 5; ++c)
+    if (s.type(c) != SQLITE_FLOAT && s.type(c) != SQLITE_INTEGER) return false;
+  for (int c = col + 6; c <= col + 7; ++c)
+    if (s.type(c) != SQLITE_INTEGER) return false;
+  for (int c = col + 2; c <= col + 5; ++c)
+    if (!std::isfinite(s.real(c)) || s.real(c) < 0) return false;
+  return s.text(col) != "ok" || s.real(col + 2) > 0;
 }
 
 // Reads columns status..measured_at starting at `col`.
@@ -73,6 +98,29 @@ Measurement readMeasurement(const Statement& s, int col) {
 constexpr const char* kMeasurementColumns =
     "status, reason, ms, tflops, gbps, error, registers, shared_bytes, measured_at";
 
+// The columns of the table and their declared types, as kSchema makes them.
+constexpr std::pair<const char*, const char*> kColumns[] = {
+    {"nest", "TEXT"}, {"sizes", "TEXT"}, {"recipe", "TEXT"}, {"gpu", "TEXT"}, {"compute_capability", "TEXT"},
+    {"driver", "TEXT"}, {"arch", "TEXT"}, {"toolkit", "TEXT"}, {"status", "TEXT"}, {"reason", "TEXT"},
+    {"ms", "REAL"}, {"tflops", "REAL"}, {"gbps", "REAL"}, {"error", "REAL"}, {"registers", "INTEGER"},
+    {"shared_bytes", "INTEGER"}, {"measured_at", "TEXT"}};
+
+// Why the measurements table of `db` is not the one kSchema makes (an older or foreign file), or "".
+std::string schemaMismatch(sqlite3* db) {
+  Statement s(db, "PRAGMA table_info(measurements)");
+  if (!s.ok()) return sqlite3_errmsg(db);
+  size_t i = 0;
+  while (s.step() == SQLITE_ROW) {
+    if (i == std::size(kColumns)) return "it has a column '" + s.text(1) + "' this version does not know";
+    if (s.text(1) != kColumns[i].first || s.text(2) != kColumns[i].second)
+      return "its column " + std::to_string(i + 1) + " is '" + s.text(1) + " " + s.text(2) + "', not '" +
+             kColumns[i].first + " " + kColumns[i].second + "'";
+    ++i;
+  }
+  if (i < std::size(kColumns)) return std::string("it lacks the column '") + kColumns[i].first + "'";
+  return "";
+}
+
 }  // namespace
 
 std::string TuningDb::defaultPath() {
@@ -88,6 +136,11 @@ std::optional<TuningDb> TuningDb::open(const std::string& path, std::string& err
   std::error_code ec;
   auto parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  // A FIFO would block the open forever, a device would be written over.
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
+    error = "the tuning database '" + path + "' is not a regular file";
+    return std::nullopt;
+  }
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
     error = "cannot open the tuning database '" + path + "': " + (db ? sqlite3_errmsg(db) : "out of memory");
@@ -104,15 +157,23 @@ std::optional<TuningDb> TuningDb::open(const std::string& path, std::string& err
     sqlite3_close(db);
     return std::nullopt;
   }
+  if (std::string why = schemaMismatch(db); !why.empty()) {
+    error = "the tuning database '" + path + "' has another layout than this version writes: " + why;
+    sqlite3_close(db);
+    return std::nullopt;
+  }
   return TuningDb(db);
 }
 
-TuningDb::TuningDb(TuningDb&& other) noexcept : db_(other.db_) { other.db_ = nullptr; }
+TuningDb::TuningDb(TuningDb&& other) noexcept : db_(other.db_), malformedRows_(other.malformedRows_) {
+  other.db_ = nullptr;
+}
 
 TuningDb& TuningDb::operator=(TuningDb&& other) noexcept {
   if (this != &other) {
     sqlite3_close(db_);
     db_ = other.db_;
+    malformedRows_ = other.malformedRows_;
     other.db_ = nullptr;
   }
   return *this;
@@ -128,6 +189,10 @@ std::optional<Measurement> TuningDb::find(const MeasurementKey& key) const {
   if (!s.ok()) return std::nullopt;
   bindKey(s, key);
   if (s.step() != SQLITE_ROW) return std::nullopt;
+  if (!wellFormed(s, 0)) {
+    ++malformedRows_;
+    return std::nullopt;
+  }
   return readMeasurement(s, 0);
 }
 
@@ -169,6 +234,10 @@ std::vector<std::pair<MeasurementKey, Measurement>> TuningDb::forNest(const std:
   s.bind(2, gpu);
   s.bind(3, toolkit);
   while (s.step() == SQLITE_ROW) {
+    if (!wellFormed(s, 8)) {
+      ++malformedRows_;
+      continue;
+    }
     MeasurementKey k{s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.text(6), s.text(7)};
     rows.emplace_back(k, readMeasurement(s, 8));
   }

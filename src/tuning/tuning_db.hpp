@@ -38,6 +38,7 @@ class TuningDb {
  public:
   // Opens (creating when needed) the database at `path`; returns nullopt and says why in
   // `error` when it cannot.
+  // A database whose table has another layout (another version's, or not ours) is refused.
   static std::optional<TuningDb> open(const std::string& path, std::string& error);
   // $CUDABURG_DB, else $XDG_DATA_HOME/cudaburg/tuning.db, else ~/.local/share/cudaburg/tuning.db.
   static std::string defaultPath();
@@ -48,6 +49,8 @@ class TuningDb {
   TuningDb& operator=(const TuningDb&) = delete;
   ~TuningDb();
 
+  // A row whose values are not what store() writes (a wrong type, an unknown status, a time
+  // that is not a positive number) is never returned: it is counted in malformedRows().
   std::optional<Measurement> find(const MeasurementKey& key) const;
   // Stores (or replaces) a measurement and makes it durable before returning.
   bool store(const MeasurementKey& key, const Measurement& m, std::string& error);
@@ -58,10 +61,13 @@ class TuningDb {
   // The GPU, driver, architecture and toolkit with the most measurements of a nest at these sizes
   // (the key's recipe left empty), or nullopt when it has none: what a replay answers from.
   std::optional<MeasurementKey> mostMeasuredDevice(const std::string& nest, const std::string& sizes) const;
+  // Rows find() and forNest() met and ignored since the database was opened.
+  size_t malformedRows() const { return malformedRows_; }
 
  private:
   explicit TuningDb(sqlite3* db) : db_(db) {}
   sqlite3* db_ = nullptr;
+  mutable size_t malformedRows_ = 0;
 };
 
 }  // namespace cudaburg

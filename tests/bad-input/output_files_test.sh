@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Where outputs go when something is wrong: burggen and cudaburg replace only a regular file (or
+# write a new one), never a FIFO, a folder or what a dangling link names; a write that fails
+# (here: past a file-size limit, as a full disk would) leaves no partial output and exits 1; the
+# same file named twice is refused; a spec that fails leaves the old output as it was.
+# Usage: output_files_test.sh BURGGEN CUDABURG EXAMPLES_DIR SCRATCH_DIR
+set -u
+burggen=$1 cudaburg=$2 examples=$3 scratch=$4
+rm -rf "$scratch" && mkdir -p "$scratch"
+. "$(dirname "$0")/check.sh"
+
+spec=$scratch/good.burg
+printf '%%{\n#define OP_LABEL(p) ((p)->op)\n%%}\n%%term A=1 B=2\n%%%%\ns: A(s) = 1 (1);\ns: B = 2;\n' >"$spec"
+leftovers() { find "$scratch" -name '*.??????' | grep -q . && fail "temporary files left: $(find "$scratch" -name '*.??????')"; }
+
+# The same file as --header and -o (also through another spelling of its path).
+expect 2 "burggen: --header and -o name the same file '$scratch/m.cpp'; the header would overwrite the matcher." \
+  "$burggen" "$spec" -o "$scratch/m.cpp" --header "$scratch/m.cpp"
+expect 2 "burggen: --header and -o name the same file '$scratch/./m.cpp'; the header would overwrite the matcher." \
+  "$burggen" "$spec" -o "$scratch/m.cpp" --header "$scratch/./m.cpp"
+[ ! -e "$scratch/m.cpp" ] || fail "an output was written for a refused command"
+
+# Not a regular file: a FIFO, a folder, a link to nothing, a link to a FIFO.
+mkfifo "$scratch/fifo"
+expect 1 "burggen: '$scratch/fifo' is not a regular file (a device, a FIFO or a folder); it is not replaced." \
+  "$burggen" "$spec" -o "$scratch/fifo"
+[ -p "$scratch/fifo" ] || fail "the FIFO was replaced"
+mkdir "$scratch/folder"
+expect 1 "burggen: '$scratch/folder' is not a regular file (a device, a FIFO or a folder); it is not replaced." \
+  "$burggen" "$spec" -o "$scratch/folder"
+ln -s "$scratch/nothing" "$scratch/dangling"
+expect 1 "burggen: '$scratch/dangling' is a symbolic link to nothing; it is not replaced." \
+  "$burggen" "$spec" -o "$scratch/dangling"
+ln -s "$scratch/fifo" "$scratch/to-fifo"
+expect 1 "burggen: '$scratch/to-fifo' is not a regular file (a device, a FIFO or a folder); it is not replaced." \
+  "$burggen" "$spec" -o "$scratch/to-fifo"
+expect 1 "burggen: '$scratch/fifo' is not a regular file (a device, a FIFO or a folder); it is not replaced." \
+  "$burggen" "$spec" -o "$scratch/ok.cpp" --header "$scratch/fifo"
+[ ! -e "$scratch/ok.cpp" ] || fail "the source was written though the header could not be"
+leftovers
+
+# A link to a regular file: the file it names is replaced, the link stays a link.
+printf 'old\n' >"$scratch/real.cpp"
+ln -s "$scratch/real.cpp" "$scratch/link.cpp"
+expect 0 "" "$burggen" "$spec" -o "$scratch/link.cpp"
+[ -L "$scratch/link.cpp" ] || fail "the link was replaced by a file"
+grep -q "Matcher" "$scratch/real.cpp" || fail "the file the link names was not written"
+
+# A spec with errors leaves the old output as it was, and no other file.
+printf 'old\n' >"$scratch/kept.cpp"
+printf '%%term A=1\n%%%%\ns: A(t);\n' >"$scratch/bad.burg"
+expect 1 "$scratch/bad.burg:3:6: error: undefined nonterminal 't': no rule derives it
+s: A(t);
+     ^" "$burggen" "$scratch/bad.burg" -o "$scratch/kept.cpp" --header "$scratch/kept.hpp"
+[ "$(cat "$scratch/kept.cpp")" = old ] || fail "the old output was changed"
+[ ! -e "$scratch/kept.hpp" ] || fail "a header was written for a failed spec"
+leftovers
+
+# A write that fails (a file-size limit of 1 KiB; SIGXFSZ ignored, so write() reports EFBIG).
+limited=(bash -c 'trap "" XFSZ; ulimit -f 1; exec "$@"' limited)
+expect 1 "burggen: cannot write '$scratch/big.cpp': File too large." "${limited[@]}" "$burggen" "$spec" -o "$scratch/big.cpp"
+[ ! -e "$scratch/big.cpp" ] || fail "a partial output was left"
+leftovers
+expect 1 "burggen: cannot write to standard output." bash -c 'trap "" XFSZ; ulimit -f 1; exec "$0" "$1" >"$2"' \
+  "$burggen" "$spec" "$scratch/stdout.cpp"
+
+# An unbounded input (a file past 16 MiB; from standard input too) is refused, not read whole.
+printf '%*s' $((16 * 1024 * 1024 + 1)) '' >"$scratch/large.burg"
+expect 1 "burggen: '$scratch/large.burg' is larger than 16 MiB, the most a source may hold." \
+  "$burggen" "$scratch/large.burg" -o "$scratch/large.cpp"
+expect 1 "burggen: '<stdin>' is larger than 16 MiB, the most a source may hold." \
+  bash -c 'exec "$0" - -o "$2" <"$1"' "$burggen" "$scratch/large.burg" "$scratch/large.cpp"
+[ ! -e "$scratch/large.cpp" ] || fail "an output was written for a refused input"
+
+# cudaburg's outputs follow the same rules (show --dot here; the search's files alike).
+expect 2 "cudaburg: error: '$scratch/fifo' is not a regular file (a device, a FIFO or a folder); it is not replaced" \
+  "$cudaburg" show "$examples/matmul.loop" --dot "$scratch/fifo"
+{
+  printf 'kernel k(float A[64]) {\n'
+  for ((s = 0; s < 64; s++)); do printf '  A[%d] = %d;\n' "$s" "$s"; done
+  printf '}\n'
+} >"$scratch/long.loop"
+expect 2 "cudaburg: error: cannot write '$scratch/tree.dot': File too large" \
+  "${limited[@]}" "$cudaburg" show "$scratch/long.loop" --dot "$scratch/tree.dot"
+[ ! -e "$scratch/tree.dot" ] || fail "a partial DOT file was left"
+leftovers
+
+finish

@@ -1,0 +1,60 @@
+// libFuzzer target: recipes must survive any input. The first byte picks one of the examples'
+// kernels, the rest is a recipe: it is parsed, applied (each step refuses what it cannot do
+// legally), and the result printed and emitted as CUDA, as `cudaburg show --recipe R --cuda`
+// does. A crash, a sanitizer report, a hang or unbounded memory is a bug.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "burgspec/diagnostics.hpp"
+#include "burgspec/source.hpp"
+#include "src/cuda/emitter.hpp"
+#include "src/loop/parser.hpp"
+#include "src/loop/printer.hpp"
+#include "src/transform/recipe.hpp"
+
+namespace {
+
+// The examples, with sizes small enough that nothing a recipe does takes long.
+const std::vector<cudaburg::Kernel>& kernels() {
+  static const std::vector<cudaburg::Kernel> all = [] {
+    std::vector<cudaburg::Kernel> out;
+    for (const char* name : {"matmul", "matmul_bt", "conv2d", "conv3d", "correlate2d"}) {
+      std::string error;
+      burgspec::SourceFile file("", "");
+      if (!burgspec::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/" + name + ".loop", file, error)) {
+        std::fprintf(stderr, "%s\n", error.c_str());
+        std::abort();
+      }
+      burgspec::Diagnostics diags(file);
+      auto kernel = cudaburg::parseLoopFile(file, diags, {});
+      if (!kernel) std::abort();
+      out.push_back(*kernel);
+    }
+    return out;
+  }();
+  return all;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const cudaburg::Kernel& kernel = kernels()[data[0] % kernels().size()];
+  burgspec::SourceFile file("fuzz.recipe", std::string(reinterpret_cast<const char*>(data) + 1, size - 1));
+  burgspec::Diagnostics diags(file);
+  std::optional<cudaburg::Recipe> recipe = cudaburg::parseRecipe(file, diags);
+  std::ostringstream rendered;
+  diags.printAll(rendered);
+  if (!recipe) return 0;
+  cudaburg::printRecipeLine(*recipe);
+  cudaburg::TransformResult result = cudaburg::applyRecipe(kernel, *recipe);
+  if (!result) return 0;
+  cudaburg::printKernel(*result.kernel);
+  cudaburg::emitKernel(*result.kernel, {cudaburg::printRecipe(*recipe), "", std::nullopt});
+  return 0;
+}
