@@ -127,6 +127,12 @@ struct Instance {
 class PairTest {
  public:
   PairTest(const Statement& s1, const AccessSite& a1, const Statement& s2, const AccessSite& a2) {
+    while (common_ < s1.loops.size() && common_ < s2.loops.size() && s1.loops[common_] == s2.loops[common_])
+      ++common_;
+    // Numbers too large to combine without overflow: the pair is taken to depend in every
+    // direction (transformations that need it not to are refused), which is always safe.
+    exact_ = moderate(s1, a1) && moderate(s2, a2);
+    if (!exact_) return;
     size_t vars = s1.loops.size() + a1.box.size() + s2.loops.size() + a2.box.size();
     system_ = LinearSystem(vars + 1);  // the last variable is kept free for distances
     next_ = 0;
@@ -134,8 +140,6 @@ class PairTest {
     Instance i2 = place(s2, a2);
     for (size_t d = 0; d < a1.subscripts.size() && d < a2.subscripts.size(); ++d)
       system_.addZero(linear(a1.subscripts[d], i1) - linear(a2.subscripts[d], i2));
-    while (common_ < s1.loops.size() && common_ < s2.loops.size() && s1.loops[common_] == s2.loops[common_])
-      ++common_;
     first_ = std::move(i1);
     second_ = std::move(i2);
   }
@@ -147,6 +151,7 @@ class PairTest {
   // than one below the carrying loop are summarised as Any. What the legality questions read is
   // still exact: the carrier, the levels outside it, and the one inside it (interchange).
   std::vector<std::vector<Direction>> directionVectors() const {
+    if (!exact_) return {std::vector<Direction>(common_, Direction::Any)};
     std::vector<std::vector<Direction>> out;
     if (!system_.mayBeFeasible()) return out;
     std::vector<Direction> prefix;
@@ -158,6 +163,7 @@ class PairTest {
 
   // The distance (second - first) on shared loop `level` under direction vector `dirs`.
   std::optional<int64_t> distance(const std::vector<Direction>& dirs, size_t level) const {
+    if (!exact_) return std::nullopt;
     LinearSystem s = system_;
     for (size_t l = 0; l < dirs.size(); ++l)
       if (dirs[l] != Direction::Any) constrain(s, l, dirs[l]);
@@ -171,6 +177,28 @@ class PairTest {
   }
 
  private:
+  // Constants (bounds, offsets, extents) within 2^44 and coefficients and steps within 2^16, so
+  // that the sums and products of the test stay far from 64-bit overflow.
+  static constexpr int64_t kModerateConstant = int64_t(1) << 44, kModerate = int64_t(1) << 16;
+  static bool moderate(const Affine& a) {
+    if (a.constant > kModerateConstant || a.constant < -kModerateConstant) return false;
+    for (const auto& [name, c] : a.terms)
+      if (c > kModerate || c < -kModerate) return false;
+    return true;
+  }
+  static bool moderate(const Statement& s, const AccessSite& a) {
+    for (const Node* loop : s.loops) {
+      if (!moderate(loop->lower) || loop->step > kModerate || loop->step < -kModerate) return false;
+      for (const Affine& u : loop->upper)
+        if (!moderate(u)) return false;
+    }
+    for (const Affine& sub : a.subscripts)
+      if (!moderate(sub)) return false;
+    for (int64_t extent : a.box)
+      if (extent > kModerateConstant || extent < -kModerateConstant) return false;
+    return true;
+  }
+
   LinearExpr linear(const Affine& a, const Instance& inst) const {
     LinearExpr e(system_.variables());
     e.constant = a.constant;
@@ -266,6 +294,7 @@ class PairTest {
   LinearSystem system_{0};
   size_t next_ = 0;
   size_t common_ = 0;
+  bool exact_ = true;
   Instance first_, second_;
 };
 
