@@ -4,6 +4,7 @@
 #include "tests/burggen/features_matcher.hpp"
 #include "tests/burggen/kbest_agreement.hpp"
 #include "tests/burggen/sample_matcher.hpp"
+#include "tests/burggen/sample_assignment.hpp"
 
 namespace {
 
@@ -45,15 +46,8 @@ TEST(KBestAgreement, FeaturesGrammarAtKOne) {
 }
 
 TEST(KBestAgreement, IburgSampleAtKOne) {
-  auto leaf = [](int op) { return tree{op, {nullptr, nullptr}, 0, 0}; };
-  tree a = leaf(ADDRLP), b = leaf(ADDRLP), four = leaf(CNSTI);
-  tree load = leaf(INDIRC), widen = leaf(CVCI), sum = leaf(ADDI), assign = leaf(ASGNI);
-  load.kids[0] = &b;
-  widen.kids[0] = &load;
-  sum.kids[0] = &widen;
-  sum.kids[1] = &four;
-  assign.kids[0] = &a;
-  assign.kids[1] = &sum;
+  SampleAssignment t;
+  auto &assign = t.assign;
   burmMatcher classic;
   ASSERT_TRUE(classic.label(&assign));
   std::vector<std::int64_t> expected;

@@ -3,21 +3,14 @@
 #include <gtest/gtest.h>
 
 #include "tests/burggen/sample_matcher.hpp"
+#include "tests/burggen/sample_assignment.hpp"
 
 namespace {
 
-tree leaf(int op) { return tree{op, {nullptr, nullptr}, 0, 0}; }
-
 TEST(IburgSample, LabelsTheClassicAssignment) {
   // a = (int)*(char*)b + 4, as ASGNI(ADDRLP, ADDI(CVCI(INDIRC(ADDRLP)), CNSTI))
-  tree a = leaf(ADDRLP), b = leaf(ADDRLP), four = leaf(CNSTI);
-  tree load = leaf(INDIRC), widen = leaf(CVCI), sum = leaf(ADDI), assign = leaf(ASGNI);
-  load.kids[0] = &b;
-  widen.kids[0] = &load;
-  sum.kids[0] = &widen;
-  sum.kids[1] = &four;
-  assign.kids[0] = &a;
-  assign.kids[1] = &sum;
+  SampleAssignment t;
+  auto &four = t.four, &widen = t.widen, &sum = t.sum, &assign = t.assign;
 
   burmMatcher m;
   ASSERT_TRUE(m.label(&assign));
