@@ -544,12 +544,26 @@ std::string KernelWriter::prologue() {
   // Only the coordinates the body still uses (declarations of unused indices were dropped).
   for (auto it = usedCoordinates_.begin(); it != usedCoordinates_.end();)
     it = std::regex_search(body_, std::regex("\\b" + *it + "\\b")) ? std::next(it) : usedCoordinates_.erase(it);
+  bool bodyUsesZ = usedCoordinates_.count("thread_z") > 0;
   if (usedCoordinates_.count("thread_rank"))
     for (const char* a : kAxis) usedCoordinates_.insert(std::string("thread_") + a);
-  for (int a = 0; a < 3; ++a) {
-    std::string t = std::string("thread_") + kAxis[a];
-    if (usedCoordinates_.count(t))
-      out += "  const " + index_ + " " + t + " = " + (plan_.block[a] > 1 ? std::string("threadIdx.") + kAxis[a] : "0") + ";\n";
+  if (kernel_.laneRows > 0 && (usedCoordinates_.count("thread_x") || usedCoordinates_.count("thread_y"))) {
+    // Warps arranged laneRows x laneCols over the block's threads: the hardware's linear thread
+    // number, split into the warp (placed row-major over the block) and the lane within it.
+    usedCoordinates_.insert("thread_rank");
+    std::string across = std::to_string(plan_.block[0] / kernel_.laneCols), cols = std::to_string(kernel_.laneCols);
+    out += "  const int thread_rank = threadIdx.x + " + std::to_string(plan_.block[0]) + " * threadIdx.y;\n";
+    out += "  const int thread_y = (thread_rank >> 5) / " + across + " * " + std::to_string(kernel_.laneRows) +
+           " + (thread_rank & 31) / " + cols + ";\n";
+    out += "  const int thread_x = (thread_rank >> 5) % " + across + " * " + cols + " + (thread_rank & 31) % " + cols + ";\n";
+    if (bodyUsesZ) out += "  const int thread_z = 0;\n";
+    usedCoordinates_.erase("thread_rank");  // declared above
+  } else {
+    for (int a = 0; a < 3; ++a) {
+      std::string t = std::string("thread_") + kAxis[a];
+      if (usedCoordinates_.count(t))
+        out += "  const " + index_ + " " + t + " = " + (plan_.block[a] > 1 ? std::string("threadIdx.") + kAxis[a] : "0") + ";\n";
+    }
   }
   for (int a = 0; a < 3; ++a) {
     std::string b = std::string("block_") + kAxis[a];
@@ -592,6 +606,11 @@ EmitResult KernelWriter::write() {
     out.params.push_back(p.name);
   }
   emitGridLoops(0, scope);
+  if (kernel_.laneRows > 0 &&
+      (plan_.block[2] > 1 || plan_.block[0] % kernel_.laneCols || plan_.block[1] % kernel_.laneRows))
+    refuse("warps of " + std::to_string(kernel_.laneRows) + " by " + std::to_string(kernel_.laneCols) +
+           " threads do not tile a block of " + std::to_string(plan_.block[1]) + " by " + std::to_string(plan_.block[0]) +
+           " threads (block.y by block.x" + (plan_.block[2] > 1 ? ", with block.z" : "") + ")");
   if (!refusal_.empty()) {
     result.refusal = refusal_;
     return result;

@@ -206,6 +206,11 @@ struct Kernel {
   // Outputs to set to zero before the kernel runs: the combine of a split reduction, whose
   // parts accumulate into them atomically.
   std::vector<std::string> zeroFirst;
+  // How the 32 threads of a warp cover the block's 2-D grid of threads: laneRows values of the
+  // block.y loop by laneCols of block.x, so that a warp reads few rows and few columns of the
+  // staged operands (0, 0: as CUDA numbers threads, a warp along block.x first). Only the order
+  // of parallel iterations changes: the kernel computes the same.
+  int64_t laneRows = 0, laneCols = 0;
 
   const Array* findParam(const std::string& name) const;
   int64_t size(const std::string& name) const;         // -1 when unknown

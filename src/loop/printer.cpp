@@ -156,6 +156,9 @@ std::string printKernel(const Kernel& kernel) {
     for (const std::string& name : kernel.zeroFirst) out += " " + name;
     out += "\n";
   }
+  if (kernel.laneRows > 0)
+    out += "// a warp's threads: " + std::to_string(kernel.laneRows) + " rows of block.y by " +
+           std::to_string(kernel.laneCols) + " columns of block.x\n";
   out += "kernel " + kernel.name + "(";
   for (size_t i = 0; i < kernel.params.size(); ++i) out += (i ? ", " : "") + arrayDecl(kernel.params[i]);
   out += ") {\n";

@@ -42,6 +42,7 @@ struct CandidateShape {
   bool interleaved = false;      // a stage's rows interleaved for conflict-free 128-bit reads
   bool transposed = false;       // operands read along the reduction staged transposed
   bool vectorized = false;       // 128-bit accesses along a thread's columns
+  int64_t laneRows = 0;          // a warp's threads as laneRows x (32 / laneRows) of the block (0: rows of block.x)
 };
 
 struct Estimate {

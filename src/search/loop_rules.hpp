@@ -75,6 +75,9 @@ class LoopRules {
   // A tiled fragment with the operands read along the tile's columns (matmul's B[k][j]) staged
   // interleaved, each thread's run of columns read 4 at a time; refused when nothing changes.
   Fragment interleaved(const Fragment& tiled) const;
+  // A tiled fragment whose warps each cover `rows` x (32 / rows) of the block's threads
+  // (arrangeLanes); 0 keeps CUDA's order. Refused when such warps do not tile the block.
+  Fragment lanes(const Fragment& tiled, int64_t rows) const;
   // An outer parallel loop around a tiled nest onto grid.z.
   Fragment gridZ(const Node* node, const Fragment& inner) const;
   // An outer parallel loop right around the 2-D tile, moved inside the tile's grid loops: each

@@ -26,6 +26,7 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::RegisterTile, "regtile", "regtile LOOP,LOOP... FACTOR,FACTOR..."},
     {StepKind::Vectorize, "vectorize", "vectorize LOOP WIDTH"},
     {StepKind::Split, "split", "split LOOP PARTS"},
+    {StepKind::Lanes, "lanes", "lanes ROWS,COLS"},
 };
 
 constexpr Mapping kMappings[] = {Mapping::None,   Mapping::GridX,  Mapping::GridY,        Mapping::GridZ,
@@ -212,6 +213,15 @@ class Parser {
       case StepKind::RegisterTile:
         ok = names(step.loops) && numbers(step.factors, step.loops.size());
         break;
+      case StepKind::Lanes: {
+        int64_t rows = 0, cols = 0;
+        ok = number(rows, "the rows of block.y a warp covers");
+        if (ok && tok_.kind != Token::Comma) ok = fail("expected ',' and the columns of block.x, found " + describe());
+        if (ok) advance();
+        ok = ok && number(cols, "the columns of block.x a warp covers");
+        step.factors = {rows, cols};
+        break;
+      }
       case StepKind::Interchange: {
         std::string inner;
         ok = name(loop, "the outer loop's index") && name(inner, "the inner loop's index");
@@ -278,6 +288,7 @@ std::string RecipeStep::str() const {
              (interleave ? " interleaved " + std::to_string(interleave) : "");
     case StepKind::Interchange: return s + " " + loops.at(0) + " " + loops.at(1);
     case StepKind::Distribute: return s + " " + loops.at(0);
+    case StepKind::Lanes: return s + " " + join(factors);
     default: return s + " " + join(loops) + " " + join(factors);
   }
 }
@@ -333,6 +344,9 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
       break;
     case StepKind::Split:
       if (arity(1, 1)) return splitReduction(kernel, step.loops[0], step.factors[0]);
+      break;
+    case StepKind::Lanes:
+      if (arity(0, 2)) return arrangeLanes(kernel, step.factors[0], step.factors[1]);
       break;
   }
   return TransformResult::refuse("the step has the wrong number of loops or factors");

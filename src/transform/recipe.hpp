@@ -16,6 +16,7 @@
 //   regtile i,j 4,4         registerTile({i, j}, {4, 4})
 //   vectorize j 4           vectorize(j, 4)
 //   split k 4               splitReduction(k, 4)
+//   lanes 8,4               arrangeLanes(8, 4): a warp covers 8 rows of block.y by 4 of block.x
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,7 +28,7 @@
 
 namespace cudaburg {
 
-enum class StepKind { StripMine, Tile, Unroll, Interchange, Distribute, Map, Stage, RegisterTile, Vectorize, Split };
+enum class StepKind { StripMine, Tile, Unroll, Interchange, Distribute, Map, Stage, RegisterTile, Vectorize, Split, Lanes };
 const char* stepKeyword(StepKind k);  // "strip", "tile", ...
 
 struct RecipeStep {

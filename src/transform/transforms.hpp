@@ -71,4 +71,9 @@ TransformResult vectorize(const Kernel& kernel, const std::string& loop, int wid
 // first (Kernel::zeroFirst) in place of the initialisation it removes.
 TransformResult splitReduction(const Kernel& kernel, const std::string& loop, int64_t parts);
 
+// Arranges the 32 threads of each warp as `rows` values of the block.y loop by `cols` of block.x
+// (Kernel::laneRows): powers of two whose product is 32. The block's threads must come in whole
+// warps of that shape, which the emitter checks against the launch it plans.
+TransformResult arrangeLanes(const Kernel& kernel, int64_t rows, int64_t cols);
+
 }  // namespace cudaburg

@@ -30,7 +30,7 @@ class RecipeGenerator {
     const Node* l = loops[index(loops.size())];
     const Node* inner = l->body()->kind == NodeKind::For ? l->body().get() : nullptr;
     RecipeStep s;
-    s.kind = static_cast<StepKind>(index(10));
+    s.kind = static_cast<StepKind>(index(static_cast<size_t>(StepKind::Lanes) + 1));  // any step
     s.loops = {l->index};
     switch (s.kind) {
       case StepKind::StripMine:
@@ -44,6 +44,12 @@ class RecipeGenerator {
         break;
       case StepKind::Interchange: s.loops.push_back(inner ? inner->index : loops[index(loops.size())]->index); break;
       case StepKind::Distribute: break;
+      case StepKind::Lanes: {
+        s.loops.clear();
+        int64_t rows = pick({1, 2, 4, 8, 16, 32, 3});
+        s.factors = {rows, 32 / rows};
+        break;
+      }
       case StepKind::Map:
         s.mapping = static_cast<Mapping>(index(static_cast<size_t>(Mapping::AsyncPipelined) + 1));  // any mapping
         break;
