@@ -8,6 +8,7 @@
 #include <iostream>
 #include <regex>
 
+#include "burggen/output_file.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/loop_input.hpp"
 #include "src/cli/space_options.hpp"
@@ -63,10 +64,35 @@ bool parseBudget(const std::string& text, EvaluatorOptions& options, std::string
   return true;
 }
 
-bool writeOutput(const std::filesystem::path& dir, const std::string& name, const std::string& text) {
+// Creates `dir` and its missing parents; returns the folders it made, deepest first.
+std::optional<std::vector<std::filesystem::path>> makeOutputFolder(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> made;
+  std::error_code ec;
+  for (std::filesystem::path p = dir; !p.empty() && !std::filesystem::exists(p, ec); p = p.parent_path()) {
+    made.push_back(p);
+    if (p == p.parent_path()) break;
+  }
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    std::cerr << "cudaburg: error: cannot create the output folder '" << dir.string() << "': " << ec.message() << "\n";
+    return std::nullopt;
+  }
+  return made;
+}
+
+// Writes every output or none: each goes to a temporary file in `dir` first, and they are
+// renamed into place only once all of them are written. On failure the folders this run made
+// are removed again (only when empty: nothing else is touched).
+bool writeOutputs(const std::filesystem::path& dir, const std::vector<std::filesystem::path>& madeFolders,
+                  const std::vector<std::pair<std::string, std::string>>& outputs) {
+  std::vector<burggen::OutputFile> files;
+  for (const auto& [name, text] : outputs) files.push_back({(dir / name).string(), text});
   std::string error;
-  if (writeFileAtomically((dir / name).string(), text, error)) return true;
-  std::cerr << "cudaburg: error: " << error << "\n";
+  if (burggen::writeOutputFiles(files, error)) return true;
+  std::cerr << "cudaburg: error: " << error << "; no output was written\n";
+  std::error_code ec;
+  for (const std::filesystem::path& folder : madeFolders)
+    if (!std::filesystem::remove(folder, ec)) break;
   return false;
 }
 
@@ -161,27 +187,26 @@ int runSearch(const SearchFlags& f) {
   }
 
   std::filesystem::path dir = f.outDir.empty() ? "cudaburg-" + kernel->name : f.outDir;
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) {
-    std::cerr << "cudaburg: error: cannot create the output folder '" << dir.string() << "': " << ec.message() << "\n";
-    return kInputError;
+  std::vector<std::pair<std::string, std::string>> outputs = {
+      {"report.md", searchReportMarkdown(result.outcome)},
+      {"report.json", searchReportJson(result.outcome)},
+      {"search.svg", searchPlotSvg(result.outcome)},
+      {"labeled.dot", result.labeledDot},
+      {"cover.txt", coverText(result)},
+  };
+  std::string line = result.best ? printRecipeLine(*result.best) : "";
+  if (result.best) {
+    const CudaKernel* best = evaluator.kernelFor(line);
+    EmitResult reference = emitReference(*kernel);
+    if (best && reference.ok()) outputs.push_back({"best.cu", bestProgram(*kernel, *best, *reference.kernel)});
   }
-  bool written = writeOutput(dir, "report.md", searchReportMarkdown(result.outcome)) &&
-                 writeOutput(dir, "report.json", searchReportJson(result.outcome)) &&
-                 writeOutput(dir, "search.svg", searchPlotSvg(result.outcome)) &&
-                 writeOutput(dir, "labeled.dot", result.labeledDot) && writeOutput(dir, "cover.txt", coverText(result));
-  if (!written) return kInputError;
+  auto madeFolders = makeOutputFolder(dir);
+  if (!madeFolders || !writeOutputs(dir, *madeFolders, outputs)) return kInputError;
 
   if (!result.best) {
     std::cerr << "cudaburg: no kernel: " << result.why << " (see " << (dir / "report.md").string() << ")\n";
     return kInputError;
   }
-  std::string line = printRecipeLine(*result.best);
-  const CudaKernel* best = evaluator.kernelFor(line);
-  EmitResult reference = emitReference(*kernel);
-  if (best && reference.ok()) written = writeOutput(dir, "best.cu", bestProgram(*kernel, *best, *reference.kernel));
-  if (!written) return kInputError;
 
   auto bestIndex = result.outcome.best();
   std::cout << "best recipe for " << kernel->name << ": " << (line.empty() ? "(the nest as written)" : line) << "\n";

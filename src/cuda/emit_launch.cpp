@@ -25,11 +25,11 @@ bool anyGridOrBlockMapping(const Node& node) {
   return false;
 }
 
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t ceilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0); }  // a >= 0, b > 0: no a + b to wrap
 
 int64_t powerOfTwoAtLeast(int64_t n) {
   int64_t p = 1;
-  while (p < n) p *= 2;
+  while (p < n && p <= INT64_MAX / 2) p *= 2;  // at most 2^62: callers take the least of it and a block
   return p;
 }
 
@@ -183,8 +183,8 @@ std::string planNaive(const Kernel& kernel, LaunchPlan& plan) {
     for (size_t i = folded; i-- > 0;) {
       plan.gridLoops[i].divisor = divisor;
       plan.gridLoops[i].trips = trips[i];
+      if (trips[i] > 65535 / divisor) return "the outer parallel loops need more than 65535 blocks on grid.z";
       divisor *= trips[i];
-      if (divisor > 65535) return "the outer parallel loops need more than 65535 blocks on grid.z";
     }
     plan.grid[2] = divisor;
   }

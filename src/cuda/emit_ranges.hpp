@@ -24,6 +24,8 @@ class IndexRanges {
 
   // The smallest and largest value of `a` over the bound indices; nothing when it uses an unbound one.
   std::optional<std::pair<int64_t, int64_t>> bounds(const Affine& a) const;
+  // bounds(a - b), nothing when a coefficient of the difference does not fit in 64 bits either.
+  std::optional<std::pair<int64_t, int64_t>> boundsOfDifference(const Affine& a, const Affine& b) const;
   // A number every value of `a` is a multiple of (0 when `a` is always 0).
   int64_t multipleOf(const Affine& a) const;
 

@@ -300,7 +300,7 @@ std::string KernelWriter::loopConditions(const Node& loop, const Scope& scope) {
   for (size_t i = 0; i < loop.upper.size(); ++i) {
     bool implied = false;
     for (size_t j = 0; j < loop.upper.size() && !implied; ++j) {
-      auto span = scope.ranges.bounds(loop.upper[j] - loop.upper[i]);
+      auto span = scope.ranges.boundsOfDifference(loop.upper[j], loop.upper[i]);
       implied = j != i && span && (span->second < 0 || (span->second == 0 && j < i));
     }
     if (!implied) conds.push_back(loop.index + " < " + affineText(loop.upper[i]));

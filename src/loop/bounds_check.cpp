@@ -6,6 +6,8 @@
 #include <map>
 #include <optional>
 
+#include "src/loop/checked_arith.hpp"
+
 namespace cudaburg {
 
 namespace {
@@ -46,14 +48,27 @@ class BoundsChecker {
           if (!upper || upper->hi == INT64_MIN)
             return overflow(node->loc, "the upper bound of '" + node->index + "' (" + u.str() + ")");
           hi = std::min(hi, upper->hi - 1);
+          // Upper less lower bound: what a trip count is computed from.
+          std::optional<Affine> span = checkedSum(u, node->lower, -1);
+          if (!span || !rangeOf(*span, ranges))
+            return overflow(node->loc, "the distance from the lower to the upper bound of '" + node->index + "' (" +
+                                           u.str() + " - (" + node->lower.str() + "))");
         }
+        // A loop that never runs still has its index in scope: it takes its lower bound's values
+        // (as its header computes them), and its body is checked for overflow, not for bounds.
+        bool runs = hi >= lower->lo;
+        Range index = runs ? Range{lower->lo, hi} : *lower;
         // The index steps past its last value once; that step must not wrap either.
-        if (hi > INT64_MAX - node->step) return overflow(node->loc, "the index '" + node->index + "' after its last step");
-        if (hi < lower->lo) return;  // the loop never runs
+        if (index.hi > INT64_MAX - node->step)
+          return overflow(node->loc, "the index '" + node->index + "' plus its step (" + std::to_string(index.hi) +
+                                         " + " + std::to_string(node->step) + ")");
         auto saved =
             ranges.find(node->index) != ranges.end() ? std::optional(ranges[node->index]) : std::nullopt;
-        ranges[node->index] = {lower->lo, hi};
+        ranges[node->index] = index;
+        bool reached = reached_;
+        reached_ = reached_ && runs;
         walk(node->body(), ranges);
+        reached_ = reached;
         if (saved)
           ranges[node->index] = *saved;
         else
@@ -85,17 +100,19 @@ class BoundsChecker {
 
   void check(const Access& access, bool write, SourceLoc at, const Ranges& ranges) {
     const Array* array = kernel_.findParam(access.array);
-    if (!array || (array->zeroPadded && !write)) return;
+    if (!array) return;
+    bool fits = true;
     for (size_t d = 0; d < access.subscripts.size() && d < array->extents.size(); ++d) {
       std::optional<Range> range = rangeOf(access.subscripts[d], ranges);
       if (!range) {
         overflow(at, "subscript " + std::to_string(d + 1) + " of " + access.str() + " (" + access.subscripts[d].str() +
                          ")");
+        fits = false;
         continue;
       }
       Range r = *range;
       int64_t last = array->extents[d] - 1;
-      if (r.lo >= 0 && r.hi <= last) continue;
+      if (!reached_ || (array->zeroPadded && !write) || (r.lo >= 0 && r.hi <= last)) continue;
       diags_.error(at, std::string(write ? "write to " : "read of ") + access.str() +
                            " leaves the array: subscript " + std::to_string(d + 1) + " (" +
                            access.subscripts[d].str() + ") ranges over " + std::to_string(r.lo) + ".." +
@@ -103,11 +120,29 @@ class BoundsChecker {
                            (write ? "" : " (declare it 'padded' to read zeros there)"));
       ok_ = false;
     }
+    if (fits && !offsetFits(access, *array, ranges))
+      overflow(at, "the offset of " + access.str() + " from the start of '" + array->name +
+                       "' (its subscripts times the array's strides)");
+  }
+
+  // The element's offset in the array, sum over d of subscript d times the elements of one
+  // step in dimension d, as the emitted code computes it: coefficients and values must fit
+  // (reads of padded arrays, and loops that never run, may reach far outside the array).
+  static bool offsetFits(const Access& access, const Array& array, const Ranges& ranges) {
+    std::optional<Affine> offset = Affine(0);
+    std::optional<int64_t> stride = 1;
+    for (size_t d = std::min(access.subscripts.size(), array.extents.size()); d-- > 0 && offset && stride;) {
+      std::optional<Affine> scaled = checkedScale(access.subscripts[d], *stride);
+      offset = scaled ? checkedSum(*offset, *scaled, 1) : std::nullopt;
+      stride = checkedMul(*stride, array.extents[d]);
+    }
+    return offset && stride && rangeOf(*offset, ranges);
   }
 
   const Kernel& kernel_;
   burgspec::Diagnostics& diags_;
   bool ok_ = true;
+  bool reached_ = true;  // false inside a loop that never runs
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "src/loop/loop_tree.hpp"
 
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -55,19 +56,23 @@ int64_t Affine::eval(const std::map<std::string, int64_t>& env) const {
   return v;
 }
 
+// Text that reads back to the same Affine: INT64_MIN, whose magnitude is no literal, is written
+// as -9223372036854775807 less one more ("-9223372036854775807*i - i", "-9223372036854775807 - 1").
 std::string Affine::str() const {
   std::ostringstream out;
   bool first = true;
-  for (const auto& [name, c] : terms) {
-    int64_t mag = c < 0 ? -c : c;
+  auto term = [&](int64_t c, const std::string& name) {
+    bool least = c == std::numeric_limits<int64_t>::min();
+    int64_t mag = least ? std::numeric_limits<int64_t>::max() : c < 0 ? -c : c;
     if (first) out << (c < 0 ? "-" : "");
     else out << (c < 0 ? " - " : " + ");
-    if (mag != 1) out << mag << '*';
-    out << name;
+    if (name.empty()) out << mag;
+    else out << (mag != 1 ? std::to_string(mag) + "*" : "") << name;
+    if (least) out << " - " << (name.empty() ? "1" : name);
     first = false;
-  }
-  if (first) out << constant;
-  else if (constant != 0) out << (constant < 0 ? " - " : " + ") << (constant < 0 ? -constant : constant);
+  };
+  for (const auto& [name, c] : terms) term(c, name);
+  if (first || constant != 0) term(constant, "");
   return out.str();
 }
 

@@ -12,7 +12,7 @@ loop() { printf '%b' "$2" >"$scratch/$1.loop"; }
 
 # Sizes: + - * / % and unary minus are checked; INT64_MIN / -1 is an error, not SIGFPE.
 loop divide 'size N = (0 - 9223372036854775807 - 1) / (0 - 1);\nkernel k(float A[4]) { A[0] = 1; }\n'
-expect 1 "$scratch/divide.loop:1:40: error: (-9223372036854775808) / (-1) overflows a 64-bit integer
+expect 1 "$scratch/divide.loop:1:40: error: (-9223372036854775807 - 1) / (-1) overflows a 64-bit integer
 size N = (0 - 9223372036854775807 - 1) / (0 - 1);
                                        ^" "$cudaburg" show "$scratch/divide.loop"
 
@@ -36,7 +36,7 @@ kernel k(float A[M * M]) { A[0] = 1; }
                    ^" "$cudaburg" show "$scratch/product.loop"
 
 loop negation 'size M = 0 - 9223372036854775807 - 1, N = -M;\nkernel k(float A[4]) { A[0] = 1; }\n'
-expect 1 "$scratch/negation.loop:1:43: error: -(-9223372036854775808) overflows a 64-bit integer
+expect 1 "$scratch/negation.loop:1:43: error: -(-9223372036854775807 - 1) overflows a 64-bit integer
 size M = 0 - 9223372036854775807 - 1, N = -M;
                                           ^" "$cudaburg" show "$scratch/negation.loop"
 
@@ -50,9 +50,37 @@ expect 1 "$scratch/subscript.loop:3:27: error: subscript 1 of A[4611686018427387
   for (i = 0; i < N; i++) A[i * 4611686018427387904] = 1;
                           ^" "$cudaburg" show "$scratch/subscript.loop"
 loop last_step 'kernel k(float A[4]) {\n  for (i = 0; i < 9223372036854775807; i += 2) A[0] = 1;\n}\n'
-expect 1 "$scratch/last_step.loop:2:3: error: the index 'i' after its last step overflows a 64-bit integer
+expect 1 "$scratch/last_step.loop:2:3: error: the index 'i' plus its step (9223372036854775806 + 2) overflows a 64-bit integer
   for (i = 0; i < 9223372036854775807; i += 2) A[0] = 1;
   ^" "$cudaburg" show "$scratch/last_step.loop"
+# A loop that never runs keeps its lower bound's values (found by fuzz_loop: its index ranges
+# overflowed in the emitter): its first step, and its body's subscripts, must fit all the same.
+loop never_runs 'size C = 4;\nkernel k(float A[C]) {\n  for (i = 9223372036854775807; i < C; i += 2) A[0] = 1;\n}\n'
+expect 1 "$scratch/never_runs.loop:3:3: error: the index 'i' plus its step (9223372036854775807 + 2) overflows a 64-bit integer
+  for (i = 9223372036854775807; i < C; i += 2) A[0] = 1;
+  ^" "$cudaburg" show "$scratch/never_runs.loop"
+loop never_runs_body 'kernel k(float A[4]) {\n  for (i = 9223372036854775806; i < 4; i++)\n    for (j = 0; j < 4; j++) A[i + j] = 1;\n}\n'
+expect 1 "$scratch/never_runs_body.loop:3:29: error: subscript 1 of A[i + j] (i + j) overflows a 64-bit integer
+    for (j = 0; j < 4; j++) A[i + j] = 1;
+                            ^" "$cudaburg" show "$scratch/never_runs_body.loop"
+# What a trip count is computed from: the upper bound less the lower one.
+loop distance 'kernel k(float A[4]) {\n  for (i = -4611686018427387905; i < 4611686018427387904; i++) A[0] = 1;\n}\n'
+expect 1 "$scratch/distance.loop:2:3: error: the distance from the lower to the upper bound of 'i' (4611686018427387904 - (-4611686018427387905)) overflows a 64-bit integer
+  for (i = -4611686018427387905; i < 4611686018427387904; i++) A[0] = 1;
+  ^" "$cudaburg" show "$scratch/distance.loop"
+# A padded read may leave its array, but its element's offset must still fit.
+loop padded_offset 'kernel k(float A[4], const float B[4][4] padded) {\n  for (i = 0; i < 4; i++) A[i] = B[i * 2305843009213693952][0];\n}\n'
+expect 1 "$scratch/padded_offset.loop:2:27: error: the offset of B[2305843009213693952*i][0] from the start of 'B' (its subscripts times the array's strides) overflows a 64-bit integer
+  for (i = 0; i < 4; i++) A[i] = B[i * 2305843009213693952][0];
+                          ^" "$cudaburg" show "$scratch/padded_offset.loop"
+# The least 64-bit value has no literal: it prints as a difference that reads back the same.
+loop least 'kernel k(float A[4]) {\n  for (i = 1; i < 2; i++)\n    for (j = 1; j < 2; j++)\n      A[4611686018427387904*i + 4611686018427387904*j - 9223372036854775807 - 1] = 1;\n}\n'
+expect 0 "" "$cudaburg" show "$scratch/least.loop"
+cp "$scratch/out" "$scratch/least_printed.loop"
+grep -qF "A[4611686018427387904*i + 4611686018427387904*j - 9223372036854775807 - 1] = 1;" "$scratch/out" ||
+  fail "the least 64-bit value is not printed as a difference: $(cat "$scratch/out")"
+expect 0 "" "$cudaburg" show "$scratch/least_printed.loop"
+cmp -s "$scratch/out" "$scratch/least_printed.loop" || fail "the printed kernel does not read back the same"
 
 # Element and byte counts past 64 bits.
 loop elements 'kernel k(float A[4294967296][4294967296]) { A[0][0] = 1; }\n'

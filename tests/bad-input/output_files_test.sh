@@ -2,7 +2,8 @@
 # Where outputs go when something is wrong: burggen and cudaburg replace only a regular file (or
 # write a new one), never a FIFO, a folder or what a dangling link names; a write that fails
 # (here: past a file-size limit, as a full disk would) leaves no partial output and exits 1; the
-# same file named twice is refused; a spec that fails leaves the old output as it was.
+# same file named twice is refused; a spec that fails leaves the old output as it was; the
+# search's outputs are written all together or not at all.
 # Usage: output_files_test.sh BURGGEN CUDABURG EXAMPLES_DIR SCRATCH_DIR
 set -u
 burggen=$1 cudaburg=$2 examples=$3 scratch=$4
@@ -83,6 +84,41 @@ expect 2 "cudaburg: error: '$scratch/fifo' is not a regular file (a device, a FI
 expect 2 "cudaburg: error: cannot write '$scratch/tree.dot': File too large" \
   "${limited[@]}" "$cudaburg" show "$scratch/long.loop" --dot "$scratch/tree.dot"
 [ ! -e "$scratch/tree.dot" ] || fail "a partial DOT file was left"
+leftovers
+
+# The search's outputs commit together: when one cannot be written (search.svg with a folder in
+# its place, then best.cu a FIFO) no other one is written or changed, and no temporary is left.
+search=("$cudaburg" "$examples/matmul.loop" -D M=64 -D N=64 -D K=64 --tile 32 --unroll 2 -q --no-db)
+out=$scratch/search
+mkdir -p "$out/search.svg"
+printf 'old\n' >"$out/report.md"
+expect_within 60 1 "cudaburg: error: '$out/search.svg' is not a regular file (a device, a FIFO or a folder); it is not replaced; no output was written" \
+  "${search[@]}" -o "$out"
+[ "$(cat "$out/report.md")" = old ] || fail "report.md was changed though search.svg could not be written"
+for f in report.json labeled.dot cover.txt best.cu; do
+  [ ! -e "$out/$f" ] || fail "$f was written though search.svg could not be"
+done
+rmdir "$out/search.svg"
+mkfifo "$out/best.cu"
+expect_within 60 1 "cudaburg: error: '$out/best.cu' is not a regular file (a device, a FIFO or a folder); it is not replaced; no output was written" \
+  "${search[@]}" -o "$out"
+[ -p "$out/best.cu" ] || fail "the FIFO was replaced"
+[ "$(cat "$out/report.md")" = old ] || fail "report.md was changed though best.cu could not be written"
+for f in report.json search.svg labeled.dot cover.txt; do
+  [ ! -e "$out/$f" ] || fail "$f was written though best.cu could not be"
+done
+leftovers
+# A write that fails part-way (the file-size limit) into folders the search made: they go too.
+expect_within 60 1 "cudaburg: error: cannot write '$scratch/made/deeper/report.md': File too large; no output was written" \
+  "${limited[@]}" "${search[@]}" -o "$scratch/made/deeper"
+[ ! -e "$scratch/made" ] || fail "the folders made for the outputs were left: $(find "$scratch/made")"
+# With nothing in the way, every output is written.
+rm "$out/best.cu"
+expect_within 60 0 "" "${search[@]}" -o "$out"
+for f in report.md report.json search.svg labeled.dot cover.txt best.cu; do
+  [ -f "$out/$f" ] || fail "$f was not written"
+done
+grep -q "old" "$out/report.md" && fail "report.md was not replaced"
 leftovers
 
 finish

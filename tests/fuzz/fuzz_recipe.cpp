@@ -23,10 +23,13 @@ namespace {
 const std::vector<cudaburg::Kernel>& kernels() {
   static const std::vector<cudaburg::Kernel> all = [] {
     std::vector<cudaburg::Kernel> out;
+    // $CUDABURG_EXAMPLES_DIR, for a build run from another checkout (bench/fuzz-long sets it).
+    const char* moved = std::getenv("CUDABURG_EXAMPLES_DIR");
+    std::string dir = moved && *moved ? moved : CUDABURG_EXAMPLES_DIR;
     for (const char* name : {"matmul", "matmul_bt", "conv2d", "conv3d", "correlate2d"}) {
       std::string error;
       burgspec::SourceFile file("", "");
-      if (!burgspec::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/" + name + ".loop", file, error)) {
+      if (!burgspec::SourceFile::read(dir + "/" + name + ".loop", file, error)) {
         std::fprintf(stderr, "%s\n", error.c_str());
         std::abort();
       }
