@@ -381,6 +381,9 @@ TEST(RegisterTile, Refuses) {
   expectRefusal(stripMine(t, "i_o2", 2), "not tied to a block thread");
   expectRefusal(mapLoop(t, "j_o2", Mapping::None), "not tied to a block thread");
   EXPECT_EQ(differenceFrom(k, applied(unroll(t, "k", 3))), "");  // the element loops and k stay free
+  // Its last block loop unmapped, the kernel would run every tile through one thread's registers.
+  Kernel one = applied(registerTile(applied(mapLoop(k, "j", Mapping::BlockX)), {"j"}, {2}));
+  expectRefusal(mapLoop(one, "j_o", Mapping::None), "register buffer C_r is used outside the block loops");
 }
 
 TEST(Vectorize, MakesAContiguousInnerLoopWide) {
