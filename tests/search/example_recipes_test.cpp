@@ -12,10 +12,8 @@
 #include <set>
 #include <sstream>
 
-#include "src/search/evaluator.hpp"
 #include "src/search/loop_rules.hpp"
 #include "src/search/loops_matcher.hpp"
-#include "src/tuning/tuning_db.hpp"
 #include "tests/search/search_problem.hpp"
 
 namespace cudaburg {
@@ -75,17 +73,8 @@ TEST(ExampleRecipes, EveryRecipeMeasuredInAShippedDatabaseIsStillOffered) {
     SCOPED_TRACE(p.name);
     std::vector<std::string> lines = offeredRecipes(p);
     std::set<std::string> offered(lines.begin(), lines.end());
-    std::string error;
-    auto db = TuningDb::open(std::string(CUDABURG_SOURCE_DIR) + "/tests/data/" + p.name + ".db", error);
-    ASSERT_TRUE(db) << error;
-    Progress quiet(stderr, true);
-    EvaluatorOptions options;
-    options.replay = true;
-    Evaluator evaluator(p.kernel, options, nullptr, &*db, quiet);
-    auto device = db->mostMeasuredDevice(evaluator.nestKey(), evaluator.outcome().sizes);
-    ASSERT_TRUE(device);
     size_t stored = 0;
-    for (const auto& [key, m] : db->forNest(evaluator.nestKey(), device->gpu, device->toolkit)) {
+    for (const auto& [key, m] : testing::shippedMeasurements(p)) {
       EXPECT_TRUE(offered.count(key.recipe)) << "measured but no longer offered: " << key.recipe;
       ++stored;
     }

@@ -6,10 +6,8 @@
 #include <cstdio>
 #include <map>
 
-#include "src/search/evaluator.hpp"
 #include "src/search/loop_rules.hpp"
 #include "src/search/loops_matcher.hpp"
-#include "src/tuning/tuning_db.hpp"
 #include "tests/search/search_problem.hpp"
 
 using namespace cudaburg;
@@ -36,16 +34,7 @@ Problem load(const cudaburg::testing::SearchProblem& problem) {
     const Fragment& f = matcher.value(root, generated::LoopsMatcher::kernel_NT, rank);
     shapes.emplace(printRecipeLine(f.recipe(kernel)), f.shape);
   }
-  std::string error;
-  auto db = TuningDb::open(std::string(CUDABURG_SOURCE_DIR) + "/tests/data/" + p.name + ".db", error);
-  EXPECT_TRUE(db) << error;
-  Progress quiet(stderr, true);
-  EvaluatorOptions options;
-  options.replay = true;
-  Evaluator evaluator(kernel, options, nullptr, &*db, quiet);
-  auto device = db->mostMeasuredDevice(evaluator.nestKey(), evaluator.outcome().sizes);
-  EXPECT_TRUE(device);
-  for (const auto& [key, m] : db->forNest(evaluator.nestKey(), device->gpu, device->toolkit)) {
+  for (const auto& [key, m] : cudaburg::testing::shippedMeasurements(problem)) {
     auto shape = shapes.find(key.recipe);
     if (m.status != "ok" || shape == shapes.end()) continue;
     p.samples.push_back({CalibratedModel::features(shape->second, GpuModel{}), m.ms});

@@ -1,7 +1,8 @@
 #pragma once
 // A search as the command line writes it, and as each line of tests/data/problems.txt does: a
 // name, the .loop file (from the source tree), sizes (-D NAME=VALUE) and the parameter ranges
-// (--tile, --unroll, --stage, --split), read into the kernel and the search space.
+// (--tile, --unroll, --stage, --split), read into the kernel and the search space; and what the
+// tuning database shipped for it holds.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -12,7 +13,9 @@
 
 #include "burgspec/diagnostics.hpp"
 #include "src/loop/parser.hpp"
+#include "src/search/evaluator.hpp"
 #include "src/search/search_space.hpp"
+#include "src/tuning/tuning_db.hpp"
 
 namespace cudaburg::testing {
 
@@ -59,6 +62,23 @@ inline std::vector<SearchProblem> shippedProblems() {
   for (std::string line; std::getline(in, line);)
     if (!line.empty() && line[0] != '#') out.push_back(parseSearchProblem(line));
   return out;
+}
+
+// The rows of tests/data/<name>.db for the problem's nest and sizes, on the device that measured
+// it most.
+inline std::vector<std::pair<MeasurementKey, Measurement>> shippedMeasurements(const SearchProblem& p) {
+  std::string error;
+  auto db = TuningDb::open(std::string(CUDABURG_SOURCE_DIR) + "/tests/data/" + p.name + ".db", error);
+  EXPECT_TRUE(db) << error;
+  if (!db) return {};
+  Progress quiet(stderr, true);
+  EvaluatorOptions options;
+  options.replay = true;
+  Evaluator evaluator(p.kernel, options, nullptr, &*db, quiet);
+  auto device = db->mostMeasuredDevice(evaluator.nestKey(), evaluator.outcome().sizes);
+  EXPECT_TRUE(device) << p.name;
+  if (!device) return {};
+  return db->forNest(evaluator.nestKey(), device->gpu, device->toolkit);
 }
 
 }  // namespace cudaburg::testing
