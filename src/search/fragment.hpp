@@ -1,9 +1,17 @@
 #pragma once
 // A fragment: what the rules of specs/loops.burg decided for one subtree of a loop nest, carried
-// as the label value of each derivation. Recipe steps (with the phase they apply in) and the
-// shape the cost model reads; a complete fragment at the root is a candidate kernel.
+// as the label value of each derivation: recipe steps and the shape the cost model reads; a
+// complete fragment at the root is a candidate kernel.
+//
+// The steps come in three runs, in the order they apply, and the rule above a fragment adds its
+// own steps to the run where they belong: first what gives the nest its loops (a split reduction,
+// the tile, interchanges), then the loops outside the tile onto grid.z, then the tile's own work
+// (its grid and block mappings, the register tile, the staging of the reduction, the finishing
+// touches). The mapped-tree model is checked after every step, so a grid loop is mapped once the
+// nest has its shape, and outer grid loops before inner ones. A step that makes loops names them
+// when it is made, and later steps use those names.
+#include <set>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "src/search/cost_model.hpp"
@@ -11,27 +19,22 @@
 
 namespace cudaburg {
 
-// The order in which a candidate's steps apply, whatever rule contributed them: a split
-// reduction first (it adds a loop), then tiling, the grid and the block mappings, the register
-// tile, the staging of the reduction, and last the finishing touches (unrolling, pipelining,
-// wide accesses). Grid mappings go outermost first: the mapped-tree model is checked after every
-// step.
-enum class Phase { Split, Tile, OuterGrid, Grid, Block, Registers, Strip, Stage, Finish };
-
-// A loop name with this suffix in a step means "the strip loop last made from that loop": the
-// recipe's text needs the name the transformation will give it (see transforms.hpp), resolved
-// when the recipe is made.
-constexpr char kStripMark = '#';
-
 struct Fragment {
-  std::vector<std::pair<Phase, RecipeStep>> steps;
+  std::vector<RecipeStep> nest;    // what gives the nest its loops: a split, the tile, interchanges
+  std::vector<RecipeStep> outer;   // loops outside the tile onto grid.z
+  std::vector<RecipeStep> inTile;  // the tile's mappings, register tile, staging, finishing touches
   CandidateShape shape;            // the decisions, as the model reads them
-  std::string tileRows, tileCols;  // the loops tiled onto the block (for rules above the tile)
+  std::string tileRows, tileCols;  // the loops tiled onto the block: the tile's element loops
+  std::string gridRows, gridCols;  // the tile's strip loops, onto the grid
   std::string refused;             // why the rule that built it does not apply, when it does not
 
-  // The steps in phase order, strip marks resolved against the names `kernel` already uses.
+  // Every step, in the order they apply.
+  std::vector<RecipeStep> steps() const;
+  // The names the steps give the loops they make.
+  std::set<std::string> loopNames() const;
+  // The steps as a recipe for `kernel`, each step's names left out where they are the ones the
+  // naming rule gives it (src/transform/loop_names.hpp), so that it prints as it always has.
   Recipe recipe(const Kernel& kernel) const;
-  void add(Phase phase, RecipeStep step) { steps.emplace_back(phase, std::move(step)); }
 };
 
 RecipeStep makeStep(StepKind kind, std::vector<std::string> loops, std::vector<int64_t> factors = {},

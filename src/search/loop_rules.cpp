@@ -5,6 +5,8 @@
 #include <functional>
 
 #include "src/transform/loop_facts.hpp"
+#include "src/transform/loop_names.hpp"
+#include "src/transform/tree_edit.hpp"
 
 namespace cudaburg {
 
@@ -21,8 +23,6 @@ void forEachLoad(const Node& n, const std::function<void(const Access&)>& f) {
   for (const auto& k : n.kids) forEachLoad(*k, f);
 }
 
-std::string mark(const std::string& loop) { return loop + kStripMark; }
-
 constexpr double kPicosecondsPerMs = 1e9;
 
 }  // namespace
@@ -32,7 +32,7 @@ std::ostream& operator<<(std::ostream& out, Buffering b) {
 }
 
 LoopRules::LoopRules(const Kernel& kernel, SearchSpace space, GpuModel gpu, CalibratedModel model)
-    : kernel_(kernel), space_(std::move(space)), gpu_(gpu), model_(std::move(model)) {}
+    : kernel_(kernel), kernelNames_(usedNames(kernel)), space_(std::move(space)), gpu_(gpu), model_(std::move(model)) {}
 
 // ---- facts -------------------------------------------------------------------------------------
 
@@ -88,6 +88,18 @@ std::set<std::string> LoopRules::transposableArrays(const Node* node) const {
 
 // ---- builders ----------------------------------------------------------------------------------
 
+RecipeStep LoopRules::named(const Fragment& f, RecipeStep step) const {
+  std::set<std::string> taken = kernelNames_;
+  for (const auto& name : f.loopNames()) taken.insert(name);
+  step.into = defaultLoopNames(step.kind, step.loops, taken);
+  return step;
+}
+
+void LoopRules::moveInsideGrid(Fragment& f, const std::string& loop) const {
+  f.nest.push_back(makeStep(StepKind::Interchange, {loop, f.gridRows}));
+  f.nest.push_back(makeStep(StepKind::Interchange, {loop, f.gridCols}));
+}
+
 Fragment LoopRules::direct(const Node* node) const {
   Fragment f;
   f.shape.reduction = reductionLength(node);
@@ -101,20 +113,22 @@ Fragment LoopRules::staged(const Node* node, int64_t depth, Buffering buffering,
   f.shape.staged = true;
   f.shape.transposed = !transposedArrays.empty();
   f.shape.stageDepth = depth * (f.shape.reduction / std::max<int64_t>(trip(node), 1));
-  f.add(Phase::Strip, makeStep(StepKind::StripMine, {node->index}, {depth}));
+  RecipeStep strip = named(f, makeStep(StepKind::StripMine, {node->index}, {depth}));
+  const std::string strips = strip.into[0];
+  f.inTile.push_back(strip);
   for (const auto& array : arraysRead(node)) {
-    RecipeStep s = makeStep(StepKind::Stage, {mark(node->index)}, {}, Mapping::None, array);
+    RecipeStep s = makeStep(StepKind::Stage, {strips}, {}, Mapping::None, array);
     s.transposed = transposedArrays.count(array) != 0;
-    f.add(Phase::Stage, s);
+    f.inTile.push_back(s);
   }
   // The strip's own loop unrolled: a thread's reads of the stage overlap its multiply-adds.
-  f.add(Phase::Finish, makeStep(StepKind::Unroll, {node->index}, {depth}));
+  f.inTile.push_back(named(f, makeStep(StepKind::Unroll, {node->index}, {depth})));
   f.shape.pipelined = buffering == Buffering::Double;
   f.shape.asyncCopies = buffering == Buffering::Async;
   Mapping pipelining = buffering == Buffering::Double  ? Mapping::Pipelined
                        : buffering == Buffering::Async ? Mapping::AsyncPipelined
                                                        : Mapping::None;
-  if (pipelining != Mapping::None) f.add(Phase::Finish, makeStep(StepKind::Map, {mark(node->index)}, {}, pipelining));
+  if (pipelining != Mapping::None) f.inTile.push_back(makeStep(StepKind::Map, {strips}, {}, pipelining));
   if (transposed && transposedArrays.empty()) f.refused = "no array is read along the reduction";
   return f;
 }
@@ -123,55 +137,59 @@ Fragment LoopRules::split(const Node* node, int64_t parts, int64_t depth, Buffer
   Fragment f = depth > 0 ? staged(node, depth, buffering, transposable(node)) : direct(node);
   f.shape.reduction /= parts;
   f.shape.split = parts;
-  f.add(Phase::Split, makeStep(StepKind::Split, {node->index}, {parts}));
-  f.add(Phase::OuterGrid, makeStep(StepKind::Map, {mark(node->index)}, {}, Mapping::GridZ));
+  // The parts are made first, and their loop is the outermost onto the grid.
+  RecipeStep split = named(f, makeStep(StepKind::Split, {node->index}, {parts}));
+  f.nest.insert(f.nest.begin(), split);
+  f.outer.insert(f.outer.begin(), makeStep(StepKind::Map, {split.into[0]}, {}, Mapping::GridZ));
   return f;
 }
 
-Fragment LoopRules::tiles(const Node* y, const Node* x, const Fragment& body, const std::vector<RecipeStep>& before,
-                          const std::vector<RecipeStep>& after, int64_t serial, int64_t bm, int64_t bn, int64_t tm,
-                          int64_t tn) const {
+Fragment LoopRules::tiles(const Node* y, const Node* x, const Fragment& body, const Node* middle, int64_t bm,
+                          int64_t bn, int64_t tm, int64_t tn) const {
   Fragment f = body;
   f.shape.rows = trip(y);
   f.shape.cols = trip(x);
-  f.shape.serial = serial;
+  f.shape.serial = middle ? trip(middle) : 1;
   f.shape.blockRows = bm;
   f.shape.blockCols = bn;
   f.shape.threadRows = tm;
   f.shape.threadCols = tn;
   if (f.shape.staged) f.shape.stagedFootprint = (bm + bn) * f.shape.stageDepth;
-  for (const auto& s : before) f.add(Phase::Tile, s);
-  f.add(Phase::Tile, makeStep(StepKind::Tile, {y->index, x->index}, {bm, bn}));
-  for (const auto& s : after) f.add(Phase::Tile, s);
-  f.add(Phase::Grid, makeStep(StepKind::Map, {mark(y->index)}, {}, Mapping::GridY));
-  f.add(Phase::Grid, makeStep(StepKind::Map, {mark(x->index)}, {}, Mapping::GridX));
-  f.add(Phase::Block, makeStep(StepKind::Map, {y->index}, {}, Mapping::BlockY));
-  f.add(Phase::Block, makeStep(StepKind::Map, {x->index}, {}, Mapping::BlockX));
-  f.add(Phase::Registers, makeStep(StepKind::RegisterTile, {y->index, x->index}, {tm, tn}));
-  // 128-bit accesses along a thread's columns, where rows keep them aligned.
-  if (tn % 4 == 0 && f.shape.cols % 4 == 0) {
-    f.add(Phase::Finish, makeStep(StepKind::Vectorize, {x->index}, {4}));
-    f.shape.vectorized = true;
-  }
+  // The body's split comes before the tile (f.nest holds it); the tile's mappings and register
+  // tile come before the body's staging (f.inTile holds it). A middle loop moves out of the way
+  // and then inside the grid loops:
+  // a { m { x } } -> m { a { x } } -> tile a, x -> m { a_o { x_o { a { x } } } } -> a_o { x_o { m { ... } } }
+  if (middle) f.nest.push_back(makeStep(StepKind::Interchange, {y->index, middle->index}));
+  RecipeStep tile = named(f, makeStep(StepKind::Tile, {y->index, x->index}, {bm, bn}));
+  f.nest.push_back(tile);
   f.tileRows = y->index;
   f.tileCols = x->index;
+  f.gridRows = tile.into[0];
+  f.gridCols = tile.into[1];
+  if (middle) moveInsideGrid(f, middle->index);
+  std::vector<RecipeStep> mapped{makeStep(StepKind::Map, {f.gridRows}, {}, Mapping::GridY),
+                                 makeStep(StepKind::Map, {f.gridCols}, {}, Mapping::GridX),
+                                 makeStep(StepKind::Map, {y->index}, {}, Mapping::BlockY),
+                                 makeStep(StepKind::Map, {x->index}, {}, Mapping::BlockX),
+                                 named(f, makeStep(StepKind::RegisterTile, {y->index, x->index}, {tm, tn}))};
+  f.inTile.insert(f.inTile.begin(), mapped.begin(), mapped.end());
+  // 128-bit accesses along a thread's columns, where rows keep them aligned.
+  if (tn % 4 == 0 && f.shape.cols % 4 == 0) {
+    f.inTile.push_back(named(f, makeStep(StepKind::Vectorize, {x->index}, {4})));
+    f.shape.vectorized = true;
+  }
   return f;
 }
 
 Fragment LoopRules::blockTile(const Node* rows, const Fragment& body, int64_t bm, int64_t bn, int64_t tm,
                               int64_t tn) const {
-  return tiles(rows, rows->body().get(), body, {}, {}, 1, bm, bn, tm, tn);
+  return tiles(rows, rows->body().get(), body, nullptr, bm, bn, tm, tn);
 }
 
 Fragment LoopRules::outerInnerTile(const Node* outer, const Fragment& body, int64_t bm, int64_t bn, int64_t tm,
                                    int64_t tn) const {
   const Node* middle = outer->body().get();
-  const Node* inner = middle->body().get();
-  // a { m { x } } -> m { a { x } } -> tile a, x -> m { a_o { x_o { a { x } } } } -> a_o { x_o { m { ... } } }
-  std::vector<RecipeStep> before{makeStep(StepKind::Interchange, {outer->index, middle->index})};
-  std::vector<RecipeStep> after{makeStep(StepKind::Interchange, {middle->index, mark(outer->index)}),
-                                makeStep(StepKind::Interchange, {middle->index, mark(inner->index)})};
-  return tiles(outer, inner, body, before, after, trip(middle), bm, bn, tm, tn);
+  return tiles(outer, middle->body().get(), body, middle, bm, bn, tm, tn);
 }
 
 Fragment LoopRules::interleaved(const Fragment& tiled) const {
@@ -179,7 +197,7 @@ Fragment LoopRules::interleaved(const Fragment& tiled) const {
   int64_t tn = f.shape.threadCols;
   bool changed = false;
   if (tn % 4 == 0 && tn >= 8)
-    for (auto& [phase, s] : f.steps)
+    for (auto& s : f.inTile)
       if (s.kind == StepKind::Stage && !s.transposed && readAlong(s.array, f.tileCols)) {
         s.interleave = tn;
         changed = true;
@@ -199,22 +217,21 @@ Fragment LoopRules::lanes(const Fragment& tiled, int64_t rows) const {
     return f;
   }
   f.shape.laneRows = rows;
-  f.add(Phase::Finish, makeStep(StepKind::Lanes, {}, {rows, cols}));
+  f.inTile.push_back(makeStep(StepKind::Lanes, {}, {rows, cols}));
   return f;
 }
 
 Fragment LoopRules::gridZ(const Node* node, const Fragment& inner) const {
   Fragment f = inner;
   f.shape.outer = trip(node);
-  f.add(Phase::OuterGrid, makeStep(StepKind::Map, {node->index}, {}, Mapping::GridZ));
+  f.outer.push_back(makeStep(StepKind::Map, {node->index}, {}, Mapping::GridZ));
   return f;
 }
 
 Fragment LoopRules::serialInBlock(const Node* node, const Fragment& inner) const {
   Fragment f = inner;
   f.shape.serial = trip(node);
-  f.add(Phase::Tile, makeStep(StepKind::Interchange, {node->index, mark(f.tileRows)}));
-  f.add(Phase::Tile, makeStep(StepKind::Interchange, {node->index, mark(f.tileCols)}));
+  moveInsideGrid(f, node->index);
   return f;
 }
 

@@ -107,11 +107,18 @@ class LoopRules {
   std::vector<std::string> arraysRead(const Node* node) const;
   bool readAlong(const std::string& array, const std::string& index) const;
   int64_t reductionLength(const Node* node) const;
-  Fragment tiles(const Node* rows, const Node* cols, const Fragment& body, const std::vector<RecipeStep>& before,
-                 const std::vector<RecipeStep>& after, int64_t serial, int64_t bm, int64_t bn, int64_t tm,
-                 int64_t tn) const;
+  // `rows` and `cols` onto the block tile over `body`; `middle`, when set, the loop between them,
+  // moved inside the tile's grid loops.
+  Fragment tiles(const Node* rows, const Node* cols, const Fragment& body, const Node* middle, int64_t bm, int64_t bn,
+                 int64_t tm, int64_t tn) const;
+  // `step` with the loops it makes named by the naming rule, against the names the kernel and
+  // `f`'s steps use.
+  RecipeStep named(const Fragment& f, RecipeStep step) const;
+  // Interchanges that move `loop`, right outside the tile's grid loops, inside them.
+  void moveInsideGrid(Fragment& f, const std::string& loop) const;
 
   const Kernel& kernel_;
+  std::set<std::string> kernelNames_;  // every name the kernel uses
   SearchSpace space_;
   GpuModel gpu_;
   CalibratedModel model_;

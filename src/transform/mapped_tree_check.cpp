@@ -58,8 +58,6 @@ bool accessesArray(const Node& n, const std::string& array) {
 std::string checkMappedTree(const Kernel& kernel) {
   std::string broken;
   std::map<Mapping, int64_t> blockTrips;  // every loop on one block dimension has one trip count
-  std::map<std::string, bool> registerBuffers;
-  bool anyBlockLoop = anyNode(kernel.body, [](const Node& n) { return n.kind == NodeKind::For && isBlockMapping(n.mapping); });
 
   walk(kernel.body, [&](const NodePtr& node, const Ancestors& above) {
     if (!broken.empty()) return;
@@ -142,9 +140,10 @@ std::string checkMappedTree(const Kernel& kernel) {
       else if (threadLevelAbove) broken = std::string(what) + " lies inside the thread-level loop " + threadLevelAbove->index;
       return;
     }
-    if (n.kind == NodeKind::Alloc && n.buffer.space == MemorySpace::Register && anyBlockLoop) {
+    if (n.kind == NodeKind::Alloc && n.buffer.space == MemorySpace::Register) {
       // A thread's registers: every use is inside a block loop, where the thread is known, and
-      // indexed by what ties it to its thread.
+      // indexed by what ties it to its thread (a kernel whose block loops were all unmapped
+      // would share one thread's registers among all its threads).
       std::string name = n.buffer.name;
       walk(n.body(), [&](const NodePtr& use, const Ancestors& inner) {
         if (!broken.empty() || !accessesArray(*use, name)) return;

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <limits>
+#include <map>
 
 #include "src/transform/transforms.hpp"
 
@@ -16,16 +17,16 @@ struct StepSyntax {
 };
 
 constexpr StepSyntax kSteps[] = {
-    {StepKind::StripMine, "strip", "strip LOOP FACTOR"},
-    {StepKind::Tile, "tile", "tile LOOP,LOOP... FACTOR,FACTOR..."},
-    {StepKind::Unroll, "unroll", "unroll LOOP FACTOR"},
+    {StepKind::StripMine, "strip", "strip LOOP FACTOR [into NAME]"},
+    {StepKind::Tile, "tile", "tile LOOP,LOOP... FACTOR,FACTOR... [into NAME,NAME...]"},
+    {StepKind::Unroll, "unroll", "unroll LOOP FACTOR [into NAME]"},
     {StepKind::Interchange, "interchange", "interchange OUTER INNER"},
     {StepKind::Distribute, "distribute", "distribute LOOP"},
     {StepKind::Map, "map", "map LOOP MAPPING"},
     {StepKind::Stage, "stage", "stage ARRAY at LOOP [transposed | interleaved N]"},
-    {StepKind::RegisterTile, "regtile", "regtile LOOP,LOOP... FACTOR,FACTOR..."},
-    {StepKind::Vectorize, "vectorize", "vectorize LOOP WIDTH"},
-    {StepKind::Split, "split", "split LOOP PARTS"},
+    {StepKind::RegisterTile, "regtile", "regtile LOOP,LOOP... FACTOR,FACTOR... [into NAME,NAME...]"},
+    {StepKind::Vectorize, "vectorize", "vectorize LOOP WIDTH [into NAME]"},
+    {StepKind::Split, "split", "split LOOP PARTS [into NAME]"},
     {StepKind::Lanes, "lanes", "lanes ROWS,COLS"},
 };
 
@@ -157,13 +158,40 @@ class Parser {
     return true;
   }
 
-  bool names(std::vector<std::string>& out) {
+  // NAME,NAME...; `locs`, when given, gets where each name stands.
+  bool names(std::vector<std::string>& out, const char* what = "a loop index", std::vector<SourceLoc>* locs = nullptr) {
     do {
       if (!out.empty()) advance();
+      if (locs) locs->push_back(here());
       std::string n;
-      if (!name(n, "a loop index")) return false;
+      if (!name(n, what)) return false;
       out.push_back(n);
     } while (tok_.kind == Token::Comma);
+    return true;
+  }
+
+  // `into NAME,...`, when the step has it: the names of the `count` loops the step makes, each
+  // given once in the recipe.
+  bool into(std::vector<std::string>& out, size_t count) {
+    if (tok_.kind != Token::Word || tok_.text != "into") return true;
+    advance();
+    SourceLoc start = here();
+    std::vector<SourceLoc> locs;
+    if (!names(out, "a name for a new loop", &locs)) return false;
+    if (out.size() != count) {
+      diags_.error(start, std::to_string(count) + (count == 1 ? " new loop needs 1 name" : " new loops need " +
+                                                   std::to_string(count) + " names") + ", not " +
+                              std::to_string(out.size()));
+      return false;
+    }
+    for (size_t i = 0; i < out.size(); ++i) {
+      auto [first, fresh] = given_.emplace(out[i], locs[i]);
+      if (!fresh) {
+        diags_.error(locs[i], "a new loop is named " + out[i] + " already: each new loop needs a name of its own");
+        diags_.note(first->second, "the loop named " + out[i] + " first");
+        return false;
+      }
+    }
     return true;
   }
 
@@ -208,10 +236,12 @@ class Parser {
                                                                                      : "a factor");
         step.loops = {loop};
         step.factors = {n};
+        ok = ok && into(step.into, 1);
         break;
       case StepKind::Tile:
       case StepKind::RegisterTile:
-        ok = names(step.loops) && numbers(step.factors, step.loops.size());
+        ok = names(step.loops) && numbers(step.factors, step.loops.size()) &&
+             into(step.into, step.loops.size());
         break;
       case StepKind::Lanes: {
         int64_t rows = 0, cols = 0;
@@ -269,6 +299,7 @@ class Parser {
   burgspec::Diagnostics& diags_;
   Lexer lexer_;
   Token tok_;
+  std::map<std::string, SourceLoc> given_;  // the names given to new loops so far, and where
 };
 
 }  // namespace
@@ -289,7 +320,7 @@ std::string RecipeStep::str() const {
     case StepKind::Interchange: return s + " " + loops.at(0) + " " + loops.at(1);
     case StepKind::Distribute: return s + " " + loops.at(0);
     case StepKind::Lanes: return s + " " + join(factors);
-    default: return s + " " + join(loops) + " " + join(factors);
+    default: return s + " " + join(loops) + " " + join(factors) + (into.empty() ? "" : " into " + join(into));
   }
 }
 
@@ -318,12 +349,12 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
   };
   switch (step.kind) {
     case StepKind::StripMine:
-      if (arity(1, 1)) return stripMine(kernel, step.loops[0], step.factors[0]);
+      if (arity(1, 1)) return stripMine(kernel, step.loops[0], step.factors[0], step.into);
       break;
     case StepKind::Tile:
-      return tile(kernel, step.loops, step.factors);
+      return tile(kernel, step.loops, step.factors, step.into);
     case StepKind::Unroll:
-      if (arity(1, 1)) return unroll(kernel, step.loops[0], step.factors[0]);
+      if (arity(1, 1)) return unroll(kernel, step.loops[0], step.factors[0], step.into);
       break;
     case StepKind::Interchange:
       if (arity(2, 0)) return interchange(kernel, step.loops[0], step.loops[1]);
@@ -338,12 +369,12 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
       if (arity(1, 0)) return stage(kernel, step.array, step.loops[0], step.transposed, step.interleave);
       break;
     case StepKind::RegisterTile:
-      return registerTile(kernel, step.loops, step.factors);
+      return registerTile(kernel, step.loops, step.factors, step.into);
     case StepKind::Vectorize:
-      if (arity(1, 1)) return vectorize(kernel, step.loops[0], static_cast<int>(step.factors[0]));
+      if (arity(1, 1)) return vectorize(kernel, step.loops[0], static_cast<int>(step.factors[0]), step.into);
       break;
     case StepKind::Split:
-      if (arity(1, 1)) return splitReduction(kernel, step.loops[0], step.factors[0]);
+      if (arity(1, 1)) return splitReduction(kernel, step.loops[0], step.factors[0], step.into);
       break;
     case StepKind::Lanes:
       if (arity(0, 2)) return arrangeLanes(kernel, step.factors[0], step.factors[1]);

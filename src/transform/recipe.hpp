@@ -17,6 +17,13 @@
 //   vectorize j 4           vectorize(j, 4)
 //   split k 4               splitReduction(k, 4)
 //   lanes 8,4               arrangeLanes(8, 4): a warp covers 8 rows of block.y by 4 of block.x
+//
+// A step that makes loops (strip, tile, unroll, vectorize, regtile, split) may name them, one a
+// loop it strip-mines, and later steps use those names (the rule of loop_names.hpp names what a
+// step leaves unnamed; a name is given once in a recipe):
+//
+//   strip k 16 into kk      stripMine(k, 16, {kk}): the strip loop kk, the element loop k
+//   tile i,j 64,64 into bi,bj   regtile i,j 4,4 into ti,tj   split k 4 into part
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,13 +46,14 @@ struct RecipeStep {
   std::string array;               // Stage: the array staged (the loop is loops[0])
   bool transposed = false;         // Stage: the box stored transposed
   int64_t interleave = 0;          // Stage: the buffer's rows stored interleaved (0: in order)
+  std::vector<std::string> into;   // the names of the loops it makes, one a loop (empty: the rule's)
   SourceLoc loc;                   // where it was parsed from (not part of its identity)
 
   std::string str() const;  // the step as one line of recipe text, e.g. "tile i,j 64,64"
   friend bool operator==(const RecipeStep& a, const RecipeStep& b) {
     return a.kind == b.kind && a.loops == b.loops && a.factors == b.factors && a.mapping == b.mapping &&
-           a.array == b.array && a.transposed == b.transposed &&
-           a.interleave == b.interleave;
+           a.array == b.array && a.transposed == b.transposed && a.interleave == b.interleave &&
+           a.into == b.into;
   }
 };
 

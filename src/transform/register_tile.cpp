@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "src/transform/loop_names.hpp"
 #include "src/transform/strip.hpp"
 #include "src/transform/transforms.hpp"
 #include "src/transform/tree_edit.hpp"
@@ -72,18 +73,16 @@ NodePtr withoutAtomics(const NodePtr& node) {
 }  // namespace
 
 TransformResult registerTile(const Kernel& kernel, const std::vector<std::string>& loops,
-                             const std::vector<int64_t>& factors) {
+                             const std::vector<int64_t>& factors, const std::vector<std::string>& into) {
   if (loops.empty() || loops.size() != factors.size())
     return TransformResult::refuse("register tiling needs one factor a loop");
   for (int64_t f : factors)
     if (f < 1) return TransformResult::refuse("register tiling needs factors of at least 1, not " + std::to_string(f));
-  std::vector<std::string> strips;
-  Kernel naming = kernel;
-  for (const auto& l : loops) {
-    strips.push_back(freshName(naming, l + "_o"));
-    naming.sizes.emplace_back(strips.back(), 0);  // reserve the name for the next loop
-  }
-  Kernel withStrips = naming;
+  NewLoopNames names = newLoopNames(kernel, StepKind::RegisterTile, loops, into);
+  if (!names.refusal.empty()) return TransformResult::refuse(names.refusal);
+  const std::vector<std::string>& strips = names.names;
+  std::set<std::string> taken = usedNames(kernel);  // the register buffer's name is fresh beside the strips'
+  taken.insert(strips.begin(), strips.end());
   std::string registerName;
 
   return editLoops(kernel, loops[0], [&](const NodePtr& first, const Ancestors&) -> LoopEdit {
@@ -119,7 +118,7 @@ TransformResult registerTile(const Kernel& kernel, const std::vector<std::string
 
     const Array* targetArray = kernel.findParam(shape.target.array);
     if (!targetArray) return {nullptr, "the accumulated " + shape.target.array + " is not a kernel parameter"};
-    if (registerName.empty()) registerName = freshName(withStrips, shape.target.array + "_r");
+    if (registerName.empty()) registerName = freshName(taken, shape.target.array + "_r");
     Array reg;
     reg.name = registerName;
     reg.type = targetArray->type;

@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "src/transform/loop_names.hpp"
 #include "src/transform/strip.hpp"
 #include "src/transform/transforms.hpp"
 #include "src/transform/tree_edit.hpp"
@@ -31,8 +32,12 @@ NodePtr atomically(const NodePtr& node) {
 // The part loop goes outside everything, so the path from the root to the reduction loop may
 // hold only loops and, beside the reduction loop, the zero initialisations of what it
 // accumulates (they become Kernel::zeroFirst): anything else would run once a part.
-TransformResult splitReduction(const Kernel& kernel, const std::string& loop, int64_t parts) {
+TransformResult splitReduction(const Kernel& kernel, const std::string& loop, int64_t parts,
+                               const std::vector<std::string>& into) {
   if (parts < 2) return TransformResult::refuse("a reduction is split into at least 2 parts, not " + std::to_string(parts));
+  NewLoopNames names = newLoopNames(kernel, StepKind::Split, {loop}, into);
+  if (!names.refusal.empty()) return TransformResult::refuse(names.refusal);
+  const std::string& partName = names.names[0];
   std::vector<NodePtr> found;
   walk(kernel.body, [&](const NodePtr& n, const Ancestors&) {
     if (n->kind == NodeKind::For && n->index == loop) found.push_back(n);
@@ -60,10 +65,7 @@ TransformResult splitReduction(const Kernel& kernel, const std::string& loop, in
   std::string why;
   // Rebuilds the path to the reduction loop; `node` lies on it.
   std::function<NodePtr(const NodePtr&)> rebuild = [&](const NodePtr& node) -> NodePtr {
-    if (node.get() == &red) {
-      std::string partName = freshName(kernel, loop + "_s");
-      return stripInnerLoop(red, partName, chunk, atomically(red.body()));
-    }
+    if (node.get() == &red) return stripInnerLoop(red, partName, chunk, atomically(red.body()));
     if (node->kind == NodeKind::For) {
       if (node->mapping != Mapping::None) why = "loop " + node->index + " around it is mapped already";
       return withBody(node, rebuild(node->body()));
@@ -92,7 +94,6 @@ TransformResult splitReduction(const Kernel& kernel, const std::string& loop, in
   };
   NodePtr body = rebuild(kernel.body);
   if (!why.empty()) return TransformResult::refuse(why);
-  std::string partName = freshName(kernel, loop + "_s");
   NodePtr partLoop = stripOuterLoop(red, partName, chunk, body);
   auto outer = std::make_shared<Node>(*partLoop);
   outer->loopKind = LoopKind::Parallel;  // the parts run at once; their sums meet atomically

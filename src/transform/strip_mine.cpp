@@ -1,3 +1,4 @@
+#include "src/transform/loop_names.hpp"
 #include "src/transform/strip.hpp"
 #include "src/transform/transforms.hpp"
 #include "src/transform/tree_edit.hpp"
@@ -22,9 +23,12 @@ NodePtr stripInnerLoop(const Node& loop, const std::string& outerName, int64_t f
                  mapping, loop.loc);
 }
 
-TransformResult stripMine(const Kernel& kernel, const std::string& loop, int64_t factor) {
+TransformResult stripMine(const Kernel& kernel, const std::string& loop, int64_t factor,
+                          const std::vector<std::string>& into) {
   if (factor < 2) return TransformResult::refuse("strip-mining needs a factor of at least 2, not " + std::to_string(factor));
-  std::string outer = freshName(kernel, loop + "_o");
+  NewLoopNames names = newLoopNames(kernel, StepKind::StripMine, {loop}, into);
+  if (!names.refusal.empty()) return TransformResult::refuse(names.refusal);
+  const std::string& outer = names.names[0];
   return editLoops(kernel, loop, [&](const NodePtr& l, const Ancestors&) -> LoopEdit {
     return {stripOuterLoop(*l, outer, factor, stripInnerLoop(*l, outer, factor, l->body())), {}};
   });

@@ -1,22 +1,21 @@
 #include "src/transform/legality_rules.hpp"
+#include "src/transform/loop_names.hpp"
 #include "src/transform/strip.hpp"
 #include "src/transform/transforms.hpp"
 #include "src/transform/tree_edit.hpp"
 
 namespace cudaburg {
 
-TransformResult tile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& factors) {
+TransformResult tile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& factors,
+                     const std::vector<std::string>& into) {
   if (loops.empty() || loops.size() != factors.size())
     return TransformResult::refuse("tiling needs one factor a loop");
   for (int64_t f : factors)
     if (f < 2) return TransformResult::refuse("tiling needs factors of at least 2, not " + std::to_string(f));
   // Names are chosen before the edit so that every copy of the band gets the same ones.
-  std::vector<std::string> outer;
-  Kernel naming = kernel;
-  for (const auto& l : loops) {
-    outer.push_back(freshName(naming, l + "_o"));
-    naming.sizes.emplace_back(outer.back(), 0);  // reserve the name for the next loop
-  }
+  NewLoopNames names = newLoopNames(kernel, StepKind::Tile, loops, into);
+  if (!names.refusal.empty()) return TransformResult::refuse(names.refusal);
+  const std::vector<std::string>& outer = names.names;
   return editLoops(kernel, loops[0], [&](const NodePtr& first, const Ancestors&) -> LoopEdit {
     std::vector<NodePtr> band = {first};
     for (size_t k = 1; k < loops.size(); ++k) {

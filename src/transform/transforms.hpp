@@ -4,10 +4,11 @@
 // their index; where fission left several loops with the same index (copies that run on the
 // same threads), a transformation naming that index applies to every one of them.
 //
-// Naming of new indices: strip-mining loop `i` keeps the name `i` for the inner (element) loop,
-// so statements are untouched, and names the outer (strip) loop `i_o`; when `i_o` is taken,
-// `i_o2`, `i_o3`, ... (the first name not used by any index, array or size of the kernel).
-// splitReduction names its part loop `k_s` in the same way.
+// Naming of new loops: strip-mining loop `i` keeps the name `i` for the inner (element) loop, so
+// statements are untouched, and makes one new loop. A transformation that makes loops takes their
+// names (`into`, one a new loop; refused when the kernel uses one already); without them it names
+// them by the rule of loop_names.hpp: `i_o`, or where that is taken `i_o2`, `i_o3`, ... (`k_s`
+// for splitReduction's part loop).
 //
 // Every transformation also keeps a mapped tree within the model of loop_tree.hpp: a result
 // that would break it is refused with the rule it breaks.
@@ -22,16 +23,18 @@ namespace cudaburg {
 
 // for i -> for i_o (step factor*step) { for i = i_o; i < min(i_o + factor*step, upper...) }.
 // The strip loop keeps i's kind and mapping; the element loop is unmapped.
-TransformResult stripMine(const Kernel& kernel, const std::string& loop, int64_t factor);
+TransformResult stripMine(const Kernel& kernel, const std::string& loop, int64_t factor,
+                          const std::vector<std::string>& into = {});
 
 // Strip-mines perfectly nested loops (outermost first) and moves the strip loops outside all of
 // the element loops: i { j } -> i_o { j_o { i { j } } }.
 TransformResult tile(const Kernel& kernel, const std::vector<std::string>& loops,
-                     const std::vector<int64_t>& factors);
+                     const std::vector<int64_t>& factors, const std::vector<std::string>& into = {});
 
 // Strip-mines by `factor` and marks the element loop Mapping::Unrolled (a loop whose constant
-// trip count is already at most `factor` is marked in place).
-TransformResult unroll(const Kernel& kernel, const std::string& loop, int64_t factor);
+// trip count is already at most `factor` is marked in place, and makes no loop).
+TransformResult unroll(const Kernel& kernel, const std::string& loop, int64_t factor,
+                       const std::vector<std::string>& into = {});
 
 // Swaps `outer` and `inner`, where `inner` is the whole body of `outer`; rectangular bounds only.
 TransformResult interchange(const Kernel& kernel, const std::string& outer, const std::string& inner);
@@ -60,16 +63,19 @@ TransformResult stage(const Kernel& kernel, const std::string& array, const std:
 // The reduction loops move outside the thread loops, which are split into three phases
 // (initialise, accumulate, write back). The loops must be mapped to block threads first.
 TransformResult registerTile(const Kernel& kernel, const std::vector<std::string>& loops,
-                             const std::vector<int64_t>& factors);
+                             const std::vector<int64_t>& factors, const std::vector<std::string>& into = {});
 
 // A contiguous innermost loop done `width` (2 or 4) elements at a time as one wide access: the
-// loop is strip-mined by `width` and the element loop becomes Mapping::Vector.
-TransformResult vectorize(const Kernel& kernel, const std::string& loop, int width);
+// loop is strip-mined by `width` and the element loop becomes Mapping::Vector (a loop of exactly
+// `width` iterations is marked in place, and makes no loop).
+TransformResult vectorize(const Kernel& kernel, const std::string& loop, int width,
+                          const std::vector<std::string>& into = {});
 
 // Splits reduction loop `loop` into `parts` parts run in parallel by a new outermost parallel
-// loop `<loop>_s`; the parts accumulate atomically into the target, which the kernel zeroes
-// first (Kernel::zeroFirst) in place of the initialisation it removes.
-TransformResult splitReduction(const Kernel& kernel, const std::string& loop, int64_t parts);
+// loop (`<loop>_s` by default); the parts accumulate atomically into the target, which the kernel
+// zeroes first (Kernel::zeroFirst) in place of the initialisation it removes.
+TransformResult splitReduction(const Kernel& kernel, const std::string& loop, int64_t parts,
+                               const std::vector<std::string>& into = {});
 
 // Arranges the 32 threads of each warp as `rows` values of the block.y loop by `cols` of block.x
 // (Kernel::laneRows): powers of two whose product is 32. The block's threads must come in whole

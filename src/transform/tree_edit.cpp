@@ -67,14 +67,15 @@ std::set<std::string> usedNames(const Kernel& kernel) {
   return names;
 }
 
-std::string freshName(const Kernel& kernel, const std::string& base) {
-  auto names = usedNames(kernel);
-  if (!names.count(base)) return base;
+std::string freshName(const std::set<std::string>& taken, const std::string& base) {
+  if (!taken.count(base)) return base;
   for (int i = 2;; ++i) {
     std::string candidate = base + std::to_string(i);
-    if (!names.count(candidate)) return candidate;
+    if (!taken.count(candidate)) return candidate;
   }
 }
+
+std::string freshName(const Kernel& kernel, const std::string& base) { return freshName(usedNames(kernel), base); }
 
 void walk(const NodePtr& node, const std::function<void(const NodePtr&, const Ancestors&)>& visit) {
   Ancestors above;

@@ -31,7 +31,9 @@ TransformResult accept(const Kernel& kernel, NodePtr body);
 
 // Every name a kernel uses: sizes, arrays and buffers, loop indices.
 std::set<std::string> usedNames(const Kernel& kernel);
-// `base` if the kernel does not use it, else base2, base3, ...
+// `base` if `taken` does not hold it, else base2, base3, ...: how every new name is made fresh.
+std::string freshName(const std::set<std::string>& taken, const std::string& base);
+// The same, against every name the kernel uses.
 std::string freshName(const Kernel& kernel, const std::string& base);
 
 // Calls `visit` on every node below and including `node`, with its ancestors.

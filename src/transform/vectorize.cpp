@@ -1,12 +1,16 @@
 #include "src/transform/loop_facts.hpp"
+#include "src/transform/loop_names.hpp"
 #include "src/transform/strip.hpp"
 #include "src/transform/transforms.hpp"
 #include "src/transform/tree_edit.hpp"
 
 namespace cudaburg {
 
-TransformResult vectorize(const Kernel& kernel, const std::string& loop, int width) {
-  std::string outer = freshName(kernel, loop + "_o");
+TransformResult vectorize(const Kernel& kernel, const std::string& loop, int width,
+                          const std::vector<std::string>& into) {
+  NewLoopNames names = newLoopNames(kernel, StepKind::Vectorize, {loop}, into);
+  if (!names.refusal.empty()) return TransformResult::refuse(names.refusal);
+  const std::string& outer = names.names[0];
   return editLoops(kernel, loop, [&](const NodePtr& l, const Ancestors& above) -> LoopEdit {
     if (l->mapping == Mapping::Vector) return {nullptr, "loop " + loop + " is already a vector loop"};
     if (std::string why = vectorProblem(kernel, above, *l, width); !why.empty()) return {nullptr, why};

@@ -4,16 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <fstream>
 #include <map>
-#include <sstream>
 
-#include "burgspec/diagnostics.hpp"
-#include "src/loop/parser.hpp"
-#include "src/search/evaluator.hpp"
 #include "src/search/loop_rules.hpp"
 #include "src/search/loops_matcher.hpp"
-#include "src/tuning/tuning_db.hpp"
+#include "tests/search/search_problem.hpp"
 
 using namespace cudaburg;
 
@@ -25,48 +20,21 @@ struct Problem {
   std::vector<double> estimateMs;    // the analytic estimate of each
 };
 
-// One line of tests/data/problems.txt: its candidates labeled, its database's rows matched to them.
-Problem load(const std::string& line) {
-  std::istringstream words(line);
+// A shipped problem: its candidates labeled, its database's rows matched to them.
+Problem load(const cudaburg::testing::SearchProblem& problem) {
   Problem p;
-  std::string file, word;
-  words >> p.name >> file;
-  std::map<std::string, int64_t> sizes;
-  SearchSpace space;
-  std::string error;
-  while (words >> word) {
-    std::string value;
-    words >> value;
-    if (word == "-D") sizes[value.substr(0, value.find('='))] = std::stoll(value.substr(value.find('=') + 1));
-    ParamRange* range = word == "--tile" ? &space.tile : word == "--unroll" ? &space.unroll
-                        : word == "--stage" ? &space.stage : word == "--split" ? &space.split : nullptr;
-    if (range) *range = *parseParamRange(value, word, error);
-  }
-  std::ifstream in(std::string(CUDABURG_SOURCE_DIR) + "/" + file);
-  std::stringstream text;
-  text << in.rdbuf();
-  burgspec::SourceFile source(file, text.str());
-  burgspec::Diagnostics diags(source);
-  auto kernel = parseLoopFile(source, diags, sizes);
-  EXPECT_TRUE(kernel) << diags.str();
-  LoopRules rules(*kernel, space);
+  p.name = problem.name;
+  const Kernel& kernel = problem.kernel;
+  LoopRules rules(kernel, problem.space);
   generated::LoopsMatcher matcher(&rules);
-  EXPECT_TRUE(matcher.label(kernel->body.get()));
+  EXPECT_TRUE(matcher.label(kernel.body.get()));
   std::map<std::string, CandidateShape> shapes;
-  const Node* root = kernel->body.get();
+  const Node* root = kernel.body.get();
   for (int rank = 0; rank < matcher.count(root, generated::LoopsMatcher::kernel_NT); ++rank) {
     const Fragment& f = matcher.value(root, generated::LoopsMatcher::kernel_NT, rank);
-    shapes.emplace(printRecipeLine(f.recipe(*kernel)), f.shape);
+    shapes.emplace(printRecipeLine(f.recipe(kernel)), f.shape);
   }
-  auto db = TuningDb::open(std::string(CUDABURG_SOURCE_DIR) + "/tests/data/" + p.name + ".db", error);
-  EXPECT_TRUE(db) << error;
-  Progress quiet(stderr, true);
-  EvaluatorOptions options;
-  options.replay = true;
-  Evaluator evaluator(*kernel, options, nullptr, &*db, quiet);
-  auto device = db->mostMeasuredDevice(evaluator.nestKey(), evaluator.outcome().sizes);
-  EXPECT_TRUE(device);
-  for (const auto& [key, m] : db->forNest(evaluator.nestKey(), device->gpu, device->toolkit)) {
+  for (const auto& [key, m] : cudaburg::testing::shippedMeasurements(problem)) {
     auto shape = shapes.find(key.recipe);
     if (m.status != "ok" || shape == shapes.end()) continue;
     p.samples.push_back({CalibratedModel::features(shape->second, GpuModel{}), m.ms});
@@ -77,10 +45,8 @@ Problem load(const std::string& line) {
 }
 
 std::vector<Problem> problems() {
-  std::ifstream in(std::string(CUDABURG_SOURCE_DIR) + "/tests/data/problems.txt");
   std::vector<Problem> out;
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty() && line[0] != '#') out.push_back(load(line));
+  for (const auto& problem : cudaburg::testing::shippedProblems()) out.push_back(load(problem));
   return out;
 }
 

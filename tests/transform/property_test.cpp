@@ -1,12 +1,14 @@
-// Property tests: recipes drawn by a seeded generator, with factors that divide nothing, applied
-// to every example at small sizes; whatever applies must compute what the example computes,
-// keep the mapped-tree model, and replay from its printed recipe to the same tree.
+// Property tests: recipes drawn by a seeded generator, with factors that divide nothing and loops
+// named by the steps that make them or by the naming rule, applied to every example at small
+// sizes; whatever applies must compute what the example computes, keep the mapped-tree model, and
+// replay from its printed recipe to the same tree; a name the kernel uses is refused.
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "burgspec/diagnostics.hpp"
 #include "src/loop/printer.hpp"
+#include "src/transform/loop_names.hpp"
 #include "src/transform/mapped_tree_check.hpp"
 #include "src/transform/recipe.hpp"
 #include "tests/transform/test_kernels.hpp"
@@ -24,7 +26,8 @@ class RecipeGenerator {
   size_t index(size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng_); }
   bool coin() { return index(2) == 0; }
 
-  // A step over the loops and arrays the kernel has now (it may still be refused).
+  // A step over the loops and arrays the kernel has now (it may still be refused); a step that
+  // makes loops names them, now and then, with names no other step of the run gives.
   RecipeStep randomStep(const Kernel& k) {
     std::vector<const Node*> loops = loopsOf(k);
     const Node* l = loops[index(loops.size())];
@@ -61,11 +64,14 @@ class RecipeGenerator {
         break;
       }
     }
+    if (makesLoops(s.kind) && coin())
+      for (size_t i = 0; i < s.loops.size(); ++i) s.into.push_back("n" + std::to_string(++names_));
     return s;
   }
 
  private:
   std::mt19937_64 rng_;
+  int names_ = 0;
 };
 
 // The parallel loops of the example's perfect nest and its first reduce loop.
@@ -107,26 +113,31 @@ TEST_P(ExampleProperty, ScheduledRecipesComputeTheSame) {
   RecipeGenerator gen(std::hash<std::string>{}(GetParam()));
   for (int round = 0; round < 24; ++round) {
     std::string y = par[par.size() - 2], x = par.back();
+    // The loops the steps make, named by the steps or by the rule.
+    bool named = gen.coin();
+    auto into = [&](const std::string& names) { return named ? " into " + names : ""; };
+    std::string part = named ? "part" : red + "_s", rows = named ? "rows" : y + "_o", cols = named ? "cols" : x + "_o";
+    std::string strips = named ? "strips" : red + "_o";
     std::string text;
     if (par.size() == 2 && gen.coin())  // parts of the reduction on grid.z, summed atomically
-      text += "split " + red + " " + std::to_string(gen.pick({2, 3})) + "\nmap " + red + "_s grid.z\n";
+      text += "split " + red + " " + std::to_string(gen.pick({2, 3})) + into(part) + "\nmap " + part + " grid.z\n";
     text += "tile " + y + "," + x + " " + std::to_string(gen.pick({2, 3, 4, 6, 8})) + "," +
-                       std::to_string(gen.pick({2, 3, 5, 8})) + "\n";
+                       std::to_string(gen.pick({2, 3, 5, 8})) + into(rows + "," + cols) + "\n";
     bool mapped = par.size() <= 3;  // the outer loops fit on the grid
     if (mapped) {
       if (par.size() == 3) text += "map " + par[0] + " grid.z\n";
-      text += "map " + y + "_o grid.y\nmap " + x + "_o grid.x\nmap " + y + " block.y\nmap " + x + " block.x\n";
+      text += "map " + rows + " grid.y\nmap " + cols + " grid.x\nmap " + y + " block.y\nmap " + x + " block.x\n";
     }
     bool registers = mapped && gen.coin();
     if (registers) text += "regtile " + y + "," + x + " " + std::to_string(gen.pick({1, 2, 3})) + "," +
-                           std::to_string(gen.pick({1, 2})) + "\n";
+                           std::to_string(gen.pick({1, 2})) + into("trows,tcols") + "\n";
     if (registers || !mapped) {
-      std::string at = registers ? red + "_o" : x + "_o";
-      if (registers) text += "strip " + red + " " + std::to_string(gen.pick({2, 3, 4})) + "\n";
+      std::string at = registers ? strips : cols;
+      if (registers) text += "strip " + red + " " + std::to_string(gen.pick({2, 3, 4})) + into(strips) + "\n";
       for (const auto& a : k.params)
         if (a.input && gen.coin()) text += "stage " + a.name + " at " + at + "\n";
     }
-    if (gen.coin()) text += "unroll " + red + " " + std::to_string(gen.pick({2, 3})) + "\n";
+    if (gen.coin()) text += "unroll " + red + " " + std::to_string(gen.pick({2, 3})) + into("unrolled") + "\n";
     Recipe recipe = parseOrFail(text);
     SCOPED_TRACE(text);
     TransformResult r = applyRecipe(k, recipe);
@@ -147,6 +158,13 @@ TEST_P(ExampleProperty, RandomRecipesComputeTheSame) {
     Recipe recipe;
     for (int attempt = 0; attempt < 12; ++attempt) {
       RecipeStep step = gen.randomStep(current);
+      if (makesLoops(step.kind) && gen.index(8) == 0) {  // a name the kernel uses: refused
+        RecipeStep taken = step;
+        taken.into.assign(step.loops.size(), step.loops[0]);
+        TransformResult refused = applyStep(current, taken);
+        EXPECT_FALSE(refused.ok()) << taken.str();
+        EXPECT_NE(refused.reason.find("cannot be named " + step.loops[0]), std::string::npos) << refused.reason;
+      }
       TransformResult r = applyStep(current, step);
       if (!r.ok()) {
         EXPECT_FALSE(r.reason.empty());

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "src/loop/printer.hpp"
+#include "src/transform/loop_names.hpp"
 #include "src/transform/recipe.hpp"
 #include "tests/transform/test_kernels.hpp"
 
@@ -50,10 +51,11 @@ TEST(Recipe, EveryStepKindRoundTrips) {
   const char* text =
       "strip k 16\ntile i,j 64,64\nunroll k 4\ninterchange j k\ndistribute j\nmap i_o grid.z\n"
       "stage A at k_o\nregtile i,j 4,4\nvectorize j 4\nsplit k 4\nmap k none\nmap k serial\n"
-      "stage A at k_o transposed\n";
+      "stage A at k_o transposed\nstrip k 16 into kk\ntile i,j 64,64 into bi,bj\nunroll k 4 into ku\n"
+      "regtile i,j 4,4 into ti,tj\nvectorize j 4 into jv\nsplit k 4 into part\n";
   auto r = parseText(text);
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->steps.size(), 13u);
+  EXPECT_EQ(r->steps.size(), 19u);
   EXPECT_FALSE(r->steps[6].transposed);
   EXPECT_TRUE(r->steps[12].transposed);
   EXPECT_NE(r->steps[6], r->steps[12]);
@@ -160,6 +162,91 @@ TEST(Recipe, InterleavedAndPipelinedStagesRoundTripAndComputeTheSame) {
   refused = applyRecipe(k, *both);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.reason.find("not a multiple of 32"), std::string::npos) << refused.reason;
+}
+
+// A step names the loops it makes; later steps use those names.
+const char* kNamedMatmulRecipe =
+    "split k 2 into part\n"
+    "tile i,j 8,8 into bi,bj\n"
+    "map part grid.z\n"
+    "map bi grid.y\n"
+    "map bj grid.x\n"
+    "map i block.y\n"
+    "map j block.x\n"
+    "regtile i,j 2,2 into ti,tj\n"
+    "strip k 4 into ks\n"
+    "stage A at ks\n"
+    "stage B at ks\n"
+    "unroll k 4 into ku\n"
+    "map ks pipelined\n";
+
+TEST(Recipe, StepsNameTheLoopsTheyMakeAndLaterStepsUseThem) {
+  auto r = parseText(kNamedMatmulRecipe);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->steps[0].into, std::vector<std::string>{"part"});
+  EXPECT_EQ(r->steps[1].into, (std::vector<std::string>{"bi", "bj"}));
+  EXPECT_EQ(r->steps[1].str(), "tile i,j 8,8 into bi,bj");
+  EXPECT_TRUE(r->steps[2].into.empty());
+  EXPECT_EQ(printRecipe(*r), kNamedMatmulRecipe);
+  auto line = parseText(printRecipeLine(*r));
+  ASSERT_TRUE(line);
+  EXPECT_EQ(*line, *r);
+  auto unnamed = parseText("tile i,j 8,8\n");
+  ASSERT_TRUE(unnamed);
+  EXPECT_NE(*unnamed, *parseText("tile i,j 8,8 into i_o,j_o\n")) << "a name given is part of the step";
+
+  Kernel k = testing::smallExample("matmul");
+  Kernel a = testing::applied(applyRecipe(k, *r));
+  std::string printed = printKernel(a);
+  for (const char* loop : {"for (part = ", "for (bi = ", "for (bj = ", "for (ti = ", "for (ks = "})
+    EXPECT_NE(printed.find(loop), std::string::npos) << loop << " in\n" << printed;
+  EXPECT_EQ(printed.find("_o"), std::string::npos) << printed;
+  EXPECT_EQ(testing::differenceFrom(k, a), "");
+}
+
+TEST(Recipe, ANameClashIsAnError) {
+  std::string errors;
+  // In the recipe: a name given twice, with where it was given first.
+  EXPECT_FALSE(parseText("strip k 4 into kk\ntile i,j 8,8 into bi,kk\n", &errors));
+  EXPECT_NE(errors.find("r.recipe:2:22: error: a new loop is named kk already"), std::string::npos) << errors;
+  EXPECT_NE(errors.find("r.recipe:1:16: note: the loop named kk first"), std::string::npos) << errors;
+  EXPECT_FALSE(parseText("tile i,j 8,8 into bi\n", &errors));
+  EXPECT_NE(errors.find("1:19: error: 2 new loops need 2 names, not 1"), std::string::npos) << errors;
+  EXPECT_FALSE(parseText("strip k 4 into\n", &errors));
+  EXPECT_NE(errors.find("1:15: error: expected a name for a new loop, found the end of the line"), std::string::npos)
+      << errors;
+  EXPECT_FALSE(parseText("map k grid.x into kk\n", &errors));
+  EXPECT_NE(errors.find("unexpected 'into' after the step"), std::string::npos) << errors;
+  EXPECT_FALSE(parseText("strip k 4 into k.o\n", &errors));
+  EXPECT_NE(errors.find("expected a name for a new loop, found 'k.o'"), std::string::npos) << errors;
+
+  // In the kernel: a name it uses already; the refusal names the step.
+  Kernel k = testing::smallExample("matmul");
+  auto taken = parseText("tile i,j 8,8\nstrip k 4 into i_o\n");
+  ASSERT_TRUE(taken);
+  TransformResult t = applyRecipe(k, *taken);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.reason, "step 2 `strip k 4 into i_o`: the new loop cannot be named i_o: a loop of the kernel has that name");
+}
+
+// A recipe built with every name given prints as one written without them, where the rule would
+// give the same names; names the rule would not give, or might not, stay.
+TEST(Recipe, NamesTheRuleWouldGiveAreLeftOut) {
+  Kernel k = testing::intMatmul(32, 32, 20);
+  auto named = parseText(
+      "tile i,j 8,8 into i_o,j_o\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\n"
+      "regtile i,j 2,2 into i_o2,j_o2\nstrip k 4 into kk\nunroll k 4 into k_o\nvectorize j 2 into j_o3\n");
+  ASSERT_TRUE(named);
+  Recipe shortest = withDefaultNamesLeftOut(k, *named);
+  EXPECT_EQ(printRecipeLine(shortest),
+            "tile i,j 8,8; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j 2,2; "
+            "strip k 4 into kk; unroll k 4; vectorize j 2");
+  EXPECT_EQ(printKernel(testing::applied(applyRecipe(k, shortest))),
+            printKernel(testing::applied(applyRecipe(k, *named))));
+  // After an unroll that may work in place, a later name of the same loop's stays.
+  auto uncertain = parseText("strip k 4 into k_o\nunroll k 4 into k_o2\nstrip k 2 into k_o3\n");
+  ASSERT_TRUE(uncertain);
+  EXPECT_EQ(printRecipeLine(withDefaultNamesLeftOut(k, *uncertain)), "strip k 4; unroll k 4; strip k 2 into k_o3");
 }
 
 TEST(Recipe, ARefusalNamesTheStep) {

@@ -7,6 +7,7 @@
 #include "src/loop/pipeline.hpp"
 #include "src/loop/printer.hpp"
 #include "src/transform/loop_facts.hpp"
+#include "src/transform/loop_names.hpp"
 #include "src/transform/mapped_tree_check.hpp"
 #include "src/transform/transforms.hpp"
 #include "src/transform/tree_edit.hpp"
@@ -98,6 +99,58 @@ TEST(Tile, MovesTheStripLoopsOutside) {
   Kernel c = applied(tile(conv, {"n", "k", "oh", "ow"}, {2, 3, 2, 4}));
   EXPECT_EQ(loopPath(c), "n_o k_o oh_o ow_o n k oh ow c r s");
   EXPECT_EQ(differenceFrom(conv, c), "");
+}
+
+// A transformation that makes loops uses the names it is given, and refuses a name the kernel
+// uses, a name given twice, or the wrong number of names.
+TEST(NewLoopNames, TransformationsUseTheNamesGiven) {
+  Kernel k = smallExample("matmul");
+  Kernel s = applied(stripMine(k, "i", 8, {"ib"}));
+  EXPECT_EQ(loopPath(s), "ib i j k");
+  Kernel t = applied(tile(k, {"i", "j"}, {8, 5}, {"bi", "bj"}));
+  EXPECT_EQ(loopPath(t), "bi bj i j k");
+  EXPECT_EQ(differenceFrom(k, t), "");
+  Kernel u = applied(unroll(k, "k", 4, {"k4"}));
+  EXPECT_EQ(loopPath(u), "i j k4 k");
+  Kernel axpy = testing::kernelFromText(
+      "size M = 6, N = 16;\n"
+      "kernel axpy(float Y[M][N], const float X[M][N]) {\n"
+      "  parallel for (i = 0; i < M; i++) parallel for (j = 0; j < N; j++) Y[i][j] = X[i][j] + Y[i][j];\n"
+      "}\n");
+  EXPECT_EQ(loopPath(applied(vectorize(axpy, "j", 4, {"jv"}))), "i jv j");
+  Kernel p = applied(splitReduction(k, "k", 2, {"part"}));
+  EXPECT_EQ(loopPath(p), "part i j k");
+  EXPECT_EQ(differenceFrom(k, p), "");
+  Kernel m = mappedMatmul(k);
+  Kernel r = applied(registerTile(m, {"i", "j"}, {2, 2}, {"ti", "tj"}));
+  EXPECT_EQ(countLoops(r, "ti"), 3);  // initialise, accumulate, write back
+  EXPECT_EQ(countLoops(r, "i_o2"), 0);
+  EXPECT_EQ(differenceFrom(k, r), "");
+  // A loop short enough is unrolled in place: the name is not used.
+  Kernel inPlace = applied(unroll(applied(stripMine(k, "k", 4)), "k", 4, {"unused"}));
+  EXPECT_EQ(countLoops(inPlace, "unused"), 0);
+}
+
+TEST(NewLoopNames, ANameTakenOrGivenTwiceIsRefused) {
+  Kernel k = smallExample("matmul");
+  expectRefusal(stripMine(k, "i", 8, {"j"}), "the new loop cannot be named j: a loop of the kernel has that name");
+  expectRefusal(tile(k, {"i", "j"}, {8, 8}, {"bi", "A"}), "cannot be named A: an array of the kernel");
+  expectRefusal(splitReduction(k, "k", 2, {"K"}), "cannot be named K: a size of the kernel");
+  expectRefusal(tile(k, {"i", "j"}, {8, 8}, {"b", "b"}), "two new loops cannot both be named b");
+  expectRefusal(tile(k, {"i", "j"}, {8, 8}, {"b"}), "2 new loops are given 1 name");
+  Kernel m = mappedMatmul(k);
+  Kernel r = applied(registerTile(m, {"i", "j"}, {2, 2}));
+  expectRefusal(unroll(r, "k", 4, {"C_r"}), "cannot be named C_r: a buffer of the kernel");
+}
+
+// Without names, the rule names them: <loop>_o (a split's part loop <loop>_s), made fresh.
+TEST(NewLoopNames, TheRuleNamesWhatIsNotNamed) {
+  EXPECT_EQ(defaultLoopNames(StepKind::Tile, {"i", "j"}, {"i_o", "j_o", "j_o2"}),
+            (std::vector<std::string>{"i_o2", "j_o3"}));
+  EXPECT_EQ(defaultLoopNames(StepKind::Split, {"k"}, {}), std::vector<std::string>{"k_s"});
+  EXPECT_EQ(defaultLoopNames(StepKind::StripMine, {"i"}, {"i_o", "i_o2"}), std::vector<std::string>{"i_o3"});
+  Kernel k = smallExample("matmul");
+  EXPECT_EQ(loopPath(applied(tile(applied(tile(k, {"i", "j"}, {8, 8})), {"i", "j"}, {4, 4}))), "i_o j_o i_o2 j_o2 i j k");
 }
 
 TEST(Tile, RefusesWhatIsNotAPerfectNest) {
@@ -381,6 +434,9 @@ TEST(RegisterTile, Refuses) {
   expectRefusal(stripMine(t, "i_o2", 2), "not tied to a block thread");
   expectRefusal(mapLoop(t, "j_o2", Mapping::None), "not tied to a block thread");
   EXPECT_EQ(differenceFrom(k, applied(unroll(t, "k", 3))), "");  // the element loops and k stay free
+  // Its last block loop unmapped, the kernel would run every tile through one thread's registers.
+  Kernel one = applied(registerTile(applied(mapLoop(k, "j", Mapping::BlockX)), {"j"}, {2}));
+  expectRefusal(mapLoop(one, "j_o", Mapping::None), "register buffer C_r is used outside the block loops");
 }
 
 TEST(Vectorize, MakesAContiguousInnerLoopWide) {

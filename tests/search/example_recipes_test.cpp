@@ -1,0 +1,86 @@
+// The recipes of the candidates the grammar offers: pinned for every example
+// (tests/search/golden/<example>.recipes, cheapest first as the model ranks them), and, for the
+// searches behind the shipped tuning databases, still offering every recipe measured there. A
+// tuning database is keyed by a recipe's printed line, so a change to how the rules build recipes
+// must leave these lines as they are. After a deliberate change, regenerate the pinned lines with
+// UPDATE_GOLDEN=1 and review the diff.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "src/search/loop_rules.hpp"
+#include "src/search/loops_matcher.hpp"
+#include "tests/search/search_problem.hpp"
+
+namespace cudaburg {
+namespace {
+
+using testing::SearchProblem;
+
+// Every example, at its own sizes, over ranges that reach every rule of the grammar.
+const char* const kExamples[] = {"conv2d", "conv3d", "correlate2d", "matmul", "matmul_bt"};
+const char* const kRanges = " --tile 16,64 --unroll 2,8 --stage 8 --split 2";
+
+// The distinct recipe lines among the root's covers as a kernel, cheapest first.
+std::vector<std::string> offeredRecipes(const SearchProblem& p) {
+  LoopRules rules(p.kernel, p.space);
+  generated::LoopsMatcher matcher(&rules);
+  EXPECT_TRUE(matcher.label(p.kernel.body.get()));
+  const Node* root = p.kernel.body.get();
+  std::set<std::string> seen;
+  std::vector<std::string> out;
+  for (int rank = 0; rank < matcher.count(root, generated::LoopsMatcher::kernel_NT); ++rank) {
+    std::string line = printRecipeLine(matcher.value(root, generated::LoopsMatcher::kernel_NT, rank).recipe(p.kernel));
+    if (seen.insert(line).second) out.push_back(line);
+  }
+  return out;
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(ExampleRecipes, EveryCandidatePrintsAsPinned) {
+  for (const char* example : kExamples) {
+    SearchProblem p =
+        testing::parseSearchProblem(std::string(example) + " examples/" + example + ".loop" + kRanges);
+    SCOPED_TRACE(p.name);
+    std::string actual;
+    for (const auto& line : offeredRecipes(p)) actual += (line.empty() ? "(the nest as written)" : line) + "\n";
+    EXPECT_GT(std::count(actual.begin(), actual.end(), '\n'), 10);
+    std::string path = std::string(CUDABURG_SOURCE_DIR) + "/tests/search/golden/" + p.name + ".recipes";
+    const char* update = std::getenv("UPDATE_GOLDEN");
+    if (update && std::string(update) == "1") {
+      std::ofstream(path) << actual;
+      continue;
+    }
+    std::string expected = readFile(path);
+    ASSERT_FALSE(expected.empty()) << path << " is missing: run with UPDATE_GOLDEN=1 to create it";
+    EXPECT_EQ(actual, expected) << "the recipes offered for " << p.name
+                                << " changed; if on purpose, regenerate with UPDATE_GOLDEN=1";
+  }
+}
+
+TEST(ExampleRecipes, EveryRecipeMeasuredInAShippedDatabaseIsStillOffered) {
+  for (const SearchProblem& p : testing::shippedProblems()) {
+    SCOPED_TRACE(p.name);
+    std::vector<std::string> lines = offeredRecipes(p);
+    std::set<std::string> offered(lines.begin(), lines.end());
+    size_t stored = 0;
+    for (const auto& [key, m] : testing::shippedMeasurements(p)) {
+      EXPECT_TRUE(offered.count(key.recipe)) << "measured but no longer offered: " << key.recipe;
+      ++stored;
+    }
+    EXPECT_GT(stored, 100u);
+  }
+}
+
+}  // namespace
+}  // namespace cudaburg

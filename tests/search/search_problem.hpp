@@ -1,0 +1,84 @@
+#pragma once
+// A search as the command line writes it, and as each line of tests/data/problems.txt does: a
+// name, the .loop file (from the source tree), sizes (-D NAME=VALUE) and the parameter ranges
+// (--tile, --unroll, --stage, --split), read into the kernel and the search space; and what the
+// tuning database shipped for it holds.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "burgspec/diagnostics.hpp"
+#include "src/loop/parser.hpp"
+#include "src/search/evaluator.hpp"
+#include "src/search/search_space.hpp"
+#include "src/tuning/tuning_db.hpp"
+
+namespace cudaburg::testing {
+
+struct SearchProblem {
+  std::string name;
+  std::string file;  // the .loop file, from the source tree
+  Kernel kernel;
+  SearchSpace space;
+};
+
+inline SearchProblem parseSearchProblem(const std::string& line) {
+  std::istringstream words(line);
+  SearchProblem p;
+  words >> p.name >> p.file;
+  std::map<std::string, int64_t> sizes;
+  std::string word, error;
+  while (words >> word) {
+    std::string value;
+    words >> value;
+    if (word == "-D") sizes[value.substr(0, value.find('='))] = std::stoll(value.substr(value.find('=') + 1));
+    ParamRange* range = word == "--tile" ? &p.space.tile : word == "--unroll" ? &p.space.unroll
+                        : word == "--stage" ? &p.space.stage : word == "--split" ? &p.space.split : nullptr;
+    if (range) {
+      auto parsed = parseParamRange(value, word, error);
+      EXPECT_TRUE(parsed) << line << ": " << error;
+      if (parsed) *range = *parsed;
+    }
+  }
+  std::ifstream in(std::string(CUDABURG_SOURCE_DIR) + "/" + p.file);
+  std::stringstream text;
+  text << in.rdbuf();
+  burgspec::SourceFile source(p.file, text.str());
+  burgspec::Diagnostics diags(source);
+  auto kernel = parseLoopFile(source, diags, sizes);
+  EXPECT_TRUE(kernel) << diags.str();
+  if (kernel) p.kernel = *kernel;
+  return p;
+}
+
+// The searches behind the tuning databases shipped in tests/data.
+inline std::vector<SearchProblem> shippedProblems() {
+  std::ifstream in(std::string(CUDABURG_SOURCE_DIR) + "/tests/data/problems.txt");
+  std::vector<SearchProblem> out;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line[0] != '#') out.push_back(parseSearchProblem(line));
+  return out;
+}
+
+// The rows of tests/data/<name>.db for the problem's nest and sizes, on the device that measured
+// it most.
+inline std::vector<std::pair<MeasurementKey, Measurement>> shippedMeasurements(const SearchProblem& p) {
+  std::string error;
+  auto db = TuningDb::open(std::string(CUDABURG_SOURCE_DIR) + "/tests/data/" + p.name + ".db", error);
+  EXPECT_TRUE(db) << error;
+  if (!db) return {};
+  Progress quiet(stderr, true);
+  EvaluatorOptions options;
+  options.replay = true;
+  Evaluator evaluator(p.kernel, options, nullptr, &*db, quiet);
+  auto device = db->mostMeasuredDevice(evaluator.nestKey(), evaluator.outcome().sizes);
+  EXPECT_TRUE(device) << p.name;
+  if (!device) return {};
+  return db->forNest(evaluator.nestKey(), device->gpu, device->toolkit);
+}
+
+}  // namespace cudaburg::testing
