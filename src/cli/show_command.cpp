@@ -6,7 +6,7 @@
 #include "src/analysis/dependence.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/loop_input.hpp"
-#include "src/cuda/emitter.hpp"
+#include "src/cuda/emit/emitter.hpp"
 #include "src/loop/dot.hpp"
 #include "src/loop/printer.hpp"
 #include "src/transform/recipe.hpp"

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "burgspec/diagnostics.hpp"
-#include "src/cuda/emitter.hpp"
-#include "src/cuda/index_type.hpp"
+#include "src/cuda/emit/emitter.hpp"
+#include "src/cuda/emit/index_type.hpp"
 #include "src/loop/parser.hpp"
 
 namespace cudaburg {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "src/cuda/compiler.hpp"
-#include "src/cuda/runner.hpp"
+#include "src/cuda/compile/compiler.hpp"
+#include "src/cuda/run/runner.hpp"
 #include "src/report/search_report.hpp"
 #include "src/search/outcome.hpp"
 #include "tests/cuda/run_test_kernels.hpp"

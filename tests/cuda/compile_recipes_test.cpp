@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "burgspec/diagnostics.hpp"
-#include "src/cuda/compiler.hpp"
+#include "src/cuda/compile/compiler.hpp"
 #include "src/loop/parser.hpp"
 #include "src/transform/recipe.hpp"
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "burgspec/diagnostics.hpp"
-#include "src/cuda/compiler.hpp"
+#include "src/cuda/compile/compiler.hpp"
 #include "src/loop/parser.hpp"
 #include "tests/cuda/emit_test_kernels.hpp"
 

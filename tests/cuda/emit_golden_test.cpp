@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "burgspec/diagnostics.hpp"
-#include "src/cuda/emitter.hpp"
+#include "src/cuda/emit/emitter.hpp"
 #include "src/loop/parser.hpp"
 #include "src/transform/recipe.hpp"
 #include "tests/cuda/emit_test_kernels.hpp"

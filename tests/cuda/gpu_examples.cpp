@@ -17,9 +17,9 @@
 #include <string>
 
 #include "burgspec/diagnostics.hpp"
-#include "src/cuda/compiler.hpp"
-#include "src/cuda/emitter.hpp"
-#include "src/cuda/runner.hpp"
+#include "src/cuda/compile/compiler.hpp"
+#include "src/cuda/emit/emitter.hpp"
+#include "src/cuda/run/runner.hpp"
 #include "src/loop/parser.hpp"
 #include "src/transform/recipe.hpp"
 

@@ -5,9 +5,9 @@
 
 #include <optional>
 
-#include "src/cuda/compiler.hpp"
-#include "src/cuda/emitter.hpp"
-#include "src/cuda/runner.hpp"
+#include "src/cuda/compile/compiler.hpp"
+#include "src/cuda/emit/emitter.hpp"
+#include "src/cuda/run/runner.hpp"
 #include "src/transform/recipe.hpp"
 #include "tests/cuda/run_test_kernels.hpp"
 

@@ -1,9 +1,9 @@
 // Without a GPU (this suite's machine when it has none), the runner says so and measures nothing.
 #include <gtest/gtest.h>
 
-#include "src/cuda/compiler.hpp"
-#include "src/cuda/emitter.hpp"
-#include "src/cuda/runner.hpp"
+#include "src/cuda/compile/compiler.hpp"
+#include "src/cuda/emit/emitter.hpp"
+#include "src/cuda/run/runner.hpp"
 #include "tests/cuda/run_test_kernels.hpp"
 
 namespace cudaburg {

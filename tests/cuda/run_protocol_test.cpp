@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "src/cuda/worker_protocol.hpp"
+#include "src/cuda/run/worker_protocol.hpp"
 
 namespace cudaburg {
 namespace {

@@ -12,7 +12,7 @@
 #include "burgspec/diagnostics.hpp"
 #include "burgspec/source.hpp"
 #include "src/analysis/dependence.hpp"
-#include "src/cuda/emitter.hpp"
+#include "src/cuda/emit/emitter.hpp"
 #include "src/loop/dot.hpp"
 #include "src/loop/parser.hpp"
 #include "src/loop/printer.hpp"
