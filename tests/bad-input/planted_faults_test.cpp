@@ -85,7 +85,7 @@ TEST(PlantedFaults, EachIsReportedWithAReasonAndTheSearchGoesOn) {
     VariantResult v;
     v.recipe = p.name;
     v.measured = true;
-    v.result.status = runStatusName(r.status);
+    v.result.status = r.status;
     v.result.reason = r.reason;
     outcome.variants.push_back(v);
 

@@ -45,12 +45,5 @@ TEST(RunNoGpu, AMissingWorkerProgramIsNotACrash) {
   EXPECT_EQ(r.status, RunStatus::NotMeasured);
 }
 
-TEST(RunNoGpu, StatusNames) {
-  EXPECT_STREQ(runStatusName(RunStatus::Ok), "ok");
-  EXPECT_STREQ(runStatusName(RunStatus::Wrong), "wrong");
-  EXPECT_STREQ(runStatusName(RunStatus::Failed), "failed");
-  EXPECT_STREQ(runStatusName(RunStatus::Timeout), "timeout");
-}
-
 }  // namespace
 }  // namespace cudaburg

@@ -68,7 +68,7 @@ Problem load(const std::string& line) {
   EXPECT_TRUE(device);
   for (const auto& [key, m] : db->forNest(evaluator.nestKey(), device->gpu, device->toolkit)) {
     auto shape = shapes.find(key.recipe);
-    if (m.status != "ok" || shape == shapes.end()) continue;
+    if (m.status != RunStatus::Ok || shape == shapes.end()) continue;
     p.samples.push_back({CalibratedModel::features(shape->second, GpuModel{}), m.ms});
     p.estimateMs.push_back(estimate(shape->second).ns * 1e-6);
   }

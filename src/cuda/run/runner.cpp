@@ -44,12 +44,6 @@ RunResult resultWith(RunStatus status, std::string reason) {
   return r;
 }
 
-RunStatus statusFromName(const std::string& name) {
-  for (RunStatus s : {RunStatus::Ok, RunStatus::Wrong, RunStatus::Failed, RunStatus::Timeout, RunStatus::NotMeasured})
-    if (name == runStatusName(s)) return s;
-  return RunStatus::Failed;
-}
-
 // The type an array of the variant has: float and half arrays take the variant's element type.
 ScalarType variantType(const Array& a, const CudaKernel& variant) {
   return emittedType(a, variant.elementType);
@@ -90,17 +84,6 @@ LaunchSpec launchSpec(const CudaKernel& k, const std::string& cubinPath) {
 }
 
 }  // namespace
-
-const char* runStatusName(RunStatus s) {
-  switch (s) {
-    case RunStatus::Ok: return "ok";
-    case RunStatus::Wrong: return "wrong";
-    case RunStatus::Failed: return "failed";
-    case RunStatus::Timeout: return "timeout";
-    case RunStatus::NotMeasured: return "not measured";
-  }
-  return "failed";
-}
 
 TemporaryFile::TemporaryFile(const std::string& contents, const std::string& suffix) {
   std::string dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -218,13 +201,13 @@ const Runner::CompiledReference& Runner::exactReference(const Kernel& kernel) {
 
 MeasureReply Runner::ask(const std::string& request, std::chrono::milliseconds deadline) {
   MeasureReply reply;
-  reply.status = runStatusName(RunStatus::Failed);
+  reply.status = RunStatus::Failed;
   std::string line;
   switch (worker_->request(request, deadline, line)) {
     case WorkerProcess::Outcome::Timeout: {
       char seconds[32];
       std::snprintf(seconds, sizeof seconds, "%.1f", double(deadline.count()) / 1000);
-      reply.status = runStatusName(RunStatus::Timeout);
+      reply.status = RunStatus::Timeout;
       reply.reason = std::string("no result within ") + seconds + " s (a hang?): the worker was stopped";
       return reply;
     }
@@ -288,7 +271,7 @@ RunResult Runner::measureCubin(const Kernel& kernel, const CudaKernel& variant, 
   request.runs = options.runs;
 
   MeasureReply reply = ask(toJson(request).dump(), options.deadline);
-  RunResult result = resultWith(statusFromName(reply.status), reply.reason);
+  RunResult result = resultWith(reply.status, reply.reason);
   result.reference = referenceName;
   result.error = options.verify ? reply.error : -1;
   if (result.ok() && reply.ms >= 0) {
@@ -328,7 +311,7 @@ ReferenceTiming Runner::reference(const Kernel& kernel, const MeasureOptions& op
   message["op"] = "reference_time";
 
   MeasureReply reply = ask(message.dump(), options.deadline);
-  timing.status = statusFromName(reply.status);
+  timing.status = reply.status;
   timing.reason = reply.reason;
   if (timing.ok()) {
     WorkCount work = countWork(kernel);

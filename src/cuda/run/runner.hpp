@@ -17,6 +17,7 @@
 
 #include "src/cuda/emit/emitter.hpp"
 #include "src/cuda/run/reference_shape.hpp"
+#include "src/cuda/run/run_status.hpp"
 #include "src/cuda/run/timing.hpp"
 #include "src/loop/loop_tree.hpp"
 
@@ -25,9 +26,6 @@ namespace cudaburg {
 struct CompileResult;
 struct MeasureReply;
 class WorkerProcess;
-
-enum class RunStatus { Ok, Wrong, Failed, Timeout, NotMeasured };
-const char* runStatusName(RunStatus s);  // "ok", "wrong", "failed", "timeout", "not measured"
 
 struct MeasureOptions {
   bool verify = true;

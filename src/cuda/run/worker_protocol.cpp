@@ -86,7 +86,7 @@ json toJson(const MeasureRequest& r) {
 json toJson(const MeasureReply& r) {
   // JSON has no infinity: an unbounded error (non-finite output) travels as null.
   json error = std::isfinite(r.error) ? json(r.error) : json(nullptr);
-  return {{"status", r.status}, {"reason", r.reason}, {"error", error}, {"ms", r.ms}, {"runs", r.runs},
+  return {{"status", runStatusName(r.status)}, {"reason", r.reason}, {"error", error}, {"ms", r.ms}, {"runs", r.runs},
           {"fatal", r.fatal}};
 }
 
@@ -162,7 +162,10 @@ MeasureRequest measureRequestFromJson(const json& j) {
 
 MeasureReply measureReplyFromJson(const json& j) {
   MeasureReply r;
-  r.status = j.at("status").get<std::string>();
+  std::string status = j.at("status").get<std::string>();
+  auto known = runStatusFromName(status);
+  if (!known) throw std::invalid_argument("unknown status '" + status + "'");
+  r.status = *known;
   r.reason = j.value("reason", "");
   r.error = !j.contains("error") ? -1.0 : j.at("error").is_null() ? INFINITY : j.at("error").get<double>();
   r.ms = j.value("ms", -1.0);

@@ -16,6 +16,7 @@
 
 #include "src/cuda/run/inputs.hpp"
 #include "src/cuda/run/reference_shape.hpp"
+#include "src/cuda/run/run_status.hpp"
 #include "src/cuda/run/timing.hpp"
 
 namespace cudaburg {
@@ -63,9 +64,9 @@ struct MeasureRequest {
   RunCountPolicy runs;
 };
 
-// What the worker found. status: "ok", "wrong", "failed", "not measured".
+// What the worker found: Ok, Wrong, Failed or NotMeasured (its name in JSON).
 struct MeasureReply {
-  std::string status;
+  RunStatus status = RunStatus::Failed;
   std::string reason;
   double error = -1;   // the relative error; -1 when not verified
   double ms = -1;      // the median time; -1 when not timed

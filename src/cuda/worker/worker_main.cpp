@@ -36,10 +36,10 @@ int main() {
         fatal = m.fatal;
         reply = toJson(m);
       } else {
-        reply = toJson(MeasureReply{"failed", "unknown request " + op});
+        reply = toJson(MeasureReply{RunStatus::Failed, "unknown request " + op});
       }
     } catch (const std::exception& e) {
-      reply = toJson(MeasureReply{"failed", std::string("malformed request: ") + e.what()});
+      reply = toJson(MeasureReply{RunStatus::Failed, std::string("malformed request: ") + e.what()});
     }
     std::string text = reply.dump() + "\n";
     fwrite(text.data(), 1, text.size(), replies);

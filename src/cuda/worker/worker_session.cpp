@@ -73,7 +73,7 @@ void synchronize(CUstream stream, const char* what) { checkCuda(cuStreamSynchron
 
 MeasureReply failed(const std::string& reason, bool fatal = false) {
   MeasureReply r;
-  r.status = "failed";
+  r.status = RunStatus::Failed;
   r.reason = reason;
   r.fatal = fatal;
   return r;
@@ -106,7 +106,7 @@ nlohmann::json WorkerSession::hello() const {
 
 MeasureReply WorkerSession::notMeasured() const {
   MeasureReply r;
-  r.status = "not measured";
+  r.status = RunStatus::NotMeasured;
   r.reason = unavailable_;
   return r;
 }
@@ -169,7 +169,7 @@ MeasureReply WorkerSession::measure(const MeasureRequest& request) {
                                      request.tolerance);
         reply.error = std::max(reply.error, c.relativeError);
         if (!c.passed) {
-          reply.status = "wrong";
+          reply.status = RunStatus::Wrong;
           reply.reason = c.reason;
           return reply;
         }
@@ -186,7 +186,7 @@ MeasureReply WorkerSession::measure(const MeasureRequest& request) {
       reply.ms = timed.medianMs;
       reply.runs = timed.runs;
     }
-    reply.status = "ok";
+    reply.status = RunStatus::Ok;
     return reply;
   } catch (const CudaError& e) {
     return failed(stage + ": " + e.what(), e.sticky());
@@ -216,7 +216,7 @@ MeasureReply WorkerSession::timeReference(const MeasureRequest& request) {
     }
     TimedRuns timed = timeRuns(stream, run, request.warmupRuns, request.runs, *flusher_);
     MeasureReply reply;
-    reply.status = "ok";
+    reply.status = RunStatus::Ok;
     reply.ms = timed.medianMs;
     reply.runs = timed.runs;
     return reply;
