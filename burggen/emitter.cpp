@@ -13,7 +13,7 @@
 
 namespace burggen {
 
-using burgspec::Diagnostics;
+using common::Diagnostics;
 using burgspec::Grammar;
 using burgspec::Pattern;
 using burgspec::Rule;
@@ -54,7 +54,7 @@ const char* tieComment(TieOrder order) {
 
 class MatcherWriter {
  public:
-  MatcherWriter(const Grammar& g, const EmitOptions& o, Diagnostics& d) : g_(g), opt_(o), diag_(d) {}
+  MatcherWriter(const Grammar& g, const EmitOptions& o, common::Diagnostics& d) : g_(g), opt_(o), diag_(d) {}
 
   bool write(EmittedMatcher& out);
 
@@ -92,7 +92,7 @@ class MatcherWriter {
 
   const Grammar& g_;
   const EmitOptions& opt_;
-  Diagnostics& diag_;
+  common::Diagnostics& diag_;
   GrammarFacts facts_;
   const std::vector<RuleFacts>& rules_ = facts_.rules;
   // The rules in the order the labeler tries them (EmitOptions::ties).
@@ -538,7 +538,7 @@ bool MatcherWriter::write(EmittedMatcher& out) {
 
 }  // namespace
 
-bool emitMatcher(const Grammar& grammar, const EmitOptions& options, Diagnostics& diagnostics,
+bool emitMatcher(const Grammar& grammar, const EmitOptions& options, common::Diagnostics& diagnostics,
                  EmittedMatcher& out) {
   if (options.kbest > 0 || grammar.usesDerivations()) return emitKBestMatcher(grammar, options, diagnostics, out);
   MatcherWriter writer(grammar, options, diagnostics);

@@ -14,7 +14,7 @@
 
 namespace burggen {
 
-using burgspec::Diagnostics;
+using common::Diagnostics;
 using burgspec::Grammar;
 using burgspec::RuleParam;
 
@@ -33,7 +33,7 @@ struct RuleTraits {
 
 class KBestWriter {
  public:
-  KBestWriter(const Grammar& g, const EmitOptions& o, Diagnostics& d) : g_(g), opt_(o), diag_(d) {}
+  KBestWriter(const Grammar& g, const EmitOptions& o, common::Diagnostics& d) : g_(g), opt_(o), diag_(d) {}
 
   bool write(EmittedMatcher& out);
 
@@ -83,7 +83,7 @@ class KBestWriter {
 
   const Grammar& g_;
   const EmitOptions& opt_;
-  Diagnostics& diag_;
+  common::Diagnostics& diag_;
   GrammarFacts facts_;
   std::vector<RuleTraits> traits_;  // by rule index - 1
   std::vector<int> phase_;          // by nonterminal
@@ -709,7 +709,7 @@ bool KBestWriter::write(EmittedMatcher& out) {
 
 }  // namespace
 
-bool emitKBestMatcher(const Grammar& grammar, const EmitOptions& options, Diagnostics& diagnostics,
+bool emitKBestMatcher(const Grammar& grammar, const EmitOptions& options, common::Diagnostics& diagnostics,
                       EmittedMatcher& out) {
   KBestWriter writer(grammar, options, diagnostics);
   return writer.write(out);

@@ -6,7 +6,7 @@ namespace cudaburg {
 
 namespace {
 
-void checkMarks(const DependenceGraph& deps, const NodePtr& node, burgspec::Diagnostics& diags, bool& ok) {
+void checkMarks(const DependenceGraph& deps, const NodePtr& node, common::Diagnostics& diags, bool& ok) {
   if (node->kind == NodeKind::For && node->loopKind != LoopKind::Serial) {
     bool parallel = node->loopKind == LoopKind::Parallel;
     Legality verdict = parallel ? isParallel(deps, node.get()) : isReduction(deps, node.get());
@@ -21,7 +21,7 @@ void checkMarks(const DependenceGraph& deps, const NodePtr& node, burgspec::Diag
 
 }  // namespace
 
-bool checkLoopMarks(const Kernel& kernel, burgspec::Diagnostics& diags) {
+bool checkLoopMarks(const Kernel& kernel, common::Diagnostics& diags) {
   if (!kernel.body) return true;
   DependenceGraph deps(kernel);
   bool ok = true;

@@ -33,7 +33,7 @@ std::optional<Range> rangeOf(const Affine& a, const Ranges& ranges) {
 
 class BoundsChecker {
  public:
-  BoundsChecker(const Kernel& kernel, burgspec::Diagnostics& diags) : kernel_(kernel), diags_(diags) {}
+  BoundsChecker(const Kernel& kernel, common::Diagnostics& diags) : kernel_(kernel), diags_(diags) {}
 
   void walk(const NodePtr& node, Ranges& ranges) {
     switch (node->kind) {
@@ -106,13 +106,13 @@ class BoundsChecker {
   }
 
   const Kernel& kernel_;
-  burgspec::Diagnostics& diags_;
+  common::Diagnostics& diags_;
   bool ok_ = true;
 };
 
 }  // namespace
 
-bool checkSubscriptBounds(const Kernel& kernel, burgspec::Diagnostics& diags) {
+bool checkSubscriptBounds(const Kernel& kernel, common::Diagnostics& diags) {
   BoundsChecker checker(kernel, diags);
   Ranges ranges;
   if (kernel.body) checker.walk(kernel.body, ranges);

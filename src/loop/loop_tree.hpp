@@ -44,11 +44,11 @@
 #include <string>
 #include <vector>
 
-#include "burgspec/source.hpp"
+#include "common/source.hpp"
 
 namespace cudaburg {
 
-using burgspec::SourceLoc;
+using common::SourceLoc;
 
 enum class ScalarType { Float, Double, Half, Int };
 const char* scalarTypeName(ScalarType t);     // "float", "double", "half", "int"

@@ -8,7 +8,7 @@
 #include <map>
 #include <sstream>
 
-#include "burgspec/diagnostics.hpp"
+#include "common/diagnostics.hpp"
 #include "src/loop/parser.hpp"
 #include "src/search/evaluator.hpp"
 #include "src/search/loop_rules.hpp"
@@ -45,8 +45,8 @@ Problem load(const std::string& line) {
   std::ifstream in(std::string(CUDABURG_SOURCE_DIR) + "/" + file);
   std::stringstream text;
   text << in.rdbuf();
-  burgspec::SourceFile source(file, text.str());
-  burgspec::Diagnostics diags(source);
+  common::SourceFile source(file, text.str());
+  common::Diagnostics diags(source);
   auto kernel = parseLoopFile(source, diags, sizes);
   EXPECT_TRUE(kernel) << diags.str();
   LoopRules rules(*kernel, space);

@@ -1,8 +1,8 @@
-#include "burgspec/diagnostics.hpp"
+#include "common/diagnostics.hpp"
 
 #include <sstream>
 
-namespace burgspec {
+namespace common {
 
 namespace {
 const char* severityName(Severity s) {
@@ -44,4 +44,4 @@ std::string Diagnostics::str() const {
   return out.str();
 }
 
-}  // namespace burgspec
+}  // namespace common

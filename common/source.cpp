@@ -1,4 +1,4 @@
-#include "burgspec/source.hpp"
+#include "common/source.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -7,7 +7,7 @@
 #include <iterator>
 #include <sstream>
 
-namespace burgspec {
+namespace common {
 
 SourceFile::SourceFile(std::string name, std::string text) : name_(std::move(name)), text_(std::move(text)) {
   line_starts_.push_back(0);
@@ -15,13 +15,10 @@ SourceFile::SourceFile(std::string name, std::string text) : name_(std::move(nam
     if (text_[i] == '\n') line_starts_.push_back(i + 1);
 }
 
-bool SourceFile::read(const std::string& path, SourceFile& out, std::string& error) {
+Result<SourceFile> SourceFile::read(const std::string& path) {
   bool stdinput = path == "-";
   std::FILE* in = stdinput ? stdin : std::fopen(path.c_str(), "rb");
-  if (!in) {
-    error = "cannot open '" + path + "'";
-    return false;
-  }
+  if (!in) return Error{"cannot open '" + path + "'"};
   std::string text;
   char chunk[1 << 16];
   bool tooLarge = false;
@@ -36,15 +33,11 @@ bool SourceFile::read(const std::string& path, SourceFile& out, std::string& err
   if (!stdinput) std::fclose(in);
   std::string name = stdinput ? "<stdin>" : path;
   if (tooLarge) {
-    error = "'" + name + "' is larger than " + std::to_string(kMaxBytes >> 20) + " MiB, the most a source may hold";
-    return false;
+    std::string limit = std::to_string(kMaxBytes >> 20) + " MiB";
+    return Error{"'" + name + "' is larger than " + limit + ", the most a source may hold"};
   }
-  if (failed) {
-    error = "cannot read '" + path + "'";
-    return false;
-  }
-  out = SourceFile(name, std::move(text));
-  return true;
+  if (failed) return Error{"cannot read '" + path + "'"};
+  return SourceFile(name, std::move(text));
 }
 
 std::string_view SourceFile::line(uint32_t line) const {
@@ -62,4 +55,4 @@ SourceLoc SourceFile::locate(size_t offset) const {
   return {line, static_cast<uint32_t>(offset - line_starts_[line - 1] + 1)};
 }
 
-}  // namespace burgspec
+}  // namespace common

@@ -5,7 +5,9 @@
 #include <string_view>
 #include <vector>
 
-namespace burgspec {
+#include "common/result.hpp"
+
+namespace common {
 
 // A 1-based line and column in a SourceFile. Line 0 means "no position".
 struct SourceLoc {
@@ -19,9 +21,9 @@ class SourceFile {
   SourceFile(std::string name, std::string text);
   // The most a source may hold: beyond it, reading stops (a device such as /dev/zero never ends).
   static constexpr size_t kMaxBytes = size_t{16} << 20;
-  // Reads a file ("-" reads standard input). Returns false and sets `error` when it cannot, or
-  // when it holds more than kMaxBytes.
-  static bool read(const std::string& path, SourceFile& out, std::string& error);
+  // Reads a file ("-" reads standard input). Fails when it cannot, or when the file holds more
+  // than kMaxBytes.
+  static Result<SourceFile> read(const std::string& path);
 
   const std::string& name() const { return name_; }
   const std::string& text() const { return text_; }
@@ -36,4 +38,4 @@ class SourceFile {
   std::vector<size_t> line_starts_;
 };
 
-}  // namespace burgspec
+}  // namespace common

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "burgspec/source.hpp"
+#include "common/source.hpp"
 
-namespace burgspec {
+namespace common {
 
 enum class Severity { Note, Warning, Error };
 
@@ -46,4 +46,4 @@ class Diagnostics {
   int warnings_ = 0;
 };
 
-}  // namespace burgspec
+}  // namespace common
