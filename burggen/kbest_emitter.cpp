@@ -189,7 +189,8 @@ void KBestWriter::writeDeclarations(std::ostream& o) const {
   if (g_.nodeType.empty())
     o << "// iburg's macros OP_LABEL(p), LEFT_CHILD(p), RIGHT_CHILD(p) and STATE_LABEL(p).\n";
   else
-    o << "// int burg_op(NodePtr), NodePtr burg_kid(NodePtr, int i) and void*& burg_state(NodePtr).\n";
+    o << "// int burg_op(NodePtr), NodePtr burg_kid(NodePtr, int i) and, when the prologue declares it,\n"
+         "// void*& burg_state(NodePtr) (without it, states are kept in a table keyed by node).\n";
   o << "// label(root) keeps, bottom up, for every node and nonterminal, the K cheapest distinct\n"
        "// derivations: a derivation is a rule, a binding of its parameters and the ranks of the kid\n"
        "// derivations it uses (through chain rules at the same node, a nonterminal at most once).\n"

@@ -174,9 +174,6 @@ struct Node {
   std::vector<NodePtr> kids;  // For: {body}; Seq: {first, rest}; Alloc: {body}; leaves: {}
   SourceLoc loc;
 
-  // The slot a BURG matcher stores its per-node state in (see burg_node.hpp).
-  mutable void* burgState = nullptr;
-
   const NodePtr& body() const { return kids.at(0); }
 };
 
