@@ -7,6 +7,7 @@
 
 #include "common/diagnostics.hpp"
 #include "src/loop/parser.hpp"
+#include "src/loop/tree_walk.hpp"
 
 namespace cudaburg::test {
 
@@ -36,10 +37,7 @@ inline Parsed parseExample(const std::string& name, const std::map<std::string, 
 
 // The For node whose index is `index` (depth-first), or null.
 inline const Node* findLoop(const NodePtr& node, const std::string& index) {
-  if (node->kind == NodeKind::For && node->index == index) return node.get();
-  for (const NodePtr& kid : node->kids)
-    if (const Node* found = findLoop(kid, index)) return found;
-  return nullptr;
+  return findNode(*node, [&](const Node& n) { return n.kind == NodeKind::For && n.index == index; });
 }
 
 }  // namespace cudaburg::test

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <set>
 
+#include "src/loop/tree_walk.hpp"
+
 namespace cudaburg {
 namespace {
 
@@ -24,12 +26,12 @@ struct ArrayUses {
   std::set<std::string> assigned, accumulated, loaded;
 };
 
-void collectUses(const Node& node, ArrayUses& uses) {
-  if (node.kind == NodeKind::Assign) {
+void collectUses(const Node& root, ArrayUses& uses) {
+  forEachNode(root, [&](const Node& node) {
+    if (node.kind != NodeKind::Assign) return;
     (node.accumulate ? uses.accumulated : uses.assigned).insert(node.target.array);
     collectLoads(*node.value, uses.loaded);
-  }
-  for (const auto& kid : node.kids) collectUses(*kid, uses);
+  });
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <set>
 
+#include "src/loop/tree_walk.hpp"
+
 namespace cudaburg {
 namespace {
 
@@ -14,17 +16,13 @@ double expressionFlops(const Expr& e) {
   return n;
 }
 
-// True when a loop bound below `node` mentions `index`: then `node`'s trip counts vary with it.
-bool boundsBelowUse(const Node& node, const std::string& index) {
-  for (const auto& kid : node.kids) {
-    if (kid->kind == NodeKind::For) {
-      if (kid->lower.uses(index)) return true;
-      for (const auto& u : kid->upper)
-        if (u.uses(index)) return true;
-    }
-    if (boundsBelowUse(*kid, index)) return true;
-  }
-  return false;
+// True when a loop bound below `loop` mentions `index`: then the trip counts below vary with it.
+bool boundsBelowUse(const Node& loop, const std::string& index) {
+  return findNode(*loop.body(), [&](const Node& node) {
+    if (node.kind != NodeKind::For) return false;
+    return node.lower.uses(index) ||
+           std::any_of(node.upper.begin(), node.upper.end(), [&](const Affine& u) { return u.uses(index); });
+  }) != nullptr;
 }
 
 struct Counter {
