@@ -48,6 +48,7 @@ void writeNodeInterface(std::ostream& o, const burgspec::Grammar& g) {
     // and the fastest), else in a table of the matcher keyed by node: the nodes stay untouched.
     o << "  static int opOf(NodePtr p) { return burg_op(p); }\n"
          "  static NodePtr kidOf(NodePtr p, int i) { return burg_kid(p, i); }\n"
+         "  // A node's state: in the slot burg_state(p) when the prologue declares it, else in stateTable_.\n"
          "  template <class N, class = void>\n"
          "  struct StateInNode : std::false_type {};\n"
          "  template <class N>\n"
