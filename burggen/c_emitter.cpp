@@ -52,7 +52,7 @@ std::string compactText(const Pattern& p) {
 
 class CMatcherWriter {
  public:
-  CMatcherWriter(const Grammar& g, const CEmitOptions& o, burgspec::Diagnostics& d)
+  CMatcherWriter(const Grammar& g, const CEmitOptions& o, common::Diagnostics& d)
       : g_(g), opt_(o), diag_(d), policy_(tiePolicy(o.ties)) {
     // iburg fixes a leaf's labels as it writes the matcher, except under -T.
     if (opt_.dialect == CDialect::Iburg && opt_.traceCalls) policy_.leafReplacesOnEqual = false;
@@ -94,7 +94,7 @@ class CMatcherWriter {
 
   const Grammar& g_;
   const CEmitOptions& opt_;
-  burgspec::Diagnostics& diag_;
+  common::Diagnostics& diag_;
   TiePolicy policy_;
   std::map<std::string, int> ntNumber_;
   std::vector<CRule> rules_;                           // in the order of the spec
@@ -522,7 +522,7 @@ bool CMatcherWriter::write(std::string& out) {
 
 }  // namespace
 
-bool emitCMatcher(const Grammar& grammar, const CEmitOptions& options, burgspec::Diagnostics& diagnostics,
+bool emitCMatcher(const Grammar& grammar, const CEmitOptions& options, common::Diagnostics& diagnostics,
                   std::string& out) {
   CMatcherWriter writer(grammar, options, diagnostics);
   return writer.write(out);

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "burggen/tie_order.hpp"
-#include "burgspec/diagnostics.hpp"
+#include "common/diagnostics.hpp"
 #include "burgspec/grammar.hpp"
 
 namespace burggen {
@@ -25,6 +25,6 @@ struct CEmitOptions {
 // the dialect cannot express (actions, bindings, more than two operands, costs out of range) to
 // `diagnostics` and returns false then.
 bool emitCMatcher(const burgspec::Grammar& grammar, const CEmitOptions& options,
-                  burgspec::Diagnostics& diagnostics, std::string& out);
+                  common::Diagnostics& diagnostics, std::string& out);
 
 }  // namespace burggen

@@ -13,7 +13,7 @@
 
 namespace burggen {
 
-using burgspec::Diagnostics;
+using common::Diagnostics;
 using burgspec::Grammar;
 using burgspec::Pattern;
 using burgspec::Rule;
@@ -54,7 +54,7 @@ const char* tieComment(TieOrder order) {
 
 class MatcherWriter {
  public:
-  MatcherWriter(const Grammar& g, const EmitOptions& o, Diagnostics& d) : g_(g), opt_(o), diag_(d) {}
+  MatcherWriter(const Grammar& g, const EmitOptions& o, common::Diagnostics& d) : g_(g), opt_(o), diag_(d) {}
 
   bool write(EmittedMatcher& out);
 
@@ -92,7 +92,7 @@ class MatcherWriter {
 
   const Grammar& g_;
   const EmitOptions& opt_;
-  Diagnostics& diag_;
+  common::Diagnostics& diag_;
   GrammarFacts facts_;
   const std::vector<RuleFacts>& rules_ = facts_.rules;
   // The rules in the order the labeler tries them (EmitOptions::ties).
@@ -132,8 +132,9 @@ void MatcherWriter::writeDeclarations(std::ostream& o) const {
     o << "// iburg's macros OP_LABEL(p), LEFT_CHILD(p), RIGHT_CHILD(p) and STATE_LABEL(p) (a pointer or\n"
          "// an integer slot that holds the matcher's state of the node).\n";
   else
-    o << "// three functions the prologue declares: int burg_op(NodePtr), NodePtr burg_kid(NodePtr, int i)\n"
-         "// (0-based) and void*& burg_state(NodePtr), a slot where the matcher keeps the node's state.\n";
+    o << "// functions the prologue declares: int burg_op(NodePtr), NodePtr burg_kid(NodePtr, int i)\n"
+         "// (0-based) and optionally void*& burg_state(NodePtr), a slot where the matcher keeps the\n"
+         "// node's state; without it, the matcher keeps the states in a table keyed by node.\n";
   o << "// label(root) computes, bottom up, the cheapest rule for every node and nonterminal (of rules\n"
     << "// of equal cost, " << tieComment(opt_.ties) << "). reduce() then walks the chosen cover\n"
        "// from a nonterminal, running actions kids first. States live in chunks the matcher owns,\n"
@@ -277,7 +278,7 @@ void MatcherWriter::writeMatch(std::ostream& o, const RuleFacts& r, const std::s
 void MatcherWriter::writeLabeler(std::ostream& o) const {
   const std::string C = cls();
   o << "bool " << C << "::label(NodePtr root) {\n"
-    << "  chunk_ = 0;\n  used_ = 0;\n  nextId_ = 0;\n"
+    << "  chunk_ = 0;\n  used_ = 0;\n  nextId_ = 0;\n  forgetStates();\n"
     << "  return labelNode(root)->cost[kStart] < INF;\n}\n\n";
   o << C << "::State* " << C << "::newState() {\n"
     << "  if (used_ == kChunkStates) {\n    ++chunk_;\n    used_ = 0;\n  }\n"
@@ -538,7 +539,7 @@ bool MatcherWriter::write(EmittedMatcher& out) {
 
 }  // namespace
 
-bool emitMatcher(const Grammar& grammar, const EmitOptions& options, Diagnostics& diagnostics,
+bool emitMatcher(const Grammar& grammar, const EmitOptions& options, common::Diagnostics& diagnostics,
                  EmittedMatcher& out) {
   if (options.kbest > 0 || grammar.usesDerivations()) return emitKBestMatcher(grammar, options, diagnostics, out);
   MatcherWriter writer(grammar, options, diagnostics);

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "burggen/tie_order.hpp"
-#include "burgspec/diagnostics.hpp"
+#include "common/diagnostics.hpp"
 #include "burgspec/grammar.hpp"
 
 namespace burggen {
@@ -33,7 +33,7 @@ struct EmittedMatcher {
 // emitted (a binding that hides the name `node`, a prefix that is not an identifier) to
 // `diagnostics` and returns false then.
 bool emitMatcher(const burgspec::Grammar& grammar, const EmitOptions& options,
-                 burgspec::Diagnostics& diagnostics, EmittedMatcher& out);
+                 common::Diagnostics& diagnostics, EmittedMatcher& out);
 
 // Whether `name` can be used as a C++ identifier (letters, digits, underscores, not a digit first).
 bool isIdentifier(const std::string& name);

@@ -14,7 +14,7 @@
 
 namespace burggen {
 
-using burgspec::Diagnostics;
+using common::Diagnostics;
 using burgspec::Grammar;
 using burgspec::RuleParam;
 
@@ -33,7 +33,7 @@ struct RuleTraits {
 
 class KBestWriter {
  public:
-  KBestWriter(const Grammar& g, const EmitOptions& o, Diagnostics& d) : g_(g), opt_(o), diag_(d) {}
+  KBestWriter(const Grammar& g, const EmitOptions& o, common::Diagnostics& d) : g_(g), opt_(o), diag_(d) {}
 
   bool write(EmittedMatcher& out);
 
@@ -83,7 +83,7 @@ class KBestWriter {
 
   const Grammar& g_;
   const EmitOptions& opt_;
-  Diagnostics& diag_;
+  common::Diagnostics& diag_;
   GrammarFacts facts_;
   std::vector<RuleTraits> traits_;  // by rule index - 1
   std::vector<int> phase_;          // by nonterminal
@@ -189,7 +189,8 @@ void KBestWriter::writeDeclarations(std::ostream& o) const {
   if (g_.nodeType.empty())
     o << "// iburg's macros OP_LABEL(p), LEFT_CHILD(p), RIGHT_CHILD(p) and STATE_LABEL(p).\n";
   else
-    o << "// int burg_op(NodePtr), NodePtr burg_kid(NodePtr, int i) and void*& burg_state(NodePtr).\n";
+    o << "// int burg_op(NodePtr), NodePtr burg_kid(NodePtr, int i) and, when the prologue declares it,\n"
+         "// void*& burg_state(NodePtr) (without it, states are kept in a table keyed by node).\n";
   o << "// label(root) keeps, bottom up, for every node and nonterminal, the K cheapest distinct\n"
        "// derivations: a derivation is a rule, a binding of its parameters and the ranks of the kid\n"
        "// derivations it uses (through chain rules at the same node, a nonterminal at most once).\n"
@@ -709,7 +710,7 @@ bool KBestWriter::write(EmittedMatcher& out) {
 
 }  // namespace
 
-bool emitKBestMatcher(const Grammar& grammar, const EmitOptions& options, Diagnostics& diagnostics,
+bool emitKBestMatcher(const Grammar& grammar, const EmitOptions& options, common::Diagnostics& diagnostics,
                       EmittedMatcher& out) {
   KBestWriter writer(grammar, options, diagnostics);
   return writer.write(out);

@@ -9,6 +9,6 @@
 namespace burggen {
 
 bool emitKBestMatcher(const burgspec::Grammar& grammar, const EmitOptions& options,
-                      burgspec::Diagnostics& diagnostics, EmittedMatcher& out);
+                      common::Diagnostics& diagnostics, EmittedMatcher& out);
 
 }  // namespace burggen

@@ -9,6 +9,7 @@ inline const char* kKBestRuntime = R"runtime(// ---- Labeling ----
 bool $C::label(NodePtr root) {
   used_ = 0;
   nextId_ = 0;
+  forgetStates();
   return !labelNode(root)->best[kStart].empty();
 }
 

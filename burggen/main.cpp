@@ -147,13 +147,13 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  burgspec::SourceFile source("", "");
-  std::string error;
-  if (!burgspec::SourceFile::read(specPath, source, error)) {
-    std::cerr << "burggen: " << error << ".\n";
+  common::Result<common::SourceFile> read = common::SourceFile::read(specPath);
+  if (!read) {
+    std::cerr << "burggen: " << read.error() << ".\n";
     return 1;
   }
-  burgspec::Diagnostics diagnostics(source);
+  const common::SourceFile& source = *read;
+  common::Diagnostics diagnostics(source);
   burgspec::Grammar grammar;
   bool ok = (lburgC ? burgspec::parseLburgGrammar(source, diagnostics, grammar)
                     : burgspec::parseGrammar(source, diagnostics, grammar)) &&
@@ -183,6 +183,7 @@ int main(int argc, char** argv) {
 
   std::vector<burggen::OutputFile> files{{outputPath, matcher.source}};
   if (!headerPath.empty()) files.push_back({headerPath, matcher.header});
+  std::string error;
   if (!burggen::writeOutputFiles(files, error)) {
     std::cerr << "burggen: " << error << ".\n";
     return 1;

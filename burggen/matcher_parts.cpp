@@ -8,7 +8,8 @@
 namespace burggen {
 
 void writeIncludes(std::ostream& o, std::initializer_list<const char*> extra) {
-  for (const char* h : {"cstdint", "limits", "memory", "ostream", "stdexcept", "string", "type_traits", "utility", "vector"})
+  for (const char* h : {"cstdint", "limits", "memory", "ostream", "stdexcept", "string", "type_traits", "unordered_map",
+                        "utility", "vector"})
     o << "#include <" << h << ">\n";
   for (const char* h : extra) o << "#include <" << h << ">\n";
   o << "\n";
@@ -43,10 +44,33 @@ void writePreamble(std::ostream& o, const burgspec::Grammar& g, const std::strin
 void writeNodeInterface(std::ostream& o, const burgspec::Grammar& g) {
   o << "  // The node interface (see the comment on the class).\n";
   if (!g.nodeType.empty()) {
+    // A node's state goes in the slot burg_state(p) when the prologue declares one (iburg's way,
+    // and the fastest), else in a table of the matcher keyed by node: the nodes stay untouched.
     o << "  static int opOf(NodePtr p) { return burg_op(p); }\n"
          "  static NodePtr kidOf(NodePtr p, int i) { return burg_kid(p, i); }\n"
-         "  static State* stateOf(NodePtr p) { return static_cast<State*>(burg_state(p)); }\n"
-         "  static void setState(NodePtr p, State* s) { burg_state(p) = s; }\n";
+         "  // A node's state: in the slot burg_state(p) when the prologue declares it, else in stateTable_.\n"
+         "  template <class N, class = void>\n"
+         "  struct StateInNode : std::false_type {};\n"
+         "  template <class N>\n"
+         "  struct StateInNode<N, std::void_t<decltype(burg_state(std::declval<N>()))>> : std::true_type {};\n"
+         "  template <class N = NodePtr>\n"
+         "  State* stateOf(N p) const {\n"
+         "    if constexpr (StateInNode<N>::value) {\n"
+         "      return static_cast<State*>(burg_state(p));\n"
+         "    } else {\n"
+         "      auto it = stateTable_.find(p);\n"
+         "      return it == stateTable_.end() ? nullptr : it->second;\n"
+         "    }\n"
+         "  }\n"
+         "  template <class N = NodePtr>\n"
+         "  void setState(N p, State* s) {\n"
+         "    if constexpr (StateInNode<N>::value)\n"
+         "      burg_state(p) = s;\n"
+         "    else\n"
+         "      stateTable_[p] = s;\n"
+         "  }\n"
+         "  void forgetStates() { stateTable_.clear(); }\n"
+         "  std::unordered_map<NodePtr, State*> stateTable_;  // without burg_state: each labeled node's state\n";
     return;
   }
   // iburg's macros: STATE_LABEL may be a pointer or an integer wide enough for one. The
@@ -72,7 +96,8 @@ void writeNodeInterface(std::ostream& o, const burgspec::Grammar& g) {
        "  static State* stateOf(NodePtr p) { return labelState(STATE_LABEL(p)); }\n"
        "  static void setState(NodePtr p, State* s) {\n"
        "    STATE_LABEL(p) = stateLabel<std::remove_reference_t<decltype(STATE_LABEL(p))>>(s);\n"
-       "  }\n";
+       "  }\n"
+       "  static void forgetStates() {}  // each label() overwrites the STATE_LABELs it reaches\n";
 }
 
 void writeNameTables(std::ostream& o, const burgspec::Grammar& g, const std::string& cls) {

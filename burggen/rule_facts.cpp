@@ -4,7 +4,7 @@
 
 namespace burggen {
 
-using burgspec::Diagnostics;
+using common::Diagnostics;
 using burgspec::Grammar;
 using burgspec::Pattern;
 using burgspec::Rule;
@@ -32,7 +32,7 @@ std::string stateExpr(const Path& path) {
 namespace {
 
 void collectPattern(const Grammar& g, const GrammarFacts& facts, RuleFacts& rule, const Pattern& p, Path& path,
-                    bool root, Diagnostics& diag) {
+                    bool root, common::Diagnostics& diag) {
   if (p.binding == "node")
     diag.error(p.loc, "the binding 'node' hides the node a cost or an action is given; choose another name");
   if (!p.isTerminal) {
@@ -60,7 +60,7 @@ void collectPattern(const Grammar& g, const GrammarFacts& facts, RuleFacts& rule
 
 }  // namespace
 
-bool collectFacts(const Grammar& g, const EmitOptions& opt, Diagnostics& diag, GrammarFacts& facts) {
+bool collectFacts(const Grammar& g, const EmitOptions& opt, common::Diagnostics& diag, GrammarFacts& facts) {
   if (!isIdentifier(opt.prefix)) {
     diag.error({}, "the prefix '" + opt.prefix + "' is not a C++ identifier");
     return false;

@@ -54,7 +54,7 @@ struct GrammarFacts {
 // Fills `facts` (which must not move afterwards: its lists point into facts.rules); reports
 // what cannot be emitted (a binding named `node`, a prefix that is no identifier) and returns
 // false then.
-bool collectFacts(const burgspec::Grammar& g, const EmitOptions& options, burgspec::Diagnostics& diag,
+bool collectFacts(const burgspec::Grammar& g, const EmitOptions& options, common::Diagnostics& diag,
                   GrammarFacts& facts);
 
 // "reg: ADDI(l:reg, con)" without the left side: the pattern as the spec writes it.

@@ -21,7 +21,7 @@ std::string quoted(const std::string& name) {
 
 class GrammarChecker {
  public:
-  GrammarChecker(Grammar& grammar, Diagnostics& diags) : grammar_(grammar), diags_(diags) {}
+  GrammarChecker(Grammar& grammar, common::Diagnostics& diags) : grammar_(grammar), diags_(diags) {}
 
   void run() {
     if (grammar_.rules.empty()) {
@@ -114,11 +114,11 @@ class GrammarChecker {
   bool isNonterminal(const std::string& name) const { return firstRule_.count(name) > 0; }
 
   void checkPattern(Rule& rule) {
-    std::map<std::string, SourceLoc> bindings;
+    std::map<std::string, common::SourceLoc> bindings;
     checkPatternNode(rule.pattern, bindings);
   }
 
-  void checkPatternNode(Pattern& pattern, std::map<std::string, SourceLoc>& bindings) {
+  void checkPatternNode(Pattern& pattern, std::map<std::string, common::SourceLoc>& bindings) {
     if (!pattern.binding.empty()) {
       auto [bound, fresh] = bindings.emplace(pattern.binding, pattern.loc);
       if (!fresh) {
@@ -212,11 +212,11 @@ class GrammarChecker {
   void applyTypes(const std::vector<TypeDecl>& decls, const std::string& directive,
                   std::string Nonterminal::*type) {
     std::string what = directive == "%label" ? "label type" : "type";
-    std::map<std::string, SourceLoc> typedAt;
+    std::map<std::string, common::SourceLoc> typedAt;
     for (const auto& decl : decls) {
       for (size_t i = 0; i < decl.names.size(); ++i) {
         const std::string& name = decl.names[i];
-        SourceLoc loc = decl.locs[i];
+        common::SourceLoc loc = decl.locs[i];
         int index = indexOf(name);
         if (index == kNoIndex) {
           if (grammar_.findTerminal(name))
@@ -242,7 +242,7 @@ class GrammarChecker {
   static bool reservedName(const std::string& name) { return name == "node" || name == "ctx"; }
 
   void checkParamDeclarations() {
-    std::map<std::string, SourceLoc> declaredAt;
+    std::map<std::string, common::SourceLoc> declaredAt;
     for (const auto& decl : grammar_.params)
       for (size_t i = 0; i < decl.names.size(); ++i) {
         auto [previous, fresh] = declaredAt.emplace(decl.names[i], decl.locs[i]);
@@ -261,7 +261,7 @@ class GrammarChecker {
   void checkRuleParams(const Rule& rule) {
     std::map<std::string, const Pattern*> bindings;
     collectBindings(rule.pattern, bindings);
-    std::map<std::string, SourceLoc> listedAt;
+    std::map<std::string, common::SourceLoc> listedAt;
     for (const auto& param : rule.params) {
       if (grammar_.paramType(param.name).empty())
         diags_.error(param.loc, "undeclared parameter " + quoted(param.name) + "; declare its type with %param <T> " +
@@ -294,7 +294,7 @@ class GrammarChecker {
   void checkValueRefsIn(const Rule& rule, const std::string& code, size_t offset,
                         const std::map<std::string, const Pattern*>& bindings) {
     for (const ValueRef& ref : findValueRefs(code)) {
-      SourceLoc loc = diags_.file().locate(offset + ref.offset);
+      common::SourceLoc loc = diags_.file().locate(offset + ref.offset);
       if (!ref.valid) {
         diags_.error(loc, "expected '$$' or '$' and a binding after '$'");
         continue;
@@ -439,15 +439,15 @@ class GrammarChecker {
   }
 
   Grammar& grammar_;
-  Diagnostics& diags_;
+  common::Diagnostics& diags_;
   std::map<std::string, int> firstRule_;       // nonterminal -> index of its first rule
   std::map<std::string, int> index_;           // nonterminal -> index in Grammar::nonterminals
-  std::map<std::string, SourceLoc> firstUse_;  // operator -> its first use
+  std::map<std::string, common::SourceLoc> firstUse_;  // operator -> its first use
 };
 
 }  // namespace
 
-bool checkGrammar(Grammar& grammar, Diagnostics& diags) {
+bool checkGrammar(Grammar& grammar, common::Diagnostics& diags) {
   int errorsBefore = diags.errorCount();
   grammar.nonterminals.clear();
   GrammarChecker(grammar, diags).run();

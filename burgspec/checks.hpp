@@ -1,6 +1,6 @@
 #pragma once
 // The semantic checks of a parsed grammar, which also complete it for the emitter.
-#include "burgspec/diagnostics.hpp"
+#include "common/diagnostics.hpp"
 #include "burgspec/grammar.hpp"
 
 namespace burgspec {
@@ -17,6 +17,6 @@ namespace burgspec {
 // (unreachable nonterminals, unused operators, typed rules without an action, cycles of
 // positive-cost chain rules); docs/burg-language.md lists them all. Returns false when it
 // reported an error.
-bool checkGrammar(Grammar& grammar, Diagnostics& diags);
+bool checkGrammar(Grammar& grammar, common::Diagnostics& diags);
 
 }  // namespace burgspec

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "burgspec/source.hpp"
+#include "common/source.hpp"
 
 namespace burgspec {
 
@@ -16,7 +16,7 @@ struct Pattern {
   std::string symbol;
   std::string binding;  // empty when unnamed
   std::vector<Pattern> kids;
-  SourceLoc loc;        // of the symbol (of the binding when there is one)
+  common::SourceLoc loc;        // of the symbol (of the binding when there is one)
   bool isTerminal = false;  // set by checkGrammar
 };
 
@@ -27,7 +27,7 @@ struct Cost {
   bool total = false;  // written `(= expr)`; always dynamic
   int64_t value = 0;   // when !dynamic
   std::string code;    // when dynamic: the text between the parentheses (after '=' for a total)
-  SourceLoc loc;
+  common::SourceLoc loc;
   size_t offset = 0;   // byte offset of code in the source, to place diagnostics inside it
 };
 
@@ -35,21 +35,21 @@ struct Cost {
 struct RuleParam {
   std::string name;
   std::string domain;  // a C++ expression yielding a range
-  SourceLoc loc;       // of the name
-  SourceLoc domainLoc;
+  common::SourceLoc loc;       // of the name
+  common::SourceLoc domainLoc;
 };
 
 struct Rule {
   std::string lhs;      // a nonterminal
-  SourceLoc loc;        // of lhs
+  common::SourceLoc loc;        // of lhs
   Pattern pattern;
   int number = 0;       // external rule number; assigned by checkGrammar when not written
   bool numbered = false;  // written as `= N` in the spec
-  SourceLoc numberLoc;
+  common::SourceLoc numberLoc;
   std::vector<RuleParam> params;  // `[p in expr, ...]`; their bindings are enumerated while labeling
   Cost cost;            // defaults to the constant 0
   std::optional<std::string> action;  // C++ block body, braces excluded
-  SourceLoc actionLoc;
+  common::SourceLoc actionLoc;
   size_t actionOffset = 0;  // byte offset of the action's text in the source
   std::string asmTemplate;  // lburg's assembler template (burggen --lburg); empty otherwise
 
@@ -61,14 +61,14 @@ struct Terminal {
   int number = 0;       // external operator number; assigned by checkGrammar when not written
   bool numbered = false;
   int arity = -1;       // inferred by checkGrammar from its uses; -1 when unused
-  SourceLoc loc;
+  common::SourceLoc loc;
 };
 
 struct Nonterminal {
   std::string name;
   std::string resultType;  // from %type; empty when none was declared
   std::string labelType;   // from %label: the value its derivations carry; empty when none
-  SourceLoc loc;           // first appearance (as a rule's left side when it has one)
+  common::SourceLoc loc;           // first appearance (as a rule's left side when it has one)
 };
 
 // One `%type <T> a b c` declaration: a C++ type and the nonterminals whose actions yield it.
@@ -76,7 +76,7 @@ struct Nonterminal {
 struct TypeDecl {
   std::string type;
   std::vector<std::string> names;
-  std::vector<SourceLoc> locs;
+  std::vector<common::SourceLoc> locs;
 };
 
 struct Grammar {
@@ -86,9 +86,9 @@ struct Grammar {
   std::vector<TypeDecl> labels;  // %label <T> nonterminals
   std::vector<TypeDecl> params;  // %param <T> parameter names
   std::string start;          // from %start; the first rule's lhs when absent
-  SourceLoc startLoc;
+  common::SourceLoc startLoc;
   std::string nodeType;       // from %node: the C++ type of the node pointers matched; empty when absent
-  SourceLoc nodeTypeLoc;
+  common::SourceLoc nodeTypeLoc;
   std::vector<Rule> rules;
   std::string epilogue;       // text after the second %%, verbatim
 

@@ -15,7 +15,7 @@ bool isBlank(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\r' ||
 // Reads one line of an .md file at a time; positions are byte offsets into the whole text.
 class LburgParser {
  public:
-  LburgParser(const SourceFile& file, Diagnostics& diags, Grammar& grammar)
+  LburgParser(const common::SourceFile& file, common::Diagnostics& diags, Grammar& grammar)
       : file_(file), text_(file.text()), diags_(diags), grammar_(grammar) {}
 
   void parse() {
@@ -64,7 +64,7 @@ class LburgParser {
     while (at_ < lineEnd_ && isIdentChar(text_[at_])) ++at_;
     return text_.substr(begin, at_ - begin);
   }
-  bool expectIdentifier(const std::string& what, std::string& name, SourceLoc& loc) {
+  bool expectIdentifier(const std::string& what, std::string& name, common::SourceLoc& loc) {
     skipBlanks();
     if (at_ >= lineEnd_ || !isIdentStart(text_[at_])) {
       error(at_, "expected " + what);
@@ -126,7 +126,7 @@ class LburgParser {
     if (startsWith("%start") && (at_ + 6 >= lineEnd_ || isBlank(text_[at_ + 6]))) {
       at_ += 6;
       std::string name;
-      SourceLoc loc;
+      common::SourceLoc loc;
       if (!expectIdentifier("the start nonterminal after %start", name, loc)) return;
       if (!grammar_.start.empty()) {
         diags_.error(loc, "duplicate %start declaration");
@@ -202,16 +202,16 @@ class LburgParser {
     grammar_.rules.push_back(std::move(rule));
   }
 
-  const SourceFile& file_;
+  const common::SourceFile& file_;
   const std::string& text_;
-  Diagnostics& diags_;
+  common::Diagnostics& diags_;
   Grammar& grammar_;
   size_t lineStart_ = 0, lineEnd_ = 0, at_ = 0;
 };
 
 }  // namespace
 
-bool parseLburgGrammar(const SourceFile& file, Diagnostics& diags, Grammar& grammar) {
+bool parseLburgGrammar(const common::SourceFile& file, common::Diagnostics& diags, Grammar& grammar) {
   int errorsBefore = diags.errorCount();
   LburgParser(file, diags, grammar).parse();
   return diags.errorCount() == errorsBefore;

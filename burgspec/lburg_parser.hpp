@@ -11,14 +11,14 @@
 //
 // Rules are numbered in order from 1. burggen --lburg reads it; docs/burg-language.md
 // ("Coming from iburg or lburg") describes it.
-#include "burgspec/diagnostics.hpp"
+#include "common/diagnostics.hpp"
 #include "burgspec/grammar.hpp"
-#include "burgspec/source.hpp"
+#include "common/source.hpp"
 
 namespace burgspec {
 
 // Parses `file` into `grammar` (Rule::asmTemplate holds each template), reporting every syntax
 // error to `diags`. Returns false when it reported an error; checkGrammar completes the grammar.
-bool parseLburgGrammar(const SourceFile& file, Diagnostics& diags, Grammar& grammar);
+bool parseLburgGrammar(const common::SourceFile& file, common::Diagnostics& diags, Grammar& grammar);
 
 }  // namespace burgspec

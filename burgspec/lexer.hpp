@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "burgspec/source.hpp"
+#include "common/source.hpp"
 
 namespace burgspec {
 
@@ -38,7 +38,7 @@ struct Token {
   TokenKind kind = TokenKind::End;
   std::string_view text;  // the token's characters in the source
   size_t offset = 0;      // byte offset of the first character
-  SourceLoc loc;
+  common::SourceLoc loc;
   const char* error = nullptr;  // why, when kind == Error
 
   size_t endOffset() const { return offset + text.size(); }
@@ -53,7 +53,7 @@ struct RawCapture {
 
 class Lexer {
  public:
-  explicit Lexer(const SourceFile& file) : file_(&file) {}
+  explicit Lexer(const common::SourceFile& file) : file_(&file) {}
 
   // The next token; skips white space and `//` and `/* */` comments.
   Token next();
@@ -72,7 +72,7 @@ class Lexer {
   std::string rest();
 
   size_t offset() const { return cursor_; }
-  const SourceFile& file() const { return *file_; }
+  const common::SourceFile& file() const { return *file_; }
 
  private:
   // One lexical element of C++ code, for the raw-capture modes.
@@ -80,7 +80,7 @@ class Lexer {
   CodePiece nextCodePiece(size_t& begin);
   Token make(TokenKind kind, size_t begin, const char* error = nullptr) const;
 
-  const SourceFile* file_;
+  const common::SourceFile* file_;
   size_t cursor_ = 0;
 };
 

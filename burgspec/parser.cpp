@@ -66,7 +66,7 @@ std::string describe(const Token& token) {
 
 class Parser {
  public:
-  Parser(const SourceFile& file, Diagnostics& diags, Grammar& grammar)
+  Parser(const common::SourceFile& file, common::Diagnostics& diags, Grammar& grammar)
       : file_(file), diags_(diags), grammar_(grammar), lexer_(file) {
     tok_ = lexer_.next();
   }
@@ -172,7 +172,7 @@ class Parser {
   }
 
   bool parsePrologue(std::string& into) {
-    SourceLoc loc = tok_.loc;
+    common::SourceLoc loc = tok_.loc;
     RawCapture code = lexer_.capturePrologue();
     if (!code.closed) {
       diags_.error(loc, "unterminated '%{' block: missing '%}'");
@@ -209,7 +209,7 @@ class Parser {
   }
 
   bool parseStartDeclaration() {
-    SourceLoc directive = tok_.loc;
+    common::SourceLoc directive = tok_.loc;
     advance();
     if (!at(TokenKind::Identifier)) {
       errorExpected("the start nonterminal after %start");
@@ -231,7 +231,7 @@ class Parser {
   bool parseTypeDeclaration(std::vector<TypeDecl>& into, const std::string& directive) {
     advance();
     TypeDecl decl;
-    SourceLoc typeLoc;
+    common::SourceLoc typeLoc;
     if (!parseCppType(decl.type, typeLoc)) return false;
     while (at(TokenKind::Identifier)) {
       decl.names.emplace_back(tok_.text);
@@ -249,10 +249,10 @@ class Parser {
   }
 
   bool parseNodeDeclaration() {
-    SourceLoc directive = tok_.loc;
+    common::SourceLoc directive = tok_.loc;
     advance();
     std::string type;
-    SourceLoc typeLoc;
+    common::SourceLoc typeLoc;
     if (!parseCppType(type, typeLoc)) return false;
     if (!grammar_.nodeType.empty()) {
       diags_.error(directive, "duplicate %node declaration");
@@ -266,12 +266,12 @@ class Parser {
   }
 
   // A C++ type in angle brackets: `<std::map<int, Tree*>>`.
-  bool parseCppType(std::string& type, SourceLoc& loc) {
+  bool parseCppType(std::string& type, common::SourceLoc& loc) {
     if (!at(TokenKind::LeftAngle)) {
       errorExpected("a C++ type in angle brackets");
       return false;
     }
-    SourceLoc open = tok_.loc;
+    common::SourceLoc open = tok_.loc;
     Lexer atOpening = lexer_;
     RawCapture text = lexer_.captureBalanced('<', '>');
     if (!text.closed) {
@@ -476,7 +476,7 @@ class Parser {
 
   // After a raw capture ran to the end of the input: reports it at the opening bracket and
   // resumes lexing just after that bracket, so that the rest of the input is still checked.
-  void unterminated(const Lexer& atOpening, SourceLoc open, const std::string& message) {
+  void unterminated(const Lexer& atOpening, common::SourceLoc open, const std::string& message) {
     diags_.error(open, message);
     lexer_ = atOpening;
     advance();
@@ -484,7 +484,7 @@ class Parser {
 
   // `[name in domain, ...]`: each domain is C++ up to a `,` or `]` outside brackets.
   bool parseParams(std::vector<RuleParam>& params) {
-    SourceLoc open = tok_.loc;
+    common::SourceLoc open = tok_.loc;
     advance();
     for (;;) {
       RuleParam param;
@@ -499,7 +499,7 @@ class Parser {
         errorExpected("'in' after parameter '" + param.name + "'");
         return false;
       }
-      SourceLoc in = tok_.loc;
+      common::SourceLoc in = tok_.loc;
       RawCapture text = lexer_.captureListItem();
       size_t leading;
       std::string_view domain = trim(text.text, leading);
@@ -525,7 +525,7 @@ class Parser {
   }
 
   bool parseCost(Cost& cost) {
-    SourceLoc open = tok_.loc;
+    common::SourceLoc open = tok_.loc;
     Lexer atOpening = lexer_;
     RawCapture text = lexer_.captureBalanced('(', ')');
     if (!text.closed) {
@@ -602,8 +602,8 @@ class Parser {
     }
   }
 
-  const SourceFile& file_;
-  Diagnostics& diags_;
+  const common::SourceFile& file_;
+  common::Diagnostics& diags_;
   Grammar& grammar_;
   Lexer lexer_;
   Token tok_;
@@ -615,7 +615,7 @@ class Parser {
 
 }  // namespace
 
-bool parseGrammar(const SourceFile& file, Diagnostics& diags, Grammar& grammar) {
+bool parseGrammar(const common::SourceFile& file, common::Diagnostics& diags, Grammar& grammar) {
   int errorsBefore = diags.errorCount();
   Parser parser(file, diags, grammar);
   parser.parseSpec();

@@ -30,7 +30,7 @@ std::string coversDot(const StatementCovers& covers) {
   return out.str();
 }
 
-bool selectBestCovers(const burgspec::SourceFile& file, burgspec::Diagnostics& diags, int count,
+bool selectBestCovers(const common::SourceFile& file, common::Diagnostics& diags, int count,
                       std::vector<StatementCovers>& out) {
   Trees trees;
   std::vector<Statement> statements;

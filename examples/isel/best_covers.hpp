@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "burgspec/diagnostics.hpp"
+#include "common/diagnostics.hpp"
 
 namespace isel {
 
@@ -29,7 +29,7 @@ int maxBestCovers();
 // The covers side by side in one Graphviz graph, a cluster each ("cover 1, cost 4", ...).
 std::string coversDot(const StatementCovers& covers);
 
-bool selectBestCovers(const burgspec::SourceFile& file, burgspec::Diagnostics& diags, int count,
+bool selectBestCovers(const common::SourceFile& file, common::Diagnostics& diags, int count,
                       std::vector<StatementCovers>& out);
 
 }  // namespace isel

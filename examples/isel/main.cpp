@@ -15,8 +15,8 @@ namespace {
 // Prints each statement's `count` cheapest covers, with their costs and instructions.
 // The covers of each statement; with `dotPath`, the last statement's as one picture ("-": the
 // picture alone on standard output).
-int printBestCovers(const burgspec::SourceFile& file, int count, const std::string& dotPath) {
-  burgspec::Diagnostics diags(file);
+int printBestCovers(const common::SourceFile& file, int count, const std::string& dotPath) {
+  common::Diagnostics diags(file);
   std::vector<isel::StatementCovers> statements;
   if (!isel::selectBestCovers(file, diags, count, statements)) {
     diags.printAll(std::cerr);
@@ -69,14 +69,14 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  burgspec::SourceFile file("", "");
-  std::string error;
-  if (!burgspec::SourceFile::read(path, file, error)) {
-    std::cerr << "isel: " << error << ".\n";
+  common::Result<common::SourceFile> read = common::SourceFile::read(path);
+  if (!read) {
+    std::cerr << "isel: " << read.error() << ".\n";
     return 1;
   }
+  const common::SourceFile& file = *read;
   if (bestCovers > 0) return printBestCovers(file, bestCovers, dotPath);
-  burgspec::Diagnostics diags(file);
+  common::Diagnostics diags(file);
   isel::Selection selection, munched;
   if (!isel::selectInstructions(file, diags, selection, showTrace && !munch ? &std::cout : nullptr) ||
       ((munch || compare) && !isel::selectByMaximalMunch(file, diags, munched))) {

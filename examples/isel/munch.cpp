@@ -77,7 +77,7 @@ class Muncher {
 
 }  // namespace
 
-bool selectByMaximalMunch(const burgspec::SourceFile& file, burgspec::Diagnostics& diags, Selection& out) {
+bool selectByMaximalMunch(const common::SourceFile& file, common::Diagnostics& diags, Selection& out) {
   Trees trees;
   std::vector<Statement> statements;
   if (!parseProgram(file, diags, trees, statements)) return false;

@@ -1,7 +1,7 @@
 #pragma once
 // Maximal munch, the greedy way to select instructions that BURG improves on: a hand-written
 // selector for the same machine and the same instructions as isel.burg, for comparison.
-#include "burgspec/diagnostics.hpp"
+#include "common/diagnostics.hpp"
 #include "examples/isel/selector.hpp"
 
 namespace isel {
@@ -11,6 +11,6 @@ namespace isel {
 // operators), the kids that pattern leaves likewise; costs are never compared. Fills `out` as
 // selectInstructions does, with each statement's cost and no cover or picture. False (with
 // diagnostics) on bad input.
-bool selectByMaximalMunch(const burgspec::SourceFile& file, burgspec::Diagnostics& diags, Selection& out);
+bool selectByMaximalMunch(const common::SourceFile& file, common::Diagnostics& diags, Selection& out);
 
 }  // namespace isel

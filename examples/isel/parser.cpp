@@ -8,7 +8,7 @@ namespace {
 
 class Parser {
  public:
-  Parser(const burgspec::SourceFile& file, burgspec::Diagnostics& diags, Trees& trees)
+  Parser(const common::SourceFile& file, common::Diagnostics& diags, Trees& trees)
       : text_(file.text()), file_(file), diags_(diags), trees_(trees) {}
 
   bool program(std::vector<Statement>& out) {
@@ -122,15 +122,15 @@ class Parser {
   }
 
   const std::string& text_;
-  const burgspec::SourceFile& file_;
-  burgspec::Diagnostics& diags_;
+  const common::SourceFile& file_;
+  common::Diagnostics& diags_;
   Trees& trees_;
   size_t pos_ = 0;
 };
 
 }  // namespace
 
-bool parseProgram(const burgspec::SourceFile& file, burgspec::Diagnostics& diags, Trees& trees,
+bool parseProgram(const common::SourceFile& file, common::Diagnostics& diags, Trees& trees,
                   std::vector<Statement>& out) {
   Parser parser(file, diags, trees);
   return parser.program(out) && !diags.hasErrors();

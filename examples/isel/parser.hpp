@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "burgspec/diagnostics.hpp"
+#include "common/diagnostics.hpp"
 #include "examples/isel/tree.hpp"
 
 namespace isel {
@@ -22,7 +22,7 @@ struct Statement {
 };
 
 // Parses `file`; reports errors to `diags` and returns false when there were any.
-bool parseProgram(const burgspec::SourceFile& file, burgspec::Diagnostics& diags, Trees& trees,
+bool parseProgram(const common::SourceFile& file, common::Diagnostics& diags, Trees& trees,
                   std::vector<Statement>& out);
 
 }  // namespace isel

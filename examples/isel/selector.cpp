@@ -7,7 +7,7 @@
 
 namespace isel {
 
-bool selectInstructions(const burgspec::SourceFile& file, burgspec::Diagnostics& diags, Selection& out,
+bool selectInstructions(const common::SourceFile& file, common::Diagnostics& diags, Selection& out,
                         std::ostream* trace) {
   Trees trees;
   std::vector<Statement> statements;

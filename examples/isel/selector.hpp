@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "burgspec/diagnostics.hpp"
+#include "common/diagnostics.hpp"
 
 namespace isel {
 
@@ -23,7 +23,7 @@ struct Selection {
 
 // Parses `file` and selects instructions for it; false (with diagnostics) on bad input. With
 // `trace`, the matcher writes every match it finds while labeling there.
-bool selectInstructions(const burgspec::SourceFile& file, burgspec::Diagnostics& diags, Selection& out,
+bool selectInstructions(const common::SourceFile& file, common::Diagnostics& diags, Selection& out,
                         std::ostream* trace = nullptr);
 
 }  // namespace isel

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "src/analysis/linear_system.hpp"
+#include "src/loop/tree_walk.hpp"
 
 namespace cudaburg {
 
@@ -100,21 +101,11 @@ std::vector<AccessSite> accessesOf(const Node& stmt) {
   return out;
 }
 
-void collectStatements(const NodePtr& node, std::vector<const Node*>& loops, std::vector<Statement>& out) {
-  switch (node->kind) {
-    case NodeKind::Assign:
-    case NodeKind::Stage:
-      out.push_back({node.get(), loops, int(out.size())});
-      return;
-    case NodeKind::For:
-      loops.push_back(node.get());
-      collectStatements(node->body(), loops, out);
-      loops.pop_back();
-      return;
-    default:
-      for (const NodePtr& kid : node->kids) collectStatements(kid, loops, out);
-      return;
-  }
+void collectStatements(const Node& root, std::vector<Statement>& out) {
+  walkTree(root, [&](const Node& node, const std::vector<const Node*>& loops) {
+    if (node.kind == NodeKind::Assign || node.kind == NodeKind::Stage) out.push_back({&node, loops, int(out.size())});
+    return Walk::Into;
+  });
 }
 
 // The iteration space of one statement instance inside a LinearSystem: a variable for each of
@@ -319,8 +310,7 @@ DependenceKind kindOf(Role source, Role sink, bool sameStatementTargets) {
 }  // namespace
 
 DependenceGraph::DependenceGraph(const Kernel& kernel) {
-  std::vector<const Node*> loops;
-  if (kernel.body) collectStatements(kernel.body, loops, statements_);
+  if (kernel.body) collectStatements(*kernel.body, statements_);
   for (const Statement& s : statements_) boost::add_vertex(s, graph_);
 
   std::vector<std::vector<AccessSite>> accesses;

@@ -5,8 +5,8 @@
 #include <iostream>
 
 #include "burggen/output_file.hpp"
-#include "burgspec/diagnostics.hpp"
-#include "burgspec/source.hpp"
+#include "common/diagnostics.hpp"
+#include "common/source.hpp"
 #include "src/loop/parser.hpp"
 
 namespace cudaburg::cli {
@@ -36,14 +36,13 @@ std::optional<std::map<std::string, int64_t>> parseSizeDefinitions(const std::ve
 }
 
 std::optional<Kernel> loadLoopFile(const std::string& path, const std::map<std::string, int64_t>& sizes) {
-  burgspec::SourceFile file("", "");
-  std::string error;
-  if (!burgspec::SourceFile::read(path, file, error)) {
-    std::cerr << "cudaburg: error: " << error << "\n";
+  common::Result<common::SourceFile> file = common::SourceFile::read(path);
+  if (!file) {
+    std::cerr << "cudaburg: error: " << file.error() << "\n";
     return std::nullopt;
   }
-  burgspec::Diagnostics diags(file);
-  std::optional<Kernel> kernel = parseLoopFile(file, diags, sizes);
+  common::Diagnostics diags(*file);
+  std::optional<Kernel> kernel = parseLoopFile(*file, diags, sizes);
   diags.printAll(std::cerr);
   return kernel;
 }

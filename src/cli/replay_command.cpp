@@ -59,7 +59,7 @@ int runReplay(const ReplayFlags& f) {
   size_t rows = 0;
   auto device = db->mostMeasuredDevice(evaluator.nestKey(), o.sizes);
   for (const auto& [key, m] : db->forNest(evaluator.nestKey(), device->gpu, device->toolkit))
-    if (key.sizes == o.sizes && m.status == "ok") {
+    if (key.sizes == o.sizes && m.status == RunStatus::Ok) {
       ++rows;
       if (stored < 0 || m.ms < stored) stored = m.ms;
     }
@@ -68,7 +68,7 @@ int runReplay(const ReplayFlags& f) {
   for (const auto& v : o.variants) {
     if (!v.measured) continue;
     ++measured;
-    if (v.result.status == "ok" && (best < 0 || v.result.ms < best)) best = v.result.ms;
+    if (v.result.status == RunStatus::Ok && (best < 0 || v.result.ms < best)) best = v.result.ms;
     if (!needed && best > 0 && best <= stored * kWithin) needed = measured;
   }
 

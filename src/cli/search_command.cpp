@@ -112,7 +112,7 @@ void retimeWinner(Runner& runner, const Kernel& kernel, const Evaluator& evaluat
   RunResult r = runner.measure(kernel, *cuda, *binary);
   Measurement& m = outcome.variants[*index].result;
   if (!r.ok()) {  // verified once during the search, not now: say so rather than keep the old time
-    m.status = runStatusName(r.status);
+    m.status = r.status;
     m.reason = "on re-timing: " + r.reason;
     return;
   }

@@ -6,7 +6,7 @@
 #include "src/analysis/dependence.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/loop_input.hpp"
-#include "src/cuda/emitter.hpp"
+#include "src/cuda/emit/emitter.hpp"
 #include "src/loop/dot.hpp"
 #include "src/loop/printer.hpp"
 #include "src/transform/recipe.hpp"
@@ -27,17 +27,15 @@ struct ShowOptions {
 // A recipe given as a file's name is read from it; otherwise the text is the recipe itself
 // (steps separated by ';').
 std::optional<Recipe> loadRecipe(const std::string& arg) {
-  burgspec::SourceFile file("--recipe", arg);
+  common::Result<common::SourceFile> file = common::SourceFile("--recipe", arg);
   std::error_code ec;
-  if (std::filesystem::is_regular_file(arg, ec)) {
-    std::string error;
-    if (!burgspec::SourceFile::read(arg, file, error)) {
-      std::cerr << "cudaburg: error: " << error << "\n";
-      return std::nullopt;
-    }
+  if (std::filesystem::is_regular_file(arg, ec)) file = common::SourceFile::read(arg);
+  if (!file) {
+    std::cerr << "cudaburg: error: " << file.error() << "\n";
+    return std::nullopt;
   }
-  burgspec::Diagnostics diags(file);
-  std::optional<Recipe> recipe = parseRecipe(file, diags);
+  common::Diagnostics diags(*file);
+  std::optional<Recipe> recipe = parseRecipe(*file, diags);
   diags.printAll(std::cerr);
   return recipe;
 }

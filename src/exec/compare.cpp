@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "src/loop/tree_walk.hpp"
 #include "src/transform/loop_facts.hpp"
 
 namespace cudaburg {
@@ -21,14 +22,20 @@ std::string elementName(const Array& a, size_t flat) {
   return s;
 }
 
-// The longest chain of nested reduce loops below `node`, as a product of trip counts.
-double reductionLength(const NodePtr& node) {
+// The longest chain of nested reduce loops in `root`, as a product of trip counts: the longest
+// over the leaves of the reduce loops around them.
+double reductionLength(const Node& root) {
   double longest = 1;
-  for (const auto& kid : node->kids) longest = std::max(longest, reductionLength(kid));
-  if (node->kind == NodeKind::For && node->loopKind == LoopKind::Reduce) {
-    auto trip = constantTripCount(*node);
-    longest *= trip ? static_cast<double>(*trip) : 1.0;
-  }
+  walkTree(root, [&](const Node& node, const std::vector<const Node*>& loops) {
+    if (!node.kids.empty()) return Walk::Into;
+    double length = 1;
+    for (const Node* loop : loops) {
+      auto trip = loop->loopKind == LoopKind::Reduce ? constantTripCount(*loop) : std::nullopt;
+      length *= trip ? static_cast<double>(*trip) : 1.0;
+    }
+    longest = std::max(longest, length);
+    return Walk::Into;
+  });
   return longest;
 }
 
@@ -69,7 +76,7 @@ double reductionTolerance(const Kernel& kernel) {
     if (a.type == ScalarType::Half) eps = std::max(eps, 0x1p-11);
     if (a.type == ScalarType::Double) eps = std::max(eps, 0x1p-53);
   }
-  return 8 * eps * reductionLength(kernel.body);
+  return 8 * eps * (kernel.body ? reductionLength(*kernel.body) : 1.0);
 }
 
 }  // namespace cudaburg

@@ -35,7 +35,7 @@ std::optional<Range> rangeOf(const Affine& a, const Ranges& ranges) {
 
 class BoundsChecker {
  public:
-  BoundsChecker(const Kernel& kernel, burgspec::Diagnostics& diags) : kernel_(kernel), diags_(diags) {}
+  BoundsChecker(const Kernel& kernel, common::Diagnostics& diags) : kernel_(kernel), diags_(diags) {}
 
   void walk(const NodePtr& node, Ranges& ranges) {
     switch (node->kind) {
@@ -140,14 +140,14 @@ class BoundsChecker {
   }
 
   const Kernel& kernel_;
-  burgspec::Diagnostics& diags_;
+  common::Diagnostics& diags_;
   bool ok_ = true;
   bool reached_ = true;  // false inside a loop that never runs
 };
 
 }  // namespace
 
-bool checkSubscriptBounds(const Kernel& kernel, burgspec::Diagnostics& diags) {
+bool checkSubscriptBounds(const Kernel& kernel, common::Diagnostics& diags) {
   BoundsChecker checker(kernel, diags);
   Ranges ranges;
   if (kernel.body) checker.walk(kernel.body, ranges);

@@ -61,5 +61,3 @@ const cudaburg::Node* burg_kid(const cudaburg::Node* node, int i) {
   if (i < 0 || i >= static_cast<int>(node->kids.size())) return nullptr;
   return node->kids[i].get();
 }
-
-void*& burg_state(const cudaburg::Node* node) { return node->burgState; }

@@ -1,7 +1,8 @@
 #pragma once
 // The view of a loop tree that burggen's matchers read. A generated matcher for trees of
-// `const cudaburg::Node*` calls burg_op, burg_kid and burg_state; a .burg file names the
-// operators with the same numbers:
+// `const cudaburg::Node*` calls burg_op and burg_kid, and keeps its per-node states in a table of
+// its own (nodes are immutable and shared between trees); a .burg file names the operators with
+// the same numbers:
 //
 //   %term FOR_PAR=1 FOR_RED=2 FOR_SEQ=3 SEQ=4 ASSIGN=5 ACCUM=6 ALLOC=7 STAGE=8 BARRIER=9
 //
@@ -36,5 +37,3 @@ int burg_op(const cudaburg::Node* node);
 int burg_arity(const cudaburg::Node* node);
 // The i-th kid (0-based); null when there is no such kid.
 const cudaburg::Node* burg_kid(const cudaburg::Node* node, int i);
-// The matcher's per-node state: Node::burgState.
-void*& burg_state(const cudaburg::Node* node);

@@ -284,7 +284,6 @@ std::vector<NodePtr> flattenSeq(const NodePtr& node) {
 NodePtr withKids(const NodePtr& node, std::vector<NodePtr> kids) {
   auto n = std::make_shared<Node>(*node);
   n->kids = std::move(kids);
-  n->burgState = nullptr;
   return n;
 }
 

@@ -44,11 +44,11 @@
 #include <string>
 #include <vector>
 
-#include "burgspec/source.hpp"
+#include "common/source.hpp"
 
 namespace cudaburg {
 
-using burgspec::SourceLoc;
+using common::SourceLoc;
 
 enum class ScalarType { Float, Double, Half, Int };
 const char* scalarTypeName(ScalarType t);     // "float", "double", "half", "int"
@@ -173,9 +173,6 @@ struct Node {
 
   std::vector<NodePtr> kids;  // For: {body}; Seq: {first, rest}; Alloc: {body}; leaves: {}
   SourceLoc loc;
-
-  // The slot a BURG matcher stores its per-node state in (see burg_node.hpp).
-  mutable void* burgState = nullptr;
 
   const NodePtr& body() const { return kids.at(0); }
 };

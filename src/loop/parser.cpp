@@ -15,7 +15,7 @@ namespace cudaburg {
 
 namespace {
 
-using burgspec::SourceLoc;
+using common::SourceLoc;
 
 // Deeper nesting than this (of expressions or statements) is refused rather than risking the stack.
 constexpr int kMaxDepth = 200;
@@ -32,7 +32,7 @@ constexpr size_t kMaxLoopDepth = 16;
 
 class Parser {
  public:
-  Parser(const burgspec::SourceFile& file, burgspec::Diagnostics& diags,
+  Parser(const common::SourceFile& file, common::Diagnostics& diags,
          const std::map<std::string, int64_t>& overrides)
       : file_(file),
         diags_(diags),
@@ -196,8 +196,8 @@ class Parser {
     return node;
   }
 
-  const burgspec::SourceFile& file_;
-  burgspec::Diagnostics& diags_;
+  const common::SourceFile& file_;
+  common::Diagnostics& diags_;
   LoopLexer lexer_;
   Token tok_;
   const std::map<std::string, int64_t>& overrides_;
@@ -792,7 +792,7 @@ ExprPtr Parser::parseExprPrimary(int depth) {
 
 }  // namespace
 
-std::optional<Kernel> parseLoopFile(const burgspec::SourceFile& file, burgspec::Diagnostics& diags,
+std::optional<Kernel> parseLoopFile(const common::SourceFile& file, common::Diagnostics& diags,
                                     const std::map<std::string, int64_t>& overrides) {
   Parser parser(file, diags, overrides);
   return parser.parse();

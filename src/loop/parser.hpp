@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "burgspec/diagnostics.hpp"
-#include "burgspec/source.hpp"
+#include "common/diagnostics.hpp"
+#include "common/source.hpp"
 #include "src/loop/loop_tree.hpp"
 
 namespace cudaburg {
@@ -16,7 +16,7 @@ namespace cudaburg {
 // `overrides` replace the value of the sizes they name (as `-D NAME=VALUE` does); sizes declared
 // later are computed from the overridden value. Reports every problem it finds to `diags` and
 // returns nothing when there was an error.
-std::optional<Kernel> parseLoopFile(const burgspec::SourceFile& file, burgspec::Diagnostics& diags,
+std::optional<Kernel> parseLoopFile(const common::SourceFile& file, common::Diagnostics& diags,
                                     const std::map<std::string, int64_t>& overrides = {});
 
 }  // namespace cudaburg

@@ -2,14 +2,17 @@
 
 #include <algorithm>
 
+#include "src/loop/tree_walk.hpp"
+
 namespace cudaburg {
 
 namespace {
 
-bool holdsStageOrBarrier(const Node& n) {
-  if (n.kind == NodeKind::Stage || n.kind == NodeKind::Barrier) return true;
-  if (n.kind == NodeKind::Alloc && n.buffer.space == MemorySpace::Shared) return true;
-  return std::any_of(n.kids.begin(), n.kids.end(), [](const NodePtr& k) { return holdsStageOrBarrier(*k); });
+bool holdsStageOrBarrier(const Node& root) {
+  return findNode(root, [](const Node& n) {
+    return n.kind == NodeKind::Stage || n.kind == NodeKind::Barrier ||
+           (n.kind == NodeKind::Alloc && n.buffer.space == MemorySpace::Shared);
+  }) != nullptr;
 }
 
 }  // namespace

@@ -92,7 +92,7 @@ std::string searchPlotSvg(const SearchOutcome& outcome) {
   for (const auto& v : outcome.variants) {
     if (!v.measured) continue;
     ++order;
-    if (v.result.status == "ok" && v.result.ms > 0) ok.emplace_back(order, v.result.ms);
+    if (v.result.status == RunStatus::Ok && v.result.ms > 0) ok.emplace_back(order, v.result.ms);
     else failed.push_back(order);
   }
   std::ostringstream svg;

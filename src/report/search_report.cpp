@@ -26,7 +26,7 @@ std::string sci(double v) {
 std::vector<const VariantResult*> ranked(const SearchOutcome& o) {
   std::vector<const VariantResult*> out;
   for (const auto& v : o.variants)
-    if ((v.measured && v.result.status == "ok") || (!v.measured && v.result.status != "refused")) out.push_back(&v);
+    if ((v.measured && v.result.status == RunStatus::Ok) || (!v.measured && v.result.status != RunStatus::Refused)) out.push_back(&v);
   std::stable_sort(out.begin(), out.end(), [](const VariantResult* a, const VariantResult* b) {
     if (a->measured != b->measured) return a->measured;
     return a->measured ? a->result.ms < b->result.ms : a->modelCost < b->modelCost;
@@ -51,7 +51,7 @@ std::string searchReportMarkdown(const SearchOutcome& o, size_t top) {
   for (const auto& v : o.variants) {
     if (v.measured) ++measured;
     if (v.fromDatabase) ++reused;
-    if (v.result.status != "ok" && v.result.status != "not measured") ++failed;
+    if (v.result.status != RunStatus::Ok && v.result.status != RunStatus::NotMeasured) ++failed;
   }
   md << "- variants: " << o.variants.size() << " considered, " << o.compiled << " compiled, " << measured
      << " measured (" << reused << " reused from the tuning database), " << failed << " failed or refused\n";
@@ -87,15 +87,15 @@ std::string searchReportMarkdown(const SearchOutcome& o, size_t top) {
   for (size_t i = 0; i < o.variants.size(); ++i) {
     const auto& v = o.variants[i];
     md << "| " << i + 1 << " | " << v.cover << " | " << fixed(v.modelCost, 5) << " | "
-       << (v.measured && v.result.status == "ok" ? fixed(v.result.ms, 4) : "-") << " | " << v.result.status
+       << (v.measured && v.result.status == RunStatus::Ok ? fixed(v.result.ms, 4) : "-") << " | " << runStatusName(v.result.status)
        << (v.fromDatabase ? " (database)" : "") << " |\n";
   }
   bool anyFailed = false;
   for (const auto& v : o.variants) {
-    if (v.result.status == "ok" || v.result.status == "not measured") continue;
+    if (v.result.status == RunStatus::Ok || v.result.status == RunStatus::NotMeasured) continue;
     if (!anyFailed) md << "\n## Failed and refused variants\n\n| status | reason | recipe |\n|---|---|---|\n";
     anyFailed = true;
-    md << "| " << v.result.status << " | " << v.result.reason << " | `" << oneLine(v.recipe) << "` |\n";
+    md << "| " << runStatusName(v.result.status) << " | " << v.result.reason << " | `" << oneLine(v.recipe) << "` |\n";
   }
   return md.str();
 }
@@ -126,10 +126,10 @@ std::string searchReportJson(const SearchOutcome& o) {
   for (const auto& v : o.variants) {
     json e = {{"recipe", v.recipe},           {"cover", v.cover},
               {"model_cost", v.modelCost},     {"measured", v.measured},
-              {"from_database", v.fromDatabase}, {"status", v.result.status},
+              {"from_database", v.fromDatabase}, {"status", runStatusName(v.result.status)},
               {"registers", v.result.registers}, {"shared_bytes", v.result.sharedBytes}};
     if (!v.result.reason.empty()) e["reason"] = v.result.reason;
-    if (v.measured && v.result.status == "ok") {
+    if (v.measured && v.result.status == RunStatus::Ok) {
       e["ms"] = v.result.ms;
       e["tflops"] = v.result.tflops;
       e["gbps"] = v.result.gbps;

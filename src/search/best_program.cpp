@@ -2,8 +2,8 @@
 
 #include <sstream>
 
-#include "src/cuda/inputs.hpp"
-#include "src/cuda/timing.hpp"
+#include "src/cuda/run/inputs.hpp"
+#include "src/cuda/run/timing.hpp"
 
 namespace cudaburg {
 

@@ -4,7 +4,7 @@
 // against the reference and times it. It builds with nvcc as it is: `nvcc -arch=sm_90 best.cu`.
 #include <string>
 
-#include "src/cuda/emitter.hpp"
+#include "src/cuda/emit/emitter.hpp"
 #include "src/loop/loop_tree.hpp"
 
 namespace cudaburg {

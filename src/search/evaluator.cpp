@@ -140,7 +140,7 @@ std::optional<double> Evaluator::evaluate(const std::vector<Candidate>& candidat
     if (p.cuda && outOfBudget() && outcome_.gpuAvailable) {
       // No time is left to measure it: drop the compilations not started rather than wait.
       pool_->dropQueued();
-      v.result.status = "not measured";
+      v.result.status = RunStatus::NotMeasured;
       v.result.reason = "the budget was spent before it was reached";
       progress_.skipped();
       outcome_.variants.push_back(std::move(v));
@@ -155,13 +155,13 @@ std::optional<double> Evaluator::evaluate(const std::vector<Candidate>& candidat
       if (!p.binary->ok) p.refusal = p.binary->refusal.empty() ? "failed to compile" : p.binary->refusal;
     }
     if (!p.refusal.empty()) {
-      v.result.status = "refused";
+      v.result.status = RunStatus::Refused;
       v.result.reason = p.refusal;
       progress_.refused();
     } else {
       measureOne(p, v);
-      if (v.measured && v.result.status == "ok" && (!best || v.result.ms < *best)) best = v.result.ms;
-      if (v.measured) progress_.measured(v.result.status == "ok", best.value_or(-1));
+      if (v.measured && v.result.status == RunStatus::Ok && (!best || v.result.ms < *best)) best = v.result.ms;
+      if (v.measured) progress_.measured(v.result.status == RunStatus::Ok, best.value_or(-1));
       else progress_.skipped();
     }
     outcome_.variants.push_back(std::move(v));
@@ -170,7 +170,7 @@ std::optional<double> Evaluator::evaluate(const std::vector<Candidate>& candidat
 }
 
 void Evaluator::measureOne(Prepared& p, VariantResult& v) {
-  v.result.status = "not measured";
+  v.result.status = RunStatus::NotMeasured;
   if (!outcome_.gpuAvailable) return;
   MeasurementKey key = keyFor(p.recipeLine);
   if (outOfBudget()) {
@@ -198,7 +198,7 @@ void Evaluator::measureOne(Prepared& p, VariantResult& v) {
     return;
   }
   v.measured = true;
-  v.result.status = runStatusName(r.status);
+  v.result.status = r.status;
   v.result.reason = r.reason;
   v.result.ms = r.ms;
   v.result.tflops = r.tflops;

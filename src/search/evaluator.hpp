@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "src/cuda/compiler.hpp"
-#include "src/cuda/runner.hpp"
+#include "src/cuda/compile/compiler.hpp"
+#include "src/cuda/run/runner.hpp"
 #include "src/search/outcome.hpp"
 #include "src/search/progress.hpp"
 #include "src/transform/recipe.hpp"

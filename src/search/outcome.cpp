@@ -7,10 +7,10 @@ std::optional<size_t> SearchOutcome::best() const {
   for (size_t i = 0; i < variants.size(); ++i) {
     const auto& v = variants[i];
     if (v.measured) {
-      if (v.result.status != "ok") continue;
+      if (v.result.status != RunStatus::Ok) continue;
       if (!best || !variants[*best].measured || v.result.ms < variants[*best].result.ms) best = i;
     } else if (!best || (!variants[*best].measured && v.modelCost < variants[*best].modelCost)) {
-      if (v.result.status == "refused") continue;
+      if (v.result.status == RunStatus::Refused) continue;
       best = i;
     }
   }

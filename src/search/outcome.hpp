@@ -15,7 +15,7 @@ struct VariantResult {
   double modelCost = 0;     // the model's estimate that ranked it
   bool measured = false;    // false: ranked by the model only (no GPU, or not reached)
   bool fromDatabase = false;  // the measurement was reused from the tuning database
-  Measurement result;       // status "ok" / "wrong" / "failed" / "timeout" / "refused" / "not measured"
+  Measurement result;       // its status says whether it was measured, and how it went
 };
 
 struct ReferenceResult {

@@ -84,7 +84,7 @@ std::map<std::string, std::optional<double>> measureCovers(const LoopRules& rule
       const VariantResult& v = outcome.variants[before + j];
       size_t i = ids[j];
       std::optional<double> ms;
-      if (v.measured && v.result.status == "ok") {
+      if (v.measured && v.result.status == RunStatus::Ok) {
         ms = v.result.ms;
         samples.push_back({forStrategy[i].features, *ms});
         priorMs.push_back(candidates[i].model);
@@ -93,7 +93,7 @@ std::map<std::string, std::optional<double>> measureCovers(const LoopRules& rule
       if (timing) strategy.tell(i, ms);
       if (v.measured) table[lines[i]] = ms;
       else if (!timing)
-        table[lines[i]] = v.result.status == "refused" ? std::nullopt : std::optional<double>(candidates[i].model);
+        table[lines[i]] = v.result.status == RunStatus::Refused ? std::nullopt : std::optional<double>(candidates[i].model);
     }
     if (!timing) break;
   }

@@ -17,7 +17,6 @@ TransformResult mapLoop(const Kernel& kernel, const std::string& loop, Mapping m
     }
     auto n = std::make_shared<Node>(*l);
     n->mapping = mapping;
-    n->burgState = nullptr;
     return {n, {}};
   });
 }

@@ -55,7 +55,7 @@ struct Token {
 // Splits recipe text into tokens; a word may hold dots (mappings such as grid.x).
 class Lexer {
  public:
-  Lexer(const burgspec::SourceFile& file, burgspec::Diagnostics& diags) : file_(file), diags_(diags) {}
+  Lexer(const common::SourceFile& file, common::Diagnostics& diags) : file_(file), diags_(diags) {}
 
   Token next() {
     const std::string& t = file_.text();
@@ -100,14 +100,14 @@ class Lexer {
   }
 
  private:
-  const burgspec::SourceFile& file_;
-  burgspec::Diagnostics& diags_;
+  const common::SourceFile& file_;
+  common::Diagnostics& diags_;
   size_t pos_ = 0;
 };
 
 class Parser {
  public:
-  Parser(const burgspec::SourceFile& file, burgspec::Diagnostics& diags) : file_(file), diags_(diags), lexer_(file, diags) {
+  Parser(const common::SourceFile& file, common::Diagnostics& diags) : file_(file), diags_(diags), lexer_(file, diags) {
     advance();
   }
 
@@ -295,8 +295,8 @@ class Parser {
     return ok;
   }
 
-  const burgspec::SourceFile& file_;
-  burgspec::Diagnostics& diags_;
+  const common::SourceFile& file_;
+  common::Diagnostics& diags_;
   Lexer lexer_;
   Token tok_;
   std::map<std::string, SourceLoc> given_;  // the names given to new loops so far, and where
@@ -336,7 +336,7 @@ std::string printRecipeLine(const Recipe& recipe) {
   return s;
 }
 
-std::optional<Recipe> parseRecipe(const burgspec::SourceFile& file, burgspec::Diagnostics& diags) {
+std::optional<Recipe> parseRecipe(const common::SourceFile& file, common::Diagnostics& diags) {
   int before = diags.errorCount();
   Recipe recipe = Parser(file, diags).parse();
   if (diags.errorCount() > before) return std::nullopt;

@@ -28,8 +28,8 @@
 #include <string>
 #include <vector>
 
-#include "burgspec/diagnostics.hpp"
-#include "burgspec/source.hpp"
+#include "common/diagnostics.hpp"
+#include "common/source.hpp"
 #include "src/loop/loop_tree.hpp"
 #include "src/transform/transform_result.hpp"
 
@@ -67,7 +67,7 @@ std::string printRecipe(const Recipe& recipe);
 // Steps on one line separated by "; " (for keys and reports).
 std::string printRecipeLine(const Recipe& recipe);
 // Parses recipe text; reports every error (line:col, caret) and returns nullopt if there was one.
-std::optional<Recipe> parseRecipe(const burgspec::SourceFile& file, burgspec::Diagnostics& diags);
+std::optional<Recipe> parseRecipe(const common::SourceFile& file, common::Diagnostics& diags);
 
 // Applies one step.
 TransformResult applyStep(const Kernel& kernel, const RecipeStep& step);

@@ -61,7 +61,6 @@ NodePtr withoutAtomics(const NodePtr& node) {
   if (node->kind == NodeKind::Assign) {
     auto n = std::make_shared<Node>(*node);
     n->atomic = false;
-    n->burgState = nullptr;
     return n;
   }
   if (node->kids.empty()) return node;

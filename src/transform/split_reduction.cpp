@@ -18,7 +18,6 @@ NodePtr atomically(const NodePtr& node) {
   if (node->kind == NodeKind::Assign) {
     auto n = std::make_shared<Node>(*node);
     n->atomic = true;
-    n->burgState = nullptr;
     return n;
   }
   if (node->kids.empty()) return node;

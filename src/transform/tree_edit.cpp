@@ -106,7 +106,6 @@ NodePtr rewriteAccesses(const NodePtr& node, const std::function<Access(const Ac
     auto n = std::make_shared<Node>(*node);
     n->target = rewrite(node->target);
     n->value = rewriteAccesses(node->value, rewrite);
-    n->burgState = nullptr;
     return n;
   }
   if (node->kids.empty()) return node;

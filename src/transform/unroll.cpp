@@ -19,7 +19,6 @@ TransformResult unroll(const Kernel& kernel, const std::string& loop, int64_t fa
     if (inPlace) {
       auto n = std::make_shared<Node>(*l);
       n->mapping = Mapping::Unrolled;
-      n->burgState = nullptr;
       return {n, {}};
     }
     return {stripOuterLoop(*l, outer, factor, stripInnerLoop(*l, outer, factor, l->body(), Mapping::Unrolled)), {}};

@@ -18,7 +18,6 @@ TransformResult vectorize(const Kernel& kernel, const std::string& loop, int wid
     if (trips && *trips == width && !isGridMapping(l->mapping) && !isBlockMapping(l->mapping)) {
       auto n = std::make_shared<Node>(*l);
       n->mapping = Mapping::Vector;
-      n->burgState = nullptr;
       return {n, {}};
     }
     return {stripOuterLoop(*l, outer, width, stripInnerLoop(*l, outer, width, l->body(), Mapping::Vector)), {}};

@@ -59,31 +59,30 @@ void bindKey(Statement& s, const MeasurementKey& k) {
   s.bind(8, k.toolkit);
 }
 
-// The statuses a measurement may have (see Measurement::status).
-bool knownStatus(const std::string& status) {
-  for (const char* known : {"ok", "wrong", "failed", "timeout", "refused"})
-    if (status == known) return true;
-  return false;
+// The statuses a stored measurement may have: all but "not measured".
+bool storedStatus(const std::string& name) {
+  auto status = runStatusFromName(name);
+  return status && *status != RunStatus::NotMeasured;
 }
 
 // Whether columns status..measured_at from `col` hold what store() writes: known text, numbers
 // where numbers go (SQLite keeps whatever a hand or another program put there), and for a
 // verified measurement a finite positive time. A row that fails is never trusted.
 bool wellFormed(const Statement& s, int col) {
-  if (s.type(col) != SQLITE_TEXT || s.type(col + 1) != SQLITE_TEXT || !knownStatus(s.text(col))) return false;
+  if (s.type(col) != SQLITE_TEXT || s.type(col + 1) != SQLITE_TEXT || !storedStatus(s.text(col))) return false;
   for (int c = col + 2; c <= col + 5; ++c)
     if (s.type(c) != SQLITE_FLOAT && s.type(c) != SQLITE_INTEGER) return false;
   for (int c = col + 6; c <= col + 7; ++c)
     if (s.type(c) != SQLITE_INTEGER) return false;
   for (int c = col + 2; c <= col + 5; ++c)
     if (!std::isfinite(s.real(c)) || s.real(c) < 0) return false;
-  return s.text(col) != "ok" || s.real(col + 2) > 0;
+  return s.text(col) != runStatusName(RunStatus::Ok) || s.real(col + 2) > 0;
 }
 
 // Reads columns status..measured_at starting at `col`.
 Measurement readMeasurement(const Statement& s, int col) {
   Measurement m;
-  m.status = s.text(col);
+  m.status = *runStatusFromName(s.text(col));  // wellFormed() checked it
   m.reason = s.text(col + 1);
   m.ms = s.real(col + 2);
   m.tflops = s.real(col + 3);
@@ -206,7 +205,7 @@ bool TuningDb::store(const MeasurementKey& key, const Measurement& m, std::strin
     return false;
   }
   bindKey(s, key);
-  s.bind(9, m.status);
+  s.bind(9, std::string(runStatusName(m.status)));
   s.bind(10, m.reason);
   s.bind(11, m.ms);
   s.bind(12, m.tflops);

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "src/cuda/run/run_status.hpp"
+
 struct sqlite3;
 
 namespace cudaburg {
@@ -23,7 +25,7 @@ struct MeasurementKey {
 };
 
 struct Measurement {
-  std::string status;   // "ok", "wrong", "failed", "timeout", "refused"
+  RunStatus status = RunStatus::NotMeasured;  // stored: any but NotMeasured
   std::string reason;   // why, when not ok
   double ms = 0;        // median kernel time
   double tflops = 0;

@@ -4,16 +4,16 @@
 
 #include <string>
 
-#include "burgspec/diagnostics.hpp"
-#include "src/cuda/emitter.hpp"
-#include "src/cuda/index_type.hpp"
+#include "common/diagnostics.hpp"
+#include "src/cuda/emit/emitter.hpp"
+#include "src/cuda/emit/index_type.hpp"
 #include "src/loop/parser.hpp"
 
 namespace cudaburg {
 namespace {
 
 Kernel matmul(int64_t m, int64_t n, int64_t k) {
-  burgspec::SourceFile file("matmul.loop",
+  common::SourceFile file("matmul.loop",
                             "size M = 1, N = 1, K = 1;\n"
                             "kernel matmul(float C[M][N], const float A[M][K], const float B[K][N]) {\n"
                             "  parallel for (i = 0; i < M; i++)\n"
@@ -22,7 +22,7 @@ Kernel matmul(int64_t m, int64_t n, int64_t k) {
                             "      reduce for (k = 0; k < K; k++) C[i][j] += A[i][k] * B[k][j];\n"
                             "    }\n"
                             "}\n");
-  burgspec::Diagnostics diags(file);
+  common::Diagnostics diags(file);
   auto kernel = parseLoopFile(file, diags, {{"M", m}, {"N", n}, {"K", k}});
   EXPECT_TRUE(kernel) << diags.str();
   return kernel ? *kernel : Kernel{};

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "src/cuda/compiler.hpp"
-#include "src/cuda/runner.hpp"
+#include "src/cuda/compile/compiler.hpp"
+#include "src/cuda/run/runner.hpp"
 #include "src/report/search_report.hpp"
 #include "src/search/outcome.hpp"
 #include "tests/cuda/run_test_kernels.hpp"
@@ -85,7 +85,7 @@ TEST(PlantedFaults, EachIsReportedWithAReasonAndTheSearchGoesOn) {
     VariantResult v;
     v.recipe = p.name;
     v.measured = true;
-    v.result.status = runStatusName(r.status);
+    v.result.status = r.status;
     v.result.reason = r.reason;
     outcome.variants.push_back(v);
 

@@ -13,6 +13,7 @@
 
 using cudaburg::Measurement;
 using cudaburg::MeasurementKey;
+using cudaburg::RunStatus;
 using cudaburg::TuningDb;
 
 namespace {
@@ -47,7 +48,7 @@ std::string databaseWith(const std::string& name, const std::string& sql) {
     auto db = TuningDb::open(path, error);
     EXPECT_TRUE(db) << error;
     Measurement m;
-    m.status = "ok";
+    m.status = RunStatus::Ok;
     m.ms = 1.5;
     m.tflops = 2;
     m.registers = 40;
@@ -85,6 +86,17 @@ TEST(TuningRows, ImpossibleValuesAreIgnored) {
   EXPECT_FALSE(db->find(key("b")));
   EXPECT_FALSE(db->find(key("c")));
   EXPECT_EQ(db->malformedRows(), 6u);
+}
+
+// "not measured" is a status of the search, never of a stored row.
+TEST(TuningRows, ANotMeasuredRowIsNoMeasurement) {
+  std::string path = databaseWith("not-measured.db", "UPDATE measurements SET status = 'not measured' WHERE recipe = 'a';");
+  std::string error;
+  auto db = TuningDb::open(path, error);
+  ASSERT_TRUE(db) << error;
+  EXPECT_FALSE(db->find(key("a")));
+  EXPECT_EQ(db->malformedRows(), 1u);
+  EXPECT_EQ(db->forNest("nest", "NVIDIA H200", "13.0").size(), 2u);
 }
 
 TEST(TuningRows, AnotherLayoutIsRefusedInOneSentence) {

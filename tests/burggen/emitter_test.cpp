@@ -14,8 +14,8 @@ struct Emitted {
 };
 
 Emitted emit(const std::string& spec, burggen::EmitOptions options = {}) {
-  burgspec::SourceFile file("t.burg", spec);
-  burgspec::Diagnostics diagnostics(file);
+  common::SourceFile file("t.burg", spec);
+  common::Diagnostics diagnostics(file);
   burgspec::Grammar grammar;
   bool parsed = burgspec::parseGrammar(file, diagnostics, grammar) && burgspec::checkGrammar(grammar, diagnostics);
   EXPECT_TRUE(parsed) << diagnostics.str();

@@ -10,8 +10,8 @@
 namespace {
 
 std::vector<std::string> select(const std::string& text, std::string* errors = nullptr) {
-  burgspec::SourceFile file("t.tiny", text);
-  burgspec::Diagnostics diags(file);
+  common::SourceFile file("t.tiny", text);
+  common::Diagnostics diags(file);
   isel::Selection selection;
   bool ok = isel::selectInstructions(file, diags, selection);
   if (errors) *errors = diags.str();
@@ -50,8 +50,8 @@ TEST(IselExample, LoadsAndStoresFoldOffsets) {
 }
 
 TEST(IselExample, ExplainsTheCover) {
-  burgspec::SourceFile file("t.tiny", "a = b + 1;");
-  burgspec::Diagnostics diags(file);
+  common::SourceFile file("t.tiny", "a = b + 1;");
+  common::Diagnostics diags(file);
   isel::Selection selection;
   ASSERT_TRUE(isel::selectInstructions(file, diags, selection));
   ASSERT_EQ(selection.statements.size(), 1u);
@@ -73,8 +73,8 @@ TEST(IselExample, ExplainsTheCover) {
 
 TEST(IselExample, ChainRulesJoinTheNonterminals) {
   // reg: imm (li) and addr: reg (0(r)) are chain rules: [q] loads through a register.
-  burgspec::SourceFile file("t.tiny", "a = 7; [b] = 1;");
-  burgspec::Diagnostics diags(file);
+  common::SourceFile file("t.tiny", "a = 7; [b] = 1;");
+  common::Diagnostics diags(file);
   isel::Selection selection;
   ASSERT_TRUE(isel::selectInstructions(file, diags, selection));
   EXPECT_NE(selection.statements[0].cover.find("reg: i:imm  [#2 CONST, cost 1]"), std::string::npos)
@@ -84,8 +84,8 @@ TEST(IselExample, ChainRulesJoinTheNonterminals) {
 }
 
 TEST(IselExample, TheListingCostsWhatLabelingComputed) {
-  burgspec::SourceFile file("t.tiny", "x = 5; y = x * 8 + 100; z = y * x - 70000; [&z + 8] = [&x + 4]; w = a * b + c;");
-  burgspec::Diagnostics diags(file);
+  common::SourceFile file("t.tiny", "x = 5; y = x * 8 + 100; z = y * x - 70000; [&z + 8] = [&x + 4]; w = a * b + c;");
+  common::Diagnostics diags(file);
   isel::Selection selection;
   ASSERT_TRUE(isel::selectInstructions(file, diags, selection));
   long labeled = 0;
@@ -99,8 +99,8 @@ TEST(IselExample, TheListingCostsWhatLabelingComputed) {
 }
 
 TEST(IselExample, MaximalMunchTakesTheBiggestPatternNotTheCheapest) {
-  burgspec::SourceFile file("t.tiny", "y = x * 8 + 100; w = a * b + c;");
-  burgspec::Diagnostics diags(file);
+  common::SourceFile file("t.tiny", "y = x * 8 + 100; w = a * b + c;");
+  common::Diagnostics diags(file);
   isel::Selection burg, munch;
   ASSERT_TRUE(isel::selectInstructions(file, diags, burg));
   ASSERT_TRUE(isel::selectByMaximalMunch(file, diags, munch));
@@ -121,8 +121,8 @@ TEST(IselExample, BadProgramsGetDiagnostics) {
 }
 
 TEST(IselExample, ThreeCheapestCoversInCostOrder) {
-  burgspec::SourceFile file("t.tiny", "a = b + 1;");
-  burgspec::Diagnostics diags(file);
+  common::SourceFile file("t.tiny", "a = b + 1;");
+  common::Diagnostics diags(file);
   std::vector<isel::StatementCovers> statements;
   ASSERT_TRUE(isel::selectBestCovers(file, diags, 3, statements));
   ASSERT_EQ(statements.size(), 1u);

@@ -12,17 +12,18 @@ namespace burgspec {
 namespace {
 
 struct Loaded {
-  SourceFile file{"", ""};
-  std::unique_ptr<Diagnostics> diags;
+  common::SourceFile file{"", ""};
+  std::unique_ptr<common::Diagnostics> diags;
   Grammar grammar;
   bool ok = false;
 };
 
 std::unique_ptr<Loaded> load(const std::string& name) {
   auto loaded = std::make_unique<Loaded>();
-  std::string error;
-  EXPECT_TRUE(SourceFile::read(std::string(BURGSPEC_CORPUS_DIR) + "/" + name, loaded->file, error)) << error;
-  loaded->diags = std::make_unique<Diagnostics>(loaded->file);
+  auto read = common::SourceFile::read(std::string(BURGSPEC_CORPUS_DIR) + "/" + name);
+  EXPECT_TRUE(read) << read.error();
+  if (read) loaded->file = *read;
+  loaded->diags = std::make_unique<common::Diagnostics>(loaded->file);
   loaded->ok = parseGrammar(loaded->file, *loaded->diags, loaded->grammar) &&
                checkGrammar(loaded->grammar, *loaded->diags);
   return loaded;

@@ -8,8 +8,8 @@ namespace burgspec {
 namespace {
 
 struct Parsed {
-  SourceFile file;
-  Diagnostics diags{file};
+  common::SourceFile file;
+  common::Diagnostics diags{file};
   Grammar grammar;
   bool ok;
   explicit Parsed(const std::string& text)

@@ -8,7 +8,7 @@
 namespace burgspec {
 namespace {
 
-std::vector<Token> lexAll(const SourceFile& file) {
+std::vector<Token> lexAll(const common::SourceFile& file) {
   Lexer lexer(file);
   std::vector<Token> tokens;
   for (;;) {
@@ -25,7 +25,7 @@ std::vector<TokenKind> kinds(const std::vector<Token>& tokens) {
 }
 
 TEST(Lexer, PunctuationIdentifiersAndNumbers) {
-  SourceFile file("t", "reg: ADDI(x:reg, rc) = 12 ; { <");
+  common::SourceFile file("t", "reg: ADDI(x:reg, rc) = 12 ; { <");
   auto tokens = lexAll(file);
   using K = TokenKind;
   EXPECT_EQ(kinds(tokens),
@@ -37,7 +37,7 @@ TEST(Lexer, PunctuationIdentifiersAndNumbers) {
 }
 
 TEST(Lexer, LocationsAreOneBasedLineAndColumn) {
-  SourceFile file("t", "a\n  bc :\n\tdef");
+  common::SourceFile file("t", "a\n  bc :\n\tdef");
   auto tokens = lexAll(file);
   ASSERT_EQ(tokens.size(), 5u);
   EXPECT_EQ(tokens[0].loc.line, 1u);
@@ -51,7 +51,7 @@ TEST(Lexer, LocationsAreOneBasedLineAndColumn) {
 }
 
 TEST(Lexer, DirectivesAndSectionMarks) {
-  SourceFile file("t", "%term %start %type %node %frob %% %{");
+  common::SourceFile file("t", "%term %start %type %node %frob %% %{");
   auto tokens = lexAll(file);
   using K = TokenKind;
   EXPECT_EQ(kinds(tokens), (std::vector<K>{K::Directive, K::Directive, K::Directive, K::Directive,
@@ -61,7 +61,7 @@ TEST(Lexer, DirectivesAndSectionMarks) {
 }
 
 TEST(Lexer, CommentsAreSkipped) {
-  SourceFile file("t", "a // line comment ; ( \n/* block\n ; */ b /**/ c");
+  common::SourceFile file("t", "a // line comment ; ( \n/* block\n ; */ b /**/ c");
   auto tokens = lexAll(file);
   ASSERT_EQ(tokens.size(), 4u);
   EXPECT_EQ(tokens[0].text, "a");
@@ -71,7 +71,7 @@ TEST(Lexer, CommentsAreSkipped) {
 }
 
 TEST(Lexer, UnterminatedCommentIsAnError) {
-  SourceFile file("t", "a /* never closed");
+  common::SourceFile file("t", "a /* never closed");
   auto tokens = lexAll(file);
   ASSERT_EQ(tokens.size(), 3u);
   EXPECT_EQ(tokens[1].kind, TokenKind::Error);
@@ -80,7 +80,7 @@ TEST(Lexer, UnterminatedCommentIsAnError) {
 }
 
 TEST(Lexer, StrayCharactersAreErrors) {
-  SourceFile file("t", "a $ % %} \xc3\xa9");
+  common::SourceFile file("t", "a $ % %} \xc3\xa9");
   auto tokens = lexAll(file);
   ASSERT_EQ(tokens.size(), 6u);
   for (int i = 1; i <= 4; ++i)
@@ -92,7 +92,7 @@ TEST(Lexer, StrayCharactersAreErrors) {
 }
 
 TEST(Lexer, NulInsideTheTextIsAnOrdinaryCharacter) {
-  SourceFile file("t", std::string("a\0b", 3));
+  common::SourceFile file("t", std::string("a\0b", 3));
   auto tokens = lexAll(file);
   ASSERT_EQ(tokens.size(), 4u);
   EXPECT_EQ(tokens[1].kind, TokenKind::Error);
@@ -100,7 +100,7 @@ TEST(Lexer, NulInsideTheTextIsAnOrdinaryCharacter) {
 }
 
 // Lexes up to and including the first token of kind `open`, then captures.
-RawCapture captureAfter(const SourceFile& file, char open, char close, size_t* restOffset = nullptr) {
+RawCapture captureAfter(const common::SourceFile& file, char open, char close, size_t* restOffset = nullptr) {
   Lexer lexer(file);
   lexer.next();
   RawCapture capture = lexer.captureBalanced(open, close);
@@ -109,7 +109,7 @@ RawCapture captureAfter(const SourceFile& file, char open, char close, size_t* r
 }
 
 TEST(Lexer, CaptureBalancedParentheses) {
-  SourceFile file("t", "(f(a, (b)) + g()) rest");
+  common::SourceFile file("t", "(f(a, (b)) + g()) rest");
   size_t rest;
   RawCapture c = captureAfter(file, '(', ')', &rest);
   EXPECT_TRUE(c.closed);
@@ -119,7 +119,7 @@ TEST(Lexer, CaptureBalancedParentheses) {
 }
 
 TEST(Lexer, CaptureIgnoresBracketsInLiteralsAndComments) {
-  SourceFile file("t", R"({ s = "}{\"}"; c = '}'; d = '\''; /* } */ // }
+  common::SourceFile file("t", R"({ s = "}{\"}"; c = '}'; d = '\''; /* } */ // }
   x = 1'000; } after)");
   RawCapture c = captureAfter(file, '{', '}');
   EXPECT_TRUE(c.closed);
@@ -128,21 +128,21 @@ TEST(Lexer, CaptureIgnoresBracketsInLiteralsAndComments) {
 }
 
 TEST(Lexer, CaptureSkipsRawStrings) {
-  SourceFile file("t", "{ auto s = R\"x(a } \" )\" b)x\"; }");
+  common::SourceFile file("t", "{ auto s = R\"x(a } \" )\" b)x\"; }");
   RawCapture c = captureAfter(file, '{', '}');
   EXPECT_TRUE(c.closed);
   EXPECT_EQ(c.text, " auto s = R\"x(a } \" )\" b)x\"; ");
 }
 
 TEST(Lexer, CaptureNestedAngleBrackets) {
-  SourceFile file("t", "<std::map<int, std::vector<Tree*>>> reg");
+  common::SourceFile file("t", "<std::map<int, std::vector<Tree*>>> reg");
   RawCapture c = captureAfter(file, '<', '>');
   EXPECT_TRUE(c.closed);
   EXPECT_EQ(c.text, "std::map<int, std::vector<Tree*>>");
 }
 
 TEST(Lexer, UnclosedCaptureReportsItAndStopsAtTheEnd) {
-  SourceFile file("t", "{ if (x) { y(); }");
+  common::SourceFile file("t", "{ if (x) { y(); }");
   Lexer lexer(file);
   lexer.next();
   RawCapture c = lexer.captureBalanced('{', '}');
@@ -152,7 +152,7 @@ TEST(Lexer, UnclosedCaptureReportsItAndStopsAtTheEnd) {
 }
 
 TEST(Lexer, PrologueRunsToPercentBrace) {
-  SourceFile file("t", "%{\n#include <x>\nint a = 1;\n%} %term");
+  common::SourceFile file("t", "%{\n#include <x>\nint a = 1;\n%} %term");
   Lexer lexer(file);
   EXPECT_EQ(lexer.next().kind, TokenKind::PrologueBegin);
   RawCapture c = lexer.capturePrologue();
@@ -164,7 +164,7 @@ TEST(Lexer, PrologueRunsToPercentBrace) {
 }
 
 TEST(Lexer, RestIsVerbatim) {
-  SourceFile file("t", "%% /* not a comment here */ x");
+  common::SourceFile file("t", "%% /* not a comment here */ x");
   Lexer lexer(file);
   lexer.next();
   EXPECT_EQ(lexer.rest(), " /* not a comment here */ x");

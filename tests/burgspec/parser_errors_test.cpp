@@ -140,8 +140,8 @@ TEST(ParserErrors, DeeplyNestedPatternsAreRefusedNotOverflowed) {
 }
 
 TEST(ParserErrors, ParseReturnsFalseOnlyForItsOwnErrors) {
-  SourceFile file("t.burg", "%%\nx: y;\n");
-  Diagnostics diags(file);
+  common::SourceFile file("t.burg", "%%\nx: y;\n");
+  common::Diagnostics diags(file);
   diags.error({}, "an earlier error");
   Grammar grammar;
   EXPECT_TRUE(parseGrammar(file, diags, grammar));

@@ -5,17 +5,17 @@
 #include <string>
 
 #include "burgspec/checks.hpp"
-#include "burgspec/diagnostics.hpp"
+#include "common/diagnostics.hpp"
 #include "burgspec/grammar.hpp"
 #include "burgspec/parser.hpp"
-#include "burgspec/source.hpp"
+#include "common/source.hpp"
 
 namespace burgspec::test {
 
 struct Spec {
   explicit Spec(std::string text) : file("t.burg", std::move(text)), diags(file) {}
-  SourceFile file;
-  Diagnostics diags;
+  common::SourceFile file;
+  common::Diagnostics diags;
   Grammar grammar;
   bool parsed = false;
   bool checked = false;
@@ -24,8 +24,8 @@ struct Spec {
   std::string messages() const {
     std::string out;
     for (const auto& d : diags.all()) {
-      const char* severity = d.severity == Severity::Error     ? "error"
-                             : d.severity == Severity::Warning ? "warning"
+      const char* severity = d.severity == common::Severity::Error     ? "error"
+                             : d.severity == common::Severity::Warning ? "warning"
                                                                : "note";
       out += std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) + ": " + severity + ": " +
              d.message + "\n";

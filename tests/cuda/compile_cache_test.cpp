@@ -6,7 +6,7 @@
 #include <fstream>
 #include <thread>
 
-#include "src/cuda/compiler.hpp"
+#include "src/cuda/compile/compiler.hpp"
 #include "tests/cuda/emit_test_kernels.hpp"
 
 namespace cudaburg {

@@ -3,8 +3,8 @@
 // launch limits.
 #include <gtest/gtest.h>
 
-#include "burgspec/diagnostics.hpp"
-#include "src/cuda/compiler.hpp"
+#include "common/diagnostics.hpp"
+#include "src/cuda/compile/compiler.hpp"
 #include "src/loop/parser.hpp"
 #include "src/transform/recipe.hpp"
 
@@ -72,20 +72,19 @@ const std::vector<RecipeCase>& recipeCases() {
 
 // The kernel of one case, transformed by its recipe and emitted; a failure says which step.
 std::optional<CudaKernel> emitCase(const RecipeCase& c) {
-  std::string path = std::string(CUDABURG_EXAMPLES_DIR) + "/" + c.example + ".loop", error;
-  burgspec::SourceFile file("", "");
-  if (!burgspec::SourceFile::read(path, file, error)) {
-    ADD_FAILURE() << error;
+  auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/" + c.example + ".loop");
+  if (!file) {
+    ADD_FAILURE() << file.error();
     return std::nullopt;
   }
-  burgspec::Diagnostics diags(file);
-  auto kernel = parseLoopFile(file, diags, c.sizes);
+  common::Diagnostics diags(*file);
+  auto kernel = parseLoopFile(*file, diags, c.sizes);
   if (!kernel) {
     ADD_FAILURE() << diags.str();
     return std::nullopt;
   }
-  burgspec::SourceFile recipeFile("recipe", c.recipe);
-  burgspec::Diagnostics recipeDiags(recipeFile);
+  common::SourceFile recipeFile("recipe", c.recipe);
+  common::Diagnostics recipeDiags(recipeFile);
   auto recipe = parseRecipe(recipeFile, recipeDiags);
   if (!recipe) {
     ADD_FAILURE() << recipeDiags.str();

@@ -1,7 +1,7 @@
 // ptxas's report read into KernelResources, and the launch limits that refuse a variant.
 #include <gtest/gtest.h>
 
-#include "src/cuda/compiler.hpp"
+#include "src/cuda/compile/compiler.hpp"
 #include "tests/cuda/emit_test_kernels.hpp"
 
 namespace cudaburg {

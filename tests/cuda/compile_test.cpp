@@ -5,8 +5,8 @@
 
 #include <filesystem>
 
-#include "burgspec/diagnostics.hpp"
-#include "src/cuda/compiler.hpp"
+#include "common/diagnostics.hpp"
+#include "src/cuda/compile/compiler.hpp"
 #include "src/loop/parser.hpp"
 #include "tests/cuda/emit_test_kernels.hpp"
 
@@ -40,18 +40,17 @@ TEST(Compile, EveryExampleCompilesForSm90) {
   std::vector<CudaKernel> kernels;
   for (const auto& entry : std::filesystem::directory_iterator(CUDABURG_EXAMPLES_DIR)) {
     if (entry.path().extension() != ".loop") continue;
-    burgspec::SourceFile file("", "");
-    std::string error;
-    ASSERT_TRUE(burgspec::SourceFile::read(entry.path().string(), file, error)) << error;
-    burgspec::Diagnostics diags(file);
-    auto kernel = parseLoopFile(file, diags);
+    auto file = common::SourceFile::read(entry.path().string());
+    ASSERT_TRUE(file) << file.error();
+    common::Diagnostics diags(*file);
+    auto kernel = parseLoopFile(*file, diags);
     ASSERT_TRUE(kernel) << diags.str();
     // Small, uneven sizes (small ones, such as filter widths, stay as they are).
     std::map<std::string, int64_t> overrides;
     for (const auto& [name, value] : kernel->sizes)
       if (value > 16) overrides[name] = 13 + 2 * int64_t(overrides.size());
-    burgspec::Diagnostics smallDiags(file);
-    if (auto small = parseLoopFile(file, smallDiags, overrides)) kernel = small;
+    common::Diagnostics smallDiags(*file);
+    if (auto small = parseLoopFile(*file, smallDiags, overrides)) kernel = small;
     ASSERT_TRUE(kernel) << diags.str();
     kernels.push_back(emitted(*kernel));
     EmitResult reference = emitReference(*kernel);

@@ -7,8 +7,8 @@
 #include <functional>
 #include <sstream>
 
-#include "burgspec/diagnostics.hpp"
-#include "src/cuda/emitter.hpp"
+#include "common/diagnostics.hpp"
+#include "src/cuda/emit/emitter.hpp"
 #include "src/loop/parser.hpp"
 #include "src/transform/recipe.hpp"
 #include "tests/cuda/emit_test_kernels.hpp"
@@ -35,12 +35,11 @@ std::string readFile(const std::string& path) {
 // An example file at the given sizes, transformed by a recipe and emitted.
 EmitResult emitExample(const std::string& example, const std::map<std::string, int64_t>& sizes,
                        const std::string& recipeText) {
-  burgspec::SourceFile file("", ""), recipeFile("recipe", recipeText);
-  std::string error;
-  if (!burgspec::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/" + example + ".loop", file, error))
-    return {std::nullopt, error};
-  burgspec::Diagnostics diags(file), recipeDiags(recipeFile);
-  auto kernel = parseLoopFile(file, diags, sizes);
+  common::SourceFile recipeFile("recipe", recipeText);
+  auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/" + example + ".loop");
+  if (!file) return {std::nullopt, file.error()};
+  common::Diagnostics diags(*file), recipeDiags(recipeFile);
+  auto kernel = parseLoopFile(*file, diags, sizes);
   if (!kernel) return {std::nullopt, diags.str()};
   auto recipe = parseRecipe(recipeFile, recipeDiags);
   if (!recipe) return {std::nullopt, recipeDiags.str()};

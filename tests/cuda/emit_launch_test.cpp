@@ -3,7 +3,7 @@
 
 #include <regex>
 
-#include "src/cuda/emitter.hpp"
+#include "src/cuda/emit/emitter.hpp"
 #include "tests/cuda/emit_test_kernels.hpp"
 
 namespace cudaburg {

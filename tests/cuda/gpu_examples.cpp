@@ -16,10 +16,10 @@
 #include <sstream>
 #include <string>
 
-#include "burgspec/diagnostics.hpp"
-#include "src/cuda/compiler.hpp"
-#include "src/cuda/emitter.hpp"
-#include "src/cuda/runner.hpp"
+#include "common/diagnostics.hpp"
+#include "src/cuda/compile/compiler.hpp"
+#include "src/cuda/emit/emitter.hpp"
+#include "src/cuda/run/runner.hpp"
 #include "src/loop/parser.hpp"
 #include "src/transform/recipe.hpp"
 
@@ -58,8 +58,8 @@ void measureRecipe(Runner& runner, Example& ex, const std::string& name, const s
   std::cout << "| " << ex.file << " | " << ex.sizesText << " | " << name << " | ";
   auto fail = [](const std::string& why) { std::cout << why << " | - | - | - | - | - | - |" << std::endl; };
   if (!ex.kernel) return fail("the example does not parse");
-  burgspec::SourceFile file(name + ".recipe", text);
-  burgspec::Diagnostics diags(file);
+  common::SourceFile file(name + ".recipe", text);
+  common::Diagnostics diags(file);
   auto recipe = parseRecipe(file, diags);
   if (!recipe) return fail("bad recipe: " + trim(diags.str()));
   TransformResult transformed = applyRecipe(*ex.kernel, *recipe);
@@ -129,14 +129,12 @@ int run(int argc, char** argv) {
       current.sizes[assignment.substr(0, eq)] = std::stoll(assignment.substr(eq + 1));
       current.sizesText += (current.sizesText.empty() ? "" : " ") + assignment;
     }
-    burgspec::SourceFile source("", "");
-    std::string error;
-    if (burgspec::SourceFile::read(examplesDir + "/" + current.file, source, error)) {
-      burgspec::Diagnostics diags(source);
-      current.kernel = parseLoopFile(source, diags, current.sizes);
+    if (auto source = common::SourceFile::read(examplesDir + "/" + current.file)) {
+      common::Diagnostics diags(*source);
+      current.kernel = parseLoopFile(*source, diags, current.sizes);
       if (!current.kernel) std::cerr << diags.str();
     } else {
-      std::cerr << "cudaburg-gpu-examples: " << error << "\n";
+      std::cerr << "cudaburg-gpu-examples: " << source.error() << "\n";
     }
     if (current.kernel) current.reference = runner.reference(*current.kernel);
   }

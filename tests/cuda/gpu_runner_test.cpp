@@ -5,9 +5,9 @@
 
 #include <optional>
 
-#include "src/cuda/compiler.hpp"
-#include "src/cuda/emitter.hpp"
-#include "src/cuda/runner.hpp"
+#include "src/cuda/compile/compiler.hpp"
+#include "src/cuda/emit/emitter.hpp"
+#include "src/cuda/run/runner.hpp"
 #include "src/transform/recipe.hpp"
 #include "tests/cuda/run_test_kernels.hpp"
 
@@ -163,8 +163,8 @@ kernel axpy(float Y[N], const float X[N]) {
 
 // `k` under the recipe `text`, emitted; nothing when a step or the emitter refuses (a failure).
 std::optional<CudaKernel> emitUnder(const Kernel& k, const std::string& text) {
-  burgspec::SourceFile file("test.recipe", text);
-  burgspec::Diagnostics diags(file);
+  common::SourceFile file("test.recipe", text);
+  common::Diagnostics diags(file);
   auto recipe = parseRecipe(file, diags);
   EXPECT_TRUE(recipe) << diags.str();
   if (!recipe) return std::nullopt;

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "src/cuda/inputs.hpp"
+#include "src/cuda/run/inputs.hpp"
 #include "tests/cuda/run_test_kernels.hpp"
 
 namespace cudaburg {

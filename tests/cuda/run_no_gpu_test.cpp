@@ -1,9 +1,9 @@
 // Without a GPU (this suite's machine when it has none), the runner says so and measures nothing.
 #include <gtest/gtest.h>
 
-#include "src/cuda/compiler.hpp"
-#include "src/cuda/emitter.hpp"
-#include "src/cuda/runner.hpp"
+#include "src/cuda/compile/compiler.hpp"
+#include "src/cuda/emit/emitter.hpp"
+#include "src/cuda/run/runner.hpp"
 #include "tests/cuda/run_test_kernels.hpp"
 
 namespace cudaburg {
@@ -43,13 +43,6 @@ TEST(RunNoGpu, AMissingWorkerProgramIsNotACrash) {
   Kernel k = testing::loadExample("matmul.loop", {{"M", 16}, {"N", 16}, {"K", 16}});
   RunResult r = runner.measureCubin(k, CudaKernel{}, "not a cubin");
   EXPECT_EQ(r.status, RunStatus::NotMeasured);
-}
-
-TEST(RunNoGpu, StatusNames) {
-  EXPECT_STREQ(runStatusName(RunStatus::Ok), "ok");
-  EXPECT_STREQ(runStatusName(RunStatus::Wrong), "wrong");
-  EXPECT_STREQ(runStatusName(RunStatus::Failed), "failed");
-  EXPECT_STREQ(runStatusName(RunStatus::Timeout), "timeout");
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "src/cuda/worker_protocol.hpp"
+#include "src/cuda/run/worker_protocol.hpp"
 
 namespace cudaburg {
 namespace {
@@ -76,12 +76,12 @@ TEST(RunProtocol, ExactAndConvolutionReferencesRoundTrip) {
 }
 
 TEST(RunProtocol, ReplyWithUnboundedErrorRoundTrips) {
-  MeasureReply r{"wrong", "C: 3 elements are NaN", INFINITY, -1, 0, false};
+  MeasureReply r{RunStatus::Wrong, "C: 3 elements are NaN", INFINITY, -1, 0, false};
   MeasureReply back = measureReplyFromJson(nlohmann::json::parse(toJson(r).dump()));
-  EXPECT_EQ(back.status, "wrong");
+  EXPECT_EQ(back.status, RunStatus::Wrong);
   EXPECT_EQ(back.reason, r.reason);
   EXPECT_TRUE(std::isinf(back.error));
-  MeasureReply timed{"ok", "", 1e-6, 0.25, 40, false};
+  MeasureReply timed{RunStatus::Ok, "", 1e-6, 0.25, 40, false};
   back = measureReplyFromJson(toJson(timed));
   EXPECT_DOUBLE_EQ(back.ms, 0.25);
   EXPECT_EQ(back.runs, 40);
@@ -94,6 +94,7 @@ TEST(RunProtocol, MalformedMessagesThrow) {
       arraySpecFromJson({{"name", "A"}, {"type", "float"}, {"extents", {1}}, {"init", "maybe"}, {"output", false}}));
   EXPECT_ANY_THROW(referenceSpecFromJson({{"kind", "fft"}}));
   EXPECT_ANY_THROW(measureRequestFromJson({{"op", "measure"}}));
+  EXPECT_THROW(measureReplyFromJson({{"status", "great"}}), std::invalid_argument);
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "src/cuda/reference_check.hpp"
+#include "src/cuda/run/reference_check.hpp"
 
 namespace cudaburg {
 namespace {

@@ -1,7 +1,7 @@
 // Which reference checks a nest: recognition of matrix products and convolutions.
 #include <gtest/gtest.h>
 
-#include "src/cuda/reference_shape.hpp"
+#include "src/cuda/run/reference_shape.hpp"
 #include "tests/cuda/run_test_kernels.hpp"
 
 namespace cudaburg {

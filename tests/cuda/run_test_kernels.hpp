@@ -8,15 +8,15 @@
 #include <sstream>
 #include <string>
 
-#include "burgspec/diagnostics.hpp"
+#include "common/diagnostics.hpp"
 #include "src/loop/parser.hpp"
 
 namespace cudaburg::testing {
 
 inline Kernel parseLoopText(const std::string& name, const std::string& text,
                             const std::map<std::string, int64_t>& sizes = {}) {
-  burgspec::SourceFile file(name, text);
-  burgspec::Diagnostics diags(file);
+  common::SourceFile file(name, text);
+  common::Diagnostics diags(file);
   auto kernel = parseLoopFile(file, diags, sizes);
   if (!kernel) ADD_FAILURE() << diags.str();
   return kernel ? *kernel : Kernel{};

@@ -6,6 +6,7 @@ add_executable(cuda_run_tests
   run_protocol_test.cpp
   run_reference_check_test.cpp
   run_reference_shape_test.cpp
+  run_status_test.cpp
   run_timing_test.cpp
   run_worker_process_test.cpp
 )

@@ -1,7 +1,7 @@
 // The work a nest does (flops, bytes, reduction length) and the statistics of timed runs.
 #include <gtest/gtest.h>
 
-#include "src/cuda/timing.hpp"
+#include "src/cuda/run/timing.hpp"
 #include "tests/cuda/run_test_kernels.hpp"
 
 namespace cudaburg {

@@ -1,7 +1,7 @@
 // The worker process machinery with real child processes: replies, deadlines, deaths.
 #include <gtest/gtest.h>
 
-#include "src/cuda/worker_process.hpp"
+#include "src/cuda/run/worker_process.hpp"
 
 namespace cudaburg {
 namespace {

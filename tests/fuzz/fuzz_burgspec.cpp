@@ -7,14 +7,14 @@
 #include <string>
 
 #include "burgspec/checks.hpp"
-#include "burgspec/diagnostics.hpp"
+#include "common/diagnostics.hpp"
 #include "burgspec/grammar.hpp"
 #include "burgspec/parser.hpp"
-#include "burgspec/source.hpp"
+#include "common/source.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  burgspec::SourceFile file("fuzz.burg", std::string(reinterpret_cast<const char*>(data), size));
-  burgspec::Diagnostics diags(file);
+  common::SourceFile file("fuzz.burg", std::string(reinterpret_cast<const char*>(data), size));
+  common::Diagnostics diags(file);
   burgspec::Grammar grammar;
   burgspec::parseGrammar(file, diags, grammar);
   burgspec::checkGrammar(grammar, diags);

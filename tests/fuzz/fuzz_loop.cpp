@@ -9,10 +9,10 @@
 #include <sstream>
 #include <string>
 
-#include "burgspec/diagnostics.hpp"
-#include "burgspec/source.hpp"
+#include "common/diagnostics.hpp"
+#include "common/source.hpp"
 #include "src/analysis/dependence.hpp"
-#include "src/cuda/emitter.hpp"
+#include "src/cuda/emit/emitter.hpp"
 #include "src/loop/dot.hpp"
 #include "src/loop/parser.hpp"
 #include "src/loop/printer.hpp"
@@ -20,8 +20,8 @@
 namespace {
 
 std::optional<cudaburg::Kernel> parse(const std::string& name, const std::string& text, std::string& rendered) {
-  burgspec::SourceFile file(name, text);
-  burgspec::Diagnostics diags(file);
+  common::SourceFile file(name, text);
+  common::Diagnostics diags(file);
   std::optional<cudaburg::Kernel> kernel = cudaburg::parseLoopFile(file, diags, {});
   std::ostringstream out;
   diags.printAll(out);

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "burgspec/diagnostics.hpp"
-#include "burgspec/source.hpp"
-#include "src/cuda/emitter.hpp"
+#include "common/diagnostics.hpp"
+#include "common/source.hpp"
+#include "src/cuda/emit/emitter.hpp"
 #include "src/loop/parser.hpp"
 #include "src/loop/printer.hpp"
 #include "src/transform/recipe.hpp"
@@ -27,14 +27,13 @@ const std::vector<cudaburg::Kernel>& kernels() {
     const char* moved = std::getenv("CUDABURG_EXAMPLES_DIR");
     std::string dir = moved && *moved ? moved : CUDABURG_EXAMPLES_DIR;
     for (const char* name : {"matmul", "matmul_bt", "conv2d", "conv3d", "correlate2d"}) {
-      std::string error;
-      burgspec::SourceFile file("", "");
-      if (!burgspec::SourceFile::read(dir + "/" + name + ".loop", file, error)) {
-        std::fprintf(stderr, "%s\n", error.c_str());
+      auto file = common::SourceFile::read(dir + "/" + name + ".loop");
+      if (!file) {
+        std::fprintf(stderr, "%s\n", file.error().c_str());
         std::abort();
       }
-      burgspec::Diagnostics diags(file);
-      auto kernel = cudaburg::parseLoopFile(file, diags, {});
+      common::Diagnostics diags(*file);
+      auto kernel = cudaburg::parseLoopFile(*file, diags, {});
       if (!kernel) std::abort();
       out.push_back(*kernel);
     }
@@ -48,8 +47,8 @@ const std::vector<cudaburg::Kernel>& kernels() {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const cudaburg::Kernel& kernel = kernels()[data[0] % kernels().size()];
-  burgspec::SourceFile file("fuzz.recipe", std::string(reinterpret_cast<const char*>(data) + 1, size - 1));
-  burgspec::Diagnostics diags(file);
+  common::SourceFile file("fuzz.recipe", std::string(reinterpret_cast<const char*>(data) + 1, size - 1));
+  common::Diagnostics diags(file);
   std::optional<cudaburg::Recipe> recipe = cudaburg::parseRecipe(file, diags);
   std::ostringstream rendered;
   diags.printAll(rendered);

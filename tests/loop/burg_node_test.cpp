@@ -9,13 +9,13 @@
 namespace cudaburg {
 namespace {
 
-// Walks a tree the way a generated labeler does: kids first, through burg_op/burg_kid only,
-// leaving a mark in each node's state slot. Returns the tree in prefix form: OP(kid, kid).
+// Walks a tree the way a generated labeler does: kids first, through burg_op/burg_kid only.
+// Returns the tree in prefix form: OP(kid, kid).
 std::string walk(const Node* node, int& visited) {
   std::string kids;
   for (int i = 0; i < burg_arity(node); ++i) kids += (i ? ", " : "") + walk(burg_kid(node, i), visited);
   EXPECT_EQ(burg_kid(node, burg_arity(node)), nullptr);
-  burg_state(node) = reinterpret_cast<void*>(static_cast<uintptr_t>(++visited));
+  ++visited;
   std::string op = burgOpName(burg_op(node));
   return kids.empty() ? op : op + "(" + kids + ")";
 }
@@ -26,9 +26,6 @@ TEST(BurgNode, OperatorsAndKidsOfMatmul) {
   int visited = 0;
   EXPECT_EQ(walk(p.kernel->body.get(), visited), "FOR_PAR(FOR_PAR(SEQ(ASSIGN, FOR_RED(ACCUM))))");
   EXPECT_EQ(visited, 6);
-  // The state slot is the node's own: the root was labelled last.
-  EXPECT_EQ(burg_state(p.kernel->body.get()), reinterpret_cast<void*>(uintptr_t{6}));
-  EXPECT_EQ(p.kernel->body->burgState, reinterpret_cast<void*>(uintptr_t{6}));
 }
 
 TEST(BurgNode, EveryNodeKindHasItsNumber) {

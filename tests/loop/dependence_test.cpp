@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <functional>
 
 #include "src/analysis/legality.hpp"
 #include "src/analysis/linear_system.hpp"
@@ -126,22 +125,20 @@ TEST(Legality, ReductionsOnTheExamples) {
     auto p = parseExample(name);
     ASSERT_TRUE(p.kernel) << p.errors();
     DependenceGraph deps(*p.kernel);
-    std::function<void(const NodePtr&)> visit = [&](const NodePtr& n) {
-      if (n->kind == NodeKind::For) {
-        Legality par = isParallel(deps, n.get());
-        Legality red = isReduction(deps, n.get());
-        if (n->loopKind == LoopKind::Parallel) {
-          EXPECT_TRUE(par) << name << " " << n->index << ": " << par.reason;
+    forEachNode(*p.kernel->body, [&](const Node& loop) {
+      if (loop.kind == NodeKind::For) {
+        Legality par = isParallel(deps, &loop);
+        Legality red = isReduction(deps, &loop);
+        if (loop.loopKind == LoopKind::Parallel) {
+          EXPECT_TRUE(par) << name << " " << loop.index << ": " << par.reason;
         }
-        if (n->loopKind == LoopKind::Reduce) {
-          EXPECT_TRUE(red) << name << " " << n->index << ": " << red.reason;
-          EXPECT_FALSE(par) << name << " " << n->index;  // the sum is carried by it
+        if (loop.loopKind == LoopKind::Reduce) {
+          EXPECT_TRUE(red) << name << " " << loop.index << ": " << red.reason;
+          EXPECT_FALSE(par) << name << " " << loop.index;  // the sum is carried by it
           EXPECT_NE(par.reason.find("reduction dependence"), std::string::npos) << par.reason;
         }
       }
-      for (const NodePtr& kid : n->kids) visit(kid);
-    };
-    visit(p.kernel->body);
+    });
   }
 }
 

@@ -5,14 +5,15 @@
 #include <optional>
 #include <string>
 
-#include "burgspec/diagnostics.hpp"
+#include "common/diagnostics.hpp"
 #include "src/loop/parser.hpp"
+#include "src/loop/tree_walk.hpp"
 
 namespace cudaburg::test {
 
 struct Parsed {
-  std::unique_ptr<burgspec::SourceFile> file;
-  std::unique_ptr<burgspec::Diagnostics> diags;
+  std::unique_ptr<common::SourceFile> file;
+  std::unique_ptr<common::Diagnostics> diags;
   std::optional<Kernel> kernel;
 
   std::string errors() const { return diags->str(); }
@@ -21,26 +22,22 @@ struct Parsed {
 inline Parsed parseText(const std::string& text, const std::map<std::string, int64_t>& overrides = {},
                         const std::string& name = "test.loop") {
   Parsed p;
-  p.file = std::make_unique<burgspec::SourceFile>(name, text);
-  p.diags = std::make_unique<burgspec::Diagnostics>(*p.file);
+  p.file = std::make_unique<common::SourceFile>(name, text);
+  p.diags = std::make_unique<common::Diagnostics>(*p.file);
   p.kernel = parseLoopFile(*p.file, *p.diags, overrides);
   return p;
 }
 
 inline Parsed parseExample(const std::string& name, const std::map<std::string, int64_t>& overrides = {}) {
-  burgspec::SourceFile file("", "");
-  std::string error;
   std::string path = std::string(CUDABURG_EXAMPLES_DIR) + "/" + name;
-  if (!burgspec::SourceFile::read(path, file, error)) return parseText("", overrides, path + ": " + error);
-  return parseText(file.text(), overrides, path);
+  auto file = common::SourceFile::read(path);
+  if (!file) return parseText("", overrides, path + ": " + file.error());
+  return parseText(file->text(), overrides, path);
 }
 
 // The For node whose index is `index` (depth-first), or null.
 inline const Node* findLoop(const NodePtr& node, const std::string& index) {
-  if (node->kind == NodeKind::For && node->index == index) return node.get();
-  for (const NodePtr& kid : node->kids)
-    if (const Node* found = findLoop(kid, index)) return found;
-  return nullptr;
+  return findNode(*node, [&](const Node& n) { return n.kind == NodeKind::For && n.index == index; });
 }
 
 }  // namespace cudaburg::test

@@ -270,11 +270,10 @@ TEST(LoopParser, SurvivesDamagedExamples) {
                                 "k",   "0",        "-",      "*",    "/",  "%", "size", "kernel"};
   int parsed = 0, refused = 0;
   for (const char* name : {"matmul.loop", "conv2d.loop", "correlate2d.loop"}) {
-    burgspec::SourceFile file("", "");
-    std::string error;
-    ASSERT_TRUE(burgspec::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/" + name, file, error));
+    auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/" + name);
+    ASSERT_TRUE(file) << file.error();
     for (int round = 0; round < 300; ++round) {
-      std::string text = file.text();
+      std::string text = file->text();
       int edits = 1 + random() % 3;
       for (int e = 0; e < edits && !text.empty(); ++e) {
         size_t at = random() % text.size();

@@ -4,7 +4,7 @@
 // labeler keeps at the root.
 #include <gtest/gtest.h>
 
-#include "burgspec/diagnostics.hpp"
+#include "common/diagnostics.hpp"
 #include "src/exec/buffers.hpp"
 #include "src/exec/compare.hpp"
 #include "src/exec/executor.hpp"
@@ -31,8 +31,8 @@ Kernel loadExample(const std::string& name, const std::map<std::string, int64_t>
   std::ifstream in(std::string(CUDABURG_EXAMPLES_DIR) + "/" + name);
   std::stringstream text;
   text << in.rdbuf();
-  burgspec::SourceFile file(name, text.str());
-  burgspec::Diagnostics diags(file);
+  common::SourceFile file(name, text.str());
+  common::Diagnostics diags(file);
   auto k = parseLoopFile(file, diags, sizes);
   EXPECT_TRUE(k) << diags.str();
   return *k;

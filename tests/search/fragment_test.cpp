@@ -72,8 +72,8 @@ TEST(Fragment, EveryCandidatePrintsAsItsNamedStepsApply) {
     for (int rank = 0; rank < matcher.count(root, generated::LoopsMatcher::kernel_NT); ++rank) {
       const Fragment& f = matcher.value(root, generated::LoopsMatcher::kernel_NT, rank);
       std::string line = printRecipeLine(f.recipe(p.kernel));
-      burgspec::SourceFile file("candidate", line);
-      burgspec::Diagnostics diags(file);
+      common::SourceFile file("candidate", line);
+      common::Diagnostics diags(file);
       auto printed = parseRecipe(file, diags);
       ASSERT_TRUE(printed) << diags.str();
       TransformResult fromPrinted = applyRecipe(p.kernel, *printed);

@@ -36,7 +36,7 @@ Problem load(const cudaburg::testing::SearchProblem& problem) {
   }
   for (const auto& [key, m] : cudaburg::testing::shippedMeasurements(problem)) {
     auto shape = shapes.find(key.recipe);
-    if (m.status != "ok" || shape == shapes.end()) continue;
+    if (m.status != RunStatus::Ok || shape == shapes.end()) continue;
     p.samples.push_back({CalibratedModel::features(shape->second, GpuModel{}), m.ms});
     p.estimateMs.push_back(estimate(shape->second).ns * 1e-6);
   }

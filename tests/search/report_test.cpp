@@ -8,15 +8,15 @@ using namespace cudaburg;
 
 namespace {
 
-VariantResult variant(const std::string& recipe, const std::string& status, double ms, double model) {
+VariantResult variant(const std::string& recipe, RunStatus status, double ms, double model) {
   VariantResult v;
   v.recipe = recipe;
   v.modelCost = model;
-  v.measured = status != "not measured";
+  v.measured = status != RunStatus::NotMeasured;
   v.result.status = status;
   v.result.ms = ms;
   v.result.tflops = ms > 0 ? 1.0 / ms : 0;
-  if (status == "failed") v.result.reason = "illegal address";
+  if (status == RunStatus::Failed) v.result.reason = "illegal address";
   return v;
 }
 
@@ -26,8 +26,8 @@ SearchOutcome measuredOutcome() {
   o.sizes = "M=64,N=64,K=64";
   o.device = "NVIDIA H200 (sm_90)";
   o.gpuAvailable = true;
-  o.variants = {variant("tile i,j 64,64\n", "ok", 2.0, 1.0), variant("tile i,j 8,8\n", "failed", 0, 2.0),
-                variant("tile i,j 32,32\n", "ok", 1.0, 3.0), variant("tile i,j 16,16\n", "ok", 4.0, 0.5)};
+  o.variants = {variant("tile i,j 64,64\n", RunStatus::Ok, 2.0, 1.0), variant("tile i,j 8,8\n", RunStatus::Failed, 0, 2.0),
+                variant("tile i,j 32,32\n", RunStatus::Ok, 1.0, 3.0), variant("tile i,j 16,16\n", RunStatus::Ok, 4.0, 0.5)};
   o.reference = {"cuBLAS", 1.25, 0.8, true};
   return o;
 }
@@ -42,8 +42,8 @@ TEST(SearchOutcome, BestIsFastestVerified) {
 
 TEST(SearchOutcome, BestWithoutGpuIsModelsChoice) {
   SearchOutcome o;
-  o.variants = {variant("a", "not measured", 0, 2.0), variant("b", "not measured", 0, 0.5),
-                variant("c", "refused", 0, 0.1)};
+  o.variants = {variant("a", RunStatus::NotMeasured, 0, 2.0), variant("b", RunStatus::NotMeasured, 0, 0.5),
+                variant("c", RunStatus::Refused, 0, 0.1)};
   o.variants[2].measured = false;
   ASSERT_TRUE(o.best());
   EXPECT_EQ(*o.best(), 1u);
@@ -64,7 +64,7 @@ TEST(SearchReport, SaysClearlyWhenNothingWasTimed) {
   SearchOutcome o;
   o.kernelName = "matmul";
   o.notMeasuredReason = "no CUDA device";
-  o.variants = {variant("tile i,j 64,64", "not measured", 0, 1.0)};
+  o.variants = {variant("tile i,j 64,64", RunStatus::NotMeasured, 0, 1.0)};
   std::string md = searchReportMarkdown(o);
   EXPECT_NE(md.find("**Not measured**: no CUDA device"), std::string::npos);
   auto j = nlohmann::json::parse(searchReportJson(o));
@@ -78,8 +78,8 @@ TEST(SearchPlot, WithoutMeasurementsPlotsTheModelsEstimates) {
   SearchOutcome o;
   o.kernelName = "matmul";
   o.notMeasuredReason = "no CUDA device";
-  o.variants = {variant("a", "not measured", 0, 40.0), variant("b", "not measured", 0, 10.0),
-                variant("c", "not measured", 0, 20.0)};
+  o.variants = {variant("a", RunStatus::NotMeasured, 0, 40.0), variant("b", RunStatus::NotMeasured, 0, 10.0),
+                variant("c", RunStatus::NotMeasured, 0, 20.0)};
   std::string svg = searchPlotSvg(o);
   size_t dots = 0;
   for (size_t p = svg.find("<circle"); p != std::string::npos; p = svg.find("<circle", p + 1)) ++dots;

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "burgspec/diagnostics.hpp"
+#include "common/diagnostics.hpp"
 #include "src/loop/parser.hpp"
 #include "src/search/evaluator.hpp"
 #include "src/search/search_space.hpp"
@@ -47,8 +47,8 @@ inline SearchProblem parseSearchProblem(const std::string& line) {
   std::ifstream in(std::string(CUDABURG_SOURCE_DIR) + "/" + p.file);
   std::stringstream text;
   text << in.rdbuf();
-  burgspec::SourceFile source(p.file, text.str());
-  burgspec::Diagnostics diags(source);
+  common::SourceFile source(p.file, text.str());
+  common::Diagnostics diags(source);
   auto kernel = parseLoopFile(source, diags, sizes);
   EXPECT_TRUE(kernel) << diags.str();
   if (kernel) p.kernel = *kernel;

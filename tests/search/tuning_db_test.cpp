@@ -8,6 +8,7 @@
 
 using cudaburg::Measurement;
 using cudaburg::MeasurementKey;
+using cudaburg::RunStatus;
 using cudaburg::TuningDb;
 
 namespace {
@@ -26,7 +27,7 @@ MeasurementKey key(const std::string& recipe) {
 
 Measurement timed(double ms) {
   Measurement m;
-  m.status = "ok";
+  m.status = RunStatus::Ok;
   m.ms = ms;
   m.tflops = 1.0 / ms;
   m.registers = 40;
@@ -42,7 +43,7 @@ TEST(TuningDb, StoresAndFindsByEveryKeyField) {
   ASSERT_TRUE(db->store(key("tile i,j 64,64"), timed(2.5), error)) << error;
   auto found = db->find(key("tile i,j 64,64"));
   ASSERT_TRUE(found);
-  EXPECT_EQ(found->status, "ok");
+  EXPECT_EQ(found->status, RunStatus::Ok);
   EXPECT_DOUBLE_EQ(found->ms, 2.5);
   EXPECT_EQ(found->registers, 40);
   EXPECT_FALSE(found->measuredAt.empty());
@@ -59,7 +60,7 @@ TEST(TuningDb, ReplacesAndOrdersBestFirst) {
   auto db = TuningDb::open(freshPath("b.db"), error);
   ASSERT_TRUE(db) << error;
   Measurement failed;
-  failed.status = "failed";
+  failed.status = RunStatus::Failed;
   failed.reason = "illegal address";
   ASSERT_TRUE(db->store(key("r1"), timed(3.0), error));
   ASSERT_TRUE(db->store(key("r2"), failed, error));

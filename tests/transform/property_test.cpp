@@ -6,7 +6,7 @@
 
 #include <random>
 
-#include "burgspec/diagnostics.hpp"
+#include "common/diagnostics.hpp"
 #include "src/loop/printer.hpp"
 #include "src/transform/loop_names.hpp"
 #include "src/transform/mapped_tree_check.hpp"
@@ -86,8 +86,8 @@ void shapeOf(const Kernel& k, std::vector<std::string>& parallel, std::string& r
 }
 
 Recipe parseOrFail(const std::string& text) {
-  burgspec::SourceFile file("generated.recipe", text);
-  burgspec::Diagnostics diags(file);
+  common::SourceFile file("generated.recipe", text);
+  common::Diagnostics diags(file);
   auto r = parseRecipe(file, diags);
   EXPECT_TRUE(r) << diags.str();
   return r ? *r : Recipe{};

@@ -10,8 +10,8 @@ namespace cudaburg {
 namespace {
 
 std::optional<Recipe> parseText(const std::string& text, std::string* errors = nullptr) {
-  burgspec::SourceFile file("r.recipe", text);
-  burgspec::Diagnostics diags(file);
+  common::SourceFile file("r.recipe", text);
+  common::Diagnostics diags(file);
   auto r = parseRecipe(file, diags);
   if (errors) *errors = diags.str();
   return r;
@@ -99,8 +99,8 @@ TEST(Recipe, ErrorsCarryLineColumnAndCaret) {
 
 TEST(Recipe, ReportsEveryBadStep) {
   std::string errors;
-  burgspec::SourceFile file("r.recipe", "frobnicate i\nstrip k 4\nmap i grid.q\nsplit $ 2\n");
-  burgspec::Diagnostics diags(file);
+  common::SourceFile file("r.recipe", "frobnicate i\nstrip k 4\nmap i grid.q\nsplit $ 2\n");
+  common::Diagnostics diags(file);
   EXPECT_FALSE(parseRecipe(file, diags));
   EXPECT_GE(diags.errorCount(), 3);
   EXPECT_EQ(diags.all()[0].loc.line, 1u);

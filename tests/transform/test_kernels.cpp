@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "burgspec/diagnostics.hpp"
+#include "common/diagnostics.hpp"
 #include "src/exec/compare.hpp"
 #include "src/exec/executor.hpp"
 #include "src/loop/parser.hpp"
@@ -23,8 +23,8 @@ const std::map<std::string, std::map<std::string, int64_t>> kSmallSizes = {
     {"correlate2d", {{"H", 19}, {"W", 17}, {"TH", 3}, {"TW", 4}}},
 };
 
-Kernel parse(const burgspec::SourceFile& file, const std::map<std::string, int64_t>& overrides) {
-  burgspec::Diagnostics diags(file);
+Kernel parse(const common::SourceFile& file, const std::map<std::string, int64_t>& overrides) {
+  common::Diagnostics diags(file);
   auto kernel = parseLoopFile(file, diags, overrides);
   if (!kernel) {
     ADD_FAILURE() << diags.str();
@@ -36,14 +36,12 @@ Kernel parse(const burgspec::SourceFile& file, const std::map<std::string, int64
 }  // namespace
 
 Kernel smallExample(const std::string& name) {
-  burgspec::SourceFile file("", "");
-  std::string error;
-  std::string path = std::string(CUDABURG_EXAMPLES_DIR) + "/" + name + ".loop";
-  if (!burgspec::SourceFile::read(path, file, error)) {
-    ADD_FAILURE() << error;
-    throw std::runtime_error(error);
+  auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/" + name + ".loop");
+  if (!file) {
+    ADD_FAILURE() << file.error();
+    throw std::runtime_error(file.error());
   }
-  return parse(file, kSmallSizes.at(name));
+  return parse(*file, kSmallSizes.at(name));
 }
 
 std::vector<std::string> exampleNames() {
@@ -53,7 +51,7 @@ std::vector<std::string> exampleNames() {
 }
 
 Kernel kernelFromText(const std::string& text, const std::map<std::string, int64_t>& overrides) {
-  return parse(burgspec::SourceFile("test.loop", text), overrides);
+  return parse(common::SourceFile("test.loop", text), overrides);
 }
 
 Kernel intMatmul(int64_t m, int64_t n, int64_t k) {

@@ -1,0 +1,152 @@
+#include "src/cuda/compile/compiler.hpp"
+
+#include <nvrtc.h>
+
+#include <future>
+#include <memory>
+#include <sstream>
+
+namespace cudaburg {
+namespace {
+
+struct NvrtcOutput {
+  bool ok = false;
+  std::string log;
+  std::vector<char> cubin;
+  std::string ptx;
+};
+
+// One NVRTC compilation of `source` for `target` ("sm_90" gives a CUBIN, "compute_90" PTX).
+NvrtcOutput runNvrtc(const std::string& source, const std::string& name, const CompileOptions& options,
+                     const std::string& target) {
+  NvrtcOutput out;
+  nvrtcProgram program = nullptr;
+  if (nvrtcCreateProgram(&program, source.c_str(), name.c_str(), 0, nullptr, nullptr) != NVRTC_SUCCESS) {
+    out.log = "NVRTC could not create a program";
+    return out;
+  }
+  std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> guard(&program, [](nvrtcProgram* p) { nvrtcDestroyProgram(p); });
+  std::vector<std::string> opts = nvrtcOptions(options, target);
+  std::vector<const char*> argv;
+  for (const auto& o : opts) argv.push_back(o.c_str());
+  nvrtcResult compiled = nvrtcCompileProgram(program, static_cast<int>(argv.size()), argv.data());
+  size_t logSize = 0;
+  if (nvrtcGetProgramLogSize(program, &logSize) == NVRTC_SUCCESS && logSize > 1) {
+    out.log.resize(logSize);
+    nvrtcGetProgramLog(program, out.log.data());
+    out.log.resize(logSize - 1);
+  }
+  if (compiled != NVRTC_SUCCESS) {
+    if (out.log.empty()) out.log = nvrtcGetErrorString(compiled);
+    return out;
+  }
+  size_t size = 0;
+  if (target.rfind("sm_", 0) == 0) {
+    if (nvrtcGetCUBINSize(program, &size) == NVRTC_SUCCESS && size > 0) {
+      out.cubin.resize(size);
+      nvrtcGetCUBIN(program, out.cubin.data());
+    }
+  } else if (nvrtcGetPTXSize(program, &size) == NVRTC_SUCCESS && size > 1) {
+    out.ptx.resize(size);
+    nvrtcGetPTX(program, out.ptx.data());
+    out.ptx.resize(size - 1);
+  }
+  out.ok = true;
+  return out;
+}
+
+std::string firstError(const std::string& log) {
+  std::istringstream lines(log);
+  for (std::string l; std::getline(lines, l);)
+    if (l.find("error") != std::string::npos) return l;
+  return log.substr(0, log.find('\n'));
+}
+
+std::string virtualTarget(const std::string& arch) {
+  return arch.rfind("sm_", 0) == 0 ? "compute_" + arch.substr(3) : arch;
+}
+
+}  // namespace
+
+std::string nvrtcVersionString() {
+  int major = 0, minor = 0;
+  nvrtcVersion(&major, &minor);
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+std::vector<std::string> nvrtcOptions(const CompileOptions& options, const std::string& target) {
+  std::vector<std::string> o = {"--gpu-architecture=" + target, "-default-device", "--std=c++17",
+                                "--ptxas-options=-v", "-I" CUDABURG_CUDA_INCLUDE_DIR};
+  if (options.lineInfo) o.push_back("-lineinfo");
+  if (options.maxRegisters > 0) o.push_back("--maxrregcount=" + std::to_string(options.maxRegisters));
+  o.insert(o.end(), options.extraOptions.begin(), options.extraOptions.end());
+  return o;
+}
+
+CompileResult compile(const CudaKernel& kernel, const CompileOptions& options) {
+  CompileResult result;
+  std::string optionText;
+  for (const auto& o : nvrtcOptions(options, options.arch)) optionText += o + "\n";
+  if (options.keepPtx) optionText += "+ptx\n";
+  CompileCache cache(options.cacheDir);
+  std::string key = CompileCache::key(kernel.source, optionText, "nvrtc " + nvrtcVersionString());
+  std::optional<CachedCompilation> cached;
+  if (options.useCache) cached = cache.load(key);
+  if (cached) {
+    result.fromCache = true;
+    result.compiled = true;
+    result.cubin = std::move(cached->cubin);
+    result.ptx = std::move(cached->ptx);
+    result.log = std::move(cached->log);
+  } else {
+    std::string name = kernel.entry + ".cu";
+    NvrtcOutput binary = runNvrtc(kernel.source, name, options, options.arch);
+    result.log = binary.log;
+    if (!binary.ok) {
+      result.errorLog = binary.log;
+      result.refusal = "compilation failed: " + firstError(binary.log);
+      return result;
+    }
+    result.cubin = std::move(binary.cubin);
+    if (options.keepPtx) {
+      NvrtcOutput ptx = runNvrtc(kernel.source, name, options, virtualTarget(options.arch));
+      if (!ptx.ok) {
+        result.errorLog = ptx.log;
+        result.refusal = "compilation to PTX failed: " + firstError(ptx.log);
+        return result;
+      }
+      result.ptx = std::move(ptx.ptx);
+    }
+    result.compiled = true;
+    if (options.useCache) cache.store(key, CachedCompilation{result.cubin, result.ptx, result.log});
+  }
+  result.resources = parsePtxasReport(result.log, kernel.entry);
+  if (!result.resources.known) {
+    result.refusal = "ptxas reported no resources for `" + kernel.entry + "`";
+    return result;
+  }
+  result.refusal = launchRefusal(result.resources, kernel.threads(), static_cast<int64_t>(kernel.dynamicSharedBytes),
+                                 options.allowSpills, LaunchLimits::forArchitecture(options.arch));
+  result.ok = result.refusal.empty();
+  return result;
+}
+
+std::future<CompileResult> compileAsync(ThreadPool& pool, CudaKernel kernel, CompileOptions options) {
+  return pool.submit([kernel = std::move(kernel), options = std::move(options)] { return compile(kernel, options); });
+}
+
+std::vector<CompileResult> compileAll(const std::vector<CudaKernel>& kernels, const CompileOptions& options,
+                                      ThreadPool* pool) {
+  std::unique_ptr<ThreadPool> own;
+  if (!pool) {
+    own = std::make_unique<ThreadPool>();
+    pool = own.get();
+  }
+  std::vector<std::future<CompileResult>> pending;
+  for (const CudaKernel& k : kernels) pending.push_back(pool->submit([&k, &options] { return compile(k, options); }));
+  std::vector<CompileResult> results;
+  for (auto& f : pending) results.push_back(f.get());
+  return results;
+}
+
+}  // namespace cudaburg

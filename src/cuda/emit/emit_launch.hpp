@@ -1,0 +1,65 @@
+#pragma once
+// The launch plan of a mapped kernel: its grid loops, the grid and block it runs on, the shared
+// memory its blocks use, and the checks that the tree keeps to the mapped-tree model (see
+// src/loop/loop_tree.hpp). The emitter writes the kernel after the plan.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/cuda/emit/emit_ranges.hpp"
+#include "src/loop/loop_tree.hpp"
+
+namespace cudaburg {
+
+constexpr int64_t kMaxThreadsPerBlock = 1024;
+constexpr int64_t kStaticSharedLimit = 48 * 1024;  // more than this must be dynamic shared memory
+
+// The type an array has in the emitted kernel: its own, or `override` for float and half arrays.
+ScalarType emittedType(const Array& array, std::optional<ScalarType> override);
+
+struct LaunchPlan {
+  // The loops the grid runs, outermost first, with the axis (0 = x) each one is on. In the naive
+  // mapping they are the kernel's outermost parallel loops, each on grid and block together; past
+  // three, the outer ones share the z axis, one block each: iteration (blockIdx.z / divisor) % trips.
+  struct GridLoop {
+    const Node* loop;
+    int axis;
+    int64_t divisor = 1;
+    int64_t trips = 0;  // a folded loop's trip count; 0 when the loop has its axis alone
+  };
+  std::vector<GridLoop> gridLoops;
+  bool naive = false;
+  std::array<int64_t, 3> grid{1, 1, 1};
+  std::array<int64_t, 3> block{1, 1, 1};
+  NodePtr phases;              // what each block runs, below the grid loops
+  IndexRanges gridRanges;      // the grid loops' indices
+  int64_t sharedBytes = 0;     // all Shared buffers, each aligned to 16 bytes
+  bool dynamicShared = false;  // over the static limit: one dynamic buffer, carved up
+
+  int64_t threads() const { return block[0] * block[1] * block[2]; }
+};
+
+// The plan, or the reason the tree breaks the model.
+struct LaunchPlanResult {
+  std::optional<LaunchPlan> plan;
+  std::string refusal;
+};
+
+LaunchPlanResult planLaunch(const Kernel& kernel, std::optional<ScalarType> elementType);
+
+// True when a Stage or Alloc holds its box in another order than the source's.
+bool isPermuted(const std::vector<int>& layout);
+
+// The extents a shared buffer (an Alloc) is declared with: its own, with the rows of a buffer in
+// a permuted layout padded by 16 bytes (its stage stores down columns, which the padding spreads
+// over the banks, and rows stay aligned for wide reads), behind a leading extent of `copies`
+// when a pipelined loop keeps several.
+std::vector<int64_t> declaredExtents(const Node& alloc, int copies, std::optional<ScalarType> elementType);
+// The bytes of that declaration, rounded up to 16.
+int64_t declaredBytes(const Node& alloc, int copies, std::optional<ScalarType> elementType);
+// The copies of its buffers a pipelined loop keeps (1 for any other loop).
+int bufferCopies(Mapping m);
+
+}  // namespace cudaburg

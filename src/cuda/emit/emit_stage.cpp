@@ -1,0 +1,355 @@
+// The copies into shared memory (Stages) and the pipelined loops that overlap them with work:
+// the part of the CUDA emitter's writer (kernel_writer.hpp) that fills shared buffers.
+#include <algorithm>
+
+#include "src/cuda/emit/kernel_writer.hpp"
+#include "src/loop/pipeline.hpp"
+
+namespace cudaburg::emit_internal {
+
+namespace {
+
+// A store of a StageCopy with `item` as the value.
+std::string fillStore(const std::string& store, const std::string& item) {
+  std::string s = store;
+  s.replace(s.find('$'), 1, item);
+  return s + ";";
+}
+
+// `stage`, reading the box `shift` iterations of `loop` later.
+Node shiftedStage(const Node& stage, const Node& loop, int64_t shift) {
+  Node shifted = stage;
+  for (Affine& o : shifted.origin) o = o.substitute(loop.index, Affine::var(loop.index) + Affine(shift * loop.step));
+  return shifted;
+}
+
+// The number of the current iteration of `loop`, as C: "k_o / 16".
+std::string iterationText(const Node& loop) {
+  std::string count = affineText(Affine::var(loop.index) - loop.lower);
+  if (loop.step == 1) return count;
+  return (loop.lower == Affine(0) ? count : "(" + count + ")") + " / " + std::to_string(loop.step);
+}
+
+}  // namespace
+
+// The width (4, 2 or 1 elements) a Stage copies at a time: rows of both arrays that hold whole
+// vectors, aligned, of the same type. A vector then lies wholly inside or wholly outside the
+// source, so the bounds of its first element decide for all of it. `box` is the box's extents in
+// the source's order: the buffer's for the natural layout, whose rows are the box's rows; a
+// permuted buffer is written an element at a time, so only the source's rows count.
+int KernelWriter::stageWidth(const Node& node, const Array& source, const std::vector<int64_t>& box,
+                             const Scope& scope) {
+  const Array& buffer = node.buffer;
+  ScalarType t = typeOf(buffer);
+  if (t != typeOf(source) || source.space == MemorySpace::Register || box.empty()) return 1;
+  for (int width : {4, 2}) {
+    if ((t == ScalarType::Double && width == 4) || (t != ScalarType::Float && t != ScalarType::Double)) continue;
+    if (box.back() % width != 0 || source.extents.back() % width != 0) continue;
+    Scope probe = scope;
+    Access first{source.name, {}};
+    for (size_t d = 0; d < box.size(); ++d) {
+      std::string var = "stage_" + std::to_string(d);
+      bool last = d + 1 == box.size();
+      probe.ranges.bind(var, IndexRange{0, box[d] - (last ? width : 1), last ? width : 1});
+      first.subscripts.push_back(node.origin[d] + Affine::var(var));
+    }
+    if (probe.ranges.multipleOf(flatOffset(first, source)) % width == 0) return width;
+  }
+  return 1;
+}
+
+// A Stage is a cooperative copy: the block's threads take the box's items (elements, or vectors
+// of a source row's elements) in turn, in the source's order (consecutive threads read
+// consecutive elements of a row, coalesced), zero outside the source, and store each at its
+// place in the buffer: the whole vector where the buffer keeps the source's order, lane by lane
+// where its layout permutes the box (e.g. transposed).
+StageCopy KernelWriter::planStageCopy(const Node& node, const Scope& scope) {
+  StageCopy c;
+  const Array& buffer = node.buffer;
+  const Array* source = findArray(node.source, scope);
+  if (!source) return c;
+  size_t rank = buffer.extents.size();
+  if (source->extents.size() != rank || (!node.layout.empty() && node.layout.size() != rank)) {
+    refuse("Stage from `" + node.source + "` into `" + buffer.name + "`: the ranks differ");
+    return c;
+  }
+  bool permuted = isPermuted(node.layout);
+  std::vector<int64_t> box(rank, 0);  // the box's extents in the source's order
+  for (size_t d = 0; d < rank; ++d) {
+    auto s = permuted ? static_cast<size_t>(node.layout[d]) : d;
+    if (s >= rank || box[s] != 0) {
+      refuse("Stage into `" + buffer.name + "`: its layout is not a permutation");
+      return c;
+    }
+    box[s] = buffer.extents[d];
+  }
+  int width = stageWidth(node, *source, box, scope);
+  Scope inner = scope;
+  Access from{node.source, {}};
+  int64_t innerSize = c.items = buffer.elements() / width;
+  for (size_t d = 0; d < rank; ++d) {
+    std::string var = "stage_" + std::to_string(d);
+    bool last = d + 1 == rank;
+    int64_t extent = box[d] / (last ? width : 1);
+    innerSize /= extent;
+    std::string value = "stage_e";
+    if (innerSize != 1) value += " / " + std::to_string(innerSize);
+    if (d > 0) value = (innerSize != 1 ? "(" + value + ")" : value) + " % " + std::to_string(extent);
+    if (last && width > 1) value = std::to_string(width) + " * (" + value + ")";
+    c.coords += (d ? ", " : "const int ") + var + " = " + value;
+    inner.ranges.bind(var, IndexRange{0, box[d] - (last ? width : 1), last ? width : 1});
+    from.subscripts.push_back(node.origin[d] + Affine::var(var));
+  }
+  c.coords += ";";
+  // The buffer element that lane `lane` of an item goes to.
+  auto to = [&](int lane) {
+    Access a{buffer.name, {}};
+    for (size_t d = 0; d < rank; ++d) {
+      auto s = permuted ? static_cast<size_t>(node.layout[d]) : d;
+      a.subscripts.push_back(Affine::var("stage_" + std::to_string(s)) + Affine(s + 1 == rank ? lane : 0));
+    }
+    return a;
+  };
+  ScalarType bufferType = typeOf(buffer), sourceType = typeOf(*source);
+  std::string zero;
+  if (width > 1) {
+    c.type = cudaType(bufferType) + std::to_string(width);
+    c.value = "*reinterpret_cast<const " + c.type + "*>(&" + accessText(from, inner) + ")";
+    zero = "make_" + c.type + "(";
+    for (int v = 0; v < width; ++v) zero += (v ? ", " : "") + literal(0, bufferType);
+    zero += ")";
+  } else {
+    c.type = cudaType(bufferType);
+    c.value = bufferType == sourceType ? accessText(from, inner) : loadText(from, computeType(bufferType), inner);
+    if (bufferType != sourceType && bufferType == ScalarType::Half) c.value = "__float2half(" + c.value + ")";
+    zero = bufferType == ScalarType::Half ? "__float2half(0.0f)" : literal(0, bufferType);
+  }
+  auto conds = outsideConditions(from, *source, inner);
+  if (!conds.empty()) c.value = "(" + joinConditions(conds) + ") ? " + c.value + " : " + zero;
+  c.from = accessText(from, inner);
+  c.inside = joinConditions(conds);
+  c.sameType = bufferType == sourceType;
+  int elementBytes = scalarTypeBytes(bufferType);
+  c.pieceBytes = permuted ? elementBytes : width * elementBytes;
+  for (int v = 0; v < (permuted ? width : 1); ++v) c.pieces.push_back(accessText(to(v), inner));
+  if (width == 1) {
+    c.stores.push_back(accessText(to(0), inner) + " = $");
+  } else if (!permuted) {
+    c.stores.push_back("*reinterpret_cast<" + c.type + "*>(&" + accessText(to(0), inner) + ") = $");
+  } else {
+    for (int v = 0; v < width; ++v) c.stores.push_back(accessText(to(v), inner) + " = $." + "xyzw"[v]);
+  }
+  std::string origin, layout;
+  for (const auto& o : node.origin) origin += "[" + affineText(o) + "]";
+  for (int d : node.layout) layout += (layout.empty() ? "" : ", ") + std::to_string(d);
+  c.comment = "// Stage " + node.source + origin + " -> " + buffer.name +
+              (permuted ? " in layout (" + layout + ")" : "") + ", zero outside " + node.source;
+  if (width > 1) c.comment += (permuted ? ", read " : ", ") + std::to_string(width) + " elements at a time";
+  return c;
+}
+
+void KernelWriter::emitStage(const Node& node, const Scope& scope) {
+  StageCopy c = planStageCopy(node, scope);
+  if (!refusal_.empty()) return;
+  line(c.comment);
+  // Threads take the items in turn; with no more items than threads, each takes one at most.
+  std::string rank = coordinate("thread_rank");
+  if (c.items > plan_.threads())
+    open("for (int stage_e = " + rank + "; stage_e < " + std::to_string(c.items) + "; stage_e += " +
+         std::to_string(plan_.threads()) + ") {");
+  else
+    open(c.items == plan_.threads() ? "{" : "if (" + rank + " < " + std::to_string(c.items) + ") {");
+  if (c.items <= plan_.threads()) line("const int stage_e = " + rank + ";");
+  line(c.coords);
+  if (c.stores.size() == 1) {
+    line(fillStore(c.stores[0], c.value));
+  } else {
+    line("const " + c.type + " stage_v = " + c.value + ";");
+    for (const auto& s : c.stores) line(fillStore(s, "stage_v"));
+  }
+  close();
+}
+
+int64_t KernelWriter::itemsPerThread(const StageCopy& c) const {
+  return (c.items + plan_.threads() - 1) / plan_.threads();
+}
+
+bool KernelWriter::openThreadItems(const StageCopy& c) {
+  int64_t threads = plan_.threads();
+  line("#pragma unroll");
+  open("for (int stage_r = 0; stage_r < " + std::to_string(itemsPerThread(c)) + "; ++stage_r) {");
+  line("const int stage_e = " + coordinate("thread_rank") + " + " + std::to_string(threads) + " * stage_r;");
+  bool guarded = c.items % threads != 0;
+  if (guarded) open("if (stage_e < " + std::to_string(c.items) + ") {");
+  line(c.coords);
+  return guarded;
+}
+
+void KernelWriter::closeThreadItems(bool guarded) {
+  if (guarded) close();
+  close();
+}
+
+// Half of a pipelined copy: each thread's items read into the registers `regs` (load), or
+// stored from them into the buffer (store).
+void KernelWriter::emitStageRegisters(const StageCopy& c, const std::string& regs, bool load) {
+  bool guarded = openThreadItems(c);
+  if (load) {
+    line(regs + "[stage_r] = " + c.value + ";");
+  } else {
+    for (const auto& s : c.stores) line(fillStore(s, regs + "[stage_r]"));
+  }
+  closeThreadItems(guarded);
+}
+
+std::optional<int64_t> KernelWriter::pipelineTrips(const Node& loop, const PipelineParts& parts,
+                                                   const Scope& scope) {
+  if (!parts.ok()) {
+    refuse(parts.problem);
+    return std::nullopt;
+  }
+  auto trips = scope.ranges.maxTripCount(loop);
+  if (!trips || *trips < 1) {
+    refuse("pipelined loop `" + loop.index + "` has no bounded trip count");
+    return std::nullopt;
+  }
+  return trips;
+}
+
+std::vector<std::string> KernelWriter::laterConditions(const Node& loop, int64_t shift, const Scope& body) {
+  Affine later = Affine::var(loop.index) + Affine(shift * loop.step);
+  std::vector<std::string> conds;
+  for (const Affine& u : loop.upper)
+    if (!body.ranges.provesLess(later, u)) conds.push_back(affineText(later) + " < " + affineText(u));
+  return conds;
+}
+
+// A pipelined loop (rule 6 of loop_tree.hpp): each shared buffer is declared twice over; the
+// first iteration's stages fill half 0 before the loop; each iteration then reads the next
+// iteration's stages into registers, works on its own half, stores the registers into the other
+// half, and synchronises once.
+void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
+  PipelineParts parts = pipelineParts(loop);
+  auto trips = pipelineTrips(loop, parts, scope);
+  if (!trips) return;
+  Scope inner = scope;
+  for (const Node* b : parts.buffers) {
+    inner.arrays[b->buffer.name] = b->buffer;
+    inner.slots[b->buffer.name] = "stage_slot";
+  }
+  line("// " + loop.index + " pipelined: while the block works on one half of each buffer, the next stages go");
+  line("// through registers into the other half");
+  for (const Node* b : parts.buffers) declareShared(*b, 2);
+
+  Scope first = inner;
+  first.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, 1));
+  for (const Node* b : parts.buffers) first.slots[b->buffer.name] = "0";
+  open("{");
+  line("const " + index_ + " " + loop.index + " = " + affineText(loop.lower) + ";");
+  for (const Node* s : parts.stages) emitStage(*s, first);
+  close();
+  line("__syncthreads();");
+
+  // The next iteration's stages: the loop's index one step on, in the iterations that have one.
+  Scope next = inner;
+  next.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, std::max<int64_t>(1, *trips - 1)));
+  for (const Node* b : parts.buffers) next.slots[b->buffer.name] = "stage_slot ^ 1";
+  std::vector<StageCopy> copies;
+  for (const Node* s : parts.stages) copies.push_back(planStageCopy(shiftedStage(*s, loop, 1), next));
+  if (!refusal_.empty()) return;
+  Scope body = inner;
+  body.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, *trips));
+  std::vector<std::string> nextConds = laterConditions(loop, 1, body);  // this iteration has a next one
+  bool more = *trips > 1;
+
+  open("for (" + index_ + " " + loop.index + " = " + affineText(loop.lower) + "; " + loopConditions(loop, scope) + "; " +
+       loopStep(loop) + ") {");
+  line("const int stage_slot = (" + iterationText(loop) + ") & 1;");
+  if (more) {
+    for (size_t i = 0; i < copies.size(); ++i)
+      line(copies[i].type + " " + parts.stages[i]->buffer.name + "_next[" + std::to_string(itemsPerThread(copies[i])) +
+           "];");
+    if (!nextConds.empty()) open("if (" + joinConditions(nextConds) + ") {");
+    for (size_t i = 0; i < copies.size(); ++i) emitStageRegisters(copies[i], parts.stages[i]->buffer.name + "_next", true);
+    if (!nextConds.empty()) close();
+  }
+  for (const auto& w : parts.work) emit(*w, body);
+  if (more) {
+    if (!nextConds.empty()) open("if (" + joinConditions(nextConds) + ") {");
+    for (size_t i = 0; i < copies.size(); ++i) emitStageRegisters(copies[i], parts.stages[i]->buffer.name + "_next", false);
+    if (!nextConds.empty()) close();
+  }
+  line("__syncthreads();");
+  close();
+}
+
+void KernelWriter::emitAsyncCopies(const StageCopy& c, const std::string& source) {
+  if (!c.sameType) return refuse("an asynchronous copy cannot convert " + source + "'s elements to the buffer's type");
+  bool guarded = openThreadItems(c);
+  if (!c.inside.empty()) line("const bool stage_in = " + c.inside + ";");
+  for (size_t p = 0; p < c.pieces.size(); ++p) {
+    std::string from = "&" + c.from + (p ? " + " + std::to_string(p) : "");
+    if (!c.inside.empty()) from = "stage_in ? " + from + " : " + source;  // a valid address, not read
+    line("async_copy<" + std::to_string(c.pieceBytes) + ">(&" + c.pieces[p] + ", " + from + ", " +
+         (c.inside.empty() ? "true" : "stage_in") + ");");
+  }
+  closeThreadItems(guarded);
+}
+
+// An asynchronously pipelined loop (rule 6 of loop_tree.hpp): kAsyncStages copies of each shared
+// buffer; the first kAsyncStages - 1 iterations' stages are issued before the loop; each
+// iteration waits for its own, synchronises (which also frees the copy the previous iteration
+// used), issues the stages kAsyncStages - 1 iterations ahead into that copy, and works.
+void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) {
+  PipelineParts parts = pipelineParts(loop);
+  auto trips = pipelineTrips(loop, parts, scope);
+  if (!trips) return;
+  usesAsyncCopies_ = true;
+  const int64_t ahead = kAsyncStages - 1;
+  Scope inner = scope;
+  for (const Node* b : parts.buffers) inner.arrays[b->buffer.name] = b->buffer;
+  line("// " + loop.index + " pipelined asynchronously: " + std::to_string(kAsyncStages) +
+       " copies of each buffer, the stages issued " + std::to_string(ahead) + " iterations ahead");
+  for (const Node* b : parts.buffers) declareShared(*b, kAsyncStages);
+  // The stages of iteration `index + shift`, into the copy `slot`, where `iterations` of the
+  // loop have such a later iteration.
+  auto issue = [&](int64_t shift, const std::string& slot, int64_t iterations) {
+    Scope at = inner;
+    at.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, iterations));
+    for (const Node* b : parts.buffers) at.slots[b->buffer.name] = slot;
+    for (const Node* s : parts.stages) {
+      StageCopy c = planStageCopy(shiftedStage(*s, loop, shift), at);
+      if (!refusal_.empty()) return;
+      line(c.comment);
+      emitAsyncCopies(c, s->source);
+    }
+  };
+  for (int64_t s = 0; s < ahead; ++s) {
+    if (s < *trips) {
+      open("{");
+      line("const " + index_ + " " + loop.index + " = " + affineText(loop.lower) + ";");
+      issue(s, std::to_string(s), 1);
+      close();
+    }
+    line("async_commit();");
+  }
+  Scope body = inner;
+  body.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, *trips));
+  for (const Node* b : parts.buffers) body.slots[b->buffer.name] = "stage_slot";
+  open("for (" + index_ + " " + loop.index + " = " + affineText(loop.lower) + "; " + loopConditions(loop, scope) + "; " +
+       loopStep(loop) + ") {");
+  line("const int stage_slot = (" + iterationText(loop) + ") % " + std::to_string(kAsyncStages) + ";");
+  line("async_wait<" + std::to_string(ahead - 1) + ">();  // this iteration's stages have landed");
+  line("__syncthreads();");
+  if (*trips > ahead) {
+    std::vector<std::string> conds = laterConditions(loop, ahead, body);
+    if (!conds.empty()) open("if (" + joinConditions(conds) + ") {");
+    issue(ahead, "(stage_slot + " + std::to_string(ahead) + ") % " + std::to_string(kAsyncStages), *trips - ahead);
+    if (!conds.empty()) close();
+  }
+  line("async_commit();");
+  for (const auto& w : parts.work) emit(*w, body);
+  close();
+}
+
+}  // namespace cudaburg::emit_internal

@@ -1,0 +1,658 @@
+#include "src/cuda/emit/emitter.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "src/cuda/emit/kernel_writer.hpp"
+#include "src/loop/pipeline.hpp"
+
+namespace cudaburg::emit_internal {
+namespace {
+
+const char* kAxis[3] = {"x", "y", "z"};
+
+// `lower + step * var` as text.
+std::string offsetText(const Affine& lower, int64_t step, const std::string& var) {
+  bool compound = var.find(' ') != std::string::npos;
+  std::string scaled = step == 1 ? var : std::to_string(step) + " * " + (compound ? "(" + var + ")" : var);
+  if (lower.isConstant() && lower.constant == 0) return scaled;
+  return affineText(lower) + " + " + (compound && step == 1 ? "(" + var + ")" : scaled);
+}
+
+ExprPtr substituteExpr(const ExprPtr& e, const std::string& name, const Affine& by) {
+  auto copy = std::make_shared<Expr>(*e);
+  switch (e->kind) {
+    case Expr::Kind::Constant: return e;
+    case Expr::Kind::Index: copy->index = e->index.substitute(name, by); break;
+    case Expr::Kind::Load:
+      for (auto& s : copy->load.subscripts) s = s.substitute(name, by);
+      break;
+    case Expr::Kind::Binary:
+    case Expr::Kind::Call:
+      for (auto& a : copy->args) a = substituteExpr(a, name, by);
+      break;
+  }
+  return copy;
+}
+
+Access substituteAccess(Access a, const std::string& name, const Affine& by) {
+  for (auto& s : a.subscripts) s = s.substitute(name, by);
+  return a;
+}
+
+void collectLoads(const Expr& e, std::vector<Access>& out) {
+  if (e.kind == Expr::Kind::Load) out.push_back(e.load);
+  for (const auto& a : e.args) collectLoads(*a, out);
+}
+
+}  // namespace
+
+// The shortest literal that reads back as `v` in type `t`.
+std::string literal(double v, ScalarType t) {
+  // An int element takes an integer literal, where the value has one (a larger one, or an
+  // infinity, is written as a double and converted in the kernel, as C++ would).
+  constexpr double kTwo63 = 9223372036854775808.0;
+  if (t == ScalarType::Int && v >= -kTwo63 && v < kTwo63) return std::to_string(static_cast<long long>(v));
+  bool single = t != ScalarType::Double && t != ScalarType::Int;
+  if (!std::isfinite(v)) {  // by their bits: CUDA has no literal for them
+    const char* bits = std::isnan(v) ? (single ? "0x7fffffff" : "0x7ff8000000000000LL")
+                       : v > 0      ? (single ? "0x7f800000" : "0x7ff0000000000000LL")
+                                    : (single ? "0xff800000" : "0xfff0000000000000LL");
+    return std::string(single ? "__int_as_float(" : "__longlong_as_double(") + bits + ")";
+  }
+  char buf[64];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+    double back = std::strtod(buf, nullptr);
+    if (single ? static_cast<float>(back) == static_cast<float>(v) : back == v) break;
+  }
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return single ? s + "f" : s;
+}
+
+// An affine expression as text, its positive terms first: "i2 - i0" rather than "-i0 + i2".
+std::string affineText(const Affine& a) {
+  std::string s;
+  for (int pass = 0; pass < 2; ++pass)
+    for (const auto& [name, coef] : a.terms) {
+      if ((coef > 0) != (pass == 0)) continue;
+      int64_t mag = coef < 0 ? -coef : coef;
+      s += s.empty() ? (coef < 0 ? "-" : "") : (coef < 0 ? " - " : " + ");
+      s += (mag != 1 ? std::to_string(mag) + "*" : "") + name;
+    }
+  if (s.empty()) return std::to_string(a.constant);
+  if (a.constant != 0) s += (a.constant < 0 ? " - " : " + ") + std::to_string(a.constant < 0 ? -a.constant : a.constant);
+  return s;
+}
+
+void KernelWriter::dropIfUnused(size_t mark, const std::string& name) {
+  size_t end = body_.find('\n', mark);
+  if (end == std::string::npos) return;
+  std::regex use("\\b" + name + "\\b");
+  if (!std::regex_search(body_.begin() + static_cast<std::ptrdiff_t>(end), body_.end(), use))
+    body_.erase(mark, end + 1 - mark);
+}
+
+const Array* KernelWriter::findArray(const std::string& name, const Scope& scope) {
+  auto it = scope.arrays.find(name);
+  if (it == scope.arrays.end()) {
+    refuse("unknown array `" + name + "`");
+    return nullptr;
+  }
+  return &it->second;
+}
+
+Affine KernelWriter::flatOffset(const Access& a, const Array& array) {
+  Affine offset;
+  int64_t stride = 1;
+  for (size_t d = a.subscripts.size(); d-- > 0;) {
+    offset = offset + a.subscripts[d] * stride;
+    stride *= array.extents[d];
+  }
+  return offset;
+}
+
+std::string KernelWriter::accessText(const Access& a, const Scope& scope) {
+  const Array* array = findArray(a.array, scope);
+  if (!array) return "?";
+  if (a.subscripts.size() != array->extents.size()) {
+    refuse("`" + a.str() + "` has " + std::to_string(a.subscripts.size()) + " subscripts; `" + a.array +
+           "` has " + std::to_string(array->extents.size()) + " dimensions");
+    return "?";
+  }
+  for (const auto& sub : a.subscripts)
+    for (const auto& [name, coef] : sub.terms)
+      if (!scope.ranges.has(name)) refuse("`" + a.str() + "` uses `" + name + "` outside its loop");
+  if (array->space == MemorySpace::Global) return a.array + "[" + affineText(flatOffset(a, *array)) + "]";
+  std::string text = a.array;
+  if (auto slot = scope.slots.find(a.array); slot != scope.slots.end()) text += "[" + slot->second + "]";
+  if (array->interleave) {  // the row's element `c` where the interleaved order stores it
+    std::string c = affineText(a.subscripts.back());
+    if (c.find(' ') != std::string::npos) c = "(" + c + ")";
+    int64_t n = array->interleave;
+    std::string pieces = std::to_string(array->extents.back() / n * 4);
+    for (size_t d = 0; d + 1 < a.subscripts.size(); ++d) text += "[" + affineText(a.subscripts[d]) + "]";
+    int shift = 0;
+    while ((int64_t{1} << shift) < n) ++shift;
+    if ((int64_t{1} << shift) == n)  // c >= 0: masks and shifts, which the compiler folds further
+      return text + "[((" + c + " & " + std::to_string(n - 1) + ") >> 2) * " + pieces + " + ((" + c + " >> " +
+             std::to_string(shift) + ") << 2) + (" + c + " & 3)]";
+    return text + "[" + c + " % " + std::to_string(n) + " / 4 * " + pieces + " + " + c + " / " + std::to_string(n) +
+           " * 4 + " + c + " % 4]";
+  }
+  for (Affine sub : a.subscripts) {
+    if (array->space == MemorySpace::Register) {
+      for (const auto& [name, as] : scope.unrolledAs) sub = sub.substitute(name, as);
+      for (const auto& [name, coef] : sub.terms)
+        if (!scope.compileTimeIndices.count(name))
+          refuse("register buffer `" + a.array + "` indexed by `" + name +
+                 "`, which is not a compile-time constant (in `" + a.str() + "`)");
+    }
+    text += "[" + affineText(sub) + "]";
+  }
+  return text;
+}
+
+// The conditions under which `a` lies outside `array`, for those that the ranges do not rule out.
+std::vector<std::string> KernelWriter::outsideConditions(const Access& a, const Array& array, const Scope& scope) {
+  std::vector<std::string> conds;
+  for (size_t d = 0; d < a.subscripts.size() && d < array.extents.size(); ++d) {
+    const Affine& s = a.subscripts[d];
+    auto span = scope.ranges.bounds(s);
+    if (!span || span->first < 0) conds.push_back(affineText(s) + " >= 0");
+    if (!span || span->second >= array.extents[d])
+      conds.push_back(affineText(s) + " < " + std::to_string(array.extents[d]));
+  }
+  return conds;
+}
+
+std::string joinConditions(const std::vector<std::string>& conds) {
+  std::string s;
+  for (const auto& c : conds) s += (s.empty() ? "" : " && ") + c;
+  return s;
+}
+
+std::string KernelWriter::loadText(const Access& a, ScalarType want, const Scope& scope) {
+  auto overridden = scope.loadOverrides.find(a.str());
+  if (overridden != scope.loadOverrides.end()) return overridden->second;
+  const Array* array = findArray(a.array, scope);
+  if (!array) return "?";
+  std::string text = accessText(a, scope);
+  ScalarType have = typeOf(*array);
+  if (have == ScalarType::Half) text = "__half2float(" + text + ")";
+  else if (have != want) text = "static_cast<" + cudaType(want) + ">(" + text + ")";
+  if (array->zeroPadded) {
+    auto conds = outsideConditions(a, *array, scope);
+    if (!conds.empty()) text = "(" + joinConditions(conds) + " ? " + text + " : " + literal(0, want) + ")";
+  }
+  return text;
+}
+
+std::string KernelWriter::exprText(const Expr& e, ScalarType type, const Scope& scope, bool top) {
+  switch (e.kind) {
+    case Expr::Kind::Constant: return literal(e.value, type);
+    case Expr::Kind::Index:
+      for (const auto& [name, coef] : e.index.terms)
+        if (!scope.ranges.has(name)) refuse("`" + e.index.str() + "` uses `" + name + "` outside its loop");
+      if (type == ScalarType::Int) return e.index.isConstant() ? affineText(e.index) : "(" + affineText(e.index) + ")";
+      return "static_cast<" + cudaType(type) + ">(" + affineText(e.index) + ")";
+    case Expr::Kind::Load: return loadText(e.load, type, scope);
+    case Expr::Kind::Binary: {
+      std::string s = exprText(*e.args[0], type, scope) + " " + e.op + " " + exprText(*e.args[1], type, scope);
+      return top ? s : "(" + s + ")";
+    }
+    case Expr::Kind::Call: {
+      std::string fn = e.callee;
+      if (type == ScalarType::Float) fn = e.callee == "min" ? "fminf" : "fmaxf";
+      else if (type == ScalarType::Double) fn = e.callee == "min" ? "fmin" : "fmax";
+      return fn + "(" + exprText(*e.args[0], type, scope, true) + ", " + exprText(*e.args[1], type, scope, true) + ")";
+    }
+  }
+  return "?";
+}
+
+std::string KernelWriter::storeText(const Node& assign, const std::string& target, ScalarType targetType,
+                                    const std::string& value) {
+  if (targetType == ScalarType::Half) {
+    if (assign.atomic) return "atomicAdd(&" + target + ", __float2half(" + value + "));";
+    if (assign.accumulate) return target + " = __float2half(__half2float(" + target + ") + " + value + ");";
+    return target + " = __float2half(" + value + ");";
+  }
+  if (assign.atomic) return "atomicAdd(&" + target + ", " + value + ");";
+  return target + (assign.accumulate ? " += " : " = ") + value + ";";
+}
+
+void KernelWriter::emitAssign(const Node& node, const Scope& scope) {
+  const Array* array = findArray(node.target.array, scope);
+  if (!array) return;
+  ScalarType targetType = typeOf(*array);
+  std::string value = exprText(*node.value, computeType(targetType), scope, true);
+  line(storeText(node, accessText(node.target, scope), targetType, value));
+}
+
+void KernelWriter::emit(const Node& node, const Scope& scope) {
+  if (!refusal_.empty()) return;
+  switch (node.kind) {
+    case NodeKind::Seq:
+      for (const auto& kid : node.kids) emit(*kid, scope);
+      return;
+    case NodeKind::Assign: return emitAssign(node, scope);
+    case NodeKind::Barrier: return line("__syncthreads();");
+    case NodeKind::Stage: return emitStage(node, scope);
+    case NodeKind::Alloc: return emitAlloc(node, scope);
+    case NodeKind::For: return emitLoop(node, scope);
+  }
+}
+
+void KernelWriter::emitLoop(const Node& loop, const Scope& scope) {
+  if (isBlockMapping(loop.mapping)) return emitBlockLoop(loop, scope);
+  if (loop.mapping == Mapping::Unrolled) return emitUnrolledLoop(loop, scope, "");
+  if (loop.mapping == Mapping::Vector) return emitVectorLoop(loop, scope);
+  if (loop.mapping == Mapping::Pipelined) return emitPipelinedLoop(loop, scope);
+  if (loop.mapping == Mapping::AsyncPipelined) return emitAsyncPipelinedLoop(loop, scope);
+  emitSerialLoop(loop, scope);
+}
+
+bool KernelWriter::openGuard(const Node& loop, const Affine& lastIndex, const Scope& scope) {
+  std::vector<std::string> conds;
+  for (const Affine& upper : loop.upper)
+    if (!scope.ranges.provesLess(lastIndex, upper)) conds.push_back(loop.index + " < " + affineText(upper));
+  if (conds.empty()) return false;
+  open("if (" + joinConditions(conds) + ") {");
+  return true;
+}
+
+void KernelWriter::emitBlockLoop(const Node& loop, const Scope& scope) {
+  int axis = loop.mapping == Mapping::BlockX ? 0 : loop.mapping == Mapping::BlockY ? 1 : 2;
+  auto trips = scope.ranges.maxTripCount(loop);
+  Scope inner = scope;
+  inner.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, trips.value_or(0)));
+  open("{  // " + loop.index + ": block." + kAxis[axis]);
+  size_t mark = body_.size();
+  line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, coordinate(std::string("thread_") + kAxis[axis])) + ";");
+  bool guarded = openGuard(loop, loop.lower + Affine((plan_.block[axis] - 1) * loop.step), scope);
+  emit(*loop.body(), inner);
+  if (guarded) close();
+  close();
+  dropIfUnused(mark, loop.index);
+}
+
+void KernelWriter::emitSerialLoop(const Node& loop, const Scope& scope) {
+  auto trips = scope.ranges.maxTripCount(loop);
+  if (!trips) return refuse("loop `" + loop.index + "` has no bounded trip count");
+  Scope inner = scope;
+  inner.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, *trips));
+  open("for (" + index_ + " " + loop.index + " = " + affineText(loop.lower) + "; " + loopConditions(loop, scope) + "; " +
+       loopStep(loop) + ") {");
+  emit(*loop.body(), inner);
+  close();
+}
+
+std::string KernelWriter::loopConditions(const Node& loop, const Scope& scope) {
+  // An upper bound that another one never exceeds says nothing more.
+  std::vector<std::string> conds;
+  for (size_t i = 0; i < loop.upper.size(); ++i) {
+    bool implied = false;
+    for (size_t j = 0; j < loop.upper.size() && !implied; ++j) {
+      auto span = scope.ranges.boundsOfDifference(loop.upper[j], loop.upper[i]);
+      implied = j != i && span && (span->second < 0 || (span->second == 0 && j < i));
+    }
+    if (!implied) conds.push_back(loop.index + " < " + affineText(loop.upper[i]));
+  }
+  return joinConditions(conds);
+}
+
+void KernelWriter::emitUnrolledLoop(const Node& loop, const Scope& scope, const std::string& note) {
+  auto trips = scope.ranges.maxTripCount(loop);
+  if (!trips) return refuse("unrolled loop `" + loop.index + "` has no constant trip count");
+  Scope inner = scope;
+  inner.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, *trips));
+  Affine last = loop.lower + Affine((*trips - 1) * loop.step);
+  if (!note.empty()) line("// " + note);
+  line("#pragma unroll");
+  size_t mark = std::string::npos;
+  if (loop.lower.isConstant()) {
+    inner.compileTimeIndices.insert(loop.index);
+    std::string step = loop.step == 1 ? "++" + loop.index : loop.index + " += " + std::to_string(loop.step);
+    open("for (" + index_ + " " + loop.index + " = " + affineText(loop.lower) + "; " + loop.index + " < " +
+         std::to_string(loop.lower.constant + *trips * loop.step) + "; " + step + ") {");
+  } else {
+    std::string counter = loop.index + "_u";
+    inner.ranges.bind(counter, IndexRange{0, std::max<int64_t>(0, *trips - 1), 1});
+    inner.compileTimeIndices.insert(counter);
+    Affine lower = loop.lower;
+    for (const auto& [name, as] : scope.unrolledAs) lower = lower.substitute(name, as);
+    inner.unrolledAs[loop.index] = lower + Affine::var(counter, loop.step);
+    open("for (" + index_ + " " + counter + " = 0; " + counter + " < " + std::to_string(*trips) + "; ++" + counter + ") {");
+    mark = body_.size();
+    line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, counter) + ";");
+  }
+  bool guarded = openGuard(loop, last, scope);
+  emit(*loop.body(), inner);
+  if (guarded) close();
+  close();
+  if (mark != std::string::npos) dropIfUnused(mark, loop.index);
+}
+
+bool KernelWriter::wideAccessOk(const Access& a, const std::string& index, const Affine& lower, int width,
+                                const Scope& scope) {
+  auto it = scope.arrays.find(a.array);
+  if (it == scope.arrays.end() || a.subscripts.empty()) return false;
+  const Array& array = it->second;
+  ScalarType t = typeOf(array);
+  bool typeOk = (t == ScalarType::Float && (width == 2 || width == 4)) || (t == ScalarType::Double && width == 2);
+  if (!typeOk || array.space == MemorySpace::Register || array.zeroPadded) return false;
+  if (a.subscripts.size() != array.extents.size()) return false;
+  for (size_t d = 0; d + 1 < a.subscripts.size(); ++d)
+    if (a.subscripts[d].uses(index)) return false;
+  if (a.subscripts.back().coef(index) != 1) return false;
+  Affine first = flatOffset(substituteAccess(a, index, lower), array);
+  for (const auto& [name, as] : scope.unrolledAs) first = first.substitute(name, as);
+  int64_t multiple = scope.ranges.multipleOf(first);
+  return multiple % width == 0;
+}
+
+// A loop of 2 or 4 contiguous elements: each statement done lane by lane, with its contiguous,
+// aligned loads and stores as one float2/float4 (double2) access.
+void KernelWriter::emitVectorLoop(const Node& loop, const Scope& scope) {
+  auto trips = scope.ranges.maxTripCount(loop);
+  if (!trips) return refuse("vector loop `" + loop.index + "` has no constant trip count");
+  int width = static_cast<int>(*trips);
+  Affine last = loop.lower + Affine(*trips - 1);
+  bool tail = false;
+  for (const Affine& upper : loop.upper) tail = tail || !scope.ranges.provesLess(last, upper);
+  auto stmts = flattenSeq(loop.body());
+  bool straight = true;
+  for (const auto& s : stmts) straight = straight && s->kind == NodeKind::Assign;
+  std::string why = loop.step != 1 ? "its step is not 1"
+                    : (width != 2 && width != 4) ? "it has " + std::to_string(width) + " lanes, not 2 or 4"
+                    : tail ? "its last lanes may fall outside the bounds"
+                    : !straight ? "its body is not straight-line assignments" : "";
+  if (!why.empty())
+    return emitUnrolledLoop(loop, scope, "vector loop `" + loop.index + "` done as scalars: " + why);
+
+  open("{  // " + loop.index + ": vector of " + std::to_string(width));
+  for (const auto& stmt : stmts) {
+    Scope lanes = scope;
+    std::vector<Access> loads;
+    collectLoads(*stmt->value, loads);
+    std::set<std::string> seen;
+    for (const Access& a : loads) {
+      if (!a.subscripts.empty() && !a.subscripts.back().uses(loop.index)) continue;
+      if (!seen.insert(a.str()).second || !wideAccessOk(a, loop.index, loop.lower, width, scope)) continue;
+      const Array& array = scope.arrays.at(a.array);
+      std::string vtype = std::string(cudaType(typeOf(array))) + std::to_string(width);
+      std::string name = a.array + "_v" + std::to_string(temps_++);
+      line("const " + vtype + " " + name + " = *reinterpret_cast<const " + vtype + "*>(&" +
+           accessText(substituteAccess(a, loop.index, loop.lower), scope) + ");");
+      for (int v = 0; v < width; ++v)
+        lanes.loadOverrides[substituteAccess(a, loop.index, loop.lower + Affine(v)).str()] = name + "." + "xyzw"[v];
+    }
+    const Array* target = findArray(stmt->target.array, scope);
+    if (!target) return;
+    ScalarType targetType = typeOf(*target);
+    std::vector<std::string> values;
+    for (int v = 0; v < width; ++v)
+      values.push_back(exprText(*substituteExpr(stmt->value, loop.index, loop.lower + Affine(v)),
+                                computeType(targetType), lanes, true));
+    bool wideStore = !stmt->atomic && stmt->target.subscripts.back().uses(loop.index) &&
+                     wideAccessOk(stmt->target, loop.index, loop.lower, width, scope);
+    if (!wideStore) {
+      for (int v = 0; v < width; ++v) {
+        Access lane = substituteAccess(stmt->target, loop.index, loop.lower + Affine(v));
+        line(storeText(*stmt, accessText(lane, lanes), targetType, values[v]));
+      }
+      continue;
+    }
+    std::string vtype = std::string(cudaType(targetType)) + std::to_string(width);
+    std::string where = "*reinterpret_cast<" + vtype + "*>(&" +
+                        accessText(substituteAccess(stmt->target, loop.index, loop.lower), scope) + ")";
+    if (stmt->accumulate) {
+      std::string name = stmt->target.array + "_v" + std::to_string(temps_++);
+      line(vtype + " " + name + " = " + where + ";");
+      for (int v = 0; v < width; ++v) line(name + "." + "xyzw"[v] + " += " + values[v] + ";");
+      line(where + " = " + name + ";");
+    } else {
+      std::string args;
+      for (int v = 0; v < width; ++v) args += (v ? ", " : "") + values[v];
+      line(where + " = make_" + vtype + "(" + args + ");");
+    }
+  }
+  close();
+}
+
+void KernelWriter::emitAlloc(const Node& node, const Scope& scope) {
+  const Array& buffer = node.buffer;
+  Scope inner = scope;
+  inner.arrays[buffer.name] = buffer;
+  bool clash = declared_.back().count(buffer.name) != 0;
+  if (clash) open("{");
+  declared_.back().insert(buffer.name);
+  if (buffer.space == MemorySpace::Register) {
+    std::string dims;
+    for (int64_t e : buffer.extents) dims += "[" + std::to_string(e) + "]";
+    line(cudaType(typeOf(buffer)) + " " + buffer.name + dims + ";  // registers of one thread");
+  } else {
+    declareShared(node, 1);
+  }
+  emit(*node.body(), inner);
+  if (clash) close();
+}
+
+void KernelWriter::declareShared(const Node& alloc, int copies) {
+  const Array& buffer = alloc.buffer;
+  std::vector<int64_t> extents = declaredExtents(alloc, copies, elementType_);
+  std::string type = cudaType(typeOf(buffer));
+  std::string dims, innerDims;
+  for (size_t d = 0; d < extents.size(); ++d) {
+    dims += "[" + std::to_string(extents[d]) + "]";
+    if (d > 0) innerDims += "[" + std::to_string(extents[d]) + "]";
+  }
+  if (!plan_.dynamicShared) {
+    line("__shared__ __align__(16) " + type + " " + buffer.name + dims + ";");
+  } else {
+    std::string pointer = innerDims.empty() ? type + "* " + buffer.name : type + " (*" + buffer.name + ")" + innerDims;
+    std::string cast = innerDims.empty() ? type + "*" : type + " (*)" + innerDims;
+    line(pointer + " = reinterpret_cast<" + cast + ">(shared_memory + " + std::to_string(dynamicOffset_) + ");");
+    dynamicOffset_ += declaredBytes(alloc, copies, elementType_);
+  }
+}
+
+void KernelWriter::emitGridLoops(size_t i, const Scope& scope) {
+  if (i == plan_.gridLoops.size()) return emit(*plan_.phases, scope);
+  const LaunchPlan::GridLoop& g = plan_.gridLoops[i];
+  const Node& loop = *g.loop;
+  std::string a = kAxis[g.axis];
+  if (!plan_.naive) {
+    line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, coordinate("block_" + a)) + ";  // grid." + a);
+    return emitGridLoops(i + 1, scope);
+  }
+  std::string iteration;
+  int64_t lastIteration = 0;
+  if (g.trips > 0) {  // folded onto z with other loops
+    iteration = coordinate("block_z");
+    if (g.divisor > 1) iteration += " / " + std::to_string(g.divisor);
+    if (g.divisor * g.trips < plan_.grid[2]) iteration += " % " + std::to_string(g.trips);
+    lastIteration = g.trips - 1;
+  } else {
+    iteration = coordinate("block_" + a) + " * " + std::to_string(plan_.block[g.axis]) + " + " + coordinate("thread_" + a);
+    lastIteration = plan_.grid[g.axis] * plan_.block[g.axis] - 1;
+  }
+  line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, iteration) + ";");
+  bool guarded = openGuard(loop, loop.lower + Affine(lastIteration * loop.step), scope);
+  emitGridLoops(i + 1, scope);
+  if (guarded) close();
+}
+
+std::string KernelWriter::header() {
+  std::ostringstream h;
+  h << "// " << (options_.entry.empty() ? kernel_.name : options_.entry) << ": generated by cudaburg from kernel `"
+    << kernel_.name << "`";
+  // The file's name alone: the text (and so the cache key) does not depend on where it lies.
+  if (!kernel_.sourceName.empty()) h << " of " << kernel_.sourceName.substr(kernel_.sourceName.find_last_of('/') + 1);
+  h << "\n";
+  if (!kernel_.sizes.empty()) {
+    h << "// Sizes:";
+    for (const auto& [name, value] : kernel_.sizes) h << " " << name << " = " << value << ";";
+    h << "\n";
+  }
+  if (!options_.recipe.empty()) {
+    h << "// Recipe:\n";
+    std::istringstream lines(options_.recipe);
+    for (std::string l; std::getline(lines, l);) h << "//   " << l << "\n";
+  } else {
+    h << "// Recipe: none" << (plan_.naive ? " (naive mapping: one thread an iteration of the outer parallel loops)" : "")
+      << "\n";
+  }
+  h << "// Launch: grid (" << plan_.grid[0] << ", " << plan_.grid[1] << ", " << plan_.grid[2] << "), block ("
+    << plan_.block[0] << ", " << plan_.block[1] << ", " << plan_.block[2] << ") = " << plan_.threads()
+    << " threads; shared memory " << plan_.sharedBytes << " bytes";
+  if (plan_.sharedBytes > 0) h << (plan_.dynamicShared ? " (dynamic)" : " (static)");
+  h << "\n";
+  if (!kernel_.zeroFirst.empty()) {
+    h << "// Before the launch, set to zero:";
+    for (const auto& z : kernel_.zeroFirst) h << " " << z;
+    h << "\n";
+  }
+  if (usesHalf_) h << "#include <cuda_fp16.h>\n";
+  if (usesAsyncCopies_)
+    h << "\n// Asynchronous copies into shared memory (sm_80 and later); outside the source, zeros.\n"
+         "template <int Bytes>\n"
+         "__device__ __forceinline__ void async_copy(void* shared, const void* global, bool inside) {\n"
+         "  const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(shared));\n"
+         "  if (Bytes == 16)\n"
+         "    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\\n\" :: \"r\"(to), \"l\"(global), \"r\"(inside ? 16 : 0));\n"
+         "  else\n"
+         "    asm volatile(\"cp.async.ca.shared.global [%0], [%1], %2, %3;\\n\" :: \"r\"(to), \"l\"(global), \"n\"(Bytes),\n"
+         "                 \"r\"(inside ? Bytes : 0));\n"
+         "}\n"
+         "__device__ __forceinline__ void async_commit() { asm volatile(\"cp.async.commit_group;\\n\" ::); }\n"
+         "template <int Pending>\n"
+         "__device__ __forceinline__ void async_wait() { asm volatile(\"cp.async.wait_group %0;\\n\" :: \"n\"(Pending)); }\n";
+  return h.str();
+}
+
+// Declarations of the thread and block coordinates the body uses.
+std::string KernelWriter::prologue() {
+  std::string out;
+  // Only the coordinates the body still uses (declarations of unused indices were dropped).
+  for (auto it = usedCoordinates_.begin(); it != usedCoordinates_.end();)
+    it = std::regex_search(body_, std::regex("\\b" + *it + "\\b")) ? std::next(it) : usedCoordinates_.erase(it);
+  bool bodyUsesZ = usedCoordinates_.count("thread_z") > 0;
+  if (usedCoordinates_.count("thread_rank"))
+    for (const char* a : kAxis) usedCoordinates_.insert(std::string("thread_") + a);
+  if (kernel_.laneRows > 0 && (usedCoordinates_.count("thread_x") || usedCoordinates_.count("thread_y"))) {
+    // Warps arranged laneRows x laneCols over the block's threads: the hardware's linear thread
+    // number, split into the warp (placed row-major over the block) and the lane within it.
+    usedCoordinates_.insert("thread_rank");
+    std::string across = std::to_string(plan_.block[0] / kernel_.laneCols), cols = std::to_string(kernel_.laneCols);
+    out += "  const int thread_rank = threadIdx.x + " + std::to_string(plan_.block[0]) + " * threadIdx.y;\n";
+    out += "  const int thread_y = (thread_rank >> 5) / " + across + " * " + std::to_string(kernel_.laneRows) +
+           " + (thread_rank & 31) / " + cols + ";\n";
+    out += "  const int thread_x = (thread_rank >> 5) % " + across + " * " + cols + " + (thread_rank & 31) % " + cols + ";\n";
+    if (bodyUsesZ) out += "  const int thread_z = 0;\n";
+    usedCoordinates_.erase("thread_rank");  // declared above
+  } else {
+    for (int a = 0; a < 3; ++a) {
+      std::string t = std::string("thread_") + kAxis[a];
+      if (usedCoordinates_.count(t))
+        out += "  const " + index_ + " " + t + " = " + (plan_.block[a] > 1 ? std::string("threadIdx.") + kAxis[a] : "0") + ";\n";
+    }
+  }
+  for (int a = 0; a < 3; ++a) {
+    std::string b = std::string("block_") + kAxis[a];
+    if (usedCoordinates_.count(b))
+      out += "  const " + index_ + " " + b + " = " + (plan_.grid[a] > 1 ? std::string("blockIdx.") + kAxis[a] : "0") + ";\n";
+  }
+  if (usedCoordinates_.count("thread_rank"))
+    out += "  const int thread_rank = thread_x + " + std::to_string(plan_.block[0]) + " * (thread_y + " +
+           std::to_string(plan_.block[1]) + " * thread_z);\n";
+  if (plan_.dynamicShared) out += "  extern __shared__ __align__(16) unsigned char shared_memory[];\n";
+  return out;
+}
+
+bool isIdentifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+EmitResult KernelWriter::write() {
+  EmitResult result;
+  CudaKernel out;
+  out.entry = options_.entry.empty() ? kernel_.name : options_.entry;
+  if (!isIdentifier(out.entry)) {
+    result.refusal = "the kernel's name `" + out.entry + "` is not a C identifier";
+    return result;
+  }
+  Scope scope;
+  scope.ranges = plan_.gridRanges;
+  std::string params;
+  for (const Array& p : kernel_.params) {
+    if (index_ == "int" && p.elements() > 2147483647LL) {  // indexTypeFor() proves this cannot be
+      result.refusal = "array `" + p.name + "` has more elements than 32-bit indices reach";
+      return result;
+    }
+    scope.arrays[p.name] = p;
+    params += std::string(params.empty() ? "" : ", ") + (p.input ? "const " : "") + cudaType(typeOf(p)) +
+              "* __restrict__ " + p.name;
+    out.params.push_back(p.name);
+  }
+  emitGridLoops(0, scope);
+  if (kernel_.laneRows > 0 &&
+      (plan_.block[2] > 1 || plan_.block[0] % kernel_.laneCols || plan_.block[1] % kernel_.laneRows))
+    refuse("warps of " + std::to_string(kernel_.laneRows) + " by " + std::to_string(kernel_.laneCols) +
+           " threads do not tile a block of " + std::to_string(plan_.block[1]) + " by " + std::to_string(plan_.block[0]) +
+           " threads (block.y by block.x" + (plan_.block[2] > 1 ? ", with block.z" : "") + ")");
+  if (!refusal_.empty()) {
+    result.refusal = refusal_;
+    return result;
+  }
+  std::ostringstream src;
+  src << header() << "\n"
+      << "extern \"C\" __global__ void __launch_bounds__(" << plan_.threads() << ")\n"
+      << out.entry << "(" << params << ") {\n"
+      << prologue() << body_ << "}\n";
+  out.source = src.str();
+  for (int a = 0; a < 3; ++a) {
+    out.grid[a] = static_cast<unsigned>(plan_.grid[a]);
+    out.block[a] = static_cast<unsigned>(plan_.block[a]);
+  }
+  out.sharedBytes = static_cast<size_t>(plan_.sharedBytes);
+  out.dynamicSharedBytes = plan_.dynamicShared ? out.sharedBytes : 0;
+  out.needsSharedMemoryAttribute = plan_.dynamicShared;
+  out.recipe = options_.recipe;
+  out.zeroFirst = kernel_.zeroFirst;
+  out.elementType = elementType_.value_or(ScalarType::Float);
+  for (const Array& p : kernel_.params)
+    if (!elementType_ && (p.type == ScalarType::Half || p.type == ScalarType::Double)) out.elementType = p.type;
+  result.kernel = std::move(out);
+  return result;
+}
+
+}  // namespace cudaburg::emit_internal
+
+namespace cudaburg {
+
+EmitResult emitKernel(const Kernel& kernel, const EmitOptions& options) {
+  LaunchPlanResult planned = planLaunch(kernel, options.elementType);
+  if (!planned.plan) return EmitResult{std::nullopt, planned.refusal};
+  emit_internal::KernelWriter writer(kernel, *planned.plan, options);
+  return writer.write();
+}
+
+EmitResult emitReference(const Kernel& kernel) {
+  EmitOptions options;
+  options.entry = kernel.name + "_reference";
+  options.elementType = ScalarType::Double;
+  return emitKernel(kernel, options);
+}
+
+}  // namespace cudaburg

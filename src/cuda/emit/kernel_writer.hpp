@@ -1,0 +1,166 @@
+#pragma once
+// The writer behind the CUDA emitter (emitter.hpp), shared by the files that make it up:
+// emitter.cpp (expressions, loops and the kernel around them) and emit_stage.cpp (the copies
+// into shared memory and the pipelined loops). Not part of the emitter's interface.
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "src/cuda/emit/emit_launch.hpp"
+#include "src/cuda/emit/emit_ranges.hpp"
+#include "src/cuda/emit/emitter.hpp"
+#include "src/cuda/emit/index_type.hpp"
+#include "src/loop/pipeline.hpp"
+
+namespace cudaburg::emit_internal {
+
+// The shortest literal that reads back as `v` in type `t`.
+std::string literal(double v, ScalarType t);
+// An affine expression as C: "2*i + j - 1".
+std::string affineText(const Affine& a);
+// Conditions joined with " && ".
+std::string joinConditions(const std::vector<std::string>& conds);
+
+// What is known at a point of the kernel being written.
+struct Scope {
+  IndexRanges ranges;
+  std::map<std::string, Array> arrays;
+  // Unrolled loops: an index with a run-time first value stands for `lower + step * counter`;
+  // after full unrolling the counters (and indices of loops with constant bounds) are constants.
+  std::map<std::string, Affine> unrolledAs;
+  std::set<std::string> compileTimeIndices;
+  // Loads already done as wide accesses: access text -> the lane that holds it.
+  std::map<std::string, std::string> loadOverrides;
+  // Double-buffered shared buffers: name -> the expression that picks the half in use.
+  std::map<std::string, std::string> slots;
+};
+
+// How a Stage's items go from the source into the buffer (see planStageCopy).
+struct StageCopy {
+  int64_t items = 0;                // elements, or vectors of a source row's elements
+  std::string coords;               // declares the item's place in the box from `stage_e`
+  std::string type;                 // an item's type: "float", "float4", ...
+  std::string value;                // the item read from the source, zero outside it
+  std::vector<std::string> stores;  // where an item goes, `$` standing for it
+  std::string comment;
+  // The same copy for asynchronous copies: the item's first source element, the condition that
+  // it lies inside the source ("" when always), and each piece of the buffer it fills (the whole
+  // item, or an element a piece where the layout permutes the box) with the piece's bytes.
+  std::string from, inside;
+  std::vector<std::string> pieces;
+  int pieceBytes = 0;
+  bool sameType = true;  // copied as bytes: no conversion on the way
+};
+
+class KernelWriter {
+ public:
+  KernelWriter(const Kernel& kernel, const LaunchPlan& plan, const EmitOptions& options)
+      : kernel_(kernel), plan_(plan), options_(options), elementType_(options.elementType),
+        index_(indexTypeFor(kernel)) {}
+
+  EmitResult write();
+
+ private:
+  // Output.
+  void line(const std::string& text) {
+    if (!text.empty()) body_ += std::string(2 * indent_, ' ') + text;
+    body_ += '\n';
+  }
+  // Drops the declaration line written at `mark` when nothing written after it uses `name`
+  // (an index whose loop body reads only its unrolled counter, say): no unused variables.
+  void dropIfUnused(size_t mark, const std::string& name);
+  void open(const std::string& text) {
+    line(text);
+    ++indent_;
+    declared_.emplace_back();
+  }
+  void close() {
+    --indent_;
+    declared_.pop_back();
+    line("}");
+  }
+  void refuse(const std::string& why) {
+    if (refusal_.empty()) refusal_ = why;
+  }
+
+  ScalarType typeOf(const Array& a) const { return emittedType(a, elementType_); }
+  std::string cudaType(ScalarType t) {
+    if (t == ScalarType::Half) usesHalf_ = true;
+    return cudaTypeName(t);
+  }
+  static ScalarType computeType(ScalarType t) { return t == ScalarType::Half ? ScalarType::Float : t; }
+
+  // Statements.
+  void emit(const Node& node, const Scope& scope);
+  void emitGridLoops(size_t i, const Scope& scope);
+  void emitLoop(const Node& loop, const Scope& scope);
+  void emitBlockLoop(const Node& loop, const Scope& scope);
+  void emitSerialLoop(const Node& loop, const Scope& scope);
+  void emitUnrolledLoop(const Node& loop, const Scope& scope, const std::string& note);
+  void emitVectorLoop(const Node& loop, const Scope& scope);
+  void emitPipelinedLoop(const Node& loop, const Scope& scope);
+  // A serial loop's header parts: its continuation condition and its increment.
+  std::string loopConditions(const Node& loop, const Scope& scope);
+  static std::string loopStep(const Node& loop) {
+    return loop.step == 1 ? "++" + loop.index : loop.index + " += " + std::to_string(loop.step);
+  }
+  void emitAlloc(const Node& node, const Scope& scope);
+  void declareShared(const Node& alloc, int copies);
+  StageCopy planStageCopy(const Node& node, const Scope& scope);
+  void emitStage(const Node& node, const Scope& scope);
+  void emitStageRegisters(const StageCopy& c, const std::string& regs, bool load);
+  // The loop over the items a thread takes of a stage, with their places declared (guarded
+  // where the threads outnumber the last round's items: says if it is); closeThreadItems ends it.
+  int64_t itemsPerThread(const StageCopy& c) const;
+  bool openThreadItems(const StageCopy& c);
+  void closeThreadItems(bool guarded);
+  // A pipelined loop's trip count, or nothing (and a refusal) when its shape or bounds do not do.
+  std::optional<int64_t> pipelineTrips(const Node& loop, const PipelineParts& parts, const Scope& scope);
+  // The conditions under which the iteration `shift` steps after the current one exists.
+  std::vector<std::string> laterConditions(const Node& loop, int64_t shift, const Scope& body);
+  void emitAsyncPipelinedLoop(const Node& loop, const Scope& scope);
+  // The asynchronous copies of the items a thread takes of a stage.
+  void emitAsyncCopies(const StageCopy& c, const std::string& source);
+  int stageWidth(const Node& node, const Array& source, const std::vector<int64_t>& box, const Scope& scope);
+  void emitAssign(const Node& node, const Scope& scope);
+  // Opens `if (guards) {` when some upper bound of `loop` is not proven for `lastIndex`; says if it did.
+  bool openGuard(const Node& loop, const Affine& lastIndex, const Scope& scope);
+
+  // Expressions.
+  std::string accessText(const Access& a, const Scope& scope);
+  std::vector<std::string> outsideConditions(const Access& a, const Array& array, const Scope& scope);
+  std::string loadText(const Access& a, ScalarType want, const Scope& scope);
+  std::string exprText(const Expr& e, ScalarType type, const Scope& scope, bool top = false);
+  std::string storeText(const Node& assign, const std::string& target, ScalarType targetType,
+                        const std::string& value);
+  const Array* findArray(const std::string& name, const Scope& scope);
+  Affine flatOffset(const Access& a, const Array& array);
+  bool wideAccessOk(const Access& a, const std::string& index, const Affine& lower, int width, const Scope& scope);
+
+  std::string header();
+  std::string prologue();
+  // The name of a thread or block coordinate, which the prologue then declares.
+  std::string coordinate(const std::string& name) {
+    usedCoordinates_.insert(name);
+    return name;
+  }
+
+  const Kernel& kernel_;
+  const LaunchPlan& plan_;
+  const EmitOptions& options_;
+  std::optional<ScalarType> elementType_;
+  std::string index_;  // the type of indices and coordinates: "int", or "long long" where bounds need it
+  std::string body_;
+  int indent_ = 1;
+  std::vector<std::set<std::string>> declared_{{}};
+  std::string refusal_;
+  bool usesHalf_ = false;
+  bool usesAsyncCopies_ = false;
+  int64_t dynamicOffset_ = 0;
+  int temps_ = 0;
+  std::set<std::string> usedCoordinates_;
+};
+
+}  // namespace cudaburg::emit_internal

@@ -1,0 +1,77 @@
+#include "src/cuda/run/reference_check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace cudaburg {
+
+double verificationTolerance(ScalarType type, int64_t reductionLength) {
+  // Summation error grows like sqrt(n) units of roundoff for random data; 32 units is the margin.
+  double growth = 32 * std::sqrt(double(std::max<int64_t>(reductionLength, 1)));
+  switch (type) {
+    case ScalarType::Float: return std::clamp(growth * 0x1.0p-24, 1e-6, 1e-4);
+    case ScalarType::Double: return std::clamp(growth * 0x1.0p-53, 1e-14, 1e-12);
+    case ScalarType::Half: return std::clamp(growth * 0x1.0p-11, 1e-3, 5e-2);
+    case ScalarType::Int: return 0;
+  }
+  return 1e-4;
+}
+
+std::string elementName(const std::string& name, const std::vector<int64_t>& extents, size_t flat) {
+  std::vector<int64_t> index(extents.size());
+  for (size_t d = extents.size(); d-- > 0;) {
+    int64_t e = std::max<int64_t>(extents[d], 1);
+    index[d] = int64_t(flat) % e;
+    flat /= size_t(e);
+  }
+  std::string s = name;
+  for (int64_t i : index) s += "[" + std::to_string(i) + "]";
+  return s;
+}
+
+Comparison compareArrays(const std::string& name, const std::vector<int64_t>& extents,
+                         const std::vector<double>& out, const std::vector<double>& ref, double tolerance) {
+  Comparison c;
+  std::ostringstream why;
+  if (out.size() != ref.size()) {
+    why << name << ": " << out.size() << " elements against " << ref.size() << " in the reference";
+    c.reason = why.str();
+    return c;
+  }
+  double diffNorm = 0, refNorm = 0, worst = -1;
+  size_t refNonFinite = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (!std::isfinite(ref[i])) {
+      ++refNonFinite;
+      continue;
+    }
+    if (!std::isfinite(out[i])) {
+      if (c.nonFinite++ == 0) c.firstNonFinite = i;
+      continue;
+    }
+    double d = out[i] - ref[i];
+    diffNorm += d * d;
+    refNorm += ref[i] * ref[i];
+    if (std::abs(d) > worst) worst = std::abs(d), c.worstIndex = i;
+  }
+  c.relativeError = refNorm > 0 ? std::sqrt(diffNorm / refNorm) : std::sqrt(diffNorm);
+  if (refNonFinite > 0) {
+    why << name << ": the reference has " << refNonFinite << " non-finite elements";
+  } else if (c.nonFinite > 0) {
+    c.relativeError = INFINITY;
+    why << name << ": " << c.nonFinite << " of " << out.size() << " elements are NaN or infinite (unwritten?), first "
+        << elementName(name, extents, c.firstNonFinite);
+  } else if (!(c.relativeError <= tolerance)) {
+    why.precision(3);
+    why << name << ": relative error " << c.relativeError << " exceeds the bound " << tolerance << "; worst at "
+        << elementName(name, extents, c.worstIndex) << " = " << out[c.worstIndex] << ", expected "
+        << ref[c.worstIndex];
+  } else {
+    c.passed = true;
+  }
+  c.reason = why.str();
+  return c;
+}
+
+}  // namespace cudaburg

@@ -1,0 +1,177 @@
+#include "src/cuda/run/worker_protocol.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace cudaburg {
+
+using nlohmann::json;
+
+bool parseScalarType(const std::string& name, ScalarType& out) {
+  for (ScalarType t : {ScalarType::Float, ScalarType::Double, ScalarType::Half, ScalarType::Int}) {
+    if (name == scalarTypeName(t)) {
+      out = t;
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+ScalarType typeFromJson(const json& j) {
+  ScalarType t;
+  if (!parseScalarType(j.get<std::string>(), t)) throw std::invalid_argument("unknown scalar type " + j.dump());
+  return t;
+}
+
+const char* referenceKindName(ReferencePlan::Kind k) {
+  switch (k) {
+    case ReferencePlan::Kind::Gemm: return "gemm";
+    case ReferencePlan::Kind::Conv2d: return "conv2d";
+    case ReferencePlan::Kind::Exact: return "exact";
+  }
+  return "exact";
+}
+
+}  // namespace
+
+int64_t ArraySpec::elements() const {
+  int64_t n = 1;
+  for (int64_t e : extents) n *= e;
+  return n;
+}
+
+json toJson(const LaunchSpec& s) {
+  return {{"cubin", s.cubinPath}, {"entry", s.entry}, {"grid", s.grid}, {"block", s.block},
+          {"dynamic_shared", s.dynamicSharedBytes}, {"raise_shared_limit", s.raiseSharedLimit}};
+}
+
+json toJson(const ArraySpec& s) {
+  return {{"name", s.name}, {"type", scalarTypeName(s.type)}, {"extents", s.extents}, {"init", arrayInitName(s.init)},
+          {"output", s.output}};
+}
+
+json toJson(const ReferenceSpec& s) {
+  json j = {{"kind", referenceKindName(s.kind)}};
+  if (s.kind == ReferencePlan::Kind::Gemm) {
+    const GemmShape& g = s.gemm;
+    j["gemm"] = {{"a", g.a}, {"b", g.b}, {"c", g.c}, {"m", g.m}, {"n", g.n}, {"k", g.k}, {"batch", g.batch},
+                 {"a_transposed", g.aTransposed}, {"b_transposed", g.bTransposed}, {"lda", g.lda}, {"ldb", g.ldb},
+                 {"ldc", g.ldc}, {"stride_a", g.strideA}, {"stride_b", g.strideB}, {"stride_c", g.strideC}};
+  } else if (s.kind == ReferencePlan::Kind::Conv2d) {
+    const Conv2dShape& c = s.conv;
+    j["conv2d"] = {{"input", c.input}, {"weight", c.weight}, {"output", c.output}, {"n", c.n}, {"c", c.c},
+                   {"h", c.h}, {"w", c.w}, {"k", c.k}, {"r", c.r}, {"s", c.s}, {"p", c.p}, {"q", c.q},
+                   {"pad_h", c.padH}, {"pad_w", c.padW}, {"stride_h", c.strideH}, {"stride_w", c.strideW},
+                   {"dilation_h", c.dilationH}, {"dilation_w", c.dilationW}};
+  } else {
+    j["kernel"] = toJson(s.exact);
+    json types = json::array();
+    for (ScalarType t : s.exactTypes) types.push_back(scalarTypeName(t));
+    j["types"] = types;
+  }
+  return j;
+}
+
+json toJson(const MeasureRequest& r) {
+  json arrays = json::array();
+  for (const auto& a : r.arrays) arrays.push_back(toJson(a));
+  return {{"op", "measure"}, {"variant", toJson(r.variant)}, {"arrays", arrays}, {"reference", toJson(r.reference)},
+          {"seed", r.seed}, {"tolerance", r.tolerance}, {"verify", r.verify}, {"time", r.time},
+          {"warmup_runs", r.warmupRuns}, {"min_runs", r.runs.minRuns}, {"max_runs", r.runs.maxRuns},
+          {"min_total_ms", r.runs.minTotalMs}, {"max_total_ms", r.runs.maxTotalMs}};
+}
+
+json toJson(const MeasureReply& r) {
+  // JSON has no infinity: an unbounded error (non-finite output) travels as null.
+  json error = std::isfinite(r.error) ? json(r.error) : json(nullptr);
+  return {{"status", runStatusName(r.status)}, {"reason", r.reason}, {"error", error}, {"ms", r.ms}, {"runs", r.runs},
+          {"fatal", r.fatal}};
+}
+
+LaunchSpec launchSpecFromJson(const json& j) {
+  LaunchSpec s;
+  s.cubinPath = j.at("cubin").get<std::string>();
+  s.entry = j.at("entry").get<std::string>();
+  s.grid = j.at("grid").get<std::array<unsigned, 3>>();
+  s.block = j.at("block").get<std::array<unsigned, 3>>();
+  s.dynamicSharedBytes = j.at("dynamic_shared").get<size_t>();
+  s.raiseSharedLimit = j.at("raise_shared_limit").get<bool>();
+  return s;
+}
+
+ArraySpec arraySpecFromJson(const json& j) {
+  ArraySpec s;
+  s.name = j.at("name").get<std::string>();
+  s.type = typeFromJson(j.at("type"));
+  s.extents = j.at("extents").get<std::vector<int64_t>>();
+  if (!parseArrayInit(j.at("init").get<std::string>(), s.init))
+    throw std::invalid_argument("unknown array init " + j.at("init").dump());
+  s.output = j.at("output").get<bool>();
+  return s;
+}
+
+ReferenceSpec referenceSpecFromJson(const json& j) {
+  ReferenceSpec s;
+  std::string kind = j.at("kind").get<std::string>();
+  if (kind == "gemm") {
+    s.kind = ReferencePlan::Kind::Gemm;
+    const json& g = j.at("gemm");
+    GemmShape& o = s.gemm;
+    o.a = g.at("a"), o.b = g.at("b"), o.c = g.at("c");
+    o.m = g.at("m"), o.n = g.at("n"), o.k = g.at("k"), o.batch = g.at("batch");
+    o.aTransposed = g.at("a_transposed"), o.bTransposed = g.at("b_transposed");
+    o.lda = g.at("lda"), o.ldb = g.at("ldb"), o.ldc = g.at("ldc");
+    o.strideA = g.at("stride_a"), o.strideB = g.at("stride_b"), o.strideC = g.at("stride_c");
+  } else if (kind == "conv2d") {
+    s.kind = ReferencePlan::Kind::Conv2d;
+    const json& c = j.at("conv2d");
+    Conv2dShape& o = s.conv;
+    o.input = c.at("input"), o.weight = c.at("weight"), o.output = c.at("output");
+    o.n = c.at("n"), o.c = c.at("c"), o.h = c.at("h"), o.w = c.at("w");
+    o.k = c.at("k"), o.r = c.at("r"), o.s = c.at("s"), o.p = c.at("p"), o.q = c.at("q");
+    o.padH = c.at("pad_h"), o.padW = c.at("pad_w"), o.strideH = c.at("stride_h"), o.strideW = c.at("stride_w");
+    o.dilationH = c.at("dilation_h"), o.dilationW = c.at("dilation_w");
+  } else if (kind == "exact") {
+    s.kind = ReferencePlan::Kind::Exact;
+    s.exact = launchSpecFromJson(j.at("kernel"));
+    for (const auto& t : j.at("types")) s.exactTypes.push_back(typeFromJson(t));
+  } else {
+    throw std::invalid_argument("unknown reference kind " + kind);
+  }
+  return s;
+}
+
+MeasureRequest measureRequestFromJson(const json& j) {
+  MeasureRequest r;
+  if (j.contains("variant")) r.variant = launchSpecFromJson(j.at("variant"));
+  for (const auto& a : j.at("arrays")) r.arrays.push_back(arraySpecFromJson(a));
+  r.reference = referenceSpecFromJson(j.at("reference"));
+  r.seed = j.value("seed", uint64_t(1));
+  r.tolerance = j.value("tolerance", 1e-4);
+  r.verify = j.value("verify", true);
+  r.time = j.value("time", true);
+  r.warmupRuns = j.value("warmup_runs", 3);
+  r.runs.minRuns = j.value("min_runs", r.runs.minRuns);
+  r.runs.maxRuns = j.value("max_runs", r.runs.maxRuns);
+  r.runs.minTotalMs = j.value("min_total_ms", r.runs.minTotalMs);
+  r.runs.maxTotalMs = j.value("max_total_ms", r.runs.maxTotalMs);
+  return r;
+}
+
+MeasureReply measureReplyFromJson(const json& j) {
+  MeasureReply r;
+  std::string status = j.at("status").get<std::string>();
+  auto known = runStatusFromName(status);
+  if (!known) throw std::invalid_argument("unknown status '" + status + "'");
+  r.status = *known;
+  r.reason = j.value("reason", "");
+  r.error = !j.contains("error") ? -1.0 : j.at("error").is_null() ? INFINITY : j.at("error").get<double>();
+  r.ms = j.value("ms", -1.0);
+  r.runs = j.value("runs", 0);
+  r.fatal = j.value("fatal", false);
+  return r;
+}
+
+}  // namespace cudaburg

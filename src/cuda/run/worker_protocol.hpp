@@ -1,0 +1,90 @@
+#pragma once
+// The messages between the runner and cudaburg-worker: one JSON object a line on the worker's
+// standard input (requests) and standard output (replies). A request names its operation:
+//   {"op":"hello"}                 -> {"ok":true,"device":"NVIDIA H100 ...","cc":"9.0","driver":"13.0"} or
+//                                     {"ok":false,"reason":"no CUDA device: ..."}
+//   {"op":"measure", ...}          -> MeasureReply: verify a variant, then time it
+//   {"op":"reference_time", ...}   -> MeasureReply: time the reference library
+//   {"op":"quit"}                  -> the worker exits
+// Kernels come as CUBIN files named by path. Nothing here needs a GPU.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "src/cuda/run/inputs.hpp"
+#include "src/cuda/run/reference_shape.hpp"
+#include "src/cuda/run/run_status.hpp"
+#include "src/cuda/run/timing.hpp"
+
+namespace cudaburg {
+
+bool parseScalarType(const std::string& name, ScalarType& out);  // the names scalarTypeName gives
+
+// A compiled kernel and how to launch it; its parameters are the request's arrays, in order.
+struct LaunchSpec {
+  std::string cubinPath;
+  std::string entry;
+  std::array<unsigned, 3> grid{1, 1, 1};
+  std::array<unsigned, 3> block{1, 1, 1};
+  size_t dynamicSharedBytes = 0;
+  bool raiseSharedLimit = false;  // set the kernel's maximum dynamic shared memory first
+};
+
+struct ArraySpec {
+  std::string name;
+  ScalarType type = ScalarType::Float;
+  std::vector<int64_t> extents;
+  ArrayInit init = ArrayInit::Poison;
+  bool output = false;  // written by the kernel: compared with the reference afterwards
+
+  int64_t elements() const;
+  size_t bytes() const { return size_t(elements()) * scalarTypeBytes(type); }
+};
+
+struct ReferenceSpec {
+  ReferencePlan::Kind kind = ReferencePlan::Kind::Exact;
+  GemmShape gemm;
+  Conv2dShape conv;
+  LaunchSpec exact;                  // Exact: the FP64 kernel, with the same arrays in its types
+  std::vector<ScalarType> exactTypes;
+};
+
+struct MeasureRequest {
+  LaunchSpec variant;
+  std::vector<ArraySpec> arrays;
+  ReferenceSpec reference;
+  uint64_t seed = 1;
+  double tolerance = 1e-4;
+  bool verify = true;
+  bool time = true;
+  int warmupRuns = 3;
+  RunCountPolicy runs;
+};
+
+// What the worker found: Ok, Wrong, Failed or NotMeasured (its name in JSON).
+struct MeasureReply {
+  RunStatus status = RunStatus::Failed;
+  std::string reason;
+  double error = -1;   // the relative error; -1 when not verified
+  double ms = -1;      // the median time; -1 when not timed
+  int runs = 0;
+  bool fatal = false;  // the worker's CUDA context is lost: it exits after this reply
+};
+
+nlohmann::json toJson(const LaunchSpec& s);
+nlohmann::json toJson(const ArraySpec& s);
+nlohmann::json toJson(const ReferenceSpec& s);
+nlohmann::json toJson(const MeasureRequest& r);  // with "op":"measure"
+nlohmann::json toJson(const MeasureReply& r);
+
+// Readers throw nlohmann::json::exception or std::invalid_argument on malformed messages.
+LaunchSpec launchSpecFromJson(const nlohmann::json& j);
+ArraySpec arraySpecFromJson(const nlohmann::json& j);
+ReferenceSpec referenceSpecFromJson(const nlohmann::json& j);
+MeasureRequest measureRequestFromJson(const nlohmann::json& j);
+MeasureReply measureReplyFromJson(const nlohmann::json& j);
+
+}  // namespace cudaburg

@@ -1,0 +1,35 @@
+#pragma once
+// The libraries a variant is checked and compared against, run in the worker: cuBLAS SGEMM with
+// TF32 off, and cuDNN's fp32 NCHW convolution (with FMA math, no tensor cores) when the build has
+// cuDNN.
+#include <cuda.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "src/cuda/worker/device.hpp"
+#include "src/cuda/run/reference_shape.hpp"
+
+namespace cudaburg {
+
+class ReferenceLibraries {
+ public:
+  ReferenceLibraries();
+  ~ReferenceLibraries();
+  ReferenceLibraries(const ReferenceLibraries&) = delete;
+  ReferenceLibraries& operator=(const ReferenceLibraries&) = delete;
+
+  static bool hasConv2d();  // whether this build has cuDNN
+
+  // Enqueue C = op(A) op(B) (row major, as in GemmShape) on the stream; throws on failure.
+  void gemm(CUstream stream, const GemmShape& shape, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c);
+  // Enqueue the convolution on the stream; throws on failure (or when the build has no cuDNN).
+  void conv2d(CUstream stream, const Conv2dShape& shape, CUdeviceptr input, CUdeviceptr weight, CUdeviceptr output);
+
+ private:
+  struct Handles;
+  std::unique_ptr<Handles> handles_;
+};
+
+}  // namespace cudaburg

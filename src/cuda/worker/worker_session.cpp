@@ -1,0 +1,230 @@
+#include "src/cuda/worker/worker_session.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "src/cuda/worker/device.hpp"
+#include "src/cuda/worker/launch.hpp"
+#include "src/cuda/run/reference_check.hpp"
+#include "src/cuda/worker/reference_library.hpp"
+#include "src/cuda/worker/timing_events.hpp"
+
+namespace cudaburg {
+namespace {
+
+// The arrays of one run on the device, with the host copies of the random inputs.
+struct DeviceArrays {
+  std::vector<ArraySpec> specs;
+  std::vector<DeviceBuffer> buffers;
+
+  size_t find(const std::string& name) const {
+    for (size_t i = 0; i < specs.size(); ++i)
+      if (specs[i].name == name) return i;
+    throw std::runtime_error("the request has no array " + name);
+  }
+};
+
+DeviceArrays allocate(const std::vector<ArraySpec>& specs) {
+  DeviceArrays arrays;
+  arrays.specs = specs;
+  for (const auto& s : specs) arrays.buffers.emplace_back(s.bytes());
+  return arrays;
+}
+
+std::vector<std::vector<double>> makeInputs(const std::vector<ArraySpec>& specs, uint64_t seed) {
+  std::vector<std::vector<double>> values(specs.size());
+  for (size_t i = 0; i < specs.size(); ++i)
+    if (specs[i].init == ArrayInit::Random)
+      values[i] = randomValues(specs[i].type, size_t(specs[i].elements()), seed * 1000003 + i);
+  return values;
+}
+
+void upload(DeviceArrays& arrays, const std::vector<std::vector<double>>& inputs) {
+  for (size_t i = 0; i < arrays.specs.size(); ++i) {
+    if (arrays.specs[i].init != ArrayInit::Random) continue;
+    auto bytes = encodeValues(inputs[i], arrays.specs[i].type);
+    checkCuda(cuMemcpyHtoD(arrays.buffers[i].ptr(), bytes.data(), bytes.size()), "cuMemcpyHtoD");
+  }
+  // A copy from pageable memory may still be in flight on return; the kernels run on another stream.
+  checkCuda(cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
+// Poisons or zeroes the outputs (`zeroOnly`: just the ones that must start at zero).
+void initOutputs(CUstream stream, DeviceArrays& arrays, bool zeroOnly) {
+  for (size_t i = 0; i < arrays.specs.size(); ++i) {
+    const ArraySpec& s = arrays.specs[i];
+    CUdeviceptr p = arrays.buffers[i].ptr();
+    if (s.init == ArrayInit::Zero) {
+      checkCuda(cuMemsetD8Async(p, 0, s.bytes(), stream), "cuMemsetD8Async");
+    } else if (s.init == ArrayInit::Poison && !zeroOnly) {
+      if (scalarTypeBytes(s.type) == 2) checkCuda(cuMemsetD16Async(p, kPoison16, s.bytes() / 2, stream), "cuMemsetD16");
+      else checkCuda(cuMemsetD32Async(p, kPoison32, s.bytes() / 4, stream), "cuMemsetD32");
+    }
+  }
+}
+
+std::vector<double> download(const DeviceBuffer& buffer, ScalarType type) {
+  std::vector<uint8_t> bytes(buffer.bytes());
+  checkCuda(cuMemcpyDtoH(bytes.data(), buffer.ptr(), bytes.size()), "cuMemcpyDtoH");
+  return decodeValues(bytes, type);
+}
+
+void synchronize(CUstream stream, const char* what) { checkCuda(cuStreamSynchronize(stream), what); }
+
+MeasureReply failed(const std::string& reason, bool fatal = false) {
+  MeasureReply r;
+  r.status = RunStatus::Failed;
+  r.reason = reason;
+  r.fatal = fatal;
+  return r;
+}
+
+}  // namespace
+
+WorkerSession::WorkerSession() {
+  try {
+    device_ = std::make_unique<DeviceContext>();
+    flusher_ = std::make_unique<L2Flusher>(device_->info());
+    libraries_ = std::make_unique<ReferenceLibraries>();
+  } catch (const std::exception& e) {
+    unavailable_ = std::string("no CUDA device: not measured (") + e.what() + ")";
+    libraries_.reset();
+    flusher_.reset();
+    device_.reset();
+  }
+}
+
+WorkerSession::~WorkerSession() = default;
+
+nlohmann::json WorkerSession::hello() const {
+  if (!device_) return {{"ok", false}, {"reason", unavailable_}};
+  const DeviceInfo& d = device_->info();
+  return {{"ok", true}, {"device", d.describe()}, {"name", d.name}, {"cc", std::to_string(d.major) + "." +
+          std::to_string(d.minor)}, {"multiprocessors", d.multiprocessors}, {"l2_bytes", d.l2Bytes}, {"driver", d.driver},
+          {"conv2d_library", ReferenceLibraries::hasConv2d()}};
+}
+
+MeasureReply WorkerSession::notMeasured() const {
+  MeasureReply r;
+  r.status = RunStatus::NotMeasured;
+  r.reason = unavailable_;
+  return r;
+}
+
+MeasureReply WorkerSession::measure(const MeasureRequest& request) {
+  if (!device_) return notMeasured();
+  CUstream stream = device_->stream();
+  MeasureReply reply;
+  std::string stage = "preparing the arrays";
+  try {
+    DeviceArrays arrays = allocate(request.arrays);
+    auto inputs = makeInputs(request.arrays, request.seed);
+    upload(arrays, inputs);
+    stage = "loading the kernel";
+    LoadedKernel variant(request.variant);
+
+    if (request.verify) {
+      stage = "running the kernel";
+      initOutputs(stream, arrays, false);
+      variant.launch(stream, arrays.buffers);
+      synchronize(stream, "running the kernel");
+
+      stage = "computing the reference";
+      // (array index in the variant, reference values) for each output compared.
+      std::vector<std::pair<size_t, std::vector<double>>> expected;
+      const ReferenceSpec& ref = request.reference;
+      if (ref.kind == ReferencePlan::Kind::Gemm || ref.kind == ReferencePlan::Kind::Conv2d) {
+        bool gemm = ref.kind == ReferencePlan::Kind::Gemm;
+        size_t out = arrays.find(gemm ? ref.gemm.c : ref.conv.output);
+        DeviceBuffer result(arrays.specs[out].bytes());
+        if (gemm) {
+          libraries_->gemm(stream, ref.gemm, arrays.buffers[arrays.find(ref.gemm.a)].ptr(),
+                           arrays.buffers[arrays.find(ref.gemm.b)].ptr(), result.ptr());
+        } else {
+          libraries_->conv2d(stream, ref.conv, arrays.buffers[arrays.find(ref.conv.input)].ptr(),
+                             arrays.buffers[arrays.find(ref.conv.weight)].ptr(), result.ptr());
+        }
+        synchronize(stream, "running the reference library");
+        expected.emplace_back(out, download(result, arrays.specs[out].type));
+      } else {
+        if (ref.exactTypes.size() != request.arrays.size())
+          throw std::runtime_error("the reference kernel's arrays differ from the variant's");
+        std::vector<ArraySpec> refSpecs = request.arrays;
+        for (size_t i = 0; i < refSpecs.size(); ++i) refSpecs[i].type = ref.exactTypes[i];
+        DeviceArrays refArrays = allocate(refSpecs);
+        upload(refArrays, inputs);
+        LoadedKernel exact(ref.exact);
+        initOutputs(stream, refArrays, false);
+        exact.launch(stream, refArrays.buffers);
+        synchronize(stream, "running the FP64 reference");
+        for (size_t i = 0; i < refSpecs.size(); ++i)
+          if (refSpecs[i].output) expected.emplace_back(i, download(refArrays.buffers[i], refSpecs[i].type));
+      }
+
+      stage = "comparing";
+      reply.error = 0;
+      for (const auto& [index, values] : expected) {
+        const ArraySpec& s = arrays.specs[index];
+        Comparison c = compareArrays(s.name, s.extents, download(arrays.buffers[index], s.type), values,
+                                     request.tolerance);
+        reply.error = std::max(reply.error, c.relativeError);
+        if (!c.passed) {
+          reply.status = RunStatus::Wrong;
+          reply.reason = c.reason;
+          return reply;
+        }
+      }
+    }
+
+    if (request.time) {
+      stage = "timing the kernel";
+      auto run = [&] {
+        initOutputs(stream, arrays, true);
+        variant.launch(stream, arrays.buffers);
+      };
+      TimedRuns timed = timeRuns(stream, run, request.warmupRuns, request.runs, *flusher_);
+      reply.ms = timed.medianMs;
+      reply.runs = timed.runs;
+    }
+    reply.status = RunStatus::Ok;
+    return reply;
+  } catch (const CudaError& e) {
+    return failed(stage + ": " + e.what(), e.sticky());
+  } catch (const std::exception& e) {
+    return failed(stage + ": " + e.what());
+  }
+}
+
+MeasureReply WorkerSession::timeReference(const MeasureRequest& request) {
+  if (!device_) return notMeasured();
+  CUstream stream = device_->stream();
+  const ReferenceSpec& ref = request.reference;
+  try {
+    if (ref.kind == ReferencePlan::Kind::Exact) return failed("no reference library for this loop nest");
+    DeviceArrays arrays = allocate(request.arrays);
+    upload(arrays, makeInputs(request.arrays, request.seed));
+    std::function<void()> run;
+    if (ref.kind == ReferencePlan::Kind::Gemm) {
+      CUdeviceptr a = arrays.buffers[arrays.find(ref.gemm.a)].ptr(), b = arrays.buffers[arrays.find(ref.gemm.b)].ptr(),
+                  c = arrays.buffers[arrays.find(ref.gemm.c)].ptr();
+      run = [&, a, b, c] { libraries_->gemm(stream, ref.gemm, a, b, c); };
+    } else {
+      CUdeviceptr in = arrays.buffers[arrays.find(ref.conv.input)].ptr(),
+                  w = arrays.buffers[arrays.find(ref.conv.weight)].ptr(),
+                  out = arrays.buffers[arrays.find(ref.conv.output)].ptr();
+      run = [&, in, w, out] { libraries_->conv2d(stream, ref.conv, in, w, out); };
+    }
+    TimedRuns timed = timeRuns(stream, run, request.warmupRuns, request.runs, *flusher_);
+    MeasureReply reply;
+    reply.status = RunStatus::Ok;
+    reply.ms = timed.medianMs;
+    reply.runs = timed.runs;
+    return reply;
+  } catch (const CudaError& e) {
+    return failed(std::string("timing the reference library: ") + e.what(), e.sticky());
+  } catch (const std::exception& e) {
+    return failed(std::string("timing the reference library: ") + e.what());
+  }
+}
+
+}  // namespace cudaburg
