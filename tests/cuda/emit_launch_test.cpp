@@ -205,6 +205,28 @@ TEST(EmitLaunch, RecipeAndLaunchAreWrittenAtTheTop) {
   EXPECT_NE(r.kernel->source.find("// Launch: grid (2, 2, 1), block (16, 16, 1) = 256 threads"), std::string::npos);
 }
 
+TEST(EmitLaunch, WarpLanesNumberTheBlocksThreadsByWarpPatches) {
+  Kernel k = tiledMatmul(128, 128, 128);  // blocks of 16 x 16 threads
+  k.laneRows = 8;
+  k.laneCols = 4;
+  CudaKernel arranged = emitted(k);
+  EXPECT_EQ(arranged.block, (std::array<unsigned, 3>{16, 16, 1}));
+  // Warp w of the block covers rows 8 * (w / 4) .. + 7 and columns 4 * (w % 4) .. + 3; the stages
+  // still copy by the hardware's thread number, so that their reads stay coalesced.
+  EXPECT_NE(arranged.source.find("const int thread_rank = threadIdx.x + 16 * threadIdx.y;"), std::string::npos)
+      << arranged.source;
+  EXPECT_NE(arranged.source.find("const int thread_y = (thread_rank >> 5) / 4 * 8 + (thread_rank & 31) / 4;"),
+            std::string::npos);
+  EXPECT_NE(arranged.source.find("const int thread_x = (thread_rank >> 5) % 4 * 4 + (thread_rank & 31) % 4;"),
+            std::string::npos);
+  EXPECT_EQ(arranged.source.find("threadIdx.x;"), std::string::npos);
+  // Warps of 32 x 1 cannot tile a block 16 threads tall.
+  Kernel flat = tiledMatmul(128, 128, 128);
+  flat.laneRows = 32;
+  flat.laneCols = 1;
+  EXPECT_EQ(refusalOf(flat), "warps of 32 by 1 threads do not tile a block of 16 by 16 threads (block.y by block.x)");
+}
+
 // --- refusals: trees that break the mapped-tree model --------------------------------------
 
 NodePtr store(const std::string& i) { return makeAssign(at("C", {ix(i), c(0)}), Expr::constant(1), false); }

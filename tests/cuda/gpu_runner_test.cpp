@@ -195,7 +195,8 @@ TEST_F(GpuRunner, PipelinedAsyncAndInterleavedStagesVerify) {
                             "regtile i,j 8,8; strip k 8; stage A at k_o transposed; ";
   for (const std::string& rest : {"stage B at k_o; map k_o pipelined; unroll k 8; vectorize j 4",
                                   "stage B at k_o interleaved 8; map k_o pipelined; unroll k 8; vectorize j 4",
-                                  "stage B at k_o interleaved 8; map k_o async; unroll k 8; vectorize j 4"}) {
+                                  "stage B at k_o interleaved 8; map k_o async; unroll k 8; vectorize j 4",
+                                  "stage B at k_o; map k_o pipelined; unroll k 8; vectorize j 4; lanes 4,8"}) {
     SCOPED_TRACE(rest);
     auto e = emitUnder(k, tiles + rest);
     ASSERT_TRUE(e);

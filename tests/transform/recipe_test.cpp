@@ -62,6 +62,30 @@ TEST(Recipe, EveryStepKindRoundTrips) {
   EXPECT_EQ(printRecipe(*r), text);
 }
 
+TEST(Recipe, WarpLanesRoundTripAndComputeTheSame) {
+  auto r = parseText(std::string(kMatmulRecipe) + "lanes 2,16\n");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->steps.back().kind, StepKind::Lanes);
+  EXPECT_EQ(r->steps.back().factors, (std::vector<int64_t>{2, 16}));
+  EXPECT_EQ(printRecipe(*r), std::string(kMatmulRecipe) + "lanes 2,16\n");
+  Kernel k = testing::smallExample("matmul");
+  Kernel arranged = testing::applied(applyRecipe(k, *r));
+  EXPECT_EQ(arranged.laneRows, 2);
+  EXPECT_EQ(arranged.laneCols, 16);
+  EXPECT_EQ(testing::differenceFrom(k, arranged), "");
+  // Only powers of two whose product is a warp.
+  for (const char* bad : {"lanes 4,4", "lanes 3,11", "lanes 64,1"}) {
+    auto b = parseText(bad);
+    ASSERT_TRUE(b) << bad;
+    TransformResult refused = applyRecipe(k, *b);
+    EXPECT_FALSE(refused.ok()) << bad;
+    EXPECT_NE(refused.reason.find("cannot be arranged as"), std::string::npos) << refused.reason;
+  }
+  std::string errors;
+  EXPECT_FALSE(parseText("lanes 8 4\n", &errors));
+  EXPECT_NE(errors.find("r.recipe:1:9: error: expected ',' and the columns of block.x"), std::string::npos) << errors;
+}
+
 TEST(Recipe, CommentsBlankLinesAndSemicolons) {
   auto r = parseText("# a matmul schedule\n\n  tile i,j 4,4   # blocks\n; ;map i_o grid.x;map j_o grid.y\n");
   ASSERT_TRUE(r);
