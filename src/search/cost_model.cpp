@@ -86,8 +86,9 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // still saves shared-memory reads; block tiles taller than wide ran a little faster.
   issue *= 1.0 + 0.02 * std::log2(std::max(reuse, 1.0));
   // A warp reads the staged rows and columns of the threads it covers each step: fewer 128-byte
-  // shared-memory wavefronts when it covers a squarer patch (Kernel::laneRows). (The factor ranks
-  // the exhaustively measured databases of tests/data best among 0 to 0.06.)
+  // shared-memory wavefronts when it covers a squarer patch (Kernel::laneRows); of two patches
+  // that read as many, the taller ran as fast or faster on every kernel of
+  // bench/cases/matmul-lanes.txt. (The factor ranks the databases of tests/data best among 0 to 0.06.)
   if (s.staged) {
     int64_t threadsX = std::max<int64_t>(1, s.blockCols / s.threadCols);
     int64_t warpCols = s.laneRows > 0 ? 32 / s.laneRows : std::min<int64_t>(32, threadsX);
@@ -95,6 +96,7 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
     int64_t wavefronts = ceilDiv(warpRows * s.threadRows * s.elementBytes, 128) +
                          ceilDiv(warpCols * s.threadCols * s.elementBytes, 128);
     issue /= 1.0 + 0.03 * static_cast<double>(wavefronts);
+    if (warpRows > warpCols) issue *= 1.005;
   }
   if (s.blockCols > s.blockRows) issue /= 1.0 + 0.02 * std::log2(double(s.blockCols) / double(s.blockRows));
   double latency = std::min(1.0, (s.pipelined || s.asyncCopies ? 0.6 : 0.35) + e.occupancy);
