@@ -193,10 +193,10 @@ TEST_F(GpuRunner, PipelinedAsyncAndInterleavedStagesVerify) {
   Kernel k = testing::loadExample("matmul.loop", {{"M", 200}, {"N", 136}, {"K", 75}});
   const std::string tiles = "tile i,j 64,64; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
                             "regtile i,j 8,8; strip k 8; stage A at k_o transposed; ";
-  for (const std::string& rest : {"stage B at k_o; map k_o pipelined; unroll k 8; vectorize j 4",
-                                  "stage B at k_o interleaved 8; map k_o pipelined; unroll k 8; vectorize j 4",
-                                  "stage B at k_o interleaved 8; map k_o async; unroll k 8; vectorize j 4",
-                                  "stage B at k_o; map k_o pipelined; unroll k 8; vectorize j 4; lanes 4,8"}) {
+  for (const char* rest : {"stage B at k_o; map k_o pipelined; unroll k 8; vectorize j 4",
+                           "stage B at k_o interleaved 8; map k_o pipelined; unroll k 8; vectorize j 4",
+                           "stage B at k_o interleaved 8; map k_o async; unroll k 8; vectorize j 4",
+                           "stage B at k_o; map k_o pipelined; unroll k 8; vectorize j 4; lanes 4,8"}) {
     SCOPED_TRACE(rest);
     auto e = emitUnder(k, tiles + rest);
     ASSERT_TRUE(e);

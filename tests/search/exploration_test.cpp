@@ -227,7 +227,9 @@ TEST(Exploration, ConstraintsOfTheGrammarHold) {
       EXPECT_EQ(s.blockRows % s.threadRows, 0);
       EXPECT_EQ(s.blockCols % s.threadCols, 0);
     }
-    if (s.split > 1) EXPECT_LE(s.split * 16, 36);
+    if (s.split > 1) {
+      EXPECT_LE(s.split * 16, 36);
+    }
     EXPECT_TRUE(estimate(s).infeasible.empty());
     EXPECT_LT(f.cost, LoopRules::kInfinity);
   }
