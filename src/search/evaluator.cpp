@@ -137,8 +137,9 @@ std::optional<double> Evaluator::evaluate(const std::vector<Candidate>& candidat
     v.recipe = printRecipe(candidates[i].recipe);
     v.cover = candidates[i].cover;
     v.modelCost = candidates[i].model;
-    if (p.cuda && outOfBudget() && outcome_.gpuAvailable) {
-      // No time is left to measure it: drop the compilations not started rather than wait.
+    // No time is left to measure it, or its compilation (queued behind others) would not end
+    // within the budget: drop the compilations not started rather than wait for them.
+    if (p.cuda && outcome_.gpuAvailable && (outOfBudget() || !compiledWithinBudget(p))) {
       pool_->dropQueued();
       v.result.status = RunStatus::NotMeasured;
       v.result.reason = "the budget was spent before it was reached";
@@ -167,6 +168,12 @@ std::optional<double> Evaluator::evaluate(const std::vector<Candidate>& candidat
     outcome_.variants.push_back(std::move(v));
   }
   return best;
+}
+
+bool Evaluator::compiledWithinBudget(Prepared& p) const {
+  // Until one variant is measured, wait: a search that measured nothing would have no answer.
+  if (options_.budget.count() == 0 || measured_ == 0) return true;
+  return p.compiling.wait_until(started_ + options_.budget) == std::future_status::ready;
 }
 
 void Evaluator::measureOne(Prepared& p, VariantResult& v) {

@@ -60,6 +60,9 @@ class Evaluator {
   struct Prepared;
   MeasurementKey keyFor(const std::string& recipeLine) const;
   void measureOne(Prepared& p, VariantResult& v);
+  // Waits for `p`'s compilation until the budget ends; false when it was not done by then (once
+  // a variant has been measured: before, it waits as long as the compilation takes).
+  bool compiledWithinBudget(Prepared& p) const;
 
   const Kernel& kernel_;
   EvaluatorOptions options_;
