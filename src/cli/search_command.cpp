@@ -202,6 +202,13 @@ int runSearch(const SearchFlags& f) {
   }
   auto madeFolders = makeOutputFolder(dir);
   if (!madeFolders || !writeOutputs(dir, *madeFolders, outputs)) return kInputError;
+  // The outputs describe this run: a best.cu an earlier run left goes when this one has none.
+  if (outputs.back().first != "best.cu") {
+    std::error_code ec;
+    std::filesystem::path stale = dir / "best.cu";
+    if (std::filesystem::is_regular_file(std::filesystem::symlink_status(stale, ec)))
+      std::filesystem::remove(stale, ec);
+  }
 
   if (!result.best) {
     std::cerr << "cudaburg: no kernel: " << result.why << " (see " << (dir / "report.md").string() << ")\n";

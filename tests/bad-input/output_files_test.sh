@@ -120,5 +120,12 @@ for f in report.md report.json search.svg labeled.dot cover.txt best.cu; do
 done
 grep -q "old" "$out/report.md" && fail "report.md was not replaced"
 leftovers
+# A search that finds no kernel writes its report and leaves no best.cu of an earlier run behind.
+printf 'size N = 64;\nkernel k(float A[N]) {\n  for (i = 0; i < N; i++)\n    A[i] = 1;\n}\n' >"$scratch/serial.loop"
+expect_within 60 1 "cudaburg: no kernel: no rule of the grammar covers this loop nest (see $out/report.md)" \
+  "$cudaburg" "$scratch/serial.loop" -q --no-db -o "$out"
+[ ! -e "$out/best.cu" ] || fail "an earlier run's best.cu was left beside a report of no kernel"
+grep -q "serial.loop" "$out/report.md" || fail "report.md is not this run's"
+leftovers
 
 finish
