@@ -550,14 +550,13 @@ std::string KernelWriter::prologue() {
   if (kernel_.laneRows > 0 && (usedCoordinates_.count("thread_x") || usedCoordinates_.count("thread_y"))) {
     // Warps arranged laneRows x laneCols over the block's threads: the hardware's linear thread
     // number, split into the warp (placed row-major over the block) and the lane within it.
-    usedCoordinates_.insert("thread_rank");
     std::string across = std::to_string(plan_.block[0] / kernel_.laneCols), cols = std::to_string(kernel_.laneCols);
     out += "  const int thread_rank = threadIdx.x + " + std::to_string(plan_.block[0]) + " * threadIdx.y;\n";
     out += "  const int thread_y = (thread_rank >> 5) / " + across + " * " + std::to_string(kernel_.laneRows) +
            " + (thread_rank & 31) / " + cols + ";\n";
     out += "  const int thread_x = (thread_rank >> 5) % " + across + " * " + cols + " + (thread_rank & 31) % " + cols + ";\n";
     if (bodyUsesZ) out += "  const int thread_z = 0;\n";
-    usedCoordinates_.erase("thread_rank");  // declared above
+    usedCoordinates_.erase("thread_rank");  // declared here, not from thread_x and thread_y below
   } else {
     for (int a = 0; a < 3; ++a) {
       std::string t = std::string("thread_") + kAxis[a];
