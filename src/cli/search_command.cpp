@@ -1,6 +1,7 @@
 // `cudaburg FILE.loop [options]`: the search. Labels the loop tree with the matcher generated
 // from specs/loops.burg, measures candidates on the GPU (or ranks them by the model without
 // one) and writes best.cu, report.md, report.json, search.svg and the labeled tree to -o DIR.
+#include <algorithm>
 #include <charconv>
 #include <csignal>
 #include <cstdlib>
@@ -203,7 +204,8 @@ int runSearch(const SearchFlags& f) {
   auto madeFolders = makeOutputFolder(dir);
   if (!madeFolders || !writeOutputs(dir, *madeFolders, outputs)) return kInputError;
   // The outputs describe this run: a best.cu an earlier run left goes when this one has none.
-  if (outputs.back().first != "best.cu") {
+  bool wroteBest = std::any_of(outputs.begin(), outputs.end(), [](const auto& o) { return o.first == "best.cu"; });
+  if (!wroteBest) {
     std::error_code ec;
     std::filesystem::path stale = dir / "best.cu";
     if (std::filesystem::is_regular_file(std::filesystem::symlink_status(stale, ec)))

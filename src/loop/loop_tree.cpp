@@ -297,6 +297,17 @@ int64_t Kernel::size(const std::string& name) const {
   return -1;
 }
 
+std::string warpLanesProblem(int64_t rows, int64_t cols, int64_t threadsY, int64_t threadsX) {
+  auto powerOfTwo = [](int64_t n) { return n > 0 && (n & (n - 1)) == 0; };
+  if (!powerOfTwo(rows) || !powerOfTwo(cols) || rows > 32 || cols > 32 || rows * cols != 32)
+    return "a warp's 32 threads cannot be arranged as " + std::to_string(rows) + " rows by " + std::to_string(cols) +
+           " columns (powers of two whose product is 32)";
+  if (threadsY > 0 && threadsX > 0 && (threadsY % rows || threadsX % cols))
+    return "warps of " + std::to_string(rows) + " by " + std::to_string(cols) + " threads do not tile a block of " +
+           std::to_string(threadsY) + " by " + std::to_string(threadsX) + " threads (block.y by block.x)";
+  return "";
+}
+
 Kernel Kernel::withBody(NodePtr newBody) const {
   Kernel k = *this;
   k.body = std::move(newBody);

@@ -215,4 +215,9 @@ struct Kernel {
   Kernel withBody(NodePtr newBody) const;
 };
 
+// Why warps of `rows` x `cols` threads (Kernel::laneRows, laneCols) cannot cover a block of
+// `threadsY` x `threadsX` threads, or "" when they can: the two must be powers of two whose
+// product is 32, and divide the block's sides (threads 0 leaves the block out of the check).
+std::string warpLanesProblem(int64_t rows, int64_t cols, int64_t threadsY = 0, int64_t threadsX = 0);
+
 }  // namespace cudaburg

@@ -82,9 +82,6 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   if (s.staged && !s.transposed) issue /= 1.07;
   if (s.staged && s.threadCols >= 8 && !s.interleaved) issue /= 1.1;
   if (s.threadCols > s.threadRows) issue /= 1.0 + 0.1 * std::log2(double(s.threadCols) / double(s.threadRows));
-  // Smaller effects that still order candidates the terms above tie: past saturation, more reuse
-  // still saves shared-memory reads; block tiles taller than wide ran a little faster.
-  issue *= 1.0 + 0.02 * std::log2(std::max(reuse, 1.0));
   // A warp reads the staged rows and columns of the threads it covers each step: fewer 128-byte
   // shared-memory wavefronts when it covers a squarer patch (Kernel::laneRows); of two patches
   // that read as many, the taller ran as fast or faster on every kernel of
@@ -98,6 +95,9 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
     issue /= 1.0 + 0.03 * static_cast<double>(wavefronts);
     if (warpRows > warpCols) issue *= 1.005;
   }
+  // Smaller effects that still order candidates the terms above tie: past saturation, more reuse
+  // still saves shared-memory reads; block tiles taller than wide ran a little faster.
+  issue *= 1.0 + 0.02 * std::log2(std::max(reuse, 1.0));
   if (s.blockCols > s.blockRows) issue /= 1.0 + 0.02 * std::log2(double(s.blockCols) / double(s.blockRows));
   double latency = std::min(1.0, (s.pipelined || s.asyncCopies ? 0.6 : 0.35) + e.occupancy);
   double computeNs = flops / (gpu.fp32Tflops * 1e3 * issue * latency);

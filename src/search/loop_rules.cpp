@@ -211,11 +211,8 @@ Fragment LoopRules::lanes(const Fragment& tiled, int64_t rows) const {
   Fragment f = tiled;
   if (rows == 0) return f;
   int64_t cols = 32 / rows;
-  int64_t threadsY = f.shape.blockRows / f.shape.threadRows, threadsX = f.shape.blockCols / f.shape.threadCols;
-  if (rows * cols != 32 || threadsY % rows || threadsX % cols) {
-    f.refused = "warps of " + std::to_string(rows) + " by " + std::to_string(cols) + " threads do not tile the block";
-    return f;
-  }
+  f.refused = warpLanesProblem(rows, cols, f.shape.blockRows / f.shape.threadRows, f.shape.blockCols / f.shape.threadCols);
+  if (!f.refused.empty()) return f;
   f.shape.laneRows = rows;
   f.inTile.push_back(makeStep(StepKind::Lanes, {}, {rows, cols}));
   return f;

@@ -605,11 +605,10 @@ EmitResult KernelWriter::write() {
     out.params.push_back(p.name);
   }
   emitGridLoops(0, scope);
-  if (kernel_.laneRows > 0 &&
-      (plan_.block[2] > 1 || plan_.block[0] % kernel_.laneCols || plan_.block[1] % kernel_.laneRows))
-    refuse("warps of " + std::to_string(kernel_.laneRows) + " by " + std::to_string(kernel_.laneCols) +
-           " threads do not tile a block of " + std::to_string(plan_.block[1]) + " by " + std::to_string(plan_.block[0]) +
-           " threads (block.y by block.x" + (plan_.block[2] > 1 ? ", with block.z" : "") + ")");
+  if (kernel_.laneRows > 0) {
+    if (plan_.block[2] > 1) refuse("warps arranged over block.y and block.x leave no room for block.z");
+    else refuse(warpLanesProblem(kernel_.laneRows, kernel_.laneCols, plan_.block[1], plan_.block[0]));
+  }
   if (!refusal_.empty()) {
     result.refusal = refusal_;
     return result;
