@@ -64,23 +64,6 @@ const char* algorithmName(cudnnConvolutionFwdAlgo_t a) {
   }
 }
 
-// Packed strides of a tensor whose dimensions are given in cuDNN's logical order (N, C, spatial...)
-// and stored channels first or last.
-std::vector<int> packedStrides(const std::vector<int>& dims, bool channelsLast) {
-  std::vector<int> order;  // dimensions from the outermost in memory to the innermost
-  order.push_back(0);
-  if (!channelsLast) order.push_back(1);
-  for (size_t d = 2; d < dims.size(); ++d) order.push_back(int(d));
-  if (channelsLast) order.push_back(1);
-  std::vector<int> strides(dims.size());
-  int stride = 1;
-  for (size_t i = order.size(); i-- > 0;) {
-    strides[order[i]] = stride;
-    stride *= dims[order[i]];
-  }
-  return strides;
-}
-
 #endif
 
 }  // namespace
@@ -160,14 +143,28 @@ std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdevi
     in.insert(in.begin(), {int(s.n), int(s.c)});
     filter.insert(filter.begin(), {int(s.k), int(s.c / s.groups)});
     int dims = int(in.size());
-    checkCudnn(cudnnSetTensorNdDescriptor(p->input, CUDNN_DATA_FLOAT, dims, in.data(), packedStrides(in, last).data()),
-               "cudnnSetTensorNdDescriptor(input)");
-    checkCudnn(cudnnSetFilterNdDescriptor(p->filter, CUDNN_DATA_FLOAT, last ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
-                                          dims, filter.data()),
-               "cudnnSetFilterNdDescriptor");
-    checkCudnn(cudnnSetConvolutionNdDescriptor(p->conv, dims - 2, pad.data(), stride.data(), dilation.data(),
-                                               CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
-               "cudnnSetConvolutionNdDescriptor");
+    cudnnTensorFormat_t format = last ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+    // 2-D through the 4-D calls: with them cuDNN offers all its algorithms (Winograd, FFT).
+    auto setTensor = [&](cudnnTensorDescriptor_t t, const std::vector<int>& d, const char* what) {
+      checkCudnn(dims == 4 ? cudnnSetTensor4dDescriptor(t, format, CUDNN_DATA_FLOAT, d[0], d[1], d[2], d[3])
+                           : cudnnSetTensorNdDescriptorEx(t, format, CUDNN_DATA_FLOAT, dims, d.data()),
+                 what);
+    };
+    setTensor(p->input, in, "setting the input descriptor");
+    if (dims == 4) {
+      checkCudnn(cudnnSetFilter4dDescriptor(p->filter, CUDNN_DATA_FLOAT, format, filter[0], filter[1], filter[2],
+                                            filter[3]),
+                 "cudnnSetFilter4dDescriptor");
+      checkCudnn(cudnnSetConvolution2dDescriptor(p->conv, pad[0], pad[1], stride[0], stride[1], dilation[0],
+                                                 dilation[1], CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+                 "cudnnSetConvolution2dDescriptor");
+    } else {
+      checkCudnn(cudnnSetFilterNdDescriptor(p->filter, CUDNN_DATA_FLOAT, format, dims, filter.data()),
+                 "cudnnSetFilterNdDescriptor");
+      checkCudnn(cudnnSetConvolutionNdDescriptor(p->conv, dims - 2, pad.data(), stride.data(), dilation.data(),
+                                                 CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+                 "cudnnSetConvolutionNdDescriptor");
+    }
     checkCudnn(cudnnSetConvolutionGroupCount(p->conv, int(s.groups)), "cudnnSetConvolutionGroupCount");
     checkCudnn(cudnnSetConvolutionMathType(p->conv, CUDNN_FMA_MATH), "cudnnSetConvolutionMathType");
     std::vector<int> out(dims);
@@ -177,8 +174,7 @@ std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdevi
     if (s.rank() == 1) expected.push_back(1);
     for (int64_t e : s.out) expected.push_back(int(e));
     if (out != expected) throw std::runtime_error("cuDNN computes a different output size for this convolution");
-    checkCudnn(cudnnSetTensorNdDescriptor(p->output, CUDNN_DATA_FLOAT, dims, out.data(), packedStrides(out, last).data()),
-               "cudnnSetTensorNdDescriptor(output)");
+    setTensor(p->output, out, "setting the output descriptor");
     // The fastest algorithm that keeps to FMA math (no TF32).
     std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
     int found = 0;
