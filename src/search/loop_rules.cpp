@@ -113,24 +113,29 @@ Fragment LoopRules::staged(const Node* node, int64_t depth, Buffering buffering,
   f.shape.staged = true;
   f.shape.transposed = !transposedArrays.empty();
   f.shape.stageDepth = depth * (f.shape.reduction / std::max<int64_t>(trip(node), 1));
-  RecipeStep strip = named(f, makeStep(StepKind::StripMine, {node->index}, {depth}));
+  stageStrips(f, node->index, depth, buffering, arraysRead(node), transposedArrays);
+  if (transposed && transposedArrays.empty()) f.refused = "no array is read along the reduction";
+  return f;
+}
+
+void LoopRules::stageStrips(Fragment& f, const std::string& loop, int64_t depth, Buffering buffering,
+                            const std::vector<std::string>& arrays, const std::set<std::string>& transposed) const {
+  RecipeStep strip = named(f, makeStep(StepKind::StripMine, {loop}, {depth}));
   const std::string strips = strip.into[0];
   f.inTile.push_back(strip);
-  for (const auto& array : arraysRead(node)) {
+  for (const auto& array : arrays) {
     RecipeStep s = makeStep(StepKind::Stage, {strips}, {}, Mapping::None, array);
-    s.transposed = transposedArrays.count(array) != 0;
+    s.transposed = transposed.count(array) != 0;
     f.inTile.push_back(s);
   }
   // The strip's own loop unrolled: a thread's reads of the stage overlap its multiply-adds.
-  f.inTile.push_back(named(f, makeStep(StepKind::Unroll, {node->index}, {depth})));
+  f.inTile.push_back(named(f, makeStep(StepKind::Unroll, {loop}, {depth})));
   f.shape.pipelined = buffering == Buffering::Double;
   f.shape.asyncCopies = buffering == Buffering::Async;
   Mapping pipelining = buffering == Buffering::Double  ? Mapping::Pipelined
                        : buffering == Buffering::Async ? Mapping::AsyncPipelined
                                                        : Mapping::None;
   if (pipelining != Mapping::None) f.inTile.push_back(makeStep(StepKind::Map, {strips}, {}, pipelining));
-  if (transposed && transposedArrays.empty()) f.refused = "no array is read along the reduction";
-  return f;
 }
 
 Fragment LoopRules::split(const Node* node, int64_t parts, int64_t depth, Buffering buffering) const {
@@ -146,9 +151,14 @@ Fragment LoopRules::split(const Node* node, int64_t parts, int64_t depth, Buffer
 
 Fragment LoopRules::tiles(const Node* y, const Node* x, const Fragment& body, const Node* middle, int64_t bm,
                           int64_t bn, int64_t tm, int64_t tn) const {
+  return tiles({y->index, trip(y), true}, {x->index, trip(x), true}, body, middle, bm, bn, tm, tn);
+}
+
+Fragment LoopRules::tiles(const TiledLoop& y, const TiledLoop& x, const Fragment& body, const Node* middle,
+                          int64_t bm, int64_t bn, int64_t tm, int64_t tn) const {
   Fragment f = body;
-  f.shape.rows = trip(y);
-  f.shape.cols = trip(x);
+  f.shape.rows = y.trip;
+  f.shape.cols = x.trip;
   f.shape.serial = middle ? trip(middle) : 1;
   f.shape.blockRows = bm;
   f.shape.blockCols = bn;
@@ -159,23 +169,23 @@ Fragment LoopRules::tiles(const Node* y, const Node* x, const Fragment& body, co
   // tile come before the body's staging (f.inTile holds it). A middle loop moves out of the way
   // and then inside the grid loops:
   // a { m { x } } -> m { a { x } } -> tile a, x -> m { a_o { x_o { a { x } } } } -> a_o { x_o { m { ... } } }
-  if (middle) f.nest.push_back(makeStep(StepKind::Interchange, {y->index, middle->index}));
-  RecipeStep tile = named(f, makeStep(StepKind::Tile, {y->index, x->index}, {bm, bn}));
+  if (middle) f.nest.push_back(makeStep(StepKind::Interchange, {y.index, middle->index}));
+  RecipeStep tile = named(f, makeStep(StepKind::Tile, {y.index, x.index}, {bm, bn}));
   f.nest.push_back(tile);
-  f.tileRows = y->index;
-  f.tileCols = x->index;
+  f.tileRows = y.index;
+  f.tileCols = x.index;
   f.gridRows = tile.into[0];
   f.gridCols = tile.into[1];
   if (middle) moveInsideGrid(f, middle->index);
   std::vector<RecipeStep> mapped{makeStep(StepKind::Map, {f.gridRows}, {}, Mapping::GridY),
                                  makeStep(StepKind::Map, {f.gridCols}, {}, Mapping::GridX),
-                                 makeStep(StepKind::Map, {y->index}, {}, Mapping::BlockY),
-                                 makeStep(StepKind::Map, {x->index}, {}, Mapping::BlockX),
-                                 named(f, makeStep(StepKind::RegisterTile, {y->index, x->index}, {tm, tn}))};
+                                 makeStep(StepKind::Map, {y.index}, {}, Mapping::BlockY),
+                                 makeStep(StepKind::Map, {x.index}, {}, Mapping::BlockX),
+                                 named(f, makeStep(StepKind::RegisterTile, {y.index, x.index}, {tm, tn}))};
   f.inTile.insert(f.inTile.begin(), mapped.begin(), mapped.end());
   // 128-bit accesses along a thread's columns, where rows keep them aligned.
-  if (tn % 4 == 0 && f.shape.cols % 4 == 0) {
-    f.inTile.push_back(named(f, makeStep(StepKind::Vectorize, {x->index}, {4})));
+  if (x.vectorizable && tn % 4 == 0 && f.shape.cols % 4 == 0) {
+    f.inTile.push_back(named(f, makeStep(StepKind::Vectorize, {x.index}, {4})));
     f.shape.vectorized = true;
   }
   return f;
