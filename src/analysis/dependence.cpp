@@ -68,6 +68,7 @@ struct AccessSite {
   std::vector<Affine> subscripts;
   Role role = Role::Read;
   std::vector<int64_t> box;
+  bool exact = true;  // false: the subscripts use indices the test does not model (a gather's)
 };
 
 bool writes(Role r) { return r != Role::Read; }
@@ -95,6 +96,7 @@ std::vector<AccessSite> accessesOf(const Node& stmt) {
       auto s = static_cast<size_t>(layoutSource(stmt, d));  // buffer dimension d holds source dimension s
       read.subscripts[s] = stmt.origin[s] + Affine::var(boxIndex(d));
     }
+    if (!stmt.gather.empty()) read = {stmt.source, stmt.gatherSubscripts, Role::Read, {}, false};
     out.push_back(std::move(write));
     out.push_back(std::move(read));
   }
@@ -122,9 +124,9 @@ class PairTest {
       ++common_;
     // Numbers too large to combine without overflow: the pair is taken to depend in every
     // direction (transformations that need it not to are refused), which is always safe.
-    exact_ = moderate(s1, a1) && moderate(s2, a2);
+    exact_ = a1.exact && a2.exact && moderate(s1, a1) && moderate(s2, a2);
     if (!exact_) return;
-    size_t vars = s1.loops.size() + a1.box.size() + s2.loops.size() + a2.box.size();
+    size_t vars = variablesOf(s1) + a1.box.size() + variablesOf(s2) + a2.box.size();
     system_ = LinearSystem(vars + 1);  // the last variable is kept free for distances
     next_ = 0;
     Instance i1 = place(s1, a1);
@@ -180,6 +182,12 @@ class PairTest {
   static bool moderate(const Statement& s, const AccessSite& a) {
     for (const Node* loop : s.loops) {
       if (!moderate(loop->lower) || loop->step > kModerate || loop->step < -kModerate) return false;
+      for (size_t j = 0; j < loop->collapsed.size(); ++j) {
+        const CollapsedLoop& c = loop->collapsed[j];
+        if (digitStride(loop->collapsed, j) > kModerate || c.step > kModerate || c.trips > kModerateConstant ||
+            c.lower > kModerateConstant || c.lower < -kModerateConstant)
+          return false;
+      }
       for (const Affine& u : loop->upper)
         if (!moderate(u)) return false;
     }
@@ -200,6 +208,34 @@ class PairTest {
       e.constant += c * it->second.constant;
     }
     return e;
+  }
+
+  // A variable for each loop, and for each digit of a collapsed loop.
+  static size_t variablesOf(const Statement& s) {
+    size_t n = 0;
+    for (const Node* loop : s.loops) n += 1 + loop->collapsed.size();
+    return n;
+  }
+
+  // The indices a collapsed loop derives, exactly: a digit variable each, 0 <= d_j < t_j,
+  // tied to the loop's index by index = sum of d_j * (t_{j+1} * ...).
+  void placeDerived(const Node& loop, const LinearExpr& index, Instance& inst) {
+    LinearExpr sum(system_.variables());
+    for (size_t j = 0; j < loop.collapsed.size(); ++j) {
+      const CollapsedLoop& c = loop.collapsed[j];
+      LinearExpr digit(system_.variables());
+      digit.coefs[next_++] = 1;
+      system_.addAtLeastZero(digit);
+      LinearExpr below(system_.variables()), value(system_.variables());
+      below.coefs[next_ - 1] = -1;
+      below.constant = c.trips - 1;
+      system_.addAtLeastZero(below);
+      value.coefs[next_ - 1] = c.step;
+      value.constant = c.lower;
+      inst.env[c.index] = value;
+      sum.coefs[next_ - 1] = digitStride(loop.collapsed, j);
+    }
+    if (!loop.collapsed.empty()) system_.addZero(index - sum);
   }
 
   Instance place(const Statement& s, const AccessSite& a) {
@@ -223,6 +259,7 @@ class PairTest {
       }
       inst.env[loop->index] = index;
       inst.loopIndex.push_back(index);
+      placeDerived(*loop, index, inst);
     }
     for (size_t d = 0; d < a.box.size(); ++d) {
       LinearExpr var(system_.variables());

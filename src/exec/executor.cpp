@@ -47,6 +47,8 @@ struct CNode {
   std::vector<CAffine> upper;
   int64_t step = 1;
   int blockDim = -1;  // 0, 1, 2 for a block.x, .y, .z loop
+  std::vector<CollapsedLoop> collapsed;  // a collapsed loop: what it derives
+  std::vector<int> derivedSlots;         // the slots of the derived indices
   // Assign
   CAccess target;
   bool accumulate = false;
@@ -57,6 +59,12 @@ struct CNode {
   int source = -1;
   std::vector<CAffine> origin;
   std::vector<int> layout;  // Stage: buffer dimension d holds source dimension layout[d]
+  // A gather: per buffer dimension the slot of its loop index, what that loop collapses and the
+  // slots of what it derives; the source element it reads.
+  std::vector<int> gatherSlots;
+  std::vector<std::vector<CollapsedLoop>> gatherCollapsed;
+  std::vector<std::vector<int>> gatherDerivedSlots;
+  CAccess gatherRead;
   std::vector<CNode> kids;
 };
 
@@ -179,6 +187,8 @@ class Machine {
         if (n.mapping == Mapping::BlockX) c.blockDim = 0;
         if (n.mapping == Mapping::BlockY) c.blockDim = 1;
         if (n.mapping == Mapping::BlockZ) c.blockDim = 2;
+        c.collapsed = n.collapsed;
+        for (const auto& d : n.collapsed) c.derivedSlots.push_back(slot(d.index));
         break;
       case NodeKind::Assign:
         c.target = compile(n.target);
@@ -192,6 +202,13 @@ class Machine {
         c.source = arrayId(n.source);
         for (const auto& o : n.origin) c.origin.push_back(compile(o));
         for (size_t d = 0; d < n.origin.size(); ++d) c.layout.push_back(layoutSource(n, d));
+        for (const auto& g : n.gather) {
+          c.gatherSlots.push_back(slot(g.index));
+          c.gatherCollapsed.push_back(g.collapsed);
+          c.gatherDerivedSlots.emplace_back();
+          for (const auto& d : g.collapsed) c.gatherDerivedSlots.back().push_back(slot(d.index));
+        }
+        if (!n.gather.empty()) c.gatherRead = compile(Access{n.source, n.gatherSubscripts});
         break;
       default: break;
     }
@@ -277,6 +294,7 @@ class Machine {
         int64_t saved = n.blockDim >= 0 ? threads_[n.blockDim] : 0;
         for (int64_t i = lo; i < hi; i += n.step) {
           env_[n.slot] = i;
+          if (!n.collapsed.empty()) setDerived(n.collapsed, n.derivedSlots, i);
           if (n.blockDim >= 0) threads_[n.blockDim] = i;
           exec(n.kids[0]);
         }
@@ -305,11 +323,39 @@ class Machine {
     }
   }
 
+  void setDerived(const std::vector<CollapsedLoop>& collapsed, const std::vector<int>& slots, int64_t value) {
+    std::vector<int64_t> values = derivedValues(collapsed, value);
+    for (size_t j = 0; j < slots.size(); ++j) env_[slots[j]] = values[j];
+  }
+
+  // A gather: each buffer element sets its loops' indices (and what they derive) and reads the
+  // source there, zero outside it. The indices are restored afterwards.
+  void gatherCopy(const CNode& n, ArrayState& buf) {
+    std::vector<int64_t> origin, saved = env_;
+    for (const auto& o : n.origin) origin.push_back(o.eval(env_));
+    size_t rank = buf.decl.extents.size();
+    std::vector<int64_t> at(rank, 0);
+    for (int64_t e = 0; e < buf.decl.elements(); ++e) {
+      for (size_t d = 0; d < rank; ++d) {
+        env_[n.gatherSlots[d]] = origin[d] + at[d];
+        if (!n.gatherCollapsed[d].empty()) setDerived(n.gatherCollapsed[d], n.gatherDerivedSlots[d], origin[d] + at[d]);
+      }
+      const double* p = locate(n.gatherRead);
+      buf.shared[e] = p ? *p : 0.0;
+      for (size_t d = rank; d-- > 0;) {
+        if (++at[d] < buf.decl.extents[d]) break;
+        at[d] = 0;
+      }
+    }
+    env_ = saved;
+  }
+
   void stageCopy(const CNode& n) {
     ArrayState& buf = arrays_[n.buffer];
     ArrayState& src = arrays_[n.source];
     if (!buf.live || buf.decl.space != MemorySpace::Shared)
       throw ExecutionError("stage into " + buf.decl.name + ", not a live shared buffer");
+    if (!n.gatherSlots.empty()) return gatherCopy(n, buf);
     std::vector<int64_t> origin;
     for (const auto& o : n.origin) origin.push_back(o.eval(env_));
     const std::vector<double>& from = src.decl.space == MemorySpace::Global ? *src.global : src.shared;

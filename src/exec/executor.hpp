@@ -6,6 +6,7 @@
 //    block-mapped loops' indices (by dimension x, y, z);
 //  - a Shared buffer is one array; Stage copies its box (in the Stage's layout), zero outside
 //    the source's extents;
+//  - a collapsed loop sets the indices derived from its own at every iteration;
 //  - Barrier does nothing; an atomic `+=` is a `+=`; Kernel::zeroFirst arrays start at zero;
 //  - buffers start as NaN, so reading an element never written shows in the results.
 // Arithmetic follows the target's element type: for float (and half) targets every operation is

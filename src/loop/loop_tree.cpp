@@ -192,6 +192,29 @@ bool isPipelined(Mapping m) { return m == Mapping::Pipelined || m == Mapping::As
 bool isGridMapping(Mapping m) { return m == Mapping::GridX || m == Mapping::GridY || m == Mapping::GridZ; }
 bool isBlockMapping(Mapping m) { return m == Mapping::BlockX || m == Mapping::BlockY || m == Mapping::BlockZ; }
 
+int64_t digitStride(const std::vector<CollapsedLoop>& loops, size_t j) {
+  int64_t stride = 1;
+  for (size_t i = j + 1; i < loops.size(); ++i) stride *= loops[i].trips;
+  return stride;
+}
+
+std::vector<int64_t> derivedValues(const std::vector<CollapsedLoop>& loops, int64_t value) {
+  std::vector<int64_t> out(loops.size());
+  for (size_t j = loops.size(); j-- > 0;) {
+    int64_t digit = j == 0 ? value : value % loops[j].trips;
+    value /= loops[j].trips;
+    out[j] = loops[j].lower + loops[j].step * digit;
+  }
+  return out;
+}
+
+bool usesLoop(const Affine& a, const Node& loop) {
+  if (a.uses(loop.index)) return true;
+  for (const auto& c : loop.collapsed)
+    if (a.uses(c.index)) return true;
+  return false;
+}
+
 NodePtr makeFor(std::string index, Affine lower, std::vector<Affine> upper, int64_t step, LoopKind kind,
                 NodePtr body, Mapping mapping, SourceLoc loc) {
   if (step <= 0) throw std::invalid_argument("loop step must be positive");

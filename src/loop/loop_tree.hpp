@@ -14,7 +14,20 @@
 //           {1, 0}: A[i][k] staged as A_s[k][i]). The buffer's extents are the box's, permuted
 //           alike; the Alloc of the buffer carries the same layout. Accesses to the buffer are
 //           in buffer order (the transformation that stages permutes their subscripts).
+//           A gather (a Stage with `gather` set) copies what is no box: buffer dimension d runs
+//           loop index gather[d].index over origin[d] + 0..extent-1 (with the indices it derives,
+//           where that loop is collapsed), and each element holds source[gatherSubscripts] at
+//           those values, zero outside the source: im2col of a convolution's input.
 //   Barrier a leaf: __syncthreads() on the GPU; nothing on the CPU.
+//
+// A collapsed loop (For with `collapsed` set) is one loop `for (m = 0; m < t0*t1*...; m++)` that
+// replaced a perfect nest of loops with constant bounds (outermost first, trip counts t0, t1, ...).
+// Their indices stay in the statements as indices derived from m: the nest's loop j runs
+// lower_j + step_j * d_j where d_j is digit j of m in the mixed radix (t0, t1, ...), the outermost
+// digit m / (t1*t2*...) taken whole, so that values of m past the end give values past the end.
+// Every loop over index m defines them, whatever strip-mining or mapping made of it (the strip
+// loops of m do not). Subscripts stay affine; the executor computes the derived indices exactly,
+// the emitter once where m is set (see collapsedIndex below).
 //
 // A mapped tree keeps sequential semantics (the CPU executor runs it as written) and says how
 // the GPU runs it. This model is the contract between transformations, executor and emitter:
@@ -147,6 +160,32 @@ using NodePtr = std::shared_ptr<const Node>;
 
 enum class NodeKind { For, Seq, Assign, Alloc, Stage, Barrier };
 
+// One loop of a collapsed nest: its index, first value, step and trip count.
+struct CollapsedLoop {
+  std::string index;
+  int64_t lower = 0;
+  int64_t step = 1;
+  int64_t trips = 1;
+  friend bool operator==(const CollapsedLoop& a, const CollapsedLoop& b) {
+    return a.index == b.index && a.lower == b.lower && a.step == b.step && a.trips == b.trips;
+  }
+};
+
+// A dimension of a gather: the loop index it runs, and the loops that index collapses, if any.
+struct GatherDim {
+  std::string index;
+  std::vector<CollapsedLoop> collapsed;
+  friend bool operator==(const GatherDim& a, const GatherDim& b) { return a.index == b.index && a.collapsed == b.collapsed; }
+};
+
+// The values of the derived indices of a collapsed loop whose index has value `value`, in the
+// order of `loops` (outermost first).
+std::vector<int64_t> derivedValues(const std::vector<CollapsedLoop>& loops, int64_t value);
+// The product of the trip counts after loop j: what digit j of the collapsed index is counted in.
+int64_t digitStride(const std::vector<CollapsedLoop>& loops, size_t j);
+// Whether an affine expression uses loop `loop`'s index or an index derived from it.
+bool usesLoop(const Affine& a, const Node& loop);
+
 struct Node {
   NodeKind kind;
 
@@ -157,6 +196,7 @@ struct Node {
   int64_t step = 1;
   LoopKind loopKind = LoopKind::Serial;
   Mapping mapping = Mapping::None;
+  std::vector<CollapsedLoop> collapsed;  // a collapsed loop: the loops it replaced, outermost first
 
   // Assign
   Access target;
@@ -170,6 +210,8 @@ struct Node {
   std::vector<Affine> origin;         // Stage: the box's first element in `source`, per dimension
   // Stage and Alloc: buffer dimension d holds source dimension layout[d]; empty: the natural order
   std::vector<int> layout;
+  std::vector<GatherDim> gather;          // Stage: a gather's dimensions (empty: a box)
+  std::vector<Affine> gatherSubscripts;   // Stage: the element of `source` a gather reads
 
   std::vector<NodePtr> kids;  // For: {body}; Seq: {first, rest}; Alloc: {body}; leaves: {}
   SourceLoc loc;

@@ -62,6 +62,17 @@ const char* spaceName(MemorySpace s) {
   return "global";
 }
 
+// The loops a collapsed loop replaced: "collapses n = 0..31, oh = 0..55, ow = 0..55".
+std::string collapsedText(const std::vector<CollapsedLoop>& loops) {
+  std::string s;
+  for (const auto& c : loops) {
+    s += std::string(s.empty() ? "collapses " : ", ") + c.index + " = " + std::to_string(c.lower) + ".." +
+         std::to_string(c.lower + (c.trips - 1) * c.step);
+    if (c.step != 1) s += " step " + std::to_string(c.step);
+  }
+  return s;
+}
+
 void print(const Node& node, int indent, std::string& out) {
   std::string pad(indent, ' ');
   switch (node.kind) {
@@ -76,7 +87,10 @@ void print(const Node& node, int indent, std::string& out) {
              (node.step == 1 ? "++" : " += " + std::to_string(node.step)) + ")";
       bool block = node.body()->kind == NodeKind::Seq;
       if (block) out += " {";
-      if (node.mapping != Mapping::None) out += std::string("  // ") + mappingName(node.mapping);
+      std::string notes;
+      if (node.mapping != Mapping::None) notes = mappingName(node.mapping);
+      if (!node.collapsed.empty()) notes += (notes.empty() ? "" : "; ") + collapsedText(node.collapsed);
+      if (!notes.empty()) out += "  // " + notes;
       out += "\n";
       print(*node.body(), indent + 2, out);
       if (block) out += pad + "}\n";
@@ -94,6 +108,15 @@ void print(const Node& node, int indent, std::string& out) {
       out += pad + "}\n";
       return;
     case NodeKind::Stage: {
+      if (!node.gather.empty()) {
+        std::string over;
+        for (size_t d = 0; d < node.gather.size(); ++d)
+          over += (d ? ", " : "") + node.gather[d].index + " = " + node.origin[d].str() + " + 0.." +
+                  std::to_string(node.buffer.extents[d] - 1);
+        out += pad + "gather " + node.buffer.name + " from " + Access{node.source, node.gatherSubscripts}.str() +
+               " over " + over + ";\n";
+        return;
+      }
       Access from{node.source, node.origin};
       out += pad + "stage " + node.buffer.name + " from " + from.str() + layoutText(node.layout, node.buffer.interleave) +
              ";\n";

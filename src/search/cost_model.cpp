@@ -69,6 +69,11 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   double paddedOutputs = static_cast<double>(tilesY * s.blockRows) * (tilesX * s.blockCols) * s.outer * s.serial;
   // `reduction` is one part's length: a split reduction's parts together do the whole of it.
   double flops = 2.0 * paddedOutputs * s.reduction * s.split;
+  // A gathered stage finds each element's source by index arithmetic (an issue slot an operation,
+  // as a multiply-add takes): the block's footprint once a strip.
+  if (s.staged && s.gatherOps > 0)
+    flops += 2.0 * blocks * s.serial * static_cast<double>(ceilDiv(s.reduction, std::max<int64_t>(s.stageDepth, 1))) *
+             static_cast<double>(s.stagedFootprint) * static_cast<double>(s.gatherOps);
 
   // Issue efficiency: a thread's register tile turns (rows + cols) operand reads into
   // rows * cols multiply-adds; small tiles are bound by those reads, and few warps hide no latency.

@@ -43,6 +43,7 @@ struct CandidateShape {
   bool transposed = false;       // operands read along the reduction staged transposed
   bool vectorized = false;       // 128-bit accesses along a thread's columns
   int64_t laneRows = 0;          // a warp's threads as laneRows x (32 / laneRows) of the block (0: rows of block.x)
+  int64_t gatherOps = 0;         // integer operations a staged element takes to find its source (a gather's)
 };
 
 struct Estimate {

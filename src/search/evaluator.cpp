@@ -209,6 +209,10 @@ std::optional<double> Evaluator::evaluate(const std::vector<Candidate>& candidat
   return best;
 }
 
+bool Evaluator::answers(const std::string& recipeLine) const {
+  return !options_.replay || (db_ && outcome_.gpuAvailable && db_->find(keyFor(recipeLine)).has_value());
+}
+
 bool Evaluator::compiledWithinBudget(Prepared& p) const {
   // Until one variant is measured, wait: a search that measured nothing would have no answer.
   if (options_.budget.count() == 0 || measured_ == 0) return true;

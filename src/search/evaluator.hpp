@@ -49,6 +49,9 @@ class Evaluator {
   std::optional<double> evaluate(const std::vector<Candidate>& candidates);
   // Whether the time budget is spent.
   bool outOfBudget() const;
+  // Whether a recipe could be measured: always, but in a replay only what the database holds (a
+  // replay of a database recorded before candidates were added offers the strategy those it knows).
+  bool answers(const std::string& recipeLine) const;
 
   SearchOutcome& outcome() { return outcome_; }
   const std::string& nestKey() const { return nestKey_; }

@@ -23,13 +23,13 @@ void forEachLoad(const Node& n, const std::function<void(const Access&)>& f) {
   for (const auto& k : n.kids) forEachLoad(*k, f);
 }
 
-// Whether every access under `n` that moves along `index` could be read or written 4 elements at
+// Whether every access of the kernel that moves along `index` could be read or written 4 elements at
 // a time: contiguous (coefficient 1, in the last subscript only) from an aligned start (every
 // other term a multiple of 4). A global array must also be unpadded with rows of a multiple of 4
 // elements and an aligned constant offset; a staged one (`staged`: array -> stored transposed) is
 // read from its buffer, which starts at the box's origin and holds rows of whole tiles. A
 // convolution's window (x + r) is not contiguous in this sense; matmul's B[k][j] and C[i][j] are.
-bool wideAlong(const Kernel& kernel, const Node& n, const std::string& index, const std::map<std::string, bool>& staged) {
+bool wideAlong(const Kernel& kernel, const std::string& index, const std::map<std::string, bool>& staged) {
   bool wide = true;
   auto check = [&](const Access& access) {
     Access a = access;
@@ -49,8 +49,8 @@ bool wideAlong(const Kernel& kernel, const Node& n, const std::string& index, co
     if (node.kind == NodeKind::Assign) check(node.target);
     for (const auto& k : node.kids) visit(*k);
   };
-  visit(n);
-  forEachLoad(n, check);
+  visit(*kernel.body);
+  forEachLoad(*kernel.body, check);
   return wide;
 }
 
@@ -144,24 +144,29 @@ Fragment LoopRules::staged(const Node* node, int64_t depth, Buffering buffering,
   f.shape.staged = true;
   f.shape.transposed = !transposedArrays.empty();
   f.shape.stageDepth = depth * (f.shape.reduction / std::max<int64_t>(trip(node), 1));
-  RecipeStep strip = named(f, makeStep(StepKind::StripMine, {node->index}, {depth}));
+  stageStrips(f, node->index, depth, buffering, arraysRead(node), transposedArrays);
+  if (transposed && transposedArrays.empty()) f.refused = "no array is read along the reduction";
+  return f;
+}
+
+void LoopRules::stageStrips(Fragment& f, const std::string& loop, int64_t depth, Buffering buffering,
+                            const std::vector<std::string>& arrays, const std::set<std::string>& transposed) const {
+  RecipeStep strip = named(f, makeStep(StepKind::StripMine, {loop}, {depth}));
   const std::string strips = strip.into[0];
   f.inTile.push_back(strip);
-  for (const auto& array : arraysRead(node)) {
+  for (const auto& array : arrays) {
     RecipeStep s = makeStep(StepKind::Stage, {strips}, {}, Mapping::None, array);
-    s.transposed = transposedArrays.count(array) != 0;
+    s.transposed = transposed.count(array) != 0;
     f.inTile.push_back(s);
   }
   // The strip's own loop unrolled: a thread's reads of the stage overlap its multiply-adds.
-  f.inTile.push_back(named(f, makeStep(StepKind::Unroll, {node->index}, {depth})));
+  f.inTile.push_back(named(f, makeStep(StepKind::Unroll, {loop}, {depth})));
   f.shape.pipelined = buffering == Buffering::Double;
   f.shape.asyncCopies = buffering == Buffering::Async;
   Mapping pipelining = buffering == Buffering::Double  ? Mapping::Pipelined
                        : buffering == Buffering::Async ? Mapping::AsyncPipelined
                                                        : Mapping::None;
   if (pipelining != Mapping::None) f.inTile.push_back(makeStep(StepKind::Map, {strips}, {}, pipelining));
-  if (transposed && transposedArrays.empty()) f.refused = "no array is read along the reduction";
-  return f;
 }
 
 Fragment LoopRules::split(const Node* node, int64_t parts, int64_t depth, Buffering buffering) const {
@@ -177,9 +182,14 @@ Fragment LoopRules::split(const Node* node, int64_t parts, int64_t depth, Buffer
 
 Fragment LoopRules::tiles(const Node* y, const Node* x, const Fragment& body, const Node* middle, int64_t bm,
                           int64_t bn, int64_t tm, int64_t tn) const {
+  return tiles({y->index, trip(y), true}, {x->index, trip(x), true}, body, middle, bm, bn, tm, tn);
+}
+
+Fragment LoopRules::tiles(const TiledLoop& y, const TiledLoop& x, const Fragment& body, const Node* middle,
+                          int64_t bm, int64_t bn, int64_t tm, int64_t tn) const {
   Fragment f = body;
-  f.shape.rows = trip(y);
-  f.shape.cols = trip(x);
+  f.shape.rows = y.trip;
+  f.shape.cols = x.trip;
   f.shape.serial = middle ? trip(middle) : 1;
   f.shape.blockRows = bm;
   f.shape.blockCols = bn;
@@ -190,26 +200,26 @@ Fragment LoopRules::tiles(const Node* y, const Node* x, const Fragment& body, co
   // tile come before the body's staging (f.inTile holds it). A middle loop moves out of the way
   // and then inside the grid loops:
   // a { m { x } } -> m { a { x } } -> tile a, x -> m { a_o { x_o { a { x } } } } -> a_o { x_o { m { ... } } }
-  if (middle) f.nest.push_back(makeStep(StepKind::Interchange, {y->index, middle->index}));
-  RecipeStep tile = named(f, makeStep(StepKind::Tile, {y->index, x->index}, {bm, bn}));
+  if (middle) f.nest.push_back(makeStep(StepKind::Interchange, {y.index, middle->index}));
+  RecipeStep tile = named(f, makeStep(StepKind::Tile, {y.index, x.index}, {bm, bn}));
   f.nest.push_back(tile);
-  f.tileRows = y->index;
-  f.tileCols = x->index;
+  f.tileRows = y.index;
+  f.tileCols = x.index;
   f.gridRows = tile.into[0];
   f.gridCols = tile.into[1];
   if (middle) moveInsideGrid(f, middle->index);
   std::vector<RecipeStep> mapped{makeStep(StepKind::Map, {f.gridRows}, {}, Mapping::GridY),
                                  makeStep(StepKind::Map, {f.gridCols}, {}, Mapping::GridX),
-                                 makeStep(StepKind::Map, {y->index}, {}, Mapping::BlockY),
-                                 makeStep(StepKind::Map, {x->index}, {}, Mapping::BlockX),
-                                 named(f, makeStep(StepKind::RegisterTile, {y->index, x->index}, {tm, tn}))};
+                                 makeStep(StepKind::Map, {y.index}, {}, Mapping::BlockY),
+                                 makeStep(StepKind::Map, {x.index}, {}, Mapping::BlockX),
+                                 named(f, makeStep(StepKind::RegisterTile, {y.index, x.index}, {tm, tn}))};
   f.inTile.insert(f.inTile.begin(), mapped.begin(), mapped.end());
   // 128-bit accesses along a thread's columns, where rows keep them aligned.
   std::map<std::string, bool> staged;
   for (const auto& step : f.inTile)
     if (step.kind == StepKind::Stage) staged[step.array] = step.transposed;
-  if (tn % 4 == 0 && f.shape.cols % 4 == 0 && wideAlong(kernel_, *x, x->index, staged)) {
-    f.inTile.push_back(named(f, makeStep(StepKind::Vectorize, {x->index}, {4})));
+  if (x.vectorizable && tn % 4 == 0 && f.shape.cols % 4 == 0 && wideAlong(kernel_, x.index, staged)) {
+    f.inTile.push_back(named(f, makeStep(StepKind::Vectorize, {x.index}, {4})));
     f.shape.vectorized = true;
   }
   return f;

@@ -78,6 +78,19 @@ class LoopRules {
   // A tiled fragment whose warps each cover `rows` x (32 / rows) of the block's threads
   // (arrangeLanes); 0 keeps CUDA's order. Refused when such warps do not tile the block.
   Fragment lanes(const Fragment& tiled, int64_t rows) const;
+  // A convolution as a GEMM (implicit GEMM): of the perfectly nested parallel loops from `outer`
+  // down, those that only one operand of the reduction reads (the input's n, oh, ow) collapsed
+  // into one loop, those that only the other reads (the filters' k) into another, the two onto the
+  // block tile as a matmul's rows and columns (the columns: the loops the innermost one is among),
+  // over the gathered reduction `body`. Refused unless every parallel loop is read by exactly one
+  // of two operands.
+  Fragment implicitGemm(const Node* outer, const Fragment& body, int64_t bm, int64_t bn, int64_t tm, int64_t tn) const;
+  // A reduction nest (at least two loops) collapsed into one loop, strip-mined by `depth`, every
+  // array it reads staged at the strip loop (gathered: im2col for a convolution's input), the
+  // strip's own loop unrolled, buffered as `buffering` says.
+  Fragment gathered(const Node* node, int64_t depth, Buffering buffering) const;
+  // A gathered strip of `depth` is worth offering: as stageFits, over the whole nest's length.
+  bool gatherFits(const Node* node, int64_t depth) const;
   // An outer parallel loop around a tiled nest onto grid.z.
   Fragment gridZ(const Node* node, const Fragment& inner) const;
   // An outer parallel loop right around the 2-D tile, moved inside the tile's grid loops: each
@@ -111,6 +124,19 @@ class LoopRules {
   // moved inside the tile's grid loops.
   Fragment tiles(const Node* rows, const Node* cols, const Fragment& body, const Node* middle, int64_t bm, int64_t bn,
                  int64_t tm, int64_t tn) const;
+  // A loop onto the block tile by its index and trip count (one a step made, such as a collapse);
+  // vectorizable: a thread's run along it may be done 4 elements at a time.
+  struct TiledLoop {
+    std::string index;
+    int64_t trip = 1;
+    bool vectorizable = true;
+  };
+  Fragment tiles(const TiledLoop& rows, const TiledLoop& cols, const Fragment& body, const Node* middle, int64_t bm,
+                 int64_t bn, int64_t tm, int64_t tn) const;
+  // The reduction loop `loop` strip-mined by `depth`, `arrays` staged at the strip loop (those in
+  // `transposed` transposed), its own loop unrolled, the strip loop buffered as `buffering` says.
+  void stageStrips(Fragment& f, const std::string& loop, int64_t depth, Buffering buffering,
+                   const std::vector<std::string>& arrays, const std::set<std::string>& transposed) const;
   // `step` with the loops it makes named by the naming rule, against the names the kernel and
   // `f`'s steps use.
   RecipeStep named(const Fragment& f, RecipeStep step) const;

@@ -55,6 +55,7 @@ std::map<std::string, std::optional<double>> measureCovers(const LoopRules& rule
   for (const auto& c : covers) {
     Recipe recipe = c.fragment.recipe(rules.kernel());
     std::string line = printRecipeLine(recipe);
+    if (!evaluator.answers(line)) continue;                       // a replay: not in its database
     if (!seen.emplace(line, candidates.size()).second) continue;  // another cover, the same kernel
     candidates.push_back({recipe, oneLine(c.cover), c.modelMs});
     forStrategy.push_back({decisions(c.fragment.shape), CalibratedModel::features(c.fragment.shape, rules.gpu())});

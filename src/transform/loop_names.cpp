@@ -16,6 +16,9 @@ std::string whatIsCalled(const Kernel& kernel, const std::string& name) {
   std::string what;
   walk(kernel.body, [&](const NodePtr& n, const Ancestors&) {
     if (n->kind == NodeKind::For && n->index == name) what = "a loop";
+    if (n->kind == NodeKind::For)
+      for (const auto& c : n->collapsed)
+        if (c.index == name) what = "a collapsed loop";
     if (n->kind == NodeKind::Alloc && n->buffer.name == name && what.empty()) what = "a buffer";
   });
   return what;
@@ -30,7 +33,8 @@ bool makesLoops(StepKind kind) {
     case StepKind::Unroll:
     case StepKind::Vectorize:
     case StepKind::RegisterTile:
-    case StepKind::Split: return true;
+    case StepKind::Split:
+    case StepKind::Collapse: return true;
     default: return false;
   }
 }
@@ -39,6 +43,11 @@ std::vector<std::string> defaultLoopNames(StepKind kind, const std::vector<std::
                                           std::set<std::string> taken) {
   const char* suffix = kind == StepKind::Split ? "_s" : "_o";
   std::vector<std::string> names;
+  if (kind == StepKind::Collapse) {
+    std::string joined;
+    for (const auto& loop : loops) joined += (joined.empty() ? "" : "_") + loop;
+    return {freshName(taken, joined)};
+  }
   for (const auto& loop : loops) {
     names.push_back(freshName(taken, loop + suffix));
     taken.insert(names.back());
@@ -49,8 +58,9 @@ std::vector<std::string> defaultLoopNames(StepKind kind, const std::vector<std::
 NewLoopNames newLoopNames(const Kernel& kernel, StepKind kind, const std::vector<std::string>& loops,
                           const std::vector<std::string>& given) {
   if (given.empty()) return {defaultLoopNames(kind, loops, usedNames(kernel)), {}};
-  if (given.size() != loops.size())
-    return {{}, std::to_string(loops.size()) + (loops.size() == 1 ? " new loop is" : " new loops are") + " given " +
+  size_t made = kind == StepKind::Collapse ? 1 : loops.size();
+  if (given.size() != made)
+    return {{}, std::to_string(made) + (made == 1 ? " new loop is" : " new loops are") + " given " +
                     std::to_string(given.size()) + (given.size() == 1 ? " name" : " names")};
   for (size_t i = 0; i < given.size(); ++i) {
     if (std::string what = whatIsCalled(kernel, given[i]); !what.empty())

@@ -16,12 +16,12 @@
 namespace cudaburg {
 
 // Whether a step of this kind makes loops (and so may name them): strip, tile, unroll, vectorize,
-// regtile and split. An unroll or a vectorize of a loop no longer than its factor works in place
+// regtile, split and collapse. An unroll or a vectorize of a loop no longer than its factor works in place
 // and makes none.
 bool makesLoops(StepKind kind);
 
 // The naming rule. The loops a step of `kind` makes from `loops` (one each) are named `<loop>_o`
-// (a split's part loop: `<loop>_s`), or, where `taken` holds that name already, `<loop>_o2`,
+// (a split's part loop: `<loop>_s`; the one loop of a collapse: the indices joined by '_'), or, where `taken` holds that name already, `<loop>_o2`,
 // `<loop>_o3`, ...: the first name free, each name reserved before the next loop's is chosen.
 std::vector<std::string> defaultLoopNames(StepKind kind, const std::vector<std::string>& loops,
                                           std::set<std::string> taken);

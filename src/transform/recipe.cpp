@@ -28,6 +28,7 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Vectorize, "vectorize", "vectorize LOOP WIDTH [into NAME]"},
     {StepKind::Split, "split", "split LOOP PARTS [into NAME]"},
     {StepKind::Lanes, "lanes", "lanes ROWS,COLS"},
+    {StepKind::Collapse, "collapse", "collapse LOOP,LOOP... [into NAME]"},
 };
 
 constexpr Mapping kMappings[] = {Mapping::None,   Mapping::GridX,  Mapping::GridY,        Mapping::GridZ,
@@ -243,6 +244,9 @@ class Parser {
         ok = names(step.loops) && numbers(step.factors, step.loops.size()) &&
              into(step.into, step.loops.size());
         break;
+      case StepKind::Collapse:
+        ok = names(step.loops) && into(step.into, 1);
+        break;
       case StepKind::Lanes: {
         int64_t rows = 0, cols = 0;
         ok = number(rows, "the rows of block.y a warp covers");
@@ -320,6 +324,7 @@ std::string RecipeStep::str() const {
     case StepKind::Interchange: return s + " " + loops.at(0) + " " + loops.at(1);
     case StepKind::Distribute: return s + " " + loops.at(0);
     case StepKind::Lanes: return s + " " + join(factors);
+    case StepKind::Collapse: return s + " " + join(loops) + (into.empty() ? "" : " into " + join(into));
     default: return s + " " + join(loops) + " " + join(factors) + (into.empty() ? "" : " into " + join(into));
   }
 }
@@ -375,6 +380,9 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
       break;
     case StepKind::Split:
       if (arity(1, 1)) return splitReduction(kernel, step.loops[0], step.factors[0], step.into);
+      break;
+    case StepKind::Collapse:
+      if (step.factors.empty()) return collapse(kernel, step.loops, step.into);
       break;
     case StepKind::Lanes:
       if (arity(0, 2)) return arrangeLanes(kernel, step.factors[0], step.factors[1]);

@@ -17,9 +17,11 @@
 //   vectorize j 4           vectorize(j, 4)
 //   split k 4               splitReduction(k, 4)
 //   lanes 8,4               arrangeLanes(8, 4): a warp covers 8 rows of block.y by 4 of block.x
+//   collapse n,oh,ow        collapse({n, oh, ow}): one loop n_oh_ow over the perfect nest
+//   collapse c,r,s into q   the same, the new loop named q
 //
-// A step that makes loops (strip, tile, unroll, vectorize, regtile, split) may name them, one a
-// loop it strip-mines, and later steps use those names (the rule of loop_names.hpp names what a
+// A step that makes loops (strip, tile, unroll, vectorize, regtile, split, collapse) may name them,
+// one a loop it strip-mines (collapse: one name for the loop it makes), and later steps use those names (the rule of loop_names.hpp names what a
 // step leaves unnamed; a name is given once in a recipe):
 //
 //   strip k 16 into kk      stripMine(k, 16, {kk}): the strip loop kk, the element loop k
@@ -35,7 +37,7 @@
 
 namespace cudaburg {
 
-enum class StepKind { StripMine, Tile, Unroll, Interchange, Distribute, Map, Stage, RegisterTile, Vectorize, Split, Lanes };
+enum class StepKind { StripMine, Tile, Unroll, Interchange, Distribute, Map, Stage, RegisterTile, Vectorize, Split, Lanes, Collapse };
 const char* stepKeyword(StepKind k);  // "strip", "tile", ...
 
 struct RecipeStep {

@@ -85,14 +85,8 @@ TransformResult registerTile(const Kernel& kernel, const std::vector<std::string
   std::string registerName;
 
   return editLoops(kernel, loops[0], [&](const NodePtr& first, const Ancestors&) -> LoopEdit {
-    std::vector<NodePtr> band = {first};
-    for (size_t k = 1; k < loops.size(); ++k) {
-      const NodePtr& body = band.back()->body();
-      if (body->kind != NodeKind::For || body->index != loops[k])
-        return {nullptr, "loop " + loops[k] + " is not the whole body of loop " + loops[k - 1] +
-                             " (register tiling needs a perfect nest)"};
-      band.push_back(body);
-    }
+    std::vector<NodePtr> band;
+    if (std::string why = perfectNest(first, loops, "register tiling", band); !why.empty()) return {nullptr, why};
     for (const auto& l : band) {
       if (!isBlockMapping(l->mapping))
         return {nullptr, "loop " + l->index + " is not mapped to block threads; register tiling keeps a tile a thread"};
@@ -105,7 +99,7 @@ TransformResult registerTile(const Kernel& kernel, const std::vector<std::string
     if (std::string why = readShape(band.back()->body(), shape); !why.empty()) return {nullptr, why};
     for (const auto& l : band)
       if (!std::any_of(shape.target.subscripts.begin(), shape.target.subscripts.end(),
-                       [&](const Affine& s) { return s.uses(l->index); }))
+                       [&](const Affine& s) { return usesLoop(s, *l); }))
         return {nullptr, "the accumulated " + shape.target.str() + " does not vary with loop " + l->index};
     bool nonRectangular = anyNode(shape.reduction, [&](const Node& n) {
       if (n.kind != NodeKind::For) return false;

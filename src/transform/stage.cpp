@@ -1,30 +1,20 @@
 #include <algorithm>
 
+#include "src/transform/gather.hpp"
 #include "src/transform/loop_facts.hpp"
 #include "src/transform/transforms.hpp"
 #include "src/transform/tree_edit.hpp"
 
 namespace cudaburg {
 
-namespace {
-
-// The most shared memory any GPU gives a block (sm_80 and later, opted in; the emitter opts in above
-// 48 KB). Whether a kernel's buffers fit the device it runs on is checked when it is compiled.
-constexpr int64_t kSharedBytesLimit = 227 * 1024;
-
-// The range of one subscript over the loops between the stage point and a load: a part that
-// the loops outside fix (`base`), plus offsets in [lo, hi].
-struct SubscriptRange {
-  Affine base;
-  int64_t lo = 0, hi = 0;
-};
-
-// Replaces each inner loop's index, innermost first, by its lower bound plus an offset in
-// [0, span], collecting the offsets' extremes.
 std::string rangeOf(const Affine& subscript, const std::vector<const Node*>& innerLoops, SubscriptRange& out) {
   out = {subscript, 0, 0};
   for (size_t k = innerLoops.size(); k-- > 0;) {
     const Node& loop = *innerLoops[k];
+    for (const auto& d : loop.collapsed)
+      if (subscript.uses(d.index))
+        return "the subscript " + subscript.str() + " uses " + d.index + ", derived from the collapsed loop " +
+               loop.index + " inside: what it reads is no box";
     int64_t c = out.base.coef(loop.index);
     if (c == 0) continue;
     auto span = constantSpan(loop);
@@ -34,6 +24,12 @@ std::string rangeOf(const Affine& subscript, const std::vector<const Node*>& inn
   }
   return "";
 }
+
+namespace {
+
+// The most shared memory any GPU gives a block (sm_80 and later, opted in; the emitter opts in above
+// 48 KB). Whether a kernel's buffers fit the device it runs on is checked when it is compiled.
+constexpr int64_t kSharedBytesLimit = 227 * 1024;
 
 struct Box {
   std::vector<Affine> origin;
@@ -162,7 +158,17 @@ TransformResult stage(const Kernel& kernel, const std::string& array, const std:
     bool written = anyNode(core, [&](const Node& n) { return n.kind == NodeKind::Assign && n.target.array == array; });
     if (written) return {nullptr, array + " is written inside loop " + atLoop + ", so a copy of it would go stale"};
     Box box;
-    if (std::string why = boxOf(core, array, box); !why.empty()) return {nullptr, why};
+    Gather gather;
+    bool gathered = readsThroughCollapsedLoops(core, array);
+    if (gathered) {
+      if (transposed || interleave != 0)
+        return {nullptr, array + " is read through a collapsed loop: its gather is stored in the order of the "
+                                 "loops, neither transposed nor interleaved"};
+      if (std::string why = gatherOf(core, array, gather); !why.empty()) return {nullptr, why};
+      box = {gather.origin, gather.extents};
+    } else if (std::string why = boxOf(core, array, box); !why.empty()) {
+      return {nullptr, why};
+    }
     Array buffer;
     buffer.name = bufferName;
     buffer.type = source->type;
@@ -191,6 +197,11 @@ TransformResult stage(const Kernel& kernel, const std::string& array, const std:
       return rewriteAccesses(n, [&](const Access& a) {
         if (a.array != array) return a;
         Access r{bufferName, {}};
+        if (gathered) {  // the buffer's element at the gather's loops
+          for (size_t d = 0; d < gather.dims.size(); ++d)
+            r.subscripts.push_back(Affine::var(gather.dims[d].index) - gather.origin[d]);
+          return r;
+        }
         for (size_t d = 0; d < a.subscripts.size(); ++d) {
           auto s = layout.empty() ? d : static_cast<size_t>(layout[d]);  // the source dimension it holds
           r.subscripts.push_back(a.subscripts[s] - box.origin[s]);
@@ -198,7 +209,9 @@ TransformResult stage(const Kernel& kernel, const std::string& array, const std:
         return r;
       });
     };
-    NodePtr stageNode = makeStage(buffer, array, box.origin, layout);
+    auto stageNode = std::make_shared<Node>(*makeStage(buffer, array, box.origin, layout));
+    stageNode->gather = gather.dims;
+    stageNode->gatherSubscripts = gather.subscripts;
     return {withBody(loop, insertStage(loop->body(), buffer, stageNode, rewriteCore)), {}};
   });
 }

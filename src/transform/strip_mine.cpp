@@ -19,8 +19,10 @@ NodePtr stripInnerLoop(const Node& loop, const std::string& outerName, int64_t f
     bool neverPassed = distance.isConstant() && distance.constant % strip == 0;
     if (!neverPassed) upper.push_back(u);
   }
-  return makeFor(loop.index, Affine::var(outerName), std::move(upper), loop.step, loop.loopKind, std::move(body),
-                 mapping, loop.loc);
+  auto inner = std::make_shared<Node>(*makeFor(loop.index, Affine::var(outerName), std::move(upper), loop.step,
+                                                loop.loopKind, std::move(body), mapping, loop.loc));
+  inner->collapsed = loop.collapsed;  // the element loop keeps the index, and so what derives from it
+  return inner;
 }
 
 TransformResult stripMine(const Kernel& kernel, const std::string& loop, int64_t factor,

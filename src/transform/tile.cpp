@@ -17,13 +17,8 @@ TransformResult tile(const Kernel& kernel, const std::vector<std::string>& loops
   if (!names.refusal.empty()) return TransformResult::refuse(names.refusal);
   const std::vector<std::string>& outer = names.names;
   return editLoops(kernel, loops[0], [&](const NodePtr& first, const Ancestors&) -> LoopEdit {
-    std::vector<NodePtr> band = {first};
-    for (size_t k = 1; k < loops.size(); ++k) {
-      const NodePtr& body = band.back()->body();
-      if (body->kind != NodeKind::For || body->index != loops[k])
-        return {nullptr, "loop " + loops[k] + " is not the whole body of loop " + loops[k - 1] + " (tiling needs a perfect nest)"};
-      band.push_back(body);
-    }
+    std::vector<NodePtr> band;
+    if (std::string why = perfectNest(first, loops, "tiling", band); !why.empty()) return {nullptr, why};
     std::vector<const Node*> raw;
     for (const auto& l : band) raw.push_back(l.get());
     if (std::string why = permutationProblem(kernel, raw); !why.empty()) return {nullptr, why};

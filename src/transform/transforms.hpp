@@ -31,6 +31,14 @@ TransformResult stripMine(const Kernel& kernel, const std::string& loop, int64_t
 TransformResult tile(const Kernel& kernel, const std::vector<std::string>& loops,
                      const std::vector<int64_t>& factors, const std::vector<std::string>& into = {});
 
+// Collapses perfectly nested loops with constant bounds, of one kind and unmapped (outermost
+// first), into one loop of that kind over 0 .. the product of their trip counts, named `into` (one
+// name) or by the rule of loop_names.hpp (the indices joined by '_': `n_oh_ow`). Their indices
+// stay in the statements, derived from the new loop's (see loop_tree.hpp), so nothing else
+// changes and the order of the iterations is the nest's: always legal.
+TransformResult collapse(const Kernel& kernel, const std::vector<std::string>& loops,
+                         const std::vector<std::string>& into = {});
+
 // Strip-mines by `factor` and marks the element loop Mapping::Unrolled (a loop whose constant
 // trip count is already at most `factor` is marked in place, and makes no loop).
 TransformResult unroll(const Kernel& kernel, const std::string& loop, int64_t factor,
@@ -51,6 +59,10 @@ TransformResult mapLoop(const Kernel& kernel, const std::string& loop, Mapping m
 // `transposed` (2-D arrays only) stores the box with its dimensions swapped: A[i][k] staged as
 // A_s[k][i] (the Stage's layout is {1, 0}), so that a thread reading several consecutive rows
 // of one column reads consecutive buffer elements.
+// Where the loads use indices derived from a collapsed loop inside `atLoop`, what they read is no
+// box: the stage is a gather (see loop_tree.hpp), one buffer dimension a loop inside whose index
+// the loads use, outermost first (a convolution's input under a collapsed c*r*s and n*oh*ow:
+// In_s[crs][nohow], im2col), read as In_s[q - q_o][m - m_o]; the loads must all be alike.
 // `interleave` n (a multiple of 4, at least 8, dividing the buffer's rows) stores the buffer's
 // rows interleaved (see Array::interleave) for threads that each read a run of n elements.
 TransformResult stage(const Kernel& kernel, const std::string& array, const std::string& atLoop,

@@ -62,6 +62,7 @@ std::set<std::string> usedNames(const Kernel& kernel) {
   for (const auto& a : kernel.params) names.insert(a.name);
   walk(kernel.body, [&](const NodePtr& n, const Ancestors&) {
     if (n->kind == NodeKind::For) names.insert(n->index);
+    for (const auto& c : n->collapsed) names.insert(c.index);
     if (n->kind == NodeKind::Alloc) names.insert(n->buffer.name);
   });
   return names;
@@ -126,6 +127,18 @@ bool boundsUse(const Node& loop, const std::string& index) {
   for (const auto& u : loop.upper)
     if (u.uses(index)) return true;
   return false;
+}
+
+std::string perfectNest(const NodePtr& first, const std::vector<std::string>& loops, const std::string& what,
+                        std::vector<NodePtr>& band) {
+  band = {first};
+  for (size_t k = 1; k < loops.size(); ++k) {
+    const NodePtr& body = band.back()->body();
+    if (body->kind != NodeKind::For || body->index != loops[k])
+      return "loop " + loops[k] + " is not the whole body of loop " + loops[k - 1] + " (" + what + " needs a perfect nest)";
+    band.push_back(body);
+  }
+  return "";
 }
 
 NodePtr withBody(const NodePtr& loop, NodePtr body) { return withKids(loop, {std::move(body)}); }

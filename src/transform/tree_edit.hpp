@@ -52,6 +52,11 @@ bool reads(const ExprPtr& expr, const std::string& array);
 // Whether a loop's bounds use index `index`.
 bool boundsUse(const Node& loop, const std::string& index);
 
+// The perfect nest of `loops` (outermost first) from `first`, each loop the whole body of the one
+// before: "" and the nest in `band`, or why not ("... (<what> needs a perfect nest)").
+std::string perfectNest(const NodePtr& first, const std::vector<std::string>& loops, const std::string& what,
+                        std::vector<NodePtr>& band);
+
 // A copy of a For node with another body.
 NodePtr withBody(const NodePtr& loop, NodePtr body);
 

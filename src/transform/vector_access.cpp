@@ -55,6 +55,8 @@ std::string valueProblem(const Kernel& kernel, const std::vector<NodePtr>& above
 std::string vectorProblem(const Kernel& kernel, const std::vector<NodePtr>& above, const Node& loop, int width) {
   if (width != 2 && width != 4) return "vectors are 2 or 4 elements wide, not " + std::to_string(width);
   if (loop.step != 1) return "loop " + loop.index + " has step " + std::to_string(loop.step) + ", not 1";
+  if (!loop.collapsed.empty())
+    return "loop " + loop.index + " is collapsed: the elements of consecutive iterations need not lie side by side";
   if (anyNode(loop.body(), [](const Node& n) { return n.kind != NodeKind::Assign && n.kind != NodeKind::Seq; }))
     return "loop " + loop.index + " is not innermost";
   // Indices whose every value is a multiple of the width.

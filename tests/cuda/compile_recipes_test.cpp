@@ -66,6 +66,27 @@ const std::vector<RecipeCase>& recipeCases() {
        "tile y,x 16,32\nmap y_o grid.y\nmap x_o grid.x\nmap y block.y\nmap x block.x\nstage Img at x_o\nunroll v 8"},
       {"correlate2d", {{"H", 30}, {"W", 70}},
        "split u 2\nmap u_s grid.z\ntile y,x 8,32\nmap y_o grid.y\nmap x_o grid.x\nmap y block.y\nmap x block.x"},
+      // Collapsed nests: one thread an output of n*k*oh*ow (naive), and implicit GEMMs of the
+      // convolution, read directly or through gathered (im2col) stages, pipelined both ways.
+      {"conv2d", {{"N", 2}, {"C", 3}, {"H", 20}, {"W", 21}, {"K", 4}}, "collapse n,k,oh,ow\ncollapse c,r,s"},
+      {"conv2d", {{"N", 2}, {"C", 3}, {"H", 20}, {"W", 21}, {"K", 20}},
+       "interchange n k\ncollapse n,oh,ow into m\ncollapse c,r,s into q\ntile k,m 16,64\nmap k_o grid.y\n"
+       "map m_o grid.x\nmap k block.y\nmap m block.x\nregtile k,m 4,4\nstrip q 8\nunroll q 8"},
+      {"conv2d", {{"N", 2}, {"C", 7}, {"H", 20}, {"W", 21}, {"K", 40}, {"ST", 2}},
+       "interchange n k\ncollapse n,oh,ow into m\ncollapse c,r,s into q\ntile k,m 32,64\nmap k_o grid.y\n"
+       "map m_o grid.x\nmap k block.y\nmap m block.x\nregtile k,m 4,4\nstrip q 16\nstage In at q_o\n"
+       "stage Wt at q_o\nunroll q 16"},
+      {"conv2d", {{"N", 2}, {"C", 7}, {"H", 20}, {"W", 21}, {"K", 40}},
+       "interchange n k\ncollapse n,oh,ow into m\ncollapse c,r,s into q\ntile k,m 32,64\nmap k_o grid.y\n"
+       "map m_o grid.x\nmap k block.y\nmap m block.x\nregtile k,m 4,4\nstrip q 16\nstage In at q_o\n"
+       "stage Wt at q_o\nmap q_o pipelined\nunroll q 16"},
+      {"conv2d", {{"N", 2}, {"C", 7}, {"H", 20}, {"W", 21}, {"K", 40}},
+       "interchange n k\ncollapse n,oh,ow into m\ncollapse c,r,s into q\ntile k,m 32,64\nmap k_o grid.y\n"
+       "map m_o grid.x\nmap k block.y\nmap m block.x\nregtile k,m 4,4\nstrip q 16\nstage In at q_o\n"
+       "stage Wt at q_o\nmap q_o async\nunroll q 16\nlanes 4,8"},
+      {"conv3d", {{"D", 12}, {"H", 13}, {"W", 14}, {"T", 3}},
+       "collapse y,x into p\ncollapse a,b,c into q\ntile z,p 4,64\nmap z_o grid.y\nmap p_o grid.x\nmap z block.y\n"
+       "map p block.x\nregtile z,p 2,2\nstrip q 9\nstage In at q_o\nstage Tpl at q_o\nmap q_o pipelined"},
   };
   return cases;
 }

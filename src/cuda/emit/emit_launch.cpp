@@ -111,7 +111,7 @@ class PhaseChecker {
       for (const Node* b : parts.buffers) copies_[b] = bufferCopies(loop.mapping);
     }
     IndexRanges inner = ranges;
-    inner.bind(loop.index, ranges.loopIndexRange(loop, *trips));
+    inner.bindLoop(loop, ranges.loopIndexRange(loop, *trips));
     walk(*loop.body(), inner, blockAxes);
   }
 
@@ -144,7 +144,7 @@ std::string planGrid(const Kernel& kernel, LaunchPlan& plan) {
     if (*trips > limit)
       return "grid loop `" + node->index + "` needs " + std::to_string(*trips) + " blocks on grid." + axisName(axis);
     plan.grid[axis] = *trips;
-    plan.gridRanges.bind(node->index, plan.gridRanges.loopIndexRange(*node, *trips));
+    plan.gridRanges.bindLoop(*node, plan.gridRanges.loopIndexRange(*node, *trips));
     plan.gridLoops.push_back({node.get(), axis});
     axesUsed |= 1 << axis;
     node = node->body();
@@ -174,7 +174,7 @@ std::string planNaive(const Kernel& kernel, LaunchPlan& plan) {
     auto t = ranges.maxTripCount(loop);
     if (!t) return "parallel loop `" + loop.index + "` has no bounded trip count";
     trips.push_back(std::max<int64_t>(1, *t));
-    ranges.bind(loop.index, ranges.loopIndexRange(loop, *t));
+    ranges.bindLoop(loop, ranges.loopIndexRange(loop, *t));
     int axis = i < folded ? 2 : static_cast<int>(chain.size() - 1 - i);
     plan.gridLoops.push_back({&loop, axis});
   }

@@ -71,6 +71,29 @@ std::optional<int64_t> IndexRanges::maxTripCount(const Node& loop) const {
   return best;
 }
 
+void IndexRanges::bindLoop(const Node& loop, IndexRange range) {
+  bind(loop.index, range);
+  bindDerived(loop.collapsed, range);
+}
+
+void IndexRanges::bindDerived(const std::vector<CollapsedLoop>& collapsed, IndexRange range) {
+  for (size_t j = 0; j < collapsed.size(); ++j) {
+    const CollapsedLoop& c = collapsed[j];
+    // The outermost digit follows the collapsed index, past the end too; the others wrap.
+    int64_t stride = digitStride(collapsed, j);
+    int64_t first = j == 0 ? std::max<int64_t>(0, range.min) / stride : 0;
+    int64_t last = j == 0 ? std::max<int64_t>(0, range.max) / stride : c.trips - 1;
+    if (j > 0 && range.min >= 0 && range.max / stride == range.min / stride) {  // within one digit's run
+      first = range.min / stride % c.trips;
+      last = range.max / stride % c.trips;
+      if (last < first) first = 0, last = c.trips - 1;
+    }
+    uint64_t multiple = gcd(uint64_t(magnitude(__int128(c.lower) + __int128(first) * c.step)),
+                            last > first ? uint64_t(c.step) : 0);
+    bind(c.index, IndexRange{c.lower + first * c.step, c.lower + last * c.step, int64_t(multiple)});
+  }
+}
+
 bool IndexRanges::provesLess(const Affine& value, const Affine& bound) const {
   auto span = boundsOfDifference(value, bound);
   return span && span->second < 0;

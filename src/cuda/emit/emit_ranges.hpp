@@ -20,6 +20,11 @@ struct IndexRange {
 class IndexRanges {
  public:
   void bind(const std::string& name, IndexRange range) { ranges_[name] = range; }
+  // Binds a loop's index, and where the loop is collapsed, the indices derived from it (each over
+  // its whole range).
+  void bindLoop(const Node& loop, IndexRange range);
+  // Binds the indices derived from a collapsed index whose values lie in `range`.
+  void bindDerived(const std::vector<CollapsedLoop>& collapsed, IndexRange range);
   bool has(const std::string& name) const { return ranges_.count(name) != 0; }
 
   // The smallest and largest value of `a` over the bound indices; nothing when it uses an unbound one.

@@ -64,6 +64,7 @@ int KernelWriter::stageWidth(const Node& node, const Array& source, const std::v
 // place in the buffer: the whole vector where the buffer keeps the source's order, lane by lane
 // where its layout permutes the box (e.g. transposed).
 StageCopy KernelWriter::planStageCopy(const Node& node, const Scope& scope) {
+  if (!node.gather.empty()) return planGatherCopy(node, scope);
   StageCopy c;
   const Array& buffer = node.buffer;
   const Array* source = findArray(node.source, scope);
@@ -206,6 +207,10 @@ std::optional<int64_t> KernelWriter::pipelineTrips(const Node& loop, const Pipel
                                                    const Scope& scope) {
   if (!parts.ok()) {
     refuse(parts.problem);
+    return std::nullopt;
+  }
+  if (!loop.collapsed.empty()) {
+    refuse("pipelined loop `" + loop.index + "` is collapsed: pipeline the strip loop of a collapsed loop");
     return std::nullopt;
   }
   auto trips = scope.ranges.maxTripCount(loop);

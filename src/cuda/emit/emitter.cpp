@@ -272,26 +272,57 @@ void KernelWriter::emitBlockLoop(const Node& loop, const Scope& scope) {
   int axis = loop.mapping == Mapping::BlockX ? 0 : loop.mapping == Mapping::BlockY ? 1 : 2;
   auto trips = scope.ranges.maxTripCount(loop);
   Scope inner = scope;
-  inner.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, trips.value_or(0)));
+  inner.ranges.bindLoop(loop, scope.ranges.loopIndexRange(loop, trips.value_or(0)));
   open("{  // " + loop.index + ": block." + kAxis[axis]);
   size_t mark = body_.size();
   line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, coordinate(std::string("thread_") + kAxis[axis])) + ";");
+  std::vector<size_t> derived = declareDerived(loop);
   bool guarded = openGuard(loop, loop.lower + Affine((plan_.block[axis] - 1) * loop.step), scope);
   emit(*loop.body(), inner);
   if (guarded) close();
   close();
+  dropDerived(loop, derived);
   dropIfUnused(mark, loop.index);
+}
+
+std::vector<std::string> KernelWriter::derivedDeclarations(const std::string& index,
+                                                        const std::vector<CollapsedLoop>& collapsed) {
+  std::vector<std::string> out;
+  for (size_t j = 0; j < collapsed.size(); ++j) {
+    const CollapsedLoop& c = collapsed[j];
+    int64_t stride = digitStride(collapsed, j);
+    std::string digit = index;
+    if (stride != 1) digit += " / " + std::to_string(stride);
+    if (j > 0) digit += " % " + std::to_string(c.trips);
+    out.push_back("const " + index_ + " " + c.index + " = " + offsetText(Affine(c.lower), c.step, digit) + ";");
+  }
+  return out;
+}
+
+std::vector<size_t> KernelWriter::declareDerived(const Node& loop) {
+  std::vector<size_t> marks;
+  for (const std::string& declaration : derivedDeclarations(loop.index, loop.collapsed)) {
+    marks.push_back(body_.size());
+    line(declaration);
+  }
+  return marks;
+}
+
+void KernelWriter::dropDerived(const Node& loop, const std::vector<size_t>& marks) {
+  for (size_t j = marks.size(); j-- > 0;) dropIfUnused(marks[j], loop.collapsed[j].index);
 }
 
 void KernelWriter::emitSerialLoop(const Node& loop, const Scope& scope) {
   auto trips = scope.ranges.maxTripCount(loop);
   if (!trips) return refuse("loop `" + loop.index + "` has no bounded trip count");
   Scope inner = scope;
-  inner.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, *trips));
+  inner.ranges.bindLoop(loop, scope.ranges.loopIndexRange(loop, *trips));
   open("for (" + index_ + " " + loop.index + " = " + affineText(loop.lower) + "; " + loopConditions(loop, scope) + "; " +
        loopStep(loop) + ") {");
+  std::vector<size_t> derived = declareDerived(loop);
   emit(*loop.body(), inner);
   close();
+  dropDerived(loop, derived);
 }
 
 std::string KernelWriter::loopConditions(const Node& loop, const Scope& scope) {
@@ -312,7 +343,7 @@ void KernelWriter::emitUnrolledLoop(const Node& loop, const Scope& scope, const 
   auto trips = scope.ranges.maxTripCount(loop);
   if (!trips) return refuse("unrolled loop `" + loop.index + "` has no constant trip count");
   Scope inner = scope;
-  inner.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, *trips));
+  inner.ranges.bindLoop(loop, scope.ranges.loopIndexRange(loop, *trips));
   Affine last = loop.lower + Affine((*trips - 1) * loop.step);
   if (!note.empty()) line("// " + note);
   line("#pragma unroll");
@@ -333,10 +364,12 @@ void KernelWriter::emitUnrolledLoop(const Node& loop, const Scope& scope, const 
     mark = body_.size();
     line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, counter) + ";");
   }
+  std::vector<size_t> derived = declareDerived(loop);
   bool guarded = openGuard(loop, last, scope);
   emit(*loop.body(), inner);
   if (guarded) close();
   close();
+  dropDerived(loop, derived);
   if (mark != std::string::npos) dropIfUnused(mark, loop.index);
 }
 
@@ -363,6 +396,8 @@ bool KernelWriter::wideAccessOk(const Access& a, const std::string& index, const
 void KernelWriter::emitVectorLoop(const Node& loop, const Scope& scope) {
   auto trips = scope.ranges.maxTripCount(loop);
   if (!trips) return refuse("vector loop `" + loop.index + "` has no constant trip count");
+  if (!loop.collapsed.empty())
+    return emitUnrolledLoop(loop, scope, "vector loop `" + loop.index + "` done as scalars: its index is collapsed");
   int width = static_cast<int>(*trips);
   Affine last = loop.lower + Affine(*trips - 1);
   bool tail = false;
@@ -471,7 +506,9 @@ void KernelWriter::emitGridLoops(size_t i, const Scope& scope) {
   std::string a = kAxis[g.axis];
   if (!plan_.naive) {
     line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, coordinate("block_" + a)) + ";  // grid." + a);
-    return emitGridLoops(i + 1, scope);
+    std::vector<size_t> derived = declareDerived(loop);
+    emitGridLoops(i + 1, scope);
+    return dropDerived(loop, derived);
   }
   std::string iteration;
   int64_t lastIteration = 0;
@@ -485,9 +522,11 @@ void KernelWriter::emitGridLoops(size_t i, const Scope& scope) {
     lastIteration = plan_.grid[g.axis] * plan_.block[g.axis] - 1;
   }
   line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, iteration) + ";");
+  std::vector<size_t> derived = declareDerived(loop);
   bool guarded = openGuard(loop, loop.lower + Affine(lastIteration * loop.step), scope);
   emitGridLoops(i + 1, scope);
   if (guarded) close();
+  dropDerived(loop, derived);
 }
 
 std::string KernelWriter::header() {

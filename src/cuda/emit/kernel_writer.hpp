@@ -101,6 +101,12 @@ class KernelWriter {
   void emitUnrolledLoop(const Node& loop, const Scope& scope, const std::string& note);
   void emitVectorLoop(const Node& loop, const Scope& scope);
   void emitPipelinedLoop(const Node& loop, const Scope& scope);
+  // The indices a collapsed loop derives from its index (declared just before), a line each:
+  // one division chain where the index is set, not at their uses. Returns where the lines lie,
+  // for dropDerived to remove those the body did not use.
+  std::vector<size_t> declareDerived(const Node& loop);
+  std::vector<std::string> derivedDeclarations(const std::string& index, const std::vector<CollapsedLoop>& collapsed);
+  void dropDerived(const Node& loop, const std::vector<size_t>& marks);
   // A serial loop's header parts: its continuation condition and its increment.
   std::string loopConditions(const Node& loop, const Scope& scope);
   static std::string loopStep(const Node& loop) {
@@ -109,6 +115,8 @@ class KernelWriter {
   void emitAlloc(const Node& node, const Scope& scope);
   void declareShared(const Node& alloc, int copies);
   StageCopy planStageCopy(const Node& node, const Scope& scope);
+  // A gather's copy (emit_gather.cpp): the items are the buffer's elements in its order.
+  StageCopy planGatherCopy(const Node& node, const Scope& scope);
   void emitStage(const Node& node, const Scope& scope);
   void emitStageRegisters(const StageCopy& c, const std::string& regs, bool load);
   // The loop over the items a thread takes of a stage, with their places declared (guarded

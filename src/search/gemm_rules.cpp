@@ -1,0 +1,117 @@
+// The builders of the grammar's implicit-GEMM rules (specs/loops.burg): a convolution's parallel
+// loops and its reduction nest collapsed so that the matmul idioms (block tile, register tile,
+// staging, pipelining) apply to it. Declared with the other builders in loop_rules.hpp.
+#include <algorithm>
+#include <functional>
+
+#include "src/loop/tree_walk.hpp"
+#include "src/search/loop_rules.hpp"
+#include "src/transform/tree_edit.hpp"
+
+namespace cudaburg {
+
+namespace {
+
+// The loops of `chain` whose indices the loads of `array` below `node` use.
+std::set<std::string> loopsRead(const Node& node, const std::string& array, const std::vector<const Node*>& chain) {
+  std::set<std::string> used;
+  std::function<void(const Expr&)> visit = [&](const Expr& e) {
+    if (e.kind == Expr::Kind::Load && e.load.array == array)
+      for (const Affine& sub : e.load.subscripts)
+        for (const Node* loop : chain)
+          if (sub.uses(loop->index)) used.insert(loop->index);
+    for (const auto& a : e.args) visit(*a);
+  };
+  forEachNode(node, [&](const Node& n) {
+    if (n.kind == NodeKind::Assign) visit(*n.value);
+  });
+  return used;
+}
+
+}  // namespace
+
+bool LoopRules::gatherFits(const Node* node, int64_t depth) const {
+  return depth < reductionLength(node) * 2 || depth == space_.stage.min();
+}
+
+Fragment LoopRules::gathered(const Node* node, int64_t depth, Buffering buffering) const {
+  Fragment f;
+  f.shape.reduction = reductionLength(node);
+  f.shape.staged = true;
+  f.shape.transposed = true;  // both buffers hold a strip of the reduction by the tile's rows or columns
+  f.shape.stageDepth = depth;
+  std::vector<std::string> loops;
+  for (const Node* cur = node; cur->kind == NodeKind::For && cur->loopKind == LoopKind::Reduce; cur = cur->body().get())
+    loops.push_back(cur->index);
+  if (loops.size() < 2) {
+    f.refused = "a single reduction loop needs no collapse";
+    return f;
+  }
+  // Each gathered element derives the nest's indices from the collapsed one (a division and a
+  // remainder, about four operations, each) and checks them against the source's bounds.
+  f.shape.gatherOps = 4 * static_cast<int64_t>(loops.size()) + 4;
+  RecipeStep collapsed = named(f, makeStep(StepKind::Collapse, loops));
+  f.nest.push_back(collapsed);
+  stageStrips(f, collapsed.into[0], depth, buffering, arraysRead(node), {});
+  return f;
+}
+
+Fragment LoopRules::implicitGemm(const Node* outer, const Fragment& body, int64_t bm, int64_t bn, int64_t tm,
+                                 int64_t tn) const {
+  Fragment f = body;
+  std::vector<const Node*> chain;
+  for (const Node* cur = outer; cur->kind == NodeKind::For && cur->loopKind == LoopKind::Parallel; cur = cur->body().get())
+    chain.push_back(cur);
+  const Node* reduction = flattenSeq(chain.back()->body()).back().get();
+  std::vector<std::string> operands = arraysRead(reduction);
+  if (operands.size() != 2) {
+    f.refused = "the reduction reads " + std::to_string(operands.size()) + " arrays, not two operands";
+    return f;
+  }
+  // Each parallel loop goes with the one operand that reads it: the GEMM's rows or its columns.
+  std::set<std::string> read[2] = {loopsRead(*reduction, operands[0], chain), loopsRead(*reduction, operands[1], chain)};
+  std::vector<const Node*> group[2];
+  for (const Node* loop : chain) {
+    bool first = read[0].count(loop->index) != 0, second = read[1].count(loop->index) != 0;
+    if (first == second) {
+      f.refused = "loop " + loop->index + " is read by " + (first ? "both operands" : "neither operand");
+      return f;
+    }
+    group[first ? 0 : 1].push_back(loop);
+  }
+  if (group[0].empty() || group[1].empty()) {
+    f.refused = "one operand reads no parallel loop";
+    return f;
+  }
+  // The columns (block.x) are the group of the innermost loop, whose elements lie side by side.
+  int cols = read[0].count(chain.back()->index) ? 0 : 1;
+  std::vector<const Node*> order = group[1 - cols];
+  order.insert(order.end(), group[cols].begin(), group[cols].end());
+  // Adjacent interchanges (of parallel loops: always legal) put the rows' loops outside.
+  std::vector<std::string> now;
+  for (const Node* loop : chain) now.push_back(loop->index);
+  for (size_t i = 0; i < order.size(); ++i) {
+    size_t at = size_t(std::find(now.begin(), now.end(), order[i]->index) - now.begin());
+    for (; at > i; --at) {
+      f.nest.push_back(makeStep(StepKind::Interchange, {now[at - 1], now[at]}));
+      std::swap(now[at - 1], now[at]);
+    }
+  }
+  auto collapsedGroup = [&](const std::vector<const Node*>& loops) {
+    if (loops.size() == 1) return TiledLoop{loops[0]->index, trip(loops[0]), true};
+    std::vector<std::string> names;
+    int64_t trips = 1;
+    for (const Node* loop : loops) {
+      names.push_back(loop->index);
+      trips *= trip(loop);
+    }
+    RecipeStep step = named(f, makeStep(StepKind::Collapse, names));
+    f.nest.push_back(step);
+    return TiledLoop{step.into[0], trips, false};  // consecutive iterations cross rows: no wide accesses
+  };
+  TiledLoop rowsLoop = collapsedGroup(group[1 - cols]);
+  TiledLoop colsLoop = collapsedGroup(group[cols]);
+  return tiles(rowsLoop, colsLoop, f, nullptr, bm, bn, tm, tn);
+}
+
+}  // namespace cudaburg
