@@ -84,6 +84,16 @@ const std::vector<RecipeCase>& recipeCases() {
        "interchange n k\ncollapse n,oh,ow into m\ncollapse c,r,s into q\ntile k,m 32,64\nmap k_o grid.y\n"
        "map m_o grid.x\nmap k block.y\nmap m block.x\nregtile k,m 4,4\nstrip q 16\nstage In at q_o\n"
        "stage Wt at q_o\nmap q_o async\nunroll q 16\nlanes 4,8"},
+      // Gathered 4 elements at a time: a 1x1 convolution's input (16-byte asynchronous copies
+      // along n*oh*ow) and filters read along c*r*s, stored down the buffer's columns.
+      {"conv2d", {{"N", 2}, {"C", 64}, {"H", 12}, {"W", 12}, {"K", 40}, {"R", 1}, {"S", 1}, {"P", 0}},
+       "interchange n k\ncollapse n,oh,ow into m\ncollapse c,r,s into q\ntile k,m 32,64\nmap k_o grid.y\n"
+       "map m_o grid.x\nmap k block.y\nmap m block.x\nregtile k,m 4,4\nstrip q 8\nstage In at q_o\n"
+       "stage Wt at q_o\nmap q_o async\nunroll q 8"},
+      {"conv2d", {{"N", 2}, {"C", 64}, {"H", 12}, {"W", 12}, {"K", 40}},
+       "interchange n k\ncollapse n,oh,ow into m\ncollapse c,r,s into q\ntile k,m 32,64\nmap k_o grid.y\n"
+       "map m_o grid.x\nmap k block.y\nmap m block.x\nregtile k,m 4,4\nstrip q 16\nstage In at q_o\n"
+       "stage Wt at q_o\nmap q_o pipelined\nunroll q 16"},
       {"conv3d", {{"D", 12}, {"H", 13}, {"W", 14}, {"T", 3}},
        "collapse y,x into p\ncollapse a,b,c into q\ntile z,p 4,64\nmap z_o grid.y\nmap p_o grid.x\nmap z block.y\n"
        "map p block.x\nregtile z,p 2,2\nstrip q 9\nstage In at q_o\nstage Tpl at q_o\nmap q_o pipelined"},

@@ -273,14 +273,15 @@ TEST_F(GpuRunner, PipelinedAsyncAndInterleavedStagesVerify) {
 TEST_F(GpuRunner, ImplicitGemmConvolutionsVerifyAgainstCudnn) {
   // The convolution collapsed into a GEMM (filters by n*oh*ow, reduced over c*r*s), tiled like a
   // matmul, its input gathered (im2col) and its filters staged a strip at a time; uneven sizes,
-  // stride and padding, so that tiles of n*oh*ow cross rows and images and the last strip is cut.
+  // stride and padding, so that tiles of n*oh*ow cross rows and images and the last strip is cut;
+  // the filters of 16 channels and the 1x1 input are gathered 4 elements at a time.
   const std::string gemm = "interchange n k; collapse n,oh,ow into m; collapse c,r,s into q; tile k,m 32,64; "
                            "map k_o grid.y; map m_o grid.x; map k block.y; map m block.x; regtile k,m 4,4; "
                            "strip q 8; stage In at q_o; stage Wt at q_o; unroll q 8";
   for (const std::map<std::string, int64_t>& sizes :
        std::vector<std::map<std::string, int64_t>>{{{"N", 3}, {"C", 5}, {"H", 19}, {"W", 17}, {"K", 40}},
                                                    {{"N", 2}, {"C", 16}, {"H", 14}, {"W", 14}, {"K", 24}, {"ST", 2}},
-                                                   {{"N", 2}, {"C", 24}, {"H", 9}, {"W", 9}, {"K", 20}, {"R", 1},
+                                                   {{"N", 2}, {"C", 24}, {"H", 8}, {"W", 8}, {"K", 20}, {"R", 1},
                                                     {"S", 1}, {"P", 0}}}) {
     Kernel k = testing::loadExample("conv2d.loop", sizes);
     for (const char* buffering : {"", "; map q_o pipelined", "; map q_o async"}) {

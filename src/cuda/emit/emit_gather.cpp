@@ -18,7 +18,73 @@ int64_t sourceStep(const GatherDim& dim, const Affine& flat) {
   return std::abs(flat.coef(innermost.index) * innermost.step);
 }
 
+// The innermost digits of a collapsed gather dimension that the flat source offset reads as one
+// run (their coefficients are the digits' own strides): how many there are, and the length of the
+// run they make (0 when none does).
+struct Run {
+  size_t digits = 0;
+  int64_t length = 0;
+};
+Run contiguousRun(const GatherDim& dim, const Affine& flat) {
+  Run run;
+  int64_t length = 1;
+  for (size_t j = dim.collapsed.size(); j-- > 0;) {
+    const CollapsedLoop& c = dim.collapsed[j];
+    if (flat.coef(c.index) * c.step != digitStride(dim.collapsed, j)) break;
+    length *= c.trips;
+    run = {dim.collapsed.size() - j, length};
+  }
+  return run;
+}
+
 }  // namespace
+
+// The width (4, 2 or 1 elements) a gather copies at a time along its fastest dimension `f`: where
+// that many consecutive values of its index, from a multiple of the width, read consecutive,
+// aligned elements of the source, all inside it or all outside (the bounds that the run's
+// indices enter are proven), and of the buffer's type. A 1x1 convolution's input gathered along
+// n*oh*ow reads whole rows of 4; a filter Wt[k][c][r][s] gathered along c*r*s does too.
+int KernelWriter::gatherWidth(const Node& node, size_t f, const Array& source, const Scope& scope) {
+  const GatherDim& dim = node.gather[f];
+  ScalarType t = typeOf(node.buffer);
+  if (t != typeOf(source) || (t != ScalarType::Float && t != ScalarType::Double)) return 1;
+  Access from{node.source, node.gatherSubscripts};
+  Affine flat = flatOffset(from, source);
+  // The indices that vary along a run, and the offset they leave when they are at their first values.
+  std::vector<std::string> varying;
+  Affine rest = flat;
+  int64_t runLength = 0;
+  if (dim.collapsed.empty()) {
+    if (flat.coef(dim.index) != 1) return 1;
+    varying = {dim.index};
+    rest = flat.substitute(dim.index, Affine());
+    runLength = 4;  // a loop of its own: no run ends inside a group
+  } else {
+    Run run = contiguousRun(dim, flat);
+    if (run.digits == 0 || flat.uses(dim.index)) return 1;
+    for (size_t j = dim.collapsed.size() - run.digits; j < dim.collapsed.size(); ++j) {
+      const CollapsedLoop& c = dim.collapsed[j];
+      varying.push_back(c.index);
+      rest = rest.substitute(c.index, Affine(c.lower));
+    }
+    runLength = run.length;
+  }
+  for (const Affine& sub : node.gatherSubscripts) {
+    bool runs = std::any_of(varying.begin(), varying.end(), [&](const std::string& v) { return sub.uses(v); });
+    if (!runs) continue;
+    auto span = scope.ranges.bounds(sub);
+    size_t d = size_t(&sub - node.gatherSubscripts.data());
+    if (!span || span->first < 0 || span->second >= source.extents[d]) return 1;
+  }
+  for (int width : {4, 2}) {
+    if (t == ScalarType::Double && width == 4) continue;
+    if (runLength % width != 0 || node.buffer.extents[f] % width != 0) continue;
+    if (scope.ranges.multipleOf(node.origin[f]) % width != 0 || scope.ranges.multipleOf(rest) % width != 0) continue;
+    if (f + 1 == node.buffer.extents.size() && node.buffer.extents.back() % width != 0) continue;
+    return width;
+  }
+  return 1;
+}
 
 // The block's threads take the buffer's elements in turn, the dimension along which the source
 // moves least fastest (consecutive threads read side by side where the layout allows it). Each
@@ -45,19 +111,32 @@ StageCopy KernelWriter::planGatherCopy(const Node& node, const Scope& scope) {
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return moves(a) > moves(b); });
 
   Scope inner = scope;
-  c.items = buffer.elements();
+  size_t fastest = order.back();
+  // The box's place in the scope, for the width's proofs: each dimension's index over its range.
+  Scope probe = scope;
+  for (size_t d = 0; d < rank; ++d) {
+    Affine at = node.origin[d] + Affine::var("stage_" + std::to_string(d));
+    probe.ranges.bind("stage_" + std::to_string(d), IndexRange{0, buffer.extents[d] - 1, 1});
+    auto span = probe.ranges.bounds(at);
+    IndexRange range = span ? IndexRange{span->first, span->second, 1} : IndexRange{INT64_MIN, INT64_MAX, 1};
+    probe.ranges.bind(node.gather[d].index, range);
+    probe.ranges.bindDerived(node.gather[d].collapsed, range);
+  }
+  int width = gatherWidth(node, fastest, *source, probe);
+  c.items = buffer.elements() / width;
   int64_t innerSize = c.items;
-  std::string declarations;
   for (size_t k = 0; k < rank; ++k) {
     size_t d = order[k];
     std::string var = "stage_" + std::to_string(d);
-    int64_t extent = buffer.extents[d];
+    bool last = k + 1 == rank;
+    int64_t extent = buffer.extents[d] / (last ? width : 1);
     innerSize /= extent;
     std::string value = "stage_e";
     if (innerSize != 1) value += " / " + std::to_string(innerSize);
     if (k > 0) value = (innerSize != 1 ? "(" + value + ")" : value) + " % " + std::to_string(extent);
+    if (last && width > 1) value = std::to_string(width) + " * (" + value + ")";
     c.coords += (k ? ", " : "const int ") + var + " = " + value;
-    inner.ranges.bind(var, IndexRange{0, extent - 1, 1});
+    inner.ranges.bind(var, IndexRange{0, buffer.extents[d] - (last ? width : 1), last ? width : 1});
   }
   c.coords += ";";
   for (size_t d = 0; d < rank; ++d) {
@@ -71,25 +150,28 @@ StageCopy KernelWriter::planGatherCopy(const Node& node, const Scope& scope) {
     inner.ranges.bindDerived(g.collapsed, range);
     for (const std::string& declaration : derivedDeclarations(g.index, g.collapsed)) c.coords += " " + declaration;
   }
-  ScalarType bufferType = typeOf(buffer), sourceType = typeOf(*source);
-  c.type = cudaType(bufferType);
-  c.value = bufferType == sourceType ? accessText(from, inner) : loadText(from, computeType(bufferType), inner);
-  if (bufferType != sourceType && bufferType == ScalarType::Half) c.value = "__float2half(" + c.value + ")";
-  std::string zero = bufferType == ScalarType::Half ? "__float2half(0.0f)" : literal(0, bufferType);
-  auto conds = outsideConditions(from, *source, inner);
-  if (!conds.empty()) c.value = "(" + joinConditions(conds) + ") ? " + c.value + " : " + zero;
-  c.from = accessText(from, inner);
-  c.inside = joinConditions(conds);
-  c.sameType = bufferType == sourceType;
-  c.pieceBytes = scalarTypeBytes(bufferType);
-  Access to{buffer.name, {}};
-  for (size_t d = 0; d < rank; ++d) to.subscripts.push_back(Affine::var("stage_" + std::to_string(d)));
-  c.pieces.push_back(accessText(to, inner));
-  c.stores.push_back(accessText(to, inner) + " = $");
+  readItem(c, from, buffer, *source, width, inner);
+  ScalarType bufferType = typeOf(buffer);
+  // The buffer element lane `lane` of an item goes to: along its row where the fastest dimension
+  // is the buffer's last (one wide store), else down a column, an element a lane.
+  bool alongRow = fastest + 1 == rank;
+  auto to = [&](int lane) {
+    Access a{buffer.name, {}};
+    for (size_t d = 0; d < rank; ++d)
+      a.subscripts.push_back(Affine::var("stage_" + std::to_string(d)) + Affine(d == fastest ? lane : 0));
+    return a;
+  };
+  c.pieceBytes = scalarTypeBytes(bufferType) * (alongRow ? width : 1);
+  for (int v = 0; v < (alongRow ? 1 : width); ++v) c.pieces.push_back(accessText(to(v), inner));
+  if (width == 1) c.stores.push_back(accessText(to(0), inner) + " = $");
+  else if (alongRow) c.stores.push_back("*reinterpret_cast<" + c.type + "*>(&" + accessText(to(0), inner) + ") = $");
+  else
+    for (int v = 0; v < width; ++v) c.stores.push_back(accessText(to(v), inner) + " = $." + "xyzw"[v]);
   std::string over;
   for (size_t d = 0; d < rank; ++d)
     over += (d ? ", " : "") + node.gather[d].index + " from " + affineText(node.origin[d]);
   c.comment = "// Gather " + from.str() + " over " + over + " -> " + buffer.name + ", zero outside " + node.source;
+  if (width > 1) c.comment += ", " + std::to_string(width) + " elements at a time";
   return c;
 }
 

@@ -58,6 +58,29 @@ int KernelWriter::stageWidth(const Node& node, const Array& source, const std::v
   return 1;
 }
 
+void KernelWriter::readItem(StageCopy& c, const Access& from, const Array& buffer, const Array& source, int width,
+                            const Scope& inner) {
+  ScalarType bufferType = typeOf(buffer), sourceType = typeOf(source);
+  std::string zero;
+  if (width > 1) {
+    c.type = cudaType(bufferType) + std::to_string(width);
+    c.value = "*reinterpret_cast<const " + c.type + "*>(&" + accessText(from, inner) + ")";
+    zero = "make_" + c.type + "(";
+    for (int v = 0; v < width; ++v) zero += (v ? ", " : "") + literal(0, bufferType);
+    zero += ")";
+  } else {
+    c.type = cudaType(bufferType);
+    c.value = bufferType == sourceType ? accessText(from, inner) : loadText(from, computeType(bufferType), inner);
+    if (bufferType != sourceType && bufferType == ScalarType::Half) c.value = "__float2half(" + c.value + ")";
+    zero = bufferType == ScalarType::Half ? "__float2half(0.0f)" : literal(0, bufferType);
+  }
+  auto conds = outsideConditions(from, source, inner);
+  if (!conds.empty()) c.value = "(" + joinConditions(conds) + ") ? " + c.value + " : " + zero;
+  c.from = accessText(from, inner);
+  c.inside = joinConditions(conds);
+  c.sameType = bufferType == sourceType;
+}
+
 // A Stage is a cooperative copy: the block's threads take the box's items (elements, or vectors
 // of a source row's elements) in turn, in the source's order (consecutive threads read
 // consecutive elements of a row, coalesced), zero outside the source, and store each at its
@@ -111,25 +134,8 @@ StageCopy KernelWriter::planStageCopy(const Node& node, const Scope& scope) {
     }
     return a;
   };
-  ScalarType bufferType = typeOf(buffer), sourceType = typeOf(*source);
-  std::string zero;
-  if (width > 1) {
-    c.type = cudaType(bufferType) + std::to_string(width);
-    c.value = "*reinterpret_cast<const " + c.type + "*>(&" + accessText(from, inner) + ")";
-    zero = "make_" + c.type + "(";
-    for (int v = 0; v < width; ++v) zero += (v ? ", " : "") + literal(0, bufferType);
-    zero += ")";
-  } else {
-    c.type = cudaType(bufferType);
-    c.value = bufferType == sourceType ? accessText(from, inner) : loadText(from, computeType(bufferType), inner);
-    if (bufferType != sourceType && bufferType == ScalarType::Half) c.value = "__float2half(" + c.value + ")";
-    zero = bufferType == ScalarType::Half ? "__float2half(0.0f)" : literal(0, bufferType);
-  }
-  auto conds = outsideConditions(from, *source, inner);
-  if (!conds.empty()) c.value = "(" + joinConditions(conds) + ") ? " + c.value + " : " + zero;
-  c.from = accessText(from, inner);
-  c.inside = joinConditions(conds);
-  c.sameType = bufferType == sourceType;
+  readItem(c, from, buffer, *source, width, inner);
+  ScalarType bufferType = typeOf(buffer);
   int elementBytes = scalarTypeBytes(bufferType);
   c.pieceBytes = permuted ? elementBytes : width * elementBytes;
   for (int v = 0; v < (permuted ? width : 1); ++v) c.pieces.push_back(accessText(to(v), inner));

@@ -115,8 +115,12 @@ class KernelWriter {
   void emitAlloc(const Node& node, const Scope& scope);
   void declareShared(const Node& alloc, int copies);
   StageCopy planStageCopy(const Node& node, const Scope& scope);
+  // A copy's item read from `from` (`width` elements as one vector), zero outside the source.
+  void readItem(StageCopy& c, const Access& from, const Array& buffer, const Array& source, int width,
+                const Scope& inner);
   // A gather's copy (emit_gather.cpp): the items are the buffer's elements in its order.
   StageCopy planGatherCopy(const Node& node, const Scope& scope);
+  int gatherWidth(const Node& node, size_t fastest, const Array& source, const Scope& scope);
   void emitStage(const Node& node, const Scope& scope);
   void emitStageRegisters(const StageCopy& c, const std::string& regs, bool load);
   // The loop over the items a thread takes of a stage, with their places declared (guarded

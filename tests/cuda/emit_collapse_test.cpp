@@ -1,0 +1,87 @@
+// The CUDA a collapsed convolution becomes: indices derived once where the collapsed index is
+// set, none of that arithmetic in the loop over a strip, gathers bounded where they may leave the
+// source, and 4 elements at a time where the layout allows it.
+#include <gtest/gtest.h>
+
+#include "common/diagnostics.hpp"
+#include "src/cuda/emit/emitter.hpp"
+#include "src/loop/parser.hpp"
+#include "src/transform/recipe.hpp"
+
+namespace cudaburg {
+namespace {
+
+std::string conv2dUnder(const std::map<std::string, int64_t>& sizes, const std::string& recipeText) {
+  auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/conv2d.loop");
+  if (!file) return "";
+  common::Diagnostics diags(*file);
+  auto kernel = parseLoopFile(*file, diags, sizes);
+  EXPECT_TRUE(kernel) << diags.str();
+  common::SourceFile recipeFile("recipe", recipeText);
+  common::Diagnostics recipeDiags(recipeFile);
+  auto recipe = parseRecipe(recipeFile, recipeDiags);
+  EXPECT_TRUE(recipe) << recipeDiags.str();
+  if (!kernel || !recipe) return "";
+  TransformResult t = applyRecipe(*kernel, *recipe);
+  EXPECT_TRUE(t.ok()) << t.reason;
+  if (!t.ok()) return "";
+  EmitResult e = emitKernel(*t.kernel);
+  EXPECT_TRUE(e.ok()) << e.refusal;
+  return e.ok() ? e.kernel->source : "";
+}
+
+// The text of the loop that starts with `header`, to its closing brace.
+std::string loopText(const std::string& source, const std::string& header) {
+  size_t start = source.find(header);
+  if (start == std::string::npos) return "";
+  int depth = 0;
+  for (size_t i = source.find('{', start); i < source.size(); ++i) {
+    depth += source[i] == '{' ? 1 : source[i] == '}' ? -1 : 0;
+    if (depth == 0) return source.substr(start, i + 1 - start);
+  }
+  return "";
+}
+
+const char* const kGemm =
+    "interchange n k; collapse n,oh,ow into m; collapse c,r,s into q; tile k,m 32,64; map k_o grid.y; "
+    "map m_o grid.x; map k block.y; map m block.x; regtile k,m 4,4; strip q 8; stage In at q_o; stage Wt at q_o; ";
+
+TEST(EmitCollapse, DerivedIndicesAreSetOnceAndNotInTheStripLoop) {
+  std::string src = conv2dUnder({{"N", 3}, {"C", 5}, {"H", 9}, {"W", 7}, {"K", 40}}, std::string(kGemm) + "unroll q 8");
+  std::string strip = loopText(src, "for (int q_u = 0;");
+  ASSERT_FALSE(strip.empty()) << src;
+  EXPECT_EQ(strip.find(" / "), std::string::npos) << strip;
+  EXPECT_EQ(strip.find(" % "), std::string::npos) << strip;
+  // The write-back derives n, oh, ow from m once an element of a thread's tile.
+  EXPECT_NE(src.find("const int n = m / 63;"), std::string::npos) << src;
+  EXPECT_NE(src.find("const int oh = m / 7 % 9;"), std::string::npos) << src;
+  // Tiles of n*oh*ow pass the last image, strips of c*r*s the last channel: both bounded.
+  EXPECT_NE(src.find("n < 3 && "), std::string::npos) << src;
+  EXPECT_NE(src.find("c < 5"), std::string::npos) << src;
+}
+
+TEST(EmitCollapse, GathersGo4ElementsAtATimeWhereTheLayoutAllows) {
+  // 1x1, no padding: n*oh*ow runs along the input's rows, 16 bytes a copy.
+  std::string pointwise = conv2dUnder({{"N", 2}, {"C", 64}, {"H", 12}, {"W", 12}, {"K", 40}, {"R", 1}, {"S", 1}, {"P", 0}},
+                                      std::string(kGemm) + "map q_o async");
+  EXPECT_NE(pointwise.find("// Gather In[n][c][oh + r][ow + s] over q from q_o, m from m_o -> In_s, zero outside In, 4 "
+                           "elements at a time"),
+            std::string::npos)
+      << pointwise;
+  EXPECT_NE(pointwise.find("async_copy<16>(&In_s"), std::string::npos) << pointwise;
+  // 3x3 with padding: the window's shift leaves rows unaligned; the filters still go 4 at a time
+  // along c*r*s, stored down the buffer's columns.
+  std::string padded = conv2dUnder({{"N", 2}, {"C", 64}, {"H", 12}, {"W", 12}, {"K", 40}},
+                                   std::string(kGemm) + "map q_o pipelined");
+  EXPECT_NE(padded.find("// Gather In[n][c][oh + r - 1][ow + s - 1] over q from q_o, m from m_o -> In_s, zero outside In\n"),
+            std::string::npos)
+      << padded;
+  EXPECT_NE(padded.find("zero outside Wt, 4 elements at a time"), std::string::npos) << padded;
+  EXPECT_NE(padded.find("= Wt_s_next[stage_r].w;"), std::string::npos) << padded;
+  // Filters whose c*r*s does not hold whole vectors (5 channels of 3x3: 45) go an element at a time.
+  std::string odd = conv2dUnder({{"N", 2}, {"C", 5}, {"H", 12}, {"W", 12}, {"K", 40}}, std::string(kGemm) + "map q_o async");
+  EXPECT_EQ(odd.find("4 elements at a time"), std::string::npos) << odd;
+}
+
+}  // namespace
+}  // namespace cudaburg
