@@ -11,6 +11,11 @@
 namespace cudaburg {
 namespace {
 
+// A 128 x 128 block tile of 8 warps, each 64 x 32 (4 x 4 tiles of m16n8k16), k by 32.
+constexpr const char* kMmaF16 =
+    "tile i,j 128,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 64,32\n"
+    "strip k 32\nstage A at k_o pad 8\nstage B at k_o pad 8\nmap k_o async\nunroll k 32\nmma i,j,k 16,8,16";
+
 struct RecipeCase {
   const char* example;
   std::map<std::string, int64_t> sizes;
@@ -66,6 +71,17 @@ const std::vector<RecipeCase>& recipeCases() {
        "tile y,x 16,32\nmap y_o grid.y\nmap x_o grid.x\nmap y block.y\nmap x block.x\nstage Img at x_o\nunroll v 8"},
       {"correlate2d", {{"H", 30}, {"W", 70}},
        "split u 2\nmap u_s grid.z\ntile y,x 8,32\nmap y_o grid.y\nmap x_o grid.x\nmap y block.y\nmap x block.x"},
+      // Tensor cores: ldmatrix from padded stages filled by cp.async (even sizes), fragments read
+      // element by element where a bound cuts a tile (uneven ones), and from global memory.
+      {"hgemm", {{"M", 256}, {"N", 256}, {"K", 128}}, kMmaF16},
+      {"hgemm", {{"M", 200}, {"N", 136}, {"K", 88}}, kMmaF16},
+      {"bf16gemm", {{"M", 256}, {"N", 256}, {"K", 128}}, kMmaF16},
+      {"tf32gemm", {{"M", 200}, {"N", 136}, {"K", 88}},
+       "tile i,j 128,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 64,32\n"
+       "strip k 32\nstage A at k_o pad 4\nstage B at k_o pad 8\nmap k_o async\nunroll k 32\nmma i,j,k 16,8,8"},
+      {"hgemm", {{"M", 100}, {"N", 72}, {"K", 48}},
+       "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 32,32\n"
+       "mma i,j,k 16,8,16"},
   };
   return cases;
 }

@@ -24,7 +24,8 @@ TEST_P(Example, ParsesChecksAndPrints) {
 
 INSTANTIATE_TEST_SUITE_P(Examples, Example,
                          ::testing::Values("matmul.loop", "matmul_bt.loop", "conv2d.loop", "conv3d.loop",
-                                           "correlate2d.loop"));
+                                           "correlate2d.loop", "hgemm.loop", "bf16gemm.loop", "tf32gemm.loop",
+                                           "conv2d_nhwc_half.loop"));
 
 TEST(Examples, DefaultSizes) {
   auto mm = test::parseExample("matmul.loop");
