@@ -79,6 +79,9 @@ const std::vector<RecipeCase>& recipeCases() {
       {"tf32gemm", {{"M", 200}, {"N", 136}, {"K", 88}},
        "tile i,j 128,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 64,32\n"
        "strip k 32\nstage A at k_o pad 4\nstage B at k_o pad 8\nmap k_o async\nunroll k 32\nmma i,j,k 16,8,8"},
+      {"hgemm", {{"M", 256}, {"N", 256}, {"K", 128}},  // ldmatrix.trans of A stored k-major, pipelined
+       "tile i,j 128,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 64,32\n"
+       "strip k 32\nstage A at k_o transposed\nstage B at k_o\nmap k_o pipelined\nunroll k 32\nmma i,j,k 16,8,16"},
       {"hgemm", {{"M", 100}, {"N", 72}, {"K", 48}},
        "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 32,32\n"
        "mma i,j,k 16,8,16"},

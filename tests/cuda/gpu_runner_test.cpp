@@ -238,7 +238,10 @@ TEST_F(GpuRunner, TensorCoreProductsVerifyAgainstGemmEx) {
   const std::string tf32 = tiles + "stage A at k_o pad 4; stage B at k_o pad 8; map k_o async; unroll k 32; mma i,j,k 16,8,8";
   const std::string global = "tile i,j 64,64; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
                              "regtile i,j 32,32; mma i,j,k 16,8,16";
+  const std::string transposed = tiles + "stage A at k_o transposed; stage B at k_o; map k_o pipelined; unroll k 32; "
+                                         "mma i,j,k 16,8,16";
   for (const Case& c : {Case{"hgemm.loop", {{"M", 512}, {"N", 256}, {"K", 384}}, f16.c_str()},
+                        Case{"hgemm.loop", {{"M", 256}, {"N", 384}, {"K", 256}}, transposed.c_str()},
                         Case{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, f16.c_str()},
                         Case{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 96}}, global.c_str()},
                         Case{"bf16gemm.loop", {{"M", 256}, {"N", 512}, {"K", 256}}, f16.c_str()},
