@@ -104,6 +104,11 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   double latency = std::min(1.0, (s.pipelined || s.asyncCopies ? 0.6 : 0.35) + e.occupancy);
   double rate = s.tensorCores ? gpu.mmaTflops / (s.elementBytes == 4 ? 2 : 1) : gpu.fp32Tflops;
   double computeNs = flops / (rate * 1e3 * issue * latency);
+  // A warp's tile reads its operands' fragments from shared memory each k step: (tm + tn) rows
+  // of elements for tm x tn multiply-adds, which small warp tiles make the bound.
+  if (s.tensorCores && s.staged)
+    computeNs = std::max(computeNs, flops / 2 * s.elementBytes * static_cast<double>(s.threadRows + s.threadCols) /
+                                        static_cast<double>(s.threadRows * s.threadCols) / gpu.sharedGBps);
 
   // Operand traffic: each block reads its rows' and columns' operands once per reduction step.
   double operandBytes = paddedOutputs * s.reduction * s.split * s.elementBytes *

@@ -13,6 +13,7 @@ struct GpuModel {
   int multiprocessors = 132;
   double fp32Tflops = 60.0;      // sustained FFMA rate
   double mmaTflops = 600.0;      // sustained mma.sync rate, half and bfloat16 (tf32: half of it)
+  double sharedGBps = 29000.0;   // shared-memory reads: 128 bytes a clock on each multiprocessor
   double memoryGBps = 3300.0;    // device memory
   double l2GBps = 9000.0;        // what direct (unstaged) operand reads are served at, mostly
   int maxThreadsPerBlock = 1024;

@@ -38,7 +38,7 @@ class MmaRewriter {
  public:
   MmaRewriter(const Kernel& kernel, std::string i, std::string j, std::string k, std::vector<int64_t> shape,
               std::vector<std::string> names)
-      : kernel_(kernel), i_(std::move(i)), j_(std::move(j)), k_(std::move(k)), shape_(std::move(shape)),
+      : i_(std::move(i)), j_(std::move(j)), k_(std::move(k)), shape_(std::move(shape)),
         names_(std::move(names)) {
     for (const auto& p : kernel.params) arrays_[p.name] = p;
   }
@@ -152,7 +152,6 @@ class MmaRewriter {
     return stripOuterLoop(*kLoop, names_[2], shape_[2], inner);
   }
 
-  const Kernel& kernel_;
   std::string i_, j_, k_;
   std::vector<int64_t> shape_;
   std::vector<std::string> names_;
