@@ -3,6 +3,8 @@
 #include <cmath>
 #include <random>
 
+#include "src/loop/scalar_types.hpp"
+
 namespace cudaburg {
 
 Buffers allocateBuffers(const Kernel& kernel) {
@@ -22,7 +24,7 @@ Buffers fillRandom(const Kernel& kernel, uint64_t seed) {
       for (auto& x : v) x = dist(rng);
     } else {
       std::uniform_real_distribution<double> dist(-1.0, 1.0);
-      for (auto& x : v) x = a.type == ScalarType::Double ? dist(rng) : static_cast<double>(static_cast<float>(dist(rng)));
+      for (auto& x : v) x = a.type == ScalarType::Double ? dist(rng) : readValue(a.type, storedValue(a.type, dist(rng)));
     }
   }
   return b;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "src/loop/scalar_types.hpp"
 #include "src/loop/tree_walk.hpp"
 #include "src/transform/loop_facts.hpp"
 
@@ -72,9 +73,8 @@ double reductionTolerance(const Kernel& kernel) {
   double eps = 0;
   for (const auto& a : kernel.params) {
     if (a.input) continue;
-    if (a.type == ScalarType::Float) eps = std::max(eps, 0x1p-24);
-    if (a.type == ScalarType::Half) eps = std::max(eps, 0x1p-11);
-    if (a.type == ScalarType::Double) eps = std::max(eps, 0x1p-53);
+    // A tf32 output stores a float: its statements compute and store in fp32.
+    eps = std::max(eps, a.type == ScalarType::TF32 ? 0x1p-24 : unitRoundoff(a.type));
   }
   return 8 * eps * (kernel.body ? reductionLength(*kernel.body) : 1.0);
 }

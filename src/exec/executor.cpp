@@ -7,6 +7,8 @@
 #include <map>
 #include <memory>
 
+#include "src/loop/scalar_types.hpp"
+
 namespace cudaburg {
 
 namespace {
@@ -79,15 +81,9 @@ struct ArrayState {
   bool live = false;                                   // buffers: inside their Alloc
 };
 
-double roundTo(ScalarType t, double v) {
-  switch (t) {
-    case ScalarType::Float:
-    case ScalarType::Half: return static_cast<double>(static_cast<float>(v));
-    case ScalarType::Int: return std::trunc(v);
-    case ScalarType::Double: return v;
-  }
-  return v;
-}
+// The result of an operation of a statement into an array of type `t`: half, bfloat16 and tf32
+// statements compute in float.
+double roundTo(ScalarType t, double v) { return storedValue(arithmeticType(t), v); }
 
 class Machine {
  public:
@@ -251,7 +247,7 @@ class Machine {
   }
 
   double load(const CAccess& a) {
-    if (double* p = locate(a)) return *p;
+    if (double* p = locate(a)) return readValue(arrays_[a.array].decl.type, *p);
     if (arrays_[a.array].decl.zeroPadded) return 0;
     throw ExecutionError("read of " + describe(a) + " out of bounds");
   }
@@ -305,7 +301,7 @@ class Machine {
         double v = eval(*n.value, n.type);
         double* p = locate(n.target);
         if (!p) throw ExecutionError("write of " + describe(n.target) + " out of bounds");
-        *p = roundTo(n.type, n.accumulate ? *p + v : v);
+        *p = storedValue(n.type, n.accumulate ? roundTo(n.type, *p + v) : v);
         return;
       }
       case NodeKind::Alloc: {

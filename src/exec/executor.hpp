@@ -9,9 +9,11 @@
 //  - a collapsed loop sets the indices derived from its own at every iteration;
 //  - Barrier does nothing; an atomic `+=` is a `+=`; Kernel::zeroFirst arrays start at zero;
 //  - buffers start as NaN, so reading an element never written shows in the results.
-// Arithmetic follows the target's element type: for float (and half) targets every operation is
-// rounded to float, in the tree's order, as a float GPU kernel computes it (bar fused
-// multiply-adds, which a tolerance covers); int targets compute exactly, `/` truncating.
+// Arithmetic follows the target's element type: for float (and half, bfloat16, tf32) targets every
+// operation is rounded to float, in the tree's order, as a float GPU kernel computes it (bar fused
+// multiply-adds, which a tolerance covers), and the result is stored rounded to the target's type;
+// a read of a tf32 array yields its element rounded to TF32 (src/loop/scalar_types.hpp); int
+// targets compute exactly, `/` truncating.
 // Reading a non-padded array out of its extents, or writing outside any array, is an error.
 #include <stdexcept>
 

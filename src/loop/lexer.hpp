@@ -26,6 +26,8 @@ enum class Tok {
   Double,
   Half,
   Int,
+  BFloat16,
+  Tf32,
   // punctuation
   LParen,
   RParen,

@@ -24,6 +24,8 @@ const char* tokenName(Tok t) {
     case Tok::Double: return "'double'";
     case Tok::Half: return "'half'";
     case Tok::Int: return "'int'";
+    case Tok::BFloat16: return "'bfloat16'";
+    case Tok::Tf32: return "'tf32'";
     case Tok::LParen: return "'('";
     case Tok::RParen: return "')'";
     case Tok::LBracket: return "'['";
@@ -83,6 +85,8 @@ Token LoopLexer::next() {
       "double" { return token(Tok::Double); }
       "half" { return token(Tok::Half); }
       "int" { return token(Tok::Int); }
+      "bfloat16" { return token(Tok::BFloat16); }
+      "tf32" { return token(Tok::Tf32); }
       ident { return token(Tok::Ident); }
 
       digit+ { return token(Tok::Integer); }

@@ -12,18 +12,26 @@ const char* scalarTypeName(ScalarType t) {
     case ScalarType::Double: return "double";
     case ScalarType::Half: return "half";
     case ScalarType::Int: return "int";
+    case ScalarType::BFloat16: return "bfloat16";
+    case ScalarType::TF32: return "tf32";
   }
   return "float";
 }
 
 const char* cudaTypeName(ScalarType t) {
-  return t == ScalarType::Half ? "__half" : scalarTypeName(t);
+  switch (t) {
+    case ScalarType::Half: return "__half";
+    case ScalarType::BFloat16: return "__nv_bfloat16";
+    case ScalarType::TF32: return "float";
+    default: return scalarTypeName(t);
+  }
 }
 
 int scalarTypeBytes(ScalarType t) {
   switch (t) {
     case ScalarType::Double: return 8;
-    case ScalarType::Half: return 2;
+    case ScalarType::Half:
+    case ScalarType::BFloat16: return 2;
     default: return 4;
   }
 }
@@ -183,6 +191,7 @@ const char* mappingName(Mapping m) {
     case Mapping::Vector: return "vector";
     case Mapping::Pipelined: return "pipelined";
     case Mapping::AsyncPipelined: return "async";
+    case Mapping::Mma: return "mma";
   }
   return "none";
 }

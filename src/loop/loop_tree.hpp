@@ -51,6 +51,13 @@
 //     is the plain loop's. AsyncPipelined: the same shape, with kAsyncStages copies of each
 //     buffer filled by asynchronous copies (cp.async, sm_80 and later) issued that many
 //     iterations ahead, which hold no registers while they fly.
+//  7. Warp tiles (Kernel::warpTiles, made by the mma step): each iteration of the block loops is a
+//     warp of 32 threads, not a thread. A Register buffer R[M][N] is then a warp's tile of
+//     accumulators, held by its lanes as mma.sync's fragments, and every statement in the block
+//     loops lies in a Mma loop: `i (mma) { j { S } }` over a 16 x 8 tile of R, each lane doing its
+//     four elements of S, or `i (mma) { j { k { R += A * B } } }`, one mma.sync instruction of the
+//     warp (m16n8k16 for half and bfloat16, m16n8k8 for tf32 operands). In meaning both are the
+//     plain loops, which the CPU executor runs.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -63,9 +70,10 @@ namespace cudaburg {
 
 using common::SourceLoc;
 
-enum class ScalarType { Float, Double, Half, Int };
-const char* scalarTypeName(ScalarType t);     // "float", "double", "half", "int"
-const char* cudaTypeName(ScalarType t);       // "float", "double", "__half", "int"
+// BFloat16 and TF32 (a float array whose reads are rounded to TF32): see scalar_types.hpp.
+enum class ScalarType { Float, Double, Half, Int, BFloat16, TF32 };
+const char* scalarTypeName(ScalarType t);     // "float", "double", "half", "int", "bfloat16", "tf32"
+const char* cudaTypeName(ScalarType t);       // "float", "double", "__half", "int", "__nv_bfloat16", "float"
 int scalarTypeBytes(ScalarType t);
 
 // sum(coef * index) + constant over loop indices; sizes are folded to constants at parse time.
@@ -107,6 +115,10 @@ struct Array {
   // threads that each read their own run 4 elements at a time read side by side, without bank
   // conflicts. Only where the GPU stores the row changes; subscripts stay logical.
   int64_t interleave = 0;
+  // Shared buffers: elements left unused at the end of each row where the GPU stores it (0: none;
+  // a buffer in a permuted layout gets 16 bytes when none is given), so that threads reading down
+  // a column, or the eight rows an ldmatrix reads, fall in different banks. Subscripts stay logical.
+  int64_t padding = 0;
   SourceLoc loc;
 
   int64_t elements() const;
@@ -144,10 +156,11 @@ enum class LoopKind { Parallel, Reduce, Serial };
 const char* loopKindName(LoopKind k);  // "parallel", "reduce", "serial"
 
 // Where a loop runs on the GPU. None: not yet decided (runs as a plain loop in the thread).
+// Mma: a warp's tensor-core tile (rule 7 of the model above).
 enum class Mapping {
-  None, GridX, GridY, GridZ, BlockX, BlockY, BlockZ, ThreadSerial, Unrolled, Vector, Pipelined, AsyncPipelined
+  None, GridX, GridY, GridZ, BlockX, BlockY, BlockZ, ThreadSerial, Unrolled, Vector, Pipelined, AsyncPipelined, Mma
 };
-// "none", "grid.x", ..., "block.z", "serial", "unroll", "vector", "pipelined", "async"
+// "none", "grid.x", ..., "block.z", "serial", "unroll", "vector", "pipelined", "async", "mma"
 const char* mappingName(Mapping m);
 bool isPipelined(Mapping m);  // Pipelined or AsyncPipelined
 // The buffers an AsyncPipelined loop keeps of each stage: two iterations in flight, one in use.
@@ -250,6 +263,8 @@ struct Kernel {
   // staged operands (0, 0: as CUDA numbers threads, a warp along block.x first). Only the order
   // of parallel iterations changes: the kernel computes the same.
   int64_t laneRows = 0, laneCols = 0;
+  // Each iteration of the block loops is a warp (rule 7 above): set by the mma step.
+  bool warpTiles = false;
 
   const Array* findParam(const std::string& name) const;
   int64_t size(const std::string& name) const;         // -1 when unknown

@@ -312,8 +312,14 @@ std::optional<ScalarType> Parser::parseType() {
     case Tok::Int:
       t = ScalarType::Int;
       break;
+    case Tok::BFloat16:
+      t = ScalarType::BFloat16;
+      break;
+    case Tok::Tf32:
+      t = ScalarType::TF32;
+      break;
     default:
-      error(tok_, "expected an element type (float, double, half or int), found " + describe(tok_));
+      error(tok_, "expected an element type (float, double, half, bfloat16, tf32 or int), found " + describe(tok_));
       return std::nullopt;
   }
   advance();

@@ -28,10 +28,12 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
     return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
   };
   int64_t threadsX = ceilDiv(s.blockCols, s.threadCols), threadsY = ceilDiv(s.blockRows, s.threadRows);
-  int64_t threads = product(threadsX, threadsY);
-  // Accumulators, one operand column and row, addresses and loop state.
+  int64_t threads = product(product(threadsX, threadsY), s.tensorCores ? 32 : 1);
+  // Accumulators, one operand column and row, addresses and loop state (tensor cores: a lane's
+  // share of the warp's accumulators and of one k step's fragments).
   int64_t registers = product(s.threadRows, s.threadCols);
-  registers = registers > INT32_MAX ? INT64_MAX : registers + s.threadRows + s.threadCols + 24;
+  if (s.tensorCores) registers = registers / 32 + s.threadRows / 4 + s.threadCols / 4 + 24;
+  else registers = registers > INT32_MAX ? INT64_MAX : registers + s.threadRows + s.threadCols + 24;
   e.sharedBytes = s.staged ? product(s.stagedFootprint, s.elementBytes) : 0;
   if (threads > gpu.maxThreadsPerBlock)
     e.infeasible = "more than " + std::to_string(gpu.maxThreadsPerBlock) + " threads a block";
@@ -105,7 +107,13 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   issue *= 1.0 + 0.02 * std::log2(std::max(reuse, 1.0));
   if (s.blockCols > s.blockRows) issue /= 1.0 + 0.02 * std::log2(double(s.blockCols) / double(s.blockRows));
   double latency = std::min(1.0, (s.pipelined || s.asyncCopies ? 0.6 : 0.35) + e.occupancy);
-  double computeNs = flops / (gpu.fp32Tflops * 1e3 * issue * latency);
+  double rate = s.tensorCores ? gpu.mmaTflops / (s.elementBytes == 4 ? 2 : 1) : gpu.fp32Tflops;
+  double computeNs = flops / (rate * 1e3 * issue * latency);
+  // A warp's tile reads its operands' fragments from shared memory each k step: (tm + tn) rows
+  // of elements for tm x tn multiply-adds, which small warp tiles make the bound.
+  if (s.tensorCores && s.staged)
+    computeNs = std::max(computeNs, flops / 2 * s.elementBytes * static_cast<double>(s.threadRows + s.threadCols) /
+                                        static_cast<double>(s.threadRows * s.threadCols) / gpu.sharedGBps);
 
   // Operand traffic: each block reads its rows' and columns' operands once per reduction step.
   double operandBytes = paddedOutputs * s.reduction * s.split * s.elementBytes *

@@ -12,6 +12,8 @@ namespace cudaburg {
 struct GpuModel {
   int multiprocessors = 132;
   double fp32Tflops = 60.0;      // sustained FFMA rate
+  double mmaTflops = 600.0;      // sustained mma.sync rate, half and bfloat16 (tf32: half of it)
+  double sharedGBps = 29000.0;   // shared-memory reads: 128 bytes a clock on each multiprocessor
   double memoryGBps = 3300.0;    // device memory
   double l2GBps = 9000.0;        // what direct (unstaged) operand reads are served at, mostly
   int maxThreadsPerBlock = 1024;
@@ -44,6 +46,7 @@ struct CandidateShape {
   bool vectorized = false;       // 128-bit accesses along a thread's columns
   int64_t laneRows = 0;          // a warp's threads as laneRows x (32 / laneRows) of the block (0: rows of block.x)
   int64_t gatherOps = 0;         // integer operations a staged element takes to find its source (a gather's)
+  bool tensorCores = false;      // warps of mma.sync: threadRows x threadCols is a warp's tile
 };
 
 struct Estimate {

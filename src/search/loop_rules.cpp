@@ -298,6 +298,50 @@ Fragment LoopRules::untransformed(const Node* node) const {
   return f;
 }
 
+// ---- tensor cores ------------------------------------------------------------------------------
+
+int64_t LoopRules::mmaK() const {
+  std::set<ScalarType> operands;
+  for (const auto& p : kernel_.params)
+    if (p.input) operands.insert(p.type);
+  if (operands.size() != 1) return 0;
+  ScalarType t = *operands.begin();
+  return t == ScalarType::Half || t == ScalarType::BFloat16 ? 16 : t == ScalarType::TF32 ? 8 : 0;
+}
+
+Fragment LoopRules::tensorCores(const Fragment& tiled) const {
+  Fragment f = tiled;
+  int64_t k = mmaK();
+  const RecipeStep* strip = nullptr;
+  for (const auto& s : tiled.inTile)
+    if (s.kind == StepKind::StripMine) strip = &s;
+  if (k == 0) f.refused = "the operands are not of one tensor-core type";
+  else if (!strip || !f.shape.staged) f.refused = "tensor-core tiles read staged operands";
+  else if (f.shape.transposed) f.refused = "ldmatrix transposes: no operand is staged transposed";
+  else if (f.shape.split > 1 || f.shape.outer > 1) f.refused = "one 2-D product a kernel";
+  else if (strip->factors[0] % k != 0) f.refused = "a stage of " + std::to_string(strip->factors[0]) + " is no multiple of " + std::to_string(k);
+  if (!f.refused.empty()) return f;
+  std::string reduction = strip->loops[0];
+  int bytes = 4;
+  for (const auto& p : kernel_.params)
+    if (p.input) bytes = scalarTypeBytes(p.type);
+  std::vector<RecipeStep> steps;
+  for (RecipeStep s : f.inTile) {
+    if (s.kind == StepKind::Vectorize) continue;  // the write-back goes by fragments
+    if (s.kind == StepKind::Stage) s.padding = 16 / bytes * (bytes == 4 && !readAlong(s.array, reduction) ? 2 : 1);
+    if (s.kind == StepKind::Map && s.mapping == Mapping::Pipelined) s.mapping = Mapping::AsyncPipelined;
+    steps.push_back(s);
+  }
+  steps.push_back(makeStep(StepKind::Mma, {f.tileRows, f.tileCols, reduction}, {16, 8, k}));
+  f.inTile = steps;
+  f.shape.vectorized = false;
+  f.shape.pipelined = false;
+  f.shape.asyncCopies = tiled.shape.pipelined || tiled.shape.asyncCopies;
+  f.shape.tensorCores = true;
+  f.shape.elementBytes = bytes;
+  return f;
+}
+
 // ---- costs -------------------------------------------------------------------------------------
 
 LoopRules::Cost LoopRules::model(const Fragment& f) const {

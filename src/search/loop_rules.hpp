@@ -99,6 +99,17 @@ class LoopRules {
   // The nest as written, one thread an output (the emitter's naive mapping): the baseline.
   Fragment untransformed(const Node* node) const;
 
+  // ---- tensor cores ---------------------------------------------------------------------------
+  // The k of the mma.sync shape the kernel's operands take (16 for half and bfloat16, 8 for tf32;
+  // both of one type), 0 when they take none.
+  int64_t mmaK() const;
+  // A tiled fragment whose threads become warps, each computing its tm x tn register tile as
+  // mma.sync tiles (the mma step); its reduction staged with rows padded by 16 bytes (32 for a
+  // tf32 B) for conflict-free ldmatrix and fragment reads, never transposed (ldmatrix transposes),
+  // by asynchronous copies where it was pipelined. Refused when the stage depth is no multiple of
+  // the shape's k or the reduction is not staged.
+  Fragment tensorCores(const Fragment& tiled) const;
+
   // ---- costs --------------------------------------------------------------------------------
   // The model's estimate of a complete fragment, or kInfinity when it cannot launch (over a
   // thread, register or shared-memory limit of the GPU) or its builder refused it.

@@ -44,6 +44,21 @@ TransformResult collapse(const Kernel& kernel, const std::vector<std::string>& l
         return {nullptr, "the collapsed loop would run more than 2^62 iterations"};
       total = *product;
     }
+    // The collapsed indices are derived where the new loop sets them, for the statements; a loop
+    // inside bounded by one would need it before then (and transformations that move loops read
+    // bounds, not derivations): refused.
+    std::string boundedBy;
+    anyNode(band.back()->body(), [&](const Node& n) {
+      if (n.kind != NodeKind::For) return false;
+      for (const auto& b : band) {
+        bool uses = n.lower.uses(b->index);
+        for (const auto& u : n.upper) uses = uses || u.uses(b->index);
+        if (uses) boundedBy = "loop " + n.index + " inside is bounded by " + b->index + ", which collapsing would derive";
+        if (uses) return true;
+      }
+      return false;
+    });
+    if (!boundedBy.empty()) return {nullptr, boundedBy};
     auto loop = std::make_shared<Node>(*makeFor(name, Affine(0), {Affine(total)}, 1, first->loopKind,
                                                 band.back()->body(), Mapping::None, first->loc));
     loop->collapsed = std::move(replaced);

@@ -23,12 +23,13 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Interchange, "interchange", "interchange OUTER INNER"},
     {StepKind::Distribute, "distribute", "distribute LOOP"},
     {StepKind::Map, "map", "map LOOP MAPPING"},
-    {StepKind::Stage, "stage", "stage ARRAY at LOOP [transposed | interleaved N]"},
+    {StepKind::Stage, "stage", "stage ARRAY at LOOP [transposed] [interleaved N | pad N]"},
     {StepKind::RegisterTile, "regtile", "regtile LOOP,LOOP... FACTOR,FACTOR... [into NAME,NAME...]"},
     {StepKind::Vectorize, "vectorize", "vectorize LOOP WIDTH [into NAME]"},
     {StepKind::Split, "split", "split LOOP PARTS [into NAME]"},
     {StepKind::Lanes, "lanes", "lanes ROWS,COLS"},
     {StepKind::Collapse, "collapse", "collapse LOOP,LOOP... [into NAME]"},
+    {StepKind::Mma, "mma", "mma I,J,K 16,8,16"},
 };
 
 constexpr Mapping kMappings[] = {Mapping::None,   Mapping::GridX,  Mapping::GridY,        Mapping::GridZ,
@@ -247,6 +248,9 @@ class Parser {
       case StepKind::Collapse:
         ok = names(step.loops) && into(step.into, 1);
         break;
+      case StepKind::Mma:
+        ok = names(step.loops) && numbers(step.factors, step.loops.size());
+        break;
       case StepKind::Lanes: {
         int64_t rows = 0, cols = 0;
         ok = number(rows, "the rows of block.y a warp covers");
@@ -292,6 +296,10 @@ class Parser {
           advance();
           ok = number(step.interleave, "the run each thread reads");
         }
+        if (ok && tok_.kind == Token::Word && tok_.text == "pad") {
+          advance();
+          ok = number(step.padding, "the elements after each row");
+        }
         break;
     }
     if (ok && tok_.kind != Token::End)
@@ -320,7 +328,8 @@ std::string RecipeStep::str() const {
     case StepKind::Map: return s + " " + loops.at(0) + " " + mappingName(mapping);
     case StepKind::Stage:
       return s + " " + array + " at " + loops.at(0) + (transposed ? " transposed" : "") +
-             (interleave ? " interleaved " + std::to_string(interleave) : "");
+             (interleave ? " interleaved " + std::to_string(interleave) : "") +
+             (padding ? " pad " + std::to_string(padding) : "");
     case StepKind::Interchange: return s + " " + loops.at(0) + " " + loops.at(1);
     case StepKind::Distribute: return s + " " + loops.at(0);
     case StepKind::Lanes: return s + " " + join(factors);
@@ -371,7 +380,7 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
       if (arity(1, 0)) return mapLoop(kernel, step.loops[0], step.mapping);
       break;
     case StepKind::Stage:
-      if (arity(1, 0)) return stage(kernel, step.array, step.loops[0], step.transposed, step.interleave);
+      if (arity(1, 0)) return stage(kernel, step.array, step.loops[0], step.transposed, step.interleave, step.padding);
       break;
     case StepKind::RegisterTile:
       return registerTile(kernel, step.loops, step.factors, step.into);
@@ -386,6 +395,9 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
       break;
     case StepKind::Lanes:
       if (arity(0, 2)) return arrangeLanes(kernel, step.factors[0], step.factors[1]);
+      break;
+    case StepKind::Mma:
+      if (arity(3, 3)) return mmaTile(kernel, step.loops, step.factors);
       break;
   }
   return TransformResult::refuse("the step has the wrong number of loops or factors");

@@ -13,12 +13,14 @@
 //   stage A at k_o          stage(A, k_o)
 //   stage A at k_o transposed   stage(A, k_o, true): the 2-D box stored with its dimensions swapped
 //   stage B at k_o interleaved 8  stage(B, k_o, false, 8): rows stored interleaved (see Array)
+//   stage A at k_o pad 8    stage(A, k_o, false, 0, 8): rows stored 8 elements apart (see Array)
 //   regtile i,j 4,4         registerTile({i, j}, {4, 4})
 //   vectorize j 4           vectorize(j, 4)
 //   split k 4               splitReduction(k, 4)
 //   lanes 8,4               arrangeLanes(8, 4): a warp covers 8 rows of block.y by 4 of block.x
 //   collapse n,oh,ow        collapse({n, oh, ow}): one loop n_oh_ow over the perfect nest
 //   collapse c,r,s into q   the same, the new loop named q
+//   mma i,j,k 16,8,16       mmaTile({i, j, k}, {16, 8, 16}): a register tile's warps on tensor cores
 //
 // A step that makes loops (strip, tile, unroll, vectorize, regtile, split, collapse) may name them,
 // one a loop it strip-mines (collapse: one name for the loop it makes), and later steps use those names (the rule of loop_names.hpp names what a
@@ -37,7 +39,9 @@
 
 namespace cudaburg {
 
-enum class StepKind { StripMine, Tile, Unroll, Interchange, Distribute, Map, Stage, RegisterTile, Vectorize, Split, Lanes, Collapse };
+enum class StepKind {
+  StripMine, Tile, Unroll, Interchange, Distribute, Map, Stage, RegisterTile, Vectorize, Split, Lanes, Collapse, Mma
+};
 const char* stepKeyword(StepKind k);  // "strip", "tile", ...
 
 struct RecipeStep {
@@ -48,6 +52,7 @@ struct RecipeStep {
   std::string array;               // Stage: the array staged (the loop is loops[0])
   bool transposed = false;         // Stage: the box stored transposed
   int64_t interleave = 0;          // Stage: the buffer's rows stored interleaved (0: in order)
+  int64_t padding = 0;             // Stage: elements left after each of the buffer's rows (0: none)
   std::vector<std::string> into;   // the names of the loops it makes, one a loop (empty: the rule's)
   SourceLoc loc;                   // where it was parsed from (not part of its identity)
 
@@ -55,7 +60,7 @@ struct RecipeStep {
   friend bool operator==(const RecipeStep& a, const RecipeStep& b) {
     return a.kind == b.kind && a.loops == b.loops && a.factors == b.factors && a.mapping == b.mapping &&
            a.array == b.array && a.transposed == b.transposed && a.interleave == b.interleave &&
-           a.into == b.into;
+           a.padding == b.padding && a.into == b.into;
   }
 };
 

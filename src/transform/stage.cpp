@@ -133,7 +133,11 @@ NodePtr stagedCore(const NodePtr& body) {
 }  // namespace
 
 TransformResult stage(const Kernel& kernel, const std::string& array, const std::string& atLoop, bool transposed,
-                      int64_t interleave) {
+                      int64_t interleave, int64_t padding) {
+  if (padding < 0 || padding > 64)
+    return TransformResult::refuse("a buffer's rows are padded by 1 to 64 elements, not " + std::to_string(padding));
+  if (padding > 0 && interleave != 0)
+    return TransformResult::refuse("a buffer is stored either interleaved or padded, not both");
   const Array* source = kernel.findParam(array);
   if (!source) return TransformResult::refuse(array + " is not an array parameter of the kernel");
   if (transposed && source->extents.size() != 2)
@@ -189,7 +193,9 @@ TransformResult stage(const Kernel& kernel, const std::string& array, const std:
                              std::to_string(interleave)};
       buffer.interleave = interleave;
     }
-    int64_t bytes = buffer.elements() * scalarTypeBytes(buffer.type);
+    buffer.padding = padding;
+    int64_t rowElements = buffer.extents.back() + padding;
+    int64_t bytes = buffer.elements() / buffer.extents.back() * rowElements * scalarTypeBytes(buffer.type);
     if (bytes > kSharedBytesLimit)
       return {nullptr, "the box of " + array + " at loop " + atLoop + " needs " + std::to_string(bytes) +
                            " bytes of shared memory, more than " + std::to_string(kSharedBytesLimit)};

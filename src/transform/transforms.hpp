@@ -65,8 +65,10 @@ TransformResult mapLoop(const Kernel& kernel, const std::string& loop, Mapping m
 // In_s[crs][nohow], im2col), read as In_s[q - q_o][m - m_o]; the loads must all be alike.
 // `interleave` n (a multiple of 4, at least 8, dividing the buffer's rows) stores the buffer's
 // rows interleaved (see Array::interleave) for threads that each read a run of n elements.
+// `padding` p (1 to 64) stores each of the buffer's rows with p unused elements after it
+// (Array::padding), against bank conflicts; not with `interleave`.
 TransformResult stage(const Kernel& kernel, const std::string& array, const std::string& atLoop,
-                      bool transposed = false, int64_t interleave = 0);
+                      bool transposed = false, int64_t interleave = 0, int64_t padding = 0);
 
 // Scalar replacement of accumulators over a per-thread tile: the perfectly nested loops are
 // strip-mined by `factors` (the strip loops keep their block mapping: they are the threads),
@@ -93,5 +95,15 @@ TransformResult splitReduction(const Kernel& kernel, const std::string& loop, in
 // (Kernel::laneRows): powers of two whose product is 32. The block's threads must come in whole
 // warps of that shape, which the emitter checks against the launch it plans.
 TransformResult arrangeLanes(const Kernel& kernel, int64_t rows, int64_t cols);
+
+// Tensor cores as instruction selection: the register tile of loops i, j (after registerTile)
+// whose reduction loop k runs right around its block loops becomes a warp's tile of mma.sync
+// instructions of `shape` (16,8,16 for half and bfloat16 operands, 16,8,8 for tf32; fp32
+// accumulators). Each iteration of the block loops becomes a warp (Kernel::warpTiles), i and j
+// are cut into 16 x 8 tiles (loops `i_o`, `j_o` by the naming rule) and k into steps of the
+// shape's k (`k_o`): k_t { blocks { i_t { j_t { i (Mma) { j { k { R += A * B } } } } } } }, and
+// the register tile's other statements (initialisation, write-back) into the same tiles, done by
+// each lane on its elements. Each accumulator is summed in the same order as before.
+TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& shape);
 
 }  // namespace cudaburg

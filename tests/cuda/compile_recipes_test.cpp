@@ -11,6 +11,11 @@
 namespace cudaburg {
 namespace {
 
+// A 128 x 128 block tile of 8 warps, each 64 x 32 (4 x 4 tiles of m16n8k16), k by 32.
+constexpr const char* kMmaF16 =
+    "tile i,j 128,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 64,32\n"
+    "strip k 32\nstage A at k_o pad 8\nstage B at k_o pad 8\nmap k_o async\nunroll k 32\nmma i,j,k 16,8,16";
+
 struct RecipeCase {
   const char* example;
   std::map<std::string, int64_t> sizes;
@@ -97,6 +102,20 @@ const std::vector<RecipeCase>& recipeCases() {
       {"conv3d", {{"D", 12}, {"H", 13}, {"W", 14}, {"T", 3}},
        "collapse y,x into p\ncollapse a,b,c into q\ntile z,p 4,64\nmap z_o grid.y\nmap p_o grid.x\nmap z block.y\n"
        "map p block.x\nregtile z,p 2,2\nstrip q 9\nstage In at q_o\nstage Tpl at q_o\nmap q_o pipelined"},
+      // Tensor cores: ldmatrix from padded stages filled by cp.async (even sizes), fragments read
+      // element by element where a bound cuts a tile (uneven ones), and from global memory.
+      {"hgemm", {{"M", 256}, {"N", 256}, {"K", 128}}, kMmaF16},
+      {"hgemm", {{"M", 200}, {"N", 136}, {"K", 88}}, kMmaF16},
+      {"bf16gemm", {{"M", 256}, {"N", 256}, {"K", 128}}, kMmaF16},
+      {"tf32gemm", {{"M", 200}, {"N", 136}, {"K", 88}},
+       "tile i,j 128,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 64,32\n"
+       "strip k 32\nstage A at k_o pad 4\nstage B at k_o pad 8\nmap k_o async\nunroll k 32\nmma i,j,k 16,8,8"},
+      {"hgemm", {{"M", 256}, {"N", 256}, {"K", 128}},  // ldmatrix.trans of A stored k-major, pipelined
+       "tile i,j 128,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 64,32\n"
+       "strip k 32\nstage A at k_o transposed\nstage B at k_o\nmap k_o pipelined\nunroll k 32\nmma i,j,k 16,8,16"},
+      {"hgemm", {{"M", 100}, {"N", 72}, {"K", 48}},
+       "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 32,32\n"
+       "mma i,j,k 16,8,16"},
   };
   return cases;
 }

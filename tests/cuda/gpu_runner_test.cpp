@@ -295,6 +295,45 @@ TEST_F(GpuRunner, ImplicitGemmConvolutionsVerifyAgainstCudnn) {
   }
 }
 
+// Tensor cores: the mma step's warp tiles (ldmatrix from padded stages, cp.async, mma.sync) and
+// the naive nests of the reduced types, against cublasGemmEx with the same types and fp32
+// accumulation; uneven sizes cut tiles and the last strip (fragments loaded element by element).
+TEST_F(GpuRunner, TensorCoreProductsVerifyAgainstGemmEx) {
+  struct Case {
+    const char* file;
+    std::map<std::string, int64_t> sizes;
+    const char* recipe;
+  };
+  const std::string tiles = "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+                            "regtile i,j 64,32; strip k 32; ";
+  const std::string f16 = tiles + "stage A at k_o pad 8; stage B at k_o pad 8; map k_o async; unroll k 32; mma i,j,k 16,8,16";
+  const std::string tf32 = tiles + "stage A at k_o pad 4; stage B at k_o pad 8; map k_o async; unroll k 32; mma i,j,k 16,8,8";
+  const std::string global = "tile i,j 64,64; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+                             "regtile i,j 32,32; mma i,j,k 16,8,16";
+  const std::string transposed = tiles + "stage A at k_o transposed; stage B at k_o; map k_o pipelined; unroll k 32; "
+                                         "mma i,j,k 16,8,16";
+  for (const Case& c : {Case{"hgemm.loop", {{"M", 512}, {"N", 256}, {"K", 384}}, f16.c_str()},
+                        Case{"hgemm.loop", {{"M", 256}, {"N", 384}, {"K", 256}}, transposed.c_str()},
+                        Case{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, f16.c_str()},
+                        Case{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 96}}, global.c_str()},
+                        Case{"bf16gemm.loop", {{"M", 256}, {"N", 512}, {"K", 256}}, f16.c_str()},
+                        Case{"tf32gemm.loop", {{"M", 256}, {"N", 256}, {"K", 256}}, tf32.c_str()},
+                        Case{"tf32gemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, tf32.c_str()},
+                        Case{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, ""},
+                        Case{"tf32gemm.loop", {{"M", 96}, {"N", 64}, {"K", 40}}, ""}}) {
+    SCOPED_TRACE(std::string(c.file) + " under " + c.recipe);
+    Kernel k = testing::loadExample(c.file, c.sizes);
+    auto e = *c.recipe ? emitUnder(k, c.recipe) : std::optional<CudaKernel>(*emitKernel(k).kernel);
+    ASSERT_TRUE(e);
+    RunResult r = runner_->measure(k, *e, build(*e));
+    EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
+    EXPECT_EQ(r.reference.rfind("cuBLAS GemmEx", 0), 0u) << r.reference;
+  }
+  ReferenceTiming t = runner_->reference(testing::loadExample("hgemm.loop", {{"M", 1024}, {"N", 1024}, {"K", 1024}}));
+  ASSERT_EQ(t.status, RunStatus::Ok) << t.reason;
+  EXPECT_EQ(t.library, "cuBLAS GemmEx (half)");
+}
+
 TEST_F(GpuRunner, ReferenceLibraryIsTimed) {
   ReferenceTiming t = runner_->reference(testing::loadExample("matmul.loop", {{"M", 512}, {"N", 512}, {"K", 512}}));
   ASSERT_EQ(t.status, RunStatus::Ok) << t.reason;

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "src/cuda/run/inputs.hpp"
+#include "src/loop/scalar_types.hpp"
 #include "tests/cuda/run_test_kernels.hpp"
 
 namespace cudaburg {
@@ -29,10 +30,15 @@ TEST(RunInputs, RandomValuesAreSeededAndInRange) {
     EXPECT_LE(std::abs(v), 4);
   }
   for (double v : randomValues(ScalarType::Half, 200, 3)) EXPECT_EQ(v, halfToFloat(floatToHalf(float(v))));
+  // Exact in the type, and for tf32 in TF32: libraries and kernels read the same numbers.
+  for (double v : randomValues(ScalarType::BFloat16, 200, 3)) EXPECT_EQ(v, roundToBfloat16(v));
+  for (double v : randomValues(ScalarType::TF32, 200, 3)) EXPECT_EQ(v, roundToTf32(v));
+  EXPECT_NE(randomValues(ScalarType::TF32, 200, 3), randomValues(ScalarType::Float, 200, 3));
 }
 
 TEST(RunInputs, EncodingsRoundTrip) {
-  for (ScalarType t : {ScalarType::Float, ScalarType::Double, ScalarType::Half, ScalarType::Int}) {
+  for (ScalarType t : {ScalarType::Float, ScalarType::Double, ScalarType::Half, ScalarType::Int, ScalarType::BFloat16,
+                       ScalarType::TF32}) {
     auto values = randomValues(t, 257, 11);
     auto bytes = encodeValues(values, t);
     EXPECT_EQ(bytes.size(), values.size() * size_t(scalarTypeBytes(t)));
@@ -48,6 +54,7 @@ TEST(RunInputs, HalfConversions) {
   EXPECT_EQ(floatToHalf(0x1.0p-24f), 0x0001);     // the smallest subnormal
   EXPECT_EQ(halfToFloat(0x3555), 0x1.554p-2f);
   EXPECT_TRUE(std::isnan(halfToFloat(kPoison16)));
+  EXPECT_TRUE(std::isnan(bfloat16ToFloat(kPoison16)));
 }
 
 TEST(RunInputs, PoisonPatternsAreNaN) {

@@ -1,6 +1,7 @@
 // Verification by relative error, and its bound.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "src/cuda/run/reference_check.hpp"
@@ -20,6 +21,43 @@ TEST(RunReferenceCheck, ToleranceGrowsWithReductionLengthWithinBounds) {
   EXPECT_LT(verificationTolerance(ScalarType::Double, 4096), 1e-11);
   EXPECT_EQ(verificationTolerance(ScalarType::Int, 4096), 0);
   EXPECT_GT(verificationTolerance(ScalarType::Half, 64), t64);
+}
+
+// The bounds of docs/loop-language.md: fp32 accumulation of half, bfloat16 and tf32 operands
+// allows for the truncation of tensor cores (n / 4 units of fp32 over 32 sqrt(n)), within
+// [1e-6, 2e-3]; reduced-precision outputs are held to their own unit roundoff.
+TEST(RunReferenceCheck, TolerancePerType) {
+  for (int64_t n : {16, 4096, 65536}) {
+    double fp32 = verificationTolerance(ScalarType::Float, n);
+    double reduced = (32 * std::sqrt(double(n)) + double(n) / 4) * 0x1p-24;
+    for (ScalarType operands : {ScalarType::Half, ScalarType::BFloat16, ScalarType::TF32}) {
+      double t = verificationTolerance(ScalarType::Float, operands, n);
+      EXPECT_DOUBLE_EQ(t, std::clamp(reduced, 1e-6, 2e-3)) << scalarTypeName(operands) << " " << n;
+      EXPECT_GE(t, fp32);
+    }
+    EXPECT_EQ(verificationTolerance(ScalarType::Float, ScalarType::Float, n), fp32);
+    EXPECT_GT(verificationTolerance(ScalarType::BFloat16, n), verificationTolerance(ScalarType::Half, n));
+  }
+  EXPECT_NEAR(verificationTolerance(ScalarType::Float, ScalarType::Half, 4096), 1.83e-4, 1e-6);
+  EXPECT_EQ(verificationTolerance(ScalarType::Float, ScalarType::Half, int64_t(1) << 30), 2e-3);
+  // A half operand rounded away (an error of a unit of half in each input) is caught at 4096.
+  EXPECT_LT(verificationTolerance(ScalarType::Float, ScalarType::Half, 4096), 0x1p-11);
+  // A tf32 array stores float: as an output it accumulates in fp32.
+  EXPECT_EQ(verificationTolerance(ScalarType::TF32, ScalarType::Float, 64), verificationTolerance(ScalarType::Float, 64));
+}
+
+TEST(RunReferenceCheck, KernelToleranceReadsOutputsAgainstInputs) {
+  Kernel k;
+  k.params.resize(3);
+  k.params[0].name = "C", k.params[0].type = ScalarType::Float;
+  k.params[1].name = "A", k.params[1].type = ScalarType::Half, k.params[1].input = true;
+  k.params[2].name = "B", k.params[2].type = ScalarType::Half, k.params[2].input = true;
+  EXPECT_EQ(kernelTolerance(k, {}, 4096), verificationTolerance(ScalarType::Float, ScalarType::Half, 4096));
+  // The same nest emitted in double throughout is held to double's bound.
+  std::vector<ScalarType> doubles(3, ScalarType::Double);
+  EXPECT_EQ(kernelTolerance(k, doubles, 4096), verificationTolerance(ScalarType::Double, 4096));
+  k.params[1].type = k.params[2].type = ScalarType::Float;
+  EXPECT_EQ(kernelTolerance(k, {}, 4096), verificationTolerance(ScalarType::Float, 4096));
 }
 
 TEST(RunReferenceCheck, CloseOutputPasses) {

@@ -1,6 +1,8 @@
 // Which reference checks a nest: recognition of matrix products and convolutions.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "src/cuda/run/reference_shape.hpp"
 #include "tests/cuda/run_test_kernels.hpp"
 
@@ -28,6 +30,34 @@ TEST(RunReferenceShape, MatmulExampleIsAPlainGemm) {
   EXPECT_EQ(g->ldc, 80);
   EXPECT_EQ(planReference(k).kind, ReferencePlan::Kind::Gemm);
   EXPECT_EQ(planReference(k).describe(), "cuBLAS SGEMM 96x80x48");
+}
+
+TEST(RunReferenceShape, ReducedPrecisionProductsUseGemmEx) {
+  for (const auto& [file, type, name] : {std::tuple{"hgemm.loop", ScalarType::Half, "half"},
+                                         std::tuple{"bf16gemm.loop", ScalarType::BFloat16, "bfloat16"},
+                                         std::tuple{"tf32gemm.loop", ScalarType::TF32, "tf32"}}) {
+    Kernel k = loadExample(file, {{"M", 64}, {"N", 32}, {"K", 16}});
+    auto g = recognizeGemm(k);
+    ASSERT_TRUE(g) << file;
+    EXPECT_EQ(g->operands, type);
+    EXPECT_EQ(planReference(k).describe(), std::string("cuBLAS GemmEx (") + name + ") 64x32x16");
+  }
+  EXPECT_EQ(recognizeGemm(loadExample("matmul.loop"))->operands, ScalarType::Float);
+  // Operands of two types, or a half output, are no library's product: the exact nest checks them.
+  Kernel mixed = parseLoopText("mixed.loop",
+      "size M = 8, N = 8, K = 8;\n"
+      "kernel mm(float C[M][N], const half A[M][K], const bfloat16 B[K][N]) {\n"
+      "  parallel for (i = 0; i < M; i++) parallel for (j = 0; j < N; j++) {\n"
+      "    C[i][j] = 0; reduce for (k = 0; k < K; k++) C[i][j] += A[i][k] * B[k][j]; } }\n");
+  EXPECT_FALSE(recognizeGemm(mixed));
+  Kernel halfOut = parseLoopText("half_out.loop",
+      "size M = 8, N = 8, K = 8;\n"
+      "kernel mm(half C[M][N], const half A[M][K], const half B[K][N]) {\n"
+      "  parallel for (i = 0; i < M; i++) parallel for (j = 0; j < N; j++) {\n"
+      "    C[i][j] = 0; reduce for (k = 0; k < K; k++) C[i][j] += A[i][k] * B[k][j]; } }\n");
+  EXPECT_FALSE(recognizeGemm(halfOut));
+  // Half convolutions are no cuDNN float convolution.
+  EXPECT_EQ(planReference(loadExample("conv2d_nhwc_half.loop")).kind, ReferencePlan::Kind::Exact);
 }
 
 TEST(RunReferenceShape, BatchedProductWithTransposedOperand) {

@@ -30,6 +30,8 @@ TEST(LoopLexer, KeywordsIdentifiersAndNumbers) {
             (std::vector<Tok>{Tok::Size, Tok::KernelKw, Tok::Const, Tok::Padded, Tok::Parallel, Tok::Reduce,
                               Tok::For, Tok::Min, Tok::Max, Tok::Float, Tok::Double, Tok::Half, Tok::Int,
                               Tok::Ident, Tok::Ident, Tok::Ident, Tok::End}));
+  EXPECT_EQ(kinds("bfloat16 tf32 bfloat tf32x"),
+            (std::vector<Tok>{Tok::BFloat16, Tok::Tf32, Tok::Ident, Tok::Ident, Tok::End}));
   EXPECT_EQ(kinds("42 0.5 .5 1e3 2.5e-3 7."), (std::vector<Tok>{Tok::Integer, Tok::Real, Tok::Real, Tok::Real,
                                                                 Tok::Real, Tok::Real, Tok::End}));
 }

@@ -22,7 +22,7 @@ namespace {
 using testing::SearchProblem;
 
 // Every example, at its own sizes, over ranges that reach every rule of the grammar.
-const char* const kExamples[] = {"conv2d", "conv3d", "correlate2d", "matmul", "matmul_bt"};
+const char* const kExamples[] = {"conv2d", "conv3d", "correlate2d", "matmul", "matmul_bt", "hgemm", "tf32gemm"};
 const char* const kRanges = " --tile 16,64 --unroll 2,8 --stage 8 --split 2";
 
 // The distinct recipe lines among the root's covers as a kernel, cheapest first.

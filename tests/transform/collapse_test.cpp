@@ -219,6 +219,9 @@ TEST(Collapse, Refuses) {
   expectRefusal(collapse(k, {"ow", "c"}), "perfect nest");
   expectRefusal(collapse(applied(stripMine(k, "oh", 2)), {"oh_o", "oh"}), "loop oh has bounds that are not constants");
   expectRefusal(collapse(applied(mapLoop(k, "n", Mapping::GridX)), {"n", "k"}), "mapped to grid.x");
+  // A loop inside bounded by a collapsed index: moved out later, it would read it before it is set.
+  expectRefusal(collapse(applied(stripMine(k, "oh", 2)), {"k", "oh_o"}),
+                "loop oh inside is bounded by oh_o, which collapsing would derive");
   expectRefusal(collapse(k, {"n", "k"}, {"c"}), "cannot be named c");
   Kernel kinds = kernelFromText(
       "size M = 4, K = 5;\n"

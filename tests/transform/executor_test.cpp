@@ -6,6 +6,7 @@
 
 #include "src/exec/compare.hpp"
 #include "src/exec/executor.hpp"
+#include "src/loop/scalar_types.hpp"
 #include "tests/transform/test_kernels.hpp"
 
 namespace cudaburg {
@@ -35,6 +36,41 @@ TEST(Executor, MatmulMatchesDirectFloatLoops) {
       float sum = 0;
       for (int64_t kk = 0; kk < K; ++kk) sum += static_cast<float>(A[i * K + kk]) * static_cast<float>(B[kk * N + j]);
       ASSERT_EQ(b.data["C"][i * N + j], static_cast<double>(sum)) << "C[" << i << "][" << j << "]";
+    }
+}
+
+// Reduced types: statements compute in float, stores round to the target's type, reads of a tf32
+// array round to TF32.
+TEST(Executor, ReducedTypesRoundStoresAndTf32Reads) {
+  Kernel k = kernelFromText(
+      "size N = 4;\n"
+      "kernel cast(half H[N], bfloat16 B[N], float F[N], float G[N], const tf32 T[N], const float X[N]) {\n"
+      "  parallel for (i = 0; i < N; i++) { H[i] = X[i]; B[i] = X[i]; F[i] = T[i]; G[i] = T[i] * X[i]; }\n"
+      "}\n");
+  Buffers b = allocateBuffers(k);
+  b.data["X"] = {0.1, 1.0 / 3, 1 + 0x1p-11, -70000};
+  b.data["T"] = {1 + 0x1p-11, 1 + 0x1p-12, 0.1f, 3};
+  execute(k, b);
+  EXPECT_EQ(b.data["H"], (std::vector<double>{roundToHalf(0.1), roundToHalf(1.0 / 3), 1.0, -INFINITY}));
+  EXPECT_EQ(b.data["B"][1], roundToBfloat16(1.0 / 3));
+  EXPECT_EQ(b.data["F"], (std::vector<double>{1 + 0x1p-10, 1, roundToTf32(0.1f), 3}));
+  EXPECT_EQ(b.data["G"][0], static_cast<double>(static_cast<float>((1 + 0x1p-10) * 0.1)));
+}
+
+TEST(Executor, HalfProductsAccumulateInFloat) {
+  Kernel k = testing::smallExample("matmul");
+  for (auto& p : k.params)
+    if (p.input) p.type = ScalarType::Half;
+  Buffers b = fillRandom(k, 9);
+  for (double v : b.data["A"]) ASSERT_EQ(v, roundToHalf(v));  // inputs exact in half
+  Buffers in = b;
+  execute(k, b);
+  int64_t M = k.size("M"), N = k.size("N"), K = k.size("K");
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      float sum = 0;  // half * half is exact in float
+      for (int64_t kk = 0; kk < K; ++kk) sum += static_cast<float>(in.data["A"][i * K + kk] * in.data["B"][kk * N + j]);
+      ASSERT_EQ(b.data["C"][i * N + j], static_cast<double>(sum));
     }
 }
 

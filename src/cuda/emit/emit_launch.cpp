@@ -202,7 +202,7 @@ std::string planNaive(const Kernel& kernel, LaunchPlan& plan) {
 }  // namespace
 
 ScalarType emittedType(const Array& array, std::optional<ScalarType> override) {
-  bool floating = array.type == ScalarType::Float || array.type == ScalarType::Half;
+  bool floating = array.type != ScalarType::Double && array.type != ScalarType::Int;
   return floating && override ? *override : array.type;
 }
 
@@ -216,7 +216,9 @@ int bufferCopies(Mapping m) { return m == Mapping::Pipelined ? 2 : m == Mapping:
 
 std::vector<int64_t> declaredExtents(const Node& alloc, int copies, std::optional<ScalarType> elementType) {
   std::vector<int64_t> extents = alloc.buffer.extents;
-  if (alloc.buffer.space == MemorySpace::Shared && isPermuted(alloc.layout) && !extents.empty())
+  if (alloc.buffer.space == MemorySpace::Shared && alloc.buffer.padding > 0 && !extents.empty())
+    extents.back() += alloc.buffer.padding;
+  else if (alloc.buffer.space == MemorySpace::Shared && isPermuted(alloc.layout) && !extents.empty())
     extents.back() += 16 / scalarTypeBytes(emittedType(alloc.buffer, elementType));
   if (copies > 1) extents.insert(extents.begin(), copies);
   return extents;
@@ -243,6 +245,7 @@ LaunchPlanResult planLaunch(const Kernel& kernel, std::optional<ScalarType> elem
   PhaseChecker checker(plan, elementType);
   // In the naive mapping each thread runs one iteration: the body is inside its "block loops".
   checker.walk(*plan.phases, plan.gridRanges, plan.naive ? 7 : 0);
+  if (kernel.warpTiles) plan.block[0] *= 32;  // a warp an iteration of the block loops
   checker.finish();
   if (!checker.refusal.empty()) {
     result.refusal = checker.refusal;

@@ -16,7 +16,8 @@ namespace cudaburg {
 constexpr int64_t kMaxThreadsPerBlock = 1024;
 constexpr int64_t kStaticSharedLimit = 48 * 1024;  // more than this must be dynamic shared memory
 
-// The type an array has in the emitted kernel: its own, or `override` for float and half arrays.
+// The type an array has in the emitted kernel: its own, or `override` for float, half, bfloat16
+// and tf32 arrays.
 ScalarType emittedType(const Array& array, std::optional<ScalarType> override);
 
 struct LaunchPlan {
@@ -52,10 +53,10 @@ LaunchPlanResult planLaunch(const Kernel& kernel, std::optional<ScalarType> elem
 // True when a Stage or Alloc holds its box in another order than the source's.
 bool isPermuted(const std::vector<int>& layout);
 
-// The extents a shared buffer (an Alloc) is declared with: its own, with the rows of a buffer in
-// a permuted layout padded by 16 bytes (its stage stores down columns, which the padding spreads
-// over the banks, and rows stay aligned for wide reads), behind a leading extent of `copies`
-// when a pipelined loop keeps several.
+// The extents a shared buffer (an Alloc) is declared with: its own, with its rows padded by
+// Array::padding elements, or else, for a buffer in a permuted layout, by 16 bytes (its stage
+// stores down columns, which the padding spreads over the banks, and rows stay aligned for wide
+// reads), behind a leading extent of `copies` when a pipelined loop keeps several.
 std::vector<int64_t> declaredExtents(const Node& alloc, int copies, std::optional<ScalarType> elementType);
 // The bytes of that declaration, rounded up to 16.
 int64_t declaredBytes(const Node& alloc, int copies, std::optional<ScalarType> elementType);

@@ -32,8 +32,8 @@ std::string iterationText(const Node& loop) {
 
 }  // namespace
 
-// The width (4, 2 or 1 elements) a Stage copies at a time: rows of both arrays that hold whole
-// vectors, aligned, of the same type. A vector then lies wholly inside or wholly outside the
+// The width (8, 4, 2 or 1 elements, at most 16 bytes) a Stage copies at a time: rows of both
+// arrays that hold whole vectors, aligned, of the same type. A vector then lies wholly inside or wholly outside the
 // source, so the bounds of its first element decide for all of it. `box` is the box's extents in
 // the source's order: the buffer's for the natural layout, whose rows are the box's rows; a
 // permuted buffer is written an element at a time, so only the source's rows count.
@@ -41,10 +41,16 @@ int KernelWriter::stageWidth(const Node& node, const Array& source, const std::v
                              const Scope& scope) {
   const Array& buffer = node.buffer;
   ScalarType t = typeOf(buffer);
-  if (t != typeOf(source) || source.space == MemorySpace::Register || box.empty()) return 1;
-  for (int width : {4, 2}) {
-    if ((t == ScalarType::Double && width == 4) || (t != ScalarType::Float && t != ScalarType::Double)) continue;
+  if (t != typeOf(source) || source.space == MemorySpace::Register || box.empty() || t == ScalarType::Int) return 1;
+  // 16-bit elements travel as packed words (uint4, ...), which only a buffer in the source's order
+  // can take whole.
+  int bytes = scalarTypeBytes(t);
+  if (bytes == 2 && isPermuted(node.layout)) return 1;
+  int64_t row = declaredExtents(node, 1, elementType_).back();
+  for (int width : {8, 4, 2}) {
+    if (width * bytes > 16 || (bytes == 4 && width == 8)) continue;
     if (box.back() % width != 0 || source.extents.back() % width != 0) continue;
+    if (!isPermuted(node.layout) && row % width != 0) continue;  // stored whole: the buffer's rows keep it aligned
     Scope probe = scope;
     Access first{source.name, {}};
     for (size_t d = 0; d < box.size(); ++d) {
@@ -63,16 +69,18 @@ void KernelWriter::readItem(StageCopy& c, const Access& from, const Array& buffe
   ScalarType bufferType = typeOf(buffer), sourceType = typeOf(source);
   std::string zero;
   if (width > 1) {
-    c.type = cudaType(bufferType) + std::to_string(width);
+    // 16-bit elements as packed 32-bit words: 8 in a uint4, 4 in a uint2, 2 in an unsigned.
+    bool packed = scalarTypeBytes(bufferType) == 2;
+    int lanes = packed ? width / 2 : width;
+    c.type = packed ? (lanes == 1 ? "unsigned" : "uint" + std::to_string(lanes)) : cudaType(bufferType) + std::to_string(width);
     c.value = "*reinterpret_cast<const " + c.type + "*>(&" + accessText(from, inner) + ")";
-    zero = "make_" + c.type + "(";
-    for (int v = 0; v < width; ++v) zero += (v ? ", " : "") + literal(0, bufferType);
-    zero += ")";
+    zero = packed && lanes == 1 ? "0u" : "make_" + c.type + "(";
+    for (int v = 0; v < lanes && !(packed && lanes == 1); ++v) zero += (v ? ", " : "") + (packed ? "0u" : literal(0, bufferType));
+    if (!(packed && lanes == 1)) zero += ")";
   } else {
     c.type = cudaType(bufferType);
-    c.value = bufferType == sourceType ? accessText(from, inner) : loadText(from, computeType(bufferType), inner);
-    if (bufferType != sourceType && bufferType == ScalarType::Half) c.value = "__float2half(" + c.value + ")";
-    zero = bufferType == ScalarType::Half ? "__float2half(0.0f)" : literal(0, bufferType);
+    c.value = bufferType == sourceType ? accessText(from, inner) : fromFloat(bufferType, loadText(from, computeType(bufferType), inner));
+    zero = fromFloat(bufferType, literal(0, computeType(bufferType)));
   }
   auto conds = outsideConditions(from, source, inner);
   if (!conds.empty()) c.value = "(" + joinConditions(conds) + ") ? " + c.value + " : " + zero;
@@ -296,6 +304,9 @@ void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
 
 void KernelWriter::emitAsyncCopies(const StageCopy& c, const std::string& source) {
   if (!c.sameType) return refuse("an asynchronous copy cannot convert " + source + "'s elements to the buffer's type");
+  if (c.pieceBytes < 4)
+    return refuse("an asynchronous copy moves 4, 8 or 16 bytes, not the " + std::to_string(c.pieceBytes) +
+                  " of one element of " + source + " at a time");
   bool guarded = openThreadItems(c);
   if (!c.inside.empty()) line("const bool stage_in = " + c.inside + ";");
   for (size_t p = 0; p < c.pieces.size(); ++p) {

@@ -186,7 +186,9 @@ std::string KernelWriter::loadText(const Access& a, ScalarType want, const Scope
   std::string text = accessText(a, scope);
   ScalarType have = typeOf(*array);
   if (have == ScalarType::Half) text = "__half2float(" + text + ")";
-  else if (have != want) text = "static_cast<" + cudaType(want) + ">(" + text + ")";
+  else if (have == ScalarType::BFloat16) text = "__bfloat162float(" + text + ")";
+  else if (have == ScalarType::TF32) text = "tf32_round(" + text + ")", usesTf32_ = true;
+  if (arithmeticType(have) != want) text = "static_cast<" + cudaType(want) + ">(" + text + ")";
   if (array->zeroPadded) {
     auto conds = outsideConditions(a, *array, scope);
     if (!conds.empty()) text = "(" + joinConditions(conds) + " ? " + text + " : " + literal(0, want) + ")";
@@ -217,18 +219,27 @@ std::string KernelWriter::exprText(const Expr& e, ScalarType type, const Scope& 
   return "?";
 }
 
+std::string KernelWriter::fromFloat(ScalarType t, const std::string& value) {
+  if (t == ScalarType::Half) return "__float2half(" + value + ")";
+  if (t == ScalarType::BFloat16) return "__float2bfloat16(" + value + ")";
+  return value;
+}
+
 std::string KernelWriter::storeText(const Node& assign, const std::string& target, ScalarType targetType,
                                     const std::string& value) {
-  if (targetType == ScalarType::Half) {
-    if (assign.atomic) return "atomicAdd(&" + target + ", __float2half(" + value + "));";
-    if (assign.accumulate) return target + " = __float2half(__half2float(" + target + ") + " + value + ");";
-    return target + " = __float2half(" + value + ");";
+  if (targetType == ScalarType::Half || targetType == ScalarType::BFloat16) {
+    std::string toFloat = targetType == ScalarType::Half ? "__half2float(" : "__bfloat162float(";
+    if (assign.atomic) return "atomicAdd(&" + target + ", " + fromFloat(targetType, value) + ");";
+    if (assign.accumulate) return target + " = " + fromFloat(targetType, toFloat + target + ") + " + value) + ";";
+    return target + " = " + fromFloat(targetType, value) + ";";
   }
   if (assign.atomic) return "atomicAdd(&" + target + ", " + value + ");";
   return target + (assign.accumulate ? " += " : " = ") + value + ";";
 }
 
 void KernelWriter::emitAssign(const Node& node, const Scope& scope) {
+  if (kernel_.warpTiles)
+    return refuse("`" + node.target.str() + " = ...` lies in no tensor-core tile, but every lane of a warp would run it");
   const Array* array = findArray(node.target.array, scope);
   if (!array) return;
   ScalarType targetType = typeOf(*array);
@@ -252,6 +263,8 @@ void KernelWriter::emit(const Node& node, const Scope& scope) {
 
 void KernelWriter::emitLoop(const Node& loop, const Scope& scope) {
   if (isBlockMapping(loop.mapping)) return emitBlockLoop(loop, scope);
+  if (loop.mapping == Mapping::Mma) return emitMmaElements(loop, scope);
+  if (loop.mapping == Mapping::Unrolled && kernel_.warpTiles && emitMmaWarpTile(loop, scope)) return;
   if (loop.mapping == Mapping::Unrolled) return emitUnrolledLoop(loop, scope, "");
   if (loop.mapping == Mapping::Vector) return emitVectorLoop(loop, scope);
   if (loop.mapping == Mapping::Pipelined) return emitPipelinedLoop(loop, scope);
@@ -273,11 +286,14 @@ void KernelWriter::emitBlockLoop(const Node& loop, const Scope& scope) {
   auto trips = scope.ranges.maxTripCount(loop);
   Scope inner = scope;
   inner.ranges.bindLoop(loop, scope.ranges.loopIndexRange(loop, trips.value_or(0)));
-  open("{  // " + loop.index + ": block." + kAxis[axis]);
+  // In warp tiles (rule 7 of loop_tree.hpp) an iteration is a warp: 32 threads along x.
+  std::string unit = kernel_.warpTiles ? "warp_" : "thread_";
+  int64_t units = plan_.block[axis] / (kernel_.warpTiles && axis == 0 ? 32 : 1);
+  open("{  // " + loop.index + ": block." + kAxis[axis] + (kernel_.warpTiles ? ", a warp an iteration" : ""));
   size_t mark = body_.size();
-  line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, coordinate(std::string("thread_") + kAxis[axis])) + ";");
+  line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, coordinate(unit + kAxis[axis])) + ";");
   std::vector<size_t> derived = declareDerived(loop);
-  bool guarded = openGuard(loop, loop.lower + Affine((plan_.block[axis] - 1) * loop.step), scope);
+  bool guarded = openGuard(loop, loop.lower + Affine((units - 1) * loop.step), scope);
   emit(*loop.body(), inner);
   if (guarded) close();
   close();
@@ -469,7 +485,9 @@ void KernelWriter::emitAlloc(const Node& node, const Scope& scope) {
   bool clash = declared_.back().count(buffer.name) != 0;
   if (clash) open("{");
   declared_.back().insert(buffer.name);
-  if (buffer.space == MemorySpace::Register) {
+  if (buffer.space == MemorySpace::Register && kernel_.warpTiles) {
+    declareFragments(buffer);
+  } else if (buffer.space == MemorySpace::Register) {
     std::string dims;
     for (int64_t e : buffer.extents) dims += "[" + std::to_string(e) + "]";
     line(cudaType(typeOf(buffer)) + " " + buffer.name + dims + ";  // registers of one thread");
@@ -560,6 +578,15 @@ std::string KernelWriter::header() {
     h << "\n";
   }
   if (usesHalf_) h << "#include <cuda_fp16.h>\n";
+  if (usesBfloat16_) h << "#include <cuda_bf16.h>\n";
+  if (usesTf32_)
+    h << "\n// A tf32 element as tensor cores read it: rounded to TF32 (10 bits of mantissa), ties away.\n"
+         "__device__ __forceinline__ float tf32_round(float x) {\n"
+         "  unsigned r;\n"
+         "  asm(\"cvt.rna.tf32.f32 %0, %1;\\n\" : \"=r\"(r) : \"f\"(x));\n"
+         "  return __uint_as_float(r);\n"
+         "}\n";
+  h << mmaHelpers();
   if (usesAsyncCopies_)
     h << "\n// Asynchronous copies into shared memory (sm_80 and later); outside the source, zeros.\n"
          "template <int Bytes>\n"
@@ -611,6 +638,7 @@ std::string KernelWriter::prologue() {
   if (usedCoordinates_.count("thread_rank"))
     out += "  const int thread_rank = thread_x + " + std::to_string(plan_.block[0]) + " * (thread_y + " +
            std::to_string(plan_.block[1]) + " * thread_z);\n";
+  if (kernel_.warpTiles) out += mmaPrologue();
   if (plan_.dynamicShared) out += "  extern __shared__ __align__(16) unsigned char shared_memory[];\n";
   return out;
 }
@@ -668,8 +696,10 @@ EmitResult KernelWriter::write() {
   out.recipe = options_.recipe;
   out.zeroFirst = kernel_.zeroFirst;
   out.elementType = elementType_.value_or(ScalarType::Float);
-  for (const Array& p : kernel_.params)
+  for (const Array& p : kernel_.params) {
     if (!elementType_ && (p.type == ScalarType::Half || p.type == ScalarType::Double)) out.elementType = p.type;
+    out.paramTypes.push_back(typeOf(p));
+  }
   result.kernel = std::move(out);
   return result;
 }

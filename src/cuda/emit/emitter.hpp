@@ -28,6 +28,7 @@ struct CudaKernel {
   std::vector<std::string> params;    // parameter names, in order: the kernel's global arrays
   std::vector<std::string> zeroFirst; // outputs the runner sets to zero before the launch
   ScalarType elementType = ScalarType::Float;  // the type its floating-point arrays have here
+  std::vector<ScalarType> paramTypes;         // the type each parameter has here, in order
 
   unsigned threads() const { return block[0] * block[1] * block[2]; }
   unsigned long long blocks() const { return 1ull * grid[0] * grid[1] * grid[2]; }

@@ -13,6 +13,7 @@
 #include "src/cuda/emit/emitter.hpp"
 #include "src/cuda/emit/index_type.hpp"
 #include "src/loop/pipeline.hpp"
+#include "src/loop/scalar_types.hpp"
 
 namespace cudaburg::emit_internal {
 
@@ -54,6 +55,15 @@ struct StageCopy {
   bool sameType = true;  // copied as bytes: no conversion on the way
 };
 
+// The loops of one tensor-core tile: i (Mma) { j { k { R += A * B } } }.
+struct MmaTile {
+  std::string i, j, k;
+  const Node* iLoop = nullptr;
+  const Node* jLoop = nullptr;
+  const Node* kLoop = nullptr;
+  int64_t kSize = 16;
+};
+
 class KernelWriter {
  public:
   KernelWriter(const Kernel& kernel, const LaunchPlan& plan, const EmitOptions& options)
@@ -88,9 +98,13 @@ class KernelWriter {
   ScalarType typeOf(const Array& a) const { return emittedType(a, elementType_); }
   std::string cudaType(ScalarType t) {
     if (t == ScalarType::Half) usesHalf_ = true;
+    if (t == ScalarType::BFloat16) usesBfloat16_ = true;
     return cudaTypeName(t);
   }
-  static ScalarType computeType(ScalarType t) { return t == ScalarType::Half ? ScalarType::Float : t; }
+  // The type statements into an array of type `t` compute in: float for half, bfloat16 and tf32.
+  static ScalarType computeType(ScalarType t) { return arithmeticType(t); }
+  // `value`, a float expression, converted to a half or bfloat16 element (unchanged otherwise).
+  std::string fromFloat(ScalarType t, const std::string& value);
 
   // Statements.
   void emit(const Node& node, const Scope& scope);
@@ -137,6 +151,18 @@ class KernelWriter {
   void emitAsyncCopies(const StageCopy& c, const std::string& source);
   int stageWidth(const Node& node, const Array& source, const std::vector<int64_t>& box, const Scope& scope);
   void emitAssign(const Node& node, const Scope& scope);
+
+  // Tensor cores (emit_mma.cpp): warp tiles of a kernel the mma step made.
+  std::string mmaHelpers() const;
+  std::string mmaPrologue();
+  void declareFragments(const Array& buffer);
+  std::string fragmentText(const Access& a, const std::string& i, const Affine& rowOrigin, const std::string& j,
+                           const Affine& colOrigin, const Scope& scope);
+  void emitMmaElements(const Node& iLoop, const Scope& scope);
+  void emitMmaOperand(const Access& a, bool isA, const MmaTile& tile, const Affine& rowOrigin, const Affine& kOrigin,
+                      const std::string& regs, const Scope& scope);
+  // Writes `itLoop { jtLoop { mma tile } }` as a warp's tile and says so; false when it is not one.
+  bool emitMmaWarpTile(const Node& itLoop, const Scope& scope);
   // Opens `if (guards) {` when some upper bound of `loop` is not proven for `lastIndex`; says if it did.
   bool openGuard(const Node& loop, const Affine& lastIndex, const Scope& scope);
 
@@ -169,6 +195,10 @@ class KernelWriter {
   std::vector<std::set<std::string>> declared_{{}};
   std::string refusal_;
   bool usesHalf_ = false;
+  bool usesBfloat16_ = false;
+  bool usesTf32_ = false;  // reads of tf32 arrays, rounded by tf32_round()
+  bool usesMma_ = false;   // mma.sync and ldmatrix helpers
+  bool inMmaTile_ = false;
   bool usesAsyncCopies_ = false;
   int64_t dynamicOffset_ = 0;
   int temps_ = 0;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <set>
 
+#include "src/loop/scalar_types.hpp"
 #include "src/loop/tree_walk.hpp"
 
 namespace cudaburg {
@@ -80,6 +81,8 @@ std::vector<double> randomValues(ScalarType type, size_t count, uint64_t seed) {
       case ScalarType::Float: values[i] = float(2 * unit - 1); break;
       case ScalarType::Double: values[i] = 2 * unit - 1; break;
       case ScalarType::Half: values[i] = halfToFloat(floatToHalf(float(2 * unit - 1))); break;
+      case ScalarType::BFloat16: values[i] = bfloat16ToFloat(floatToBfloat16(float(2 * unit - 1))); break;
+      case ScalarType::TF32: values[i] = roundToTf32(float(2 * unit - 1)); break;
       case ScalarType::Int: values[i] = double(int64_t(bits % 9) - 4); break;
     }
   }
@@ -91,9 +94,11 @@ std::vector<uint8_t> encodeValues(const std::vector<double>& values, ScalarType 
   for (size_t i = 0; i < values.size(); ++i) {
     uint8_t* at = bytes.data() + i * scalarTypeBytes(type);
     switch (type) {
-      case ScalarType::Float: { float v = float(values[i]); std::memcpy(at, &v, 4); break; }
+      case ScalarType::Float:
+      case ScalarType::TF32: { float v = float(values[i]); std::memcpy(at, &v, 4); break; }
       case ScalarType::Double: std::memcpy(at, &values[i], 8); break;
       case ScalarType::Half: { uint16_t v = floatToHalf(float(values[i])); std::memcpy(at, &v, 2); break; }
+      case ScalarType::BFloat16: { uint16_t v = floatToBfloat16(float(values[i])); std::memcpy(at, &v, 2); break; }
       case ScalarType::Int: { int32_t v = int32_t(values[i]); std::memcpy(at, &v, 4); break; }
     }
   }
@@ -106,9 +111,11 @@ std::vector<double> decodeValues(const std::vector<uint8_t>& bytes, ScalarType t
   for (size_t i = 0; i < values.size(); ++i) {
     const uint8_t* at = bytes.data() + i * width;
     switch (type) {
-      case ScalarType::Float: { float v; std::memcpy(&v, at, 4); values[i] = v; break; }
+      case ScalarType::Float:
+      case ScalarType::TF32: { float v; std::memcpy(&v, at, 4); values[i] = v; break; }
       case ScalarType::Double: std::memcpy(&values[i], at, 8); break;
       case ScalarType::Half: { uint16_t v; std::memcpy(&v, at, 2); values[i] = halfToFloat(v); break; }
+      case ScalarType::BFloat16: { uint16_t v; std::memcpy(&v, at, 2); values[i] = bfloat16ToFloat(v); break; }
       case ScalarType::Int: { int32_t v; std::memcpy(&v, at, 4); values[i] = v; break; }
     }
   }

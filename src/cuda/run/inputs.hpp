@@ -13,8 +13,8 @@ namespace cudaburg {
 
 // The 32-bit fill of a poisoned array: a quiet NaN as a float, and (repeated) as a double.
 constexpr uint32_t kPoison32 = 0x7FF8BAD0u;
-// The 16-bit fill of a poisoned half array: a quiet NaN.
-constexpr uint16_t kPoison16 = 0x7E00u;
+// The 16-bit fill of a poisoned half or bfloat16 array: a quiet NaN in both formats.
+constexpr uint16_t kPoison16 = 0x7FFFu;
 
 enum class ArrayInit { Random, Poison, Zero };
 const char* arrayInitName(ArrayInit init);  // "random", "poison", "zero"
@@ -25,7 +25,8 @@ bool parseArrayInit(const std::string& name, ArrayInit& out);
 // outputs the nest only ever accumulates into, start at zero; every other output is poisoned.
 std::vector<ArrayInit> arrayInits(const Kernel& kernel);
 
-// `count` random values of `type` from `seed`: uniform in [-1, 1) rounded to the type (small
+// `count` random values of `type` from `seed`: uniform in [-1, 1) rounded to the type (for tf32,
+// to TF32: the values are exact in the math of every kernel and library that reads them; small
 // integers in [-4, 4] for int). The same seed always gives the same values.
 std::vector<double> randomValues(ScalarType type, size_t count, uint64_t seed);
 

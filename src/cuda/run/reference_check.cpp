@@ -2,20 +2,57 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <sstream>
+
+#include "src/loop/scalar_types.hpp"
 
 namespace cudaburg {
 
 double verificationTolerance(ScalarType type, int64_t reductionLength) {
+  return verificationTolerance(type, type, reductionLength);
+}
+
+double verificationTolerance(ScalarType output, ScalarType operands, int64_t reductionLength) {
   // Summation error grows like sqrt(n) units of roundoff for random data; 32 units is the margin.
-  double growth = 32 * std::sqrt(double(std::max<int64_t>(reductionLength, 1)));
-  switch (type) {
-    case ScalarType::Float: return std::clamp(growth * 0x1.0p-24, 1e-6, 1e-4);
+  double n = double(std::max<int64_t>(reductionLength, 1));
+  double growth = 32 * std::sqrt(n);
+  switch (output) {
+    case ScalarType::Int: return 0;
     case ScalarType::Double: return std::clamp(growth * 0x1.0p-53, 1e-14, 1e-12);
     case ScalarType::Half: return std::clamp(growth * 0x1.0p-11, 1e-3, 5e-2);
-    case ScalarType::Int: return 0;
+    case ScalarType::BFloat16: return std::clamp(growth * 0x1.0p-8, 8e-3, 0.25);
+    case ScalarType::Float:
+    case ScalarType::TF32:
+      if (isReducedPrecision(operands))
+        // Products of half, bfloat16 and TF32 values are exact in fp32; tensor cores add them
+        // to the accumulator truncating the aligned significands, an error of up to about a unit
+        // of fp32 a step of 8 or more products, and one that does not cancel: n / 8 units.
+        return std::clamp((growth + n / 4) * 0x1.0p-24, 1e-6, 2e-3);
+      return std::clamp(growth * 0x1.0p-24, 1e-6, 1e-4);
   }
   return 1e-4;
+}
+
+namespace {
+
+// The least precise of `a` and `b` (by unit roundoff; int counts as the least).
+ScalarType lessPrecise(ScalarType a, ScalarType b) {
+  if (a == ScalarType::Int || b == ScalarType::Int) return a == ScalarType::Int ? b : a;
+  return unitRoundoff(b) > unitRoundoff(a) || (unitRoundoff(b) == unitRoundoff(a) && isReducedPrecision(b)) ? b : a;
+}
+
+}  // namespace
+
+double kernelTolerance(const Kernel& kernel, const std::vector<ScalarType>& types, int64_t reductionLength) {
+  std::optional<ScalarType> output, operands;
+  for (size_t i = 0; i < kernel.params.size(); ++i) {
+    ScalarType t = i < types.size() ? types[i] : kernel.params[i].type;
+    std::optional<ScalarType>& slot = kernel.params[i].input ? operands : output;
+    if (t != ScalarType::Int || !slot) slot = slot ? lessPrecise(*slot, t) : t;
+  }
+  if (!output) return 0;
+  return verificationTolerance(*output, operands.value_or(*output), reductionLength);
 }
 
 std::string elementName(const std::string& name, const std::vector<int64_t>& extents, size_t flat) {

@@ -10,9 +10,17 @@
 
 namespace cudaburg {
 
-// The largest relative error a correct kernel of `type` may show when each output element sums
-// `reductionLength` terms (fp32: between 1e-6 and 1e-4).
+// The largest relative error a correct kernel of `type` (outputs and operands) may show when each
+// output element sums `reductionLength` terms (fp32: between 1e-6 and 1e-4).
 double verificationTolerance(ScalarType type, int64_t reductionLength);
+// The same for outputs of type `output` computed from operands of type `operands` (the table of
+// docs/loop-language.md): n terms of half, bfloat16 or tf32 operands accumulated in fp32 may be
+// off by (32 sqrt(n) + n / 4) units of fp32 (between 1e-6 and 2e-3); half outputs by 32 sqrt(n)
+// units of half (1e-3 to 5e-2), bfloat16 outputs by 32 sqrt(n) of bfloat16 (8e-3 to 0.25).
+double verificationTolerance(ScalarType output, ScalarType operands, int64_t reductionLength);
+// The tolerance of a kernel whose parameters have the types `types` (in parameter order; the
+// declared types where it is short): the least precise output against the least precise input.
+double kernelTolerance(const Kernel& kernel, const std::vector<ScalarType>& types, int64_t reductionLength);
 
 struct Comparison {
   bool passed = false;

@@ -41,10 +41,13 @@ bool findUpdate(const Node& node, std::vector<const Node*>& stack, Contraction& 
   }
 }
 
-std::optional<Contraction> findContraction(const Kernel& kernel) {
+// `floatOnly`: every array holds float; else the inputs may hold half, bfloat16 or tf32 too.
+std::optional<Contraction> findContraction(const Kernel& kernel, bool floatOnly = true) {
   if (!kernel.body || !kernel.zeroFirst.empty()) return std::nullopt;
-  for (const auto& a : kernel.params)
-    if (a.type != ScalarType::Float) return std::nullopt;
+  for (const auto& a : kernel.params) {
+    bool reduced = a.input && (a.type == ScalarType::Half || a.type == ScalarType::BFloat16 || a.type == ScalarType::TF32);
+    if (a.type != ScalarType::Float && (floatOnly || !reduced)) return std::nullopt;
+  }
   Contraction c;
   std::vector<const Node*> stack, inits;
   if (!findUpdate(*kernel.body, stack, c, inits) || !c.update) return std::nullopt;
@@ -110,7 +113,7 @@ bool matchOperand(const Kernel& kernel, const Access& access, const std::string&
 }  // namespace
 
 std::optional<GemmShape> recognizeGemm(const Kernel& kernel) {
-  auto c = findContraction(kernel);
+  auto c = findContraction(kernel, false);
   if (!c) return std::nullopt;
   const Access& out = c->update->target;
   auto outNames = plainIndices(out);
@@ -141,6 +144,8 @@ std::optional<GemmShape> recognizeGemm(const Kernel& kernel) {
   if (!matchOperand(kernel, *a, i, k, batch, g.aTransposed, g.lda, g.strideA)) return std::nullopt;
   if (!matchOperand(kernel, *b, k, j, batch, g.bTransposed, g.ldb, g.strideB)) return std::nullopt;
   g.a = a->array, g.b = b->array, g.c = out.array;
+  g.operands = kernel.findParam(g.a)->type;
+  if (kernel.findParam(g.b)->type != g.operands) return std::nullopt;  // the library takes one type for both
   g.m = trips[i], g.n = trips[j], g.k = trips[k], g.batch = batch.empty() ? 1 : trips[batch];
   const Array* cArray = kernel.findParam(g.c);
   std::vector<int64_t> cExtents = {g.m, g.n};
@@ -353,7 +358,9 @@ std::optional<ConvShape> recognizeConv(const Kernel& kernel) {
 
 std::string ReferencePlan::library() const {
   switch (kind) {
-    case Kind::Gemm: return "cuBLAS SGEMM";
+    case Kind::Gemm:
+      return gemm.operands == ScalarType::Float ? "cuBLAS SGEMM"
+                                                : std::string("cuBLAS GemmEx (") + scalarTypeName(gemm.operands) + ")";
     case Kind::Conv: return "cuDNN convolution";
     case Kind::Exact: return "FP64 reference";
   }

@@ -1,8 +1,9 @@
 #pragma once
-// Which reference a loop nest is checked against: cuBLAS SGEMM for matrix products (plain,
-// transposed operands, batched), cuDNN for convolutions (1-D to 3-D, channels first or last,
-// grouped), and otherwise the exact
-// FP64 computation of the untransformed nest. Recognition reads the kernel's accesses.
+// Which reference a loop nest is checked against: cuBLAS for matrix products (plain, transposed
+// operands, batched; SGEMM for float operands, cublasGemmEx with fp32 accumulation for half,
+// bfloat16 and tf32 ones), cuDNN for float convolutions (1-D to 3-D, channels first or last,
+// grouped), and otherwise the exact FP64 computation of the untransformed nest. Recognition reads
+// the kernel's accesses.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -19,6 +20,9 @@ struct GemmShape {
   bool aTransposed = false, bTransposed = false;
   int64_t lda = 0, ldb = 0, ldc = 0;  // row strides (the last extent of each array)
   int64_t strideA = 0, strideB = 0, strideC = 0;
+  // A and B hold `operands` (float, half, bfloat16 or tf32), C holds float: cublasSgemm for
+  // float operands, else cublasGemmEx with CUBLAS_COMPUTE_32F (CUBLAS_COMPUTE_32F_FAST_TF32 for tf32).
+  ScalarType operands = ScalarType::Float;
 };
 
 // A convolution (cross-correlation, zero padding, fp32) over 1 to 3 spatial dimensions:
@@ -45,7 +49,7 @@ struct ReferencePlan {
   GemmShape gemm;
   ConvShape conv;
 
-  // "cuBLAS SGEMM", "cuDNN convolution", "FP64 reference"
+  // "cuBLAS SGEMM", "cuBLAS GemmEx (half)", "cuDNN convolution", "FP64 reference"
   std::string library() const;
   // One line for reports: "cuBLAS SGEMM 4096x4096x4096 (A^T)".
   std::string describe() const;

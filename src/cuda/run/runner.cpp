@@ -44,9 +44,21 @@ RunResult resultWith(RunStatus status, std::string reason) {
   return r;
 }
 
-// The type an array of the variant has: float and half arrays take the variant's element type.
+// The type an array of the variant has: as the emitter says (CudaKernel::paramTypes), else float
+// and half arrays take the variant's element type.
 ScalarType variantType(const Array& a, const CudaKernel& variant) {
+  for (size_t i = 0; i < variant.params.size() && i < variant.paramTypes.size(); ++i)
+    if (variant.params[i] == a.name) return variant.paramTypes[i];
   return emittedType(a, variant.elementType);
+}
+
+// Whether every array of the variant has the type the nest declares (no other precision).
+bool declaredTypes(const Kernel& kernel, const CudaKernel& variant) {
+  for (const auto& name : variant.params) {
+    const Array* a = kernel.findParam(name);
+    if (!a || variantType(*a, variant) != a->type) return false;
+  }
+  return true;
 }
 
 uint64_t freshSeed() {
@@ -243,7 +255,9 @@ RunResult Runner::measureCubin(const Kernel& kernel, const CudaKernel& variant, 
   request.arrays = variantArrays(kernel, variant, error);
   if (!error.empty()) return resultWith(RunStatus::Failed, error);
 
-  ReferencePlan plan = referencePlan(kernel, variant.elementType);
+  // The libraries compute in the nest's own types: a variant in another precision is checked
+  // against the exact nest.
+  ReferencePlan plan = declaredTypes(kernel, variant) ? referencePlan(kernel, ScalarType::Float) : ReferencePlan{};
   request.reference.kind = plan.kind;
   request.reference.gemm = plan.gemm;
   request.reference.conv = plan.conv;
@@ -263,8 +277,9 @@ RunResult Runner::measureCubin(const Kernel& kernel, const CudaKernel& variant, 
   if (file.path().empty()) return resultWith(RunStatus::Failed, "cannot write the kernel's binary to a temporary file");
   request.variant = launchSpec(variant, file.path());
   request.seed = options.seed ? options.seed : freshSeed();
-  request.tolerance =
-      options.tolerance > 0 ? options.tolerance : verificationTolerance(variant.elementType, work.reductionLength);
+  std::vector<ScalarType> types;
+  for (const Array& a : kernel.params) types.push_back(variantType(a, variant));
+  request.tolerance = options.tolerance > 0 ? options.tolerance : kernelTolerance(kernel, types, work.reductionLength);
   request.verify = options.verify;
   request.time = options.time;
   request.warmupRuns = options.warmupRuns;

@@ -8,7 +8,8 @@ namespace cudaburg {
 using nlohmann::json;
 
 bool parseScalarType(const std::string& name, ScalarType& out) {
-  for (ScalarType t : {ScalarType::Float, ScalarType::Double, ScalarType::Half, ScalarType::Int}) {
+  for (ScalarType t : {ScalarType::Float, ScalarType::Double, ScalarType::Half, ScalarType::Int, ScalarType::BFloat16,
+                       ScalarType::TF32}) {
     if (name == scalarTypeName(t)) {
       out = t;
       return true;
@@ -58,7 +59,8 @@ json toJson(const ReferenceSpec& s) {
     const GemmShape& g = s.gemm;
     j["gemm"] = {{"a", g.a}, {"b", g.b}, {"c", g.c}, {"m", g.m}, {"n", g.n}, {"k", g.k}, {"batch", g.batch},
                  {"a_transposed", g.aTransposed}, {"b_transposed", g.bTransposed}, {"lda", g.lda}, {"ldb", g.ldb},
-                 {"ldc", g.ldc}, {"stride_a", g.strideA}, {"stride_b", g.strideB}, {"stride_c", g.strideC}};
+                 {"ldc", g.ldc}, {"stride_a", g.strideA}, {"stride_b", g.strideB}, {"stride_c", g.strideC},
+                 {"operands", scalarTypeName(g.operands)}};
   } else if (s.kind == ReferencePlan::Kind::Conv) {
     const ConvShape& c = s.conv;
     j["conv"] = {{"input", c.input}, {"weight", c.weight}, {"output", c.output},
@@ -124,6 +126,7 @@ ReferenceSpec referenceSpecFromJson(const json& j) {
     o.aTransposed = g.at("a_transposed"), o.bTransposed = g.at("b_transposed");
     o.lda = g.at("lda"), o.ldb = g.at("ldb"), o.ldc = g.at("ldc");
     o.strideA = g.at("stride_a"), o.strideB = g.at("stride_b"), o.strideC = g.at("stride_c");
+    if (g.contains("operands")) o.operands = typeFromJson(g.at("operands"));
   } else if (kind == "conv") {
     s.kind = ReferencePlan::Kind::Conv;
     const json& c = j.at("conv");

@@ -105,6 +105,27 @@ void ReferenceLibraries::gemm(CUstream stream, const GemmShape& g, CUdeviceptr a
   const float one = 1, zero = 0;
   cublasOperation_t opA = g.aTransposed ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasOperation_t opB = g.bTransposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+  if (g.operands != ScalarType::Float) {
+    // Half, bfloat16 or tf32 operands, fp32 accumulation and a float C: what the kernels compute.
+    cudaDataType_t ab = g.operands == ScalarType::Half       ? CUDA_R_16F
+                        : g.operands == ScalarType::BFloat16 ? CUDA_R_16BF
+                                                             : CUDA_R_32F;
+    cublasComputeType_t compute = g.operands == ScalarType::TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    auto* A = reinterpret_cast<const void*>(a);
+    auto* B = reinterpret_cast<const void*>(b);
+    auto* C = reinterpret_cast<void*>(c);
+    if (g.batch == 1) {
+      checkCublas(cublasGemmEx(handles_->cublas, opB, opA, int(g.n), int(g.m), int(g.k), &one, B, ab, int(g.ldb), A, ab,
+                               int(g.lda), &zero, C, CUDA_R_32F, int(g.ldc), compute, CUBLAS_GEMM_DEFAULT),
+                  "cublasGemmEx");
+    } else {
+      checkCublas(cublasGemmStridedBatchedEx(handles_->cublas, opB, opA, int(g.n), int(g.m), int(g.k), &one, B, ab,
+                                             int(g.ldb), g.strideB, A, ab, int(g.lda), g.strideA, &zero, C, CUDA_R_32F,
+                                             int(g.ldc), g.strideC, int(g.batch), compute, CUBLAS_GEMM_DEFAULT),
+                  "cublasGemmStridedBatchedEx");
+    }
+    return;
+  }
   auto* A = reinterpret_cast<const float*>(a);
   auto* B = reinterpret_cast<const float*>(b);
   auto* C = reinterpret_cast<float*>(c);

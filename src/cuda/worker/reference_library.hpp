@@ -1,6 +1,8 @@
 #pragma once
 // The libraries a variant is checked and compared against, run in the worker: cuBLAS SGEMM with
-// TF32 off, and cuDNN's fp32 convolution (N-d, channels first or last, grouped) (with FMA math, no tensor cores) when the build has
+// TF32 off (cublasGemmEx with fp32 accumulation for half, bfloat16 and tf32 operands, TF32 math
+// for tf32 alone), and cuDNN's fp32 convolution (N-d, channels first or last, grouped; FMA math,
+// no tensor cores) when the build has
 // cuDNN.
 #include <cuda.h>
 

@@ -1,0 +1,341 @@
+// Tensor cores: the part of the CUDA emitter's writer (kernel_writer.hpp) that writes the warp
+// tiles the mma step makes (Kernel::warpTiles, Mapping::Mma). A register buffer is then a warp's
+// accumulator fragments: C_r[m][n] of an M x N tile is held as float C_r[M/16][N/8][4], the
+// layout of mma.sync's C operand (element r of tile (a, b) at row 16a + lane/4 + 8(r/2), column
+// 8b + 2(lane%4) + r%2). A and B fragments are loaded with ldmatrix from shared memory where
+// their rows are 16-byte aligned and no bound cuts the tile, else element by element (zero where
+// a loop bound cuts it), in the layouts of the PTX ISA for m16n8k16 (f16, bf16) and m16n8k8 (tf32).
+#include <functional>
+
+#include "src/cuda/emit/kernel_writer.hpp"
+
+namespace cudaburg::emit_internal {
+
+namespace {
+
+// `a` divided by `d` when every coefficient and the constant are multiples of it.
+std::optional<Affine> dividedExactly(const Affine& a, int64_t d) {
+  Affine q(a.constant / d);
+  if (a.constant % d != 0) return std::nullopt;
+  for (const auto& [name, c] : a.terms) {
+    if (c % d != 0) return std::nullopt;
+    q.terms[name] = c / d;
+  }
+  return q;
+}
+
+Access substituted(Access a, const std::map<std::string, Affine>& by) {
+  for (auto& s : a.subscripts)
+    for (const auto& [name, value] : by) s = s.substitute(name, value);
+  return a;
+}
+
+const char* kMmaHelpers =
+    "\n// Tensor cores (sm_80 and later): D += A * B on a warp's fragments (PTX ISA layouts), and\n"
+    "// ldmatrix loads of 8x8 tiles of 16-bit elements from shared memory, each lane giving a row.\n"
+    "__device__ __forceinline__ void mma_m16n8k16_f16(float* d, const unsigned* a, const unsigned* b) {\n"
+    "  asm(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, \"\n"
+    "      \"{%0, %1, %2, %3};\\n\" : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])\n"
+    "      : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b[0]), \"r\"(b[1]));\n"
+    "}\n"
+    "__device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned* a, const unsigned* b) {\n"
+    "  asm(\"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, \"\n"
+    "      \"{%0, %1, %2, %3};\\n\" : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])\n"
+    "      : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b[0]), \"r\"(b[1]));\n"
+    "}\n"
+    "__device__ __forceinline__ void mma_m16n8k8_tf32(float* d, const unsigned* a, const unsigned* b) {\n"
+    "  asm(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, \"\n"
+    "      \"{%0, %1, %2, %3};\\n\" : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])\n"
+    "      : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b[0]), \"r\"(b[1]));\n"
+    "}\n"
+    "template <int Count, bool Transposed>\n"
+    "__device__ __forceinline__ void ldmatrix(unsigned* r, const void* row) {\n"
+    "  const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(row));\n"
+    "  if (Count == 4 && !Transposed)\n"
+    "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\\n\"\n"
+    "                 : \"=r\"(r[0]), \"=r\"(r[1]), \"=r\"(r[2]), \"=r\"(r[3]) : \"r\"(at));\n"
+    "  else if (Count == 4)\n"
+    "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\\n\"\n"
+    "                 : \"=r\"(r[0]), \"=r\"(r[1]), \"=r\"(r[2]), \"=r\"(r[3]) : \"r\"(at));\n"
+    "  else if (!Transposed)\n"
+    "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\\n\" : \"=r\"(r[0]), \"=r\"(r[1]) : \"r\"(at));\n"
+    "  else\n"
+    "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\\n\" : \"=r\"(r[0]), \"=r\"(r[1]) : \"r\"(at));\n"
+    "}\n"
+    "// Two 16-bit elements as the 32-bit register of a fragment, the first in the low half.\n"
+    "__device__ __forceinline__ unsigned mma_pack(unsigned short lo, unsigned short hi) {\n"
+    "  return static_cast<unsigned>(lo) | (static_cast<unsigned>(hi) << 16);\n"
+    "}\n"
+    "__device__ __forceinline__ unsigned tf32_bits(float x) {\n"
+    "  unsigned r;\n"
+    "  asm(\"cvt.rna.tf32.f32 %0, %1;\\n\" : \"=r\"(r) : \"f\"(x));\n"
+    "  return r;\n"
+    "}\n";
+
+}  // namespace
+
+std::string KernelWriter::mmaHelpers() const { return usesMma_ ? kMmaHelpers : ""; }
+
+std::string KernelWriter::mmaPrologue() {
+  std::string out;
+  if (usedCoordinates_.count("warp_x"))
+    out += "  const int warp_x = " + std::string(plan_.block[0] > 32 ? "threadIdx.x >> 5" : "0") + ";\n";
+  if (usedCoordinates_.count("warp_y"))
+    out += "  const int warp_y = " + std::string(plan_.block[1] > 1 ? "threadIdx.y" : "0") + ";\n";
+  if (usedCoordinates_.count("warp_z"))
+    out += "  const int warp_z = " + std::string(plan_.block[2] > 1 ? "threadIdx.z" : "0") + ";\n";
+  out += "  const int mma_lane = threadIdx.x & 31;\n";
+  out += "  const int mma_g = mma_lane >> 2, mma_t = mma_lane & 3;  // a lane's group and place in it\n";
+  return out;
+}
+
+void KernelWriter::declareFragments(const Array& buffer) {
+  if (buffer.extents.size() != 2 || buffer.extents[0] % 16 != 0 || buffer.extents[1] % 8 != 0)
+    return refuse("register buffer `" + buffer.name + "` is no warp tile of 16 x 8 accumulator fragments");
+  if (typeOf(buffer) != ScalarType::Float) return refuse("accumulator fragments hold float");
+  line("float " + buffer.name + "[" + std::to_string(buffer.extents[0] / 16) + "][" +
+       std::to_string(buffer.extents[1] / 8) + "][4];  // a warp's accumulator fragments, 4 elements a lane");
+}
+
+// The fragment of register buffer access `a` in the tile whose first element is (rowOrigin,
+// colOrigin): "C_r[1][3]", with `a`'s two subscripts read at the origin.
+std::string KernelWriter::fragmentText(const Access& a, const std::string& i, const Affine& rowOrigin,
+                                       const std::string& j, const Affine& colOrigin, const Scope& scope) {
+  Affine row = a.subscripts.at(0).substitute(i, rowOrigin), col = a.subscripts.at(1).substitute(j, colOrigin);
+  for (const auto& [name, as] : scope.unrolledAs) row = row.substitute(name, as), col = col.substitute(name, as);
+  auto tileRow = dividedExactly(row, 16), tileCol = dividedExactly(col, 8);
+  bool constant = tileRow && tileCol;
+  for (const Affine* x : {&row, &col})
+    for (const auto& [name, c] : x->terms) constant = constant && scope.compileTimeIndices.count(name);
+  if (!constant) {
+    refuse("`" + a.str() + "` is no fragment known when the kernel is compiled");
+    return "?";
+  }
+  return a.array + "[" + affineText(*tileRow) + "][" + affineText(*tileCol) + "]";
+}
+
+// An Mma loop over i { j { S } }: each lane does its four elements of the tile's fragment.
+void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
+  const Node& jLoop = *iLoop.body();
+  const Node& stmt = *jLoop.body();
+  if (jLoop.kind != NodeKind::For || stmt.kind != NodeKind::Assign)
+    return refuse("tensor-core tile `" + iLoop.index + "` is not `i { j { statement } }`");
+  coordinate("mma_lane");
+  Scope inner = scope;
+  inner.ranges.bind("mma_g", IndexRange{0, 7, 1});
+  inner.ranges.bind("mma_t", IndexRange{0, 3, 1});
+  inner.ranges.bind("mma_r", IndexRange{0, 3, 1});
+  inner.ranges.bind(iLoop.index, scope.ranges.loopIndexRange(iLoop, 16));
+  inner.ranges.bind(jLoop.index, scope.ranges.loopIndexRange(jLoop, 8));
+  auto isFragment = [&](const Access& a) {
+    auto it = scope.arrays.find(a.array);
+    return it != scope.arrays.end() && it->second.space == MemorySpace::Register;
+  };
+  std::vector<Access> loads;
+  std::function<void(const Expr&)> collect = [&](const Expr& e) {
+    if (e.kind == Expr::Kind::Load && isFragment(e.load)) loads.push_back(e.load);
+    for (const auto& arg : e.args) collect(*arg);
+  };
+  collect(*stmt.value);
+  for (const Access& a : loads)
+    inner.loadOverrides[a.str()] =
+        fragmentText(a, iLoop.index, iLoop.lower, jLoop.index, jLoop.lower, scope) + "[mma_r]";
+  line("#pragma unroll");
+  open("for (int mma_r = 0; mma_r < 4; ++mma_r) {  // " + iLoop.index + ", " + jLoop.index +
+       ": this lane's elements of the 16 x 8 tile");
+  line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + " + mma_g + 8 * (mma_r >> 1);");
+  line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " + 2 * mma_t + (mma_r & 1);");
+  // The bounds that may cut the tile, proven or not with the element's place in it.
+  inner.ranges.bind("mma_half", IndexRange{0, 1, 1});
+  Affine row = iLoop.lower + Affine::var("mma_g") + Affine::var("mma_half", 8);
+  Affine col = jLoop.lower + Affine::var("mma_t", 2) + Affine::var("mma_half");
+  std::vector<std::string> conds;
+  for (const auto& [l, at] : {std::pair<const Node*, Affine>{&iLoop, row}, {&jLoop, col}})
+    for (const Affine& u : l->upper)
+      if (!inner.ranges.provesLess(at, u)) conds.push_back(l->index + " < " + affineText(u));
+  if (!conds.empty()) open("if (" + joinConditions(conds) + ") {");
+  inMmaTile_ = true;
+  const Array* target = findArray(stmt.target.array, scope);
+  if (target) {
+    ScalarType targetType = typeOf(*target);
+    std::string value = exprText(*stmt.value, computeType(targetType), inner, true);
+    std::string where = isFragment(stmt.target)
+                            ? fragmentText(stmt.target, iLoop.index, iLoop.lower, jLoop.index, jLoop.lower, scope) + "[mma_r]"
+                            : accessText(stmt.target, inner);
+    line(storeText(stmt, where, targetType, value));
+  }
+  inMmaTile_ = false;
+  if (!conds.empty()) close();
+  close();
+}
+
+// The operand `a` of an mma (A: rows `row` = i, B: rows `row` = j; `k` the reduction) at the
+// tile whose first row and first k are `rowOrigin` and `kOrigin`, into the registers `regs`.
+void KernelWriter::emitMmaOperand(const Access& a, bool isA, const MmaTile& tile, const Affine& rowOrigin,
+                                  const Affine& kOrigin, const std::string& regs, const Scope& scope) {
+  const Array* array = findArray(a.array, scope);
+  if (!array) return;
+  ScalarType t = typeOf(*array);
+  const std::string& row = isA ? tile.i : tile.j;
+  const Node& rowLoop = isA ? *tile.iLoop : *tile.jLoop;
+  int64_t rows = isA ? 16 : 8;
+  // ldmatrix: 16-bit elements in shared memory, a 2-D buffer whose rows hold the tile's rows (or
+  // its k) contiguously, 16-byte aligned, and no bound to cut the tile.
+  bool sixteen = scalarTypeBytes(t) == 2;
+  bool transposed = a.subscripts.size() == 2 && a.subscripts[0].uses(tile.k);
+  bool ldmatrix = sixteen && array->space == MemorySpace::Shared && array->interleave == 0 &&
+                  a.subscripts.size() == 2 && a.subscripts[1].coef(transposed ? row : tile.k) == 1 &&
+                  a.subscripts[0].coef(transposed ? tile.k : row) == 1 && array->extents[1] % 8 == 0 &&
+                  array->padding % 8 == 0;
+  Scope at = scope;
+  at.ranges.bind("mma_g", IndexRange{0, 7, 1});
+  at.ranges.bind("mma_t", IndexRange{0, 3, 1});
+  at.ranges.bind("mma_lane", IndexRange{0, 31, 1});
+  std::vector<std::string> cuts;  // bounds that may cut the tile
+  for (const Node* l : {&rowLoop, tile.kLoop}) {
+    Affine last = (l == &rowLoop ? rowOrigin : kOrigin) + Affine((l == &rowLoop ? rows : tile.kSize) - 1);
+    for (const Affine& u : l->upper)
+      if (!scope.ranges.provesLess(last, u)) cuts.push_back(l->index);
+  }
+  if (ldmatrix) {  // each 8-element row of a tile starts 16-byte aligned
+    Access origin = substituted(a, {{row, rowOrigin}, {tile.k, kOrigin}});
+    Affine col = origin.subscripts[1];
+    for (const auto& [name, as] : scope.unrolledAs) col = col.substitute(name, as);
+    ldmatrix = scope.ranges.multipleOf(col) % 8 == 0;
+  }
+  if (ldmatrix && cuts.empty()) {
+    // Lane l gives the row (l % 16 of A, l % 8 of B) and the half (l / 16 of A, l / 8 % 2 of B)
+    // it addresses; .trans reads tiles stored k-major.
+    Affine lane16 = Affine::var("mma_l16"), half = Affine::var("mma_h");
+    std::map<std::string, Affine> by;
+    Affine r = rowOrigin, kk = kOrigin;
+    open("{");
+    if (!transposed) {
+      line(std::string("const int mma_l16 = ") + (isA ? "mma_lane & 15" : "mma_lane & 7") +
+           ", mma_h = " + (isA ? "mma_lane >> 4" : "(mma_lane >> 3) & 1") + ";");
+      at.ranges.bind("mma_l16", IndexRange{0, isA ? 15 : 7, 1});
+      at.ranges.bind("mma_h", IndexRange{0, 1, 1});
+      by[row] = r + lane16;
+      by[tile.k] = kk + half * 8;
+    } else {
+      // Stored [k][row]: tile q holds rows 8(q % 2) (A) of k 8(q / 2); lane l addresses k = l % 8
+      // + 8 (l / 16) (A) or l % 8 + 8 (l / 8 % 2) (B), at row 8 (l / 8 % 2) (A) or 0 (B).
+      line("const int mma_k = (mma_lane & 7) + 8 * " + std::string(isA ? "(mma_lane >> 4)" : "((mma_lane >> 3) & 1)") +
+           ", mma_q = " + (isA ? "8 * ((mma_lane >> 3) & 1)" : "0") + ";");
+      at.ranges.bind("mma_k", IndexRange{0, 15, 1});
+      at.ranges.bind("mma_q", IndexRange{0, 8, 8});
+      by[row] = r + Affine::var("mma_q");
+      by[tile.k] = kk + Affine::var("mma_k");
+    }
+    line(std::string("ldmatrix<") + (isA ? "4" : "2") + ", " + (transposed ? "true" : "false") + ">(" + regs + ", &" +
+         accessText(substituted(a, by), at) + ");");
+    close();
+    return;
+  }
+  // Element by element: register q of A holds rows g + 8 (q % 2) at k 2t + 8 (q / 2) and the
+  // next (tf32: t + 4 (q / 2)); of B, rows g at k 2t + 8 q and the next (tf32: t + 4 q).
+  int registers = isA ? 4 : 2;
+  bool tf32 = t == ScalarType::TF32;
+  for (int q = 0; q < registers; ++q) {
+    std::vector<std::string> halves;
+    for (int e = 0; e < (tf32 ? 1 : 2); ++e) {
+      Affine rr = rowOrigin + Affine::var("mma_g") + Affine(isA ? 8 * (q & 1) : 0);
+      Affine kk = tf32 ? kOrigin + Affine::var("mma_t") + Affine(4 * (isA ? q >> 1 : q))
+                       : kOrigin + Affine::var("mma_t", 2) + Affine(8 * (isA ? q >> 1 : q) + e);
+      std::vector<std::string> conds;
+      for (const auto& [l, v] : {std::pair<const Node*, Affine>{&rowLoop, rr}, {tile.kLoop, kk}})
+        for (const Affine& u : l->upper)
+          if (!at.ranges.provesLess(v, u)) conds.push_back(affineText(v) + " < " + affineText(u));
+      Access element = substituted(a, {{row, rr}, {tile.k, kk}});
+      std::string text = accessText(element, at);
+      if (array->zeroPadded) {
+        auto outside = outsideConditions(element, *array, at);
+        conds.insert(conds.end(), outside.begin(), outside.end());
+      }
+      std::string zero = tf32 ? "0.0f" : fromFloat(t, "0.0f");
+      if (!conds.empty()) text = "(" + joinConditions(conds) + " ? " + text + " : " + zero + ")";
+      std::string bits = t == ScalarType::Half ? "__half_as_ushort(" : "__bfloat16_as_ushort(";
+      halves.push_back(tf32 ? "tf32_bits(" + text + ")" : bits + text + ")");
+    }
+    line(regs + "[" + std::to_string(q) + "] = " + (tf32 ? halves[0] : "mma_pack(" + halves[0] + ", " + halves[1] + ")") + ";");
+  }
+}
+
+// it { jt { i (mma) { j { k { R += A * B } } } } }: a warp's tile of mma instructions at one k
+// step. The A fragments of each row of tiles and the B fragments of each column are loaded once,
+// then every tile multiplies.
+bool KernelWriter::emitMmaWarpTile(const Node& itLoop, const Scope& scope) {
+  const Node& jtLoop = *itLoop.body();
+  if (jtLoop.kind != NodeKind::For || jtLoop.mapping != Mapping::Unrolled) return false;
+  const Node& iLoop = *jtLoop.body();
+  if (iLoop.kind != NodeKind::For || iLoop.mapping != Mapping::Mma) return false;
+  const Node& jLoop = *iLoop.body();
+  if (jLoop.kind != NodeKind::For || jLoop.body()->kind != NodeKind::For) return false;
+  const Node& kLoop = *jLoop.body();
+  const Node& stmt = *kLoop.body();
+  if (stmt.kind != NodeKind::Assign || stmt.value->kind != Expr::Kind::Binary ||
+      stmt.value->args[0]->kind != Expr::Kind::Load || stmt.value->args[1]->kind != Expr::Kind::Load)
+    return false;
+  usesMma_ = true;
+  coordinate("mma_lane");
+  MmaTile tile{iLoop.index, jLoop.index, kLoop.index, &iLoop, &jLoop, &kLoop, 0};
+  auto kTrips = scope.ranges.maxTripCount(kLoop);
+  auto itTrips = scope.ranges.maxTripCount(itLoop), jtTrips = scope.ranges.maxTripCount(jtLoop);
+  if (!kTrips || !itTrips || !jtTrips) return refuse("a tensor-core tile without constant trip counts"), true;
+  tile.kSize = 16;
+  const Access* a = &stmt.value->args[0]->load;
+  const Access* b = &stmt.value->args[1]->load;
+  if (a->subscripts.size() != 2 || !(a->subscripts[0].uses(tile.i) || a->subscripts[1].uses(tile.i))) std::swap(a, b);
+  const Array* aArray = findArray(a->array, scope);
+  if (!aArray) return true;
+  ScalarType t = typeOf(*aArray);
+  const char* mma = t == ScalarType::Half       ? "mma_m16n8k16_f16"
+                    : t == ScalarType::BFloat16 ? "mma_m16n8k16_bf16"
+                    : t == ScalarType::TF32     ? "mma_m16n8k8_tf32"
+                                                : nullptr;
+  if (!mma) return refuse(std::string("tensor cores take no ") + scalarTypeName(t) + " operands"), true;
+  tile.kSize = t == ScalarType::TF32 ? 8 : 16;
+  if (*kTrips != tile.kSize) return refuse("a tensor-core tile's k loop runs " + std::to_string(*kTrips) + " iterations"), true;
+  std::string rowsA = std::to_string(*itTrips), colsB = std::to_string(*jtTrips);
+  line("// " + itLoop.index + ", " + jtLoop.index + ": the warp's " + rowsA + " x " + colsB + " tiles of " + mma +
+       ", the operands of each row and column of tiles loaded once");
+  open("{");
+  line("unsigned mma_a[" + rowsA + "][4], mma_b[" + colsB + "][2];");
+  // The loop over tiles `loop` with its counter: `loop`'s index declared, known to the ranges.
+  auto openTiles = [&](const Node& loop, int64_t trips, Scope& inner) {
+    std::string counter = loop.index + "_u";
+    Affine lower = loop.lower;
+    for (const auto& [name, as] : scope.unrolledAs) lower = lower.substitute(name, as);
+    inner.ranges.bind(counter, IndexRange{0, trips - 1, 1});
+    // Every tile runs, those past a bound too (their accumulators are never written back): the
+    // index ranges over all of them, and the operands' bounds guard what they read.
+    Node whole = loop;
+    whole.upper = {loop.lower + Affine(trips * loop.step)};
+    inner.ranges.bind(loop.index, scope.ranges.loopIndexRange(whole, trips));
+    inner.compileTimeIndices.insert(counter);
+    inner.unrolledAs[loop.index] = lower + Affine::var(counter, loop.step);
+    line("#pragma unroll");
+    open("for (int " + counter + " = 0; " + counter + " < " + std::to_string(trips) + "; ++" + counter + ") {");
+    line("const " + index_ + " " + loop.index + " = " + affineText(loop.lower) + " + " + std::to_string(loop.step) +
+         " * " + counter + ";");
+  };
+  Scope rowsScope = scope;
+  openTiles(itLoop, *itTrips, rowsScope);
+  emitMmaOperand(*a, true, tile, Affine::var(itLoop.index), kLoop.lower, "mma_a[" + itLoop.index + "_u]", rowsScope);
+  close();
+  Scope colsScope = scope;
+  openTiles(jtLoop, *jtTrips, colsScope);
+  emitMmaOperand(*b, false, tile, Affine::var(jtLoop.index), kLoop.lower, "mma_b[" + jtLoop.index + "_u]", colsScope);
+  close();
+  Scope both = scope;
+  openTiles(itLoop, *itTrips, both);
+  openTiles(jtLoop, *jtTrips, both);
+  std::string fragment = fragmentText(stmt.target, tile.i, Affine::var(itLoop.index), tile.j, Affine::var(jtLoop.index), both);
+  line(std::string(mma) + "(" + fragment + ", mma_a[" + itLoop.index + "_u], mma_b[" + jtLoop.index + "_u]);");
+  close();
+  close();
+  close();
+  return true;
+}
+
+}  // namespace cudaburg::emit_internal

@@ -1,0 +1,195 @@
+// The tensor-core step: a register-tiled nest whose block-loop iterations become warps and whose
+// tiles become mma.sync instructions (see mmaTile in transforms.hpp).
+#include <algorithm>
+#include <functional>
+#include <map>
+
+#include "src/loop/scalar_types.hpp"
+#include "src/transform/loop_facts.hpp"
+#include "src/transform/loop_names.hpp"
+#include "src/transform/strip.hpp"
+#include "src/transform/transforms.hpp"
+#include "src/transform/tree_edit.hpp"
+
+namespace cudaburg {
+
+namespace {
+
+// Whether subscript `s` is `index` plus terms of other loops (coefficient 1, `others` unused).
+bool runsAlong(const Affine& s, const std::string& index, const std::vector<std::string>& others) {
+  if (s.coef(index) != 1) return false;
+  for (const auto& o : others)
+    if (s.uses(o)) return false;
+  return true;
+}
+
+// Whether `a` reads two of the three indices: `x` and `y`, and not `z`, each in one subscript.
+bool usesPair(const Access& a, const std::string& x, const std::string& y, const std::string& z) {
+  int xs = 0, ys = 0;
+  for (const auto& s : a.subscripts) {
+    if (s.uses(z)) return false;
+    xs += s.uses(x), ys += s.uses(y);
+    if (s.uses(x) && s.uses(y)) return false;
+  }
+  return xs == 1 && ys == 1;
+}
+
+class MmaRewriter {
+ public:
+  MmaRewriter(const Kernel& kernel, std::string i, std::string j, std::string k, std::vector<int64_t> shape,
+              std::vector<std::string> names)
+      : i_(std::move(i)), j_(std::move(j)), k_(std::move(k)), shape_(std::move(shape)),
+        names_(std::move(names)) {
+    for (const auto& p : kernel.params) arrays_[p.name] = p;
+  }
+
+  NodePtr rewrite(const NodePtr& node) {
+    if (!why.empty()) return node;
+    if (node->kind == NodeKind::Alloc) arrays_[node->buffer.name] = node->buffer;
+    if (node->kind == NodeKind::For && node->index == k_ && reachesTile(node->body())) return accumulate(node);
+    if (node->kind == NodeKind::For && node->index == i_) return elementwise(node);
+    if (node->kids.empty()) return node;
+    std::vector<NodePtr> kids;
+    for (const auto& kid : node->kids) kids.push_back(rewrite(kid));
+    return withKids(node, std::move(kids));
+  }
+
+  std::string why;
+  int accumulations = 0;
+
+ private:
+  // Whether `body` is block loops around the register tile's loop `i`.
+  bool reachesTile(NodePtr body) const {
+    while (body->kind == NodeKind::For && isBlockMapping(body->mapping)) body = body->body();
+    return body->kind == NodeKind::For && body->index == i_;
+  }
+
+  // The register tile's two loops `i { j { stmt } }`, checked: unrolled, constant trips that the
+  // tile divides, step 1; `stmt` reads or writes a register buffer as R[i - ..][j - ..].
+  bool tileLoops(const NodePtr& iLoop, NodePtr& jLoop, NodePtr& stmt) {
+    jLoop = iLoop->body();
+    if (jLoop->kind != NodeKind::For || jLoop->index != j_) return fail("loop " + j_ + " is not the whole body of loop " + i_);
+    stmt = jLoop->body();
+    for (const NodePtr& l : {iLoop, jLoop}) {
+      auto trips = constantTripCount(*l);
+      int64_t tile = l == iLoop ? shape_[0] : shape_[1];
+      if (l->mapping != Mapping::Unrolled) return fail("loop " + l->index + " is not an unrolled loop of a register tile");
+      if (l->step != 1 || !trips || *trips % tile != 0)
+        return fail("loop " + l->index + " does not run a multiple of " + std::to_string(tile) + " iterations");
+    }
+    return true;
+  }
+
+  bool fail(const std::string& reason) {
+    if (why.empty()) why = reason;
+    return false;
+  }
+
+  // A register-buffer access R[i - ..][j - ..] of the tile.
+  bool fragmentAccess(const Access& a) const {
+    auto it = arrays_.find(a.array);
+    return it != arrays_.end() && it->second.space == MemorySpace::Register && a.subscripts.size() == 2 &&
+           runsAlong(a.subscripts[0], i_, {j_, k_}) && runsAlong(a.subscripts[1], j_, {i_, k_});
+  }
+
+  // i { j { S } } -> i_t { j_t { i (mma) { j { S } } } }: each tile of the warp's lanes at once.
+  NodePtr tiles(const NodePtr& iLoop, const NodePtr& jLoop, NodePtr inner) {
+    NodePtr j8 = stripInnerLoop(*jLoop, names_[1], shape_[1], std::move(inner));
+    NodePtr i16 = stripInnerLoop(*iLoop, names_[0], shape_[0], j8, Mapping::Mma);
+    return stripOuterLoop(*iLoop, names_[0], shape_[0], stripOuterLoop(*jLoop, names_[1], shape_[1], i16));
+  }
+
+  NodePtr elementwise(const NodePtr& iLoop) {
+    NodePtr jLoop, stmt;
+    if (!tileLoops(iLoop, jLoop, stmt)) return iLoop;
+    if (stmt->kind != NodeKind::Assign) return fail("the register tile's body is not one statement"), iLoop;
+    bool touches = fragmentAccess(stmt->target);
+    std::function<void(const Expr&)> scan = [&](const Expr& e) {
+      if (e.kind == Expr::Kind::Load && fragmentAccess(e.load)) touches = true;
+      for (const auto& a : e.args) scan(*a);
+    };
+    scan(*stmt->value);
+    if (!touches) return fail("`" + stmt->target.str() + " = ...` touches no register tile"), iLoop;
+    return tiles(iLoop, jLoop, stmt);
+  }
+
+  // k { blocks { i { j { R[..] += A[i][k] * B[k][j] } } } } ->
+  // k_t { blocks { i_t { j_t { i (mma) { j { k { R += A * B } } } } } } }
+  NodePtr accumulate(const NodePtr& kLoop) {
+    std::vector<NodePtr> blocks;
+    NodePtr at = kLoop->body();
+    while (at->kind == NodeKind::For && isBlockMapping(at->mapping)) blocks.push_back(at), at = at->body();
+    NodePtr jLoop, stmt;
+    if (!tileLoops(at, jLoop, stmt)) return kLoop;
+    auto kTrips = constantTripCount(*kLoop);
+    if (kLoop->step != 1 || !kTrips || *kTrips % shape_[2] != 0)
+      return fail("loop " + k_ + " does not run a multiple of " + std::to_string(shape_[2]) + " iterations"), kLoop;
+    if (stmt->kind != NodeKind::Assign || !stmt->accumulate || stmt->atomic || !fragmentAccess(stmt->target))
+      return fail("the register tile's body is not `R[..] += A * B` into a register buffer"), kLoop;
+    const Expr& v = *stmt->value;
+    if (v.kind != Expr::Kind::Binary || v.op != '*' || v.args[0]->kind != Expr::Kind::Load ||
+        v.args[1]->kind != Expr::Kind::Load)
+      return fail("the register tile accumulates `" + v.str() + "`, not the product of two elements"), kLoop;
+    const Access* a = &v.args[0]->load;
+    const Access* b = &v.args[1]->load;
+    if (usesPair(*a, k_, j_, i_)) std::swap(a, b);
+    if (!usesPair(*a, i_, k_, j_) || !usesPair(*b, k_, j_, i_))
+      return fail("the operands are not A[" + i_ + "][" + k_ + "] and B[" + k_ + "][" + j_ + "] in some layout"), kLoop;
+    ScalarType ta = arrays_.at(a->array).type, tb = arrays_.at(b->array).type;
+    ScalarType target = arrays_.at(stmt->target.array).type;
+    bool k16 = ta == tb && (ta == ScalarType::Half || ta == ScalarType::BFloat16);
+    bool k8 = ta == tb && ta == ScalarType::TF32;
+    if (!(k16 || k8))
+      return fail(std::string("tensor cores multiply half, bfloat16 or tf32 operands of one type, not ") +
+                  scalarTypeName(ta) + " and " + scalarTypeName(tb)), kLoop;
+    if (target != ScalarType::Float) return fail("tensor cores accumulate here in float registers"), kLoop;
+    if ((k16 && shape_[2] != 16) || (k8 && shape_[2] != 8))
+      return fail(std::string("mma.sync for ") + scalarTypeName(ta) + " is m16n8k" + (k16 ? "16" : "8")), kLoop;
+    ++accumulations;
+    NodePtr k16Loop = stripInnerLoop(*kLoop, names_[2], shape_[2], stmt);
+    NodePtr inner = tiles(at, jLoop, k16Loop);
+    for (size_t b2 = blocks.size(); b2-- > 0;) inner = withBody(blocks[b2], inner);
+    return stripOuterLoop(*kLoop, names_[2], shape_[2], inner);
+  }
+
+  std::string i_, j_, k_;
+  std::vector<int64_t> shape_;
+  std::vector<std::string> names_;
+  std::map<std::string, Array> arrays_;
+};
+
+}  // namespace
+
+TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& shape) {
+  if (loops.size() != 3 || shape.size() != 3)
+    return TransformResult::refuse("mma takes the loops i,j,k of a register tile and a shape m,n,k");
+  bool supported = shape[0] == 16 && shape[1] == 8 && (shape[2] == 16 || shape[2] == 8);
+  if (!supported) return TransformResult::refuse("the tensor-core shapes are 16,8,16 (half, bfloat16) and 16,8,8 (tf32)");
+  if (kernel.warpTiles) return TransformResult::refuse("the kernel's block loops are warps already");
+  if (kernel.laneRows > 0) return TransformResult::refuse("a warp's lanes hold mma fragments, not a patch of threads (lanes)");
+  NewLoopNames names = newLoopNames(kernel, StepKind::Mma, loops, {});
+  if (!names.refusal.empty()) return TransformResult::refuse(names.refusal);
+  MmaRewriter rewriter(kernel, loops[0], loops[1], loops[2], shape, names.names);
+  NodePtr body = rewriter.rewrite(kernel.body);
+  if (!rewriter.why.empty()) return TransformResult::refuse(rewriter.why);
+  if (rewriter.accumulations == 0)
+    return TransformResult::refuse("no reduction loop " + loops[2] + " runs right around the block loops of the register tile " +
+                                   loops[0] + "," + loops[1] + " (regtile first)");
+  // Every statement the warps run is a tile their lanes share: nothing else may run in block loops.
+  std::string stray;
+  walk(body, [&](const NodePtr& n, const Ancestors& above) {
+    if (n->kind != NodeKind::Assign || !stray.empty()) return;
+    bool block = false, tile = false;
+    for (const auto& a : above) {
+      block |= a->kind == NodeKind::For && isBlockMapping(a->mapping);
+      tile |= a->kind == NodeKind::For && a->mapping == Mapping::Mma;
+    }
+    if (block && !tile) stray = n->target.str();
+  });
+  if (!stray.empty()) return TransformResult::refuse("the statement into " + stray + " is no tile of the warps");
+  Kernel warps = kernel;
+  warps.warpTiles = true;
+  return accept(warps, body);
+}
+
+}  // namespace cudaburg

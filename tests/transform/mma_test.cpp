@@ -1,0 +1,95 @@
+// The mma step: a register tile's warps on tensor cores. The CPU executor runs the warp tiles as
+// the loops they are, so the transformed kernel computes exactly what the register tile did (each
+// accumulator summed in the same order); what cannot run on tensor cores is refused.
+#include <gtest/gtest.h>
+
+#include "common/diagnostics.hpp"
+#include "src/exec/compare.hpp"
+#include "src/exec/executor.hpp"
+#include "src/loop/tree_walk.hpp"
+#include "src/transform/recipe.hpp"
+#include "tests/transform/test_kernels.hpp"
+
+namespace cudaburg {
+namespace {
+
+const char* kGemm =
+    "size M = 100, N = 72, K = 64;\n"
+    "kernel gemm(float C[M][N], const TYPE A[M][K], const TYPE B[K][N]) {\n"
+    "  parallel for (i = 0; i < M; i++)\n"
+    "    parallel for (j = 0; j < N; j++) {\n"
+    "      C[i][j] = 0;\n"
+    "      reduce for (k = 0; k < K; k++) C[i][j] += A[i][k] * B[k][j];\n"
+    "    }\n"
+    "}\n";
+
+Kernel gemm(const std::string& type) {
+  std::string text = kGemm;
+  for (size_t at; (at = text.find("TYPE")) != std::string::npos;) text.replace(at, 4, type);
+  return testing::kernelFromText(text);
+}
+
+TransformResult applyText(const Kernel& k, const std::string& text) {
+  common::SourceFile file("recipe", text);
+  common::Diagnostics diags(file);
+  auto recipe = parseRecipe(file, diags);
+  if (!recipe) return TransformResult::refuse(diags.str());
+  return applyRecipe(k, *recipe);
+}
+
+const std::string kTile =
+    "tile i,j 64,64; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j 32,16; ";
+
+TEST(Mma, WarpTilesComputeWhatTheRegisterTileDid) {
+  for (const auto& [type, shape] : {std::pair{"half", "16,8,16"}, {"bfloat16", "16,8,16"}, {"tf32", "16,8,8"}}) {
+    for (const std::string staging : {"", "strip k 32; stage A at k_o pad 8; stage B at k_o pad 8; map k_o async; unroll k 32; "}) {
+      SCOPED_TRACE(std::string(type) + ": " + staging);
+      Kernel k = gemm(type);
+      TransformResult registers = applyText(k, kTile + staging);
+      ASSERT_TRUE(registers.ok()) << registers.reason;
+      TransformResult warps = applyText(k, kTile + staging + "mma i,j,k " + shape);
+      ASSERT_TRUE(warps.ok()) << warps.reason;
+      EXPECT_TRUE(warps.kernel->warpTiles);
+      int tiles = 0;
+      forEachNode(*warps.kernel->body, [&](const Node& n) { tiles += n.kind == NodeKind::For && n.mapping == Mapping::Mma; });
+      EXPECT_EQ(tiles, 3);  // initialise, accumulate, write back
+      Buffers in = fillRandom(k, 11);
+      Buffers expected = in, actual = in;
+      execute(*registers.kernel, expected);
+      execute(*warps.kernel, actual);
+      EXPECT_EQ(expected.data["C"], actual.data["C"]);  // the same sums in the same order
+      Buffers plain = in;
+      execute(k, plain);
+      Comparison c = compare(k, plain, actual, reductionTolerance(k));
+      EXPECT_TRUE(c.ok) << c.firstMismatch;
+    }
+  }
+}
+
+TEST(Mma, RefusesWhatTensorCoresDoNotRun) {
+  auto refusal = [](const Kernel& k, const std::string& text) {
+    TransformResult r = applyText(k, text);
+    return r.ok() ? std::string("applied") : r.reason;
+  };
+  EXPECT_NE(refusal(gemm("float"), kTile + "mma i,j,k 16,8,16").find("half, bfloat16 or tf32"), std::string::npos);
+  EXPECT_NE(refusal(gemm("half"), kTile + "mma i,j,k 16,8,8").find("m16n8k16"), std::string::npos);
+  EXPECT_NE(refusal(gemm("half"), kTile + "mma i,j,k 16,16,16").find("shapes"), std::string::npos);
+  // The register tile must hold whole 16 x 8 tiles.
+  std::string small = "tile i,j 64,64; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j 8,8; ";
+  EXPECT_NE(refusal(gemm("half"), small + "mma i,j,k 16,8,16").find("multiple of 16"), std::string::npos);
+  // Lanes arranged as a patch hold no fragments; and the step needs a register tile.
+  EXPECT_NE(refusal(gemm("half"), kTile + "lanes 4,8; mma i,j,k 16,8,16").find("lanes"), std::string::npos);
+  EXPECT_NE(refusal(gemm("half"), "tile i,j 64,64; map i_o grid.y; map j_o grid.x; mma i,j,k 16,8,16"), "applied");
+  EXPECT_NE(refusal(gemm("half"), kTile + "mma i,j,k 16,8,16; mma i,j,k 16,8,16").find("warps already"), std::string::npos);
+}
+
+TEST(Mma, PrintsAndParsesBack) {
+  common::SourceFile file("recipe", "mma i,j,k 16,8,16\nstage A at k_o pad 8");
+  common::Diagnostics diags(file);
+  auto recipe = parseRecipe(file, diags);
+  ASSERT_TRUE(recipe) << diags.str();
+  EXPECT_EQ(printRecipe(*recipe), "mma i,j,k 16,8,16\nstage A at k_o pad 8\n");
+}
+
+}  // namespace
+}  // namespace cudaburg
