@@ -38,6 +38,12 @@
 //     is the plain loop's. AsyncPipelined: the same shape, with kAsyncStages copies of each
 //     buffer filled by asynchronous copies (cp.async, sm_80 and later) issued that many
 //     iterations ahead, which hold no registers while they fly.
+//  7. Peeled loops (Kernel::peeled) run their edges apart on the GPU. A peeled grid loop: the
+//     blocks whose whole strip lies inside the bounds run a copy of the block's work with the
+//     guards that only the edge could need left out; the others run it guarded (one branch a
+//     block, on blockIdx: uniform). A peeled uniform serial loop (a reduction's strip loop): its
+//     whole iterations run as a loop without those guards, the last, partial one after it.
+//     Only how the GPU runs them changes: the meaning is the plain loops'.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -208,6 +214,9 @@ struct Kernel {
   // staged operands (0, 0: as CUDA numbers threads, a warp along block.x first). Only the order
   // of parallel iterations changes: the kernel computes the same.
   int64_t laneRows = 0, laneCols = 0;
+  // Loops run with their edges apart (rule 7 above), by index: grid loops and uniform serial
+  // loops. Only how the GPU runs them changes: the kernel computes the same.
+  std::vector<std::string> peeled;
 
   const Array* findParam(const std::string& name) const;
   int64_t size(const std::string& name) const;         // -1 when unknown

@@ -17,6 +17,10 @@ constexpr int64_t kMaxCarriedRegisters = 32;
 // The share of the lesser of arithmetic and operand traffic that their overlap leaves visible.
 constexpr double kImperfectOverlap = 0.1;
 
+// How much of an inner-loop bounds check's instructions show in the time (the rest hides behind
+// the multiply-adds' latency).
+constexpr double kGuardWeight = 0.25;
+
 }  // namespace
 
 Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
@@ -94,6 +98,19 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
                          ceilDiv(warpCols * s.threadCols * s.elementBytes, 128);
     issue /= 1.0 + 0.03 * static_cast<double>(wavefronts);
     if (warpRows > warpCols) issue *= 1.005;
+  }
+  // Bounds checks in the inner loop, where a tile or strip is partial and the edges are not run
+  // apart: every block runs them, a test and a branch each, and the shared-memory reads they
+  // guard are no longer merged into 128-bit ones. Per multiply-add: a column's check guards one,
+  // a row's a thread's run of columns, the reduction's a whole register tile. (Counted off the
+  // emitted PTX of matmul 127x4099x513: 4.4 instructions beside each multiply-add with all three.)
+  // Peeled, whole tiles and strips run none, and edge tiles' register work is rounded up.
+  if (!s.peeled) {
+    double guards = 0;
+    if (s.cols % s.blockCols != 0) guards += 2.5;
+    if (s.rows % s.blockRows != 0) guards += 1.0 + 3.0 / static_cast<double>(s.threadCols);
+    if (s.partialStrip) guards += 2.0 / static_cast<double>(s.threadRows * s.threadCols);
+    issue /= 1.0 + kGuardWeight * guards;
   }
   // Smaller effects that still order candidates the terms above tie: past saturation, more reuse
   // still saves shared-memory reads; block tiles taller than wide ran a little faster.

@@ -43,6 +43,8 @@ struct CandidateShape {
   bool transposed = false;       // operands read along the reduction staged transposed
   bool vectorized = false;       // 128-bit accesses along a thread's columns
   int64_t laneRows = 0;          // a warp's threads as laneRows x (32 / laneRows) of the block (0: rows of block.x)
+  bool partialStrip = false;     // a staged reduction's last strip (of some part) is partial
+  bool peeled = false;           // edges run apart: register work rounded up, whole tiles and strips unguarded
 };
 
 struct Estimate {

@@ -90,6 +90,10 @@ MeasurementKey Evaluator::keyFor(const std::string& recipeLine) const {
           outcome_.toolkit};
 }
 
+bool Evaluator::offered(const std::string& recipeLine) const {
+  return !options_.replay || (db_ && db_->find(keyFor(recipeLine)).has_value());
+}
+
 const CudaKernel* Evaluator::kernelFor(const std::string& recipeLine) const {
   for (const auto& p : kept_)
     if (p->recipeLine == recipeLine && p->cuda) return &*p->cuda;

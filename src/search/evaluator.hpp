@@ -50,6 +50,10 @@ class Evaluator {
   // Whether the time budget is spent.
   bool outOfBudget() const;
 
+  // A replay offers what the recorded search could have measured: whether the database holds a
+  // row for this recipe (always true outside a replay). Candidates of rules added since are left out.
+  bool offered(const std::string& recipeLine) const;
+
   SearchOutcome& outcome() { return outcome_; }
   const std::string& nestKey() const { return nestKey_; }
   // What the compiled variant of a recipe is (for writing best.cu): null when unknown.

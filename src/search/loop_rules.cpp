@@ -115,6 +115,8 @@ Fragment LoopRules::staged(const Node* node, int64_t depth, Buffering buffering,
   f.shape.stageDepth = depth * (f.shape.reduction / std::max<int64_t>(trip(node), 1));
   RecipeStep strip = named(f, makeStep(StepKind::StripMine, {node->index}, {depth}));
   const std::string strips = strip.into[0];
+  f.strips = strips;
+  f.shape.partialStrip = trip(node) % depth != 0 && trip(node) > depth;
   f.inTile.push_back(strip);
   for (const auto& array : arraysRead(node)) {
     RecipeStep s = makeStep(StepKind::Stage, {strips}, {}, Mapping::None, array);
@@ -135,6 +137,11 @@ Fragment LoopRules::staged(const Node* node, int64_t depth, Buffering buffering,
 
 Fragment LoopRules::split(const Node* node, int64_t parts, int64_t depth, Buffering buffering) const {
   Fragment f = depth > 0 ? staged(node, depth, buffering, transposable(node)) : direct(node);
+  if (depth > 0) {  // each part's strips: every part but the last as long as the first (splitReduction)
+    int64_t length = trip(node), chunk = (length + parts - 1) / parts;
+    int64_t last = length - chunk * ((length + chunk - 1) / chunk - 1);
+    f.shape.partialStrip = chunk % depth != 0 || last % depth != 0;
+  }
   f.shape.reduction /= parts;
   f.shape.split = parts;
   // The parts are made first, and their loop is the outermost onto the grid.
@@ -215,6 +222,26 @@ Fragment LoopRules::lanes(const Fragment& tiled, int64_t rows) const {
   if (!f.refused.empty()) return f;
   f.shape.laneRows = rows;
   f.inTile.push_back(makeStep(StepKind::Lanes, {}, {rows, cols}));
+  return f;
+}
+
+Fragment LoopRules::peeled(const Fragment& tiled, int64_t peel) const {
+  Fragment f = tiled;
+  if (peel == 0) return f;
+  const CandidateShape& s = f.shape;
+  bool rows = s.rows % s.blockRows != 0, cols = s.cols % s.blockCols != 0;
+  // A grid loop is peeled where it has whole tiles and a partial one; the strip loop where a
+  // strip is partial (peel refuses loops whose iterations are all whole or none is).
+  std::vector<std::string> loops;
+  if (rows && s.rows > s.blockRows) loops.push_back(f.gridRows);
+  if (cols && s.cols > s.blockCols) loops.push_back(f.gridCols);
+  if (s.partialStrip && !f.strips.empty()) loops.push_back(f.strips);
+  // Rounding up finds a register loop to round wherever a tile is partial: the initialisation of
+  // the thread's tile, at least.
+  if (rows || cols) f.inTile.push_back(makeStep(StepKind::RoundUp, {}));
+  if (!loops.empty()) f.inTile.push_back(makeStep(StepKind::Peel, loops));
+  if (!rows && !cols && loops.empty()) f.refused = "every tile and strip is whole: nothing to peel";
+  f.shape.peeled = true;
   return f;
 }
 

@@ -78,6 +78,10 @@ class LoopRules {
   // A tiled fragment whose warps each cover `rows` x (32 / rows) of the block's threads
   // (arrangeLanes); 0 keeps CUDA's order. Refused when such warps do not tile the block.
   Fragment lanes(const Fragment& tiled, int64_t rows) const;
+  // A tiled fragment whose edges run apart when `peel` is 1 (0 keeps it as it is): the register
+  // work rounded up to whole tiles (roundup) and the grid loops and the reduction's strip loop
+  // with a partial last tile or strip peeled. Refused when every tile and strip is whole.
+  Fragment peeled(const Fragment& tiled, int64_t peel) const;
   // An outer parallel loop around a tiled nest onto grid.z.
   Fragment gridZ(const Node* node, const Fragment& inner) const;
   // An outer parallel loop right around the 2-D tile, moved inside the tile's grid loops: each

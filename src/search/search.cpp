@@ -10,7 +10,7 @@ namespace {
 std::vector<int64_t> decisions(const CandidateShape& s) {
   return {s.blockRows, s.blockCols,  s.threadRows,  s.threadCols, s.staged ? s.stageDepth : 0, s.split,
           s.pipelined, s.asyncCopies, s.interleaved, s.transposed, s.serial,                     s.outer,
-          s.laneRows};
+          s.laneRows, s.peeled};
 }
 
 // The cover text on one line, for the report: "kernel: t:tiled / tiled: ... [bm=64, ...] / ...".
@@ -55,6 +55,7 @@ std::map<std::string, std::optional<double>> measureCovers(const LoopRules& rule
   for (const auto& c : covers) {
     Recipe recipe = c.fragment.recipe(rules.kernel());
     std::string line = printRecipeLine(recipe);
+    if (!evaluator.offered(line)) continue;                          // a replay: not recorded
     if (!seen.emplace(line, candidates.size()).second) continue;  // another cover, the same kernel
     candidates.push_back({recipe, oneLine(c.cover), c.modelMs});
     forStrategy.push_back({decisions(c.fragment.shape), CalibratedModel::features(c.fragment.shape, rules.gpu())});

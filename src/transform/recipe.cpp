@@ -28,6 +28,8 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Vectorize, "vectorize", "vectorize LOOP WIDTH [into NAME]"},
     {StepKind::Split, "split", "split LOOP PARTS [into NAME]"},
     {StepKind::Lanes, "lanes", "lanes ROWS,COLS"},
+    {StepKind::Peel, "peel", "peel LOOP,LOOP..."},
+    {StepKind::RoundUp, "roundup", "roundup"},
 };
 
 constexpr Mapping kMappings[] = {Mapping::None,   Mapping::GridX,  Mapping::GridY,        Mapping::GridZ,
@@ -262,6 +264,8 @@ class Parser {
         ok = name(loop, "a loop index");
         step.loops = {loop};
         break;
+      case StepKind::Peel: ok = names(step.loops); break;
+      case StepKind::RoundUp: break;
       case StepKind::Map: {
         ok = name(loop, "a loop index");
         step.loops = {loop};
@@ -320,6 +324,8 @@ std::string RecipeStep::str() const {
     case StepKind::Interchange: return s + " " + loops.at(0) + " " + loops.at(1);
     case StepKind::Distribute: return s + " " + loops.at(0);
     case StepKind::Lanes: return s + " " + join(factors);
+    case StepKind::Peel: return s + " " + join(loops);
+    case StepKind::RoundUp: return s;
     default: return s + " " + join(loops) + " " + join(factors) + (into.empty() ? "" : " into " + join(into));
   }
 }
@@ -378,6 +384,12 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
       break;
     case StepKind::Lanes:
       if (arity(0, 2)) return arrangeLanes(kernel, step.factors[0], step.factors[1]);
+      break;
+    case StepKind::Peel:
+      if (!step.loops.empty() && step.factors.empty()) return peel(kernel, step.loops);
+      break;
+    case StepKind::RoundUp:
+      if (arity(0, 0)) return roundUp(kernel);
       break;
   }
   return TransformResult::refuse("the step has the wrong number of loops or factors");

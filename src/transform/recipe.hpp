@@ -17,6 +17,8 @@
 //   vectorize j 4           vectorize(j, 4)
 //   split k 4               splitReduction(k, 4)
 //   lanes 8,4               arrangeLanes(8, 4): a warp covers 8 rows of block.y by 4 of block.x
+//   roundup                 roundUp(): a tile's register work runs over whole tiles, past the edges
+//   peel i_o,j_o,k_o        peel({i_o, j_o, k_o}): whole blocks and whole strips run unguarded
 //
 // A step that makes loops (strip, tile, unroll, vectorize, regtile, split) may name them, one a
 // loop it strip-mines, and later steps use those names (the rule of loop_names.hpp names what a
@@ -35,7 +37,9 @@
 
 namespace cudaburg {
 
-enum class StepKind { StripMine, Tile, Unroll, Interchange, Distribute, Map, Stage, RegisterTile, Vectorize, Split, Lanes };
+enum class StepKind {
+  StripMine, Tile, Unroll, Interchange, Distribute, Map, Stage, RegisterTile, Vectorize, Split, Lanes, Peel, RoundUp
+};
 const char* stepKeyword(StepKind k);  // "strip", "tile", ...
 
 struct RecipeStep {
