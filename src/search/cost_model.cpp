@@ -104,14 +104,19 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // guard are no longer merged into 128-bit ones. Per multiply-add: a column's check guards one,
   // a row's a thread's run of columns, the reduction's a whole register tile. (Counted off the
   // emitted PTX of matmul 127x4099x513: 4.4 instructions beside each multiply-add with all three.)
-  // Peeled, whole tiles and strips run none, and edge tiles' register work is rounded up.
-  if (!s.peeled) {
-    double guards = 0;
-    if (s.cols % s.blockCols != 0) guards += 2.5;
-    if (s.rows % s.blockRows != 0) guards += 1.0 + 3.0 / static_cast<double>(s.threadCols);
-    if (s.partialStrip) guards += 2.0 / static_cast<double>(s.threadRows * s.threadCols);
-    issue /= 1.0 + kGuardWeight * guards;
+  // Peeled, whole tiles and strips run none; edge tiles' register work is rounded up where it
+  // reads staged operands, and keeps its checks where it reads memory directly.
+  double guardedShare = 1.0;  // of the blocks
+  if (s.peeled) {
+    double whole = static_cast<double>(s.rows / s.blockRows) * static_cast<double>(s.cols / s.blockCols);
+    guardedShare = s.staged ? 0.0 : 1.0 - whole / (static_cast<double>(ceilDiv(s.rows, s.blockRows)) *
+                                                   static_cast<double>(ceilDiv(s.cols, s.blockCols)));
   }
+  double guards = 0;
+  if (s.cols % s.blockCols != 0) guards += 2.5;
+  if (s.rows % s.blockRows != 0) guards += 1.0 + 3.0 / static_cast<double>(s.threadCols);
+  if (s.partialStrip && !s.peeled) guards += 2.0 / static_cast<double>(s.threadRows * s.threadCols);
+  issue /= 1.0 + kGuardWeight * guards * guardedShare;
   // Smaller effects that still order candidates the terms above tie: past saturation, more reuse
   // still saves shared-memory reads; block tiles taller than wide ran a little faster.
   issue *= 1.0 + 0.02 * std::log2(std::max(reuse, 1.0));
