@@ -224,6 +224,9 @@ struct Kernel {
   Kernel withBody(NodePtr newBody) const;
 };
 
+// A loop's lower bound and the least of its upper bounds, when all of them are constants.
+bool constantBounds(const Node& loop, int64_t& lower, int64_t& upper);
+
 // Why warps of `rows` x `cols` threads (Kernel::laneRows, laneCols) cannot cover a block of
 // `threadsY` x `threadsX` threads, or "" when they can: the two must be powers of two whose
 // product is 32, and divide the block's sides (threads 0 leaves the block out of the check).

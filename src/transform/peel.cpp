@@ -15,18 +15,6 @@ bool isThreadLoop(const Node& n) {
                                      n.mapping == Mapping::Vector);
 }
 
-// The constant bounds of a loop: its lower bound and the least of its upper bounds.
-bool constantBounds(const Node& loop, int64_t& lower, int64_t& upper) {
-  if (!loop.lower.isConstant() || loop.upper.empty()) return false;
-  lower = loop.lower.constant;
-  upper = INT64_MAX;
-  for (const Affine& u : loop.upper) {
-    if (!u.isConstant()) return false;
-    upper = std::min(upper, u.constant);
-  }
-  return true;
-}
-
 // "" when `loop` (below `above`) can be peeled, else why not.
 std::string peelProblem(const Node& loop, const Ancestors& above) {
   const std::string name = "loop " + loop.index;

@@ -14,6 +14,7 @@
 //    inside the bounds reads or writes (a thread's tile elements past the edge), and nothing that
 //    reaches memory reads them (a store to memory keeps its guard: its loop writes no register
 //    buffer alone).
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -30,18 +31,6 @@ struct Span {
   __int128 min = 0, max = 0;
 };
 
-bool constantRange(const Node& loop, int64_t& first, int64_t& last) {
-  if (!loop.lower.isConstant() || loop.upper.empty()) return false;
-  int64_t upper = INT64_MAX;
-  for (const Affine& u : loop.upper) {
-    if (!u.isConstant()) return false;
-    upper = std::min(upper, u.constant);
-  }
-  first = loop.lower.constant;
-  last = std::max(first, upper - 1);
-  return true;
-}
-
 // The least and greatest value of `a` over the loops around it (outermost first), or nothing when
 // one of its indices is bound by no loop, or by a loop of unknown range.
 std::optional<Span> boundsOver(Affine a, const std::vector<const Node*>& loops) {
@@ -55,9 +44,9 @@ std::optional<Span> boundsOver(Affine a, const std::vector<const Node*>& loops) 
       a = a.substitute(l.index, l.lower + Affine::var(t, l.step));
       vars[t] = Span{0, std::max<int64_t>(0, *trips - 1)};
     } else {
-      int64_t first = 0, last = 0;
-      if (!constantRange(l, first, last)) return std::nullopt;
-      vars[l.index] = Span{first, last};
+      int64_t first = 0, upper = 0;
+      if (!constantBounds(l, first, upper)) return std::nullopt;
+      vars[l.index] = Span{first, std::max(first, upper - 1)};
     }
   }
   Span s{a.constant, a.constant};

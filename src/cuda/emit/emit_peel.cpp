@@ -12,18 +12,6 @@ namespace cudaburg::emit_internal {
 
 namespace {
 
-// A loop's lower bound and the least of its upper bounds, when all are constants.
-bool constantBounds(const Node& loop, int64_t& lower, int64_t& upper) {
-  if (!loop.lower.isConstant() || loop.upper.empty()) return false;
-  lower = loop.lower.constant;
-  upper = INT64_MAX;
-  for (const Affine& u : loop.upper) {
-    if (!u.isConstant()) return false;
-    upper = std::min(upper, u.constant);
-  }
-  return true;
-}
-
 IndexRange exactly(int64_t v) { return IndexRange{v, v, v < 0 ? -v : v}; }
 
 }  // namespace
