@@ -1,7 +1,7 @@
 // `cudaburg replay FILE.loop --db DB [--strategy S] [ranges] [-D NAME=VALUE]...`: re-runs a stored
 // search without a GPU. The labeler and the strategy run as in a real search; every measurement is
 // answered from the tuning database (as measured on the GPU with the most rows for the nest), and
-// a candidate the database lacks counts as not measured. Prints the winner, how many measurements
+// a candidate the database lacks (of a rule added since it was recorded) is left out. Prints the winner, how many measurements
 // the strategy made and after how many it came within 5% of the best the database holds, and how
 // well the model ranked what was measured.
 #include <cstdio>

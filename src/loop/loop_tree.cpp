@@ -1,5 +1,7 @@
 #include "src/loop/loop_tree.hpp"
 
+#include <algorithm>
+
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -338,6 +340,17 @@ std::string warpLanesProblem(int64_t rows, int64_t cols, int64_t threadsY, int64
     return "warps of " + std::to_string(rows) + " by " + std::to_string(cols) + " threads do not tile a block of " +
            std::to_string(threadsY) + " by " + std::to_string(threadsX) + " threads (block.y by block.x)";
   return "";
+}
+
+bool constantBounds(const Node& loop, int64_t& lower, int64_t& upper) {
+  if (loop.kind != NodeKind::For || !loop.lower.isConstant() || loop.upper.empty()) return false;
+  lower = loop.lower.constant;
+  upper = INT64_MAX;
+  for (const Affine& u : loop.upper) {
+    if (!u.isConstant()) return false;
+    upper = std::min(upper, u.constant);
+  }
+  return true;
 }
 
 Kernel Kernel::withBody(NodePtr newBody) const {

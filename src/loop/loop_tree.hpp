@@ -58,6 +58,12 @@
 //     four elements of S, or `i (mma) { j { k { R += A * B } } }`, one mma.sync instruction of the
 //     warp (m16n8k16 for half and bfloat16, m16n8k8 for tf32 operands). In meaning both are the
 //     plain loops, which the CPU executor runs.
+//  8. Peeled loops (Kernel::peeled) run their edges apart on the GPU. A peeled grid loop: the
+//     blocks whose whole strip lies inside the bounds run a copy of the block's work with the
+//     guards that only the edge could need left out; the others run it guarded (one branch a
+//     block, on blockIdx: uniform). A peeled uniform serial loop (a reduction's strip loop): its
+//     whole iterations run as a loop without those guards, the last, partial one after it.
+//     Only how the GPU runs them changes: the meaning is the plain loops'.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -265,12 +271,18 @@ struct Kernel {
   int64_t laneRows = 0, laneCols = 0;
   // Each iteration of the block loops is a warp (rule 7 above): set by the mma step.
   bool warpTiles = false;
+  // Loops run with their edges apart (rule 8 above), by index: grid loops and uniform serial
+  // loops. Only how the GPU runs them changes: the kernel computes the same.
+  std::vector<std::string> peeled;
 
   const Array* findParam(const std::string& name) const;
   int64_t size(const std::string& name) const;         // -1 when unknown
   // The same kernel with another body (what transformations return).
   Kernel withBody(NodePtr newBody) const;
 };
+
+// A loop's lower bound and the least of its upper bounds, when all of them are constants.
+bool constantBounds(const Node& loop, int64_t& lower, int64_t& upper);
 
 // Why warps of `rows` x `cols` threads (Kernel::laneRows, laneCols) cannot cover a block of
 // `threadsY` x `threadsX` threads, or "" when they can: the two must be powers of two whose

@@ -182,6 +182,11 @@ std::string printKernel(const Kernel& kernel) {
   if (kernel.laneRows > 0)
     out += "// a warp's threads: " + std::to_string(kernel.laneRows) + " rows of block.y by " +
            std::to_string(kernel.laneCols) + " columns of block.x\n";
+  if (!kernel.peeled.empty()) {
+    out += "// edges run apart (peeled):";
+    for (const std::string& name : kernel.peeled) out += " " + name;
+    out += "\n";
+  }
   out += "kernel " + kernel.name + "(";
   for (size_t i = 0; i < kernel.params.size(); ++i) out += (i ? ", " : "") + arrayDecl(kernel.params[i]);
   out += ") {\n";

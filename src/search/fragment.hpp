@@ -26,6 +26,7 @@ struct Fragment {
   CandidateShape shape;            // the decisions, as the model reads them
   std::string tileRows, tileCols;  // the loops tiled onto the block: the tile's element loops
   std::string gridRows, gridCols;  // the tile's strip loops, onto the grid
+  std::string strips;              // the staged reduction's strip loop ("" when not staged)
   std::string refused;             // why the rule that built it does not apply, when it does not
 
   // Every step, in the order they apply.

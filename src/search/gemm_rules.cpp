@@ -52,7 +52,7 @@ Fragment LoopRules::gathered(const Node* node, int64_t depth, Buffering bufferin
   f.shape.gatherOps = 4 * static_cast<int64_t>(loops.size()) + 4;
   RecipeStep collapsed = named(f, makeStep(StepKind::Collapse, loops));
   f.nest.push_back(collapsed);
-  stageStrips(f, collapsed.into[0], depth, buffering, arraysRead(node), {});
+  stageStrips(f, collapsed.into[0], f.shape.reduction, depth, buffering, arraysRead(node), {});
   return f;
 }
 

@@ -144,15 +144,17 @@ Fragment LoopRules::staged(const Node* node, int64_t depth, Buffering buffering,
   f.shape.staged = true;
   f.shape.transposed = !transposedArrays.empty();
   f.shape.stageDepth = depth * (f.shape.reduction / std::max<int64_t>(trip(node), 1));
-  stageStrips(f, node->index, depth, buffering, arraysRead(node), transposedArrays);
+  stageStrips(f, node->index, trip(node), depth, buffering, arraysRead(node), transposedArrays);
   if (transposed && transposedArrays.empty()) f.refused = "no array is read along the reduction";
   return f;
 }
 
-void LoopRules::stageStrips(Fragment& f, const std::string& loop, int64_t depth, Buffering buffering,
+void LoopRules::stageStrips(Fragment& f, const std::string& loop, int64_t length, int64_t depth, Buffering buffering,
                             const std::vector<std::string>& arrays, const std::set<std::string>& transposed) const {
   RecipeStep strip = named(f, makeStep(StepKind::StripMine, {loop}, {depth}));
   const std::string strips = strip.into[0];
+  f.strips = strips;
+  f.shape.partialStrip = length % depth != 0 && length > depth;
   f.inTile.push_back(strip);
   for (const auto& array : arrays) {
     RecipeStep s = makeStep(StepKind::Stage, {strips}, {}, Mapping::None, array);
@@ -171,6 +173,11 @@ void LoopRules::stageStrips(Fragment& f, const std::string& loop, int64_t depth,
 
 Fragment LoopRules::split(const Node* node, int64_t parts, int64_t depth, Buffering buffering) const {
   Fragment f = depth > 0 ? staged(node, depth, buffering, transposable(node)) : direct(node);
+  if (depth > 0) {  // each part's strips: every part but the last as long as the first (splitReduction)
+    int64_t length = trip(node), chunk = (length + parts - 1) / parts;
+    int64_t last = length - chunk * ((length + chunk - 1) / chunk - 1);
+    f.shape.partialStrip = chunk % depth != 0 || last % depth != 0;
+  }
   f.shape.reduction /= parts;
   f.shape.split = parts;
   // The parts are made first, and their loop is the outermost onto the grid.
@@ -259,6 +266,26 @@ Fragment LoopRules::lanes(const Fragment& tiled, int64_t rows) const {
   if (!f.refused.empty()) return f;
   f.shape.laneRows = rows;
   f.inTile.push_back(makeStep(StepKind::Lanes, {}, {rows, cols}));
+  return f;
+}
+
+Fragment LoopRules::peeled(const Fragment& tiled, int64_t peel) const {
+  Fragment f = tiled;
+  if (peel == 0) return f;
+  const CandidateShape& s = f.shape;
+  bool rows = s.rows % s.blockRows != 0, cols = s.cols % s.blockCols != 0;
+  // A grid loop is peeled where it has whole tiles and a partial one; the strip loop where a
+  // strip is partial (peel refuses loops whose iterations are all whole or none is).
+  std::vector<std::string> loops;
+  if (rows && s.rows > s.blockRows) loops.push_back(f.gridRows);
+  if (cols && s.cols > s.blockCols) loops.push_back(f.gridCols);
+  if (s.partialStrip && !f.strips.empty()) loops.push_back(f.strips);
+  // Rounding up finds a register loop to round wherever a tile is partial: the initialisation of
+  // the thread's tile, at least.
+  if (rows || cols) f.inTile.push_back(makeStep(StepKind::RoundUp, {}));
+  if (!loops.empty()) f.inTile.push_back(makeStep(StepKind::Peel, loops));
+  if (!rows && !cols && loops.empty()) f.refused = "every tile and strip is whole: nothing to peel";
+  f.shape.peeled = true;
   return f;
 }
 

@@ -91,6 +91,10 @@ class LoopRules {
   Fragment gathered(const Node* node, int64_t depth, Buffering buffering) const;
   // A gathered strip of `depth` is worth offering: as stageFits, over the whole nest's length.
   bool gatherFits(const Node* node, int64_t depth) const;
+  // A tiled fragment whose edges run apart when `peel` is 1 (0 keeps it as it is): the register
+  // work rounded up to whole tiles (roundup) and the grid loops and the reduction's strip loop
+  // with a partial last tile or strip peeled. Refused when every tile and strip is whole.
+  Fragment peeled(const Fragment& tiled, int64_t peel) const;
   // An outer parallel loop around a tiled nest onto grid.z.
   Fragment gridZ(const Node* node, const Fragment& inner) const;
   // An outer parallel loop right around the 2-D tile, moved inside the tile's grid loops: each
@@ -144,9 +148,9 @@ class LoopRules {
   };
   Fragment tiles(const TiledLoop& rows, const TiledLoop& cols, const Fragment& body, const Node* middle, int64_t bm,
                  int64_t bn, int64_t tm, int64_t tn) const;
-  // The reduction loop `loop` strip-mined by `depth`, `arrays` staged at the strip loop (those in
+  // The reduction loop `loop` (of `length` iterations) strip-mined by `depth`, `arrays` staged at the strip loop (those in
   // `transposed` transposed), its own loop unrolled, the strip loop buffered as `buffering` says.
-  void stageStrips(Fragment& f, const std::string& loop, int64_t depth, Buffering buffering,
+  void stageStrips(Fragment& f, const std::string& loop, int64_t length, int64_t depth, Buffering buffering,
                    const std::vector<std::string>& arrays, const std::set<std::string>& transposed) const;
   // `step` with the loops it makes named by the naming rule, against the names the kernel and
   // `f`'s steps use.

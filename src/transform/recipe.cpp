@@ -30,6 +30,8 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Lanes, "lanes", "lanes ROWS,COLS"},
     {StepKind::Collapse, "collapse", "collapse LOOP,LOOP... [into NAME]"},
     {StepKind::Mma, "mma", "mma I,J,K 16,8,16"},
+    {StepKind::Peel, "peel", "peel LOOP,LOOP..."},
+    {StepKind::RoundUp, "roundup", "roundup"},
 };
 
 constexpr Mapping kMappings[] = {Mapping::None,   Mapping::GridX,  Mapping::GridY,        Mapping::GridZ,
@@ -270,6 +272,8 @@ class Parser {
         ok = name(loop, "a loop index");
         step.loops = {loop};
         break;
+      case StepKind::Peel: ok = names(step.loops); break;
+      case StepKind::RoundUp: break;
       case StepKind::Map: {
         ok = name(loop, "a loop index");
         step.loops = {loop};
@@ -334,6 +338,8 @@ std::string RecipeStep::str() const {
     case StepKind::Distribute: return s + " " + loops.at(0);
     case StepKind::Lanes: return s + " " + join(factors);
     case StepKind::Collapse: return s + " " + join(loops) + (into.empty() ? "" : " into " + join(into));
+    case StepKind::Peel: return s + " " + join(loops);
+    case StepKind::RoundUp: return s;
     default: return s + " " + join(loops) + " " + join(factors) + (into.empty() ? "" : " into " + join(into));
   }
 }
@@ -398,6 +404,12 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
       break;
     case StepKind::Mma:
       if (arity(3, 3)) return mmaTile(kernel, step.loops, step.factors);
+      break;
+    case StepKind::Peel:
+      if (!step.loops.empty() && step.factors.empty()) return peel(kernel, step.loops);
+      break;
+    case StepKind::RoundUp:
+      if (arity(0, 0)) return roundUp(kernel);
       break;
   }
   return TransformResult::refuse("the step has the wrong number of loops or factors");

@@ -105,5 +105,22 @@ TransformResult arrangeLanes(const Kernel& kernel, int64_t rows, int64_t cols);
 // the register tile's other statements (initialisation, write-back) into the same tiles, done by
 // each lane on its elements. Each accumulator is summed in the same order as before.
 TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& shape);
+// Runs the edges of `loops` apart on the GPU (Kernel::peeled, rule 7 of loop_tree.hpp): grid
+// loops, whose whole blocks then run without the guards only an edge needs, and uniform serial
+// loops outside the block loops (a reduction's strip loop), whose whole iterations run as a loop
+// without them and the partial last one after it. The tree does not change. Refused for a loop
+// with nothing to peel (its bounds constant and a multiple of its step apart), for a grid loop
+// with no whole block, and for loops of other kinds.
+TransformResult peel(const Kernel& kernel, const std::vector<std::string>& loops);
+
+// Rounds the register work of tiles up to whole tiles: a loop whose body only reads shared and
+// register buffers and writes register buffers, with an upper bound a constant distance above
+// its lower (a tile's strip: `i < min(i_o2 + 8, M)`), loses its other upper bounds, so that its
+// last iterations past the edge run too. What they compute lands in register elements that no
+// iteration inside the bounds uses (a thread's tile, indexed by the iteration's place in its
+// strip) and is never stored: the kernel computes the same, and the GPU runs the tile's
+// multiply-adds without guards. Every loop where this holds is rounded up; refused when there is
+// none. Later steps see the rounded loops.
+TransformResult roundUp(const Kernel& kernel);
 
 }  // namespace cudaburg

@@ -46,6 +46,18 @@ const std::vector<RecipeCase>& recipeCases() {
       {"matmul", {{"M", 100}, {"N", 72}, {"K", 50}},  // asynchronous copies, A's scalar, B's 16 bytes
        "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 4,4\n"
        "strip k 8\nstage A at k_o transposed\nstage B at k_o interleaved 8\nmap k_o async\nunroll k 8"},
+      {"matmul", {{"M", 127}, {"N", 4099}, {"K", 513}},  // edges peeled: whole tiles and strips unguarded
+       "tile i,j 64,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 8,4\n"
+       "strip k 16\nstage A at k_o transposed\nstage B at k_o\nmap k_o pipelined\nunroll k 16\nlanes 4,8\n"
+       "roundup\npeel i_o,j_o,k_o"},
+      {"matmul", {{"M", 100}, {"N", 72}, {"K", 50}},  // peeled, asynchronous, a split reduction's parts
+       "split k 2\nmap k_s grid.z\ntile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\n"
+       "regtile i,j 4,4\nstrip k 8\nstage A at k_o transposed\nstage B at k_o\nmap k_o async\nunroll k 8\n"
+       "roundup\npeel i_o,k_o"},
+      {"matmul", {{"M", 1000}, {"N", 1000}, {"K", 1000}},  // peeled, single buffers, 128-bit columns
+       "tile i,j 64,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 8,8\n"
+       "strip k 16\nstage A at k_o transposed\nstage B at k_o\nunroll k 16\nvectorize j 4\nroundup\n"
+       "peel i_o,j_o,k_o"},
       {"correlate2d", {{"H", 60}, {"W", 50}},  // an asynchronously pipelined stage with a window's halo
        "tile y,x 16,64\nmap y_o grid.y\nmap x_o grid.x\nmap y block.y\nmap x block.x\nregtile y,x 2,4\n"
        "strip u 4\nstage Img at u_o\nstage Tpl at u_o\nmap u_o async"},

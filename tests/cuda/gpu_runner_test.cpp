@@ -334,6 +334,30 @@ TEST_F(GpuRunner, TensorCoreProductsVerifyAgainstGemmEx) {
   EXPECT_EQ(t.library, "cuBLAS GemmEx (half)");
 }
 
+TEST_F(GpuRunner, PeeledEdgesVerify) {
+  // Partial tiles on both sides and a partial last strip (127x4099x513): whole tiles and strips
+  // run without guards, the register work rounded up past the edges; each buffering, and a split
+  // reduction whose parts end at different places, against cuBLAS.
+  Kernel k = testing::loadExample("matmul.loop", {{"M", 127}, {"N", 4099}, {"K", 513}});
+  const std::string tiles = "tile i,j 64,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+                            "regtile i,j 8,4; strip k 16; stage A at k_o transposed; stage B at k_o; ";
+  for (const char* rest : {"unroll k 16; roundup; peel i_o,j_o,k_o",
+                           "map k_o pipelined; unroll k 16; lanes 4,8; roundup; peel i_o,j_o,k_o",
+                           "map k_o async; unroll k 16; roundup; peel i_o,j_o,k_o",
+                           "map k_o pipelined; unroll k 16; roundup"}) {
+    SCOPED_TRACE(rest);
+    auto e = emitUnder(k, tiles + rest);
+    ASSERT_TRUE(e);
+    RunResult r = runner_->measure(k, *e, build(*e));
+    EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
+  }
+  auto split = emitUnder(k, "split k 3; map k_s grid.z; " + tiles + "map k_o pipelined; unroll k 16; roundup; "
+                            "peel i_o,j_o,k_o");
+  ASSERT_TRUE(split);
+  RunResult r = runner_->measure(k, *split, build(*split));
+  EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
+}
+
 TEST_F(GpuRunner, ReferenceLibraryIsTimed) {
   ReferenceTiming t = runner_->reference(testing::loadExample("matmul.loop", {{"M", 512}, {"N", 512}, {"K", 512}}));
   ASSERT_EQ(t.status, RunStatus::Ok) << t.reason;

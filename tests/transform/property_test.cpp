@@ -11,6 +11,7 @@
 #include "src/transform/loop_names.hpp"
 #include "src/transform/mapped_tree_check.hpp"
 #include "src/transform/recipe.hpp"
+#include "src/transform/transforms.hpp"
 #include "tests/transform/test_kernels.hpp"
 
 namespace cudaburg {
@@ -36,7 +37,7 @@ class RecipeGenerator {
     const Node* l = loops[index(loops.size())];
     const Node* inner = l->body()->kind == NodeKind::For ? l->body().get() : nullptr;
     RecipeStep s;
-    s.kind = static_cast<StepKind>(index(static_cast<size_t>(StepKind::Mma) + 1));  // any step
+    s.kind = static_cast<StepKind>(index(static_cast<size_t>(StepKind::RoundUp) + 1));  // any step
     s.loops = {l->index};
     switch (s.kind) {
       case StepKind::StripMine:
@@ -64,6 +65,8 @@ class RecipeGenerator {
         s.factors = {rows, 32 / rows};
         break;
       }
+      case StepKind::Peel: break;
+      case StepKind::RoundUp: s.loops.clear(); break;
       case StepKind::Map:
         s.mapping = static_cast<Mapping>(index(static_cast<size_t>(Mapping::AsyncPipelined) + 1));  // any mapping
         break;
@@ -156,6 +159,10 @@ TEST_P(ExampleProperty, ScheduledRecipesComputeTheSame) {
     EXPECT_EQ(checkMappedTree(*r.kernel), "");
     EXPECT_EQ(testing::differenceFrom(k, *r.kernel, round), "");
     expectReplays(k, recipe, *r.kernel);
+    if (TransformResult rounded = roundUp(*r.kernel); rounded.ok()) {  // partial tiles rounded up
+      EXPECT_EQ(checkMappedTree(*rounded.kernel), "");
+      EXPECT_EQ(testing::differenceFrom(k, *rounded.kernel, round), "");
+    }
   }
 }
 

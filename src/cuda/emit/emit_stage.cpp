@@ -276,30 +276,28 @@ void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
   std::vector<StageCopy> copies;
   for (const Node* s : parts.stages) copies.push_back(planStageCopy(shiftedStage(*s, loop, 1), next));
   if (!refusal_.empty()) return;
-  Scope body = inner;
-  body.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, *trips));
-  std::vector<std::string> nextConds = laterConditions(loop, 1, body);  // this iteration has a next one
-  bool more = *trips > 1;
-
-  open("for (" + index_ + " " + loop.index + " = " + affineText(loop.lower) + "; " + loopConditions(loop, scope) + "; " +
-       loopStep(loop) + ") {");
-  line("const int stage_slot = (" + iterationText(loop) + ") & 1;");
-  if (more) {
-    for (size_t i = 0; i < copies.size(); ++i)
-      line(copies[i].type + " " + parts.stages[i]->buffer.name + "_next[" + std::to_string(itemsPerThread(copies[i])) +
-           "];");
-    if (!nextConds.empty()) open("if (" + joinConditions(nextConds) + ") {");
-    for (size_t i = 0; i < copies.size(); ++i) emitStageRegisters(copies[i], parts.stages[i]->buffer.name + "_next", true);
-    if (!nextConds.empty()) close();
-  }
-  for (const auto& w : parts.work) emit(*w, body);
-  if (more) {
-    if (!nextConds.empty()) open("if (" + joinConditions(nextConds) + ") {");
-    for (size_t i = 0; i < copies.size(); ++i) emitStageRegisters(copies[i], parts.stages[i]->buffer.name + "_next", false);
-    if (!nextConds.empty()) close();
-  }
-  line("__syncthreads();");
-  close();
+  emitIterations(loop, inner, *trips, [&](const Scope& body, Iterations part) {
+    std::vector<std::string> nextConds = laterConditions(loop, 1, body);  // this iteration has a next one
+    bool more = *trips > 1 && part != Iterations::Last;
+    line("const int stage_slot = (" + iterationText(loop) + ") & 1;");
+    if (more) {
+      for (size_t i = 0; i < copies.size(); ++i)
+        line(copies[i].type + " " + parts.stages[i]->buffer.name + "_next[" +
+             std::to_string(itemsPerThread(copies[i])) + "];");
+      if (!nextConds.empty()) open("if (" + joinConditions(nextConds) + ") {");
+      for (size_t i = 0; i < copies.size(); ++i)
+        emitStageRegisters(copies[i], parts.stages[i]->buffer.name + "_next", true);
+      if (!nextConds.empty()) close();
+    }
+    for (const auto& w : parts.work) emit(part == Iterations::Whole ? *dropImpliedBounds(w, loop) : *w, body);
+    if (more) {
+      if (!nextConds.empty()) open("if (" + joinConditions(nextConds) + ") {");
+      for (size_t i = 0; i < copies.size(); ++i)
+        emitStageRegisters(copies[i], parts.stages[i]->buffer.name + "_next", false);
+      if (!nextConds.empty()) close();
+    }
+    line("__syncthreads();");
+  });
 }
 
 void KernelWriter::emitAsyncCopies(const StageCopy& c, const std::string& source) {
@@ -355,23 +353,21 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
     }
     line("async_commit();");
   }
-  Scope body = inner;
-  body.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, *trips));
-  for (const Node* b : parts.buffers) body.slots[b->buffer.name] = "stage_slot";
-  open("for (" + index_ + " " + loop.index + " = " + affineText(loop.lower) + "; " + loopConditions(loop, scope) + "; " +
-       loopStep(loop) + ") {");
-  line("const int stage_slot = (" + iterationText(loop) + ") % " + std::to_string(kAsyncStages) + ";");
-  line("async_wait<" + std::to_string(ahead - 1) + ">();  // this iteration's stages have landed");
-  line("__syncthreads();");
-  if (*trips > ahead) {
-    std::vector<std::string> conds = laterConditions(loop, ahead, body);
-    if (!conds.empty()) open("if (" + joinConditions(conds) + ") {");
-    issue(ahead, "(stage_slot + " + std::to_string(ahead) + ") % " + std::to_string(kAsyncStages), *trips - ahead);
-    if (!conds.empty()) close();
-  }
-  line("async_commit();");
-  for (const auto& w : parts.work) emit(*w, body);
-  close();
+  Scope working = inner;
+  for (const Node* b : parts.buffers) working.slots[b->buffer.name] = "stage_slot";
+  emitIterations(loop, working, *trips, [&](const Scope& body, Iterations part) {
+    line("const int stage_slot = (" + iterationText(loop) + ") % " + std::to_string(kAsyncStages) + ";");
+    line("async_wait<" + std::to_string(ahead - 1) + ">();  // this iteration's stages have landed");
+    line("__syncthreads();");
+    if (*trips > ahead && part != Iterations::Last) {
+      std::vector<std::string> conds = laterConditions(loop, ahead, body);
+      if (!conds.empty()) open("if (" + joinConditions(conds) + ") {");
+      issue(ahead, "(stage_slot + " + std::to_string(ahead) + ") % " + std::to_string(kAsyncStages), *trips - ahead);
+      if (!conds.empty()) close();
+    }
+    line("async_commit();");
+    for (const auto& w : parts.work) emit(part == Iterations::Whole ? *dropImpliedBounds(w, loop) : *w, body);
+  });
 }
 
 }  // namespace cudaburg::emit_internal

@@ -331,14 +331,11 @@ void KernelWriter::dropDerived(const Node& loop, const std::vector<size_t>& mark
 void KernelWriter::emitSerialLoop(const Node& loop, const Scope& scope) {
   auto trips = scope.ranges.maxTripCount(loop);
   if (!trips) return refuse("loop `" + loop.index + "` has no bounded trip count");
-  Scope inner = scope;
-  inner.ranges.bindLoop(loop, scope.ranges.loopIndexRange(loop, *trips));
-  open("for (" + index_ + " " + loop.index + " = " + affineText(loop.lower) + "; " + loopConditions(loop, scope) + "; " +
-       loopStep(loop) + ") {");
-  std::vector<size_t> derived = declareDerived(loop);
-  emit(*loop.body(), inner);
-  close();
-  dropDerived(loop, derived);
+  emitIterations(loop, scope, *trips, [&](const Scope& inner, Iterations part) {
+    std::vector<size_t> derived = declareDerived(loop);
+    emit(part == Iterations::Whole ? *dropImpliedBounds(loop.body(), loop) : *loop.body(), inner);
+    dropDerived(loop, derived);
+  });
 }
 
 std::string KernelWriter::loopConditions(const Node& loop, const Scope& scope) {
@@ -500,6 +497,7 @@ void KernelWriter::emitAlloc(const Node& node, const Scope& scope) {
 
 void KernelWriter::declareShared(const Node& alloc, int copies) {
   const Array& buffer = alloc.buffer;
+  if (hoistedShared_.count(buffer.name)) return;  // declared before the copies of a peeled block
   std::vector<int64_t> extents = declaredExtents(alloc, copies, elementType_);
   std::string type = cudaType(typeOf(buffer));
   std::string dims, innerDims;
@@ -518,7 +516,7 @@ void KernelWriter::declareShared(const Node& alloc, int copies) {
 }
 
 void KernelWriter::emitGridLoops(size_t i, const Scope& scope) {
-  if (i == plan_.gridLoops.size()) return emit(*plan_.phases, scope);
+  if (i == plan_.gridLoops.size()) return emitPhases(scope);
   const LaunchPlan::GridLoop& g = plan_.gridLoops[i];
   const Node& loop = *g.loop;
   std::string a = kAxis[g.axis];

@@ -2,6 +2,7 @@
 // The writer behind the CUDA emitter (emitter.hpp), shared by the files that make it up:
 // emitter.cpp (expressions, loops and the kernel around them) and emit_stage.cpp (the copies
 // into shared memory and the pipelined loops). Not part of the emitter's interface.
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -166,6 +167,23 @@ class KernelWriter {
   // Opens `if (guards) {` when some upper bound of `loop` is not proven for `lastIndex`; says if it did.
   bool openGuard(const Node& loop, const Affine& lastIndex, const Scope& scope);
 
+  // Peeled loops (rule 7 of loop_tree.hpp; emit_peel.cpp).
+  bool isPeeled(const std::string& index) const;
+  // What each block runs, below the grid loops: once, or (peeled grid loops) a copy for whole
+  // tiles and one for edge tiles, behind one uniform branch, the shared buffers declared before.
+  void emitPhases(const Scope& scope);
+  // Which part of a loop's iterations one copy of its body runs: all of them; its whole iterations
+  // (a peeled loop: index + step within every upper bound); its partial last one.
+  enum class Iterations { All, Whole, Last };
+  // Writes `loop`'s iterations around `iteration(body scope, part)`, which writes one iteration's
+  // body: one loop, or when `loop` is peeled a loop over its whole iterations and its last after
+  // it. `inner` is the scope the body sees, the loop's index not yet bound; `trips` its trip count.
+  void emitIterations(const Node& loop, const Scope& inner, int64_t trips,
+                      const std::function<void(const Scope&, Iterations)>& iteration);
+  // The shared buffers below `node` declared once (their copies for a pipelined loop's), which
+  // later declarations of them then skip.
+  void hoistShared(const Node& node, int copies);
+
   // Expressions.
   std::string accessText(const Access& a, const Scope& scope);
   std::vector<std::string> outsideConditions(const Access& a, const Array& array, const Scope& scope);
@@ -203,6 +221,12 @@ class KernelWriter {
   int64_t dynamicOffset_ = 0;
   int temps_ = 0;
   std::set<std::string> usedCoordinates_;
+  std::map<std::string, std::vector<int64_t>> hoistedShared_;  // declared before a peeled block's copies
 };
+
+// In a whole iteration of `peeled` (index + step within each of its upper bounds), a loop below
+// bounded by `index + c` (c at most the step) needs none of those bounds beside: the same body
+// with them left out.
+NodePtr dropImpliedBounds(const NodePtr& node, const Node& peeled);
 
 }  // namespace cudaburg::emit_internal
