@@ -1,5 +1,7 @@
 #include "src/search/evaluator.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <future>
 
@@ -11,8 +13,27 @@ struct Evaluator::Prepared {
   std::string recipeLine;
   std::string refusal;  // set when the recipe or the emitter refused it
   std::optional<CudaKernel> cuda;
-  std::future<CompileResult> compiling;
+  std::future<std::optional<CompileResult>> compiling;  // nullopt: not started, for the budget
   std::optional<CompileResult> binary;
+};
+
+// What the compilations on the pool share with the search: a compilation that could not end
+// within the budget (it would take as long as the longest so far) is not started once a variant
+// has been measured, so that the search does not wait for it at its end. Shared, because the
+// pool's threads may outlive the evaluator's other members.
+struct Evaluator::CompileBudget {
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  std::atomic<int64_t> longestNs{0};
+  std::atomic<bool> measuredOne{false};
+
+  bool wouldOverrun() const {
+    return measuredOne && std::chrono::steady_clock::now() + std::chrono::nanoseconds(longestNs.load()) >= deadline;
+  }
+  void took(std::chrono::steady_clock::duration d) {
+    int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
+    for (int64_t seen = longestNs.load(); ns > seen && !longestNs.compare_exchange_weak(seen, ns);) {
+    }
+  }
 };
 
 std::string textHash(const std::string& text) {
@@ -46,7 +67,9 @@ void splitDevice(const std::string& described, std::string& name, std::string& c
 
 Evaluator::Evaluator(const Kernel& kernel, EvaluatorOptions options, Runner* runner, TuningDb* db, Progress& progress)
     : kernel_(kernel), options_(std::move(options)), runner_(runner), db_(db), progress_(progress),
-      pool_(std::make_unique<ThreadPool>()), started_(std::chrono::steady_clock::now()) {
+      pool_(std::make_unique<ThreadPool>()), compileBudget_(std::make_shared<CompileBudget>()),
+      started_(std::chrono::steady_clock::now()) {
+  if (options_.budget.count() > 0) compileBudget_->deadline = started_ + options_.budget;
   nestKey_ = textHash(printKernel(kernel));
   outcome_.kernelName = kernel.name;
   outcome_.loopFile = kernel.sourceName;
@@ -124,7 +147,14 @@ std::optional<double> Evaluator::evaluate(const std::vector<Candidate>& candidat
     if (p->cuda) {
       CudaKernel cuda = *p->cuda;
       CompileOptions copts = options_.compile;
-      p->compiling = pool_->submit([cuda, copts] { return compile(cuda, copts); });
+      std::shared_ptr<CompileBudget> budget = compileBudget_;
+      p->compiling = pool_->submit([cuda, copts, budget]() -> std::optional<CompileResult> {
+        if (budget->wouldOverrun()) return std::nullopt;
+        auto start = std::chrono::steady_clock::now();
+        CompileResult r = compile(cuda, copts);
+        budget->took(std::chrono::steady_clock::now() - start);
+        return r;
+      });
     }
     batch.push_back(p.get());
     kept_.push_back(std::move(p));
@@ -138,17 +168,26 @@ std::optional<double> Evaluator::evaluate(const std::vector<Candidate>& candidat
     v.cover = candidates[i].cover;
     v.modelCost = candidates[i].model;
     // No time is left to measure it, or its compilation (queued behind others) would not end
-    // within the budget: drop the compilations not started rather than wait for them.
-    if (p.cuda && outcome_.gpuAvailable && (outOfBudget() || !compiledWithinBudget(p))) {
-      pool_->dropQueued();
+    // within the budget (the compilations not started are dropped rather than waited for), or
+    // was not started for it.
+    auto budgetSpent = [&] {
       v.result.status = RunStatus::NotMeasured;
       v.result.reason = "the budget was spent before it was reached";
       progress_.skipped();
       outcome_.variants.push_back(std::move(v));
+    };
+    if (p.cuda && outcome_.gpuAvailable && (outOfBudget() || !compiledWithinBudget(p))) {
+      pool_->dropQueued();
+      budgetSpent();
       continue;
     }
     if (p.cuda) {
-      p.binary = p.compiling.get();
+      std::optional<CompileResult> compiled = p.compiling.get();
+      if (!compiled) {
+        budgetSpent();
+        continue;
+      }
+      p.binary = std::move(compiled);
       ++outcome_.compiled;
       progress_.compiled();
       v.result.registers = p.binary->resources.registers;
@@ -189,6 +228,7 @@ void Evaluator::measureOne(Prepared& p, VariantResult& v) {
     return;
   }
   ++measured_;
+  compileBudget_->measuredOne = true;
   if (db_) {
     if (auto stored = db_->find(key)) {
       v.measured = true;

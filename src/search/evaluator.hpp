@@ -61,6 +61,7 @@ class Evaluator {
 
  private:
   struct Prepared;
+  struct CompileBudget;
   MeasurementKey keyFor(const std::string& recipeLine) const;
   void measureOne(Prepared& p, VariantResult& v);
   // Waits for `p`'s compilation until the budget ends; false when it was not done by then (once
@@ -73,6 +74,7 @@ class Evaluator {
   TuningDb* db_;
   Progress& progress_;
   std::unique_ptr<ThreadPool> pool_;
+  std::shared_ptr<CompileBudget> compileBudget_;
   SearchOutcome outcome_;
   std::string nestKey_;
   std::string gpuName_, computeCapability_, driver_;

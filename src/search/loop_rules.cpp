@@ -23,6 +23,37 @@ void forEachLoad(const Node& n, const std::function<void(const Access&)>& f) {
   for (const auto& k : n.kids) forEachLoad(*k, f);
 }
 
+// Whether every access of the kernel that moves along `index` could be read or written 4 elements at
+// a time: contiguous (coefficient 1, in the last subscript only) from an aligned start (every
+// other term a multiple of 4). A global array must also be unpadded with rows of a multiple of 4
+// elements and an aligned constant offset; a staged one (`staged`: array -> stored transposed) is
+// read from its buffer, which starts at the box's origin and holds rows of whole tiles. A
+// convolution's window (x + r) is not contiguous in this sense; matmul's B[k][j] and C[i][j] are.
+bool wideAlong(const Kernel& kernel, const std::string& index, const std::map<std::string, bool>& staged) {
+  bool wide = true;
+  auto check = [&](const Access& access) {
+    Access a = access;
+    auto stage = staged.find(a.array);
+    if (stage != staged.end() && stage->second && a.subscripts.size() >= 2)
+      std::swap(a.subscripts[a.subscripts.size() - 1], a.subscripts[a.subscripts.size() - 2]);
+    for (size_t d = 0; d + 1 < a.subscripts.size(); ++d) wide &= !a.subscripts[d].uses(index);
+    if (a.subscripts.empty() || !a.subscripts.back().uses(index)) return;
+    const Affine& last = a.subscripts.back();
+    wide &= last.coef(index) == 1;
+    for (const auto& [name, coef] : last.terms) wide &= name == index || coef % 4 == 0;
+    if (stage != staged.end()) return;
+    const Array* array = kernel.findParam(a.array);
+    wide &= array && !array->zeroPadded && array->extents.back() % 4 == 0 && last.constant % 4 == 0;
+  };
+  std::function<void(const Node&)> visit = [&](const Node& node) {
+    if (node.kind == NodeKind::Assign) check(node.target);
+    for (const auto& k : node.kids) visit(*k);
+  };
+  visit(*kernel.body);
+  forEachLoad(*kernel.body, check);
+  return wide;
+}
+
 constexpr double kPicosecondsPerMs = 1e9;
 
 }  // namespace
@@ -184,7 +215,10 @@ Fragment LoopRules::tiles(const TiledLoop& y, const TiledLoop& x, const Fragment
                                  named(f, makeStep(StepKind::RegisterTile, {y.index, x.index}, {tm, tn}))};
   f.inTile.insert(f.inTile.begin(), mapped.begin(), mapped.end());
   // 128-bit accesses along a thread's columns, where rows keep them aligned.
-  if (x.vectorizable && tn % 4 == 0 && f.shape.cols % 4 == 0) {
+  std::map<std::string, bool> staged;
+  for (const auto& step : f.inTile)
+    if (step.kind == StepKind::Stage) staged[step.array] = step.transposed;
+  if (x.vectorizable && tn % 4 == 0 && f.shape.cols % 4 == 0 && wideAlong(kernel_, x.index, staged)) {
     f.inTile.push_back(named(f, makeStep(StepKind::Vectorize, {x.index}, {4})));
     f.shape.vectorized = true;
   }

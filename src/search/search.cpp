@@ -68,14 +68,16 @@ std::map<std::string, std::optional<double>> measureCovers(const LoopRules& rule
   std::map<std::string, std::optional<double>> table;
   std::vector<ModelSample> samples;
   std::vector<double> priorMs, measuredMs;
-  // Without a GPU nothing is timed: the model's best few are compiled (what fails to is refused)
-  // and the best that compiled wins, at its estimate.
+  // Without a GPU nothing is timed: the model's best few that compile are compiled, in the model's
+  // order (what a step or the compiler refuses is skipped), and the best of them wins, at its
+  // estimate.
   bool timing = outcome.gpuAvailable;
+  size_t next = 0, compiled = 0;
   while (!evaluator.outOfBudget()) {
     std::vector<size_t> ids;
     if (timing) ids = strategy.ask();
     else
-      for (size_t i = 0; i < candidates.size() && i < kCompiledWithoutGpu; ++i) ids.push_back(i);
+      for (; next < candidates.size() && ids.size() + compiled < kCompiledWithoutGpu; ++next) ids.push_back(next);
     if (ids.empty()) break;
     std::vector<Candidate> batch;
     for (size_t i : ids) batch.push_back(candidates[i]);
@@ -93,10 +95,9 @@ std::map<std::string, std::optional<double>> measureCovers(const LoopRules& rule
       }
       if (timing) strategy.tell(i, ms);
       if (v.measured) table[lines[i]] = ms;
-      else if (!timing)
-        table[lines[i]] = v.result.status == RunStatus::Refused ? std::nullopt : std::optional<double>(candidates[i].model);
+      else if (!timing && v.result.status != RunStatus::Refused) table[lines[i]] = candidates[i].model, ++compiled;
+      else if (!timing) table[lines[i]] = std::nullopt;
     }
-    if (!timing) break;
   }
   outcome.strategy = strategy.name();
   outcome.modelSamples = samples.size();

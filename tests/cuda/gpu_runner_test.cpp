@@ -3,7 +3,9 @@
 // reported as failed variants and the runner goes on with a fresh worker.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <optional>
+#include <string>
 
 #include "src/cuda/compile/compiler.hpp"
 #include "src/cuda/emit/emitter.hpp"
@@ -144,8 +146,53 @@ TEST_F(GpuRunner, Conv2dVerifies) {
   EXPECT_EQ(r.status, RunStatus::Ok) << r.reason << " (" << r.reference << ")";
 }
 
+// Every layout and form of convolution the examples show, and the transposed products, verify
+// against their library at small sizes; cuDNN's timing names the algorithm it chose.
+TEST_F(GpuRunner, ConvolutionAndProductExamplesVerifyAgainstTheirLibrary) {
+  struct Case {
+    const char* example;
+    std::map<std::string, int64_t> sizes;
+    const char* library;
+  };
+  const Case cases[] = {
+      {"conv2d_nhwc.loop", {{"N", 2}, {"C", 8}, {"H", 14}, {"W", 10}, {"K", 12}, {"ST", 2}}, "cuDNN"},
+      {"conv2d_dilated.loop", {{"N", 2}, {"C", 4}, {"H", 13}, {"W", 11}, {"K", 6}}, "cuDNN"},
+      {"conv2d_grouped.loop", {{"N", 2}, {"G", 3}, {"CG", 2}, {"KG", 4}, {"H", 9}, {"W", 12}}, "cuDNN"},
+      {"conv2d_depthwise.loop", {{"N", 2}, {"C", 6}, {"H", 15}, {"W", 9}}, "cuDNN"},
+      {"conv3d_ncdhw.loop", {{"N", 2}, {"C", 3}, {"D", 5}, {"H", 7}, {"W", 6}, {"K", 4}}, "cuDNN"},
+      {"conv3d.loop", {{"D", 20}, {"H", 18}, {"W", 16}, {"T", 3}}, "cuDNN"},
+      {"conv1d.loop", {{"N", 2}, {"C", 5}, {"L", 100}, {"K", 3}, {"ST", 3}}, "cuDNN"},
+      {"correlate2d.loop", {{"H", 40}, {"W", 33}, {"TH", 4}, {"TW", 5}}, "cuDNN"},
+      {"matmul_nt.loop", {{"M", 64}, {"N", 48}, {"K", 40}}, "cuBLAS"},
+      {"matmul_tn.loop", {{"M", 64}, {"N", 48}, {"K", 40}}, "cuBLAS"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.example);
+    Kernel k = testing::loadExample(c.example, c.sizes);
+    RunResult r = measureNaive(k);
+    EXPECT_EQ(r.status, RunStatus::Ok) << r.reason << " (" << r.reference << ")";
+    EXPECT_EQ(r.reference.rfind(c.library, 0), 0u) << r.reference;
+    ReferenceTiming t = runner_->reference(k);
+    EXPECT_TRUE(t.ok()) << t.reason;
+    if (std::string(c.library) == "cuDNN") {
+      EXPECT_NE(t.library.find("("), std::string::npos) << t.library;
+    }
+  }
+}
+
 TEST_F(GpuRunner, OtherNestsVerifyAgainstTheFp64Reference) {
-  RunResult r = measureNaive(testing::loadExample("conv3d.loop", {{"D", 20}, {"H", 18}, {"W", 16}, {"T", 3}}));
+  Kernel k = testing::parseLoopText("scaled.loop", R"(
+size M = 40, N = 24, K = 30;
+kernel scaled(float C[M][N], const float A[M][K], const float B[K][N]) {
+  parallel for (i = 0; i < M; i++)
+    parallel for (j = 0; j < N; j++) {
+      C[i][j] = 0;
+      reduce for (k = 0; k < K; k++)
+        C[i][j] += 2 * A[i][k] * B[k][j];
+    }
+}
+)");
+  RunResult r = measureNaive(k);
   EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
   EXPECT_EQ(r.reference, "FP64 reference");
 }

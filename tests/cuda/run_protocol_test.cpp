@@ -64,25 +64,32 @@ TEST(RunProtocol, ExactAndConvolutionReferencesRoundTrip) {
   EXPECT_EQ(back.exactTypes, exact.exactTypes);
 
   ReferenceSpec conv;
-  conv.kind = ReferencePlan::Kind::Conv2d;
+  conv.kind = ReferencePlan::Kind::Conv;
   conv.conv.output = "Out";
-  conv.conv.padW = 2;
-  conv.conv.dilationH = 3;
+  conv.conv.layout = ConvShape::Layout::ChannelsLast;
+  conv.conv.groups = 8;
+  conv.conv.in = {16, 12, 10};
+  conv.conv.pad = {0, 2, 1};
+  conv.conv.dilation = {1, 3, 1};
   back = referenceSpecFromJson(toJson(conv));
-  EXPECT_EQ(back.kind, ReferencePlan::Kind::Conv2d);
+  EXPECT_EQ(back.kind, ReferencePlan::Kind::Conv);
   EXPECT_EQ(back.conv.output, "Out");
-  EXPECT_EQ(back.conv.padW, 2);
-  EXPECT_EQ(back.conv.dilationH, 3);
+  EXPECT_EQ(back.conv.layout, ConvShape::Layout::ChannelsLast);
+  EXPECT_EQ(back.conv.groups, 8);
+  EXPECT_EQ(back.conv.in, conv.conv.in);
+  EXPECT_EQ(back.conv.pad, conv.conv.pad);
+  EXPECT_EQ(back.conv.dilation, conv.conv.dilation);
 }
 
 TEST(RunProtocol, ReplyWithUnboundedErrorRoundTrips) {
-  MeasureReply r{RunStatus::Wrong, "C: 3 elements are NaN", INFINITY, -1, 0, false};
+  MeasureReply r{RunStatus::Wrong, "C: 3 elements are NaN", INFINITY, -1, 0, false, ""};
   MeasureReply back = measureReplyFromJson(nlohmann::json::parse(toJson(r).dump()));
   EXPECT_EQ(back.status, RunStatus::Wrong);
   EXPECT_EQ(back.reason, r.reason);
   EXPECT_TRUE(std::isinf(back.error));
-  MeasureReply timed{RunStatus::Ok, "", 1e-6, 0.25, 40, false};
+  MeasureReply timed{RunStatus::Ok, "", 1e-6, 0.25, 40, false, "WINOGRAD"};
   back = measureReplyFromJson(toJson(timed));
+  EXPECT_EQ(back.algorithm, "WINOGRAD");
   EXPECT_DOUBLE_EQ(back.ms, 0.25);
   EXPECT_EQ(back.runs, 40);
 }

@@ -83,40 +83,123 @@ kernel add(float C[N], const float A[N], const float B[N]) {
 }
 )");
   EXPECT_EQ(planReference(elementwise).kind, ReferencePlan::Kind::Exact);
-  EXPECT_EQ(planReference(loadExample("conv3d.loop")).kind, ReferencePlan::Kind::Exact);
 }
 
 TEST(RunReferenceShape, Conv2dExampleIsACudnnConvolution) {
   Kernel k = loadExample("conv2d.loop", {{"N", 2}, {"C", 3}, {"H", 10}, {"W", 12}, {"K", 4}});
   EXPECT_FALSE(recognizeGemm(k));
-  auto c = recognizeConv2d(k);
+  auto c = recognizeConv(k);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->input, "In");
   EXPECT_EQ(c->weight, "Wt");
   EXPECT_EQ(c->output, "Out");
+  EXPECT_EQ(c->layout, ConvShape::Layout::ChannelsFirst);
   EXPECT_EQ(c->n, 2);
   EXPECT_EQ(c->c, 3);
-  EXPECT_EQ(c->h, 10);
-  EXPECT_EQ(c->w, 12);
   EXPECT_EQ(c->k, 4);
-  EXPECT_EQ(c->r, 3);
-  EXPECT_EQ(c->s, 3);
-  EXPECT_EQ(c->p, 10);
-  EXPECT_EQ(c->q, 12);
-  EXPECT_EQ(c->padH, 1);
-  EXPECT_EQ(c->padW, 1);
-  EXPECT_EQ(c->strideH, 1);
-  EXPECT_EQ(planReference(k, true).kind, ReferencePlan::Kind::Conv2d);
+  EXPECT_EQ(c->groups, 1);
+  EXPECT_EQ(c->in, (std::vector<int64_t>{10, 12}));
+  EXPECT_EQ(c->filter, (std::vector<int64_t>{3, 3}));
+  EXPECT_EQ(c->out, (std::vector<int64_t>{10, 12}));
+  EXPECT_EQ(c->pad, (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(c->stride, (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(c->dilation, (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(planReference(k, true).kind, ReferencePlan::Kind::Conv);
   // Without the library the convolution is checked against the exact nest.
   EXPECT_EQ(planReference(k, false).kind, ReferencePlan::Kind::Exact);
 }
 
 TEST(RunReferenceShape, StridedConvolution) {
   Kernel k = loadExample("conv2d.loop", {{"N", 1}, {"C", 2}, {"H", 9}, {"W", 9}, {"K", 2}, {"ST", 2}});
-  auto c = recognizeConv2d(k);
+  auto c = recognizeConv(k);
   ASSERT_TRUE(c);
-  EXPECT_EQ(c->strideH, 2);
-  EXPECT_EQ(c->p, (9 + 2 - 3) / 2 + 1);
+  EXPECT_EQ(c->stride, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(c->out[0], (9 + 2 - 3) / 2 + 1);
+}
+
+// Every convolution example has cuDNN as its reference, and says how it is laid out.
+TEST(RunReferenceShape, ConvolutionExamplesAndTheirLayouts) {
+  struct Case {
+    const char* example;
+    std::string described;
+  };
+  const Case cases[] = {
+      {"conv2d.loop", "cuDNN convolution N32 C64 56x56 K64 3x3"},
+      {"conv2d_nhwc.loop", "cuDNN convolution N32 C64 56x56 K64 3x3 channels last"},
+      {"conv2d_dilated.loop", "cuDNN convolution N8 C64 56x56 K64 3x3"},
+      {"conv2d_grouped.loop", "cuDNN convolution N16 C128 56x56 K128 3x3 groups 32"},
+      {"conv2d_depthwise.loop", "cuDNN convolution N32 C128 56x56 K128 3x3 groups 128"},
+      {"conv3d_ncdhw.loop", "cuDNN convolution N4 C64 16x56x56 K64 3x3x3"},
+      {"conv3d.loop", "cuDNN convolution N1 C1 128x128x128 K1 8x8x8"},
+      {"correlate2d.loop", "cuDNN convolution N1 C1 2048x2048 K1 8x8"},
+      {"conv1d.loop", "cuDNN convolution N16 C128 4096 K128 7"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.example);
+    ReferencePlan plan = planReference(loadExample(c.example));
+    EXPECT_EQ(plan.kind, ReferencePlan::Kind::Conv);
+    EXPECT_EQ(plan.describe(), c.described);
+  }
+  auto dilated = recognizeConv(loadExample("conv2d_dilated.loop"));
+  ASSERT_TRUE(dilated);
+  EXPECT_EQ(dilated->dilation, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(dilated->pad, (std::vector<int64_t>{2, 2}));
+  auto grouped = recognizeConv(loadExample("conv2d_grouped.loop"));
+  ASSERT_TRUE(grouped);
+  EXPECT_EQ(grouped->c / grouped->groups, 4);
+}
+
+TEST(RunReferenceShape, TransposedProductExamples) {
+  auto nt = recognizeGemm(loadExample("matmul_nt.loop"));
+  ASSERT_TRUE(nt);
+  EXPECT_FALSE(nt->aTransposed);
+  EXPECT_TRUE(nt->bTransposed);
+  auto tn = recognizeGemm(loadExample("matmul_tn.loop"));
+  ASSERT_TRUE(tn);
+  EXPECT_TRUE(tn->aTransposed);
+  EXPECT_FALSE(tn->bTransposed);
+}
+
+// What the library would compute differently from the nest is checked exactly instead.
+TEST(RunReferenceShape, ConvolutionsTheLibraryComputesDifferently) {
+  const char* const nests[] = {
+      // The input has a channel more than the loop reads: the library's strides would differ.
+      R"(size N = 2, C = 3, H = 8, W = 8, K = 4;
+kernel c(float Out[N][K][6][6], const float In[N][4][H][W], const float Wt[K][C][3][3]) {
+  parallel for (n = 0; n < N; n++) parallel for (k = 0; k < K; k++)
+    parallel for (p = 0; p < 6; p++) parallel for (q = 0; q < 6; q++)
+      reduce for (c = 0; c < C; c++) reduce for (r = 0; r < 3; r++) reduce for (s = 0; s < 3; s++)
+        Out[n][k][p][q] += In[n][c][p + r][q + s] * Wt[k][c][r][s];
+})",
+      // Padded on one side only: the library pads both.
+      R"(size H = 8, W = 8;
+kernel c(float Out[7][7], const float In[H][W] padded, const float Wt[3][3]) {
+  parallel for (p = 0; p < 7; p++) parallel for (q = 0; q < 7; q++)
+    reduce for (r = 0; r < 3; r++) reduce for (s = 0; s < 3; s++)
+      Out[p][q] += In[p + r - 1][q + s - 1] * Wt[r][s];
+})",
+      // Channels first in the input, last in the output.
+      R"(size N = 2, C = 3, H = 8, W = 8, K = 4;
+kernel c(float Out[N][6][6][K], const float In[N][C][H][W], const float Wt[K][C][3][3]) {
+  parallel for (n = 0; n < N; n++) parallel for (k = 0; k < K; k++)
+    parallel for (p = 0; p < 6; p++) parallel for (q = 0; q < 6; q++)
+      reduce for (c = 0; c < C; c++) reduce for (r = 0; r < 3; r++) reduce for (s = 0; s < 3; s++)
+        Out[n][p][q][k] += In[n][c][p + r][q + s] * Wt[k][c][r][s];
+})",
+      // The taps in another order than the image's dimensions.
+      R"(size H = 8, W = 8;
+kernel c(float Out[6][6], const float In[H][W], const float Wt[3][3]) {
+  parallel for (p = 0; p < 6; p++) parallel for (q = 0; q < 6; q++)
+    reduce for (r = 0; r < 3; r++) reduce for (s = 0; s < 3; s++)
+      Out[p][q] += In[p + r][q + s] * Wt[s][r];
+})",
+  };
+  for (const char* text : nests) {
+    SCOPED_TRACE(text);
+    Kernel k = parseLoopText("c.loop", text);
+    EXPECT_FALSE(recognizeConv(k));
+    EXPECT_EQ(planReference(k).kind, ReferencePlan::Kind::Exact);
+  }
 }
 
 }  // namespace

@@ -1,5 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
 #include "src/analysis/dependence.hpp"
 #include "src/loop/printer.hpp"
 #include "tests/loop/parse_helper.hpp"
@@ -7,7 +12,7 @@
 namespace cudaburg {
 namespace {
 
-class Example : public ::testing::TestWithParam<const char*> {};
+class Example : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Example, ParsesChecksAndPrints) {
   auto p = test::parseExample(GetParam());
@@ -22,9 +27,21 @@ TEST_P(Example, ParsesChecksAndPrints) {
   EXPECT_TRUE(reduction) << deps.str();
 }
 
-INSTANTIATE_TEST_SUITE_P(Examples, Example,
-                         ::testing::Values("matmul.loop", "matmul_bt.loop", "conv2d.loop", "conv3d.loop",
-                                           "correlate2d.loop"));
+// Every .loop file of examples/.
+std::vector<std::string> exampleFiles() {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(CUDABURG_EXAMPLES_DIR))
+    if (entry.path().extension() == ".loop") names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, Example, ::testing::ValuesIn(exampleFiles()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param.substr(0, info.param.find('.'));
+                         });
+
+TEST(Examples, AllAreFound) { EXPECT_GE(exampleFiles().size(), 13u); }
 
 TEST(Examples, DefaultSizes) {
   auto mm = test::parseExample("matmul.loop");

@@ -216,6 +216,26 @@ TEST(Exploration, EveryOfferedConv2dCandidateComputesTheNest) {
   expectCandidatesComputeTheNest(k, fs);
 }
 
+// The other layouts and forms of convolution, and the transposed products: whatever the grammar
+// offers for them computes what they compute.
+TEST(Exploration, EveryOfferedCandidateOfTheOtherExamplesComputesTheNest) {
+  const std::pair<const char*, std::map<std::string, int64_t>> examples[] = {
+      {"conv2d_nhwc.loop", {{"N", 2}, {"C", 3}, {"H", 9}, {"W", 10}, {"K", 5}, {"ST", 2}}},
+      {"conv2d_dilated.loop", {{"N", 2}, {"C", 3}, {"H", 9}, {"W", 10}, {"K", 5}}},
+      {"conv2d_depthwise.loop", {{"N", 2}, {"C", 5}, {"H", 9}, {"W", 10}}},
+      {"conv1d.loop", {{"N", 2}, {"C", 3}, {"L", 40}, {"K", 5}}},
+      {"matmul_nt.loop", {{"M", 33}, {"N", 17}, {"K", 36}}},
+      {"matmul_tn.loop", {{"M", 33}, {"N", 17}, {"K", 36}}},
+  };
+  for (const auto& [example, sizes] : examples) {
+    SCOPED_TRACE(example);
+    Kernel k = loadExample(example, sizes);
+    auto fs = offered<generated::LoopsMatcher>(k);
+    ASSERT_FALSE(fs.empty());
+    expectCandidatesComputeTheNest(k, fs);
+  }
+}
+
 TEST(Exploration, ConstraintsOfTheGrammarHold) {
   // Register tiles divide block tiles; a split's parts keep 16 iterations each; no candidate is
   // offered twice; each is within the device's limits (the model's feasibility).

@@ -361,7 +361,7 @@ TEST(Stage, Refuses) {
   Kernel m = mappedMatmul(k);
   expectRefusal(stage(m, "A", "k"), "block");
   Kernel wide = testing::kernelFromText(
-      "size M = 4, K = 20000;\n"
+      "size M = 4, K = 60000;\n"
       "kernel rowsum(float S[M], const float A[M][K]) {\n"
       "  parallel for (i = 0; i < M; i++) { S[i] = 0; reduce for (k = 0; k < K; k++) S[i] += A[i][k]; }\n"
       "}\n");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 
 namespace cudaburg {
@@ -106,13 +107,6 @@ bool matchOperand(const Kernel& kernel, const Access& access, const std::string&
   return true;
 }
 
-bool fits(const Array& a, const std::vector<int64_t>& needed) {
-  if (a.extents.size() != needed.size()) return false;
-  for (size_t d = 0; d < needed.size(); ++d)
-    if (a.extents[d] < needed[d]) return false;
-  return true;
-}
-
 }  // namespace
 
 std::optional<GemmShape> recognizeGemm(const Kernel& kernel) {
@@ -166,60 +160,201 @@ std::optional<GemmShape> recognizeGemm(const Kernel& kernel) {
   return g;
 }
 
-std::optional<Conv2dShape> recognizeConv2d(const Kernel& kernel) {
+namespace {
+
+// One spatial dimension of a convolution's input subscript: stride * out + dilation * tap - pad.
+struct SpatialDim {
+  std::string out, tap;  // the output (parallel) and filter tap (reduction) indices
+  int64_t stride = 0, dilation = 0, pad = 0;
+};
+
+// The non-spatial subscripts of an operand around its run of spatial ones: an optional batch
+// subscript first, and an optional channel subscript right after it (channels first) or last.
+struct OperandLayout {
+  std::optional<Affine> batch, channel;
+  size_t firstSpatial = 0;
+  bool channelsLast = false;
+};
+
+// `channel` holds `index * coef` plus at most one other index with coefficient 1 (the channel
+// within a group) and nothing else; returns that other index ("" when there is none).
+bool splitGroupedChannel(const Affine& channel, const std::string& group, int64_t& coef, std::string& within) {
+  if (channel.constant != 0 || !channel.uses(group)) return false;
+  coef = channel.coef(group);
+  within.clear();
+  for (const auto& [name, c] : channel.terms) {
+    if (name == group) continue;
+    if (c != 1 || !within.empty()) return false;
+    within = name;
+  }
+  return coef > 0;
+}
+
+}  // namespace
+
+std::optional<ConvShape> recognizeConv(const Kernel& kernel) {
   auto c = findContraction(kernel);
   if (!c) return std::nullopt;
   const Access& out = c->update->target;
-  auto o = plainIndices(out);
-  if (!isOutput(kernel, out.array) || o.size() != 4) return std::nullopt;
+  if (!isOutput(kernel, out.array)) return std::nullopt;
   auto trips = tripCounts(*c);
-  for (const auto& n : o)
-    if (n.empty() || !trips.count(n)) return std::nullopt;
+  std::set<std::string> parallel;  // the indices the output uses
+  for (const auto& sub : out.subscripts)
+    for (const auto& [name, coef] : sub.terms) parallel.insert(name);
+  auto isReduction = [&](const std::string& name) { return trips.count(name) && !parallel.count(name); };
+  auto uses = [](const Access& x, const std::string& name) {
+    for (const auto& sub : x.subscripts)
+      if (sub.uses(name)) return true;
+    return false;
+  };
+  // A spatial subscript of operand `x` whose other operand is `other`: the output index it
+  // strides (which never indexes the filter) and the tap of the filter.
+  auto spatial = [&](const Affine& sub, const Access& other) -> std::optional<SpatialDim> {
+    if (sub.terms.size() != 2) return std::nullopt;
+    SpatialDim d;
+    for (const auto& [name, coef] : sub.terms) {
+      if (parallel.count(name)) d.out = name, d.stride = coef;
+      else if (isReduction(name)) d.tap = name, d.dilation = coef;
+    }
+    d.pad = -sub.constant;
+    if (d.out.empty() || d.tap.empty() || d.stride <= 0 || d.dilation <= 0 || d.pad < 0 || uses(other, d.out))
+      return std::nullopt;
+    return d;
+  };
+  auto spatialDims = [&](const Access& x, const Access& other) {
+    std::vector<size_t> at;
+    for (size_t i = 0; i < x.subscripts.size(); ++i)
+      if (spatial(x.subscripts[i], other)) at.push_back(i);
+    return at;
+  };
   const Access* in = c->left;
   const Access* wt = c->right;
-  auto allPlain = [](const Access& x) {
-    auto names = plainIndices(x);
-    return std::none_of(names.begin(), names.end(), [](const std::string& s) { return s.empty(); });
-  };
-  if (allPlain(*in) && !allPlain(*wt)) std::swap(in, wt);
-  if (in->subscripts.size() != 4 || wt->subscripts.size() != 4 || !allPlain(*wt)) return std::nullopt;
-  if (!isInput(kernel, in->array) || !isInput(kernel, wt->array)) return std::nullopt;
-  auto w = plainIndices(*wt);  // [k][c][r][s]
-  if (w[0] != o[1] || plainIndex(in->subscripts[0]) != o[0] || plainIndex(in->subscripts[1]) != w[1]) return std::nullopt;
-  if (c->loops.size() != 7) return std::nullopt;
-  for (const auto& n : {w[1], w[2], w[3]})
-    if (!trips.count(n) || std::find(o.begin(), o.end(), n) != o.end()) return std::nullopt;
+  if (spatialDims(*in, *wt).empty()) std::swap(in, wt);
+  std::vector<size_t> at = spatialDims(*in, *wt);
+  if (at.empty() || !spatialDims(*wt, *in).empty() || at.size() > 3 || at.back() - at.front() + 1 != at.size())
+    return std::nullopt;
+  if (!isInput(kernel, in->array) || !isInput(kernel, wt->array) || in->array == wt->array) return std::nullopt;
+  std::vector<SpatialDim> dims;
+  for (size_t i : at) dims.push_back(*spatial(in->subscripts[i], *wt));
+  size_t rank = dims.size();
 
-  Conv2dShape s;
+  // The input's layout: [batch] [channel] spatial... [channel].
+  OperandLayout inLayout;
+  inLayout.firstSpatial = at.front();
+  std::vector<Affine> before(in->subscripts.begin(), in->subscripts.begin() + at.front());
+  std::vector<Affine> after(in->subscripts.begin() + at.back() + 1, in->subscripts.end());
+  if (before.size() > 2 || after.size() > 1 || before.size() + after.size() > 2) return std::nullopt;
+  if (!before.empty()) {
+    std::string b = plainIndex(before[0]);
+    if (!b.empty() && parallel.count(b) && !uses(*wt, b)) inLayout.batch = before[0], before.erase(before.begin());
+  }
+  if (before.size() + after.size() > 1) return std::nullopt;
+  if (!before.empty()) inLayout.channel = before[0];
+  if (!after.empty()) inLayout.channel = after[0], inLayout.channelsLast = true;
+
+  ConvShape s;
   s.input = in->array, s.weight = wt->array, s.output = out.array;
-  s.n = trips[o[0]], s.k = trips[o[1]], s.p = trips[o[2]], s.q = trips[o[3]];
-  s.c = trips[w[1]], s.r = trips[w[2]], s.s = trips[w[3]];
-  // Spatial subscripts: stride * (output index) + dilation * (filter index) - pad.
-  auto spatial = [&](const Affine& sub, const std::string& outIdx, const std::string& filterIdx, int64_t& stride,
-                     int64_t& dilation, int64_t& pad) {
-    if (sub.terms.size() != 2) return false;
-    stride = sub.coef(outIdx), dilation = sub.coef(filterIdx), pad = -sub.constant;
-    return stride > 0 && dilation > 0 && pad >= 0;
-  };
-  if (!spatial(in->subscripts[2], o[2], w[2], s.strideH, s.dilationH, s.padH)) return std::nullopt;
-  if (!spatial(in->subscripts[3], o[3], w[3], s.strideW, s.dilationW, s.padW)) return std::nullopt;
+  s.layout = inLayout.channelsLast ? ConvShape::Layout::ChannelsLast : ConvShape::Layout::ChannelsFirst;
+  std::string batch = inLayout.batch ? plainIndex(*inLayout.batch) : "";
+  if (!batch.empty()) s.n = trips[batch];
+
+  // The output: the same layout, the output indices of the spatial dimensions in their order.
+  std::vector<Affine> expectedOut;
+  if (inLayout.batch) expectedOut.push_back(*inLayout.batch);
+  size_t outChannelAt = expectedOut.size();
+  for (const auto& d : dims) expectedOut.push_back(Affine::var(d.out));
+  std::optional<Affine> outChannel;
+  if (out.subscripts.size() == expectedOut.size() + 1) {
+    if (s.layout == ConvShape::Layout::ChannelsLast) outChannelAt = expectedOut.size();
+    outChannel = out.subscripts[outChannelAt];
+    expectedOut.insert(expectedOut.begin() + outChannelAt, *outChannel);
+  }
+  if (out.subscripts != expectedOut) return std::nullopt;
+
+  // Channels: ungrouped (out channel k, in channel c), or grouped by an index g both use.
+  std::string group, outWithin, inWithin;
+  int64_t outPerGroup = 1, inPerGroup = 1;
+  if (outChannel && inLayout.channel) {
+    for (const auto& [name, coef] : outChannel->terms)
+      if (inLayout.channel->uses(name)) group = name;
+  }
+  if (!group.empty()) {
+    if (!splitGroupedChannel(*outChannel, group, outPerGroup, outWithin) ||
+        !splitGroupedChannel(*inLayout.channel, group, inPerGroup, inWithin))
+      return std::nullopt;
+    if ((outWithin.empty() ? 1 : trips[outWithin]) != outPerGroup ||
+        (inWithin.empty() ? 1 : trips[inWithin]) != inPerGroup)
+      return std::nullopt;
+    s.groups = trips[group];
+    s.k = s.groups * outPerGroup, s.c = s.groups * inPerGroup;
+  } else {
+    outWithin = outChannel ? plainIndex(*outChannel) : "";
+    inWithin = inLayout.channel ? plainIndex(*inLayout.channel) : "";
+    if ((outChannel && outWithin.empty()) || (inLayout.channel && inWithin.empty())) return std::nullopt;
+    if (!outWithin.empty()) s.k = trips[outWithin];
+    if (!inWithin.empty()) s.c = trips[inWithin];
+  }
+  if (!outWithin.empty() && !parallel.count(outWithin)) return std::nullopt;
+  if (!inWithin.empty() && !isReduction(inWithin)) return std::nullopt;
+
+  // The weight: [out channel] [in channel within the group] taps... (or the taps before it).
+  std::vector<Affine> expectedWt;
+  if (outChannel) expectedWt.push_back(*outChannel);
+  for (const auto& d : dims) expectedWt.push_back(Affine::var(d.tap));
+  if (!inWithin.empty()) {
+    auto where = s.layout == ConvShape::Layout::ChannelsLast ? expectedWt.end() : expectedWt.begin() + (outChannel ? 1 : 0);
+    expectedWt.insert(where, Affine::var(inWithin));
+  }
+  if (wt->subscripts != expectedWt) return std::nullopt;
+
+  // Every loop has its role, once.
+  std::set<std::string> roles;
+  for (const auto& name : {batch, group, outWithin, inWithin})
+    if (!name.empty()) roles.insert(name);
+  for (const auto& d : dims) roles.insert(d.out), roles.insert(d.tap);
+  size_t named = (batch.empty() ? 0 : 1) + (group.empty() ? 0 : 1) + (outWithin.empty() ? 0 : 1) +
+                 (inWithin.empty() ? 0 : 1) + 2 * rank;
+  if (roles.size() != named || c->loops.size() != named) return std::nullopt;
+
   const Array* inArray = kernel.findParam(s.input);
-  s.h = inArray->extents[2], s.w = inArray->extents[3];
-  if ((s.padH > 0 || s.padW > 0) && !inArray->zeroPadded) return std::nullopt;
-  if (!fits(*inArray, {s.n, s.c, 1, 1})) return std::nullopt;
-  if (kernel.findParam(s.weight)->extents != std::vector<int64_t>{s.k, s.c, s.r, s.s}) return std::nullopt;
-  if (kernel.findParam(s.output)->extents != std::vector<int64_t>{s.n, s.k, s.p, s.q}) return std::nullopt;
-  // The library pads both sides equally: its output size must be the nest's.
-  int64_t libP = (s.h + 2 * s.padH - s.dilationH * (s.r - 1) - 1) / s.strideH + 1;
-  int64_t libQ = (s.w + 2 * s.padW - s.dilationW * (s.s - 1) - 1) / s.strideW + 1;
-  if (libP != s.p || libQ != s.q) return std::nullopt;
+  std::vector<int64_t> inExtents;
+  for (const auto& d : dims) {
+    s.filter.push_back(trips[d.tap]);
+    s.out.push_back(trips[d.out]);
+    s.pad.push_back(d.pad), s.stride.push_back(d.stride), s.dilation.push_back(d.dilation);
+    if (d.pad > 0 && !inArray->zeroPadded) return std::nullopt;
+  }
+  for (size_t i : at) s.in.push_back(inArray->extents[i]);
+  // The library reads and writes whole packed tensors, padded equally on both sides: the arrays
+  // must be exactly the tensors, and its output size the nest's.
+  auto withChannels = [&](std::vector<int64_t> spatialExtents, bool hasBatch, bool hasChannel, int64_t channels) {
+    if (hasChannel) {
+      auto where = s.layout == ConvShape::Layout::ChannelsLast ? spatialExtents.end() : spatialExtents.begin();
+      spatialExtents.insert(where, channels);
+    }
+    if (hasBatch) spatialExtents.insert(spatialExtents.begin(), s.n);
+    return spatialExtents;
+  };
+  if (inArray->extents != withChannels(s.in, inLayout.batch.has_value(), inLayout.channel.has_value(), s.c))
+    return std::nullopt;
+  if (kernel.findParam(s.output)->extents != withChannels(s.out, inLayout.batch.has_value(), outChannel.has_value(), s.k))
+    return std::nullopt;
+  std::vector<int64_t> wtExtents = s.filter;
+  if (!inWithin.empty())
+    wtExtents.insert(s.layout == ConvShape::Layout::ChannelsLast ? wtExtents.end() : wtExtents.begin(), s.c / s.groups);
+  if (outChannel) wtExtents.insert(wtExtents.begin(), s.k);
+  if (kernel.findParam(s.weight)->extents != wtExtents) return std::nullopt;
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t libraryOut = (s.in[d] + 2 * s.pad[d] - s.dilation[d] * (s.filter[d] - 1) - 1) / s.stride[d] + 1;
+    if (libraryOut != s.out[d]) return std::nullopt;
+  }
   return s;
 }
 
 std::string ReferencePlan::library() const {
   switch (kind) {
     case Kind::Gemm: return "cuBLAS SGEMM";
-    case Kind::Conv2d: return "cuDNN convolution";
+    case Kind::Conv: return "cuDNN convolution";
     case Kind::Exact: return "FP64 reference";
   }
   return "FP64 reference";
@@ -232,21 +367,27 @@ std::string ReferencePlan::describe() const {
     if (gemm.batch > 1) s += " batch " + std::to_string(gemm.batch);
     if (gemm.aTransposed) s += " (A^T)";
     if (gemm.bTransposed) s += " (B^T)";
-  } else if (kind == Kind::Conv2d) {
-    s += " N" + std::to_string(conv.n) + " C" + std::to_string(conv.c) + " " + std::to_string(conv.h) + "x" +
-         std::to_string(conv.w) + " K" + std::to_string(conv.k) + " " + std::to_string(conv.r) + "x" +
-         std::to_string(conv.s);
+  } else if (kind == Kind::Conv) {
+    auto dims = [](const std::vector<int64_t>& v) {
+      std::string t;
+      for (int64_t e : v) t += (t.empty() ? "" : "x") + std::to_string(e);
+      return t;
+    };
+    s += " N" + std::to_string(conv.n) + " C" + std::to_string(conv.c) + " " + dims(conv.in) + " K" +
+         std::to_string(conv.k) + " " + dims(conv.filter);
+    if (conv.groups > 1) s += " groups " + std::to_string(conv.groups);
+    if (conv.layout == ConvShape::Layout::ChannelsLast) s += " channels last";
   }
   return s;
 }
 
-ReferencePlan planReference(const Kernel& kernel, bool conv2dLibraryAvailable) {
+ReferencePlan planReference(const Kernel& kernel, bool convLibraryAvailable) {
   ReferencePlan plan;
   if (auto g = recognizeGemm(kernel)) {
     plan.kind = ReferencePlan::Kind::Gemm;
     plan.gemm = *g;
-  } else if (auto c = conv2dLibraryAvailable ? recognizeConv2d(kernel) : std::nullopt) {
-    plan.kind = ReferencePlan::Kind::Conv2d;
+  } else if (auto c = convLibraryAvailable ? recognizeConv(kernel) : std::nullopt) {
+    plan.kind = ReferencePlan::Kind::Conv;
     plan.conv = *c;
   }
   return plan;

@@ -1,6 +1,7 @@
 #pragma once
 // Which reference a loop nest is checked against: cuBLAS SGEMM for matrix products (plain,
-// transposed operands, batched), cuDNN for 2-D convolutions (NCHW), and otherwise the exact
+// transposed operands, batched), cuDNN for convolutions (1-D to 3-D, channels first or last,
+// grouped), and otherwise the exact
 // FP64 computation of the untransformed nest. Recognition reads the kernel's accesses.
 #include <cstdint>
 #include <optional>
@@ -20,22 +21,29 @@ struct GemmShape {
   int64_t strideA = 0, strideB = 0, strideC = 0;
 };
 
-// out[n][k][p][q] = sum over c, r, s of in[n][c][p*strideH + r*dilationH - padH]
-//                                          [q*strideW + s*dilationW - padW] * weight[k][c][r][s]
-// (cross-correlation, zero padding, NCHW, fp32).
-struct Conv2dShape {
+// A convolution (cross-correlation, zero padding, fp32) over 1 to 3 spatial dimensions:
+//   out[n][k][o...] = sum over c, f... of in[n][g * C/G + c][o * stride + f * dilation - pad]
+//                                       * weight[k][c][f...],   g = k / (K/G)
+// with the channels first (NCHW, NCDHW; weight K C/G R S) or last (NHWC, NDHWC; weight K R S C/G).
+// A nest without a batch or channel loop has that extent 1.
+struct ConvShape {
+  enum class Layout { ChannelsFirst, ChannelsLast };
   std::string input, weight, output;  // parameter names
-  int64_t n = 0, c = 0, h = 0, w = 0;  // input
-  int64_t k = 0, r = 0, s = 0;         // filters
-  int64_t p = 0, q = 0;                // output height and width
-  int64_t padH = 0, padW = 0, strideH = 1, strideW = 1, dilationH = 1, dilationW = 1;
+  Layout layout = Layout::ChannelsFirst;
+  int64_t n = 1;
+  int64_t c = 1, k = 1;  // input and output channels, all groups together
+  int64_t groups = 1;
+  std::vector<int64_t> in, filter, out;      // extents per spatial dimension
+  std::vector<int64_t> pad, stride, dilation;  // per spatial dimension
+
+  size_t rank() const { return in.size(); }  // spatial dimensions
 };
 
 struct ReferencePlan {
-  enum class Kind { Gemm, Conv2d, Exact };
+  enum class Kind { Gemm, Conv, Exact };
   Kind kind = Kind::Exact;
   GemmShape gemm;
-  Conv2dShape conv;
+  ConvShape conv;
 
   // "cuBLAS SGEMM", "cuDNN convolution", "FP64 reference"
   std::string library() const;
@@ -44,9 +52,9 @@ struct ReferencePlan {
 };
 
 std::optional<GemmShape> recognizeGemm(const Kernel& kernel);
-std::optional<Conv2dShape> recognizeConv2d(const Kernel& kernel);
-// Gemm when the nest is a matrix product, Conv2d when it is a convolution (and cuDNN is wanted),
+std::optional<ConvShape> recognizeConv(const Kernel& kernel);
+// Gemm when the nest is a matrix product, Conv when it is a convolution (and cuDNN is wanted),
 // else Exact.
-ReferencePlan planReference(const Kernel& kernel, bool conv2dLibraryAvailable = true);
+ReferencePlan planReference(const Kernel& kernel, bool convLibraryAvailable = true);
 
 }  // namespace cudaburg

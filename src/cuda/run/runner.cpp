@@ -141,7 +141,7 @@ bool Runner::ensureWorker() {
     device_ = hello.at("device").get<std::string>();
     std::string cc = hello.at("cc").get<std::string>();
     arch_ = "sm_" + cc.substr(0, cc.find('.')) + cc.substr(cc.find('.') + 1);
-    conv2dLibrary_ = hello.value("conv2d_library", false);
+    convLibrary_ = hello.value("conv_library", false);
     driver_ = hello.value("driver", "");
   } catch (const std::exception& e) {
     device_ = std::string("no CUDA device: not measured (the worker's greeting is malformed: ") + e.what() + ")";
@@ -173,7 +173,7 @@ ReferencePlan Runner::referencePlan(const Kernel& kernel, ScalarType elementType
   ensureWorker();
   // The libraries compute in fp32: other precisions are checked against the exact nest.
   if (elementType != ScalarType::Float) return ReferencePlan{};
-  return planReference(kernel, conv2dLibrary_);
+  return planReference(kernel, convLibrary_);
 }
 
 const Runner::CompiledReference& Runner::exactReference(const Kernel& kernel) {
@@ -289,7 +289,7 @@ ReferenceTiming Runner::reference(const Kernel& kernel, const MeasureOptions& op
     timing.reason = device_;
     return timing;
   }
-  ReferencePlan plan = planReference(kernel, conv2dLibrary_);
+  ReferencePlan plan = planReference(kernel, convLibrary_);
   timing.library = plan.library();
   if (plan.kind == ReferencePlan::Kind::Exact) {
     timing.reason = "no reference library computes this loop nest";
@@ -313,6 +313,7 @@ ReferenceTiming Runner::reference(const Kernel& kernel, const MeasureOptions& op
   MeasureReply reply = ask(message.dump(), options.deadline);
   timing.status = reply.status;
   timing.reason = reply.reason;
+  if (!reply.algorithm.empty()) timing.library += " (" + reply.algorithm + ")";
   if (timing.ok()) {
     WorkCount work = countWork(kernel);
     timing.ms = reply.ms;

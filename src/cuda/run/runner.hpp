@@ -113,7 +113,7 @@ class Runner {
   std::unique_ptr<WorkerProcess> worker_;
   bool probed_ = false;
   bool available_ = false;
-  bool conv2dLibrary_ = false;
+  bool convLibrary_ = false;
   std::string device_;  // or the reason there is none
   std::string arch_;    // "sm_90": what references are compiled for
   std::string driver_;

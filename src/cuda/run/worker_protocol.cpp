@@ -28,7 +28,7 @@ ScalarType typeFromJson(const json& j) {
 const char* referenceKindName(ReferencePlan::Kind k) {
   switch (k) {
     case ReferencePlan::Kind::Gemm: return "gemm";
-    case ReferencePlan::Kind::Conv2d: return "conv2d";
+    case ReferencePlan::Kind::Conv: return "conv";
     case ReferencePlan::Kind::Exact: return "exact";
   }
   return "exact";
@@ -59,12 +59,12 @@ json toJson(const ReferenceSpec& s) {
     j["gemm"] = {{"a", g.a}, {"b", g.b}, {"c", g.c}, {"m", g.m}, {"n", g.n}, {"k", g.k}, {"batch", g.batch},
                  {"a_transposed", g.aTransposed}, {"b_transposed", g.bTransposed}, {"lda", g.lda}, {"ldb", g.ldb},
                  {"ldc", g.ldc}, {"stride_a", g.strideA}, {"stride_b", g.strideB}, {"stride_c", g.strideC}};
-  } else if (s.kind == ReferencePlan::Kind::Conv2d) {
-    const Conv2dShape& c = s.conv;
-    j["conv2d"] = {{"input", c.input}, {"weight", c.weight}, {"output", c.output}, {"n", c.n}, {"c", c.c},
-                   {"h", c.h}, {"w", c.w}, {"k", c.k}, {"r", c.r}, {"s", c.s}, {"p", c.p}, {"q", c.q},
-                   {"pad_h", c.padH}, {"pad_w", c.padW}, {"stride_h", c.strideH}, {"stride_w", c.strideW},
-                   {"dilation_h", c.dilationH}, {"dilation_w", c.dilationW}};
+  } else if (s.kind == ReferencePlan::Kind::Conv) {
+    const ConvShape& c = s.conv;
+    j["conv"] = {{"input", c.input}, {"weight", c.weight}, {"output", c.output},
+                 {"channels_last", c.layout == ConvShape::Layout::ChannelsLast}, {"n", c.n}, {"c", c.c}, {"k", c.k},
+                 {"groups", c.groups}, {"in", c.in}, {"filter", c.filter}, {"out", c.out}, {"pad", c.pad},
+                 {"stride", c.stride}, {"dilation", c.dilation}};
   } else {
     j["kernel"] = toJson(s.exact);
     json types = json::array();
@@ -87,7 +87,7 @@ json toJson(const MeasureReply& r) {
   // JSON has no infinity: an unbounded error (non-finite output) travels as null.
   json error = std::isfinite(r.error) ? json(r.error) : json(nullptr);
   return {{"status", runStatusName(r.status)}, {"reason", r.reason}, {"error", error}, {"ms", r.ms}, {"runs", r.runs},
-          {"fatal", r.fatal}};
+          {"fatal", r.fatal}, {"algorithm", r.algorithm}};
 }
 
 LaunchSpec launchSpecFromJson(const json& j) {
@@ -124,15 +124,17 @@ ReferenceSpec referenceSpecFromJson(const json& j) {
     o.aTransposed = g.at("a_transposed"), o.bTransposed = g.at("b_transposed");
     o.lda = g.at("lda"), o.ldb = g.at("ldb"), o.ldc = g.at("ldc");
     o.strideA = g.at("stride_a"), o.strideB = g.at("stride_b"), o.strideC = g.at("stride_c");
-  } else if (kind == "conv2d") {
-    s.kind = ReferencePlan::Kind::Conv2d;
-    const json& c = j.at("conv2d");
-    Conv2dShape& o = s.conv;
+  } else if (kind == "conv") {
+    s.kind = ReferencePlan::Kind::Conv;
+    const json& c = j.at("conv");
+    ConvShape& o = s.conv;
     o.input = c.at("input"), o.weight = c.at("weight"), o.output = c.at("output");
-    o.n = c.at("n"), o.c = c.at("c"), o.h = c.at("h"), o.w = c.at("w");
-    o.k = c.at("k"), o.r = c.at("r"), o.s = c.at("s"), o.p = c.at("p"), o.q = c.at("q");
-    o.padH = c.at("pad_h"), o.padW = c.at("pad_w"), o.strideH = c.at("stride_h"), o.strideW = c.at("stride_w");
-    o.dilationH = c.at("dilation_h"), o.dilationW = c.at("dilation_w");
+    o.layout = c.at("channels_last").get<bool>() ? ConvShape::Layout::ChannelsLast : ConvShape::Layout::ChannelsFirst;
+    o.n = c.at("n"), o.c = c.at("c"), o.k = c.at("k"), o.groups = c.at("groups");
+    using Extents = std::vector<int64_t>;
+    o.in = c.at("in").get<Extents>(), o.filter = c.at("filter").get<Extents>(), o.out = c.at("out").get<Extents>();
+    o.pad = c.at("pad").get<Extents>(), o.stride = c.at("stride").get<Extents>();
+    o.dilation = c.at("dilation").get<Extents>();
   } else if (kind == "exact") {
     s.kind = ReferencePlan::Kind::Exact;
     s.exact = launchSpecFromJson(j.at("kernel"));
@@ -170,6 +172,7 @@ MeasureReply measureReplyFromJson(const json& j) {
   r.error = !j.contains("error") ? -1.0 : j.at("error").is_null() ? INFINITY : j.at("error").get<double>();
   r.ms = j.value("ms", -1.0);
   r.runs = j.value("runs", 0);
+  r.algorithm = j.value("algorithm", "");
   r.fatal = j.value("fatal", false);
   return r;
 }

@@ -47,7 +47,7 @@ struct ArraySpec {
 struct ReferenceSpec {
   ReferencePlan::Kind kind = ReferencePlan::Kind::Exact;
   GemmShape gemm;
-  Conv2dShape conv;
+  ConvShape conv;
   LaunchSpec exact;                  // Exact: the FP64 kernel, with the same arrays in its types
   std::vector<ScalarType> exactTypes;
 };
@@ -72,6 +72,7 @@ struct MeasureReply {
   double ms = -1;      // the median time; -1 when not timed
   int runs = 0;
   bool fatal = false;  // the worker's CUDA context is lost: it exits after this reply
+  std::string algorithm;  // reference timings: the library's algorithm, when it chooses one
 };
 
 nlohmann::json toJson(const LaunchSpec& s);

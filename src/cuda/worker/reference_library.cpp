@@ -6,8 +6,9 @@
 #endif
 
 #include <stdexcept>
-#include <tuple>
 #include <vector>
+
+#include "src/cuda/run/worker_protocol.hpp"
 
 namespace cudaburg {
 namespace {
@@ -39,12 +40,30 @@ struct ConvPlan {
   }
 };
 
-using ConvKey = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                           int64_t, int64_t, int64_t>;
+// The plans made so far, by shape (its protocol JSON says everything that tells two apart).
+using ConvKey = std::string;
 
-ConvKey convKey(const Conv2dShape& s) {
-  return {s.n, s.c, s.h, s.w, s.k, s.r, s.s, s.padH, s.padW, s.strideH, s.strideW, s.dilationH, s.dilationW};
+ConvKey convKey(const ConvShape& s) {
+  ReferenceSpec spec;
+  spec.kind = ReferencePlan::Kind::Conv;
+  spec.conv = s;
+  return toJson(spec).dump();
 }
+
+const char* algorithmName(cudnnConvolutionFwdAlgo_t a) {
+  switch (a) {
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: return "IMPLICIT_GEMM";
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: return "IMPLICIT_PRECOMP_GEMM";
+    case CUDNN_CONVOLUTION_FWD_ALGO_GEMM: return "GEMM";
+    case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT: return "DIRECT";
+    case CUDNN_CONVOLUTION_FWD_ALGO_FFT: return "FFT";
+    case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING: return "FFT_TILING";
+    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD: return "WINOGRAD";
+    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: return "WINOGRAD_NONFUSED";
+    default: return "unknown";
+  }
+}
+
 #endif
 
 }  // namespace
@@ -71,7 +90,7 @@ ReferenceLibraries::~ReferenceLibraries() {
   if (handles_->cublas) cublasDestroy(handles_->cublas);
 }
 
-bool ReferenceLibraries::hasConv2d() {
+bool ReferenceLibraries::hasConv() {
 #ifdef CUDABURG_HAVE_CUDNN
   return true;
 #else
@@ -101,8 +120,8 @@ void ReferenceLibraries::gemm(CUstream stream, const GemmShape& g, CUdeviceptr a
   }
 }
 
-void ReferenceLibraries::conv2d(CUstream stream, const Conv2dShape& s, CUdeviceptr input, CUdeviceptr weight,
-                                CUdeviceptr output) {
+std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdeviceptr input, CUdeviceptr weight,
+                                     CUdeviceptr output) {
 #ifdef CUDABURG_HAVE_CUDNN
   if (!handles_->cudnn) checkCudnn(cudnnCreate(&handles_->cudnn), "cudnnCreate");
   checkCudnn(cudnnSetStream(handles_->cudnn, stream), "cudnnSetStream");
@@ -113,24 +132,49 @@ void ReferenceLibraries::conv2d(CUstream stream, const Conv2dShape& s, CUdevicep
     checkCudnn(cudnnCreateTensorDescriptor(&p->output), "cudnnCreateTensorDescriptor");
     checkCudnn(cudnnCreateFilterDescriptor(&p->filter), "cudnnCreateFilterDescriptor");
     checkCudnn(cudnnCreateConvolutionDescriptor(&p->conv), "cudnnCreateConvolutionDescriptor");
-    checkCudnn(cudnnSetTensor4dDescriptor(p->input, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, int(s.n), int(s.c), int(s.h),
-                                          int(s.w)),
-               "cudnnSetTensor4dDescriptor(input)");
-    checkCudnn(cudnnSetFilter4dDescriptor(p->filter, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, int(s.k), int(s.c), int(s.r),
-                                          int(s.s)),
-               "cudnnSetFilter4dDescriptor");
-    checkCudnn(cudnnSetConvolution2dDescriptor(p->conv, int(s.padH), int(s.padW), int(s.strideH), int(s.strideW),
-                                               int(s.dilationH), int(s.dilationW), CUDNN_CROSS_CORRELATION,
-                                               CUDNN_DATA_FLOAT),
-               "cudnnSetConvolution2dDescriptor");
+    // cuDNN takes 2 or 3 spatial dimensions: a 1-D convolution gets a leading one of extent 1.
+    std::vector<int> in, filter, pad, stride, dilation;
+    if (s.rank() == 1) in.push_back(1), filter.push_back(1), pad.push_back(0), stride.push_back(1), dilation.push_back(1);
+    for (size_t d = 0; d < s.rank(); ++d) {
+      in.push_back(int(s.in[d])), filter.push_back(int(s.filter[d])), pad.push_back(int(s.pad[d]));
+      stride.push_back(int(s.stride[d])), dilation.push_back(int(s.dilation[d]));
+    }
+    bool last = s.layout == ConvShape::Layout::ChannelsLast;
+    in.insert(in.begin(), {int(s.n), int(s.c)});
+    filter.insert(filter.begin(), {int(s.k), int(s.c / s.groups)});
+    int dims = int(in.size());
+    cudnnTensorFormat_t format = last ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+    // 2-D through the 4-D calls: with them cuDNN offers all its algorithms (Winograd, FFT).
+    auto setTensor = [&](cudnnTensorDescriptor_t t, const std::vector<int>& d, const char* what) {
+      checkCudnn(dims == 4 ? cudnnSetTensor4dDescriptor(t, format, CUDNN_DATA_FLOAT, d[0], d[1], d[2], d[3])
+                           : cudnnSetTensorNdDescriptorEx(t, format, CUDNN_DATA_FLOAT, dims, d.data()),
+                 what);
+    };
+    setTensor(p->input, in, "setting the input descriptor");
+    if (dims == 4) {
+      checkCudnn(cudnnSetFilter4dDescriptor(p->filter, CUDNN_DATA_FLOAT, format, filter[0], filter[1], filter[2],
+                                            filter[3]),
+                 "cudnnSetFilter4dDescriptor");
+      checkCudnn(cudnnSetConvolution2dDescriptor(p->conv, pad[0], pad[1], stride[0], stride[1], dilation[0],
+                                                 dilation[1], CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+                 "cudnnSetConvolution2dDescriptor");
+    } else {
+      checkCudnn(cudnnSetFilterNdDescriptor(p->filter, CUDNN_DATA_FLOAT, format, dims, filter.data()),
+                 "cudnnSetFilterNdDescriptor");
+      checkCudnn(cudnnSetConvolutionNdDescriptor(p->conv, dims - 2, pad.data(), stride.data(), dilation.data(),
+                                                 CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+                 "cudnnSetConvolutionNdDescriptor");
+    }
+    checkCudnn(cudnnSetConvolutionGroupCount(p->conv, int(s.groups)), "cudnnSetConvolutionGroupCount");
     checkCudnn(cudnnSetConvolutionMathType(p->conv, CUDNN_FMA_MATH), "cudnnSetConvolutionMathType");
-    int n, k, h, w;
-    checkCudnn(cudnnGetConvolution2dForwardOutputDim(p->conv, p->input, p->filter, &n, &k, &h, &w),
-               "cudnnGetConvolution2dForwardOutputDim");
-    if (n != s.n || k != s.k || h != s.p || w != s.q)
-      throw std::runtime_error("cuDNN computes a different output size for this convolution");
-    checkCudnn(cudnnSetTensor4dDescriptor(p->output, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, k, h, w),
-               "cudnnSetTensor4dDescriptor(output)");
+    std::vector<int> out(dims);
+    checkCudnn(cudnnGetConvolutionNdForwardOutputDim(p->conv, p->input, p->filter, dims, out.data()),
+               "cudnnGetConvolutionNdForwardOutputDim");
+    std::vector<int> expected = {int(s.n), int(s.k)};
+    if (s.rank() == 1) expected.push_back(1);
+    for (int64_t e : s.out) expected.push_back(int(e));
+    if (out != expected) throw std::runtime_error("cuDNN computes a different output size for this convolution");
+    setTensor(p->output, out, "setting the output descriptor");
     // The fastest algorithm that keeps to FMA math (no TF32).
     std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
     int found = 0;
@@ -154,6 +198,7 @@ void ReferenceLibraries::conv2d(CUstream stream, const Conv2dShape& s, CUdevicep
                                      reinterpret_cast<void*>(plan->workspace.ptr()), plan->workspace.bytes(), &zero,
                                      plan->output, reinterpret_cast<void*>(output)),
              "cudnnConvolutionForward");
+  return algorithmName(plan->algorithm);
 #else
   (void)stream, (void)s, (void)input, (void)weight, (void)output;
   throw std::runtime_error("this build has no cuDNN");

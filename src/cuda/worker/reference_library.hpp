@@ -1,6 +1,6 @@
 #pragma once
 // The libraries a variant is checked and compared against, run in the worker: cuBLAS SGEMM with
-// TF32 off, and cuDNN's fp32 NCHW convolution (with FMA math, no tensor cores) when the build has
+// TF32 off, and cuDNN's fp32 convolution (N-d, channels first or last, grouped) (with FMA math, no tensor cores) when the build has
 // cuDNN.
 #include <cuda.h>
 
@@ -20,12 +20,13 @@ class ReferenceLibraries {
   ReferenceLibraries(const ReferenceLibraries&) = delete;
   ReferenceLibraries& operator=(const ReferenceLibraries&) = delete;
 
-  static bool hasConv2d();  // whether this build has cuDNN
+  static bool hasConv();  // whether this build has cuDNN
 
   // Enqueue C = op(A) op(B) (row major, as in GemmShape) on the stream; throws on failure.
   void gemm(CUstream stream, const GemmShape& shape, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c);
-  // Enqueue the convolution on the stream; throws on failure (or when the build has no cuDNN).
-  void conv2d(CUstream stream, const Conv2dShape& shape, CUdeviceptr input, CUdeviceptr weight, CUdeviceptr output);
+  // Enqueue the convolution on the stream and return the name of cuDNN's algorithm for it (the
+  // fastest with FMA math, found once a shape); throws on failure (or when the build has no cuDNN).
+  std::string conv(CUstream stream, const ConvShape& shape, CUdeviceptr input, CUdeviceptr weight, CUdeviceptr output);
 
  private:
   struct Handles;

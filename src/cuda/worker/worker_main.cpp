@@ -9,6 +9,17 @@
 
 #include "src/cuda/worker/worker_session.hpp"
 
+namespace {
+
+cudaburg::MeasureReply failure(std::string reason) {
+  cudaburg::MeasureReply reply;
+  reply.status = cudaburg::RunStatus::Failed;
+  reply.reason = std::move(reason);
+  return reply;
+}
+
+}  // namespace
+
 int main() {
   using namespace cudaburg;
   // Replies go to a private copy of standard output; anything a library prints goes to stderr.
@@ -36,10 +47,10 @@ int main() {
         fatal = m.fatal;
         reply = toJson(m);
       } else {
-        reply = toJson(MeasureReply{RunStatus::Failed, "unknown request " + op});
+        reply = toJson(failure("unknown request " + op));
       }
     } catch (const std::exception& e) {
-      reply = toJson(MeasureReply{RunStatus::Failed, std::string("malformed request: ") + e.what()});
+      reply = toJson(failure(std::string("malformed request: ") + e.what()));
     }
     std::string text = reply.dump() + "\n";
     fwrite(text.data(), 1, text.size(), replies);

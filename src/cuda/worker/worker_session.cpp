@@ -101,7 +101,7 @@ nlohmann::json WorkerSession::hello() const {
   const DeviceInfo& d = device_->info();
   return {{"ok", true}, {"device", d.describe()}, {"name", d.name}, {"cc", std::to_string(d.major) + "." +
           std::to_string(d.minor)}, {"multiprocessors", d.multiprocessors}, {"l2_bytes", d.l2Bytes}, {"driver", d.driver},
-          {"conv2d_library", ReferenceLibraries::hasConv2d()}};
+          {"conv_library", ReferenceLibraries::hasConv()}};
 }
 
 MeasureReply WorkerSession::notMeasured() const {
@@ -133,7 +133,7 @@ MeasureReply WorkerSession::measure(const MeasureRequest& request) {
       // (array index in the variant, reference values) for each output compared.
       std::vector<std::pair<size_t, std::vector<double>>> expected;
       const ReferenceSpec& ref = request.reference;
-      if (ref.kind == ReferencePlan::Kind::Gemm || ref.kind == ReferencePlan::Kind::Conv2d) {
+      if (ref.kind == ReferencePlan::Kind::Gemm || ref.kind == ReferencePlan::Kind::Conv) {
         bool gemm = ref.kind == ReferencePlan::Kind::Gemm;
         size_t out = arrays.find(gemm ? ref.gemm.c : ref.conv.output);
         DeviceBuffer result(arrays.specs[out].bytes());
@@ -141,7 +141,7 @@ MeasureReply WorkerSession::measure(const MeasureRequest& request) {
           libraries_->gemm(stream, ref.gemm, arrays.buffers[arrays.find(ref.gemm.a)].ptr(),
                            arrays.buffers[arrays.find(ref.gemm.b)].ptr(), result.ptr());
         } else {
-          libraries_->conv2d(stream, ref.conv, arrays.buffers[arrays.find(ref.conv.input)].ptr(),
+          libraries_->conv(stream, ref.conv, arrays.buffers[arrays.find(ref.conv.input)].ptr(),
                              arrays.buffers[arrays.find(ref.conv.weight)].ptr(), result.ptr());
         }
         synchronize(stream, "running the reference library");
@@ -204,6 +204,7 @@ MeasureReply WorkerSession::timeReference(const MeasureRequest& request) {
     DeviceArrays arrays = allocate(request.arrays);
     upload(arrays, makeInputs(request.arrays, request.seed));
     std::function<void()> run;
+    std::string algorithm;
     if (ref.kind == ReferencePlan::Kind::Gemm) {
       CUdeviceptr a = arrays.buffers[arrays.find(ref.gemm.a)].ptr(), b = arrays.buffers[arrays.find(ref.gemm.b)].ptr(),
                   c = arrays.buffers[arrays.find(ref.gemm.c)].ptr();
@@ -212,13 +213,14 @@ MeasureReply WorkerSession::timeReference(const MeasureRequest& request) {
       CUdeviceptr in = arrays.buffers[arrays.find(ref.conv.input)].ptr(),
                   w = arrays.buffers[arrays.find(ref.conv.weight)].ptr(),
                   out = arrays.buffers[arrays.find(ref.conv.output)].ptr();
-      run = [&, in, w, out] { libraries_->conv2d(stream, ref.conv, in, w, out); };
+      run = [&, in, w, out] { algorithm = libraries_->conv(stream, ref.conv, in, w, out); };
     }
     TimedRuns timed = timeRuns(stream, run, request.warmupRuns, request.runs, *flusher_);
     MeasureReply reply;
     reply.status = RunStatus::Ok;
     reply.ms = timed.medianMs;
     reply.runs = timed.runs;
+    reply.algorithm = algorithm;
     return reply;
   } catch (const CudaError& e) {
     return failed(std::string("timing the reference library: ") + e.what(), e.sticky());
