@@ -17,6 +17,7 @@
 #include "unpipelined_matcher.hpp"
 #include "untransposed_matcher.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -235,6 +236,12 @@ TEST(Exploration, EveryOfferedCandidateOfTheOtherExamplesComputesTheNest) {
     Kernel k = loadExample(example, sizes);
     auto fs = offered<generated::LoopsMatcher>(k);
     ASSERT_FALSE(fs.empty());
+    // Every convolution among them has implicit GEMMs (collapsed loops) on offer.
+    bool collapsed = std::any_of(fs.begin(), fs.end(), [](const Offered& f) {
+      return std::any_of(f.recipe.steps.begin(), f.recipe.steps.end(),
+                         [](const RecipeStep& s) { return s.kind == StepKind::Collapse; });
+    });
+    EXPECT_EQ(collapsed, std::string(example).rfind("conv", 0) == 0);
     expectCandidatesComputeTheNest(k, fs);
   }
 }
