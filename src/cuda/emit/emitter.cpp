@@ -317,12 +317,16 @@ void KernelWriter::emitSerialLoop(const Node& loop, const Scope& scope) {
   if (!trips) return refuse("loop `" + loop.index + "` has no bounded trip count");
   Scope inner = scope;
   inner.ranges.bindLoop(loop, scope.ranges.loopIndexRange(loop, *trips));
+  // A strip loop of staged buffers: the gathers it fills keep counters across its strips.
+  PipelineParts parts = pipelineParts(loop);
+  if (parts.ok()) declareGatherCounters(loop, parts.stages, inner);
   open("for (" + index_ + " " + loop.index + " = " + affineText(loop.lower) + "; " + loopConditions(loop, scope) + "; " +
        loopStep(loop) + ") {");
   std::vector<size_t> derived = declareDerived(loop);
   emit(*loop.body(), inner);
   close();
   dropDerived(loop, derived);
+  if (parts.ok()) dropGatherCounters(parts.stages);
 }
 
 std::string KernelWriter::loopConditions(const Node& loop, const Scope& scope) {
