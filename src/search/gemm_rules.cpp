@@ -3,6 +3,7 @@
 // staging, pipelining) apply to it. Declared with the other builders in loop_rules.hpp.
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 #include "src/loop/tree_walk.hpp"
 #include "src/search/loop_rules.hpp"
@@ -68,26 +69,43 @@ Fragment LoopRules::implicitGemm(const Node* outer, const Fragment& body, int64_
     f.refused = "the reduction reads " + std::to_string(operands.size()) + " arrays, not two operands";
     return f;
   }
-  // Each parallel loop goes with the one operand that reads it: the GEMM's rows or its columns.
+  // Each parallel loop goes with the one operand that reads it (the GEMM's rows or its columns);
+  // one that both read (a group, a depthwise channel) or neither is a batch of GEMMs.
   std::set<std::string> read[2] = {loopsRead(*reduction, operands[0], chain), loopsRead(*reduction, operands[1], chain)};
-  std::vector<const Node*> group[2];
+  std::vector<const Node*> group[2], batch;
+  int cols = -1;  // the columns (block.x): the group of the innermost loop of one, whose elements lie side by side
   for (const Node* loop : chain) {
     bool first = read[0].count(loop->index) != 0, second = read[1].count(loop->index) != 0;
     if (first == second) {
-      f.refused = "loop " + loop->index + " is read by " + (first ? "both operands" : "neither operand");
-      return f;
+      batch.push_back(loop);
+      continue;
     }
     group[first ? 0 : 1].push_back(loop);
+    cols = first ? 0 : 1;
   }
-  if (group[0].empty() || group[1].empty()) {
-    f.refused = "one operand reads no parallel loop";
+  if (cols < 0) {
+    f.refused = "no parallel loop is read by one operand alone";
     return f;
   }
-  // The columns (block.x) are the group of the innermost loop, whose elements lie side by side.
-  int cols = read[0].count(chain.back()->index) ? 0 : 1;
-  std::vector<const Node*> order = group[1 - cols];
-  order.insert(order.end(), group[cols].begin(), group[cols].end());
-  // Adjacent interchanges (of parallel loops: always legal) put the rows' loops outside.
+  std::vector<const Node*>& rows = group[1 - cols];
+  std::vector<const Node*>& columns = group[cols];
+  bool split = false;
+  if (rows.empty()) {
+    // One operand reads no loop of its own (a depthwise filter, a correlation's template): the
+    // other's loops are split, the outermost as the rows. Only for the whole nest: within it, the
+    // loops outside would be left to the rules for outer loops.
+    if (columns.size() < 2 || !outermostParallel(outer)) {
+      f.refused = "one operand reads no parallel loop of its own";
+      return f;
+    }
+    rows.push_back(columns.front());
+    columns.erase(columns.begin());
+    split = true;
+  }
+  std::vector<const Node*> order = batch;
+  order.insert(order.end(), rows.begin(), rows.end());
+  order.insert(order.end(), columns.begin(), columns.end());
+  // Adjacent interchanges (of parallel loops: always legal) put the batch outside, then the rows.
   std::vector<std::string> now;
   for (const Node* loop : chain) now.push_back(loop->index);
   for (size_t i = 0; i < order.size(); ++i) {
@@ -109,9 +127,32 @@ Fragment LoopRules::implicitGemm(const Node* outer, const Fragment& body, int64_
     f.nest.push_back(step);
     return TiledLoop{step.into[0], trips, false};  // consecutive iterations cross rows: no wide accesses
   };
-  TiledLoop rowsLoop = collapsedGroup(group[1 - cols]);
-  TiledLoop colsLoop = collapsedGroup(group[cols]);
-  return tiles(rowsLoop, colsLoop, f, nullptr, bm, bn, tm, tn);
+  std::optional<TiledLoop> batchLoop;
+  if (!batch.empty()) batchLoop = collapsedGroup(batch);
+  TiledLoop rowsLoop = collapsedGroup(rows);
+  TiledLoop colsLoop = collapsedGroup(columns);
+  f = tiles(rowsLoop, colsLoop, f, nullptr, bm, bn, tm, tn);
+  // Split from one operand's loops, the rows and columns both index it: its gather holds the
+  // whole tile a strip deep, the other's a strip.
+  if (split && f.shape.staged) f.shape.stagedFootprint = (bm * bn + 1) * f.shape.stageDepth;
+  if (!batchLoop) return f;
+  // The batch onto grid.z where it fits there, else run in turn by each block.
+  if (batchLoop->trip <= kMaxGridZ) {
+    f.shape.outer = batchLoop->trip;
+    f.outer.push_back(makeStep(StepKind::Map, {batchLoop->index}, {}, Mapping::GridZ));
+  } else {
+    f.shape.serial = batchLoop->trip;
+    moveInsideGrid(f, batchLoop->index);
+  }
+  return f;
+}
+
+bool LoopRules::outermostParallel(const Node* loop) const {
+  bool inside = false;
+  forEachNode(*kernel_.body, [&](const Node& n) {
+    if (n.kind == NodeKind::For && n.loopKind == LoopKind::Parallel && n.body().get() == loop) inside = true;
+  });
+  return !inside;
 }
 
 }  // namespace cudaburg

@@ -33,6 +33,7 @@ class LoopRules {
  public:
   using Cost = int64_t;
   static constexpr Cost kInfinity = INT64_MAX;
+  static constexpr int64_t kMaxGridZ = 65535;  // blocks along grid.z
 
   LoopRules(const Kernel& kernel, SearchSpace space, GpuModel gpu = {}, CalibratedModel model = CalibratedModel::prior());
 
@@ -79,11 +80,13 @@ class LoopRules {
   // (arrangeLanes); 0 keeps CUDA's order. Refused when such warps do not tile the block.
   Fragment lanes(const Fragment& tiled, int64_t rows) const;
   // A convolution as a GEMM (implicit GEMM): of the perfectly nested parallel loops from `outer`
-  // down, those that only one operand of the reduction reads (the input's n, oh, ow) collapsed
+  // down, those that only one operand of the reduction reads (the input's n, od, oh, ow) collapsed
   // into one loop, those that only the other reads (the filters' k) into another, the two onto the
   // block tile as a matmul's rows and columns (the columns: the loops the innermost one is among),
-  // over the gathered reduction `body`. Refused unless every parallel loop is read by exactly one
-  // of two operands.
+  // over the gathered reduction `body`; those both operands read or neither (a group, a depthwise
+  // channel) collapsed into a batch onto grid.z, or run in turn by each block where grid.z is too
+  // short. Where one operand reads no loop of its own (a depthwise filter, a correlation's
+  // template) and `outer` is the whole nest, the other's outermost loop makes the rows.
   Fragment implicitGemm(const Node* outer, const Fragment& body, int64_t bm, int64_t bn, int64_t tm, int64_t tn) const;
   // A reduction nest (at least two loops) collapsed into one loop, strip-mined by `depth`, every
   // array it reads staged at the strip loop (gathered: im2col for a convolution's input), the
@@ -95,6 +98,8 @@ class LoopRules {
   // work rounded up to whole tiles (roundup) and the grid loops and the reduction's strip loop
   // with a partial last tile or strip peeled. Refused when every tile and strip is whole.
   Fragment peeled(const Fragment& tiled, int64_t peel) const;
+  // No parallel loop has `loop` as its body: it is the outermost of its perfect nest.
+  bool outermostParallel(const Node* loop) const;
   // An outer parallel loop around a tiled nest onto grid.z.
   Fragment gridZ(const Node* node, const Fragment& inner) const;
   // An outer parallel loop right around the 2-D tile, moved inside the tile's grid loops: each

@@ -1,6 +1,7 @@
 // The CUDA a collapsed convolution becomes: indices derived once where the collapsed index is
 // set, none of that arithmetic in the loop over a strip, gathers bounded where they may leave the
-// source, and 4 elements at a time where the layout allows it.
+// source, 4 elements at a time where the layout allows it, and the reduction side of a gather
+// counted from strip to strip rather than divided out of its index each strip.
 #include <gtest/gtest.h>
 
 #include "common/diagnostics.hpp"
@@ -58,6 +59,37 @@ TEST(EmitCollapse, DerivedIndicesAreSetOnceAndNotInTheStripLoop) {
   // Tiles of n*oh*ow pass the last image, strips of c*r*s the last channel: both bounded.
   EXPECT_NE(src.find("n < 3 && "), std::string::npos) << src;
   EXPECT_NE(src.find("c < 5"), std::string::npos) << src;
+}
+
+TEST(EmitCollapse, GatheredReductionIndicesAreCountedNotDividedEachStrip) {
+  // c, r, s of each item a thread gathers: set before the strip loop, then moved on by the strip
+  // (8 = 0*9 + 2*3 + 2) with carries after each copy, filled then used, pipelined or asynchronous.
+  for (const char* buffering : {"", "map q_o pipelined; ", "map q_o async; "}) {
+    SCOPED_TRACE(buffering);
+    std::string src = conv2dUnder({{"N", 3}, {"C", 5}, {"H", 9}, {"W", 7}, {"K", 40}},
+                                  std::string(kGemm) + buffering + "unroll q 8");
+    std::string strips = loopText(src, "for (int q_o = 0;");
+    ASSERT_FALSE(strips.empty()) << src;
+    for (const char* division : {"q / 9", "q / 3", "q % 3"}) EXPECT_EQ(strips.find(division), std::string::npos) << strips;
+    // The input's 4 items a thread each count; the filters' items of a thread share a place in q.
+    EXPECT_NE(src.find("int In_s_at_c[4], In_s_at_r[4], In_s_at_s[4];"), std::string::npos) << src;
+    EXPECT_NE(src.find("int Wt_s_at_c, Wt_s_at_r, Wt_s_at_s;"), std::string::npos) << src;
+    EXPECT_NE(strips.find("const int c = In_s_at_c[stage_r];"), std::string::npos) << strips;
+    EXPECT_NE(strips.find("const int s = Wt_s_at_s;"), std::string::npos) << strips;
+    EXPECT_NE(strips.find("In_s_at_s[stage_r] += 2;"), std::string::npos) << strips;
+    EXPECT_NE(strips.find("if (In_s_at_r[stage_r] >= 3) { In_s_at_r[stage_r] -= 3; In_s_at_c[stage_r] += 1; }"),
+              std::string::npos)
+        << strips;
+    EXPECT_NE(strips.find("if (Wt_s_at_s >= 3) { Wt_s_at_s -= 3; Wt_s_at_r += 1; }"), std::string::npos) << strips;
+  }
+  // More items a thread than a few registers count (16 of the input under strips of 16): those
+  // derive their indices as before, with no counters.
+  std::string deep = conv2dUnder({{"N", 3}, {"C", 5}, {"H", 9}, {"W", 7}, {"K", 40}},
+                                 "interchange n k; collapse n,oh,ow into m; collapse c,r,s into q; tile k,m 32,64; "
+                                 "map k_o grid.y; map m_o grid.x; map k block.y; map m block.x; regtile k,m 4,4; "
+                                 "strip q 32; stage In at q_o; stage Wt at q_o; unroll q 32");
+  EXPECT_EQ(deep.find("In_s_at_c"), std::string::npos) << deep;
+  EXPECT_NE(loopText(deep, "for (int q_o = 0;").find("const int c = q / 9;"), std::string::npos) << deep;
 }
 
 TEST(EmitCollapse, GathersGo4ElementsAtATimeWhereTheLayoutAllows) {

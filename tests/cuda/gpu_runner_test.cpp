@@ -29,10 +29,12 @@ class GpuRunner : public ::testing::Test {
     if (!runner_->available()) GTEST_SKIP() << runner_->device();
   }
 
-  CompileResult build(const CudaKernel& k) {
+  // `allowSpills`: for tests of what a kernel computes, not of how fast it runs.
+  CompileResult build(const CudaKernel& k, bool allowSpills = false) {
     CompileOptions options;
     options.arch = runner_->arch();
     options.useCache = false;
+    options.allowSpills = allowSpills;
     CompileResult r = compile(k, options);
     EXPECT_TRUE(r.ok) << r.refusal << "\n" << r.errorLog;
     return r;
@@ -288,7 +290,9 @@ TEST_F(GpuRunner, ImplicitGemmConvolutionsVerifyAgainstCudnn) {
       SCOPED_TRACE(std::to_string(k.size("C")) + " channels" + buffering);
       auto e = emitUnder(k, gemm + buffering);
       ASSERT_TRUE(e);
-      RunResult r = runner_->measure(k, *e, build(*e));
+      // What it computes is checked: a ptxas that keeps a derived index or two in local memory
+      // (some versions spill a few bytes of these kernels) does not change that.
+      RunResult r = runner_->measure(k, *e, build(*e, true));
       EXPECT_EQ(r.status, RunStatus::Ok) << r.reason << " (" << r.reference << ")";
       EXPECT_EQ(r.reference.rfind("cuDNN", 0), 0u) << r.reference;
     }

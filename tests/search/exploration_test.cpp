@@ -17,6 +17,7 @@
 #include "unpipelined_matcher.hpp"
 #include "untransposed_matcher.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -216,14 +217,17 @@ TEST(Exploration, EveryOfferedConv2dCandidateComputesTheNest) {
   expectCandidatesComputeTheNest(k, fs);
 }
 
-// The other layouts and forms of convolution, and the transposed products: whatever the grammar
-// offers for them computes what they compute.
+// The other layouts and forms of convolution (channels last, dilated, depthwise, 1-D, grouped,
+// 3-D), and the transposed products: whatever the grammar offers for them, implicit GEMMs with
+// their batches of groups or channels included, computes what they compute.
 TEST(Exploration, EveryOfferedCandidateOfTheOtherExamplesComputesTheNest) {
   const std::pair<const char*, std::map<std::string, int64_t>> examples[] = {
       {"conv2d_nhwc.loop", {{"N", 2}, {"C", 3}, {"H", 9}, {"W", 10}, {"K", 5}, {"ST", 2}}},
       {"conv2d_dilated.loop", {{"N", 2}, {"C", 3}, {"H", 9}, {"W", 10}, {"K", 5}}},
       {"conv2d_depthwise.loop", {{"N", 2}, {"C", 5}, {"H", 9}, {"W", 10}}},
       {"conv1d.loop", {{"N", 2}, {"C", 3}, {"L", 40}, {"K", 5}}},
+      {"conv2d_grouped.loop", {{"N", 2}, {"G", 3}, {"CG", 2}, {"KG", 3}, {"H", 7}, {"W", 9}}},
+      {"conv3d_ncdhw.loop", {{"N", 2}, {"C", 3}, {"D", 5}, {"H", 6}, {"W", 7}, {"K", 5}}},
       {"matmul_nt.loop", {{"M", 33}, {"N", 17}, {"K", 36}}},
       {"matmul_tn.loop", {{"M", 33}, {"N", 17}, {"K", 36}}},
   };
@@ -232,6 +236,12 @@ TEST(Exploration, EveryOfferedCandidateOfTheOtherExamplesComputesTheNest) {
     Kernel k = loadExample(example, sizes);
     auto fs = offered<generated::LoopsMatcher>(k);
     ASSERT_FALSE(fs.empty());
+    // Every convolution among them has implicit GEMMs (collapsed loops) on offer.
+    bool collapsed = std::any_of(fs.begin(), fs.end(), [](const Offered& f) {
+      return std::any_of(f.recipe.steps.begin(), f.recipe.steps.end(),
+                         [](const RecipeStep& s) { return s.kind == StepKind::Collapse; });
+    });
+    EXPECT_EQ(collapsed, std::string(example).rfind("conv", 0) == 0);
     expectCandidatesComputeTheNest(k, fs);
   }
 }

@@ -125,8 +125,11 @@ StageCopy KernelWriter::planGatherCopy(const Node& node, const Scope& scope) {
   int width = gatherWidth(node, fastest, *source, probe);
   c.items = buffer.elements() / width;
   int64_t innerSize = c.items;
+  c.sameForItems.assign(rank, c.items <= plan_.threads());
   for (size_t k = 0; k < rank; ++k) {
     size_t d = order[k];
+    // An item a round later lies `threads` on: the same place along d where that is whole periods of d.
+    if (k > 0 && plan_.threads() % innerSize == 0) c.sameForItems[d] = true;
     std::string var = "stage_" + std::to_string(d);
     bool last = k + 1 == rank;
     int64_t extent = buffer.extents[d] / (last ? width : 1);
@@ -148,6 +151,13 @@ StageCopy KernelWriter::planGatherCopy(const Node& node, const Scope& scope) {
                             : IndexRange{INT64_MIN, INT64_MAX, 1};
     inner.ranges.bind(g.index, range);
     inner.ranges.bindDerived(g.collapsed, range);
+    auto counters = gatherCounters_.find(buffer.name);
+    if (counters != gatherCounters_.end() && counters->second.dim == d) {
+      for (const CollapsedLoop& digit : g.collapsed)
+        c.coords += " const " + index_ + " " + digit.index + " = " + counterOf(buffer.name, digit) + ";";
+      c.counters = buffer.name;
+      continue;
+    }
     for (const std::string& declaration : derivedDeclarations(g.index, g.collapsed)) c.coords += " " + declaration;
   }
   readItem(c, from, buffer, *source, width, inner);
@@ -173,6 +183,84 @@ StageCopy KernelWriter::planGatherCopy(const Node& node, const Scope& scope) {
   c.comment = "// Gather " + from.str() + " over " + over + " -> " + buffer.name + ", zero outside " + node.source;
   if (width > 1) c.comment += ", " + std::to_string(width) + " elements at a time";
   return c;
+}
+
+// A gather dimension whose origin moves with `loop` by a positive step, collapsing loops of
+// positive steps, is counted where a thread's counters fit in kMaxCounterRegisters: each thread keeps the indices it derives for each of its items,
+// set here for the loop's first strip, so that a strip's copy divides nothing on that side.
+void KernelWriter::declareGatherCounters(const Node& loop, const std::vector<const Node*>& stages, const Scope& scope) {
+  for (const Node* stage : stages) {
+    if (stage->gather.empty() || stage->origin.size() != stage->gather.size()) continue;
+    for (size_t d = 0; d < stage->gather.size(); ++d) {
+      const std::vector<CollapsedLoop>& digits = stage->gather[d].collapsed;
+      int64_t advance = stage->origin[d].coef(loop.index) * loop.step;
+      bool forward = std::all_of(digits.begin(), digits.end(), [](const CollapsedLoop& c) { return c.step > 0; });
+      if (digits.empty() || advance <= 0 || !forward) continue;
+      Scope first = scope;
+      first.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, 1));
+      first.arrays[stage->buffer.name] = stage->buffer;
+      first.slots[stage->buffer.name] = "0";
+      StageCopy plain = planStageCopy(*stage, first);
+      if (!refusal_.empty()) return;
+      // A thread's items share them, or each has its own where they fit in a few registers (past
+      // that, the divisions cost less than spills).
+      bool shared = plain.sameForItems[d];
+      GatherCounters counters{d, digits, advance, shared ? 1 : itemsPerThread(plain)};
+      if (counters.items * static_cast<int64_t>(digits.size()) > kMaxCounterRegisters) continue;
+      std::string names;
+      for (const CollapsedLoop& digit : digits)
+        names += (names.empty() ? "" : ", ") + counterName(stage->buffer.name, digit) +
+                 (shared ? "" : "[" + std::to_string(counters.items) + "]");
+      line(index_ + " " + names + ";  // what " + stage->gather[d].index + " derives for this thread's items of " +
+           stage->buffer.name + ", a strip at a time");
+      open("{");
+      line("const " + index_ + " " + loop.index + " = " + affineText(loop.lower) + ";");
+      if (shared) {  // the first item's, whether or not the thread has one
+        line("const int stage_e = " + coordinate("thread_rank") + ";");
+        line(plain.coords);
+        for (const CollapsedLoop& digit : digits) line(counterName(stage->buffer.name, digit) + " = " + digit.index + ";");
+      } else {
+        bool guarded = openThreadItems(plain);
+        for (const CollapsedLoop& digit : digits)
+          line(counterName(stage->buffer.name, digit) + "[stage_r] = " + digit.index + ";");
+        closeThreadItems(guarded);
+      }
+      close();
+      gatherCounters_[stage->buffer.name] = counters;
+      break;
+    }
+  }
+}
+
+void KernelWriter::dropGatherCounters(const std::vector<const Node*>& stages) {
+  for (const Node* stage : stages) gatherCounters_.erase(stage->buffer.name);
+}
+
+// The counters move on by the strip's length as a mixed-radix addition: each index, innermost
+// first, adds its digit of the length and carries one into the next when it passes its end.
+void KernelWriter::advanceGatherCounters(const StageCopy& c) {
+  if (c.counters.empty()) return;
+  const GatherCounters& g = gatherCounters_.at(c.counters);
+  if (g.items == 1) {
+    open("{  // the next strip's " + c.counters + " indices");
+  } else {
+    line("#pragma unroll");
+    open("for (int stage_r = 0; stage_r < " + std::to_string(g.items) + "; ++stage_r) {  // the next strip's " +
+         c.counters + " indices");
+  }
+  for (size_t j = g.digits.size(); j-- > 0;) {
+    const CollapsedLoop& digit = g.digits[j];
+    int64_t steps = g.advance / digitStride(g.digits, j);
+    if (j > 0) steps %= digit.trips;
+    std::string name = counterOf(c.counters, digit);
+    if (steps != 0) line(name + " += " + std::to_string(steps * digit.step) + ";");
+    if (j == 0) continue;
+    const CollapsedLoop& outer = g.digits[j - 1];
+    line("if (" + name + " >= " + std::to_string(digit.lower + digit.step * digit.trips) + ") { " + name +
+         " -= " + std::to_string(digit.step * digit.trips) + "; " + counterOf(c.counters, outer) + " += " +
+         std::to_string(outer.step) + "; }");
+  }
+  close();
 }
 
 }  // namespace cudaburg::emit_internal

@@ -167,6 +167,21 @@ void KernelWriter::emitStage(const Node& node, const Scope& scope) {
   StageCopy c = planStageCopy(node, scope);
   if (!refusal_.empty()) return;
   line(c.comment);
+  auto store = [&] {
+    if (c.stores.size() == 1) {
+      line(fillStore(c.stores[0], c.value));
+    } else {
+      line("const " + c.type + " stage_v = " + c.value + ";");
+      for (const auto& s : c.stores) line(fillStore(s, "stage_v"));
+    }
+  };
+  if (!c.counters.empty()) {  // each item reads its counters: the items by their number
+    bool guarded = openThreadItems(c);
+    store();
+    closeThreadItems(guarded);
+    advanceGatherCounters(c);
+    return;
+  }
   // Threads take the items in turn; with no more items than threads, each takes one at most.
   std::string rank = coordinate("thread_rank");
   if (c.items > plan_.threads())
@@ -176,12 +191,7 @@ void KernelWriter::emitStage(const Node& node, const Scope& scope) {
     open(c.items == plan_.threads() ? "{" : "if (" + rank + " < " + std::to_string(c.items) + ") {");
   if (c.items <= plan_.threads()) line("const int stage_e = " + rank + ";");
   line(c.coords);
-  if (c.stores.size() == 1) {
-    line(fillStore(c.stores[0], c.value));
-  } else {
-    line("const " + c.type + " stage_v = " + c.value + ";");
-    for (const auto& s : c.stores) line(fillStore(s, "stage_v"));
-  }
+  store();
   close();
 }
 
@@ -215,6 +225,7 @@ void KernelWriter::emitStageRegisters(const StageCopy& c, const std::string& reg
     for (const auto& s : c.stores) line(fillStore(s, regs + "[stage_r]"));
   }
   closeThreadItems(guarded);
+  if (load) advanceGatherCounters(c);
 }
 
 std::optional<int64_t> KernelWriter::pipelineTrips(const Node& loop, const PipelineParts& parts,
@@ -259,6 +270,7 @@ void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
   line("// " + loop.index + " pipelined: while the block works on one half of each buffer, the next stages go");
   line("// through registers into the other half");
   for (const Node* b : parts.buffers) declareShared(*b, 2);
+  declareGatherCounters(loop, parts.stages, inner);
 
   Scope first = inner;
   first.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, 1));
@@ -298,6 +310,7 @@ void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
     }
     line("__syncthreads();");
   });
+  dropGatherCounters(parts.stages);
 }
 
 void KernelWriter::emitAsyncCopies(const StageCopy& c, const std::string& source) {
@@ -331,6 +344,7 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
   line("// " + loop.index + " pipelined asynchronously: " + std::to_string(kAsyncStages) +
        " copies of each buffer, the stages issued " + std::to_string(ahead) + " iterations ahead");
   for (const Node* b : parts.buffers) declareShared(*b, kAsyncStages);
+  declareGatherCounters(loop, parts.stages, inner);
   // The stages of iteration `index + shift`, into the copy `slot`, where `iterations` of the
   // loop have such a later iteration.
   auto issue = [&](int64_t shift, const std::string& slot, int64_t iterations) {
@@ -342,6 +356,7 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
       if (!refusal_.empty()) return;
       line(c.comment);
       emitAsyncCopies(c, s->source);
+      advanceGatherCounters(c);
     }
   };
   for (int64_t s = 0; s < ahead; ++s) {
@@ -368,6 +383,7 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
     line("async_commit();");
     for (const auto& w : parts.work) emit(part == Iterations::Whole ? *dropImpliedBounds(w, loop) : *w, body);
   });
+  dropGatherCounters(parts.stages);
 }
 
 }  // namespace cudaburg::emit_internal

@@ -331,11 +331,15 @@ void KernelWriter::dropDerived(const Node& loop, const std::vector<size_t>& mark
 void KernelWriter::emitSerialLoop(const Node& loop, const Scope& scope) {
   auto trips = scope.ranges.maxTripCount(loop);
   if (!trips) return refuse("loop `" + loop.index + "` has no bounded trip count");
+  // A strip loop of staged buffers: the gathers it fills keep counters across its strips.
+  PipelineParts parts = pipelineParts(loop);
+  if (parts.ok()) declareGatherCounters(loop, parts.stages, scope);
   emitIterations(loop, scope, *trips, [&](const Scope& inner, Iterations part) {
     std::vector<size_t> derived = declareDerived(loop);
     emit(part == Iterations::Whole ? *dropImpliedBounds(loop.body(), loop) : *loop.body(), inner);
     dropDerived(loop, derived);
   });
+  if (parts.ok()) dropGatherCounters(parts.stages);
 }
 
 std::string KernelWriter::loopConditions(const Node& loop, const Scope& scope) {

@@ -54,6 +54,23 @@ struct StageCopy {
   std::vector<std::string> pieces;
   int pieceBytes = 0;
   bool sameType = true;  // copied as bytes: no conversion on the way
+  // The buffer whose gather counters (gatherCounters_) the copy reads its reduction-side indices
+  // from, by the thread's item (`stage_r`), and advances after it; "" when it derives them.
+  std::string counters;
+  // Per buffer dimension: whether a thread's items all lie at the same place along it.
+  std::vector<bool> sameForItems;
+};
+
+// The indices a gather derives from its collapsed dimension that the strip loop around it moves
+// (a convolution's c, r, s under c*r*s), kept by each thread for each of its items across the
+// strips and advanced by the strip's length with carries, instead of divided out of the
+// collapsed index each strip.
+constexpr int64_t kMaxCounterRegisters = 12;  // a thread's, for one gather whose items each count
+struct GatherCounters {
+  size_t dim = 0;                     // the gather dimension
+  std::vector<CollapsedLoop> digits;  // what it collapses
+  int64_t advance = 0;                // how far its index moves a strip
+  int64_t items = 0;                  // a thread's items: 1 where they share the place along `dim`
 };
 
 // The loops of one tensor-core tile: i (Mma) { j { k { R += A * B } } }.
@@ -137,6 +154,19 @@ class KernelWriter {
   StageCopy planGatherCopy(const Node& node, const Scope& scope);
   int gatherWidth(const Node& node, size_t fastest, const Array& source, const Scope& scope);
   void emitStage(const Node& node, const Scope& scope);
+  // The counters of the gathers among `stages` (filled a strip of `loop` at a time, in order),
+  // declared and set for the loop's first strip; dropGatherCounters forgets them after the loop.
+  void declareGatherCounters(const Node& loop, const std::vector<const Node*>& stages, const Scope& scope);
+  void dropGatherCounters(const std::vector<const Node*>& stages);
+  std::string counterName(const std::string& buffer, const CollapsedLoop& digit) const {
+    return buffer + "_at_" + digit.index;
+  }
+  // The counter of the item `stage_r` (one for all a thread's items, where they share it).
+  std::string counterOf(const std::string& buffer, const CollapsedLoop& digit) const {
+    return counterName(buffer, digit) + (gatherCounters_.at(buffer).items == 1 ? "" : "[stage_r]");
+  }
+  // After a copy that read counters: moves them on to the next strip.
+  void advanceGatherCounters(const StageCopy& c);
   void emitStageRegisters(const StageCopy& c, const std::string& regs, bool load);
   // The loop over the items a thread takes of a stage, with their places declared (guarded
   // where the threads outnumber the last round's items: says if it is); closeThreadItems ends it.
@@ -218,6 +248,7 @@ class KernelWriter {
   bool usesMma_ = false;   // mma.sync and ldmatrix helpers
   bool inMmaTile_ = false;
   bool usesAsyncCopies_ = false;
+  std::map<std::string, GatherCounters> gatherCounters_;  // by buffer
   int64_t dynamicOffset_ = 0;
   int temps_ = 0;
   std::set<std::string> usedCoordinates_;
