@@ -4,31 +4,13 @@
 // counted from strip to strip rather than divided out of its index each strip.
 #include <gtest/gtest.h>
 
-#include "common/diagnostics.hpp"
-#include "src/cuda/emit/emitter.hpp"
-#include "src/loop/parser.hpp"
-#include "src/transform/recipe.hpp"
+#include "tests/cuda/emitted_example.hpp"
 
 namespace cudaburg {
 namespace {
 
 std::string conv2dUnder(const std::map<std::string, int64_t>& sizes, const std::string& recipeText) {
-  auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/conv2d.loop");
-  if (!file) return "";
-  common::Diagnostics diags(*file);
-  auto kernel = parseLoopFile(*file, diags, sizes);
-  EXPECT_TRUE(kernel) << diags.str();
-  common::SourceFile recipeFile("recipe", recipeText);
-  common::Diagnostics recipeDiags(recipeFile);
-  auto recipe = parseRecipe(recipeFile, recipeDiags);
-  EXPECT_TRUE(recipe) << recipeDiags.str();
-  if (!kernel || !recipe) return "";
-  TransformResult t = applyRecipe(*kernel, *recipe);
-  EXPECT_TRUE(t.ok()) << t.reason;
-  if (!t.ok()) return "";
-  EmitResult e = emitKernel(*t.kernel);
-  EXPECT_TRUE(e.ok()) << e.refusal;
-  return e.ok() ? e.kernel->source : "";
+  return testing::emittedExample("conv2d.loop", sizes, recipeText);
 }
 
 // The text of the loop that starts with `header`, to its closing brace.

@@ -3,30 +3,13 @@
 // shared buffers are declared once for both copies.
 #include <gtest/gtest.h>
 
-#include "src/cuda/emit/emitter.hpp"
-#include "src/loop/parser.hpp"
-#include "src/transform/recipe.hpp"
+#include "tests/cuda/emitted_example.hpp"
 
 namespace cudaburg {
 namespace {
 
 std::string emitted(const std::map<std::string, int64_t>& sizes, const std::string& recipeText) {
-  auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/matmul.loop");
-  EXPECT_TRUE(file);
-  common::Diagnostics diags(*file);
-  auto kernel = parseLoopFile(*file, diags, sizes);
-  EXPECT_TRUE(kernel) << diags.str();
-  common::SourceFile recipeFile("recipe", recipeText);
-  common::Diagnostics recipeDiags(recipeFile);
-  auto recipe = parseRecipe(recipeFile, recipeDiags);
-  EXPECT_TRUE(recipe) << recipeDiags.str();
-  if (!kernel || !recipe) return "";
-  TransformResult t = applyRecipe(*kernel, *recipe);
-  EXPECT_TRUE(t.ok()) << t.reason;
-  if (!t.ok()) return "";
-  EmitResult e = emitKernel(*t.kernel);
-  EXPECT_TRUE(e.ok()) << e.refusal;
-  return e.ok() ? e.kernel->source : "";
+  return testing::emittedExample("matmul.loop", sizes, recipeText);
 }
 
 // The text between `from` and the next `to` after it ("" when either is missing).
