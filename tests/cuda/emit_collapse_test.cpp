@@ -74,6 +74,28 @@ TEST(EmitCollapse, GatheredReductionIndicesAreCountedNotDividedEachStrip) {
   EXPECT_NE(loopText(deep, "for (int q_o = 0;").find("const int c = q / 9;"), std::string::npos) << deep;
 }
 
+// The counters start from the items as the strip loop's copies number them: a first-strip plan
+// of another width (a loop index known to be 0 there looks aligned) would give each thread
+// another item's taps (grouped filters Wt[4*g + k] read 2 at a time, found wrong on a GPU).
+TEST(EmitCollapse, CountersStartFromTheItemsTheCopiesTake) {
+  std::string src = testing::emittedExample(
+      "conv2d_grouped.loop", {{"N", 2}, {"G", 3}, {"CG", 2}, {"KG", 4}, {"H", 6}, {"W", 7}},
+      "collapse c,r,s; interchange n g; interchange n k; collapse n,oh,ow; tile k,n_oh_ow 32,64; map g grid.z; "
+      "map k_o grid.y; map n_oh_ow_o grid.x; map k block.y; map n_oh_ow block.x; regtile k,n_oh_ow 8,4; "
+      "strip c_r_s 8; stage In at c_r_s_o; stage Wt at c_r_s_o; unroll c_r_s 8");
+  size_t counters = src.find("int Wt_s_at_c, Wt_s_at_r, Wt_s_at_s;");
+  ASSERT_NE(counters, std::string::npos) << src;
+  // The item numbering of the counters' first strip, and of the copy in the loop.
+  auto numbering = [&](size_t from) {
+    size_t at = src.find("const int stage_1 = ", from);
+    return at == std::string::npos ? std::string() : src.substr(at, src.find(';', at) - at);
+  };
+  std::string first = numbering(counters);
+  std::string copy = numbering(src.find("// Gather Wt"));
+  EXPECT_FALSE(first.empty()) << src;
+  EXPECT_EQ(first, copy) << src;
+}
+
 TEST(EmitCollapse, GathersGo4ElementsAtATimeWhereTheLayoutAllows) {
   // 1x1, no padding: n*oh*ow runs along the input's rows, 16 bytes a copy.
   std::string pointwise = conv2dUnder({{"N", 2}, {"C", 64}, {"H", 12}, {"W", 12}, {"K", 40}, {"R", 1}, {"S", 1}, {"P", 0}},

@@ -152,7 +152,9 @@ StageCopy KernelWriter::planGatherCopy(const Node& node, const Scope& scope) {
     inner.ranges.bind(g.index, range);
     inner.ranges.bindDerived(g.collapsed, range);
     auto counters = gatherCounters_.find(buffer.name);
-    if (counters != gatherCounters_.end() && counters->second.dim == d) {
+    // The counters hold the indices of the items as the first strip's copy numbers them: a copy
+    // of another width numbers its items otherwise and derives its own.
+    if (counters != gatherCounters_.end() && counters->second.dim == d && counters->second.copyItems == c.items) {
       for (const CollapsedLoop& digit : g.collapsed)
         c.coords += " const " + index_ + " " + digit.index + " = " + counterOf(buffer.name, digit) + ";";
       c.counters = buffer.name;
@@ -196,8 +198,11 @@ void KernelWriter::declareGatherCounters(const Node& loop, const std::vector<con
       int64_t advance = stage->origin[d].coef(loop.index) * loop.step;
       bool forward = std::all_of(digits.begin(), digits.end(), [](const CollapsedLoop& c) { return c.step > 0; });
       if (digits.empty() || advance <= 0 || !forward) continue;
+      // Planned as the loop's own copies are (its index over all its strips), so that the items
+      // are numbered alike.
+      auto trips = scope.ranges.maxTripCount(loop);
       Scope first = scope;
-      first.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, 1));
+      first.ranges.bindLoop(loop, scope.ranges.loopIndexRange(loop, trips.value_or(1)));
       first.arrays[stage->buffer.name] = stage->buffer;
       first.slots[stage->buffer.name] = "0";
       StageCopy plain = planStageCopy(*stage, first);
@@ -205,7 +210,7 @@ void KernelWriter::declareGatherCounters(const Node& loop, const std::vector<con
       // A thread's items share them, or each has its own where they fit in a few registers (past
       // that, the divisions cost less than spills).
       bool shared = plain.sameForItems[d];
-      GatherCounters counters{d, digits, advance, shared ? 1 : itemsPerThread(plain)};
+      GatherCounters counters{d, digits, advance, shared ? 1 : itemsPerThread(plain), plain.items};
       if (counters.items * static_cast<int64_t>(digits.size()) > kMaxCounterRegisters) continue;
       std::string names;
       for (const CollapsedLoop& digit : digits)
