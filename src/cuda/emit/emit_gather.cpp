@@ -122,7 +122,10 @@ StageCopy KernelWriter::planGatherCopy(const Node& node, const Scope& scope) {
     probe.ranges.bind(node.gather[d].index, range);
     probe.ranges.bindDerived(node.gather[d].collapsed, range);
   }
-  int width = gatherWidth(node, fastest, *source, probe);
+  // Counted gathers number their items alike in every copy (the counters follow the items): the
+  // width planned over all the strips, which holds for any of them.
+  auto counted = gatherCounters_.find(buffer.name);
+  int width = counted != gatherCounters_.end() ? counted->second.width : gatherWidth(node, fastest, *source, probe);
   c.items = buffer.elements() / width;
   int64_t innerSize = c.items;
   c.sameForItems.assign(rank, c.items <= plan_.threads());
@@ -152,9 +155,7 @@ StageCopy KernelWriter::planGatherCopy(const Node& node, const Scope& scope) {
     inner.ranges.bind(g.index, range);
     inner.ranges.bindDerived(g.collapsed, range);
     auto counters = gatherCounters_.find(buffer.name);
-    // The counters hold the indices of the items as the first strip's copy numbers them: a copy
-    // of another width numbers its items otherwise and derives its own.
-    if (counters != gatherCounters_.end() && counters->second.dim == d && counters->second.copyItems == c.items) {
+    if (counters != gatherCounters_.end() && counters->second.dim == d) {
       for (const CollapsedLoop& digit : g.collapsed)
         c.coords += " const " + index_ + " " + digit.index + " = " + counterOf(buffer.name, digit) + ";";
       c.counters = buffer.name;
@@ -210,7 +211,8 @@ void KernelWriter::declareGatherCounters(const Node& loop, const std::vector<con
       // A thread's items share them, or each has its own where they fit in a few registers (past
       // that, the divisions cost less than spills).
       bool shared = plain.sameForItems[d];
-      GatherCounters counters{d, digits, advance, shared ? 1 : itemsPerThread(plain), plain.items};
+      GatherCounters counters{d, digits, advance, shared ? 1 : itemsPerThread(plain),
+                              static_cast<int>(stage->buffer.elements() / plain.items)};
       if (counters.items * static_cast<int64_t>(digits.size()) > kMaxCounterRegisters) continue;
       std::string names;
       for (const CollapsedLoop& digit : digits)

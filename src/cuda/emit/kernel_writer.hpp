@@ -71,7 +71,7 @@ struct GatherCounters {
   std::vector<CollapsedLoop> digits;  // what it collapses
   int64_t advance = 0;                // how far its index moves a strip
   int64_t items = 0;                  // a thread's items: 1 where they share the place along `dim`
-  int64_t copyItems = 0;              // the copy's items in all (its width): a copy of others derives its own
+  int width = 1;                      // elements an item: every copy of the buffer takes this many
 };
 
 // The loops of one tensor-core tile: i (Mma) { j { k { R += A * B } } }.
