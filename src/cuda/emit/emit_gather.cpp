@@ -127,24 +127,11 @@ StageCopy KernelWriter::planGatherCopy(const Node& node, const Scope& scope) {
   auto counted = gatherCounters_.find(buffer.name);
   int width = counted != gatherCounters_.end() ? counted->second.width : gatherWidth(node, fastest, *source, probe);
   c.items = buffer.elements() / width;
-  int64_t innerSize = c.items;
+  std::vector<int64_t> spans = splitItems(c, buffer.extents, order, width, inner);
+  // An item a round later lies `threads` on: the same place along d where that is whole periods of d.
   c.sameForItems.assign(rank, c.items <= plan_.threads());
-  for (size_t k = 0; k < rank; ++k) {
-    size_t d = order[k];
-    // An item a round later lies `threads` on: the same place along d where that is whole periods of d.
-    if (k > 0 && plan_.threads() % innerSize == 0) c.sameForItems[d] = true;
-    std::string var = "stage_" + std::to_string(d);
-    bool last = k + 1 == rank;
-    int64_t extent = buffer.extents[d] / (last ? width : 1);
-    innerSize /= extent;
-    std::string value = "stage_e";
-    if (innerSize != 1) value += " / " + std::to_string(innerSize);
-    if (k > 0) value = (innerSize != 1 ? "(" + value + ")" : value) + " % " + std::to_string(extent);
-    if (last && width > 1) value = std::to_string(width) + " * (" + value + ")";
-    c.coords += (k ? ", " : "const int ") + var + " = " + value;
-    inner.ranges.bind(var, IndexRange{0, buffer.extents[d] - (last ? width : 1), last ? width : 1});
-  }
-  c.coords += ";";
+  for (size_t k = 1; k < rank; ++k)
+    if (plan_.threads() % spans[k] == 0) c.sameForItems[order[k]] = true;
   for (size_t d = 0; d < rank; ++d) {
     const GatherDim& g = node.gather[d];
     Affine at = node.origin[d] + Affine::var("stage_" + std::to_string(d));

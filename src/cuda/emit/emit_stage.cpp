@@ -89,6 +89,28 @@ void KernelWriter::readItem(StageCopy& c, const Access& from, const Array& buffe
   c.sameType = bufferType == sourceType;
 }
 
+std::vector<int64_t> KernelWriter::splitItems(StageCopy& c, const std::vector<int64_t>& extents,
+                                              const std::vector<size_t>& order, int width, Scope& inner) {
+  std::vector<int64_t> spans;
+  int64_t innerSize = c.items;
+  for (size_t k = 0; k < order.size(); ++k) {
+    size_t d = order[k];
+    spans.push_back(innerSize);
+    std::string var = "stage_" + std::to_string(d);
+    bool last = k + 1 == order.size();
+    int64_t extent = extents[d] / (last ? width : 1);
+    innerSize /= extent;
+    std::string value = "stage_e";
+    if (innerSize != 1) value += " / " + std::to_string(innerSize);
+    if (k > 0) value = (innerSize != 1 ? "(" + value + ")" : value) + " % " + std::to_string(extent);
+    if (last && width > 1) value = std::to_string(width) + " * (" + value + ")";
+    c.coords += (k ? ", " : "const int ") + var + " = " + value;
+    inner.ranges.bind(var, IndexRange{0, extents[d] - (last ? width : 1), last ? width : 1});
+  }
+  c.coords += ";";
+  return spans;
+}
+
 // A Stage is a cooperative copy: the block's threads take the box's items (elements, or vectors
 // of a source row's elements) in turn, in the source's order (consecutive threads read
 // consecutive elements of a row, coalesced), zero outside the source, and store each at its
@@ -118,21 +140,11 @@ StageCopy KernelWriter::planStageCopy(const Node& node, const Scope& scope) {
   int width = stageWidth(node, *source, box, scope);
   Scope inner = scope;
   Access from{node.source, {}};
-  int64_t innerSize = c.items = buffer.elements() / width;
-  for (size_t d = 0; d < rank; ++d) {
-    std::string var = "stage_" + std::to_string(d);
-    bool last = d + 1 == rank;
-    int64_t extent = box[d] / (last ? width : 1);
-    innerSize /= extent;
-    std::string value = "stage_e";
-    if (innerSize != 1) value += " / " + std::to_string(innerSize);
-    if (d > 0) value = (innerSize != 1 ? "(" + value + ")" : value) + " % " + std::to_string(extent);
-    if (last && width > 1) value = std::to_string(width) + " * (" + value + ")";
-    c.coords += (d ? ", " : "const int ") + var + " = " + value;
-    inner.ranges.bind(var, IndexRange{0, box[d] - (last ? width : 1), last ? width : 1});
-    from.subscripts.push_back(node.origin[d] + Affine::var(var));
-  }
-  c.coords += ";";
+  c.items = buffer.elements() / width;
+  std::vector<size_t> inOrder(rank);
+  for (size_t d = 0; d < rank; ++d) inOrder[d] = d;
+  splitItems(c, box, inOrder, width, inner);
+  for (size_t d = 0; d < rank; ++d) from.subscripts.push_back(node.origin[d] + Affine::var("stage_" + std::to_string(d)));
   // The buffer element that lane `lane` of an item goes to.
   auto to = [&](int lane) {
     Access a{buffer.name, {}};

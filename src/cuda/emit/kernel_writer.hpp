@@ -148,6 +148,12 @@ class KernelWriter {
   void emitAlloc(const Node& node, const Scope& scope);
   void declareShared(const Node& alloc, int copies);
   StageCopy planStageCopy(const Node& node, const Scope& scope);
+  // Splits a copy's item number `stage_e` into one coordinate a dimension of `extents`,
+  // `stage_<d>`, the dimensions taken in `order` (outermost first; the last holds `width`
+  // elements an item): declares them in c.coords and binds their ranges in `inner`. Returns, for
+  // each place in `order`, how many items one step along that dimension spans.
+  static std::vector<int64_t> splitItems(StageCopy& c, const std::vector<int64_t>& extents,
+                                         const std::vector<size_t>& order, int width, Scope& inner);
   // A copy's item read from `from` (`width` elements as one vector), zero outside the source.
   void readItem(StageCopy& c, const Access& from, const Array& buffer, const Array& source, int width,
                 const Scope& inner);
