@@ -94,9 +94,13 @@ std::map<std::string, std::optional<double>> measureCovers(const LoopRules& rule
         measuredMs.push_back(*ms);
       }
       if (timing) strategy.tell(i, ms);
-      if (v.measured) table[lines[i]] = ms;
-      else if (!timing && v.result.status != RunStatus::Refused) table[lines[i]] = candidates[i].model, ++compiled;
-      else if (!timing) table[lines[i]] = std::nullopt;
+      if (v.measured) {
+        table[lines[i]] = ms;
+      } else if (!timing) {  // ranked at its estimate where it compiled
+        bool refused = v.result.status == RunStatus::Refused;
+        table[lines[i]] = refused ? std::nullopt : std::optional<double>(candidates[i].model);
+        compiled += !refused;
+      }
     }
   }
   outcome.strategy = strategy.name();
