@@ -210,6 +210,19 @@ kernel axpy(float Y[N], const float X[N]) {
   EXPECT_EQ(r.reference, "FP64 reference");
 }
 
+// Inputs are made on the GPU in each array's storage type: the FP64 reference reads a half, a
+// bfloat16 or a tf32 input as doubles holding exactly the values the variant reads, so that a
+// kernel that only widens them matches its reference exactly.
+TEST_F(GpuRunner, InputsOfEveryTypeReachTheReferenceUnchanged) {
+  for (const char* type : {"half", "bfloat16", "tf32", "float", "int"}) {
+    Kernel k = testing::parseLoopText("widen.loop", std::string("size N = 300007;\nkernel widen(float Y[N], const ") + type +
+                                                        " X[N]) {\n  parallel for (i = 0; i < N; i++)\n    Y[i] = X[i];\n}\n");
+    RunResult r = measureNaive(k);
+    ASSERT_EQ(r.status, RunStatus::Ok) << type << ": " << r.reason;
+    EXPECT_EQ(r.error, 0) << type;
+  }
+}
+
 // `k` under the recipe `text`, emitted; nothing when a step or the emitter refuses (a failure).
 std::optional<CudaKernel> emitUnder(const Kernel& k, const std::string& text) {
   common::SourceFile file("test.recipe", text);

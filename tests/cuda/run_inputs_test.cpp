@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "src/cuda/compile/compiler.hpp"
+#include "src/cuda/run/device_checks_source.hpp"
 #include "src/cuda/run/inputs.hpp"
 #include "src/loop/scalar_types.hpp"
 #include "tests/cuda/run_test_kernels.hpp"
@@ -108,6 +110,31 @@ TEST(RunInputs, InitNamesRoundTrip) {
   }
   ArrayInit ignored;
   EXPECT_FALSE(parseArrayInit("garbage", ignored));
+}
+
+}  // namespace
+}  // namespace cudaburg
+
+namespace cudaburg {
+namespace {
+
+// The worker makes inputs and compares outputs with these kernels on every GPU cudaburg targets:
+// they must compile for the oldest (sm_75: no bfloat16 or tf32 instructions) and the newest,
+// with no local memory.
+TEST(RunInputs, CheckingKernelsCompileForEveryTarget) {
+  for (const char* arch : {"sm_75", "sm_80", "sm_90"}) {
+    CudaKernel checks;
+    checks.source = deviceChecksSource();
+    checks.entry = kCompareEntry;
+    CompileOptions options;
+    options.arch = arch;
+    options.useCache = false;
+    CompileResult r = compile(checks, options);
+    ASSERT_TRUE(r.ok) << arch << ": " << r.refusal << "\n" << r.errorLog;
+    EXPECT_EQ(r.resources.stackFrameBytes, 0) << arch;
+    EXPECT_FALSE(r.resources.spills()) << arch;
+    EXPECT_NE(std::string(r.cubin.begin(), r.cubin.end()).find(kFillEntry), std::string::npos) << arch;
+  }
 }
 
 }  // namespace

@@ -102,6 +102,37 @@ TEST(RunReferenceCheck, NonFiniteReferenceAndSizeMismatchFail) {
   EXPECT_FALSE(compareArrays("r", {2}, {1, 2}, {1, 2, 3}, 1).passed);
 }
 
+// The GPU sums a comparison a block at a time and the host merges the blocks: any split of the
+// elements, merged in any order, must give the verdict of the whole.
+TEST(RunReferenceCheck, SumsMergedFromPartsAgreeWithTheWhole) {
+  std::vector<double> ref, out;
+  for (int i = 0; i < 1000; ++i) {
+    ref.push_back(std::sin(i * 0.37));
+    out.push_back(ref.back() + ((i % 97) == 13 ? 1e-3 : 1e-7));  // equal worst differences at 13, 110, ...
+  }
+  out[500] = NAN;
+  out[321] = NAN;
+  ref[900] = INFINITY;
+  ComparisonSums whole;
+  for (size_t i = 0; i < out.size(); ++i) whole.add(i, out[i], ref[i]);
+  for (size_t parts : {1u, 3u, 7u, 64u}) {
+    std::vector<ComparisonSums> partial(parts);
+    for (size_t i = 0; i < out.size(); ++i) partial[i % parts].add(i, out[i], ref[i]);
+    ComparisonSums merged;
+    for (size_t p = parts; p-- > 0;) merged.merge(partial[p]);  // later parts first
+    EXPECT_NEAR(merged.diffNorm, whole.diffNorm, 1e-12 * whole.diffNorm);
+    EXPECT_NEAR(merged.refNorm, whole.refNorm, 1e-12 * whole.refNorm);
+    EXPECT_EQ(merged.worst, whole.worst);
+    EXPECT_EQ(merged.worstIndex, 13u);
+    EXPECT_EQ(merged.nonFinite, 2u);
+    EXPECT_EQ(merged.firstNonFinite, 321u);
+    EXPECT_EQ(merged.refNonFinite, 1u);
+  }
+  Comparison c = judge("y", {1000}, out.size(), whole, out[13], ref[13], 1e300);
+  EXPECT_FALSE(c.passed);
+  EXPECT_NE(c.reason.find("reference has 1 non-finite"), std::string::npos) << c.reason;
+}
+
 TEST(RunReferenceCheck, ElementNames) {
   EXPECT_EQ(elementName("A", {4, 5, 6}, 0), "A[0][0][0]");
   EXPECT_EQ(elementName("A", {4, 5, 6}, 6 * 5 + 6 + 1), "A[1][1][1]");

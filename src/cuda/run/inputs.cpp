@@ -71,9 +71,11 @@ std::vector<ArrayInit> arrayInits(const Kernel& kernel) {
   return inits;
 }
 
+uint64_t randomBase(uint64_t seed) { return splitmix64(seed); }
+
 std::vector<double> randomValues(ScalarType type, size_t count, uint64_t seed) {
   std::vector<double> values(count);
-  uint64_t base = splitmix64(seed);
+  uint64_t base = randomBase(seed);
   for (size_t i = 0; i < count; ++i) {
     uint64_t bits = splitmix64(base + i);
     double unit = double(bits >> 11) * 0x1.0p-53;  // [0, 1)

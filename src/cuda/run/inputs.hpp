@@ -29,6 +29,8 @@ std::vector<ArrayInit> arrayInits(const Kernel& kernel);
 // to TF32: the values are exact in the math of every kernel and library that reads them; small
 // integers in [-4, 4] for int). The same seed always gives the same values.
 std::vector<double> randomValues(ScalarType type, size_t count, uint64_t seed);
+// Element i of randomValues(type, n, seed) is drawn from splitmix64(randomBase(seed) + i).
+uint64_t randomBase(uint64_t seed);
 
 // Host values as the bytes of `type`, and back.
 std::vector<uint8_t> encodeValues(const std::vector<double>& values, ScalarType type);

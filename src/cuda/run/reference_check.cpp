@@ -67,48 +67,70 @@ std::string elementName(const std::string& name, const std::vector<int64_t>& ext
   return s;
 }
 
-Comparison compareArrays(const std::string& name, const std::vector<int64_t>& extents,
-                         const std::vector<double>& out, const std::vector<double>& ref, double tolerance) {
+void ComparisonSums::add(size_t index, double out, double ref) {
+  if (!std::isfinite(ref)) {
+    ++refNonFinite;
+    return;
+  }
+  if (!std::isfinite(out)) {
+    if (nonFinite++ == 0) firstNonFinite = index;
+    return;
+  }
+  double d = out - ref;
+  diffNorm += d * d;
+  refNorm += ref * ref;
+  if (std::abs(d) > worst) worst = std::abs(d), worstIndex = index;
+}
+
+void ComparisonSums::merge(const ComparisonSums& other) {
+  diffNorm += other.diffNorm;
+  refNorm += other.refNorm;
+  if (other.worst > worst || (other.worst == worst && other.worstIndex < worstIndex))
+    worst = other.worst, worstIndex = other.worstIndex;
+  if (other.nonFinite > 0 && (nonFinite == 0 || other.firstNonFinite < firstNonFinite))
+    firstNonFinite = other.firstNonFinite;
+  nonFinite += other.nonFinite;
+  refNonFinite += other.refNonFinite;
+}
+
+Comparison judge(const std::string& name, const std::vector<int64_t>& extents, size_t elements,
+                 const ComparisonSums& sums, double worstOut, double worstRef, double tolerance) {
   Comparison c;
+  c.nonFinite = sums.nonFinite;
+  c.firstNonFinite = sums.firstNonFinite;
+  c.worstIndex = sums.worstIndex;
+  c.relativeError = sums.refNorm > 0 ? std::sqrt(sums.diffNorm / sums.refNorm) : std::sqrt(sums.diffNorm);
   std::ostringstream why;
-  if (out.size() != ref.size()) {
-    why << name << ": " << out.size() << " elements against " << ref.size() << " in the reference";
-    c.reason = why.str();
-    return c;
-  }
-  double diffNorm = 0, refNorm = 0, worst = -1;
-  size_t refNonFinite = 0;
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (!std::isfinite(ref[i])) {
-      ++refNonFinite;
-      continue;
-    }
-    if (!std::isfinite(out[i])) {
-      if (c.nonFinite++ == 0) c.firstNonFinite = i;
-      continue;
-    }
-    double d = out[i] - ref[i];
-    diffNorm += d * d;
-    refNorm += ref[i] * ref[i];
-    if (std::abs(d) > worst) worst = std::abs(d), c.worstIndex = i;
-  }
-  c.relativeError = refNorm > 0 ? std::sqrt(diffNorm / refNorm) : std::sqrt(diffNorm);
-  if (refNonFinite > 0) {
-    why << name << ": the reference has " << refNonFinite << " non-finite elements";
+  if (sums.refNonFinite > 0) {
+    why << name << ": the reference has " << sums.refNonFinite << " non-finite elements";
   } else if (c.nonFinite > 0) {
     c.relativeError = INFINITY;
-    why << name << ": " << c.nonFinite << " of " << out.size() << " elements are NaN or infinite (unwritten?), first "
+    why << name << ": " << c.nonFinite << " of " << elements << " elements are NaN or infinite (unwritten?), first "
         << elementName(name, extents, c.firstNonFinite);
   } else if (!(c.relativeError <= tolerance)) {
     why.precision(3);
     why << name << ": relative error " << c.relativeError << " exceeds the bound " << tolerance << "; worst at "
-        << elementName(name, extents, c.worstIndex) << " = " << out[c.worstIndex] << ", expected "
-        << ref[c.worstIndex];
+        << elementName(name, extents, c.worstIndex) << " = " << worstOut << ", expected " << worstRef;
   } else {
     c.passed = true;
   }
   c.reason = why.str();
   return c;
+}
+
+Comparison compareArrays(const std::string& name, const std::vector<int64_t>& extents,
+                         const std::vector<double>& out, const std::vector<double>& ref, double tolerance) {
+  if (out.size() != ref.size()) {
+    Comparison c;
+    c.reason = name + ": " + std::to_string(out.size()) + " elements against " + std::to_string(ref.size()) +
+               " in the reference";
+    return c;
+  }
+  ComparisonSums sums;
+  for (size_t i = 0; i < out.size(); ++i) sums.add(i, out[i], ref[i]);
+  bool any = sums.worst >= 0;
+  return judge(name, extents, out.size(), sums, any ? out[sums.worstIndex] : 0, any ? ref[sums.worstIndex] : 0,
+               tolerance);
 }
 
 }  // namespace cudaburg

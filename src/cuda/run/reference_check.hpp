@@ -31,7 +31,25 @@ struct Comparison {
   std::string reason;         // why it failed; empty when it passed
 };
 
-// Compares one output array; `extents` only serve to name elements in the reason ("C[3][17]").
+// What a comparison gathers over the elements, on the host or on the GPU a block at a time.
+// Pairs whose reference is not finite count apart; so do pairs whose output is not finite.
+struct ComparisonSums {
+  double diffNorm = 0, refNorm = 0;  // squared 2-norms of out - ref and of ref
+  double worst = -1;                 // the largest |out - ref|, first at worstIndex
+  size_t worstIndex = 0;
+  size_t nonFinite = 0, firstNonFinite = 0, refNonFinite = 0;
+
+  void add(size_t index, double out, double ref);
+  // Folds in the sums of other elements; of equal differences the lower index stays the worst.
+  void merge(const ComparisonSums& other);
+};
+
+// The verdict on the sums of one output array; `worstOut` and `worstRef` are the values at
+// sums.worstIndex, and `extents` only serve to name elements in the reason ("C[3][17]").
+Comparison judge(const std::string& name, const std::vector<int64_t>& extents, size_t elements,
+                 const ComparisonSums& sums, double worstOut, double worstRef, double tolerance);
+
+// Compares one output array held on the host.
 Comparison compareArrays(const std::string& name, const std::vector<int64_t>& extents,
                          const std::vector<double>& out, const std::vector<double>& ref, double tolerance);
 

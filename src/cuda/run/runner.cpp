@@ -13,6 +13,7 @@
 
 #include "src/cuda/compile/compiler.hpp"
 #include "src/cuda/emit/emit_launch.hpp"
+#include "src/cuda/run/device_checks_source.hpp"
 #include "src/cuda/run/inputs.hpp"
 #include "src/cuda/run/reference_check.hpp"
 #include "src/cuda/run/worker_process.hpp"
@@ -199,16 +200,29 @@ const Runner::CompiledReference& Runner::exactReference(const Kernel& kernel) {
     return *slot;
   }
   slot->kernel = *emitted.kernel;
+  compileInto(*slot, "the FP64 reference");
+  return *slot;
+}
+
+const Runner::CompiledReference& Runner::checkingKernels() {
+  if (checks_) return *checks_;
+  checks_ = std::make_unique<CompiledReference>();
+  checks_->kernel.source = deviceChecksSource();
+  checks_->kernel.entry = kCompareEntry;
+  compileInto(*checks_, "the checking kernels");
+  return *checks_;
+}
+
+void Runner::compileInto(CompiledReference& slot, const std::string& what) {
   CompileOptions options;
   options.arch = arch_;
-  CompileResult compiled = compile(slot->kernel, options);
+  CompileResult compiled = compile(slot.kernel, options);
   if (!compiled.ok) {
-    slot->error = "the FP64 reference does not compile: " + compiled.refusal;
-    return *slot;
+    slot.error = what + " failed to compile: " + compiled.refusal;
+    return;
   }
-  slot->cubin = std::make_unique<TemporaryFile>(std::string(compiled.cubin.begin(), compiled.cubin.end()), ".cubin");
-  if (slot->cubin->path().empty()) slot->error = "cannot write the FP64 reference's binary to a temporary file";
-  return *slot;
+  slot.cubin = std::make_unique<TemporaryFile>(std::string(compiled.cubin.begin(), compiled.cubin.end()), ".cubin");
+  if (slot.cubin->path().empty()) slot.error = "cannot write the binary of " + what + " to a temporary file";
 }
 
 MeasureReply Runner::ask(const std::string& request, std::chrono::milliseconds deadline) {
@@ -272,6 +286,10 @@ RunResult Runner::measureCubin(const Kernel& kernel, const CudaKernel& variant, 
       request.reference.exactTypes.push_back(emittedType(*kernel.findParam(name), ScalarType::Double));
   }
 
+  const CompiledReference& checks = checkingKernels();
+  if (!checks.error.empty()) return resultWith(RunStatus::Failed, checks.error);
+  request.checksCubin = checks.cubin->path();
+
   WorkCount work = countWork(kernel);
   TemporaryFile file(cubin, ".cubin");
   if (file.path().empty()) return resultWith(RunStatus::Failed, "cannot write the kernel's binary to a temporary file");
@@ -319,6 +337,13 @@ ReferenceTiming Runner::reference(const Kernel& kernel, const MeasureOptions& op
   request.reference.kind = plan.kind;
   request.reference.gemm = plan.gemm;
   request.reference.conv = plan.conv;
+  const CompiledReference& checks = checkingKernels();
+  if (!checks.error.empty()) {
+    timing.status = RunStatus::Failed;
+    timing.reason = checks.error;
+    return timing;
+  }
+  request.checksCubin = checks.cubin->path();
   request.seed = options.seed ? options.seed : freshSeed();
   request.warmupRuns = options.warmupRuns;
   request.runs = options.runs;

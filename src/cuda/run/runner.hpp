@@ -6,7 +6,8 @@
 //
 // Verification: fresh random inputs (a new seed each call), poisoned outputs, and the relative
 // error ||out - ref|| / ||ref|| against cuBLAS SGEMM (matrix products), cuDNN (2-D
-// convolutions) or the exact FP64 nest (everything else). Timing: CUDA events, the median of
+// convolutions) or the exact FP64 nest (everything else); inputs are made and outputs compared
+// on the GPU (device_checks_source.hpp), so that no array crosses to the host. Timing: CUDA events, the median of
 // repeated runs, each after an L2 flush.
 #include <chrono>
 #include <cstdint>
@@ -104,6 +105,10 @@ class Runner {
   bool ensureWorker();
   // The FP64 reference of `kernel`, emitted and compiled once (or why it could not be).
   const CompiledReference& exactReference(const Kernel& kernel);
+  // The kernels that make inputs and compare outputs on the GPU, compiled once.
+  const CompiledReference& checkingKernels();
+  // Compiles slot.kernel for this runner's GPU into slot.cubin, or says in slot.error why not.
+  void compileInto(CompiledReference& slot, const std::string& what);
   // Sends one request to the worker and reads its reply. When none comes (a hang, a crash, a
   // malformed line) the reply says why, with status "timeout" or "failed"; a worker that is lost
   // or whose context is gone is stopped so that the next request starts a fresh one.
@@ -118,6 +123,7 @@ class Runner {
   std::string arch_;    // "sm_90": what references are compiled for
   std::string driver_;
   std::map<std::string, std::unique_ptr<CompiledReference>> references_;  // by the reference's source
+  std::unique_ptr<CompiledReference> checks_;
 };
 
 // The file a CUBIN image is written to for the worker; removed with the object.

@@ -80,7 +80,7 @@ json toJson(const MeasureRequest& r) {
   json arrays = json::array();
   for (const auto& a : r.arrays) arrays.push_back(toJson(a));
   return {{"op", "measure"}, {"variant", toJson(r.variant)}, {"arrays", arrays}, {"reference", toJson(r.reference)},
-          {"seed", r.seed}, {"tolerance", r.tolerance}, {"verify", r.verify}, {"time", r.time},
+          {"checks", r.checksCubin}, {"seed", r.seed}, {"tolerance", r.tolerance}, {"verify", r.verify}, {"time", r.time},
           {"warmup_runs", r.warmupRuns}, {"min_runs", r.runs.minRuns}, {"max_runs", r.runs.maxRuns},
           {"min_total_ms", r.runs.minTotalMs}, {"max_total_ms", r.runs.maxTotalMs}};
 }
@@ -153,6 +153,7 @@ MeasureRequest measureRequestFromJson(const json& j) {
   if (j.contains("variant")) r.variant = launchSpecFromJson(j.at("variant"));
   for (const auto& a : j.at("arrays")) r.arrays.push_back(arraySpecFromJson(a));
   r.reference = referenceSpecFromJson(j.at("reference"));
+  r.checksCubin = j.value("checks", std::string());
   r.seed = j.value("seed", uint64_t(1));
   r.tolerance = j.value("tolerance", 1e-4);
   r.verify = j.value("verify", true);

@@ -56,6 +56,7 @@ struct MeasureRequest {
   LaunchSpec variant;
   std::vector<ArraySpec> arrays;
   ReferenceSpec reference;
+  std::string checksCubin;  // the checking kernels (device_checks_source.hpp), compiled
   uint64_t seed = 1;
   double tolerance = 1e-4;
   bool verify = true;

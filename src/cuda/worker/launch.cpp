@@ -5,21 +5,30 @@
 
 namespace cudaburg {
 
-LoadedKernel::LoadedKernel(const LaunchSpec& spec) : spec_(spec) {
-  std::ifstream in(spec.cubinPath, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read the kernel binary " + spec.cubinPath);
+LoadedModule::LoadedModule(const std::string& cubinPath) {
+  std::ifstream in(cubinPath, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read the kernel binary " + cubinPath);
   std::vector<char> image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   checkCuda(cuModuleLoadData(&module_, image.data()), "cuModuleLoadData");
-  checkCuda(cuModuleGetFunction(&function_, module_, spec.entry.c_str()), ("cuModuleGetFunction " + spec.entry).c_str());
+}
+
+LoadedModule::~LoadedModule() {
+  if (module_) cuModuleUnload(module_);
+}
+
+CUfunction LoadedModule::function(const std::string& entry) const {
+  CUfunction f = nullptr;
+  checkCuda(cuModuleGetFunction(&f, module_, entry.c_str()), ("cuModuleGetFunction " + entry).c_str());
+  return f;
+}
+
+LoadedKernel::LoadedKernel(const LaunchSpec& spec) : spec_(spec), module_(spec.cubinPath) {
+  function_ = module_.function(spec.entry);
   if (spec.raiseSharedLimit) {
     checkCuda(cuFuncSetAttribute(function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                  int(spec.dynamicSharedBytes)),
               "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
   }
-}
-
-LoadedKernel::~LoadedKernel() {
-  if (module_) cuModuleUnload(module_);
 }
 
 void LoadedKernel::launch(CUstream stream, std::vector<DeviceBuffer>& arguments) const {

@@ -10,11 +10,25 @@
 
 namespace cudaburg {
 
+// A CUBIN file loaded into the current context, unloaded with its owner.
+class LoadedModule {
+ public:
+  // Throws CudaError or std::runtime_error when the file cannot be read or loaded.
+  explicit LoadedModule(const std::string& cubinPath);
+  ~LoadedModule();
+  LoadedModule(const LoadedModule&) = delete;
+  LoadedModule& operator=(const LoadedModule&) = delete;
+
+  CUfunction function(const std::string& entry) const;
+
+ private:
+  CUmodule module_ = nullptr;
+};
+
 class LoadedKernel {
  public:
   // Reads the CUBIN file and loads it; throws CudaError or std::runtime_error when it cannot.
   explicit LoadedKernel(const LaunchSpec& spec);
-  ~LoadedKernel();
   LoadedKernel(const LoadedKernel&) = delete;
   LoadedKernel& operator=(const LoadedKernel&) = delete;
 
@@ -23,7 +37,7 @@ class LoadedKernel {
 
  private:
   LaunchSpec spec_;
-  CUmodule module_ = nullptr;
+  LoadedModule module_;
   CUfunction function_ = nullptr;
 };
 

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "src/cuda/worker/device.hpp"
+#include "src/cuda/worker/device_checks.hpp"
 #include "src/cuda/worker/launch.hpp"
 #include "src/cuda/run/reference_check.hpp"
 #include "src/cuda/worker/reference_library.hpp"
@@ -31,22 +32,14 @@ DeviceArrays allocate(const std::vector<ArraySpec>& specs) {
   return arrays;
 }
 
-std::vector<std::vector<double>> makeInputs(const std::vector<ArraySpec>& specs, uint64_t seed) {
-  std::vector<std::vector<double>> values(specs.size());
-  for (size_t i = 0; i < specs.size(); ++i)
-    if (specs[i].init == ArrayInit::Random)
-      values[i] = randomValues(specs[i].type, size_t(specs[i].elements()), seed * 1000003 + i);
-  return values;
-}
-
-void upload(DeviceArrays& arrays, const std::vector<std::vector<double>>& inputs) {
-  for (size_t i = 0; i < arrays.specs.size(); ++i) {
-    if (arrays.specs[i].init != ArrayInit::Random) continue;
-    auto bytes = encodeValues(inputs[i], arrays.specs[i].type);
-    checkCuda(cuMemcpyHtoD(arrays.buffers[i].ptr(), bytes.data(), bytes.size()), "cuMemcpyHtoD");
-  }
-  // A copy from pageable memory may still be in flight on return; the kernels run on another stream.
-  checkCuda(cuCtxSynchronize(), "cuCtxSynchronize");
+// Fresh random inputs for seed `seed`, written on the device: array i gets the values of its
+// declared type (`values[i]`) stored in its own (the FP64 reference reads them as doubles).
+void fillInputs(CUstream stream, const DeviceChecks& checks, DeviceArrays& arrays,
+                const std::vector<ArraySpec>& values, uint64_t seed) {
+  for (size_t i = 0; i < arrays.specs.size(); ++i)
+    if (arrays.specs[i].init == ArrayInit::Random)
+      checks.fill(stream, arrays.buffers[i].ptr(), arrays.specs[i].type, values[i].type,
+                  size_t(arrays.specs[i].elements()), seed * 1000003 + i);
 }
 
 // Poisons or zeroes the outputs (`zeroOnly`: just the ones that must start at zero).
@@ -61,12 +54,6 @@ void initOutputs(CUstream stream, DeviceArrays& arrays, bool zeroOnly) {
       else checkCuda(cuMemsetD32Async(p, kPoison32, s.bytes() / 4, stream), "cuMemsetD32");
     }
   }
-}
-
-std::vector<double> download(const DeviceBuffer& buffer, ScalarType type) {
-  std::vector<uint8_t> bytes(buffer.bytes());
-  checkCuda(cuMemcpyDtoH(bytes.data(), buffer.ptr(), bytes.size()), "cuMemcpyDtoH");
-  return decodeValues(bytes, type);
 }
 
 void synchronize(CUstream stream, const char* what) { checkCuda(cuStreamSynchronize(stream), what); }
@@ -111,6 +98,15 @@ MeasureReply WorkerSession::notMeasured() const {
   return r;
 }
 
+const DeviceChecks& WorkerSession::checksFrom(const std::string& cubinPath) {
+  if (cubinPath.empty()) throw std::runtime_error("the request names no checking kernels");
+  if (!checks_ || checks_->path() != cubinPath) {
+    checks_.reset();
+    checks_ = std::make_unique<DeviceChecks>(cubinPath);
+  }
+  return *checks_;
+}
+
 MeasureReply WorkerSession::measure(const MeasureRequest& request) {
   if (!device_) return notMeasured();
   CUstream stream = device_->stream();
@@ -118,8 +114,8 @@ MeasureReply WorkerSession::measure(const MeasureRequest& request) {
   std::string stage = "preparing the arrays";
   try {
     DeviceArrays arrays = allocate(request.arrays);
-    auto inputs = makeInputs(request.arrays, request.seed);
-    upload(arrays, inputs);
+    const DeviceChecks& checks = checksFrom(request.checksCubin);
+    fillInputs(stream, checks, arrays, request.arrays, request.seed);
     stage = "loading the kernel";
     LoadedKernel variant(request.variant);
 
@@ -130,43 +126,52 @@ MeasureReply WorkerSession::measure(const MeasureRequest& request) {
       synchronize(stream, "running the kernel");
 
       stage = "computing the reference";
-      // (array index in the variant, reference values) for each output compared.
-      std::vector<std::pair<size_t, std::vector<double>>> expected;
+      // Each output compared: its index in the variant's arrays, and the reference's values.
+      struct Expected {
+        size_t index;
+        CUdeviceptr values;
+        ScalarType type;
+      };
+      std::vector<Expected> expected;
+      DeviceBuffer libraryResult;
+      DeviceArrays refArrays;
       const ReferenceSpec& ref = request.reference;
       if (ref.kind == ReferencePlan::Kind::Gemm || ref.kind == ReferencePlan::Kind::Conv) {
         bool gemm = ref.kind == ReferencePlan::Kind::Gemm;
         size_t out = arrays.find(gemm ? ref.gemm.c : ref.conv.output);
-        DeviceBuffer result(arrays.specs[out].bytes());
+        libraryResult = DeviceBuffer(arrays.specs[out].bytes());
         if (gemm) {
           libraries_->gemm(stream, ref.gemm, arrays.buffers[arrays.find(ref.gemm.a)].ptr(),
-                           arrays.buffers[arrays.find(ref.gemm.b)].ptr(), result.ptr());
+                           arrays.buffers[arrays.find(ref.gemm.b)].ptr(), libraryResult.ptr());
         } else {
           libraries_->conv(stream, ref.conv, arrays.buffers[arrays.find(ref.conv.input)].ptr(),
-                             arrays.buffers[arrays.find(ref.conv.weight)].ptr(), result.ptr());
+                           arrays.buffers[arrays.find(ref.conv.weight)].ptr(), libraryResult.ptr());
         }
         synchronize(stream, "running the reference library");
-        expected.emplace_back(out, download(result, arrays.specs[out].type));
+        expected.push_back({out, libraryResult.ptr(), arrays.specs[out].type});
       } else {
         if (ref.exactTypes.size() != request.arrays.size())
           throw std::runtime_error("the reference kernel's arrays differ from the variant's");
         std::vector<ArraySpec> refSpecs = request.arrays;
         for (size_t i = 0; i < refSpecs.size(); ++i) refSpecs[i].type = ref.exactTypes[i];
-        DeviceArrays refArrays = allocate(refSpecs);
-        upload(refArrays, inputs);
+        refArrays = allocate(refSpecs);
+        fillInputs(stream, checks, refArrays, request.arrays, request.seed);
         LoadedKernel exact(ref.exact);
         initOutputs(stream, refArrays, false);
         exact.launch(stream, refArrays.buffers);
         synchronize(stream, "running the FP64 reference");
         for (size_t i = 0; i < refSpecs.size(); ++i)
-          if (refSpecs[i].output) expected.emplace_back(i, download(refArrays.buffers[i], refSpecs[i].type));
+          if (refSpecs[i].output) expected.push_back({i, refArrays.buffers[i].ptr(), refSpecs[i].type});
       }
 
       stage = "comparing";
       reply.error = 0;
-      for (const auto& [index, values] : expected) {
-        const ArraySpec& s = arrays.specs[index];
-        Comparison c = compareArrays(s.name, s.extents, download(arrays.buffers[index], s.type), values,
-                                     request.tolerance);
+      for (const Expected& e : expected) {
+        const ArraySpec& s = arrays.specs[e.index];
+        DeviceChecks::Result r =
+            checks.compare(stream, arrays.buffers[e.index].ptr(), s.type, e.values, e.type, size_t(s.elements()));
+        Comparison c = judge(s.name, s.extents, size_t(s.elements()), r.sums, r.worstOut, r.worstRef,
+                             request.tolerance);
         reply.error = std::max(reply.error, c.relativeError);
         if (!c.passed) {
           reply.status = RunStatus::Wrong;
@@ -202,7 +207,7 @@ MeasureReply WorkerSession::timeReference(const MeasureRequest& request) {
   try {
     if (ref.kind == ReferencePlan::Kind::Exact) return failed("no reference library for this loop nest");
     DeviceArrays arrays = allocate(request.arrays);
-    upload(arrays, makeInputs(request.arrays, request.seed));
+    fillInputs(stream, checksFrom(request.checksCubin), arrays, request.arrays, request.seed);
     std::function<void()> run;
     std::string algorithm;
     if (ref.kind == ReferencePlan::Kind::Gemm) {

@@ -12,6 +12,7 @@
 
 namespace cudaburg {
 
+class DeviceChecks;
 class DeviceContext;
 class ReferenceLibraries;
 class L2Flusher;
@@ -28,10 +29,13 @@ class WorkerSession {
 
  private:
   MeasureReply notMeasured() const;
+  // The checking kernels of this path, loaded once and kept while requests name the same file.
+  const DeviceChecks& checksFrom(const std::string& cubinPath);
 
   std::unique_ptr<DeviceContext> device_;
   std::unique_ptr<ReferenceLibraries> libraries_;
   std::unique_ptr<L2Flusher> flusher_;
+  std::unique_ptr<DeviceChecks> checks_;
   std::string unavailable_;  // why there is no device
 };
 
