@@ -307,7 +307,7 @@ Fragment LoopRules::peeled(const Fragment& tiled, int64_t peel) const {
 
 Fragment LoopRules::rastered(const Fragment& tiled, int64_t rows) const {
   Fragment f = tiled;
-  if (rows == 0) return f;
+  if (rows == 0 || !f.refused.empty()) return f;
   const CandidateShape& s = f.shape;
   int64_t tilesY = (s.rows + s.blockRows - 1) / s.blockRows, tilesX = (s.cols + s.blockCols - 1) / s.blockCols;
   if (tilesY < 2 * rows) f.refused = "fewer than " + std::to_string(2 * rows) + " block rows to raster";
