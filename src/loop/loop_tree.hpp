@@ -269,6 +269,10 @@ struct Kernel {
   // staged operands (0, 0: as CUDA numbers threads, a warp along block.x first). Only the order
   // of parallel iterations changes: the kernel computes the same.
   int64_t laneRows = 0, laneCols = 0;
+  // The blocks of a 2-D grid numbered in groups of rasterRows block rows (grid.y), each group's
+  // blocks column by column, so that the blocks resident at once read few rows and columns of the
+  // operands (0: as CUDA numbers blocks, row by row). Only the order of blocks changes.
+  int64_t rasterRows = 0;
   // Each iteration of the block loops is a warp (rule 7 above): set by the mma step.
   bool warpTiles = false;
   // Loops run with their edges apart (rule 8 above), by index: grid loops and uniform serial

@@ -182,6 +182,8 @@ std::string printKernel(const Kernel& kernel) {
   if (kernel.laneRows > 0)
     out += "// a warp's threads: " + std::to_string(kernel.laneRows) + " rows of block.y by " +
            std::to_string(kernel.laneCols) + " columns of block.x\n";
+  if (kernel.rasterRows > 0)
+    out += "// blocks numbered " + std::to_string(kernel.rasterRows) + " rows of grid.y at a time (rastered)\n";
   if (!kernel.peeled.empty()) {
     out += "// edges run apart (peeled):";
     for (const std::string& name : kernel.peeled) out += " " + name;

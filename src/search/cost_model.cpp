@@ -145,6 +145,18 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   double unstagedFactor = static_cast<double>(s.blockRows * s.blockCols * (s.threadRows + s.threadCols)) /
                           static_cast<double>(s.threadRows * s.threadCols * (s.blockRows + s.blockCols));
   double memoryNs = s.staged ? operandBytes / gpu.memoryGBps : operandBytes * unstagedFactor / gpu.l2GBps;
+  // Blocks resident at once share what they read in L2: numbered `rows` block rows at a time (1:
+  // row by row, as CUDA does), they cover that many rows by as many columns of tiles as make the
+  // wave (all of them, past a group). What reaches device memory goes with the rows and columns
+  // they cover.
+  if (s.rasterRows > 0 && s.staged) {
+    double slots = static_cast<double>(perSm) * gpu.multiprocessors;
+    auto covered = [&](double rows) {
+      double cols = std::min(static_cast<double>(tilesX), std::ceil(slots / rows));
+      return std::ceil(slots / cols) + cols;
+    };
+    memoryNs *= std::min(1.0, covered(static_cast<double>(std::min(s.rasterRows, tilesY))) / covered(1.0));
+  }
   // A split reduction's parts each add their whole output tile atomically: a read, an add and a
   // write at L2 that contend with the other parts' (counted twice: the rank correlation on the
   // databases of tests/data is best between 1x and 4x).

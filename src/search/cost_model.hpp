@@ -49,6 +49,7 @@ struct CandidateShape {
   bool tensorCores = false;      // warps of mma.sync: threadRows x threadCols is a warp's tile
   bool partialStrip = false;     // a staged reduction's last strip (of some part) is partial
   bool peeled = false;           // edges run apart: register work rounded up, whole tiles and strips unguarded
+  int64_t rasterRows = 0;        // blocks numbered this many block rows at a time (0: row by row)
 };
 
 struct Estimate {

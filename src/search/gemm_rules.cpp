@@ -35,7 +35,11 @@ bool LoopRules::gatherFits(const Node* node, int64_t depth) const {
   return depth < reductionLength(node) * 2 || depth == space_.stage.min();
 }
 
-Fragment LoopRules::gathered(const Node* node, int64_t depth, Buffering buffering) const {
+bool LoopRules::gatherSplitFits(const Node* node, int64_t parts, int64_t depth) const {
+  return parts >= 2 && parts * depth * 2 <= reductionLength(node) && gatherFits(node, depth);
+}
+
+Fragment LoopRules::gathered(const Node* node, int64_t depth, Buffering buffering, int64_t parts) const {
   Fragment f;
   f.shape.reduction = reductionLength(node);
   f.shape.staged = true;
@@ -54,6 +58,7 @@ Fragment LoopRules::gathered(const Node* node, int64_t depth, Buffering bufferin
   RecipeStep collapsed = named(f, makeStep(StepKind::Collapse, loops));
   f.nest.push_back(collapsed);
   stageStrips(f, collapsed.into[0], f.shape.reduction, depth, buffering, arraysRead(node), {});
+  if (parts > 1) splitParts(f, collapsed.into[0], f.shape.reduction, parts, depth);
   return f;
 }
 
@@ -128,6 +133,12 @@ Fragment LoopRules::implicitGemm(const Node* outer, const Fragment& body, int64_
     return TiledLoop{step.into[0], trips, false};  // consecutive iterations cross rows: no wide accesses
   };
   std::optional<TiledLoop> batchLoop;
+  if (!batch.empty() && f.shape.split > 1) {
+    // Both would go onto grid.z; a split reduction is for GEMMs too small for the GPU, and a
+    // batch of them fills it already.
+    f.refused = "a batch of GEMMs (a group, a depthwise channel) and a split reduction both need grid.z";
+    return f;
+  }
   if (!batch.empty()) batchLoop = collapsedGroup(batch);
   TiledLoop rowsLoop = collapsedGroup(rows);
   TiledLoop colsLoop = collapsedGroup(columns);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 
+#include "src/loop/tree_walk.hpp"
 #include "src/transform/loop_facts.hpp"
 #include "src/transform/loop_names.hpp"
 #include "src/transform/tree_edit.hpp"
@@ -106,11 +107,21 @@ bool LoopRules::readAlong(const std::string& array, const std::string& index) co
 }
 
 std::set<std::string> LoopRules::transposableArrays(const Node* node) const {
-  // 2-D arrays read only as X[.][index] with the index in the last subscript alone (the
-  // reduction runs along their rows).
+  // Arrays read only as X[.][index] with the index in the last subscript alone (the reduction runs
+  // along their rows): 2-D ones, and batches of matrices X[b][.][index] whose other subscripts
+  // read no reduction loop (a batched product's operands, not a convolution's window).
+  std::set<std::string> reductions;
+  forEachNode(*kernel_.body, [&](const Node& n) {
+    if (n.kind == NodeKind::For && n.loopKind == LoopKind::Reduce) reductions.insert(n.index);
+  });
   std::set<std::string> transposable, other;
   forEachLoad(*node, [&](const Access& a) {
-    bool ok = a.subscripts.size() == 2 && a.subscripts[1].uses(node->index) && !a.subscripts[0].uses(node->index);
+    size_t rank = a.subscripts.size();
+    bool ok = rank >= 2 && a.subscripts[rank - 1].uses(node->index);
+    for (size_t d = 0; d + 1 < rank; ++d) {
+      ok = ok && !a.subscripts[d].uses(node->index);
+      for (const auto& r : reductions) ok = ok && (rank == 2 || !a.subscripts[d].uses(r));
+    }
     (ok ? transposable : other).insert(a.array);
   });
   for (const auto& a : other) transposable.erase(a);
@@ -173,18 +184,23 @@ void LoopRules::stageStrips(Fragment& f, const std::string& loop, int64_t length
 
 Fragment LoopRules::split(const Node* node, int64_t parts, int64_t depth, Buffering buffering) const {
   Fragment f = depth > 0 ? staged(node, depth, buffering, transposable(node)) : direct(node);
+  splitParts(f, node->index, trip(node), parts, depth);
+  return f;
+}
+
+void LoopRules::splitParts(Fragment& f, const std::string& loop, int64_t length, int64_t parts, int64_t depth) const {
   if (depth > 0) {  // each part's strips: every part but the last as long as the first (splitReduction)
-    int64_t length = trip(node), chunk = (length + parts - 1) / parts;
+    int64_t chunk = (length + parts - 1) / parts;
     int64_t last = length - chunk * ((length + chunk - 1) / chunk - 1);
     f.shape.partialStrip = chunk % depth != 0 || last % depth != 0;
   }
   f.shape.reduction /= parts;
   f.shape.split = parts;
-  // The parts are made first, and their loop is the outermost onto the grid.
-  RecipeStep split = named(f, makeStep(StepKind::Split, {node->index}, {parts}));
-  f.nest.insert(f.nest.begin(), split);
+  // The parts are made right after the loop they split, and their loop is the outermost onto the
+  // grid.
+  RecipeStep split = named(f, makeStep(StepKind::Split, {loop}, {parts}));
+  f.nest.push_back(split);
   f.outer.insert(f.outer.begin(), makeStep(StepKind::Map, {split.into[0]}, {}, Mapping::GridZ));
-  return f;
 }
 
 Fragment LoopRules::tiles(const Node* y, const Node* x, const Fragment& body, const Node* middle, int64_t bm,
@@ -286,6 +302,19 @@ Fragment LoopRules::peeled(const Fragment& tiled, int64_t peel) const {
   if (!loops.empty()) f.inTile.push_back(makeStep(StepKind::Peel, loops));
   if (!rows && !cols && loops.empty()) f.refused = "every tile and strip is whole: nothing to peel";
   f.shape.peeled = true;
+  return f;
+}
+
+Fragment LoopRules::rastered(const Fragment& tiled, int64_t rows) const {
+  Fragment f = tiled;
+  if (rows == 0 || !f.refused.empty()) return f;
+  const CandidateShape& s = f.shape;
+  int64_t tilesY = (s.rows + s.blockRows - 1) / s.blockRows, tilesX = (s.cols + s.blockCols - 1) / s.blockCols;
+  if (tilesY < 2 * rows) f.refused = "fewer than " + std::to_string(2 * rows) + " block rows to raster";
+  else if (tilesY * tilesX < 4 * gpu_.multiprocessors) f.refused = "too few blocks for their order to matter";
+  if (!f.refused.empty()) return f;
+  f.shape.rasterRows = rows;
+  f.inTile.push_back(makeStep(StepKind::Raster, {}, {rows}));
   return f;
 }
 

@@ -90,14 +90,22 @@ class LoopRules {
   Fragment implicitGemm(const Node* outer, const Fragment& body, int64_t bm, int64_t bn, int64_t tm, int64_t tn) const;
   // A reduction nest (at least two loops) collapsed into one loop, strip-mined by `depth`, every
   // array it reads staged at the strip loop (gathered: im2col for a convolution's input), the
-  // strip's own loop unrolled, buffered as `buffering` says.
-  Fragment gathered(const Node* node, int64_t depth, Buffering buffering) const;
+  // strip's own loop unrolled, buffered as `buffering` says; with `parts` (at least 2), the
+  // collapsed loop first split into that many parts run by separate blocks on grid.z and combined
+  // atomically (split-K: more blocks where the GEMM's rows and columns make too few).
+  Fragment gathered(const Node* node, int64_t depth, Buffering buffering, int64_t parts = 1) const;
   // A gathered strip of `depth` is worth offering: as stageFits, over the whole nest's length.
   bool gatherFits(const Node* node, int64_t depth) const;
+  // The gathered nest `node` split into `parts` keeps two strips of `depth` in each part.
+  bool gatherSplitFits(const Node* node, int64_t parts, int64_t depth) const;
   // A tiled fragment whose edges run apart when `peel` is 1 (0 keeps it as it is): the register
   // work rounded up to whole tiles (roundup) and the grid loops and the reduction's strip loop
   // with a partial last tile or strip peeled. Refused when every tile and strip is whole.
   Fragment peeled(const Fragment& tiled, int64_t peel) const;
+  // A tiled fragment whose blocks are numbered `rows` block rows at a time (raster, for L2 reuse;
+  // 0 keeps CUDA's order). Refused where the grid is small (fewer than four blocks a
+  // multiprocessor: they are all resident at once or nearly) or has fewer than 2 x `rows` block rows.
+  Fragment rastered(const Fragment& tiled, int64_t rows) const;
   // No parallel loop has `loop` as its body: it is the outermost of its perfect nest.
   bool outermostParallel(const Node* loop) const;
   // An outer parallel loop around a tiled nest onto grid.z.
@@ -157,6 +165,9 @@ class LoopRules {
   // `transposed` transposed), its own loop unrolled, the strip loop buffered as `buffering` says.
   void stageStrips(Fragment& f, const std::string& loop, int64_t length, int64_t depth, Buffering buffering,
                    const std::vector<std::string>& arrays, const std::set<std::string>& transposed) const;
+  // Reduction loop `loop` (of `length` iterations) split into `parts` (the split step, its part
+  // loop onto grid.z), each part's strips of `depth` (0: not staged) whole or partial in `f`'s shape.
+  void splitParts(Fragment& f, const std::string& loop, int64_t length, int64_t parts, int64_t depth) const;
   // `step` with the loops it makes named by the naming rule, against the names the kernel and
   // `f`'s steps use.
   RecipeStep named(const Fragment& f, RecipeStep step) const;

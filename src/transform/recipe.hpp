@@ -43,7 +43,7 @@ namespace cudaburg {
 
 enum class StepKind {
   StripMine, Tile, Unroll, Interchange, Distribute, Map, Stage, RegisterTile, Vectorize, Split, Lanes, Collapse, Mma,
-  Peel, RoundUp
+  Peel, RoundUp, Raster
 };
 const char* stepKeyword(StepKind k);  // "strip", "tile", ...
 

@@ -140,9 +140,8 @@ TransformResult stage(const Kernel& kernel, const std::string& array, const std:
     return TransformResult::refuse("a buffer is stored either interleaved or padded, not both");
   const Array* source = kernel.findParam(array);
   if (!source) return TransformResult::refuse(array + " is not an array parameter of the kernel");
-  if (transposed && source->extents.size() != 2)
-    return TransformResult::refuse(array + " has " + std::to_string(source->extents.size()) +
-                                   " dimensions: only a 2-D array can be staged transposed");
+  if (transposed && source->extents.size() < 2)
+    return TransformResult::refuse(array + " has 1 dimension: only an array of 2 or more can be staged transposed");
   std::string bufferName = freshName(kernel, array + "_s");
   return editLoops(kernel, atLoop, [&](const NodePtr& loop, const Ancestors& above) -> LoopEdit {
     for (const auto& a : above)
@@ -178,9 +177,11 @@ TransformResult stage(const Kernel& kernel, const std::string& array, const std:
     buffer.type = source->type;
     buffer.extents = box.extents;
     std::vector<int> layout;
-    if (transposed) {
-      layout = {1, 0};  // buffer[c][r] holds source[r][c]
-      std::swap(buffer.extents[0], buffer.extents[1]);
+    if (transposed) {  // the last two dimensions swapped: buffer[..][c][r] holds source[..][r][c]
+      size_t rank = buffer.extents.size();
+      for (size_t d = 0; d < rank; ++d) layout.push_back(static_cast<int>(d));
+      std::swap(layout[rank - 2], layout[rank - 1]);
+      std::swap(buffer.extents[rank - 2], buffer.extents[rank - 1]);
     }
     buffer.space = MemorySpace::Shared;
     if (interleave != 0) {

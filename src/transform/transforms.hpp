@@ -56,9 +56,10 @@ TransformResult mapLoop(const Kernel& kernel, const std::string& loop, Mapping m
 // Stages through shared memory the part of `array` read inside each iteration of `atLoop`:
 // the body becomes Alloc(buffer) { Stage; Barrier; body (reading the buffer); Barrier }.
 // The buffer is named `<array>_s` (then `<array>_s2`, ...).
-// `transposed` (2-D arrays only) stores the box with its dimensions swapped: A[i][k] staged as
-// A_s[k][i] (the Stage's layout is {1, 0}), so that a thread reading several consecutive rows
-// of one column reads consecutive buffer elements.
+// `transposed` (arrays of 2 or more dimensions) stores the box with its last two dimensions
+// swapped: A[i][k] staged as A_s[k][i] (the Stage's layout is {1, 0}), a batch's A[b][i][k] as
+// A_s[b][k][i] (layout {0, 2, 1}), so that a thread reading several consecutive rows of one column
+// reads consecutive buffer elements.
 // Where the loads use indices derived from a collapsed loop inside `atLoop`, what they read is no
 // box: the stage is a gather (see loop_tree.hpp), one buffer dimension a loop inside whose index
 // the loads use, outermost first (a convolution's input under a collapsed c*r*s and n*oh*ow:
@@ -95,6 +96,11 @@ TransformResult splitReduction(const Kernel& kernel, const std::string& loop, in
 // (Kernel::laneRows): powers of two whose product is 32. The block's threads must come in whole
 // warps of that shape, which the emitter checks against the launch it plans.
 TransformResult arrangeLanes(const Kernel& kernel, int64_t rows, int64_t cols);
+
+// Numbers the blocks of the grid.y x grid.x grid so that `rows` (at least 2) consecutive block rows
+// sweep the columns together (Kernel::rasterRows): blocks that run at once share operand rows and
+// columns in L2 on large products. Only the order of blocks changes: the kernel computes the same.
+TransformResult rasterBlocks(const Kernel& kernel, int64_t rows);
 
 // Tensor cores as instruction selection: the register tile of loops i, j (after registerTile)
 // whose reduction loop k runs right around its block loops becomes a warp's tile of mma.sync

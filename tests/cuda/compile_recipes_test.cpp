@@ -111,6 +111,29 @@ const std::vector<RecipeCase>& recipeCases() {
        "interchange n k\ncollapse n,oh,ow into m\ncollapse c,r,s into q\ntile k,m 32,64\nmap k_o grid.y\n"
        "map m_o grid.x\nmap k block.y\nmap m block.x\nregtile k,m 4,4\nstrip q 16\nstage In at q_o\n"
        "stage Wt at q_o\nmap q_o pipelined\nunroll q 16"},
+      // Split-K implicit GEMMs: each part of q gathers its own strips (the last one partial).
+      {"conv2d", {{"N", 2}, {"C", 7}, {"H", 9}, {"W", 10}, {"K", 40}},
+       "collapse c,r,s into q\nsplit q 3\ninterchange n k\ncollapse n,oh,ow into m\ntile k,m 32,64\nmap q_s grid.z\n"
+       "map k_o grid.y\nmap m_o grid.x\nmap k block.y\nmap m block.x\nregtile k,m 4,4\nstrip q 8\nstage In at q_o\n"
+       "stage Wt at q_o\nunroll q 8\nmap q_o pipelined"},
+      {"conv2d", {{"N", 2}, {"C", 64}, {"H", 7}, {"W", 7}, {"K", 64}},
+       "collapse c,r,s into q\nsplit q 4\ninterchange n k\ncollapse n,oh,ow into m\ntile k,m 64,32\nmap q_s grid.z\n"
+       "map k_o grid.y\nmap m_o grid.x\nmap k block.y\nmap m block.x\nregtile k,m 8,4\nstrip q 16\nstage In at q_o\n"
+       "stage Wt at q_o\nunroll q 16\nmap q_o async\nlanes 4,8"},
+      // Rastered blocks: alone, peeled, beside a split's parts and a batch on grid.z.
+      {"matmul", {{"M", 1000}, {"N", 1000}, {"K", 100}},
+       "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 4,4\n"
+       "strip k 16\nstage A at k_o transposed\nstage B at k_o\nmap k_o pipelined\nunroll k 16\nraster 4"},
+      {"matmul", {{"M", 1000}, {"N", 1000}, {"K", 100}},
+       "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 4,4\n"
+       "strip k 16\nstage A at k_o transposed\nstage B at k_o\nmap k_o pipelined\nunroll k 16\nroundup\n"
+       "peel i_o,j_o,k_o\nraster 8"},
+      {"matmul", {{"M", 512}, {"N", 512}, {"K", 100}},
+       "split k 2\nmap k_s grid.z\ntile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\n"
+       "regtile i,j 4,4\nstrip k 16\nstage A at k_o transposed\nstage B at k_o\nunroll k 16\nraster 4"},
+      {"matmul_bt", {{"BATCH", 3}, {"M", 200}, {"N", 136}, {"K", 50}},
+       "map b grid.z\ntile i,j 32,32\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 4,4\n"
+       "strip k 8\nstage A at k_o transposed\nstage B at k_o transposed\nunroll k 8\nraster 2"},
       {"conv3d", {{"D", 12}, {"H", 13}, {"W", 14}, {"T", 3}},
        "collapse y,x into p\ncollapse a,b,c into q\ntile z,p 4,64\nmap z_o grid.y\nmap p_o grid.x\nmap z block.y\n"
        "map p block.x\nregtile z,p 2,2\nstrip q 9\nstage In at q_o\nstage Tpl at q_o\nmap q_o pipelined"},

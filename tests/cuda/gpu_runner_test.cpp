@@ -375,6 +375,51 @@ TEST_F(GpuRunner, PeeledEdgesVerify) {
   EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
 }
 
+TEST_F(GpuRunner, SplitImplicitGemmsVerifyAgainstCudnn) {
+  // The gathered reduction (c*r*s) split into parts on grid.z, each part's strips gathered from
+  // where it starts, the last one of a part cut and read past into the next part's taps, which it
+  // must not count; combined atomically.
+  Kernel k = testing::loadExample("conv2d.loop", {{"N", 2}, {"C", 7}, {"H", 9}, {"W", 10}, {"K", 40}});
+  for (const char* rest : {"split q 3; interchange n k; collapse n,oh,ow into m; tile k,m 32,64; map q_s grid.z; ",
+                           "split q 4; interchange n k; collapse n,oh,ow into m; tile k,m 32,64; map q_s grid.z; "}) {
+    for (const char* buffering : {"", "; map q_o pipelined", "; map q_o async"}) {
+      std::string recipe = std::string("collapse c,r,s into q; ") + rest +
+                           "map k_o grid.y; map m_o grid.x; map k block.y; map m block.x; regtile k,m 4,4; "
+                           "strip q 8; stage In at q_o; stage Wt at q_o; unroll q 8" + buffering;
+      SCOPED_TRACE(recipe);
+      auto e = emitUnder(k, recipe);
+      ASSERT_TRUE(e);
+      RunResult r = runner_->measure(k, *e, build(*e, true));
+      EXPECT_EQ(r.status, RunStatus::Ok) << r.reason << " (" << r.reference << ")";
+    }
+  }
+}
+
+TEST_F(GpuRunner, RasteredBlocksVerify) {
+  // Blocks numbered a few rows at a time (groups that divide the grid's rows and one that does
+  // not), with peeled edges, beside a split's parts on grid.z, and a batch on grid.z with both
+  // operands staged transposed.
+  Kernel k = testing::loadExample("matmul.loop", {{"M", 1000}, {"N", 1000}, {"K", 100}});
+  const std::string tiles = "tile i,j 64,64; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+                            "regtile i,j 4,4; strip k 16; stage A at k_o transposed; stage B at k_o; "
+                            "map k_o pipelined; unroll k 16; ";
+  for (const std::string& recipe : {tiles + "raster 4", tiles + "raster 3", tiles + "roundup; peel i_o,j_o,k_o; raster 8",
+                                    "split k 2; map k_s grid.z; " + tiles + "raster 8"}) {
+    SCOPED_TRACE(recipe);
+    auto e = emitUnder(k, recipe);
+    ASSERT_TRUE(e);
+    RunResult r = runner_->measure(k, *e, build(*e));
+    EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
+  }
+  Kernel bt = testing::loadExample("matmul_bt.loop", {{"BATCH", 3}, {"M", 200}, {"N", 136}, {"K", 50}});
+  auto e = emitUnder(bt, "map b grid.z; tile i,j 32,32; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+                         "regtile i,j 4,4; strip k 8; stage A at k_o transposed; stage B at k_o transposed; unroll k 8; "
+                         "map k_o pipelined; raster 2");
+  ASSERT_TRUE(e);
+  RunResult r = runner_->measure(bt, *e, build(*e));
+  EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
+}
+
 TEST_F(GpuRunner, ReferenceLibraryIsTimed) {
   ReferenceTiming t = runner_->reference(testing::loadExample("matmul.loop", {{"M", 512}, {"N", 512}, {"K", 512}}));
   ASSERT_EQ(t.status, RunStatus::Ok) << t.reason;

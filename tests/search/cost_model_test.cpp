@@ -96,3 +96,45 @@ TEST(CostModel, PipeliningDoublesTheBuffersAndHidesLatency) {
   deep.stagedFootprint = (128 + 128) * 64;
   EXPECT_NE(estimate(deep).infeasible.find("registers"), std::string::npos);
 }
+
+namespace {
+
+// A 3x3 convolution as an implicit GEMM: `filters` rows by `pixels` columns over c*9, gathered
+// 8 at a time and pipelined in 64 x 128 tiles of 8 x 8; split into `parts`.
+CandidateShape implicitGemm(int64_t filters, int64_t pixels, int64_t channels, int64_t parts) {
+  CandidateShape s = matmul(0, 64, 128, 8, 8);
+  s.rows = filters;
+  s.cols = pixels;
+  s.reduction = channels * 9 / parts;
+  s.split = parts;
+  s.staged = s.pipelined = s.transposed = true;
+  s.stageDepth = 8;
+  s.stagedFootprint = (64 + 128) * 8;
+  s.gatherOps = 16;
+  return s;
+}
+
+}  // namespace
+
+TEST(CostModel, SplittingAConvolutionOfFewPixelsFillsTheGpu) {
+  // 512 filters by 32*7*7 pixels make 104 blocks for 132 multiprocessors: split 4, 416 blocks.
+  EXPECT_LT(estimate(implicitGemm(512, 32 * 7 * 7, 512, 4)).ns, estimate(implicitGemm(512, 32 * 7 * 7, 512, 1)).ns);
+  // 64 filters by 32*56*56 pixels have blocks enough: a split only adds atomic traffic.
+  EXPECT_GT(estimate(implicitGemm(64, 32 * 56 * 56, 64, 4)).ns, estimate(implicitGemm(64, 32 * 56 * 56, 64, 1)).ns);
+}
+
+TEST(CostModel, RasteredBlocksReadLessFromMemoryOnLargeProducts) {
+  CandidateShape rowByRow = matmul(8192, 128, 128, 8, 8);
+  rowByRow.staged = rowByRow.pipelined = true;
+  rowByRow.stageDepth = 8;
+  rowByRow.stagedFootprint = (128 + 128) * 8;
+  CandidateShape rastered = rowByRow;
+  rastered.rasterRows = 8;
+  EXPECT_LT(estimate(rastered).ns, estimate(rowByRow).ns);
+  // Where the blocks resident at once already cover few rows and columns, nothing changes.
+  CandidateShape narrow = rowByRow;
+  narrow.cols = 128;
+  CandidateShape narrowRastered = narrow;
+  narrowRastered.rasterRows = 8;
+  EXPECT_EQ(estimate(narrowRastered).ns, estimate(narrow).ns);
+}

@@ -246,6 +246,64 @@ TEST(Exploration, EveryOfferedCandidateOfTheOtherExamplesComputesTheNest) {
   }
 }
 
+bool hasStep(const Offered& f, StepKind kind) {
+  return std::any_of(f.recipe.steps.begin(), f.recipe.steps.end(), [&](const RecipeStep& s) { return s.kind == kind; });
+}
+
+TEST(Exploration, ImplicitGemmsAreOfferedSplitWhereNoBatchTakesGridZ) {
+  // conv2d: the gathered reduction (c*r*s = 7*9) split into 2 parts on grid.z, each gathered and
+  // pipelined, computing the convolution.
+  Kernel conv = loadExample("conv2d.loop", {{"N", 2}, {"C", 7}, {"H", 5}, {"W", 6}, {"K", 5}});
+  std::vector<Offered> split;
+  for (const Offered& f : offered<generated::LoopsMatcher>(conv))
+    if (hasStep(f, StepKind::Collapse) && hasStep(f, StepKind::Split)) split.push_back(f);
+  ASSERT_FALSE(split.empty());
+  for (const Offered& f : split) {
+    EXPECT_EQ(f.shape.split, 2);
+    EXPECT_EQ(f.shape.reduction, 7 * 9 / 2);
+    EXPECT_EQ(countMapped({f}, Mapping::GridZ), 1u) << printRecipeLine(f.recipe);
+  }
+  expectCandidatesComputeTheNest(conv, split);
+  // A grouped convolution's groups take grid.z: its implicit GEMMs are not split.
+  Kernel grouped = loadExample("conv2d_grouped.loop", {{"N", 2}, {"G", 3}, {"CG", 4}, {"KG", 3}, {"H", 7}, {"W", 9}});
+  auto groupedOffered = offered<generated::LoopsMatcher>(grouped);
+  EXPECT_TRUE(std::any_of(groupedOffered.begin(), groupedOffered.end(),
+                          [](const Offered& f) { return hasStep(f, StepKind::Collapse) && f.shape.outer > 1; }));
+  for (const Offered& f : groupedOffered)
+    EXPECT_FALSE(hasStep(f, StepKind::Collapse) && hasStep(f, StepKind::Split)) << printRecipeLine(f.recipe);
+}
+
+TEST(Exploration, ABatchedProductStagesBothOperandsTransposed) {
+  // matmul_bt's A[b][i][k] and B[b][j][k] are both read along k: staged transposed, as NT's are.
+  Kernel k = loadExample("matmul_bt.loop", {{"BATCH", 2}, {"M", 33}, {"N", 17}, {"K", 36}});
+  std::vector<Offered> both;
+  for (const Offered& f : offered<generated::LoopsMatcher>(k)) {
+    std::set<std::string> transposed;
+    for (const auto& s : f.recipe.steps)
+      if (s.kind == StepKind::Stage && s.transposed) transposed.insert(s.array);
+    if (transposed == std::set<std::string>{"A", "B"}) both.push_back(f);
+  }
+  ASSERT_FALSE(both.empty());
+  expectCandidatesComputeTheNest(k, both);
+}
+
+TEST(Exploration, LargeGridsAreOfferedRasteredBlocks) {
+  // 4096^2 outputs in tiles of 32: 16384 blocks, rastered or not; 40 x 48 outputs: never.
+  SearchSpace space = smallSpace();
+  space.unroll = {{4}};
+  Kernel big = loadExample("matmul.loop", {{"M", 4096}, {"N", 4096}, {"K", 64}});
+  auto fs = offered<generated::LoopsMatcher>(big, space);
+  size_t rastered = 0;
+  for (const Offered& f : fs) {
+    if (!hasStep(f, StepKind::Raster)) continue;
+    ++rastered;
+    EXPECT_EQ(f.shape.rasterRows, 8);
+  }
+  EXPECT_GT(rastered, 0u);
+  EXPECT_LT(rastered, fs.size());
+  EXPECT_EQ(countWith(offered<generated::LoopsMatcher>(smallMatmul()), StepKind::Raster), 0u);
+}
+
 TEST(Exploration, ConstraintsOfTheGrammarHold) {
   // Register tiles divide block tiles; a split's parts keep 16 iterations each; no candidate is
   // offered twice; each is within the device's limits (the model's feasibility).

@@ -4,11 +4,13 @@
 
 #include <functional>
 
+#include "common/diagnostics.hpp"
 #include "src/loop/pipeline.hpp"
 #include "src/loop/printer.hpp"
 #include "src/transform/loop_facts.hpp"
 #include "src/transform/loop_names.hpp"
 #include "src/transform/mapped_tree_check.hpp"
+#include "src/transform/recipe.hpp"
 #include "src/transform/transforms.hpp"
 #include "src/transform/tree_edit.hpp"
 #include "tests/transform/test_kernels.hpp"
@@ -20,6 +22,7 @@ using testing::applied;
 using testing::countLoops;
 using testing::differenceFrom;
 using testing::findLoop;
+using testing::kernelFromText;
 using testing::smallExample;
 
 // The loop indices along the first path of loops from the root, outermost first.
@@ -348,10 +351,36 @@ TEST(Stage, StagesTransposed) {
   EXPECT_EQ(differenceFrom(k, u), "");
 }
 
-TEST(Stage, RefusesTransposingWhatIsNot2d) {
-  Kernel k = smallExample("conv2d");
-  Kernel t = applied(tile(k, {"oh", "ow"}, {2, 2}));
-  expectRefusal(stage(t, "In", "ow_o", true), "only a 2-D array");
+TEST(Stage, TransposesTheLastTwoDimensionsOfABatchOfMatrices) {
+  // matmul_bt's A[b][i][k] and B[b][j][k] staged as A_s[1][k][i] and B_s[1][k][j]: a thread's rows
+  // side by side, as a 2-D product's are.
+  Kernel k = smallExample("matmul_bt");
+  const char* steps = "map b grid.z; tile i,j 4,4; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+                      "regtile i,j 2,2; strip k 4; stage A at k_o transposed; stage B at k_o transposed";
+  common::SourceFile file("recipe", steps);
+  common::Diagnostics diags(file);
+  auto recipe = parseRecipe(file, diags);
+  ASSERT_TRUE(recipe) << diags.str();
+  Kernel t = applied(applyRecipe(k, *recipe));
+  const Node* a = nullptr;
+  walk(t.body, [&](const NodePtr& n, const Ancestors&) {
+    if (n->kind == NodeKind::Stage && n->source == "A") a = n.get();
+  });
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->layout, (std::vector<int>{0, 2, 1}));
+  EXPECT_EQ(a->buffer.extents, (std::vector<int64_t>{1, 4, 4}));
+  EXPECT_EQ(differenceFrom(k, t), "");
+  // A convolution's 4-D input: the same, its last two dimensions swapped.
+  Kernel c = smallExample("conv2d");
+  Kernel u = applied(tile(c, {"oh", "ow"}, {2, 2}));
+  EXPECT_EQ(differenceFrom(c, applied(stage(u, "In", "ow_o", true))), "");
+}
+
+TEST(Stage, RefusesTransposingA1dArray) {
+  Kernel k = kernelFromText(
+      "size N = 8;\nkernel dot(float Y[1], const float X[N]) {\n  parallel for (i = 0; i < 1; i++) {\n"
+      "    Y[i] = 0;\n    reduce for (n = 0; n < N; n++)\n      Y[i] += X[n] * X[n];\n  }\n}\n");
+  expectRefusal(stage(applied(stripMine(k, "n", 4)), "X", "n_o", true), "only an array of 2 or more");
 }
 
 TEST(Stage, Refuses) {

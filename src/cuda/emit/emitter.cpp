@@ -632,7 +632,10 @@ std::string KernelWriter::prologue() {
         out += "  const " + index_ + " " + t + " = " + (plan_.block[a] > 1 ? std::string("threadIdx.") + kAxis[a] : "0") + ";\n";
     }
   }
-  for (int a = 0; a < 3; ++a) {
+  bool rastered = kernel_.rasterRows > 0 && !plan_.naive && plan_.grid[0] > 1 && plan_.grid[1] > 1 &&
+                  (usedCoordinates_.count("block_x") || usedCoordinates_.count("block_y"));
+  if (rastered) out += rasteredBlocks();
+  for (int a = rastered ? 2 : 0; a < 3; ++a) {
     std::string b = std::string("block_") + kAxis[a];
     if (usedCoordinates_.count(b))
       out += "  const " + index_ + " " + b + " = " + (plan_.grid[a] > 1 ? std::string("blockIdx.") + kAxis[a] : "0") + ";\n";
@@ -642,6 +645,33 @@ std::string KernelWriter::prologue() {
            std::to_string(plan_.block[1]) + " * thread_z);\n";
   if (kernel_.warpTiles) out += mmaPrologue();
   if (plan_.dynamicShared) out += "  extern __shared__ __align__(16) unsigned char shared_memory[];\n";
+  return out;
+}
+
+// Blocks rastered (Kernel::rasterRows): the hardware's linear block number over grid.x and
+// grid.y cut into groups of rasterRows block rows (the last group may have fewer), each group's
+// blocks taken column by column, so that the blocks resident at once cover a few rows and columns
+// of tiles and share what they read in L2. A permutation of the blocks: grid.z keeps its own.
+std::string KernelWriter::rasteredBlocks() const {
+  int64_t gridX = plan_.grid[0], gridY = plan_.grid[1], rows = std::min(kernel_.rasterRows, gridY);
+  // Unsigned: ptxas spilled a small kernel's registers over the same arithmetic in int.
+  bool wide = gridX * gridY > 4294967295LL;
+  std::string type = wide ? "unsigned long long" : "unsigned", u = wide ? "ull" : "u";
+  auto constant = [&](int64_t n) { return std::to_string(n) + u; };
+  std::string group = constant(rows * gridX), g = constant(rows);
+  std::string out = "  // blocks numbered " + std::to_string(rows) + " block rows at a time, column by column (rastered)\n";
+  out += "  const " + type + " block_linear = blockIdx.x + " + constant(gridX) + " * blockIdx.y;\n";
+  out += "  const " + type + " block_group = block_linear / " + group + ";\n";
+  out += "  const " + type + " block_in_group = block_linear - block_group * " + group + ";\n";
+  std::string y = "block_in_group % " + g, x = "block_in_group / " + g;
+  if (gridY % rows != 0) {  // the last group's rows are fewer (constants: a division by a variable is a call)
+    std::string last = constant(gridY % rows);
+    out += "  const bool block_last_group = block_group == " + constant(gridY / rows) + ";\n";
+    y = "(block_last_group ? block_in_group % " + last + " : " + y + ")";
+    x = "(block_last_group ? block_in_group / " + last + " : " + x + ")";
+  }
+  out += "  const " + index_ + " block_y = block_group * " + g + " + " + y + ";\n";
+  out += "  const " + index_ + " block_x = " + x + ";\n";
   return out;
 }
 

@@ -234,6 +234,7 @@ class KernelWriter {
 
   std::string header();
   std::string prologue();
+  std::string rasteredBlocks() const;  // block_y and block_x of a rastered grid (Kernel::rasterRows)
   // The name of a thread or block coordinate, which the prologue then declares.
   std::string coordinate(const std::string& name) {
     usedCoordinates_.insert(name);
