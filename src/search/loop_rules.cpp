@@ -339,12 +339,15 @@ int64_t LoopRules::mmaK() const {
 Fragment LoopRules::tensorCores(const Fragment& tiled) const {
   Fragment f = tiled;
   int64_t k = mmaK();
+  // An implicit GEMM's gathers are stored transposed: rows of the tile's pixels (or filters), each
+  // holding a strip of the reduction, as ldmatrix reads them and 16-byte copies of channels fill them.
+  bool gathered = f.shape.gatherOps > 0;
   const RecipeStep* strip = nullptr;
   for (const auto& s : tiled.inTile)
     if (s.kind == StepKind::StripMine) strip = &s;
   if (k == 0) f.refused = "the operands are not of one tensor-core type";
   else if (!strip || !f.shape.staged) f.refused = "tensor-core tiles read staged operands";
-  else if (f.shape.transposed) f.refused = "ldmatrix transposes: no operand is staged transposed";
+  else if (f.shape.transposed && !gathered) f.refused = "ldmatrix transposes: no operand is staged transposed";
   else if (f.shape.split > 1 || f.shape.outer > 1) f.refused = "one 2-D product a kernel";
   else if (strip->factors[0] % k != 0) f.refused = "a stage of " + std::to_string(strip->factors[0]) + " is no multiple of " + std::to_string(k);
   if (!f.refused.empty()) return f;
@@ -355,7 +358,10 @@ Fragment LoopRules::tensorCores(const Fragment& tiled) const {
   std::vector<RecipeStep> steps;
   for (RecipeStep s : f.inTile) {
     if (s.kind == StepKind::Vectorize) continue;  // the write-back goes by fragments
-    if (s.kind == StepKind::Stage) s.padding = 16 / bytes * (bytes == 4 && !readAlong(s.array, reduction) ? 2 : 1);
+    if (s.kind == StepKind::Stage) {
+      s.padding = 16 / bytes * (bytes == 4 && !gathered && !readAlong(s.array, reduction) ? 2 : 1);
+      s.transposed = gathered;
+    }
     if (s.kind == StepKind::Map && s.mapping == Mapping::Pipelined) s.mapping = Mapping::AsyncPipelined;
     steps.push_back(s);
   }
