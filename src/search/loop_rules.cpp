@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 
+#include "src/loop/tree_walk.hpp"
 #include "src/transform/loop_facts.hpp"
 #include "src/transform/loop_names.hpp"
 #include "src/transform/tree_edit.hpp"
@@ -351,6 +352,12 @@ Fragment LoopRules::tensorCores(const Fragment& tiled) const {
   else if (f.shape.split > 1 || f.shape.outer > 1) f.refused = "one 2-D product a kernel";
   else if (strip->factors[0] % k != 0) f.refused = "a stage of " + std::to_string(strip->factors[0]) + " is no multiple of " + std::to_string(k);
   if (!f.refused.empty()) return f;
+  // A strip longer than its loop (a convolution's 3 taps) leaves no whole k step of mma.sync.
+  forEachNode(*kernel_.body, [&](const Node& n) {
+    if (n.kind == NodeKind::For && n.index == strip->loops[0] && trip(&n) < strip->factors[0])
+      f.refused = "loop " + n.index + " runs fewer iterations than a stage of " + std::to_string(strip->factors[0]);
+  });
+  if (!f.refused.empty()) return f;
   std::string reduction = strip->loops[0];
   int bytes = 4;
   for (const auto& p : kernel_.params)
@@ -372,7 +379,23 @@ Fragment LoopRules::tensorCores(const Fragment& tiled) const {
   f.shape.asyncCopies = tiled.shape.pipelined || tiled.shape.asyncCopies;
   f.shape.tensorCores = true;
   f.shape.elementBytes = bytes;
+  if (gathered) f.shape.gatherWidth = gatherWidth(f, reduction, 16 / bytes);
   return f;
+}
+
+// A gather's copies move `width` elements at once where every staged array is read along the
+// collapsed reduction's innermost loop (NHWC channels) and its rows hold whole copies.
+int LoopRules::gatherWidth(const Fragment& f, const std::string& reduction, int width) const {
+  std::string innermost;
+  for (const auto& s : f.nest)
+    if (s.kind == StepKind::Collapse && !s.into.empty() && s.into[0] == reduction) innermost = s.loops.back();
+  if (innermost.empty()) return 1;
+  for (const auto& s : f.inTile) {
+    if (s.kind != StepKind::Stage) continue;
+    const Array* a = kernel_.findParam(s.array);
+    if (!a || !readAlong(s.array, innermost) || a->extents.back() % width != 0) return 1;
+  }
+  return width;
 }
 
 // ---- costs -------------------------------------------------------------------------------------
