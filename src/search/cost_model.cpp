@@ -75,11 +75,15 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   double paddedOutputs = static_cast<double>(tilesY * s.blockRows) * (tilesX * s.blockCols) * s.outer * s.serial;
   // `reduction` is one part's length: a split reduction's parts together do the whole of it.
   double flops = 2.0 * paddedOutputs * s.reduction * s.split;
-  // A gathered stage finds each element's source by index arithmetic (an issue slot an operation,
-  // as a multiply-add takes): the block's footprint once a strip.
+  // A gathered stage finds each copy's source by index arithmetic (an issue slot an operation,
+  // as a multiply-add takes): the block's footprint once a strip, `gatherWidth` elements a copy.
+  // Under tensor cores that arithmetic runs on the CUDA cores beside the mma.sync instructions,
+  // at their rate, not the tensor cores'.
+  double gatherFlops = 0;
   if (s.staged && s.gatherOps > 0)
-    flops += 2.0 * blocks * s.serial * static_cast<double>(ceilDiv(s.reduction, std::max<int64_t>(s.stageDepth, 1))) *
-             static_cast<double>(s.stagedFootprint) * static_cast<double>(s.gatherOps);
+    gatherFlops = 2.0 * blocks * s.serial * static_cast<double>(ceilDiv(s.reduction, std::max<int64_t>(s.stageDepth, 1))) *
+                  static_cast<double>(s.stagedFootprint) * static_cast<double>(s.gatherOps) / std::max(1, s.gatherWidth);
+  if (!s.tensorCores) flops += gatherFlops;
 
   // Issue efficiency: a thread's register tile turns (rows + cols) operand reads into
   // rows * cols multiply-adds; small tiles are bound by those reads, and few warps hide no latency.
@@ -131,6 +135,7 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   double latency = std::min(1.0, (s.pipelined || s.asyncCopies ? 0.6 : 0.35) + e.occupancy);
   double rate = s.tensorCores ? gpu.mmaTflops / (s.elementBytes == 4 ? 2 : 1) : gpu.fp32Tflops;
   double computeNs = flops / (rate * 1e3 * issue * latency);
+  if (s.tensorCores) computeNs += gatherFlops / (gpu.fp32Tflops * 1e3 * latency);
   // A warp's tile reads its operands' fragments from shared memory each k step: (tm + tn) rows
   // of elements for tm x tn multiply-adds, which small warp tiles make the bound.
   if (s.tensorCores && s.staged)
@@ -161,7 +166,9 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // write at L2 that contend with the other parts' (counted twice: the rank correlation on the
   // databases of tests/data is best between 1x and 4x).
   double outputWrites = s.split > 1 ? 6.0 * s.split : 1.0;
-  double outputNs = static_cast<double>(s.rows) * s.cols * s.outer * s.serial * s.elementBytes * outputWrites /
+  // Tensor cores write their fp32 accumulators whatever the operands' type.
+  int outputBytes = s.tensorCores ? 4 : s.elementBytes;
+  double outputNs = static_cast<double>(s.rows) * s.cols * s.outer * s.serial * outputBytes * outputWrites /
                     gpu.memoryGBps * (s.vectorized ? 0.9 : 1.0);  // 128-bit stores: fewer transactions
 
   // Waves: the last one runs partly empty.

@@ -46,6 +46,7 @@ struct CandidateShape {
   bool vectorized = false;       // 128-bit accesses along a thread's columns
   int64_t laneRows = 0;          // a warp's threads as laneRows x (32 / laneRows) of the block (0: rows of block.x)
   int64_t gatherOps = 0;         // integer operations a staged element takes to find its source (a gather's)
+  int gatherWidth = 1;           // elements a gather copies at once (16 bytes of contiguous channels)
   bool tensorCores = false;      // warps of mma.sync: threadRows x threadCols is a warp's tile
   bool partialStrip = false;     // a staged reduction's last strip (of some part) is partial
   bool peeled = false;           // edges run apart: register work rounded up, whole tiles and strips unguarded

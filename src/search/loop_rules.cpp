@@ -368,14 +368,23 @@ int64_t LoopRules::mmaK() const {
 Fragment LoopRules::tensorCores(const Fragment& tiled) const {
   Fragment f = tiled;
   int64_t k = mmaK();
+  // An implicit GEMM's gathers are stored transposed: rows of the tile's pixels (or filters), each
+  // holding a strip of the reduction, as ldmatrix reads them and 16-byte copies of channels fill them.
+  bool gathered = f.shape.gatherOps > 0;
   const RecipeStep* strip = nullptr;
   for (const auto& s : tiled.inTile)
     if (s.kind == StepKind::StripMine) strip = &s;
   if (k == 0) f.refused = "the operands are not of one tensor-core type";
   else if (!strip || !f.shape.staged) f.refused = "tensor-core tiles read staged operands";
-  else if (f.shape.transposed) f.refused = "ldmatrix transposes: no operand is staged transposed";
+  else if (f.shape.transposed && !gathered) f.refused = "ldmatrix transposes: no operand is staged transposed";
   else if (f.shape.split > 1 || f.shape.outer > 1) f.refused = "one 2-D product a kernel";
   else if (strip->factors[0] % k != 0) f.refused = "a stage of " + std::to_string(strip->factors[0]) + " is no multiple of " + std::to_string(k);
+  if (!f.refused.empty()) return f;
+  // A strip longer than its loop (a convolution's 3 taps) leaves no whole k step of mma.sync.
+  forEachNode(*kernel_.body, [&](const Node& n) {
+    if (n.kind == NodeKind::For && n.index == strip->loops[0] && trip(&n) < strip->factors[0])
+      f.refused = "loop " + n.index + " runs fewer iterations than a stage of " + std::to_string(strip->factors[0]);
+  });
   if (!f.refused.empty()) return f;
   std::string reduction = strip->loops[0];
   int bytes = 4;
@@ -384,7 +393,10 @@ Fragment LoopRules::tensorCores(const Fragment& tiled) const {
   std::vector<RecipeStep> steps;
   for (RecipeStep s : f.inTile) {
     if (s.kind == StepKind::Vectorize) continue;  // the write-back goes by fragments
-    if (s.kind == StepKind::Stage) s.padding = 16 / bytes * (bytes == 4 && !readAlong(s.array, reduction) ? 2 : 1);
+    if (s.kind == StepKind::Stage) {
+      s.padding = 16 / bytes * (bytes == 4 && !gathered && !readAlong(s.array, reduction) ? 2 : 1);
+      s.transposed = gathered;
+    }
     if (s.kind == StepKind::Map && s.mapping == Mapping::Pipelined) s.mapping = Mapping::AsyncPipelined;
     steps.push_back(s);
   }
@@ -395,7 +407,23 @@ Fragment LoopRules::tensorCores(const Fragment& tiled) const {
   f.shape.asyncCopies = tiled.shape.pipelined || tiled.shape.asyncCopies;
   f.shape.tensorCores = true;
   f.shape.elementBytes = bytes;
+  if (gathered) f.shape.gatherWidth = gatherWidth(f, reduction, 16 / bytes);
   return f;
+}
+
+// A gather's copies move `width` elements at once where every staged array is read along the
+// collapsed reduction's innermost loop (NHWC channels) and its rows hold whole copies.
+int LoopRules::gatherWidth(const Fragment& f, const std::string& reduction, int width) const {
+  std::string innermost;
+  for (const auto& s : f.nest)
+    if (s.kind == StepKind::Collapse && !s.into.empty() && s.into[0] == reduction) innermost = s.loops.back();
+  if (innermost.empty()) return 1;
+  for (const auto& s : f.inTile) {
+    if (s.kind != StepKind::Stage) continue;
+    const Array* a = kernel_.findParam(s.array);
+    if (!a || !readAlong(s.array, innermost) || a->extents.back() % width != 0) return 1;
+  }
+  return width;
 }
 
 // ---- costs -------------------------------------------------------------------------------------

@@ -122,10 +122,13 @@ class LoopRules {
   int64_t mmaK() const;
   // A tiled fragment whose threads become warps, each computing its tm x tn register tile as
   // mma.sync tiles (the mma step); its reduction staged with rows padded by 16 bytes (32 for a
-  // tf32 B) for conflict-free ldmatrix and fragment reads, never transposed (ldmatrix transposes),
-  // by asynchronous copies where it was pipelined. Refused when the stage depth is no multiple of
+  // tf32 B) for conflict-free ldmatrix and fragment reads, never transposed (ldmatrix transposes)
+  // unless gathered (an implicit GEMM's gathers stored transposed are rows of the reduction), by
+  // asynchronous copies where it was pipelined. Refused when the stage depth is no multiple of
   // the shape's k or the reduction is not staged.
   Fragment tensorCores(const Fragment& tiled) const;
+  // The elements an implicit GEMM's gathers copy at once (`width`, or 1): see loop_rules.cpp.
+  int gatherWidth(const Fragment& f, const std::string& reduction, int width) const;
 
   // ---- costs --------------------------------------------------------------------------------
   // The model's estimate of a complete fragment, or kInfinity when it cannot launch (over a

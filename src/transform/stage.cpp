@@ -140,8 +140,6 @@ TransformResult stage(const Kernel& kernel, const std::string& array, const std:
     return TransformResult::refuse("a buffer is stored either interleaved or padded, not both");
   const Array* source = kernel.findParam(array);
   if (!source) return TransformResult::refuse(array + " is not an array parameter of the kernel");
-  if (transposed && source->extents.size() < 2)
-    return TransformResult::refuse(array + " has 1 dimension: only an array of 2 or more can be staged transposed");
   std::string bufferName = freshName(kernel, array + "_s");
   return editLoops(kernel, atLoop, [&](const NodePtr& loop, const Ancestors& above) -> LoopEdit {
     for (const auto& a : above)
@@ -163,11 +161,21 @@ TransformResult stage(const Kernel& kernel, const std::string& array, const std:
     Box box;
     Gather gather;
     bool gathered = readsThroughCollapsedLoops(core, array);
+    if (transposed && !gathered && source->extents.size() < 2)
+      return {nullptr, array + " has 1 dimension: only an array of 2 or more (or a gather) can be staged transposed"};
     if (gathered) {
-      if (transposed || interleave != 0)
+      if (interleave != 0)
         return {nullptr, array + " is read through a collapsed loop: its gather is stored in the order of the "
-                                 "loops, neither transposed nor interleaved"};
+                                 "loops (or the reverse, transposed), not interleaved"};
       if (std::string why = gatherOf(core, array, gather); !why.empty()) return {nullptr, why};
+      // Transposed, the innermost loop's dimension comes first: an implicit GEMM's rows (or
+      // columns) by its reduction, each row of the tile holding a strip of the reduction as ldmatrix
+      // and wide copies of NHWC channels want it.
+      if (transposed) {
+        std::reverse(gather.dims.begin(), gather.dims.end());
+        std::reverse(gather.origin.begin(), gather.origin.end());
+        std::reverse(gather.extents.begin(), gather.extents.end());
+      }
       box = {gather.origin, gather.extents};
     } else if (std::string why = boxOf(core, array, box); !why.empty()) {
       return {nullptr, why};
@@ -177,7 +185,7 @@ TransformResult stage(const Kernel& kernel, const std::string& array, const std:
     buffer.type = source->type;
     buffer.extents = box.extents;
     std::vector<int> layout;
-    if (transposed) {  // the last two dimensions swapped: buffer[..][c][r] holds source[..][r][c]
+    if (transposed && !gathered) {  // the last two dimensions swapped: buffer[..][c][r] holds source[..][r][c]
       size_t rank = buffer.extents.size();
       for (size_t d = 0; d < rank; ++d) layout.push_back(static_cast<int>(d));
       std::swap(layout[rank - 2], layout[rank - 1]);

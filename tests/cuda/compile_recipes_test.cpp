@@ -148,6 +148,23 @@ const std::vector<RecipeCase>& recipeCases() {
       {"hgemm", {{"M", 256}, {"N", 256}, {"K", 128}},  // ldmatrix.trans of A stored k-major, pipelined
        "tile i,j 128,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 64,32\n"
        "strip k 32\nstage A at k_o transposed\nstage B at k_o\nmap k_o pipelined\nunroll k 32\nmma i,j,k 16,8,16"},
+      // Tensor cores on implicit GEMMs: gathers of 8 channels at a time by cp.async or through
+      // registers, of 3 channels an element at a time; pixels that fill no whole tile.
+      {"conv2d_nhwc_half", {{"N", 2}, {"C", 64}, {"H", 10}, {"W", 9}, {"K", 64}},
+       "collapse r,s,c\ncollapse n,oh,ow\ntile n_oh_ow,k 128,64\nmap n_oh_ow_o grid.y\nmap k_o grid.x\n"
+       "map n_oh_ow block.y\nmap k block.x\nregtile n_oh_ow,k 64,32\nstrip r_s_c 32\n"
+       "stage In at r_s_c_o transposed pad 8\nstage Wt at r_s_c_o transposed pad 8\nmap r_s_c_o async\n"
+       "unroll r_s_c 32\nmma n_oh_ow,k,r_s_c 16,8,16"},
+      {"conv2d_nhwc_half", {{"N", 2}, {"C", 32}, {"H", 8}, {"W", 8}, {"K", 64}},
+       "collapse r,s,c\ncollapse n,oh,ow\ntile n_oh_ow,k 64,64\nmap n_oh_ow_o grid.y\nmap k_o grid.x\n"
+       "map n_oh_ow block.y\nmap k block.x\nregtile n_oh_ow,k 32,32\nstrip r_s_c 16\n"
+       "stage In at r_s_c_o transposed pad 8\nstage Wt at r_s_c_o transposed pad 8\nmap r_s_c_o pipelined\n"
+       "unroll r_s_c 16\nmma n_oh_ow,k,r_s_c 16,8,16"},
+      {"conv2d_nhwc_half", {{"N", 2}, {"C", 3}, {"H", 8}, {"W", 8}, {"K", 32}, {"R", 4}, {"S", 4}, {"P", 2}},
+       "collapse r,s,c\ncollapse n,oh,ow\ntile n_oh_ow,k 64,32\nmap n_oh_ow_o grid.y\nmap k_o grid.x\n"
+       "map n_oh_ow block.y\nmap k block.x\nregtile n_oh_ow,k 32,16\nstrip r_s_c 16\n"
+       "stage In at r_s_c_o transposed pad 8\nstage Wt at r_s_c_o transposed pad 8\nmap r_s_c_o async\n"
+       "unroll r_s_c 16\nmma n_oh_ow,k,r_s_c 16,8,16"},
       {"hgemm", {{"M", 100}, {"N", 72}, {"K", 48}},
        "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 32,32\n"
        "mma i,j,k 16,8,16"},

@@ -119,5 +119,41 @@ TEST(EmitCollapse, GathersGo4ElementsAtATimeWhereTheLayoutAllows) {
   EXPECT_EQ(odd.find("4 elements at a time"), std::string::npos) << odd;
 }
 
+// Tensor cores on an implicit GEMM of half NHWC operands: both gathers stored as padded rows of
+// the reduction, filled 16 bytes (8 channels) at a time by cp.async, zero in the input's padding,
+// read by ldmatrix; the write-back derives each pixel's n, oh, ow.
+std::string tensorCoreGemm(int strip) {
+  std::string d = std::to_string(strip);
+  return "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k 64,32; map n_oh_ow_o grid.y; map k_o grid.x; "
+         "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k 32,16; strip r_s_c " + d + "; "
+         "stage In at r_s_c_o transposed pad 8; stage Wt at r_s_c_o transposed pad 8; map r_s_c_o async; "
+         "unroll r_s_c " + d + "; mma n_oh_ow,k,r_s_c 16,8,16";
+}
+
+TEST(EmitCollapse, TensorCoreGathersGo16BytesAtATimeIntoRowsLdmatrixReads) {
+  std::string src = testing::emittedExample("conv2d_nhwc_half.loop", {{"N", 2}, {"C", 64}, {"H", 8}, {"W", 8}, {"K", 64}},
+                                            tensorCoreGemm(32));
+  EXPECT_NE(src.find("__shared__ __align__(16) __half In_s[3][64][40];"), std::string::npos) << src;
+  EXPECT_NE(src.find("__shared__ __align__(16) __half Wt_s[3][32][40];"), std::string::npos) << src;
+  EXPECT_NE(src.find("over n_oh_ow from n_oh_ow_o, r_s_c from r_s_c_o -> In_s, zero outside In, 8 elements at a time"),
+            std::string::npos)
+      << src;
+  EXPECT_NE(src.find("async_copy<16>(&In_s[0][stage_0][stage_1], stage_in ? &In["), std::string::npos) << src;
+  EXPECT_NE(src.find("async_copy<16>(&Wt_s["), std::string::npos) << src;
+  EXPECT_NE(src.find("ldmatrix<4, false>(mma_a[n_oh_ow_o3_u], &In_s[stage_slot]"), std::string::npos) << src;
+  EXPECT_NE(src.find("ldmatrix<2, false>(mma_b[k_o3_u], &Wt_s[stage_slot]"), std::string::npos) << src;
+  EXPECT_NE(src.find("mma_m16n8k16_f16(Out_r["), std::string::npos) << src;
+  EXPECT_NE(src.find("const int oh = n_oh_ow / 8 % 8;"), std::string::npos) << src;
+  // Three channels of 4 x 4 taps make no run of 8 (nor of 2) that stays at one pixel: the input
+  // goes an element at a time, stored by the threads; the filters (runs of 48) still 16 bytes.
+  std::string narrow = testing::emittedExample(
+      "conv2d_nhwc_half.loop", {{"N", 2}, {"C", 3}, {"H", 8}, {"W", 8}, {"K", 64}, {"R", 4}, {"S", 4}, {"P", 2}},
+      tensorCoreGemm(16));
+  EXPECT_EQ(narrow.find("async_copy<16>(&In_s"), std::string::npos) << narrow;
+  EXPECT_EQ(narrow.find("async_copy<2>"), std::string::npos) << narrow;
+  EXPECT_NE(narrow.find("// In's elements one at a time: too narrow for cp.async"), std::string::npos) << narrow;
+  EXPECT_NE(narrow.find("async_copy<16>(&Wt_s"), std::string::npos) << narrow;
+}
+
 }  // namespace
 }  // namespace cudaburg

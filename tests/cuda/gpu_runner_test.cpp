@@ -351,6 +351,42 @@ TEST_F(GpuRunner, TensorCoreProductsVerifyAgainstGemmEx) {
   EXPECT_EQ(t.library, "cuBLAS GemmEx (half)");
 }
 
+// Tensor cores on implicit GEMMs of half NHWC convolutions (gathers of 8 channels by cp.async or
+// through registers, 3 channels an element at a time, pixels that fill no whole tile) and the
+// naive nest, against cuDNN's tensor-op convolution of half operands (a half output, widened).
+TEST_F(GpuRunner, TensorCoreConvolutionsVerifyAgainstCudnn) {
+  auto recipe = [](const std::string& tile, const std::string& warp, int strip, const std::string& buffering) {
+    std::string d = std::to_string(strip);
+    return "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k " + tile + "; map n_oh_ow_o grid.y; map k_o grid.x; "
+           "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k " + warp + "; strip r_s_c " + d +
+           "; stage In at r_s_c_o transposed pad 8; stage Wt at r_s_c_o transposed pad 8; " + buffering +
+           "unroll r_s_c " + d + "; mma n_oh_ow,k,r_s_c 16,8,16";
+  };
+  struct Case {
+    std::map<std::string, int64_t> sizes;
+    std::string recipe;
+  };
+  const std::map<std::string, int64_t> even = {{"N", 4}, {"C", 64}, {"H", 16}, {"W", 16}, {"K", 64}};
+  const std::map<std::string, int64_t> narrow = {{"N", 2}, {"C", 3}, {"H", 15}, {"W", 13}, {"K", 32},
+                                                 {"R", 4}, {"S", 4}, {"P", 2}};
+  for (const Case& c : {Case{even, recipe("128,64", "64,32", 32, "map r_s_c_o async; ")},
+                        Case{even, recipe("64,64", "32,32", 16, "map r_s_c_o pipelined; ")},
+                        Case{{{"N", 2}, {"C", 32}, {"H", 10}, {"W", 9}, {"K", 48}}, recipe("64,32", "32,16", 32, "map r_s_c_o async; ")},
+                        Case{narrow, recipe("64,32", "32,16", 16, "map r_s_c_o async; ")},
+                        Case{narrow, ""}}) {
+    SCOPED_TRACE(c.recipe);
+    Kernel k = testing::loadExample("conv2d_nhwc_half.loop", c.sizes);
+    auto e = !c.recipe.empty() ? emitUnder(k, c.recipe) : std::optional<CudaKernel>(*emitKernel(k).kernel);
+    ASSERT_TRUE(e);
+    RunResult r = runner_->measure(k, *e, build(*e));
+    EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
+    EXPECT_EQ(r.reference.rfind("cuDNN convolution (half)", 0), 0u) << r.reference;
+  }
+  ReferenceTiming t = runner_->reference(testing::loadExample("conv2d_nhwc_half.loop", even));
+  ASSERT_EQ(t.status, RunStatus::Ok) << t.reason;
+  EXPECT_EQ(t.library.rfind("cuDNN convolution (half, ", 0), 0u) << t.library;
+}
+
 TEST_F(GpuRunner, PeeledEdgesVerify) {
   // Partial tiles on both sides and a partial last strip (127x4099x513): whole tiles and strips
   // run without guards, the register work rounded up past the edges; each buffering, and a split

@@ -71,6 +71,7 @@ TEST(RunProtocol, ExactAndConvolutionReferencesRoundTrip) {
   conv.conv.in = {16, 12, 10};
   conv.conv.pad = {0, 2, 1};
   conv.conv.dilation = {1, 3, 1};
+  conv.conv.operands = ScalarType::BFloat16;
   back = referenceSpecFromJson(toJson(conv));
   EXPECT_EQ(back.kind, ReferencePlan::Kind::Conv);
   EXPECT_EQ(back.conv.output, "Out");
@@ -79,6 +80,7 @@ TEST(RunProtocol, ExactAndConvolutionReferencesRoundTrip) {
   EXPECT_EQ(back.conv.in, conv.conv.in);
   EXPECT_EQ(back.conv.pad, conv.conv.pad);
   EXPECT_EQ(back.conv.dilation, conv.conv.dilation);
+  EXPECT_EQ(back.conv.operands, ScalarType::BFloat16);
 }
 
 TEST(RunProtocol, ReplyWithUnboundedErrorRoundTrips) {

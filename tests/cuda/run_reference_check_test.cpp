@@ -46,6 +46,30 @@ TEST(RunReferenceCheck, TolerancePerType) {
   EXPECT_EQ(verificationTolerance(ScalarType::TF32, ScalarType::Float, 64), verificationTolerance(ScalarType::Float, 64));
 }
 
+// Against cuDNN's half output: its own fp32 arithmetic and the rounding of each element to half
+// (up to 2^-11 of it), beside the kernel's error.
+TEST(RunReferenceCheck, ReferenceToleranceAccountsForTheLibrarysRounding) {
+  double kernel = verificationTolerance(ScalarType::Float, ScalarType::Half, 576);
+  EXPECT_EQ(referenceTolerance(kernel, ScalarType::Float), kernel);
+  EXPECT_DOUBLE_EQ(referenceTolerance(kernel, ScalarType::Half), 2 * kernel + 0x1p-11);
+  EXPECT_DOUBLE_EQ(referenceTolerance(kernel, ScalarType::BFloat16), 2 * kernel + 0x1p-8);
+  // A float output rounded to half passes; one off by a part in a hundred does not.
+  std::vector<double> exact, rounded, wrong;
+  for (int i = 0; i < 1000; ++i) {
+    double v = std::sin(0.37 * i) * 12.5 + 0.01 * i;
+    exact.push_back(v);
+    int e;
+    std::frexp(v, &e);
+    double unit = std::ldexp(1.0, e - 11);  // the spacing of half values around v
+    rounded.push_back(std::nearbyint(v / unit) * unit);
+    wrong.push_back(v * 1.01);
+  }
+  double tolerance = referenceTolerance(kernel, ScalarType::Half);
+  EXPECT_TRUE(compareArrays("Out", {1000}, exact, rounded, tolerance).passed);
+  EXPECT_FALSE(compareArrays("Out", {1000}, exact, rounded, kernel).passed);
+  EXPECT_FALSE(compareArrays("Out", {1000}, wrong, rounded, tolerance).passed);
+}
+
 TEST(RunReferenceCheck, KernelToleranceReadsOutputsAgainstInputs) {
   Kernel k;
   k.params.resize(3);

@@ -56,8 +56,46 @@ TEST(RunReferenceShape, ReducedPrecisionProductsUseGemmEx) {
       "  parallel for (i = 0; i < M; i++) parallel for (j = 0; j < N; j++) {\n"
       "    C[i][j] = 0; reduce for (k = 0; k < K; k++) C[i][j] += A[i][k] * B[k][j]; } }\n");
   EXPECT_FALSE(recognizeGemm(halfOut));
-  // Half convolutions are no cuDNN float convolution.
-  EXPECT_EQ(planReference(loadExample("conv2d_nhwc_half.loop")).kind, ReferencePlan::Kind::Exact);
+}
+
+// Convolutions of half or bfloat16 operands into a float output: cuDNN on tensor cores (which
+// writes its output in the operands' type); tf32 and mixed operands are checked exactly.
+TEST(RunReferenceShape, ReducedPrecisionConvolutionsUseCudnnTensorOps) {
+  Kernel k = loadExample("conv2d_nhwc_half.loop", {{"N", 2}, {"C", 16}, {"H", 10}, {"W", 9}, {"K", 24}});
+  auto c = recognizeConv(k);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->operands, ScalarType::Half);
+  EXPECT_EQ(c->libraryOutput(), ScalarType::Half);
+  EXPECT_EQ(c->layout, ConvShape::Layout::ChannelsLast);
+  EXPECT_EQ(c->pad, (std::vector<int64_t>{1, 1}));
+  ReferencePlan plan = planReference(k);
+  EXPECT_EQ(plan.kind, ReferencePlan::Kind::Conv);
+  EXPECT_EQ(plan.describe(), "cuDNN convolution (half) N2 C16 10x9 K24 3x3 channels last");
+  EXPECT_EQ(plan.library("IMPLICIT_PRECOMP_GEMM"), "cuDNN convolution (half, IMPLICIT_PRECOMP_GEMM)");
+  EXPECT_EQ(planReference(loadExample("conv2d.loop")).library("WINOGRAD"), "cuDNN convolution (WINOGRAD)");
+  EXPECT_EQ(recognizeConv(loadExample("conv2d.loop"))->libraryOutput(), ScalarType::Float);
+  const std::string nest =
+      "size N = 2, C = 8, H = 6, W = 6, K = 8;\n"
+      "kernel c(float Out[N][4][4][K], const IN In[N][H][W][C], const WT Wt[K][3][3][C]) {\n"
+      "  parallel for (n = 0; n < N; n++) parallel for (p = 0; p < 4; p++) parallel for (q = 0; q < 4; q++)\n"
+      "    parallel for (k = 0; k < K; k++) {\n"
+      "      Out[n][p][q][k] = 0;\n"
+      "      reduce for (r = 0; r < 3; r++) reduce for (s = 0; s < 3; s++) reduce for (c = 0; c < C; c++)\n"
+      "        Out[n][p][q][k] += In[n][p + r][q + s][c] * Wt[k][r][s][c]; } }\n";
+  auto typed = [&](const std::string& in, const std::string& wt) {
+    std::string text = nest;
+    text.replace(text.find("IN"), 2, in);
+    text.replace(text.find("WT"), 2, wt);
+    return parseLoopText("c.loop", text);
+  };
+  auto bf16 = recognizeConv(typed("bfloat16", "bfloat16"));
+  ASSERT_TRUE(bf16);
+  EXPECT_EQ(bf16->operands, ScalarType::BFloat16);
+  EXPECT_EQ(planReference(typed("bfloat16", "bfloat16")).library(), "cuDNN convolution (bfloat16)");
+  EXPECT_FALSE(recognizeConv(typed("tf32", "tf32")));
+  EXPECT_FALSE(recognizeConv(typed("half", "bfloat16")));
+  EXPECT_FALSE(recognizeConv(typed("half", "float")));
+  EXPECT_EQ(planReference(typed("tf32", "tf32")).kind, ReferencePlan::Kind::Exact);
 }
 
 TEST(RunReferenceShape, BatchedProductWithTransposedOperand) {

@@ -302,6 +302,37 @@ TEST(Exploration, LargeGridsAreOfferedRasteredBlocks) {
   EXPECT_GT(rastered, 0u);
   EXPECT_LT(rastered, fs.size());
   EXPECT_EQ(countWith(offered<generated::LoopsMatcher>(smallMatmul()), StepKind::Raster), 0u);
+// A convolution of half operands is offered implicit GEMMs on tensor cores (both gathers stored
+// transposed, the mma step), the model's cheapest; they compute what the nest computes. Float
+// operands are offered none.
+TEST(Exploration, HalfConvolutionsAreOfferedTensorCoreImplicitGemmsFirst) {
+  SearchSpace space;
+  space.tile = {{32, 64}};
+  space.unroll = {{2, 4}};
+  space.stage = {{16}};
+  space.split = {{2}};
+  Kernel k = loadExample("conv2d_nhwc_half.loop", {{"N", 2}, {"C", 16}, {"H", 8}, {"W", 8}, {"K", 32}});
+  auto fs = offered<generated::LoopsMatcher>(k, space);
+  ASSERT_FALSE(fs.empty());
+  std::vector<Offered> tensorCores;  // the implicit GEMMs among them
+  for (const auto& f : fs) {
+    bool collapsed = false, mma = false, transposed = true;
+    for (const auto& s : f.recipe.steps) {
+      collapsed |= s.kind == StepKind::Collapse;
+      mma |= s.kind == StepKind::Mma;
+      if (s.kind == StepKind::Stage) transposed = transposed && s.transposed && s.padding == 8;
+    }
+    EXPECT_EQ(f.shape.tensorCores, mma) << printRecipeLine(f.recipe);
+    if (!collapsed || !mma) continue;
+    tensorCores.push_back(f);
+    EXPECT_TRUE(transposed) << printRecipeLine(f.recipe);
+    EXPECT_EQ(f.shape.gatherWidth, 8) << printRecipeLine(f.recipe);  // 16 channels: 16-byte copies
+  }
+  ASSERT_FALSE(tensorCores.empty());
+  EXPECT_EQ(printRecipeLine(fs.front().recipe), printRecipeLine(tensorCores.front().recipe));
+  expectCandidatesComputeTheNest(k, tensorCores);
+  Kernel single = loadExample("conv2d_nhwc.loop", {{"N", 2}, {"C", 16}, {"H", 8}, {"W", 8}, {"K", 32}});
+  for (const auto& f : offered<generated::LoopsMatcher>(single, space)) EXPECT_FALSE(f.shape.tensorCores);
 }
 
 TEST(Exploration, ConstraintsOfTheGrammarHold) {

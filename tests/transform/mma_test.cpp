@@ -3,9 +3,13 @@
 // accumulator summed in the same order); what cannot run on tensor cores is refused.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "common/diagnostics.hpp"
 #include "src/exec/compare.hpp"
 #include "src/exec/executor.hpp"
+#include "src/loop/parser.hpp"
+#include "src/loop/printer.hpp"
 #include "src/loop/tree_walk.hpp"
 #include "src/transform/recipe.hpp"
 #include "tests/transform/test_kernels.hpp"
@@ -81,6 +85,60 @@ TEST(Mma, RefusesWhatTensorCoresDoNotRun) {
   EXPECT_NE(refusal(gemm("half"), kTile + "lanes 4,8; mma i,j,k 16,8,16").find("lanes"), std::string::npos);
   EXPECT_NE(refusal(gemm("half"), "tile i,j 64,64; map i_o grid.y; map j_o grid.x; mma i,j,k 16,8,16"), "applied");
   EXPECT_NE(refusal(gemm("half"), kTile + "mma i,j,k 16,8,16; mma i,j,k 16,8,16").find("warps already"), std::string::npos);
+}
+
+// examples/conv2d_nhwc_half.loop (half NHWC input, KRSC filters, float output) at small sizes.
+Kernel nhwcConvolution(const std::map<std::string, int64_t>& sizes) {
+  auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/conv2d_nhwc_half.loop");
+  if (!file) throw std::runtime_error(file.error());
+  common::Diagnostics diags(*file);
+  auto kernel = parseLoopFile(*file, diags, sizes);
+  if (!kernel) throw std::runtime_error(diags.str());
+  return *kernel;
+}
+
+// An implicit GEMM of pixels by filters over r*s*c, both operands gathered a strip at a time into
+// rows of the reduction (stored transposed), before the mma step.
+std::string implicitGemm(const std::string& tile, const std::string& warp, int64_t strip, const std::string& buffering) {
+  std::string d = std::to_string(strip);
+  return "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k " + tile + "; map n_oh_ow_o grid.y; map k_o grid.x; "
+         "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k " + warp + "; strip r_s_c " + d +
+         "; stage In at r_s_c_o transposed pad 8; stage Wt at r_s_c_o transposed pad 8; " + buffering +
+         "unroll r_s_c " + d + "; ";
+}
+
+TEST(Mma, ImplicitGemmWarpTilesComputeTheConvolution) {
+  // Channels a multiple of 8 (the gathers' 16-byte copies on the GPU), and 3 channels of 4 x 4
+  // taps (an element at a time); pixels that fill no whole tile (60, 2 x 7 x 7 = 98).
+  const std::vector<std::map<std::string, int64_t>> sizes = {
+      {{"N", 2}, {"C", 16}, {"H", 6}, {"W", 5}, {"K", 16}},
+      {{"N", 2}, {"C", 3}, {"H", 6}, {"W", 6}, {"K", 24}, {"R", 4}, {"S", 4}, {"P", 2}},
+  };
+  for (const auto& size : sizes) {
+    for (const std::string buffering : {"", "map r_s_c_o pipelined; ", "map r_s_c_o async; "}) {
+      SCOPED_TRACE("C = " + std::to_string(size.at("C")) + ": " + buffering);
+      Kernel k = nhwcConvolution(size);
+      std::string registers = implicitGemm("32,16", "16,8", 16, buffering);
+      TransformResult plain = applyText(k, registers);
+      ASSERT_TRUE(plain.ok()) << plain.reason;
+      TransformResult warps = applyText(k, registers + "mma n_oh_ow,k,r_s_c 16,8,16");
+      ASSERT_TRUE(warps.ok()) << warps.reason;
+      EXPECT_TRUE(warps.kernel->warpTiles);
+      // The gathers hold rows of pixels and of filters, a strip of r*s*c each.
+      std::string text = printKernel(*warps.kernel);
+      EXPECT_NE(text.find("alloc shared half In_s[32][16]"), std::string::npos) << text;
+      EXPECT_NE(text.find("In_s[n_oh_ow - n_oh_ow_o][r_s_c - r_s_c_o]"), std::string::npos) << text;
+      EXPECT_NE(text.find("Wt_s[k - k_o][r_s_c - r_s_c_o]"), std::string::npos) << text;
+      Buffers in = fillRandom(k, 5);
+      Buffers expected = in, actual = in, untransformed = in;
+      execute(*plain.kernel, expected);
+      execute(*warps.kernel, actual);
+      EXPECT_EQ(expected.data["Out"], actual.data["Out"]);  // the same sums in the same order
+      execute(k, untransformed);
+      Comparison c = compare(k, untransformed, actual, reductionTolerance(k));
+      EXPECT_TRUE(c.ok) << c.firstMismatch;
+    }
+  }
 }
 
 TEST(Mma, PrintsAndParsesBack) {

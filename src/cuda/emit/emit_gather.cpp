@@ -3,6 +3,7 @@
 // as the im2col tile of a convolution's input.
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 
 #include "src/cuda/emit/kernel_writer.hpp"
 
@@ -19,68 +20,67 @@ int64_t sourceStep(const GatherDim& dim, const Affine& flat) {
 }
 
 // The innermost digits of a collapsed gather dimension that the flat source offset reads as one
-// run (their coefficients are the digits' own strides): how many there are, and the length of the
-// run they make (0 when none does).
-struct Run {
-  size_t digits = 0;
-  int64_t length = 0;
-};
-Run contiguousRun(const GatherDim& dim, const Affine& flat) {
-  Run run;
+// run (their coefficients are the digits' own strides), as few as make a run whose length is a
+// multiple of `width`: their indices, outermost last; nothing when no such run exists.
+std::optional<std::vector<std::string>> runDigits(const GatherDim& dim, const Affine& flat, int64_t width) {
+  std::vector<std::string> digits;
   int64_t length = 1;
   for (size_t j = dim.collapsed.size(); j-- > 0;) {
     const CollapsedLoop& c = dim.collapsed[j];
     if (flat.coef(c.index) * c.step != digitStride(dim.collapsed, j)) break;
     length *= c.trips;
-    run = {dim.collapsed.size() - j, length};
+    digits.push_back(c.index);
+    if (length % width == 0) return digits;
   }
-  return run;
+  return std::nullopt;
 }
 
 }  // namespace
 
-// The width (4, 2 or 1 elements) a gather copies at a time along its fastest dimension `f`: where
-// that many consecutive values of its index, from a multiple of the width, read consecutive,
-// aligned elements of the source, all inside it or all outside (the bounds that the run's
-// indices enter are proven), and of the buffer's type. A 1x1 convolution's input gathered along
-// n*oh*ow reads whole rows of 4; a filter Wt[k][c][r][s] gathered along c*r*s does too.
+// The width (up to 16 bytes: 4, 2 or 1 elements of float, 8, 4, 2 or 1 of 16-bit types) a gather
+// copies at a time along its fastest dimension `f`: where that many consecutive values of its
+// index, from a multiple of the width, read consecutive, aligned elements of the source, all
+// inside it or all outside (the bounds that the run's indices enter are proven), and of the
+// buffer's type. A 1x1 convolution's input gathered along n*oh*ow reads whole rows of 4; a filter
+// Wt[k][c][r][s] gathered along c*r*s does too; an NHWC input In[n][h][w][c] gathered along
+// r*s*c reads runs of c (C a multiple of the width), each at one pixel, inside or in the padding.
+// 16-bit elements go as packed words, which only a buffer whose rows run along `f` takes whole.
 int KernelWriter::gatherWidth(const Node& node, size_t f, const Array& source, const Scope& scope) {
   const GatherDim& dim = node.gather[f];
-  ScalarType t = typeOf(node.buffer);
-  if (t != typeOf(source) || (t != ScalarType::Float && t != ScalarType::Double)) return 1;
+  const Array& buffer = node.buffer;
+  ScalarType t = typeOf(buffer);
+  int bytes = scalarTypeBytes(t);
+  bool alongRow = f + 1 == buffer.extents.size();
+  if (t != typeOf(source) || t == ScalarType::Int || (bytes == 2 && !alongRow)) return 1;
   Access from{node.source, node.gatherSubscripts};
   Affine flat = flatOffset(from, source);
-  // The indices that vary along a run, and the offset they leave when they are at their first values.
-  std::vector<std::string> varying;
-  Affine rest = flat;
-  int64_t runLength = 0;
-  if (dim.collapsed.empty()) {
-    if (flat.coef(dim.index) != 1) return 1;
-    varying = {dim.index};
-    rest = flat.substitute(dim.index, Affine());
-    runLength = 4;  // a loop of its own: no run ends inside a group
-  } else {
-    Run run = contiguousRun(dim, flat);
-    if (run.digits == 0 || flat.uses(dim.index)) return 1;
-    for (size_t j = dim.collapsed.size() - run.digits; j < dim.collapsed.size(); ++j) {
-      const CollapsedLoop& c = dim.collapsed[j];
-      varying.push_back(c.index);
-      rest = rest.substitute(c.index, Affine(c.lower));
+  for (int width : {8, 4, 2}) {
+    if (width * bytes > 16) continue;
+    // The indices that vary along a run, and the offset they leave when they are at their first values.
+    std::vector<std::string> varying;
+    Affine rest = flat;
+    if (dim.collapsed.empty()) {  // a loop of its own: no run ends inside a group
+      if (flat.coef(dim.index) != 1) return 1;
+      varying = {dim.index};
+      rest = flat.substitute(dim.index, Affine());
+    } else {
+      auto digits = runDigits(dim, flat, width);
+      if (!digits || flat.uses(dim.index)) continue;
+      varying = *digits;
+      for (const CollapsedLoop& c : dim.collapsed)
+        if (std::find(varying.begin(), varying.end(), c.index) != varying.end())
+          rest = rest.substitute(c.index, Affine(c.lower));
     }
-    runLength = run.length;
-  }
-  for (const Affine& sub : node.gatherSubscripts) {
-    bool runs = std::any_of(varying.begin(), varying.end(), [&](const std::string& v) { return sub.uses(v); });
-    if (!runs) continue;
-    auto span = scope.ranges.bounds(sub);
-    size_t d = size_t(&sub - node.gatherSubscripts.data());
-    if (!span || span->first < 0 || span->second >= source.extents[d]) return 1;
-  }
-  for (int width : {4, 2}) {
-    if (t == ScalarType::Double && width == 4) continue;
-    if (runLength % width != 0 || node.buffer.extents[f] % width != 0) continue;
+    bool inside = true;
+    for (size_t d = 0; d < node.gatherSubscripts.size(); ++d) {
+      const Affine& sub = node.gatherSubscripts[d];
+      bool runs = std::any_of(varying.begin(), varying.end(), [&](const std::string& v) { return sub.uses(v); });
+      auto span = scope.ranges.bounds(sub);
+      if (runs && (!span || span->first < 0 || span->second >= source.extents[d])) inside = false;
+    }
+    if (!inside || buffer.extents[f] % width != 0) continue;
     if (scope.ranges.multipleOf(node.origin[f]) % width != 0 || scope.ranges.multipleOf(rest) % width != 0) continue;
-    if (f + 1 == node.buffer.extents.size() && node.buffer.extents.back() % width != 0) continue;
+    if (alongRow && (buffer.extents[f] + buffer.padding) % width != 0) continue;  // each padded row stays aligned
     return width;
   }
   return 1;

@@ -125,8 +125,8 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
   inner.ranges.bind("mma_g", IndexRange{0, 7, 1});
   inner.ranges.bind("mma_t", IndexRange{0, 3, 1});
   inner.ranges.bind("mma_r", IndexRange{0, 3, 1});
-  inner.ranges.bind(iLoop.index, scope.ranges.loopIndexRange(iLoop, 16));
-  inner.ranges.bind(jLoop.index, scope.ranges.loopIndexRange(jLoop, 8));
+  inner.ranges.bindLoop(iLoop, scope.ranges.loopIndexRange(iLoop, 16));
+  inner.ranges.bindLoop(jLoop, scope.ranges.loopIndexRange(jLoop, 8));
   auto isFragment = [&](const Access& a) {
     auto it = scope.arrays.find(a.array);
     return it != scope.arrays.end() && it->second.space == MemorySpace::Register;
@@ -145,6 +145,8 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
        ": this lane's elements of the 16 x 8 tile");
   line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + " + mma_g + 8 * (mma_r >> 1);");
   line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " + 2 * mma_t + (mma_r & 1);");
+  // An implicit GEMM's rows (or columns) derive the indices they collapse: n, oh, ow of a pixel.
+  std::vector<size_t> derivedRows = declareDerived(iLoop), derivedCols = declareDerived(jLoop);
   // The bounds that may cut the tile, proven or not with the element's place in it.
   inner.ranges.bind("mma_half", IndexRange{0, 1, 1});
   Affine row = iLoop.lower + Affine::var("mma_g") + Affine::var("mma_half", 8);
@@ -166,6 +168,8 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
   }
   inMmaTile_ = false;
   if (!conds.empty()) close();
+  dropDerived(jLoop, derivedCols);
+  dropDerived(iLoop, derivedRows);
   close();
 }
 
@@ -179,6 +183,14 @@ void KernelWriter::emitMmaOperand(const Access& a, bool isA, const MmaTile& tile
   const std::string& row = isA ? tile.i : tile.j;
   const Node& rowLoop = isA ? *tile.iLoop : *tile.jLoop;
   int64_t rows = isA ? 16 : 8;
+  // The fragments are read at the tile's rows and k: indices derived from them (an unstaged
+  // convolution input's pixel) would each need their own division.
+  for (const Node* l : {&rowLoop, tile.kLoop})
+    for (const CollapsedLoop& d : l->collapsed)
+      for (const Affine& sub : a.subscripts)
+        if (sub.uses(d.index))
+          return refuse("tensor-core operand `" + a.str() + "` reads `" + d.index + "`, derived from the collapsed loop `" +
+                        l->index + "`: stage it (a gather) first");
   // ldmatrix: 16-bit elements in shared memory, a 2-D buffer whose rows hold the tile's rows (or
   // its k) contiguously, 16-byte aligned, and no bound to cut the tile.
   bool sixteen = scalarTypeBytes(t) == 2;

@@ -179,17 +179,9 @@ void KernelWriter::emitStage(const Node& node, const Scope& scope) {
   StageCopy c = planStageCopy(node, scope);
   if (!refusal_.empty()) return;
   line(c.comment);
-  auto store = [&] {
-    if (c.stores.size() == 1) {
-      line(fillStore(c.stores[0], c.value));
-    } else {
-      line("const " + c.type + " stage_v = " + c.value + ";");
-      for (const auto& s : c.stores) line(fillStore(s, "stage_v"));
-    }
-  };
   if (!c.counters.empty()) {  // each item reads its counters: the items by their number
     bool guarded = openThreadItems(c);
-    store();
+    storeItem(c);
     closeThreadItems(guarded);
     advanceGatherCounters(c);
     return;
@@ -203,8 +195,17 @@ void KernelWriter::emitStage(const Node& node, const Scope& scope) {
     open(c.items == plan_.threads() ? "{" : "if (" + rank + " < " + std::to_string(c.items) + ") {");
   if (c.items <= plan_.threads()) line("const int stage_e = " + rank + ";");
   line(c.coords);
-  store();
+  storeItem(c);
   close();
+}
+
+void KernelWriter::storeItem(const StageCopy& c) {
+  if (c.stores.size() == 1) {
+    line(fillStore(c.stores[0], c.value));
+  } else {
+    line("const " + c.type + " stage_v = " + c.value + ";");
+    for (const auto& s : c.stores) line(fillStore(s, "stage_v"));
+  }
 }
 
 int64_t KernelWriter::itemsPerThread(const StageCopy& c) const {
@@ -327,10 +328,15 @@ void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
 
 void KernelWriter::emitAsyncCopies(const StageCopy& c, const std::string& source) {
   if (!c.sameType) return refuse("an asynchronous copy cannot convert " + source + "'s elements to the buffer's type");
-  if (c.pieceBytes < 4)
-    return refuse("an asynchronous copy moves 4, 8 or 16 bytes, not the " + std::to_string(c.pieceBytes) +
-                  " of one element of " + source + " at a time");
   bool guarded = openThreadItems(c);
+  if (c.pieceBytes < 4) {
+    // cp.async moves 4, 8 or 16 bytes: a gather of 16-bit elements that goes an element at a time
+    // (channels not a multiple of the width, say) is copied by the threads themselves. The copy it
+    // fills was freed by the barrier before, and the barrier of its own iteration comes after.
+    line("// " + source + "'s elements one at a time: too narrow for cp.async");
+    storeItem(c);
+    return closeThreadItems(guarded);
+  }
   if (!c.inside.empty()) line("const bool stage_in = " + c.inside + ";");
   for (size_t p = 0; p < c.pieces.size(); ++p) {
     std::string from = "&" + c.from + (p ? " + " + std::to_string(p) : "");

@@ -161,6 +161,8 @@ class KernelWriter {
   StageCopy planGatherCopy(const Node& node, const Scope& scope);
   int gatherWidth(const Node& node, size_t fastest, const Array& source, const Scope& scope);
   void emitStage(const Node& node, const Scope& scope);
+  // One item of a copy read and stored by the thread (its place declared before).
+  void storeItem(const StageCopy& c);
   // The counters of the gathers among `stages` (filled a strip of `loop` at a time, in order),
   // declared and set for the loop's first strip; dropGatherCounters forgets them after the loop.
   void declareGatherCounters(const Node& loop, const std::vector<const Node*>& stages, const Scope& scope);

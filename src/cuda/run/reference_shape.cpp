@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <vector>
 
 
 namespace cudaburg {
@@ -198,7 +199,7 @@ bool splitGroupedChannel(const Affine& channel, const std::string& group, int64_
 }  // namespace
 
 std::optional<ConvShape> recognizeConv(const Kernel& kernel) {
-  auto c = findContraction(kernel);
+  auto c = findContraction(kernel, false);
   if (!c) return std::nullopt;
   const Access& out = c->update->target;
   if (!isOutput(kernel, out.array)) return std::nullopt;
@@ -239,6 +240,11 @@ std::optional<ConvShape> recognizeConv(const Kernel& kernel) {
   if (at.empty() || !spatialDims(*wt, *in).empty() || at.size() > 3 || at.back() - at.front() + 1 != at.size())
     return std::nullopt;
   if (!isInput(kernel, in->array) || !isInput(kernel, wt->array) || in->array == wt->array) return std::nullopt;
+  // Operands of one type that cuDNN convolves: float, or half or bfloat16 on tensor cores (tf32
+  // and mixed operands are left to the exact reference).
+  ScalarType operands = kernel.findParam(in->array)->type;
+  bool library = operands == ScalarType::Float || operands == ScalarType::Half || operands == ScalarType::BFloat16;
+  if (!library || kernel.findParam(wt->array)->type != operands) return std::nullopt;
   std::vector<SpatialDim> dims;
   for (size_t i : at) dims.push_back(*spatial(in->subscripts[i], *wt));
   size_t rank = dims.size();
@@ -259,6 +265,7 @@ std::optional<ConvShape> recognizeConv(const Kernel& kernel) {
 
   ConvShape s;
   s.input = in->array, s.weight = wt->array, s.output = out.array;
+  s.operands = operands;
   s.layout = inLayout.channelsLast ? ConvShape::Layout::ChannelsLast : ConvShape::Layout::ChannelsFirst;
   std::string batch = inLayout.batch ? plainIndex(*inLayout.batch) : "";
   if (!batch.empty()) s.n = trips[batch];
@@ -356,15 +363,19 @@ std::optional<ConvShape> recognizeConv(const Kernel& kernel) {
   return s;
 }
 
-std::string ReferencePlan::library() const {
-  switch (kind) {
-    case Kind::Gemm:
-      return gemm.operands == ScalarType::Float ? "cuBLAS SGEMM"
-                                                : std::string("cuBLAS GemmEx (") + scalarTypeName(gemm.operands) + ")";
-    case Kind::Conv: return "cuDNN convolution";
-    case Kind::Exact: return "FP64 reference";
+std::string ReferencePlan::library(const std::string& algorithm) const {
+  std::string name = "FP64 reference";
+  std::vector<std::string> details;  // in parentheses after the name
+  if (kind == Kind::Gemm) {
+    name = gemm.operands == ScalarType::Float ? "cuBLAS SGEMM" : "cuBLAS GemmEx";
+    if (gemm.operands != ScalarType::Float) details.push_back(scalarTypeName(gemm.operands));
+  } else if (kind == Kind::Conv) {
+    name = "cuDNN convolution";
+    if (conv.operands != ScalarType::Float) details.push_back(scalarTypeName(conv.operands));
   }
-  return "FP64 reference";
+  if (!algorithm.empty()) details.push_back(algorithm);
+  for (size_t i = 0; i < details.size(); ++i) name += (i ? ", " : " (") + details[i];
+  return details.empty() ? name : name + ")";
 }
 
 std::string ReferencePlan::describe() const {

@@ -1,9 +1,9 @@
 #pragma once
 // Which reference a loop nest is checked against: cuBLAS for matrix products (plain, transposed
 // operands, batched; SGEMM for float operands, cublasGemmEx with fp32 accumulation for half,
-// bfloat16 and tf32 ones), cuDNN for float convolutions (1-D to 3-D, channels first or last,
-// grouped), and otherwise the exact FP64 computation of the untransformed nest. Recognition reads
-// the kernel's accesses.
+// bfloat16 and tf32 ones), cuDNN for convolutions (1-D to 3-D, channels first or last, grouped;
+// float operands with FMA math, half or bfloat16 ones on tensor cores), and otherwise the exact
+// FP64 computation of the untransformed nest. Recognition reads the kernel's accesses.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -39,8 +39,14 @@ struct ConvShape {
   int64_t groups = 1;
   std::vector<int64_t> in, filter, out;      // extents per spatial dimension
   std::vector<int64_t> pad, stride, dilation;  // per spatial dimension
+  // The input and weight hold `operands`: float (cuDNN's FMA math, a float output), or half or
+  // bfloat16 (tensor-op math with fp32 accumulation). cuDNN's convolution wants x, w and y of one
+  // type, so with 16-bit operands it writes a 16-bit output: fewer bytes than the nest's float
+  // one, and rounded (see referenceTolerance in reference_check.hpp).
+  ScalarType operands = ScalarType::Float;
 
   size_t rank() const { return in.size(); }  // spatial dimensions
+  ScalarType libraryOutput() const { return operands; }  // the type cuDNN writes the output in
 };
 
 struct ReferencePlan {
@@ -49,8 +55,9 @@ struct ReferencePlan {
   GemmShape gemm;
   ConvShape conv;
 
-  // "cuBLAS SGEMM", "cuBLAS GemmEx (half)", "cuDNN convolution", "FP64 reference"
-  std::string library() const;
+  // "cuBLAS SGEMM", "cuBLAS GemmEx (half)", "cuDNN convolution", "cuDNN convolution (half)",
+  // "FP64 reference"; with the library's algorithm: "cuDNN convolution (half, IMPLICIT_GEMM)".
+  std::string library(const std::string& algorithm = "") const;
   // One line for reports: "cuBLAS SGEMM 4096x4096x4096 (A^T)".
   std::string describe() const;
 };

@@ -298,6 +298,8 @@ RunResult Runner::measureCubin(const Kernel& kernel, const CudaKernel& variant, 
   std::vector<ScalarType> types;
   for (const Array& a : kernel.params) types.push_back(variantType(a, variant));
   request.tolerance = options.tolerance > 0 ? options.tolerance : kernelTolerance(kernel, types, work.reductionLength);
+  if (options.tolerance <= 0 && plan.kind == ReferencePlan::Kind::Conv)
+    request.tolerance = referenceTolerance(request.tolerance, plan.conv.libraryOutput());
   request.verify = options.verify;
   request.time = options.time;
   request.warmupRuns = options.warmupRuns;
@@ -353,7 +355,7 @@ ReferenceTiming Runner::reference(const Kernel& kernel, const MeasureOptions& op
   MeasureReply reply = ask(message.dump(), options.deadline);
   timing.status = reply.status;
   timing.reason = reply.reason;
-  if (!reply.algorithm.empty()) timing.library += " (" + reply.algorithm + ")";
+  timing.library = plan.library(reply.algorithm);
   if (timing.ok()) {
     WorkCount work = countWork(kernel);
     timing.ms = reply.ms;

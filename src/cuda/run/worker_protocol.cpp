@@ -66,7 +66,7 @@ json toJson(const ReferenceSpec& s) {
     j["conv"] = {{"input", c.input}, {"weight", c.weight}, {"output", c.output},
                  {"channels_last", c.layout == ConvShape::Layout::ChannelsLast}, {"n", c.n}, {"c", c.c}, {"k", c.k},
                  {"groups", c.groups}, {"in", c.in}, {"filter", c.filter}, {"out", c.out}, {"pad", c.pad},
-                 {"stride", c.stride}, {"dilation", c.dilation}};
+                 {"stride", c.stride}, {"dilation", c.dilation}, {"operands", scalarTypeName(c.operands)}};
   } else {
     j["kernel"] = toJson(s.exact);
     json types = json::array();
@@ -138,6 +138,7 @@ ReferenceSpec referenceSpecFromJson(const json& j) {
     o.in = c.at("in").get<Extents>(), o.filter = c.at("filter").get<Extents>(), o.out = c.at("out").get<Extents>();
     o.pad = c.at("pad").get<Extents>(), o.stride = c.at("stride").get<Extents>();
     o.dilation = c.at("dilation").get<Extents>();
+    if (c.contains("operands")) o.operands = typeFromJson(c.at("operands"));
   } else if (kind == "exact") {
     s.kind = ReferencePlan::Kind::Exact;
     s.exact = launchSpecFromJson(j.at("kernel"));

@@ -165,29 +165,38 @@ std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdevi
     filter.insert(filter.begin(), {int(s.k), int(s.c / s.groups)});
     int dims = int(in.size());
     cudnnTensorFormat_t format = last ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+    // Float operands with FMA math; half or bfloat16 ones (x, w and y alike: the legacy API wants
+    // one type) on tensor cores, accumulating in fp32 as the kernels do.
+    bool tensorOps = s.operands != ScalarType::Float;
+    cudnnDataType_t data = s.operands == ScalarType::Half       ? CUDNN_DATA_HALF
+                           : s.operands == ScalarType::BFloat16 ? CUDNN_DATA_BFLOAT16
+                                                                : CUDNN_DATA_FLOAT;
+    if (tensorOps && data == CUDNN_DATA_FLOAT)
+      throw std::runtime_error(std::string("cuDNN convolves no ") + scalarTypeName(s.operands) + " operands here");
+    cudnnMathType_t math = tensorOps ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH;
     // 2-D through the 4-D calls: with them cuDNN offers all its algorithms (Winograd, FFT).
     auto setTensor = [&](cudnnTensorDescriptor_t t, const std::vector<int>& d, const char* what) {
-      checkCudnn(dims == 4 ? cudnnSetTensor4dDescriptor(t, format, CUDNN_DATA_FLOAT, d[0], d[1], d[2], d[3])
-                           : cudnnSetTensorNdDescriptorEx(t, format, CUDNN_DATA_FLOAT, dims, d.data()),
+      checkCudnn(dims == 4 ? cudnnSetTensor4dDescriptor(t, format, data, d[0], d[1], d[2], d[3])
+                           : cudnnSetTensorNdDescriptorEx(t, format, data, dims, d.data()),
                  what);
     };
     setTensor(p->input, in, "setting the input descriptor");
     if (dims == 4) {
-      checkCudnn(cudnnSetFilter4dDescriptor(p->filter, CUDNN_DATA_FLOAT, format, filter[0], filter[1], filter[2],
+      checkCudnn(cudnnSetFilter4dDescriptor(p->filter, data, format, filter[0], filter[1], filter[2],
                                             filter[3]),
                  "cudnnSetFilter4dDescriptor");
       checkCudnn(cudnnSetConvolution2dDescriptor(p->conv, pad[0], pad[1], stride[0], stride[1], dilation[0],
                                                  dilation[1], CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
                  "cudnnSetConvolution2dDescriptor");
     } else {
-      checkCudnn(cudnnSetFilterNdDescriptor(p->filter, CUDNN_DATA_FLOAT, format, dims, filter.data()),
+      checkCudnn(cudnnSetFilterNdDescriptor(p->filter, data, format, dims, filter.data()),
                  "cudnnSetFilterNdDescriptor");
       checkCudnn(cudnnSetConvolutionNdDescriptor(p->conv, dims - 2, pad.data(), stride.data(), dilation.data(),
                                                  CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
                  "cudnnSetConvolutionNdDescriptor");
     }
     checkCudnn(cudnnSetConvolutionGroupCount(p->conv, int(s.groups)), "cudnnSetConvolutionGroupCount");
-    checkCudnn(cudnnSetConvolutionMathType(p->conv, CUDNN_FMA_MATH), "cudnnSetConvolutionMathType");
+    checkCudnn(cudnnSetConvolutionMathType(p->conv, math), "cudnnSetConvolutionMathType");
     std::vector<int> out(dims);
     checkCudnn(cudnnGetConvolutionNdForwardOutputDim(p->conv, p->input, p->filter, dims, out.data()),
                "cudnnGetConvolutionNdForwardOutputDim");
@@ -196,21 +205,23 @@ std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdevi
     for (int64_t e : s.out) expected.push_back(int(e));
     if (out != expected) throw std::runtime_error("cuDNN computes a different output size for this convolution");
     setTensor(p->output, out, "setting the output descriptor");
-    // The fastest algorithm that keeps to FMA math (no TF32).
+    // The fastest algorithm that keeps to the math chosen (FMA: no TF32; tensor ops for 16-bit
+    // operands, else the fastest of any math).
     std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
     int found = 0;
     checkCudnn(cudnnFindConvolutionForwardAlgorithm(handles_->cudnn, p->input, p->filter, p->conv, p->output,
                                                     int(perf.size()), &found, perf.data()),
                "cudnnFindConvolutionForwardAlgorithm");
-    bool chosen = false;
-    for (int i = 0; i < found && !chosen; ++i) {
-      if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].mathType == CUDNN_FMA_MATH) {
-        p->algorithm = perf[i].algo;
-        p->workspace = DeviceBuffer(perf[i].memory);
-        chosen = true;
-      }
-    }
-    if (!chosen) throw std::runtime_error("cuDNN has no fp32 algorithm for this convolution");
+    const cudnnConvolutionFwdAlgoPerf_t* chosen = nullptr;
+    for (int i = 0; i < found && !chosen; ++i)
+      if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].mathType == math) chosen = &perf[i];
+    for (int i = 0; i < found && !chosen && tensorOps; ++i)
+      if (perf[i].status == CUDNN_STATUS_SUCCESS) chosen = &perf[i];
+    if (!chosen)
+      throw std::runtime_error(std::string("cuDNN has no ") + (tensorOps ? "" : "fp32 ") + "algorithm for this convolution");
+    p->algorithm = chosen->algo;
+    p->workspace = DeviceBuffer(chosen->memory);
+    checkCudnn(cudnnSetConvolutionMathType(p->conv, chosen->mathType), "cudnnSetConvolutionMathType");
     plan = std::move(p);
   }
   const float one = 1, zero = 0;

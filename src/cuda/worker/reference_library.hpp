@@ -1,9 +1,9 @@
 #pragma once
 // The libraries a variant is checked and compared against, run in the worker: cuBLAS SGEMM with
 // TF32 off (cublasGemmEx with fp32 accumulation for half, bfloat16 and tf32 operands, TF32 math
-// for tf32 alone), and cuDNN's fp32 convolution (N-d, channels first or last, grouped; FMA math,
-// no tensor cores) when the build has
-// cuDNN.
+// for tf32 alone), and cuDNN's convolution (N-d, channels first or last, grouped) when the build
+// has cuDNN: of float operands with FMA math (no tensor cores), of half or bfloat16 ones with
+// tensor-op math and fp32 accumulation, writing its output in their type.
 #include <cuda.h>
 
 #include <map>
@@ -27,7 +27,8 @@ class ReferenceLibraries {
   // Enqueue C = op(A) op(B) (row major, as in GemmShape) on the stream; throws on failure.
   void gemm(CUstream stream, const GemmShape& shape, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c);
   // Enqueue the convolution on the stream and return the name of cuDNN's algorithm for it (the
-  // fastest with FMA math, found once a shape); throws on failure (or when the build has no cuDNN).
+  // fastest with FMA math, or tensor-op math for 16-bit operands, found once a shape); `output`
+  // holds shape.libraryOutput() elements. Throws on failure (or when the build has no cuDNN).
   std::string conv(CUstream stream, const ConvShape& shape, CUdeviceptr input, CUdeviceptr weight, CUdeviceptr output);
 
  private:

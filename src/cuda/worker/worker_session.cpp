@@ -139,7 +139,9 @@ MeasureReply WorkerSession::measure(const MeasureRequest& request) {
       if (ref.kind == ReferencePlan::Kind::Gemm || ref.kind == ReferencePlan::Kind::Conv) {
         bool gemm = ref.kind == ReferencePlan::Kind::Gemm;
         size_t out = arrays.find(gemm ? ref.gemm.c : ref.conv.output);
-        libraryResult = DeviceBuffer(arrays.specs[out].bytes());
+        // cuDNN writes a convolution of 16-bit operands in their type: compared as it is.
+        ScalarType written = gemm ? arrays.specs[out].type : ref.conv.libraryOutput();
+        libraryResult = DeviceBuffer(size_t(arrays.specs[out].elements()) * scalarTypeBytes(written));
         if (gemm) {
           libraries_->gemm(stream, ref.gemm, arrays.buffers[arrays.find(ref.gemm.a)].ptr(),
                            arrays.buffers[arrays.find(ref.gemm.b)].ptr(), libraryResult.ptr());
@@ -148,7 +150,7 @@ MeasureReply WorkerSession::measure(const MeasureRequest& request) {
                            arrays.buffers[arrays.find(ref.conv.weight)].ptr(), libraryResult.ptr());
         }
         synchronize(stream, "running the reference library");
-        expected.push_back({out, libraryResult.ptr(), arrays.specs[out].type});
+        expected.push_back({out, libraryResult.ptr(), written});
       } else {
         if (ref.exactTypes.size() != request.arrays.size())
           throw std::runtime_error("the reference kernel's arrays differ from the variant's");
@@ -210,14 +212,19 @@ MeasureReply WorkerSession::timeReference(const MeasureRequest& request) {
     fillInputs(stream, checksFrom(request.checksCubin), arrays, request.arrays, request.seed);
     std::function<void()> run;
     std::string algorithm;
+    DeviceBuffer narrowOutput;  // a convolution's output in its 16-bit operands' type
     if (ref.kind == ReferencePlan::Kind::Gemm) {
       CUdeviceptr a = arrays.buffers[arrays.find(ref.gemm.a)].ptr(), b = arrays.buffers[arrays.find(ref.gemm.b)].ptr(),
                   c = arrays.buffers[arrays.find(ref.gemm.c)].ptr();
       run = [&, a, b, c] { libraries_->gemm(stream, ref.gemm, a, b, c); };
     } else {
+      size_t outIndex = arrays.find(ref.conv.output);
       CUdeviceptr in = arrays.buffers[arrays.find(ref.conv.input)].ptr(),
-                  w = arrays.buffers[arrays.find(ref.conv.weight)].ptr(),
-                  out = arrays.buffers[arrays.find(ref.conv.output)].ptr();
+                  w = arrays.buffers[arrays.find(ref.conv.weight)].ptr(), out = arrays.buffers[outIndex].ptr();
+      if (ref.conv.libraryOutput() != arrays.specs[outIndex].type) {
+        narrowOutput = DeviceBuffer(size_t(arrays.specs[outIndex].elements()) * scalarTypeBytes(ref.conv.libraryOutput()));
+        out = narrowOutput.ptr();
+      }
       run = [&, in, w, out] { algorithm = libraries_->conv(stream, ref.conv, in, w, out); };
     }
     TimedRuns timed = timeRuns(stream, run, request.warmupRuns, request.runs, *flusher_);
