@@ -302,6 +302,8 @@ TEST(Exploration, LargeGridsAreOfferedRasteredBlocks) {
   EXPECT_GT(rastered, 0u);
   EXPECT_LT(rastered, fs.size());
   EXPECT_EQ(countWith(offered<generated::LoopsMatcher>(smallMatmul()), StepKind::Raster), 0u);
+}
+
 // A convolution of half operands is offered implicit GEMMs on tensor cores (both gathers stored
 // transposed, the mma step), the model's cheapest; they compute what the nest computes. Float
 // operands are offered none.
