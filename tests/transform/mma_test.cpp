@@ -87,14 +87,18 @@ TEST(Mma, RefusesWhatTensorCoresDoNotRun) {
   EXPECT_NE(refusal(gemm("half"), kTile + "mma i,j,k 16,8,16; mma i,j,k 16,8,16").find("warps already"), std::string::npos);
 }
 
-// examples/conv2d_nhwc_half.loop (half NHWC input, KRSC filters, float output) at small sizes.
-Kernel nhwcConvolution(const std::map<std::string, int64_t>& sizes) {
+// examples/conv2d_nhwc_half.loop (half NHWC input, KRSC filters, float output) at small sizes,
+// its operands of type `type`.
+Kernel nhwcConvolution(const std::map<std::string, int64_t>& sizes, const std::string& type = "half") {
   auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/conv2d_nhwc_half.loop");
   if (!file) throw std::runtime_error(file.error());
-  common::Diagnostics diags(*file);
-  auto kernel = parseLoopFile(*file, diags, sizes);
-  if (!kernel) throw std::runtime_error(diags.str());
-  return *kernel;
+  std::string text = file->text();
+  for (const char* array : {"half In[", "half Wt["}) {
+    size_t at = text.find(array);
+    if (at == std::string::npos) throw std::runtime_error("the example declares no " + std::string(array));
+    text.replace(at, 4, type);
+  }
+  return testing::kernelFromText(text, sizes);
 }
 
 // An implicit GEMM of pixels by filters over r*s*c, both operands gathered a strip at a time into
@@ -138,6 +142,21 @@ TEST(Mma, ImplicitGemmWarpTilesComputeTheConvolution) {
       Comparison c = compare(k, untransformed, actual, reductionTolerance(k));
       EXPECT_TRUE(c.ok) << c.firstMismatch;
     }
+  }
+}
+
+TEST(Mma, ImplicitGemmsOfBfloat16AndTf32Operands) {
+  for (const auto& [type, shape] : {std::pair{"bfloat16", "16,8,16"}, {"tf32", "16,8,8"}}) {
+    SCOPED_TRACE(type);
+    Kernel k = nhwcConvolution({{"N", 2}, {"C", 16}, {"H", 5}, {"W", 6}, {"K", 16}}, type);
+    TransformResult warps = applyText(k, implicitGemm("32,16", "16,8", 16, "map r_s_c_o async; ") + "mma n_oh_ow,k,r_s_c " + shape);
+    ASSERT_TRUE(warps.ok()) << warps.reason;
+    Buffers in = fillRandom(k, 9);
+    Buffers expected = in, actual = in;
+    execute(k, expected);
+    execute(*warps.kernel, actual);
+    Comparison c = compare(k, expected, actual, reductionTolerance(k));
+    EXPECT_TRUE(c.ok) << c.firstMismatch;
   }
 }
 

@@ -25,7 +25,7 @@ struct GemmShape {
   ScalarType operands = ScalarType::Float;
 };
 
-// A convolution (cross-correlation, zero padding, fp32) over 1 to 3 spatial dimensions:
+// A convolution (cross-correlation, zero padding, fp32 accumulation) over 1 to 3 spatial dimensions:
 //   out[n][k][o...] = sum over c, f... of in[n][g * C/G + c][o * stride + f * dilation - pad]
 //                                       * weight[k][c][f...],   g = k / (K/G)
 // with the channels first (NCHW, NCDHW; weight K C/G R S) or last (NHWC, NDHWC; weight K R S C/G).

@@ -205,18 +205,26 @@ std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdevi
     for (int64_t e : s.out) expected.push_back(int(e));
     if (out != expected) throw std::runtime_error("cuDNN computes a different output size for this convolution");
     setTensor(p->output, out, "setting the output descriptor");
-    // The fastest algorithm that keeps to the math chosen (FMA: no TF32; tensor ops for 16-bit
-    // operands, else the fastest of any math).
+    // The fastest algorithm that keeps to the math chosen (FMA: no TF32). For 16-bit operands,
+    // tensor ops (else the fastest of any math), and only algorithms that sum the products as
+    // the nest does: Winograd and FFT keep their transformed operands in the tensors' type,
+    // errors of their own that would fail a correct kernel.
     std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
     int found = 0;
     checkCudnn(cudnnFindConvolutionForwardAlgorithm(handles_->cudnn, p->input, p->filter, p->conv, p->output,
                                                     int(perf.size()), &found, perf.data()),
                "cudnnFindConvolutionForwardAlgorithm");
+    auto direct = [](cudnnConvolutionFwdAlgo_t a) {
+      return a == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM || a == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM ||
+             a == CUDNN_CONVOLUTION_FWD_ALGO_GEMM || a == CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
+    };
     const cudnnConvolutionFwdAlgoPerf_t* chosen = nullptr;
-    for (int i = 0; i < found && !chosen; ++i)
-      if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].mathType == math) chosen = &perf[i];
-    for (int i = 0; i < found && !chosen && tensorOps; ++i)
-      if (perf[i].status == CUDNN_STATUS_SUCCESS) chosen = &perf[i];
+    for (bool anyMath : {false, true}) {
+      for (int i = 0; i < found && !chosen && (!anyMath || tensorOps); ++i)
+        if (perf[i].status == CUDNN_STATUS_SUCCESS && (anyMath || perf[i].mathType == math) &&
+            (!tensorOps || direct(perf[i].algo)))
+          chosen = &perf[i];
+    }
     if (!chosen)
       throw std::runtime_error(std::string("cuDNN has no ") + (tensorOps ? "" : "fp32 ") + "algorithm for this convolution");
     p->algorithm = chosen->algo;

@@ -27,7 +27,8 @@ class ReferenceLibraries {
   // Enqueue C = op(A) op(B) (row major, as in GemmShape) on the stream; throws on failure.
   void gemm(CUstream stream, const GemmShape& shape, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c);
   // Enqueue the convolution on the stream and return the name of cuDNN's algorithm for it (the
-  // fastest with FMA math, or tensor-op math for 16-bit operands, found once a shape); `output`
+  // fastest with FMA math, or for 16-bit operands the fastest implicit GEMM, GEMM or direct one
+  // with tensor-op math, found once a shape); `output`
   // holds shape.libraryOutput() elements. Throws on failure (or when the build has no cuDNN).
   std::string conv(CUstream stream, const ConvShape& shape, CUdeviceptr input, CUdeviceptr weight, CUdeviceptr output);
 
