@@ -142,11 +142,15 @@ void ReferenceLibraries::gemm(CUstream stream, const GemmShape& g, CUdeviceptr a
 }
 
 std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdeviceptr input, CUdeviceptr weight,
-                                     CUdeviceptr output) {
+                                     CUdeviceptr output, ConvUse use) {
 #ifdef CUDABURG_HAVE_CUDNN
   if (!handles_->cudnn) checkCudnn(cudnnCreate(&handles_->cudnn), "cudnnCreate");
   checkCudnn(cudnnSetStream(handles_->cudnn, stream), "cudnnSetStream");
-  auto& plan = handles_->convPlans[convKey(s)];
+  bool tensorOps = s.operands != ScalarType::Float;
+  // Checks of 16-bit operands need an algorithm that sums the products as the nest does; timings
+  // take the fastest (a plan of each).
+  bool directOnly = tensorOps && use == ConvUse::Check;
+  auto& plan = handles_->convPlans[convKey(s) + (directOnly ? " direct" : "")];
   if (!plan) {
     auto p = std::make_unique<ConvPlan>();
     checkCudnn(cudnnCreateTensorDescriptor(&p->input), "cudnnCreateTensorDescriptor");
@@ -167,7 +171,6 @@ std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdevi
     cudnnTensorFormat_t format = last ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
     // Float operands with FMA math; half or bfloat16 ones (x, w and y alike: the legacy API wants
     // one type) on tensor cores, accumulating in fp32 as the kernels do.
-    bool tensorOps = s.operands != ScalarType::Float;
     cudnnDataType_t data = s.operands == ScalarType::Half       ? CUDNN_DATA_HALF
                            : s.operands == ScalarType::BFloat16 ? CUDNN_DATA_BFLOAT16
                                                                 : CUDNN_DATA_FLOAT;
@@ -206,9 +209,9 @@ std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdevi
     if (out != expected) throw std::runtime_error("cuDNN computes a different output size for this convolution");
     setTensor(p->output, out, "setting the output descriptor");
     // The fastest algorithm that keeps to the math chosen (FMA: no TF32). For 16-bit operands,
-    // tensor ops (else the fastest of any math), and only algorithms that sum the products as
-    // the nest does: Winograd and FFT keep their transformed operands in the tensors' type,
-    // errors of their own that would fail a correct kernel.
+    // tensor ops (else the fastest of any math); to check a kernel, only algorithms that sum the
+    // products as the nest does: Winograd and FFT keep their transformed operands in the
+    // tensors' type, errors of their own that would fail a correct kernel.
     std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
     int found = 0;
     checkCudnn(cudnnFindConvolutionForwardAlgorithm(handles_->cudnn, p->input, p->filter, p->conv, p->output,
@@ -222,7 +225,7 @@ std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdevi
     for (bool anyMath : {false, true}) {
       for (int i = 0; i < found && !chosen && (!anyMath || tensorOps); ++i)
         if (perf[i].status == CUDNN_STATUS_SUCCESS && (anyMath || perf[i].mathType == math) &&
-            (!tensorOps || direct(perf[i].algo)))
+            (!directOnly || direct(perf[i].algo)))
           chosen = &perf[i];
     }
     if (!chosen)
@@ -240,7 +243,7 @@ std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdevi
              "cudnnConvolutionForward");
   return algorithmName(plan->algorithm);
 #else
-  (void)stream, (void)s, (void)input, (void)weight, (void)output;
+  (void)stream, (void)s, (void)input, (void)weight, (void)output, (void)use;
   throw std::runtime_error("this build has no cuDNN");
 #endif
 }

@@ -26,11 +26,15 @@ class ReferenceLibraries {
 
   // Enqueue C = op(A) op(B) (row major, as in GemmShape) on the stream; throws on failure.
   void gemm(CUstream stream, const GemmShape& shape, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c);
-  // Enqueue the convolution on the stream and return the name of cuDNN's algorithm for it (the
-  // fastest with FMA math, or for 16-bit operands the fastest implicit GEMM, GEMM or direct one
-  // with tensor-op math, found once a shape); `output`
-  // holds shape.libraryOutput() elements. Throws on failure (or when the build has no cuDNN).
-  std::string conv(CUstream stream, const ConvShape& shape, CUdeviceptr input, CUdeviceptr weight, CUdeviceptr output);
+  // What a convolution runs for: to check a kernel's outputs, or to be timed beside it.
+  enum class ConvUse { Check, Time };
+  // Enqueue the convolution on the stream and return the name of cuDNN's algorithm for it, found
+  // once a shape: the fastest with FMA math; for 16-bit operands the fastest with tensor-op math,
+  // of the implicit GEMM, GEMM and direct ones only when checking (Winograd and FFT round their
+  // transformed operands to 16 bits). `output` holds shape.libraryOutput() elements. Throws on
+  // failure (or when the build has no cuDNN).
+  std::string conv(CUstream stream, const ConvShape& shape, CUdeviceptr input, CUdeviceptr weight, CUdeviceptr output,
+                   ConvUse use);
 
  private:
   struct Handles;

@@ -147,7 +147,8 @@ MeasureReply WorkerSession::measure(const MeasureRequest& request) {
                            arrays.buffers[arrays.find(ref.gemm.b)].ptr(), libraryResult.ptr());
         } else {
           libraries_->conv(stream, ref.conv, arrays.buffers[arrays.find(ref.conv.input)].ptr(),
-                           arrays.buffers[arrays.find(ref.conv.weight)].ptr(), libraryResult.ptr());
+                           arrays.buffers[arrays.find(ref.conv.weight)].ptr(), libraryResult.ptr(),
+                           ReferenceLibraries::ConvUse::Check);
         }
         synchronize(stream, "running the reference library");
         expected.push_back({out, libraryResult.ptr(), written});
@@ -225,7 +226,9 @@ MeasureReply WorkerSession::timeReference(const MeasureRequest& request) {
         narrowOutput = DeviceBuffer(size_t(arrays.specs[outIndex].elements()) * scalarTypeBytes(ref.conv.libraryOutput()));
         out = narrowOutput.ptr();
       }
-      run = [&, in, w, out] { algorithm = libraries_->conv(stream, ref.conv, in, w, out); };
+      run = [&, in, w, out] {
+        algorithm = libraries_->conv(stream, ref.conv, in, w, out, ReferenceLibraries::ConvUse::Time);
+      };
     }
     TimedRuns timed = timeRuns(stream, run, request.warmupRuns, request.runs, *flusher_);
     MeasureReply reply;
