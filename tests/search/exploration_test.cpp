@@ -293,10 +293,12 @@ TEST(Exploration, ABatchedProductStagesBothOperandsTransposed) {
 }
 
 TEST(Exploration, LargeGridsAreOfferedRasteredBlocks) {
-  // 4096^2 outputs in tiles of 32: 16384 blocks, rastered or not; 40 x 48 outputs: never.
+  // 8192^2 outputs in tiles of 64 or 128: a wave of blocks row by row covers a few rows of tiles
+  // and all 64 or 128 columns, rastered 8 rows and a few columns; 40 x 48 outputs: never.
   SearchSpace space = smallSpace();
-  space.unroll = {{4}};
-  Kernel big = loadExample("matmul.loop", {{"M", 4096}, {"N", 4096}, {"K", 64}});
+  space.tile = {{64, 128}};
+  space.unroll = {{8}};
+  Kernel big = loadExample("matmul.loop", {{"M", 8192}, {"N", 8192}, {"K", 64}});
   auto fs = offered<generated::LoopsMatcher>(big, space);
   size_t rastered = 0;
   for (const Offered& f : fs) {
