@@ -310,8 +310,12 @@ Fragment LoopRules::rastered(const Fragment& tiled, int64_t rows) const {
   if (rows == 0 || !f.refused.empty()) return f;
   const CandidateShape& s = f.shape;
   int64_t tilesY = (s.rows + s.blockRows - 1) / s.blockRows, tilesX = (s.cols + s.blockCols - 1) / s.blockCols;
+  CandidateShape rastered = s;
+  rastered.rasterRows = rows;
   if (tilesY < 2 * rows) f.refused = "fewer than " + std::to_string(2 * rows) + " block rows to raster";
   else if (tilesY * tilesX < 4 * gpu_.multiprocessors) f.refused = "too few blocks for their order to matter";
+  else if (!(estimate(rastered, gpu_).ns < estimate(s, gpu_).ns))
+    f.refused = "the blocks resident at once cover as few rows and columns of tiles row by row";
   if (!f.refused.empty()) return f;
   f.shape.rasterRows = rows;
   f.inTile.push_back(makeStep(StepKind::Raster, {}, {rows}));

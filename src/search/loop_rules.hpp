@@ -104,7 +104,9 @@ class LoopRules {
   Fragment peeled(const Fragment& tiled, int64_t peel) const;
   // A tiled fragment whose blocks are numbered `rows` block rows at a time (raster, for L2 reuse;
   // 0 keeps CUDA's order). Refused where the grid is small (fewer than four blocks a
-  // multiprocessor: they are all resident at once or nearly) or has fewer than 2 x `rows` block rows.
+  // multiprocessor: they are all resident at once or nearly), has fewer than 2 x `rows` block rows,
+  // or where the blocks resident at once cover no fewer rows and columns of tiles rastered (the
+  // model's estimate is no lower): a twin of the same estimate would only crowd the search.
   Fragment rastered(const Fragment& tiled, int64_t rows) const;
   // No parallel loop has `loop` as its body: it is the outermost of its perfect nest.
   bool outermostParallel(const Node* loop) const;

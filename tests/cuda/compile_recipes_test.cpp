@@ -134,6 +134,10 @@ const std::vector<RecipeCase>& recipeCases() {
       {"matmul_bt", {{"BATCH", 3}, {"M", 200}, {"N", 136}, {"K", 50}},
        "map b grid.z\ntile i,j 32,32\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 4,4\n"
        "strip k 8\nstage A at k_o transposed\nstage B at k_o transposed\nunroll k 8\nraster 2"},
+      {"matmul_bt", {{"BATCH", 3}, {"M", 200}, {"N", 136}, {"K", 52}},  // both transposed, asynchronous, peeled
+       "map b grid.z\ntile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 4,4\n"
+       "strip k 8\nstage A at k_o transposed\nstage B at k_o transposed\nunroll k 8\nmap k_o async\nroundup\n"
+       "peel i_o,j_o,k_o"},
       {"conv3d", {{"D", 12}, {"H", 13}, {"W", 14}, {"T", 3}},
        "collapse y,x into p\ncollapse a,b,c into q\ntile z,p 4,64\nmap z_o grid.y\nmap p_o grid.x\nmap z block.y\n"
        "map p block.x\nregtile z,p 2,2\nstrip q 9\nstage In at q_o\nstage Tpl at q_o\nmap q_o pipelined"},

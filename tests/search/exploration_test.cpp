@@ -264,13 +264,18 @@ TEST(Exploration, ImplicitGemmsAreOfferedSplitWhereNoBatchTakesGridZ) {
     EXPECT_EQ(countMapped({f}, Mapping::GridZ), 1u) << printRecipeLine(f.recipe);
   }
   expectCandidatesComputeTheNest(conv, split);
-  // A grouped convolution's groups take grid.z: its implicit GEMMs are not split.
-  Kernel grouped = loadExample("conv2d_grouped.loop", {{"N", 2}, {"G", 3}, {"CG", 4}, {"KG", 3}, {"H", 7}, {"W", 9}});
-  auto groupedOffered = offered<generated::LoopsMatcher>(grouped);
-  EXPECT_TRUE(std::any_of(groupedOffered.begin(), groupedOffered.end(),
-                          [](const Offered& f) { return hasStep(f, StepKind::Collapse) && f.shape.outer > 1; }));
-  for (const Offered& f : groupedOffered)
-    EXPECT_FALSE(hasStep(f, StepKind::Collapse) && hasStep(f, StepKind::Split)) << printRecipeLine(f.recipe);
+  // A grouped convolution's groups and a depthwise one's channels take grid.z: their implicit
+  // GEMMs (a batch of them) are not split.
+  for (const auto& [example, sizes] : std::vector<std::pair<std::string, std::map<std::string, int64_t>>>{
+           {"conv2d_grouped.loop", {{"N", 2}, {"G", 3}, {"CG", 4}, {"KG", 3}, {"H", 7}, {"W", 9}}},
+           {"conv2d_depthwise.loop", {{"N", 2}, {"C", 5}, {"H", 9}, {"W", 10}, {"R", 5}, {"S", 5}}}}) {
+    SCOPED_TRACE(example);
+    auto batched = offered<generated::LoopsMatcher>(loadExample(example, sizes));
+    EXPECT_TRUE(std::any_of(batched.begin(), batched.end(),
+                            [](const Offered& f) { return hasStep(f, StepKind::Collapse) && f.shape.outer > 1; }));
+    for (const Offered& f : batched)
+      EXPECT_FALSE(hasStep(f, StepKind::Collapse) && hasStep(f, StepKind::Split)) << printRecipeLine(f.recipe);
+  }
 }
 
 TEST(Exploration, ABatchedProductStagesBothOperandsTransposed) {
@@ -288,10 +293,12 @@ TEST(Exploration, ABatchedProductStagesBothOperandsTransposed) {
 }
 
 TEST(Exploration, LargeGridsAreOfferedRasteredBlocks) {
-  // 4096^2 outputs in tiles of 32: 16384 blocks, rastered or not; 40 x 48 outputs: never.
+  // 8192^2 outputs in tiles of 64 or 128: a wave of blocks row by row covers a few rows of tiles
+  // and all 64 or 128 columns, rastered 8 rows and a few columns; 40 x 48 outputs: never.
   SearchSpace space = smallSpace();
-  space.unroll = {{4}};
-  Kernel big = loadExample("matmul.loop", {{"M", 4096}, {"N", 4096}, {"K", 64}});
+  space.tile = {{64, 128}};
+  space.unroll = {{8}};
+  Kernel big = loadExample("matmul.loop", {{"M", 8192}, {"N", 8192}, {"K", 64}});
   auto fs = offered<generated::LoopsMatcher>(big, space);
   size_t rastered = 0;
   for (const Offered& f : fs) {

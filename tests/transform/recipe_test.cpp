@@ -142,6 +142,30 @@ TEST(Recipe, ApplyingIsDeterministicAndCorrect) {
   EXPECT_EQ(testing::differenceFrom(k, a), "");
 }
 
+TEST(Recipe, RasteredBlocksRoundTripComputeTheSameAndRefuseWhatIsNoRaster) {
+  auto r = parseText(std::string(kMatmulRecipe) + "raster 4\n");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->steps.back().kind, StepKind::Raster);
+  EXPECT_EQ(r->steps.back().factors, (std::vector<int64_t>{4}));
+  EXPECT_EQ(printRecipe(*r), std::string(kMatmulRecipe) + "raster 4\n");
+  Kernel k = testing::smallExample("matmul");
+  Kernel rastered = testing::applied(applyRecipe(k, *r));
+  EXPECT_EQ(rastered.rasterRows, 4);
+  EXPECT_NE(printKernel(rastered).find("4 rows of grid.y at a time"), std::string::npos) << printKernel(rastered);
+  EXPECT_EQ(testing::differenceFrom(k, rastered), "");
+  // A group of one row is CUDA's own order; a number is needed, and a positive one.
+  auto one = parseText("raster 1\n");
+  ASSERT_TRUE(one);
+  TransformResult t = applyRecipe(k, *one);
+  EXPECT_FALSE(t.ok());
+  EXPECT_NE(t.reason.find("2 or more rows"), std::string::npos) << t.reason;
+  for (const char* bad : {"raster\n", "raster 0\n", "raster 4,8\n"}) {
+    std::string errors;
+    EXPECT_FALSE(parseText(bad, &errors)) << bad;
+    EXPECT_NE(errors.find("r.recipe:1:"), std::string::npos) << errors;
+  }
+}
+
 TEST(Recipe, TransposedStageRoundTripsAndComputesTheSame) {
   const char* text =
       "tile i,j 8,8\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 2,2\n"
