@@ -52,7 +52,7 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
     e.registers = static_cast<int>(std::min<int64_t>(e.registers + carried, INT32_MAX));
     if (carried > kMaxCarriedRegisters) e.infeasible = "the next strip would not fit in a thread's registers";
   }
-  if (s.asyncCopies) e.sharedBytes = product(e.sharedBytes, kAsyncStages);  // the copies in flight hold no registers
+  if (s.asyncCopies) e.sharedBytes = product(e.sharedBytes, s.asyncStages);  // the copies in flight hold no registers
   if (e.registers > gpu.maxRegistersPerThread) e.infeasible = "a register tile too large for one thread";
   else if (e.sharedBytes > gpu.sharedPerBlock) e.infeasible = "more shared memory than a block may have";
   if (!e.infeasible.empty()) return e;
@@ -128,7 +128,10 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // still saves shared-memory reads; block tiles taller than wide ran a little faster.
   issue *= 1.0 + 0.02 * std::log2(std::max(reuse, 1.0));
   if (s.blockCols > s.blockRows) issue /= 1.0 + 0.02 * std::log2(double(s.blockCols) / double(s.blockRows));
-  double latency = std::min(1.0, (s.pipelined || s.asyncCopies ? 0.6 : 0.35) + e.occupancy);
+  // Latency hidden: by the warps resident, and by the strips a pipeline keeps in flight (a
+  // third asynchronous buffer hides a strip's load more).
+  double inFlight = s.asyncCopies ? 0.6 + 0.1 * std::min(s.asyncStages - 3, 2) : s.pipelined ? 0.6 : 0.35;
+  double latency = std::min(1.0, inFlight + e.occupancy);
   double rate = s.tensorCores ? gpu.mmaTflops / (s.elementBytes == 4 ? 2 : 1) : gpu.fp32Tflops;
   double computeNs = flops / (rate * 1e3 * issue * latency);
   // A warp's tile reads its operands' fragments from shared memory each k step: (tm + tn) rows

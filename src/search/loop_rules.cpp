@@ -336,6 +336,15 @@ int64_t LoopRules::mmaK() const {
   return t == ScalarType::Half || t == ScalarType::BFloat16 ? 16 : t == ScalarType::TF32 ? 8 : 0;
 }
 
+Fragment LoopRules::mmaStrips(const Node* node, int64_t depth, int64_t buffers, int64_t swizzle) const {
+  Fragment f = staged(node, depth, Buffering::Async, false);
+  f.shape.asyncStages = static_cast<int>(buffers);
+  f.shape.swizzled = swizzle != 0;
+  for (auto& s : f.inTile)
+    if (s.kind == StepKind::Map && s.mapping == Mapping::AsyncPipelined && buffers != kAsyncStages) s.factors = {buffers};
+  return f;
+}
+
 Fragment LoopRules::tensorCores(const Fragment& tiled) const {
   Fragment f = tiled;
   int64_t k = mmaK();
@@ -349,14 +358,21 @@ Fragment LoopRules::tensorCores(const Fragment& tiled) const {
   else if (strip->factors[0] % k != 0) f.refused = "a stage of " + std::to_string(strip->factors[0]) + " is no multiple of " + std::to_string(k);
   if (!f.refused.empty()) return f;
   std::string reduction = strip->loops[0];
+  int64_t depth = strip->factors[0];
   int bytes = 4;
   for (const auto& p : kernel_.params)
     if (p.input) bytes = scalarTypeBytes(p.type);
   std::vector<RecipeStep> steps;
   for (RecipeStep s : f.inTile) {
     if (s.kind == StepKind::Vectorize) continue;  // the write-back goes by fragments
-    if (s.kind == StepKind::Stage) s.padding = 16 / bytes * (bytes == 4 && !readAlong(s.array, reduction) ? 2 : 1);
-    if (s.kind == StepKind::Map && s.mapping == Mapping::Pipelined) s.mapping = Mapping::AsyncPipelined;
+    if (s.kind == StepKind::Stage && f.shape.swizzled) {
+      s.swizzled = true;
+    } else if (s.kind == StepKind::Stage) {
+      // 16 bytes a row (32 for a tf32 B read down its columns), which the shared bytes count.
+      bool alongK = readAlong(s.array, reduction);
+      s.padding = 16 / bytes * (bytes == 4 && !alongK ? 2 : 1);
+      f.shape.stagedFootprint += s.padding * (alongK ? f.shape.blockRows : depth);
+    }
     steps.push_back(s);
   }
   steps.push_back(makeStep(StepKind::Mma, {f.tileRows, f.tileCols, reduction}, {16, 8, k}));
