@@ -177,6 +177,7 @@ bool isPipelined(Mapping m);  // Pipelined or AsyncPipelined
 // (Kernel::asyncStages): two iterations in flight, one in use.
 constexpr int kAsyncStages = 3;
 constexpr int kMaxAsyncStages = 6;
+constexpr int64_t kMaxRasterRows = 64;  // the most rows of the grid a group of blocks takes (Kernel::rasterRows)
 bool isGridMapping(Mapping m);
 bool isBlockMapping(Mapping m);
 
@@ -277,6 +278,11 @@ struct Kernel {
   int64_t laneRows = 0, laneCols = 0;
   // Each iteration of the block loops is a warp (rule 7 above): set by the mma step.
   bool warpTiles = false;
+  // Blocks of a grid with more than one block along x and along y run in groups of rasterRows rows
+  // of the grid, down each group's columns in turn (0: as CUDA numbers them, along x first), so
+  // that the blocks resident at once read fewer distinct rows of one operand and columns of the
+  // other. Only the order of the blocks changes: the kernel computes the same.
+  int64_t rasterRows = 0;
   // The buffers of each stage an AsyncPipelined loop keeps (2 to kMaxAsyncStages): its copies are
   // issued asyncStages - 1 iterations ahead. Only how the GPU runs it changes.
   int asyncStages = kAsyncStages;

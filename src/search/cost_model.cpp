@@ -148,6 +148,9 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   double unstagedFactor = static_cast<double>(s.blockRows * s.blockCols * (s.threadRows + s.threadCols)) /
                           static_cast<double>(s.threadRows * s.threadCols * (s.blockRows + s.blockCols));
   double memoryNs = s.staged ? operandBytes / gpu.memoryGBps : operandBytes * unstagedFactor / gpu.l2GBps;
+  // Blocks launched in groups of grid rows: those resident at once share more of the operands in
+  // L2, and fewer of the reads go to device memory (a guess until measurements calibrate it).
+  if (s.rasterRows > 1) memoryNs *= 0.9;
   // A split reduction's parts each add their whole output tile atomically: a read, an add and a
   // write at L2 that contend with the other parts' (counted twice: the rank correlation on the
   // databases of tests/data is best between 1x and 4x).

@@ -49,6 +49,7 @@ struct CandidateShape {
   int64_t gatherOps = 0;         // integer operations a staged element takes to find its source (a gather's)
   bool tensorCores = false;      // warps of mma.sync: threadRows x threadCols is a warp's tile
   bool swizzled = false;         // tensor cores' stages swizzled rather than padded
+  int64_t rasterRows = 0;        // blocks launched in groups of this many rows of the grid (0: CUDA's order)
   bool partialStrip = false;     // a staged reduction's last strip (of some part) is partial
   bool peeled = false;           // edges run apart: register work rounded up, whole tiles and strips unguarded
 };

@@ -345,7 +345,7 @@ Fragment LoopRules::mmaStrips(const Node* node, int64_t depth, int64_t buffers, 
   return f;
 }
 
-Fragment LoopRules::tensorCores(const Fragment& tiled) const {
+Fragment LoopRules::tensorCores(const Fragment& tiled, int64_t raster) const {
   Fragment f = tiled;
   int64_t k = mmaK();
   const RecipeStep* strip = nullptr;
@@ -356,6 +356,8 @@ Fragment LoopRules::tensorCores(const Fragment& tiled) const {
   else if (f.shape.transposed) f.refused = "ldmatrix transposes: no operand is staged transposed";
   else if (f.shape.split > 1 || f.shape.outer > 1) f.refused = "one 2-D product a kernel";
   else if (strip->factors[0] % k != 0) f.refused = "a stage of " + std::to_string(strip->factors[0]) + " is no multiple of " + std::to_string(k);
+  else if (raster > 0 && (f.shape.rows <= f.shape.blockRows * raster || f.shape.cols <= f.shape.blockCols))
+    f.refused = "a grid of at most " + std::to_string(raster) + " rows or one column of blocks makes no groups of rows";
   if (!f.refused.empty()) return f;
   std::string reduction = strip->loops[0];
   int64_t depth = strip->factors[0];
@@ -376,11 +378,13 @@ Fragment LoopRules::tensorCores(const Fragment& tiled) const {
     steps.push_back(s);
   }
   steps.push_back(makeStep(StepKind::Mma, {f.tileRows, f.tileCols, reduction}, {16, 8, k}));
+  if (raster > 0) steps.push_back(makeStep(StepKind::Raster, {}, {raster}));
   f.inTile = steps;
   f.shape.vectorized = false;
   f.shape.pipelined = false;
   f.shape.asyncCopies = tiled.shape.pipelined || tiled.shape.asyncCopies;
   f.shape.tensorCores = true;
+  f.shape.rasterRows = raster;
   f.shape.elementBytes = bytes;
   return f;
 }

@@ -118,9 +118,11 @@ class LoopRules {
   Fragment mmaStrips(const Node* node, int64_t depth, int64_t buffers, int64_t swizzle) const;
   // A tiled fragment over mmaStrips() whose threads become warps, each computing its tm x tn
   // register tile as mma.sync tiles (the mma step); the stages' rows swizzled, or padded by 16
-  // bytes (32 for a tf32 B), for conflict-free ldmatrix and fragment reads. Refused when the
-  // stage depth is no multiple of the shape's k or the reduction is not staged.
-  Fragment tensorCores(const Fragment& tiled) const;
+  // bytes (32 for a tf32 B), for conflict-free ldmatrix and fragment reads; the blocks launched in
+  // groups of `raster` rows of the grid (rasterBlocks) where it is not 0. Refused when the stage
+  // depth is no multiple of the shape's k, the reduction is not staged, or the grid has no more
+  // than `raster` rows or one column of blocks (no groups to make).
+  Fragment tensorCores(const Fragment& tiled, int64_t raster) const;
 
   // ---- costs --------------------------------------------------------------------------------
   // The model's estimate of a complete fragment, or kInfinity when it cannot launch (over a

@@ -32,6 +32,7 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Mma, "mma", "mma I,J,K 16,8,16"},
     {StepKind::Peel, "peel", "peel LOOP,LOOP..."},
     {StepKind::RoundUp, "roundup", "roundup"},
+    {StepKind::Raster, "raster", "raster ROWS"},
 };
 
 constexpr Mapping kMappings[] = {Mapping::None,   Mapping::GridX,  Mapping::GridY,        Mapping::GridZ,
@@ -274,6 +275,10 @@ class Parser {
         break;
       case StepKind::Peel: ok = names(step.loops); break;
       case StepKind::RoundUp: break;
+      case StepKind::Raster:
+        ok = number(n, "the rows of the grid a group of blocks takes");
+        step.factors = {n};
+        break;
       case StepKind::Map: {
         ok = name(loop, "a loop index");
         step.loops = {loop};
@@ -351,7 +356,8 @@ std::string RecipeStep::str() const {
              (padding ? " pad " + std::to_string(padding) : "") + (swizzled ? " swizzle" : "");
     case StepKind::Interchange: return s + " " + loops.at(0) + " " + loops.at(1);
     case StepKind::Distribute: return s + " " + loops.at(0);
-    case StepKind::Lanes: return s + " " + join(factors);
+    case StepKind::Lanes:
+    case StepKind::Raster: return s + " " + join(factors);
     case StepKind::Collapse: return s + " " + join(loops) + (into.empty() ? "" : " into " + join(into));
     case StepKind::Peel: return s + " " + join(loops);
     case StepKind::RoundUp: return s;
@@ -427,6 +433,9 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
       break;
     case StepKind::RoundUp:
       if (arity(0, 0)) return roundUp(kernel);
+      break;
+    case StepKind::Raster:
+      if (arity(0, 1)) return rasterBlocks(kernel, step.factors[0]);
       break;
   }
   return TransformResult::refuse("the step has the wrong number of loops or factors");

@@ -25,6 +25,7 @@
 //   mma i,j,k 16,8,16       mmaTile({i, j, k}, {16, 8, 16}): a register tile's warps on tensor cores
 //   roundup                 roundUp(): a tile's register work runs over whole tiles, past the edges
 //   peel i_o,j_o,k_o        peel({i_o, j_o, k_o}): whole blocks and whole strips run unguarded
+//   raster 8                rasterBlocks(8): the grid's blocks launched in groups of 8 rows
 //
 // A step that makes loops (strip, tile, unroll, vectorize, regtile, split, collapse) may name them,
 // one a loop it strip-mines (collapse: one name for the loop it makes), and later steps use those names (the rule of loop_names.hpp names what a
@@ -45,7 +46,7 @@ namespace cudaburg {
 
 enum class StepKind {
   StripMine, Tile, Unroll, Interchange, Distribute, Map, Stage, RegisterTile, Vectorize, Split, Lanes, Collapse, Mma,
-  Peel, RoundUp
+  Peel, RoundUp, Raster
 };
 const char* stepKeyword(StepKind k);  // "strip", "tile", ...
 

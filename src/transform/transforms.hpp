@@ -100,6 +100,10 @@ TransformResult splitReduction(const Kernel& kernel, const std::string& loop, in
 // warps of that shape, which the emitter checks against the launch it plans.
 TransformResult arrangeLanes(const Kernel& kernel, int64_t rows, int64_t cols);
 
+// Launches the blocks of a 2-D grid in groups of `rows` rows of it (Kernel::rasterRows), 2 to
+// kMaxRasterRows: the blocks resident at once share rows of one operand and columns of the other.
+TransformResult rasterBlocks(const Kernel& kernel, int64_t rows);
+
 // Tensor cores as instruction selection: the register tile of loops i, j (after registerTile)
 // whose reduction loop k runs right around its block loops becomes a warp's tile of mma.sync
 // instructions of `shape` (16,8,16 for half and bfloat16 operands, 16,8,8 for tf32; fp32

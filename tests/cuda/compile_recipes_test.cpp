@@ -136,6 +136,10 @@ const std::vector<RecipeCase>& recipeCases() {
       // Swizzled stages, deeper pipelines, 8 warps of 64 x 64; even and uneven sizes.
       {"hgemm", {{"M", 256}, {"N", 256}, {"K", 256}}, kMmaSwizzled},
       {"hgemm", {{"M", 200}, {"N", 136}, {"K", 88}}, kMmaSwizzled},
+      {"hgemm", {{"M", 1000}, {"N", 1000}, {"K", 64}},  // blocks in groups of 3 of the grid's 8 rows
+       "tile i,j 128,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 64,64\n"
+       "strip k 32\nstage A at k_o swizzle\nstage B at k_o swizzle\nmap k_o async 4\nunroll k 32\nmma i,j,k 16,8,16\n"
+       "raster 3"},
       {"bf16gemm", {{"M", 256}, {"N", 512}, {"K", 128}},
        "tile i,j 128,256\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 64,64\n"
        "strip k 32\nstage A at k_o swizzle\nstage B at k_o swizzle\nmap k_o async 4\nunroll k 32\nmma i,j,k 16,8,16"},

@@ -320,6 +320,7 @@ TEST_F(GpuRunner, TensorCoreProductsVerifyAgainstGemmEx) {
   const std::string swizzled = "tile i,j 128,256; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
                                "regtile i,j 64,64; strip k 64; stage A at k_o swizzle; stage B at k_o swizzle; "
                                "map k_o async 4; unroll k 64; mma i,j,k 16,8,16";
+  const std::string rastered = swizzled + "; raster 3";  // 8 rows of the grid: groups of 3, 3 and 2
   const std::string tf32Swizzled = tiles + "stage A at k_o swizzle; stage B at k_o swizzle; map k_o async 4; unroll k 32; "
                                            "mma i,j,k 16,8,8";
   for (const Case& c : {Case{"hgemm.loop", {{"M", 512}, {"N", 256}, {"K", 384}}, f16.c_str()},
@@ -328,6 +329,7 @@ TEST_F(GpuRunner, TensorCoreProductsVerifyAgainstGemmEx) {
                         Case{"hgemm.loop", {{"M", 512}, {"N", 512}, {"K", 384}}, swizzled.c_str()},
                         Case{"hgemm.loop", {{"M", 200}, {"N", 300}, {"K", 104}}, swizzled.c_str()},
                         Case{"bf16gemm.loop", {{"M", 256}, {"N", 512}, {"K", 256}}, swizzled.c_str()},
+                        Case{"hgemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 200}}, rastered.c_str()},
                         Case{"tf32gemm.loop", {{"M", 256}, {"N", 256}, {"K", 256}}, tf32Swizzled.c_str()},
                         Case{"tf32gemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, tf32Swizzled.c_str()},
                         Case{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 96}}, global.c_str()},

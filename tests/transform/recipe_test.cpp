@@ -18,6 +18,15 @@ std::optional<Recipe> parseText(const std::string& text, std::string* errors = n
   return r;
 }
 
+// Why recipe `text` does not apply to `k` ("applied" when it does; the parse errors when it does not parse).
+std::string refusalOf(const Kernel& k, const std::string& text) {
+  std::string errors;
+  auto r = parseText(text, &errors);
+  if (!r) return errors;
+  TransformResult applied = applyRecipe(k, *r);
+  return applied.ok() ? "applied" : applied.reason;
+}
+
 const char* kMatmulRecipe =
     "tile i,j 8,8\n"
     "map i_o grid.y\n"
@@ -75,13 +84,8 @@ TEST(Recipe, WarpLanesRoundTripAndComputeTheSame) {
   EXPECT_EQ(arranged.laneCols, 16);
   EXPECT_EQ(testing::differenceFrom(k, arranged), "");
   // Only powers of two whose product is a warp.
-  for (const char* bad : {"lanes 4,4", "lanes 3,11", "lanes 64,1"}) {
-    auto b = parseText(bad);
-    ASSERT_TRUE(b) << bad;
-    TransformResult refused = applyRecipe(k, *b);
-    EXPECT_FALSE(refused.ok()) << bad;
-    EXPECT_NE(refused.reason.find("cannot be arranged as"), std::string::npos) << refused.reason;
-  }
+  for (const char* bad : {"lanes 4,4", "lanes 3,11", "lanes 64,1"})
+    EXPECT_NE(refusalOf(k, bad).find("cannot be arranged as"), std::string::npos) << bad;
   std::string errors;
   EXPECT_FALSE(parseText("lanes 8 4\n", &errors));
   EXPECT_NE(errors.find("r.recipe:1:9: error: expected ',' and the columns of block.x"), std::string::npos) << errors;
@@ -219,16 +223,29 @@ TEST(Recipe, SwizzledStagesAndDeeperAsyncPipelinesRoundTripAndComputeTheSame) {
   EXPECT_FALSE(parseText("stage A at k_o pad 8 swizzle\n", &errors));
   EXPECT_NE(errors.find("unexpected 'swizzle' after the step"), std::string::npos) << errors;
   // A swizzle permutes whole 16-byte chunks, a power of two of them a row.
-  auto odd = parseText("tile i,j 8,16\nstrip k 12\nstage A at k_o swizzle\n");
-  ASSERT_TRUE(odd);
-  TransformResult refused = applyRecipe(k, *odd);
-  ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.reason.find("cannot be swizzled: its rows hold 3 chunks"), std::string::npos) << refused.reason;
-  auto interleaved = parseText("tile i,j 8,16\nstrip k 8\nstage B at k_o interleaved 8 swizzle\n");
-  ASSERT_TRUE(interleaved);
-  refused = applyRecipe(k, *interleaved);
-  ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.reason.find("either swizzled, padded or interleaved"), std::string::npos) << refused.reason;
+  EXPECT_NE(refusalOf(k, "tile i,j 8,16\nstrip k 12\nstage A at k_o swizzle\n").find("cannot be swizzled: its rows hold 3 chunks"),
+            std::string::npos);
+  EXPECT_NE(refusalOf(k, "tile i,j 8,16\nstrip k 8\nstage B at k_o interleaved 8 swizzle\n")
+                .find("either swizzled, padded or interleaved"),
+            std::string::npos);
+}
+
+TEST(Recipe, RasteredBlocksRoundTripAndComputeTheSame) {
+  std::string text = std::string(kMatmulRecipe) + "raster 4\n";
+  auto r = parseText(text);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->steps.back().kind, StepKind::Raster);
+  EXPECT_EQ(r->steps.back().factors, (std::vector<int64_t>{4}));
+  EXPECT_EQ(printRecipe(*r), text);
+  Kernel k = testing::smallExample("matmul");
+  Kernel rastered = testing::applied(applyRecipe(k, *r));
+  EXPECT_EQ(rastered.rasterRows, 4);
+  EXPECT_EQ(testing::differenceFrom(k, rastered), "");
+  for (const char* bad : {"raster 1", "raster 65"})
+    EXPECT_NE(refusalOf(k, bad).find("groups of 2 to 64 rows of the grid"), std::string::npos) << bad;
+  std::string errors;
+  EXPECT_FALSE(parseText("raster\n", &errors));
+  EXPECT_NE(errors.find("1:7: error: expected the rows of the grid a group of blocks takes"), std::string::npos) << errors;
 }
 
 // A step names the loops it makes; later steps use those names.

@@ -641,6 +641,20 @@ std::string KernelWriter::header() {
   return h.str();
 }
 
+// block_x and block_y of a grid launched in groups of Kernel::rasterRows rows (the last group
+// may be shorter): the hardware's linear block number, split into its group and its place in the
+// group, which runs down the group's rows first. A one-to-one map of the grid onto itself.
+std::string KernelWriter::rasterPrologue() const {
+  std::string columns = std::to_string(plan_.grid[0]), rows = std::to_string(plan_.grid[1]);
+  std::string group = std::to_string(kernel_.rasterRows), blocks = std::to_string(kernel_.rasterRows * plan_.grid[0]);
+  return "  // blocks in groups of " + group + " rows of the grid, down each group's columns in turn\n"
+         "  const int block_n = blockIdx.x + " + columns + " * blockIdx.y;\n"
+         "  const int block_g = block_n / " + blocks + ", block_p = block_n % " + blocks + ";\n"
+         "  const int block_h = min(" + group + ", " + rows + " - " + group + " * block_g);  // the group's rows\n"
+         "  const int block_y = " + group + " * block_g + block_p % block_h;\n"
+         "  const int block_x = block_p / block_h;\n";
+}
+
 // Declarations of the thread and block coordinates the body uses.
 std::string KernelWriter::prologue() {
   std::string out;
@@ -667,7 +681,9 @@ std::string KernelWriter::prologue() {
         out += "  const " + index_ + " " + t + " = " + (plan_.block[a] > 1 ? std::string("threadIdx.") + kAxis[a] : "0") + ";\n";
     }
   }
-  for (int a = 0; a < 3; ++a) {
+  bool rastered = kernel_.rasterRows > 1 && plan_.grid[0] > 1 && plan_.grid[1] > 1;
+  if (rastered) out += rasterPrologue();
+  for (int a = rastered ? 2 : 0; a < 3; ++a) {
     std::string b = std::string("block_") + kAxis[a];
     if (usedCoordinates_.count(b))
       out += "  const " + index_ + " " + b + " = " + (plan_.grid[a] > 1 ? std::string("blockIdx.") + kAxis[a] : "0") + ";\n";

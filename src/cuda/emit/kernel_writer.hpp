@@ -236,6 +236,7 @@ class KernelWriter {
 
   std::string header();
   std::string prologue();
+  std::string rasterPrologue() const;
   // The name of a thread or block coordinate, which the prologue then declares.
   std::string coordinate(const std::string& name) {
     usedCoordinates_.insert(name);
