@@ -147,7 +147,11 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // the block's (bm + bn), mostly from L2.
   double unstagedFactor = static_cast<double>(s.blockRows * s.blockCols * (s.threadRows + s.threadCols)) /
                           static_cast<double>(s.threadRows * s.threadCols * (s.blockRows + s.blockCols));
-  double memoryNs = s.staged ? operandBytes / gpu.memoryGBps : operandBytes * unstagedFactor / gpu.l2GBps;
+  // Tensor-core tiles read their staged operands at the rate of L2, which holds what the blocks of
+  // a wave share: half 4096^3 in 128 x 128 tiles ran in 0.46 ms on an H100, where device memory
+  // alone would allow 0.65 ms (bench/RESULTS.md).
+  double stagedGBps = s.tensorCores ? gpu.l2GBps : gpu.memoryGBps;
+  double memoryNs = s.staged ? operandBytes / stagedGBps : operandBytes * unstagedFactor / gpu.l2GBps;
   // Blocks launched in groups of grid rows: those resident at once share more of the operands in
   // L2, and fewer of the reads go to device memory (a guess until measurements calibrate it).
   if (s.rasterRows > 1) memoryNs *= 0.9;

@@ -211,7 +211,8 @@ TEST(CompileRecipes, EveryExampleUnderItsRecipesCompilesForSm90) {
 }
 
 // Tensor-core kernels keep their fragments and addresses in registers: no local memory at all
-// (no spill, no stack frame), B's tiles loaded two at a time, swizzled stages addressed by XOR.
+// (no spill, no stack frame), B's tiles loaded two at a time, swizzled stages addressed by XOR,
+// whole tiles written back two columns a store.
 TEST(CompileRecipes, TensorCoreKernelsUseNoLocalMemory) {
   std::vector<CudaKernel> kernels;
   std::vector<const RecipeCase*> cases;
@@ -222,9 +223,11 @@ TEST(CompileRecipes, TensorCoreKernelsUseNoLocalMemory) {
   CompileOptions options;
   options.useCache = false;
   std::vector<CompileResult> results = compileAll(kernels, options);
+  int paired = 0;
   for (size_t i = 0; i < kernels.size(); ++i) {
     SCOPED_TRACE(std::string(cases[i]->example) + " under\n" + cases[i]->recipe);
     ASSERT_TRUE(results[i].compiled) << results[i].errorLog;
+    paired += kernels[i].source.find("= make_float2(C_r[") != std::string::npos;
     EXPECT_EQ(results[i].resources.stackFrameBytes, 0) << results[i].log;
     EXPECT_FALSE(results[i].resources.spills()) << results[i].log;
     const std::string& source = kernels[i].source;
@@ -235,6 +238,7 @@ TEST(CompileRecipes, TensorCoreKernelsUseNoLocalMemory) {
     if (sixteenBit && staged && kernels[i].source.find("mma_pack") == std::string::npos)
       EXPECT_NE(source.find("ldmatrix<4, true>(mma_b + 2 * "), std::string::npos) << source;
   }
+  EXPECT_GE(paired, 4);  // the sizes the tiles divide
 }
 
 }  // namespace

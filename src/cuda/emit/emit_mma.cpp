@@ -140,11 +140,6 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
   for (const Access& a : loads)
     inner.loadOverrides[a.str()] =
         fragmentText(a, iLoop.index, iLoop.lower, jLoop.index, jLoop.lower, scope) + "[mma_r]";
-  line("#pragma unroll");
-  open("for (int mma_r = 0; mma_r < 4; ++mma_r) {  // " + iLoop.index + ", " + jLoop.index +
-       ": this lane's elements of the 16 x 8 tile");
-  line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + " + mma_g + 8 * (mma_r >> 1);");
-  line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " + 2 * mma_t + (mma_r & 1);");
   // The bounds that may cut the tile, proven or not with the element's place in it.
   inner.ranges.bind("mma_half", IndexRange{0, 1, 1});
   Affine row = iLoop.lower + Affine::var("mma_g") + Affine::var("mma_half", 8);
@@ -153,9 +148,32 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
   for (const auto& [l, at] : {std::pair<const Node*, Affine>{&iLoop, row}, {&jLoop, col}})
     for (const Affine& u : l->upper)
       if (!inner.ranges.provesLess(at, u)) conds.push_back(l->index + " < " + affineText(u));
+  const Array* target = findArray(stmt.target.array, scope);
+  // The fragment copied as it is into floats in global memory, no bound cutting the tile, each
+  // pair of a lane's columns (elements 2p and 2p + 1) 8-byte aligned: one float2 store a pair.
+  if (target && conds.empty() && target->space == MemorySpace::Global && typeOf(*target) == ScalarType::Float &&
+      !stmt.accumulate && !stmt.atomic && stmt.value->kind == Expr::Kind::Load && isFragment(stmt.value->load)) {
+    Access pair = substituted(stmt.target, {{iLoop.index, row}, {jLoop.index, jLoop.lower + Affine::var("mma_t", 2)}});
+    if (inner.ranges.multipleOf(flatOffset(pair, *target)) % 2 == 0) {
+      std::string fragment = fragmentText(stmt.value->load, iLoop.index, iLoop.lower, jLoop.index, jLoop.lower, scope);
+      line("#pragma unroll");
+      open("for (int mma_p = 0; mma_p < 2; ++mma_p) {  // " + iLoop.index + ", " + jLoop.index +
+           ": this lane's pairs of elements of the 16 x 8 tile, 8 bytes a store");
+      line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + " + mma_g + 8 * mma_p;");
+      line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " + 2 * mma_t;");
+      line("*reinterpret_cast<float2*>(&" + accessText(stmt.target, inner) + ") = make_float2(" + fragment +
+           "[2 * mma_p], " + fragment + "[2 * mma_p + 1]);");
+      close();
+      return;
+    }
+  }
+  line("#pragma unroll");
+  open("for (int mma_r = 0; mma_r < 4; ++mma_r) {  // " + iLoop.index + ", " + jLoop.index +
+       ": this lane's elements of the 16 x 8 tile");
+  line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + " + mma_g + 8 * (mma_r >> 1);");
+  line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " + 2 * mma_t + (mma_r & 1);");
   if (!conds.empty()) open("if (" + joinConditions(conds) + ") {");
   inMmaTile_ = true;
-  const Array* target = findArray(stmt.target.array, scope);
   if (target) {
     ScalarType targetType = typeOf(*target);
     std::string value = exprText(*stmt.value, computeType(targetType), inner, true);
