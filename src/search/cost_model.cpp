@@ -89,15 +89,18 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // lies (not transposed), or a thread's run of 8 or more columns read where it is not interleaved.
   // A thread tile wider than tall spreads a warp's accesses over more rows. (Factors from the
   // matmul measurements in tests/data: about 0.93x transposed, 0.87x interleaved, 0.7x for 8x4
-  // against 4x8 on large products.)
-  if (s.staged && !s.transposed) issue /= 1.07;
-  if (s.staged && s.threadCols >= 8 && !s.interleaved) issue /= 1.1;
-  if (s.threadCols > s.threadRows) issue /= 1.0 + 0.1 * std::log2(double(s.threadCols) / double(s.threadRows));
+  // against 4x8 on large products.) Tensor cores' warps read their fragments by ldmatrix from
+  // padded or swizzled stages, without conflicts: the shared-memory term below counts them.
+  bool threadReads = s.staged && !s.tensorCores;
+  if (threadReads && !s.transposed) issue /= 1.07;
+  if (threadReads && s.threadCols >= 8 && !s.interleaved) issue /= 1.1;
+  if (!s.tensorCores && s.threadCols > s.threadRows)
+    issue /= 1.0 + 0.1 * std::log2(double(s.threadCols) / double(s.threadRows));
   // A warp reads the staged rows and columns of the threads it covers each step: fewer 128-byte
   // shared-memory wavefronts when it covers a squarer patch (Kernel::laneRows); of two patches
   // that read as many, the taller ran as fast or faster on every kernel of
   // bench/cases/matmul-lanes.txt. (The factor ranks the databases of tests/data best among 0 to 0.06.)
-  if (s.staged) {
+  if (threadReads) {
     int64_t threadsX = std::max<int64_t>(1, s.blockCols / s.threadCols);
     int64_t warpCols = s.laneRows > 0 ? 32 / s.laneRows : std::min<int64_t>(32, threadsX);
     int64_t warpRows = 32 / warpCols;
