@@ -227,16 +227,17 @@ TEST(CompileRecipes, TensorCoreKernelsUseNoLocalMemory) {
   for (size_t i = 0; i < kernels.size(); ++i) {
     SCOPED_TRACE(std::string(cases[i]->example) + " under\n" + cases[i]->recipe);
     ASSERT_TRUE(results[i].compiled) << results[i].errorLog;
-    paired += kernels[i].source.find("= make_float2(C_r[") != std::string::npos;
+    const std::string& source = kernels[i].source;
+    paired += source.find("= make_float2(C_r[") != std::string::npos;
     EXPECT_EQ(results[i].resources.stackFrameBytes, 0) << results[i].log;
     EXPECT_FALSE(results[i].resources.spills()) << results[i].log;
-    const std::string& source = kernels[i].source;
     bool swizzled = std::string(cases[i]->recipe).find("swizzle") != std::string::npos;
     EXPECT_EQ(swizzled, source.find(" ^ ((") != std::string::npos) << source;
     bool sixteenBit = std::string(cases[i]->example) != "tf32gemm";
     bool staged = std::string(cases[i]->recipe).find("stage B") != std::string::npos;
-    if (sixteenBit && staged && kernels[i].source.find("mma_pack") == std::string::npos)
+    if (sixteenBit && staged && source.find("mma_pack") == std::string::npos) {
       EXPECT_NE(source.find("ldmatrix<4, true>(mma_b + 2 * "), std::string::npos) << source;
+    }
   }
   EXPECT_GE(paired, 4);  // the sizes the tiles divide
 }
