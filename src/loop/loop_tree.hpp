@@ -48,8 +48,8 @@
 //     the work on the buffers and a closing Barrier. The GPU double-buffers it: each iteration
 //     loads the next iteration's stages into registers while it works on this one's, then
 //     stores them into the other half of each buffer (one barrier an iteration). Its meaning
-//     is the plain loop's. AsyncPipelined: the same shape, with kAsyncStages copies of each
-//     buffer filled by asynchronous copies (cp.async, sm_80 and later) issued that many
+//     is the plain loop's. AsyncPipelined: the same shape, with Kernel::asyncStages copies of
+//     each buffer filled by asynchronous copies (cp.async, sm_80 and later) issued one fewer
 //     iterations ahead, which hold no registers while they fly.
 //  7. Warp tiles (Kernel::warpTiles, made by the mma step): each iteration of the block loops is a
 //     warp of 32 threads, not a thread. A Register buffer R[M][N] is then a warp's tile of
@@ -125,6 +125,10 @@ struct Array {
   // a buffer in a permuted layout gets 16 bytes when none is given), so that threads reading down
   // a column, or the eight rows an ldmatrix reads, fall in different banks. Subscripts stay logical.
   int64_t padding = 0;
+  // Shared buffers: each row's 16-byte chunks stored in an order that depends on the row
+  // (src/loop/swizzle.hpp), so that the same reads and copies meet no bank conflicts without
+  // padding. Subscripts stay logical.
+  bool swizzled = false;
   SourceLoc loc;
 
   int64_t elements() const;
@@ -169,8 +173,10 @@ enum class Mapping {
 // "none", "grid.x", ..., "block.z", "serial", "unroll", "vector", "pipelined", "async", "mma"
 const char* mappingName(Mapping m);
 bool isPipelined(Mapping m);  // Pipelined or AsyncPipelined
-// The buffers an AsyncPipelined loop keeps of each stage: two iterations in flight, one in use.
+// The buffers an AsyncPipelined loop keeps of each stage unless the recipe says otherwise
+// (Kernel::asyncStages): two iterations in flight, one in use.
 constexpr int kAsyncStages = 3;
+constexpr int kMaxAsyncStages = 6;
 bool isGridMapping(Mapping m);
 bool isBlockMapping(Mapping m);
 
@@ -275,6 +281,9 @@ struct Kernel {
   int64_t rasterRows = 0;
   // Each iteration of the block loops is a warp (rule 7 above): set by the mma step.
   bool warpTiles = false;
+  // The buffers of each stage an AsyncPipelined loop keeps (2 to kMaxAsyncStages): its copies are
+  // issued asyncStages - 1 iterations ahead. Only how the GPU runs it changes.
+  int asyncStages = kAsyncStages;
   // Loops run with their edges apart (rule 8 above), by index: grid loops and uniform serial
   // loops. Only how the GPU runs them changes: the kernel computes the same.
   std::vector<std::string> peeled;

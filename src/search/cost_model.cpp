@@ -52,7 +52,7 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
     e.registers = static_cast<int>(std::min<int64_t>(e.registers + carried, INT32_MAX));
     if (carried > kMaxCarriedRegisters) e.infeasible = "the next strip would not fit in a thread's registers";
   }
-  if (s.asyncCopies) e.sharedBytes = product(e.sharedBytes, kAsyncStages);  // the copies in flight hold no registers
+  if (s.asyncCopies) e.sharedBytes = product(e.sharedBytes, s.asyncStages);  // the copies in flight hold no registers
   if (e.registers > gpu.maxRegistersPerThread) e.infeasible = "a register tile too large for one thread";
   else if (e.sharedBytes > gpu.sharedPerBlock) e.infeasible = "more shared memory than a block may have";
   if (!e.infeasible.empty()) return e;
@@ -93,15 +93,18 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // lies (not transposed), or a thread's run of 8 or more columns read where it is not interleaved.
   // A thread tile wider than tall spreads a warp's accesses over more rows. (Factors from the
   // matmul measurements in tests/data: about 0.93x transposed, 0.87x interleaved, 0.7x for 8x4
-  // against 4x8 on large products.)
-  if (s.staged && !s.transposed) issue /= 1.07;
-  if (s.staged && s.threadCols >= 8 && !s.interleaved) issue /= 1.1;
-  if (s.threadCols > s.threadRows) issue /= 1.0 + 0.1 * std::log2(double(s.threadCols) / double(s.threadRows));
+  // against 4x8 on large products.) Tensor cores' warps read their fragments by ldmatrix from
+  // padded or swizzled stages, without conflicts: the shared-memory term below counts them.
+  bool threadReads = s.staged && !s.tensorCores;
+  if (threadReads && !s.transposed) issue /= 1.07;
+  if (threadReads && s.threadCols >= 8 && !s.interleaved) issue /= 1.1;
+  if (!s.tensorCores && s.threadCols > s.threadRows)
+    issue /= 1.0 + 0.1 * std::log2(double(s.threadCols) / double(s.threadRows));
   // A warp reads the staged rows and columns of the threads it covers each step: fewer 128-byte
   // shared-memory wavefronts when it covers a squarer patch (Kernel::laneRows); of two patches
   // that read as many, the taller ran as fast or faster on every kernel of
   // bench/cases/matmul-lanes.txt. (The factor ranks the databases of tests/data best among 0 to 0.06.)
-  if (s.staged) {
+  if (threadReads) {
     int64_t threadsX = std::max<int64_t>(1, s.blockCols / s.threadCols);
     int64_t warpCols = s.laneRows > 0 ? 32 / s.laneRows : std::min<int64_t>(32, threadsX);
     int64_t warpRows = 32 / warpCols;
@@ -132,7 +135,10 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // still saves shared-memory reads; block tiles taller than wide ran a little faster.
   issue *= 1.0 + 0.02 * std::log2(std::max(reuse, 1.0));
   if (s.blockCols > s.blockRows) issue /= 1.0 + 0.02 * std::log2(double(s.blockCols) / double(s.blockRows));
-  double latency = std::min(1.0, (s.pipelined || s.asyncCopies ? 0.6 : 0.35) + e.occupancy);
+  // Latency hidden: by the warps resident, and by the strips a pipeline keeps in flight (a
+  // third asynchronous buffer hides a strip's load more).
+  double inFlight = s.asyncCopies ? 0.6 + 0.1 * std::min(s.asyncStages - 3, 2) : s.pipelined ? 0.6 : 0.35;
+  double latency = std::min(1.0, inFlight + e.occupancy);
   double rate = s.tensorCores ? gpu.mmaTflops / (s.elementBytes == 4 ? 2 : 1) : gpu.fp32Tflops;
   double computeNs = flops / (rate * 1e3 * issue * latency);
   if (s.tensorCores) computeNs += gatherFlops / (gpu.fp32Tflops * 1e3 * latency);
@@ -149,7 +155,11 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // the block's (bm + bn), mostly from L2.
   double unstagedFactor = static_cast<double>(s.blockRows * s.blockCols * (s.threadRows + s.threadCols)) /
                           static_cast<double>(s.threadRows * s.threadCols * (s.blockRows + s.blockCols));
-  double memoryNs = s.staged ? operandBytes / gpu.memoryGBps : operandBytes * unstagedFactor / gpu.l2GBps;
+  // Tensor-core tiles read their staged operands at the rate of L2, which holds what the blocks of
+  // a wave share: half 4096^3 in 128 x 128 tiles ran in 0.46 ms on an H100, where device memory
+  // alone would allow 0.65 ms (bench/RESULTS.md).
+  double stagedGBps = s.tensorCores ? gpu.l2GBps : gpu.memoryGBps;
+  double memoryNs = s.staged ? operandBytes / stagedGBps : operandBytes * unstagedFactor / gpu.l2GBps;
   // Blocks resident at once share what they read in L2: numbered `rows` block rows at a time (1:
   // row by row, as CUDA does), they cover that many rows by as many columns of tiles as make the
   // wave (all of them, past a group). What reaches device memory goes with the rows and columns

@@ -40,7 +40,8 @@ struct CandidateShape {
   int64_t stagedFootprint = 0;   // elements staged per stage and block (all staged arrays)
   int64_t split = 1;             // reduction split into this many parts (combined atomically)
   bool pipelined = false;        // stages double-buffered: the next strip loads during this one
-  bool asyncCopies = false;      // stages pipelined by asynchronous copies, kAsyncStages buffers
+  bool asyncCopies = false;      // stages pipelined by asynchronous copies, asyncStages buffers a stage
+  int asyncStages = 3;           // buffers a stage when asyncCopies (Kernel::asyncStages)
   bool interleaved = false;      // a stage's rows interleaved for conflict-free 128-bit reads
   bool transposed = false;       // operands read along the reduction staged transposed
   bool vectorized = false;       // 128-bit accesses along a thread's columns
@@ -48,6 +49,8 @@ struct CandidateShape {
   int64_t gatherOps = 0;         // integer operations a staged element takes to find its source (a gather's)
   int gatherWidth = 1;           // elements a gather copies at once (16 bytes of contiguous channels)
   bool tensorCores = false;      // warps of mma.sync: threadRows x threadCols is a warp's tile
+  bool swizzled = false;         // tensor cores' stages swizzled rather than padded
+  int64_t rasterRows = 0;        // blocks launched in groups of this many rows of the grid (0: CUDA's order)
   bool partialStrip = false;     // a staged reduction's last strip (of some part) is partial
   bool peeled = false;           // edges run apart: register work rounded up, whole tiles and strips unguarded
   int64_t rasterRows = 0;        // blocks numbered this many block rows at a time (0: row by row)

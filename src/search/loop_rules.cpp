@@ -369,6 +369,15 @@ int64_t LoopRules::mmaK() const {
   return t == ScalarType::Half || t == ScalarType::BFloat16 ? 16 : t == ScalarType::TF32 ? 8 : 0;
 }
 
+Fragment LoopRules::mmaStrips(const Node* node, int64_t depth, int64_t buffers, int64_t swizzle) const {
+  Fragment f = staged(node, depth, Buffering::Async, false);
+  f.shape.asyncStages = static_cast<int>(buffers);
+  f.shape.swizzled = swizzle != 0;
+  for (auto& s : f.inTile)
+    if (s.kind == StepKind::Map && s.mapping == Mapping::AsyncPipelined && buffers != kAsyncStages) s.factors = {buffers};
+  return f;
+}
+
 Fragment LoopRules::tensorCores(const Fragment& tiled) const {
   Fragment f = tiled;
   int64_t k = mmaK();
@@ -391,15 +400,21 @@ Fragment LoopRules::tensorCores(const Fragment& tiled) const {
   });
   if (!f.refused.empty()) return f;
   std::string reduction = strip->loops[0];
+  int64_t depth = strip->factors[0];
   int bytes = 4;
   for (const auto& p : kernel_.params)
     if (p.input) bytes = scalarTypeBytes(p.type);
   std::vector<RecipeStep> steps;
   for (RecipeStep s : f.inTile) {
     if (s.kind == StepKind::Vectorize) continue;  // the write-back goes by fragments
-    if (s.kind == StepKind::Stage) {
-      s.padding = 16 / bytes * (bytes == 4 && !gathered && !readAlong(s.array, reduction) ? 2 : 1);
+    if (s.kind == StepKind::Stage && f.shape.swizzled && !gathered) {
+      s.swizzled = true;
+    } else if (s.kind == StepKind::Stage) {
+      // 16 bytes a row (32 for a tf32 B read down its columns), which the shared bytes count.
+      bool alongK = gathered || readAlong(s.array, reduction);
+      s.padding = 16 / bytes * (bytes == 4 && !alongK ? 2 : 1);
       s.transposed = gathered;
+      if (!gathered) f.shape.stagedFootprint += s.padding * (alongK ? f.shape.blockRows : depth);
     }
     if (s.kind == StepKind::Map && s.mapping == Mapping::Pipelined) s.mapping = Mapping::AsyncPipelined;
     steps.push_back(s);

@@ -25,7 +25,7 @@ namespace cudaburg {
 
 // How a staged reduction uses its shared buffers: filled then used (one a stage), pipelined
 // through registers (two a stage, one filled while the other is used), or pipelined with
-// asynchronous copies (kAsyncStages a stage, the copies issued that many strips ahead).
+// asynchronous copies (Kernel::asyncStages a stage, the copies issued one fewer strips ahead).
 enum class Buffering { Single, Double, Async };
 std::ostream& operator<<(std::ostream& out, Buffering b);  // "Single", ...: how covers print it
 
@@ -122,12 +122,16 @@ class LoopRules {
   // The k of the mma.sync shape the kernel's operands take (16 for half and bfloat16, 8 for tf32;
   // both of one type), 0 when they take none.
   int64_t mmaK() const;
+  // The reduction `node` staged for tensor cores: strip-mined by `depth`, every array it reads
+  // staged as it lies (ldmatrix transposes), by asynchronous copies into `buffers` buffers a
+  // stage, the buffers' rows swizzled (swizzle 1) or padded (0) by tensorCores().
+  Fragment mmaStrips(const Node* node, int64_t depth, int64_t buffers, int64_t swizzle) const;
   // A tiled fragment whose threads become warps, each computing its tm x tn register tile as
-  // mma.sync tiles (the mma step); its reduction staged with rows padded by 16 bytes (32 for a
-  // tf32 B) for conflict-free ldmatrix and fragment reads, never transposed (ldmatrix transposes)
-  // unless gathered (an implicit GEMM's gathers stored transposed are rows of the reduction), by
-  // asynchronous copies where it was pipelined. Refused when the stage depth is no multiple of
-  // the shape's k or the reduction is not staged.
+  // mma.sync tiles (the mma step); the stages' rows swizzled, or padded by 16 bytes (32 for a
+  // tf32 B), for conflict-free ldmatrix and fragment reads, never transposed (ldmatrix
+  // transposes) unless gathered (an implicit GEMM's gathers stored transposed are rows of the
+  // reduction, padded), by asynchronous copies where it was pipelined. Refused when the stage
+  // depth is no multiple of the shape's k or the reduction is not staged.
   Fragment tensorCores(const Fragment& tiled) const;
   // The elements an implicit GEMM's gathers copy at once (`width`, or 1): see loop_rules.cpp.
   int gatherWidth(const Fragment& f, const std::string& reduction, int width) const;

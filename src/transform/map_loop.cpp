@@ -4,8 +4,15 @@
 
 namespace cudaburg {
 
-TransformResult mapLoop(const Kernel& kernel, const std::string& loop, Mapping mapping) {
-  return editLoops(kernel, loop, [&](const NodePtr& l, const Ancestors& above) -> LoopEdit {
+TransformResult mapLoop(const Kernel& kernel, const std::string& loop, Mapping mapping, int asyncStages) {
+  if (asyncStages != 0 && mapping != Mapping::AsyncPipelined)
+    return TransformResult::refuse("only an asynchronously pipelined loop (async) takes a number of buffers");
+  if (asyncStages != 0 && (asyncStages < 2 || asyncStages > kMaxAsyncStages))
+    return TransformResult::refuse("an asynchronous pipeline keeps 2 to " + std::to_string(kMaxAsyncStages) +
+                                   " buffers of each stage, not " + std::to_string(asyncStages));
+  Kernel buffered = kernel;
+  if (mapping == Mapping::AsyncPipelined) buffered.asyncStages = asyncStages ? asyncStages : kAsyncStages;
+  return editLoops(buffered, loop, [&](const NodePtr& l, const Ancestors& above) -> LoopEdit {
     if ((isGridMapping(mapping) || isBlockMapping(mapping)) && l->loopKind != LoopKind::Parallel)
       return {nullptr, "loop " + loop + " is " + loopKindName(l->loopKind) + ", and only parallel loops map to " +
                            mappingName(mapping)};

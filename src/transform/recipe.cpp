@@ -22,8 +22,8 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Unroll, "unroll", "unroll LOOP FACTOR [into NAME]"},
     {StepKind::Interchange, "interchange", "interchange OUTER INNER"},
     {StepKind::Distribute, "distribute", "distribute LOOP"},
-    {StepKind::Map, "map", "map LOOP MAPPING"},
-    {StepKind::Stage, "stage", "stage ARRAY at LOOP [transposed] [interleaved N | pad N]"},
+    {StepKind::Map, "map", "map LOOP MAPPING (map LOOP async [BUFFERS])"},
+    {StepKind::Stage, "stage", "stage ARRAY at LOOP [transposed] [interleaved N | pad N | swizzle]"},
     {StepKind::RegisterTile, "regtile", "regtile LOOP,LOOP... FACTOR,FACTOR... [into NAME,NAME...]"},
     {StepKind::Vectorize, "vectorize", "vectorize LOOP WIDTH [into NAME]"},
     {StepKind::Split, "split", "split LOOP PARTS [into NAME]"},
@@ -290,8 +290,19 @@ class Parser {
           if (tok_.kind == Token::Word && tok_.text == mappingName(m)) step.mapping = m, known = true;
         if (!known)
           ok = fail("expected a mapping (grid.x, grid.y, grid.z, block.x, block.y, block.z, serial, unroll, vector, "
-                    "none), found " + describe());
+                    "pipelined, async, none), found " + describe());
         else advance();
+        if (ok && step.mapping == Mapping::AsyncPipelined && tok_.kind == Token::Number) {  // buffers a stage
+          int64_t buffers = 0;
+          SourceLoc at = here();
+          ok = number(buffers, "the buffers of each stage");
+          if (ok && (buffers < 2 || buffers > kMaxAsyncStages)) {
+            diags_.error(at, "an asynchronous pipeline keeps 2 to " + std::to_string(kMaxAsyncStages) +
+                                 " buffers of each stage, not " + std::to_string(buffers));
+            ok = false;
+          }
+          step.factors = {buffers};
+        }
         break;
       }
       case StepKind::Stage:
@@ -310,6 +321,9 @@ class Parser {
         if (ok && tok_.kind == Token::Word && tok_.text == "pad") {
           advance();
           ok = number(step.padding, "the elements after each row");
+        } else if (ok && tok_.kind == Token::Word && tok_.text == "swizzle") {
+          step.swizzled = true;
+          advance();
         }
         break;
     }
@@ -336,11 +350,12 @@ const char* stepKeyword(StepKind k) {
 std::string RecipeStep::str() const {
   std::string s = stepKeyword(kind);
   switch (kind) {
-    case StepKind::Map: return s + " " + loops.at(0) + " " + mappingName(mapping);
+    case StepKind::Map:
+      return s + " " + loops.at(0) + " " + mappingName(mapping) + (factors.empty() ? "" : " " + join(factors));
     case StepKind::Stage:
       return s + " " + array + " at " + loops.at(0) + (transposed ? " transposed" : "") +
              (interleave ? " interleaved " + std::to_string(interleave) : "") +
-             (padding ? " pad " + std::to_string(padding) : "");
+             (padding ? " pad " + std::to_string(padding) : "") + (swizzled ? " swizzle" : "");
     case StepKind::Interchange: return s + " " + loops.at(0) + " " + loops.at(1);
     case StepKind::Distribute: return s + " " + loops.at(0);
     case StepKind::Lanes:
@@ -392,9 +407,11 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
       break;
     case StepKind::Map:
       if (arity(1, 0)) return mapLoop(kernel, step.loops[0], step.mapping);
+      if (arity(1, 1) && step.mapping == Mapping::AsyncPipelined)
+        return mapLoop(kernel, step.loops[0], step.mapping, static_cast<int>(step.factors[0]));
       break;
     case StepKind::Stage:
-      if (arity(1, 0)) return stage(kernel, step.array, step.loops[0], step.transposed, step.interleave, step.padding);
+      if (arity(1, 0)) return stage(kernel, step.array, step.loops[0], step.transposed, step.interleave, step.padding, step.swizzled);
       break;
     case StepKind::RegisterTile:
       return registerTile(kernel, step.loops, step.factors, step.into);

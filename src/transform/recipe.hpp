@@ -10,10 +10,12 @@
 //   distribute j            distribute(j)
 //   map i_o grid.y          mapLoop(i_o, GridY); mappings: grid.x|y|z block.x|y|z serial unroll vector
 //                           pipelined async none
+//   map k_o async 4         mapLoop(k_o, AsyncPipelined, 4): 4 buffers a stage (3 without a number)
 //   stage A at k_o          stage(A, k_o)
 //   stage A at k_o transposed   stage(A, k_o, true): the 2-D box stored with its dimensions swapped
 //   stage B at k_o interleaved 8  stage(B, k_o, false, 8): rows stored interleaved (see Array)
 //   stage A at k_o pad 8    stage(A, k_o, false, 0, 8): rows stored 8 elements apart (see Array)
+//   stage A at k_o swizzle  stage(A, k_o, false, 0, 0, true): rows' 16-byte chunks swizzled (see Array)
 //   regtile i,j 4,4         registerTile({i, j}, {4, 4})
 //   vectorize j 4           vectorize(j, 4)
 //   split k 4               splitReduction(k, 4)
@@ -23,6 +25,7 @@
 //   mma i,j,k 16,8,16       mmaTile({i, j, k}, {16, 8, 16}): a register tile's warps on tensor cores
 //   roundup                 roundUp(): a tile's register work runs over whole tiles, past the edges
 //   peel i_o,j_o,k_o        peel({i_o, j_o, k_o}): whole blocks and whole strips run unguarded
+//   raster 8                rasterBlocks(8): the grid's blocks launched in groups of 8 rows
 //
 // A step that makes loops (strip, tile, unroll, vectorize, regtile, split, collapse) may name them,
 // one a loop it strip-mines (collapse: one name for the loop it makes), and later steps use those names (the rule of loop_names.hpp names what a
@@ -56,6 +59,7 @@ struct RecipeStep {
   bool transposed = false;         // Stage: the box stored transposed
   int64_t interleave = 0;          // Stage: the buffer's rows stored interleaved (0: in order)
   int64_t padding = 0;             // Stage: elements left after each of the buffer's rows (0: none)
+  bool swizzled = false;           // Stage: the rows' 16-byte chunks stored swizzled (see Array)
   std::vector<std::string> into;   // the names of the loops it makes, one a loop (empty: the rule's)
   SourceLoc loc;                   // where it was parsed from (not part of its identity)
 
@@ -63,7 +67,7 @@ struct RecipeStep {
   friend bool operator==(const RecipeStep& a, const RecipeStep& b) {
     return a.kind == b.kind && a.loops == b.loops && a.factors == b.factors && a.mapping == b.mapping &&
            a.array == b.array && a.transposed == b.transposed && a.interleave == b.interleave &&
-           a.padding == b.padding && a.into == b.into;
+           a.padding == b.padding && a.swizzled == b.swizzled && a.into == b.into;
   }
 };
 

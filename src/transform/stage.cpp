@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "src/loop/swizzle.hpp"
 #include "src/transform/gather.hpp"
 #include "src/transform/loop_facts.hpp"
 #include "src/transform/transforms.hpp"
@@ -133,11 +134,13 @@ NodePtr stagedCore(const NodePtr& body) {
 }  // namespace
 
 TransformResult stage(const Kernel& kernel, const std::string& array, const std::string& atLoop, bool transposed,
-                      int64_t interleave, int64_t padding) {
+                      int64_t interleave, int64_t padding, bool swizzled) {
   if (padding < 0 || padding > 64)
     return TransformResult::refuse("a buffer's rows are padded by 1 to 64 elements, not " + std::to_string(padding));
   if (padding > 0 && interleave != 0)
     return TransformResult::refuse("a buffer is stored either interleaved or padded, not both");
+  if (swizzled && (padding > 0 || interleave != 0))
+    return TransformResult::refuse("a buffer is stored either swizzled, padded or interleaved, not two of them");
   const Array* source = kernel.findParam(array);
   if (!source) return TransformResult::refuse(array + " is not an array parameter of the kernel");
   std::string bufferName = freshName(kernel, array + "_s");
@@ -203,6 +206,14 @@ TransformResult stage(const Kernel& kernel, const std::string& array, const std:
       buffer.interleave = interleave;
     }
     buffer.padding = padding;
+    if (swizzled) {
+      Swizzle swizzle;
+      if (gathered || buffer.extents.size() < 2)
+        return {nullptr, "only a box of two or more dimensions is stored swizzled: its rows are what a swizzle permutes"};
+      if (std::string why = swizzleFor(buffer.extents.back() * scalarTypeBytes(buffer.type), swizzle); !why.empty())
+        return {nullptr, "the buffer of " + array + " at loop " + atLoop + " cannot be swizzled: " + why};
+      buffer.swizzled = true;
+    }
     int64_t rowElements = buffer.extents.back() + padding;
     int64_t bytes = buffer.elements() / buffer.extents.back() * rowElements * scalarTypeBytes(buffer.type);
     if (bytes > kSharedBytesLimit)

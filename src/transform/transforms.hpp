@@ -50,8 +50,9 @@ TransformResult interchange(const Kernel& kernel, const std::string& outer, cons
 // Fission: a loop whose body is a sequence becomes a sequence of loops, one a statement.
 TransformResult distribute(const Kernel& kernel, const std::string& loop);
 
-// Marks a loop with a mapping (grid, block, thread-serial, unrolled, vector, or none).
-TransformResult mapLoop(const Kernel& kernel, const std::string& loop, Mapping mapping);
+// Marks a loop with a mapping (grid, block, thread-serial, unrolled, vector, or none). An
+// asynchronously pipelined loop keeps `asyncStages` buffers of each stage (0: kAsyncStages).
+TransformResult mapLoop(const Kernel& kernel, const std::string& loop, Mapping mapping, int asyncStages = 0);
 
 // Stages through shared memory the part of `array` read inside each iteration of `atLoop`:
 // the body becomes Alloc(buffer) { Stage; Barrier; body (reading the buffer); Barrier }.
@@ -68,8 +69,11 @@ TransformResult mapLoop(const Kernel& kernel, const std::string& loop, Mapping m
 // rows interleaved (see Array::interleave) for threads that each read a run of n elements.
 // `padding` p (1 to 64) stores each of the buffer's rows with p unused elements after it
 // (Array::padding), against bank conflicts; not with `interleave`.
+// `swizzled` stores each row's 16-byte chunks swizzled (Array::swizzled, src/loop/swizzle.hpp)
+// instead, against the same conflicts without the padding's bytes: rows of a power of two of
+// chunks, at least two; neither padded nor interleaved.
 TransformResult stage(const Kernel& kernel, const std::string& array, const std::string& atLoop,
-                      bool transposed = false, int64_t interleave = 0, int64_t padding = 0);
+                      bool transposed = false, int64_t interleave = 0, int64_t padding = 0, bool swizzled = false);
 
 // Scalar replacement of accumulators over a per-thread tile: the perfectly nested loops are
 // strip-mined by `factors` (the strip loops keep their block mapping: they are the threads),

@@ -16,6 +16,11 @@ constexpr const char* kMmaF16 =
     "tile i,j 128,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 64,32\n"
     "strip k 32\nstage A at k_o pad 8\nstage B at k_o pad 8\nmap k_o async\nunroll k 32\nmma i,j,k 16,8,16";
 
+// The same with 64 x 64 warp tiles over strips of 64, swizzled stages and four buffers a stage.
+constexpr const char* kMmaSwizzled =
+    "tile i,j 128,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 64,64\n"
+    "strip k 64\nstage A at k_o swizzle\nstage B at k_o swizzle\nmap k_o async 4\nunroll k 64\nmma i,j,k 16,8,16";
+
 struct RecipeCase {
   const char* example;
   std::map<std::string, int64_t> sizes;
@@ -172,6 +177,19 @@ const std::vector<RecipeCase>& recipeCases() {
       {"hgemm", {{"M", 100}, {"N", 72}, {"K", 48}},
        "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 32,32\n"
        "mma i,j,k 16,8,16"},
+      // Swizzled stages, deeper pipelines, 8 warps of 64 x 64; even and uneven sizes.
+      {"hgemm", {{"M", 256}, {"N", 256}, {"K", 256}}, kMmaSwizzled},
+      {"hgemm", {{"M", 200}, {"N", 136}, {"K", 88}}, kMmaSwizzled},
+      {"hgemm", {{"M", 1000}, {"N", 1000}, {"K", 64}},  // blocks in groups of 3 of the grid's 8 rows
+       "tile i,j 128,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 64,64\n"
+       "strip k 32\nstage A at k_o swizzle\nstage B at k_o swizzle\nmap k_o async 4\nunroll k 32\nmma i,j,k 16,8,16\n"
+       "raster 3"},
+      {"bf16gemm", {{"M", 256}, {"N", 512}, {"K", 128}},
+       "tile i,j 128,256\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 64,64\n"
+       "strip k 32\nstage A at k_o swizzle\nstage B at k_o swizzle\nmap k_o async 4\nunroll k 32\nmma i,j,k 16,8,16"},
+      {"tf32gemm", {{"M", 200}, {"N", 136}, {"K", 88}},
+       "tile i,j 128,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 64,32\n"
+       "strip k 32\nstage A at k_o swizzle\nstage B at k_o swizzle\nmap k_o async 4\nunroll k 32\nmma i,j,k 16,8,8"},
   };
   return cases;
 }
@@ -234,6 +252,38 @@ TEST(CompileRecipes, EveryExampleUnderItsRecipesCompilesForSm90) {
       EXPECT_NE(kernels[i].source.find("// Recipe:\n//   "), std::string::npos);
     }
   }
+}
+
+// Tensor-core kernels keep their fragments and addresses in registers: no local memory at all
+// (no spill, no stack frame), B's tiles loaded two at a time, swizzled stages addressed by XOR,
+// whole tiles written back two columns a store.
+TEST(CompileRecipes, TensorCoreKernelsUseNoLocalMemory) {
+  std::vector<CudaKernel> kernels;
+  std::vector<const RecipeCase*> cases;
+  for (const RecipeCase& c : recipeCases())
+    if (std::string(c.recipe).find("mma ") != std::string::npos)
+      if (auto k = emitCase(c)) kernels.push_back(*k), cases.push_back(&c);
+  ASSERT_GE(kernels.size(), 8u);
+  CompileOptions options;
+  options.useCache = false;
+  std::vector<CompileResult> results = compileAll(kernels, options);
+  int paired = 0;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    SCOPED_TRACE(std::string(cases[i]->example) + " under\n" + cases[i]->recipe);
+    ASSERT_TRUE(results[i].compiled) << results[i].errorLog;
+    const std::string& source = kernels[i].source;
+    paired += source.find("= make_float2(C_r[") != std::string::npos;
+    EXPECT_EQ(results[i].resources.stackFrameBytes, 0) << results[i].log;
+    EXPECT_FALSE(results[i].resources.spills()) << results[i].log;
+    bool swizzled = std::string(cases[i]->recipe).find("swizzle") != std::string::npos;
+    EXPECT_EQ(swizzled, source.find(" ^ ((") != std::string::npos) << source;
+    bool sixteenBit = std::string(cases[i]->example) != "tf32gemm";
+    bool staged = std::string(cases[i]->recipe).find("stage B") != std::string::npos;
+    if (sixteenBit && staged && source.find("mma_pack") == std::string::npos) {
+      EXPECT_NE(source.find("ldmatrix<4, true>(mma_b + 2 * "), std::string::npos) << source;
+    }
+  }
+  EXPECT_GE(paired, 4);  // the sizes the tiles divide
 }
 
 }  // namespace

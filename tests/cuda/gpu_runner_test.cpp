@@ -312,9 +312,10 @@ TEST_F(GpuRunner, ImplicitGemmConvolutionsVerifyAgainstCudnn) {
   }
 }
 
-// Tensor cores: the mma step's warp tiles (ldmatrix from padded stages, cp.async, mma.sync) and
-// the naive nests of the reduced types, against cublasGemmEx with the same types and fp32
-// accumulation; uneven sizes cut tiles and the last strip (fragments loaded element by element).
+// Tensor cores: the mma step's warp tiles (ldmatrix from padded or swizzled stages, cp.async with
+// 3 or 4 buffers, mma.sync) and the naive nests of the reduced types, against cublasGemmEx with the
+// same types and fp32 accumulation; uneven sizes cut tiles and the last strip (fragments loaded
+// element by element).
 TEST_F(GpuRunner, TensorCoreProductsVerifyAgainstGemmEx) {
   struct Case {
     const char* file;
@@ -329,9 +330,21 @@ TEST_F(GpuRunner, TensorCoreProductsVerifyAgainstGemmEx) {
                              "regtile i,j 32,32; mma i,j,k 16,8,16";
   const std::string transposed = tiles + "stage A at k_o transposed; stage B at k_o; map k_o pipelined; unroll k 32; "
                                          "mma i,j,k 16,8,16";
+  const std::string swizzled = "tile i,j 128,256; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+                               "regtile i,j 64,64; strip k 64; stage A at k_o swizzle; stage B at k_o swizzle; "
+                               "map k_o async 4; unroll k 64; mma i,j,k 16,8,16";
+  const std::string rastered = swizzled + "; raster 3";  // 8 rows of the grid: groups of 3, 3 and 2
+  const std::string tf32Swizzled = tiles + "stage A at k_o swizzle; stage B at k_o swizzle; map k_o async 4; unroll k 32; "
+                                           "mma i,j,k 16,8,8";
   for (const Case& c : {Case{"hgemm.loop", {{"M", 512}, {"N", 256}, {"K", 384}}, f16.c_str()},
                         Case{"hgemm.loop", {{"M", 256}, {"N", 384}, {"K", 256}}, transposed.c_str()},
                         Case{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, f16.c_str()},
+                        Case{"hgemm.loop", {{"M", 512}, {"N", 512}, {"K", 384}}, swizzled.c_str()},
+                        Case{"hgemm.loop", {{"M", 200}, {"N", 300}, {"K", 104}}, swizzled.c_str()},
+                        Case{"bf16gemm.loop", {{"M", 256}, {"N", 512}, {"K", 256}}, swizzled.c_str()},
+                        Case{"hgemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 200}}, rastered.c_str()},
+                        Case{"tf32gemm.loop", {{"M", 256}, {"N", 256}, {"K", 256}}, tf32Swizzled.c_str()},
+                        Case{"tf32gemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, tf32Swizzled.c_str()},
                         Case{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 96}}, global.c_str()},
                         Case{"bf16gemm.loop", {{"M", 256}, {"N", 512}, {"K", 256}}, f16.c_str()},
                         Case{"tf32gemm.loop", {{"M", 256}, {"N", 256}, {"K", 256}}, tf32.c_str()},

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <tuple>
+
 using cudaburg::CandidateShape;
 using cudaburg::estimate;
 
@@ -114,6 +117,22 @@ CandidateShape implicitGemm(int64_t filters, int64_t pixels, int64_t channels, i
   return s;
 }
 
+// A half product of n^3 on tensor cores: bm x bn blocks of tm x tn warp tiles over strips of
+// `depth`, `buffers` asynchronous buffers a stage, rows padded by 16 bytes unless swizzled.
+CandidateShape tensorCores(int64_t n, int64_t bm, int64_t bn, int64_t tm, int64_t tn, int64_t depth, int buffers,
+                           bool swizzled) {
+  CandidateShape s = matmul(n, bm, bn, tm, tn);
+  s.elementBytes = 2;
+  s.tensorCores = true;
+  s.staged = true;
+  s.stageDepth = depth;
+  s.stagedFootprint = (bm + bn) * depth + (swizzled ? 0 : 8 * (bm + depth));
+  s.asyncCopies = true;
+  s.asyncStages = buffers;
+  s.swizzled = swizzled;
+  return s;
+}
+
 }  // namespace
 
 TEST(CostModel, SplittingAConvolutionOfFewPixelsFillsTheGpu) {
@@ -137,4 +156,29 @@ TEST(CostModel, RasteredBlocksReadLessFromMemoryOnLargeProducts) {
   CandidateShape narrowRastered = narrow;
   narrowRastered.rasterRows = 8;
   EXPECT_EQ(estimate(narrowRastered).ns, estimate(narrow).ns);
+}
+
+TEST(CostModel, TensorCoresRankDeeperPipelinesSwizzlesAndRastersNoWorse) {
+  for (auto [bm, bn, tm, tn, depth] : {std::tuple{128, 128, 64, 64, 32}, {128, 256, 64, 64, 32}, {256, 128, 64, 32, 64}}) {
+    SCOPED_TRACE(std::to_string(bm) + "x" + std::to_string(bn) + "/" + std::to_string(tm) + "x" + std::to_string(tn));
+    auto three = estimate(tensorCores(4096, bm, bn, tm, tn, depth, 3, false));
+    auto four = estimate(tensorCores(4096, bm, bn, tm, tn, depth, 4, false));
+    auto swizzled = estimate(tensorCores(4096, bm, bn, tm, tn, depth, 4, true));
+    CandidateShape r = tensorCores(4096, bm, bn, tm, tn, depth, 4, true);
+    r.rasterRows = 8;
+    auto rastered = estimate(r);
+    ASSERT_TRUE(three.infeasible.empty() && four.infeasible.empty() && swizzled.infeasible.empty());
+    EXPECT_EQ(four.sharedBytes * 3, three.sharedBytes * 4);  // a fourth buffer a stage
+    EXPECT_LT(swizzled.sharedBytes, four.sharedBytes);        // no padding
+    EXPECT_LE(four.ns, three.ns);
+    EXPECT_LE(swizzled.ns, four.ns);
+    EXPECT_LE(rastered.ns, swizzled.ns);
+  }
+  // 64 x 64 warp tiles read half the shared memory per multiply-add that 32 x 32 ones do.
+  auto wide = estimate(tensorCores(4096, 128, 128, 64, 64, 32, 4, true));
+  auto narrow = estimate(tensorCores(4096, 128, 128, 32, 32, 32, 4, true));
+  ASSERT_TRUE(wide.infeasible.empty() && narrow.infeasible.empty());
+  EXPECT_LT(wide.ns, narrow.ns);
+  // Four buffers of 64-deep strips of a 256 x 256 tile fit no multiprocessor.
+  EXPECT_NE(estimate(tensorCores(4096, 256, 256, 64, 64, 64, 4, true)).infeasible.find("shared memory"), std::string::npos);
 }

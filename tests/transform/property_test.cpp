@@ -73,12 +73,14 @@ class RecipeGenerator {
         break;
       case StepKind::Map:
         s.mapping = static_cast<Mapping>(index(static_cast<size_t>(Mapping::AsyncPipelined) + 1));  // any mapping
+        if (s.mapping == Mapping::AsyncPipelined && coin()) s.factors = {pick({2, 4, 6})};  // buffers a stage
         break;
       case StepKind::Stage: {
         std::vector<std::string> inputs;
         for (const auto& a : k.params)
           if (a.input) inputs.push_back(a.name);
         s.array = inputs[index(inputs.size())];
+        s.swizzled = index(4) == 0;
         break;
       }
     }

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "src/loop/printer.hpp"
+#include "src/loop/tree_walk.hpp"
 #include "src/transform/loop_names.hpp"
 #include "src/transform/recipe.hpp"
 #include "tests/transform/test_kernels.hpp"
@@ -15,6 +16,15 @@ std::optional<Recipe> parseText(const std::string& text, std::string* errors = n
   auto r = parseRecipe(file, diags);
   if (errors) *errors = diags.str();
   return r;
+}
+
+// Why recipe `text` does not apply to `k` ("applied" when it does; the parse errors when it does not parse).
+std::string refusalOf(const Kernel& k, const std::string& text) {
+  std::string errors;
+  auto r = parseText(text, &errors);
+  if (!r) return errors;
+  TransformResult applied = applyRecipe(k, *r);
+  return applied.ok() ? "applied" : applied.reason;
 }
 
 const char* kMatmulRecipe =
@@ -74,13 +84,8 @@ TEST(Recipe, WarpLanesRoundTripAndComputeTheSame) {
   EXPECT_EQ(arranged.laneCols, 16);
   EXPECT_EQ(testing::differenceFrom(k, arranged), "");
   // Only powers of two whose product is a warp.
-  for (const char* bad : {"lanes 4,4", "lanes 3,11", "lanes 64,1"}) {
-    auto b = parseText(bad);
-    ASSERT_TRUE(b) << bad;
-    TransformResult refused = applyRecipe(k, *b);
-    EXPECT_FALSE(refused.ok()) << bad;
-    EXPECT_NE(refused.reason.find("cannot be arranged as"), std::string::npos) << refused.reason;
-  }
+  for (const char* bad : {"lanes 4,4", "lanes 3,11", "lanes 64,1"})
+    EXPECT_NE(refusalOf(k, bad).find("cannot be arranged as"), std::string::npos) << bad;
   std::string errors;
   EXPECT_FALSE(parseText("lanes 8 4\n", &errors));
   EXPECT_NE(errors.find("r.recipe:1:9: error: expected ',' and the columns of block.x"), std::string::npos) << errors;
@@ -210,6 +215,43 @@ TEST(Recipe, InterleavedAndPipelinedStagesRoundTripAndComputeTheSame) {
   refused = applyRecipe(k, *both);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.reason.find("not a multiple of 32"), std::string::npos) << refused.reason;
+}
+
+TEST(Recipe, SwizzledStagesAndDeeperAsyncPipelinesRoundTripAndComputeTheSame) {
+  const char* text =
+      "tile i,j 8,16\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 2,4\n"
+      "strip k 8\nstage A at k_o swizzle\nstage B at k_o swizzle\nmap k_o async 4\nunroll k 8\n";
+  auto r = parseText(text);
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->steps[7].swizzled);
+  EXPECT_EQ(r->steps[9].factors, (std::vector<int64_t>{4}));
+  EXPECT_EQ(printRecipe(*r), text);
+  Kernel k = testing::smallExample("matmul");
+  Kernel a = testing::applied(applyRecipe(k, *r));
+  EXPECT_EQ(a.asyncStages, 4);
+  EXPECT_EQ(testing::differenceFrom(k, a), "");
+  bool swizzled = false;
+  forEachNode(*a.body, [&](const Node& n) { swizzled |= n.kind == NodeKind::Stage && n.buffer.swizzled; });
+  EXPECT_TRUE(swizzled);
+  // Without a number, three buffers; a number is for asynchronous pipelines only, 2 to 6.
+  auto plain = parseText("strip k 8\nstage A at k_o\nmap k_o async\n");
+  ASSERT_TRUE(plain);
+  EXPECT_TRUE(plain->steps[2].factors.empty());
+  EXPECT_EQ(testing::applied(applyRecipe(k, *plain)).asyncStages, kAsyncStages);
+  std::string errors;
+  EXPECT_FALSE(parseText("map k_o async 9\n", &errors));
+  EXPECT_NE(errors.find("1:15: error: an asynchronous pipeline keeps 2 to 6 buffers of each stage, not 9"),
+            std::string::npos) << errors;
+  EXPECT_FALSE(parseText("map k_o pipelined 4\n", &errors));
+  EXPECT_NE(errors.find("unexpected '4' after the step"), std::string::npos) << errors;
+  EXPECT_FALSE(parseText("stage A at k_o pad 8 swizzle\n", &errors));
+  EXPECT_NE(errors.find("unexpected 'swizzle' after the step"), std::string::npos) << errors;
+  // A swizzle permutes whole 16-byte chunks, a power of two of them a row.
+  EXPECT_NE(refusalOf(k, "tile i,j 8,16\nstrip k 12\nstage A at k_o swizzle\n").find("cannot be swizzled: its rows hold 3 chunks"),
+            std::string::npos);
+  EXPECT_NE(refusalOf(k, "tile i,j 8,16\nstrip k 8\nstage B at k_o interleaved 8 swizzle\n")
+                .find("either swizzled, padded or interleaved"),
+            std::string::npos);
 }
 
 // A step names the loops it makes; later steps use those names.

@@ -36,7 +36,8 @@ int64_t powerOfTwoAtLeast(int64_t n) {
 // Walks the phases below the grid loops: sizes the block, counts shared memory, checks the model.
 class PhaseChecker {
  public:
-  PhaseChecker(LaunchPlan& plan, std::optional<ScalarType> elementType) : plan_(plan), elementType_(elementType) {}
+  PhaseChecker(const Kernel& kernel, LaunchPlan& plan, std::optional<ScalarType> elementType)
+      : kernel_(kernel), plan_(plan), elementType_(elementType) {}
 
   void walk(const Node& node, const IndexRanges& ranges, int blockAxes) {
     if (!refusal.empty()) return;
@@ -108,7 +109,7 @@ class PhaseChecker {
     if (isPipelined(loop.mapping)) {
       PipelineParts parts = pipelineParts(loop);
       if (!parts.ok()) return refuse(parts.problem);
-      for (const Node* b : parts.buffers) copies_[b] = bufferCopies(loop.mapping);
+      for (const Node* b : parts.buffers) copies_[b] = bufferCopies(kernel_, loop.mapping);
     }
     IndexRanges inner = ranges;
     inner.bindLoop(loop, ranges.loopIndexRange(loop, *trips));
@@ -121,6 +122,7 @@ class PhaseChecker {
     return out;
   }
 
+  const Kernel& kernel_;
   LaunchPlan& plan_;
   std::optional<ScalarType> elementType_;
   bool assignOutsideBlockLoops_ = false;
@@ -212,13 +214,16 @@ bool isPermuted(const std::vector<int>& layout) {
   return false;
 }
 
-int bufferCopies(Mapping m) { return m == Mapping::Pipelined ? 2 : m == Mapping::AsyncPipelined ? kAsyncStages : 1; }
+int bufferCopies(const Kernel& kernel, Mapping m) {
+  return m == Mapping::Pipelined ? 2 : m == Mapping::AsyncPipelined ? kernel.asyncStages : 1;
+}
 
 std::vector<int64_t> declaredExtents(const Node& alloc, int copies, std::optional<ScalarType> elementType) {
   std::vector<int64_t> extents = alloc.buffer.extents;
   if (alloc.buffer.space == MemorySpace::Shared && alloc.buffer.padding > 0 && !extents.empty())
     extents.back() += alloc.buffer.padding;
-  else if (alloc.buffer.space == MemorySpace::Shared && isPermuted(alloc.layout) && !extents.empty())
+  else if (alloc.buffer.space == MemorySpace::Shared && isPermuted(alloc.layout) && !alloc.buffer.swizzled &&
+           !extents.empty())
     extents.back() += 16 / scalarTypeBytes(emittedType(alloc.buffer, elementType));
   if (copies > 1) extents.insert(extents.begin(), copies);
   return extents;
@@ -242,7 +247,7 @@ LaunchPlanResult planLaunch(const Kernel& kernel, std::optional<ScalarType> elem
     result.refusal = why;
     return result;
   }
-  PhaseChecker checker(plan, elementType);
+  PhaseChecker checker(kernel, plan, elementType);
   // In the naive mapping each thread runs one iteration: the body is inside its "block loops".
   checker.walk(*plan.phases, plan.gridRanges, plan.naive ? 7 : 0);
   if (kernel.warpTiles) plan.block[0] *= 32;  // a warp an iteration of the block loops

@@ -54,13 +54,13 @@ LaunchPlanResult planLaunch(const Kernel& kernel, std::optional<ScalarType> elem
 bool isPermuted(const std::vector<int>& layout);
 
 // The extents a shared buffer (an Alloc) is declared with: its own, with its rows padded by
-// Array::padding elements, or else, for a buffer in a permuted layout, by 16 bytes (its stage
-// stores down columns, which the padding spreads over the banks, and rows stay aligned for wide
-// reads), behind a leading extent of `copies` when a pipelined loop keeps several.
+// Array::padding elements, or else, for a buffer in a permuted layout that is not swizzled, by 16
+// bytes (its stage stores down columns, which the padding spreads over the banks, and rows stay
+// aligned for wide reads), behind a leading extent of `copies` when a pipelined loop keeps several.
 std::vector<int64_t> declaredExtents(const Node& alloc, int copies, std::optional<ScalarType> elementType);
 // The bytes of that declaration, rounded up to 16.
 int64_t declaredBytes(const Node& alloc, int copies, std::optional<ScalarType> elementType);
-// The copies of its buffers a pipelined loop keeps (1 for any other loop).
-int bufferCopies(Mapping m);
+// The copies of its buffers a pipelined loop of `kernel` keeps (1 for any other loop).
+int bufferCopies(const Kernel& kernel, Mapping m);
 
 }  // namespace cudaburg

@@ -140,13 +140,6 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
   for (const Access& a : loads)
     inner.loadOverrides[a.str()] =
         fragmentText(a, iLoop.index, iLoop.lower, jLoop.index, jLoop.lower, scope) + "[mma_r]";
-  line("#pragma unroll");
-  open("for (int mma_r = 0; mma_r < 4; ++mma_r) {  // " + iLoop.index + ", " + jLoop.index +
-       ": this lane's elements of the 16 x 8 tile");
-  line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + " + mma_g + 8 * (mma_r >> 1);");
-  line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " + 2 * mma_t + (mma_r & 1);");
-  // An implicit GEMM's rows (or columns) derive the indices they collapse: n, oh, ow of a pixel.
-  std::vector<size_t> derivedRows = declareDerived(iLoop), derivedCols = declareDerived(jLoop);
   // The bounds that may cut the tile, proven or not with the element's place in it.
   inner.ranges.bind("mma_half", IndexRange{0, 1, 1});
   Affine row = iLoop.lower + Affine::var("mma_g") + Affine::var("mma_half", 8);
@@ -155,9 +148,36 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
   for (const auto& [l, at] : {std::pair<const Node*, Affine>{&iLoop, row}, {&jLoop, col}})
     for (const Affine& u : l->upper)
       if (!inner.ranges.provesLess(at, u)) conds.push_back(l->index + " < " + affineText(u));
+  const Array* target = findArray(stmt.target.array, scope);
+  // The fragment copied as it is into floats in global memory, no bound cutting the tile, each
+  // pair of a lane's columns (elements 2p and 2p + 1) 8-byte aligned: one float2 store a pair.
+  // (Not where the tile's rows or columns derive collapsed indices: those are set a row at a time.)
+  bool derives = !iLoop.collapsed.empty() || !jLoop.collapsed.empty();
+  if (target && conds.empty() && !derives && target->space == MemorySpace::Global && typeOf(*target) == ScalarType::Float &&
+      !stmt.accumulate && !stmt.atomic && stmt.value->kind == Expr::Kind::Load && isFragment(stmt.value->load)) {
+    Access pair = substituted(stmt.target, {{iLoop.index, row}, {jLoop.index, jLoop.lower + Affine::var("mma_t", 2)}});
+    if (inner.ranges.multipleOf(flatOffset(pair, *target)) % 2 == 0) {
+      std::string fragment = fragmentText(stmt.value->load, iLoop.index, iLoop.lower, jLoop.index, jLoop.lower, scope);
+      line("#pragma unroll");
+      open("for (int mma_p = 0; mma_p < 2; ++mma_p) {  // " + iLoop.index + ", " + jLoop.index +
+           ": this lane's pairs of elements of the 16 x 8 tile, 8 bytes a store");
+      line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + " + mma_g + 8 * mma_p;");
+      line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " + 2 * mma_t;");
+      line("*reinterpret_cast<float2*>(&" + accessText(stmt.target, inner) + ") = make_float2(" + fragment +
+           "[2 * mma_p], " + fragment + "[2 * mma_p + 1]);");
+      close();
+      return;
+    }
+  }
+  line("#pragma unroll");
+  open("for (int mma_r = 0; mma_r < 4; ++mma_r) {  // " + iLoop.index + ", " + jLoop.index +
+       ": this lane's elements of the 16 x 8 tile");
+  line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + " + mma_g + 8 * (mma_r >> 1);");
+  line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " + 2 * mma_t + (mma_r & 1);");
+  // An implicit GEMM's rows (or columns) derive the indices they collapse: n, oh, ow of a pixel.
+  std::vector<size_t> derivedRows = declareDerived(iLoop), derivedCols = declareDerived(jLoop);
   if (!conds.empty()) open("if (" + joinConditions(conds) + ") {");
   inMmaTile_ = true;
-  const Array* target = findArray(stmt.target.array, scope);
   if (target) {
     ScalarType targetType = typeOf(*target);
     std::string value = exprText(*stmt.value, computeType(targetType), inner, true);
@@ -174,15 +194,16 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
 }
 
 // The operand `a` of an mma (A: rows `row` = i, B: rows `row` = j; `k` the reduction) at the
-// tile whose first row and first k are `rowOrigin` and `kOrigin`, into the registers `regs`.
+// tile whose first row and first k are `rowOrigin` and `kOrigin`, into the registers `regs`; of
+// B, `tiles` (1 or 2) tiles side by side, the second's registers after the first's (one
+// ldmatrix.x4 loads two).
 void KernelWriter::emitMmaOperand(const Access& a, bool isA, const MmaTile& tile, const Affine& rowOrigin,
-                                  const Affine& kOrigin, const std::string& regs, const Scope& scope) {
+                                  const Affine& kOrigin, const std::string& regs, const Scope& scope, int tiles) {
   const Array* array = findArray(a.array, scope);
   if (!array) return;
   ScalarType t = typeOf(*array);
   const std::string& row = isA ? tile.i : tile.j;
   const Node& rowLoop = isA ? *tile.iLoop : *tile.jLoop;
-  int64_t rows = isA ? 16 : 8;
   // The fragments are read at the tile's rows and k: indices derived from them (an unstaged
   // convolution input's pixel) would each need their own division.
   for (const Node* l : {&rowLoop, tile.kLoop})
@@ -191,6 +212,7 @@ void KernelWriter::emitMmaOperand(const Access& a, bool isA, const MmaTile& tile
         if (sub.uses(d.index))
           return refuse("tensor-core operand `" + a.str() + "` reads `" + d.index + "`, derived from the collapsed loop `" +
                         l->index + "`: stage it (a gather) first");
+  bool pair = !isA && tiles == 2;
   // ldmatrix: 16-bit elements in shared memory, a 2-D buffer whose rows hold the tile's rows (or
   // its k) contiguously, 16-byte aligned, and no bound to cut the tile.
   bool sixteen = scalarTypeBytes(t) == 2;
@@ -203,12 +225,22 @@ void KernelWriter::emitMmaOperand(const Access& a, bool isA, const MmaTile& tile
   at.ranges.bind("mma_g", IndexRange{0, 7, 1});
   at.ranges.bind("mma_t", IndexRange{0, 3, 1});
   at.ranges.bind("mma_lane", IndexRange{0, 31, 1});
-  std::vector<std::string> cuts;  // bounds that may cut the tile
-  for (const Node* l : {&rowLoop, tile.kLoop}) {
-    Affine last = (l == &rowLoop ? rowOrigin : kOrigin) + Affine((l == &rowLoop ? rows : tile.kSize) - 1);
-    for (const Affine& u : l->upper)
-      if (!scope.ranges.provesLess(last, u)) cuts.push_back(l->index);
-  }
+  // The bounds of the row loop at tile p of `tiles`: its own, with the tile (rowOrigin, the tile
+  // loop's index) moved 8p rows on.
+  auto rowBounds = [&](int64_t p) {
+    std::vector<Affine> out;
+    for (Affine u : rowLoop.upper) {
+      for (const auto& [name, c] : rowOrigin.terms) u = u.substitute(name, Affine::var(name) + Affine(8 * p));
+      out.push_back(u);
+    }
+    return out;
+  };
+  std::vector<std::string> cuts;  // bounds that may cut the tiles
+  for (int64_t p = 0; p < (isA ? 1 : tiles); ++p)
+    for (const Affine& u : rowBounds(p))
+      if (!scope.ranges.provesLess(rowOrigin + Affine(8 * p + (isA ? 15 : 7)), u)) cuts.push_back(rowLoop.index);
+  for (const Affine& u : tile.kLoop->upper)
+    if (!scope.ranges.provesLess(kOrigin + Affine(tile.kSize - 1), u)) cuts.push_back(tile.kLoop->index);
   if (ldmatrix) {  // each 8-element row of a tile starts 16-byte aligned
     Access origin = substituted(a, {{row, rowOrigin}, {tile.k, kOrigin}});
     Affine col = origin.subscripts[1];
@@ -216,47 +248,51 @@ void KernelWriter::emitMmaOperand(const Access& a, bool isA, const MmaTile& tile
     ldmatrix = scope.ranges.multipleOf(col) % 8 == 0;
   }
   if (ldmatrix && cuts.empty()) {
-    // Lane l gives the row (l % 16 of A, l % 8 of B) and the half (l / 16 of A, l / 8 % 2 of B)
-    // it addresses; .trans reads tiles stored k-major.
+    // Lane l gives the row (l % 16 of A, l % 8 of B, and 8 (l / 16) more for B's second tile)
+    // and the half (l / 16 of A, l / 8 % 2 of B) it addresses; .trans reads tiles stored k-major.
     Affine lane16 = Affine::var("mma_l16"), half = Affine::var("mma_h");
     std::map<std::string, Affine> by;
     Affine r = rowOrigin, kk = kOrigin;
     open("{");
     if (!transposed) {
-      line(std::string("const int mma_l16 = ") + (isA ? "mma_lane & 15" : "mma_lane & 7") +
+      line(std::string("const int mma_l16 = ") +
+           (isA ? "mma_lane & 15" : pair ? "(mma_lane & 7) + 8 * (mma_lane >> 4)" : "mma_lane & 7") +
            ", mma_h = " + (isA ? "mma_lane >> 4" : "(mma_lane >> 3) & 1") + ";");
-      at.ranges.bind("mma_l16", IndexRange{0, isA ? 15 : 7, 1});
+      at.ranges.bind("mma_l16", IndexRange{0, isA || pair ? 15 : 7, 1});
       at.ranges.bind("mma_h", IndexRange{0, 1, 1});
       by[row] = r + lane16;
       by[tile.k] = kk + half * 8;
     } else {
       // Stored [k][row]: tile q holds rows 8(q % 2) (A) of k 8(q / 2); lane l addresses k = l % 8
-      // + 8 (l / 16) (A) or l % 8 + 8 (l / 8 % 2) (B), at row 8 (l / 8 % 2) (A) or 0 (B).
+      // + 8 (l / 16) (A) or l % 8 + 8 (l / 8 % 2) (B), at row 8 (l / 8 % 2) (A) or 0 (B; 8 (l / 16)
+      // for a pair of B tiles).
       line("const int mma_k = (mma_lane & 7) + 8 * " + std::string(isA ? "(mma_lane >> 4)" : "((mma_lane >> 3) & 1)") +
-           ", mma_q = " + (isA ? "8 * ((mma_lane >> 3) & 1)" : "0") + ";");
+           ", mma_q = " + (isA ? "8 * ((mma_lane >> 3) & 1)" : pair ? "8 * (mma_lane >> 4)" : "0") + ";");
       at.ranges.bind("mma_k", IndexRange{0, 15, 1});
       at.ranges.bind("mma_q", IndexRange{0, 8, 8});
       by[row] = r + Affine::var("mma_q");
       by[tile.k] = kk + Affine::var("mma_k");
     }
-    line(std::string("ldmatrix<") + (isA ? "4" : "2") + ", " + (transposed ? "true" : "false") + ">(" + regs + ", &" +
+    line(std::string("ldmatrix<") + (isA || pair ? "4" : "2") + ", " + (transposed ? "true" : "false") + ">(" + regs + ", &" +
          accessText(substituted(a, by), at) + ");");
     close();
     return;
   }
   // Element by element: register q of A holds rows g + 8 (q % 2) at k 2t + 8 (q / 2) and the
-  // next (tf32: t + 4 (q / 2)); of B, rows g at k 2t + 8 q and the next (tf32: t + 4 q).
-  int registers = isA ? 4 : 2;
+  // next (tf32: t + 4 (q / 2)); of B, rows g (+ 8 in the second tile, q / 2) at k 2t + 8 (q % 2)
+  // and the next (tf32: t + 4 (q % 2)).
+  int registers = isA ? 4 : 2 * tiles;
   bool tf32 = t == ScalarType::TF32;
   for (int q = 0; q < registers; ++q) {
     std::vector<std::string> halves;
+    int64_t rowStep = 8 * (isA ? q & 1 : q >> 1), kStep = isA ? q >> 1 : q & 1;
     for (int e = 0; e < (tf32 ? 1 : 2); ++e) {
-      Affine rr = rowOrigin + Affine::var("mma_g") + Affine(isA ? 8 * (q & 1) : 0);
-      Affine kk = tf32 ? kOrigin + Affine::var("mma_t") + Affine(4 * (isA ? q >> 1 : q))
-                       : kOrigin + Affine::var("mma_t", 2) + Affine(8 * (isA ? q >> 1 : q) + e);
+      Affine rr = rowOrigin + Affine::var("mma_g") + Affine(rowStep);
+      Affine kk = tf32 ? kOrigin + Affine::var("mma_t") + Affine(4 * kStep)
+                       : kOrigin + Affine::var("mma_t", 2) + Affine(8 * kStep + e);
       std::vector<std::string> conds;
-      for (const auto& [l, v] : {std::pair<const Node*, Affine>{&rowLoop, rr}, {tile.kLoop, kk}})
-        for (const Affine& u : l->upper)
+      for (const auto& [bounds, v] : {std::pair{rowBounds(isA ? 0 : q >> 1), rr}, {tile.kLoop->upper, kk}})
+        for (const Affine& u : bounds)
           if (!at.ranges.provesLess(v, u)) conds.push_back(affineText(v) + " < " + affineText(u));
       Access element = substituted(a, {{row, rr}, {tile.k, kk}});
       std::string text = accessText(element, at);
@@ -312,13 +348,14 @@ bool KernelWriter::emitMmaWarpTile(const Node& itLoop, const Scope& scope) {
   line("// " + itLoop.index + ", " + jtLoop.index + ": the warp's " + rowsA + " x " + colsB + " tiles of " + mma +
        ", the operands of each row and column of tiles loaded once");
   open("{");
-  line("unsigned mma_a[" + rowsA + "][4], mma_b[" + colsB + "][2];");
-  // The loop over tiles `loop` with its counter: `loop`'s index declared, known to the ranges.
-  auto openTiles = [&](const Node& loop, int64_t trips, Scope& inner) {
+  line("unsigned mma_a[" + rowsA + "][4], mma_b[" + colsB + " * 2];  // B: a tile's two registers after another's");
+  // The loop over tiles `loop` with its counter, `every` tiles a step: `loop`'s index declared,
+  // known to the ranges.
+  auto openTiles = [&](const Node& loop, int64_t trips, Scope& inner, int64_t every = 1) {
     std::string counter = loop.index + "_u";
     Affine lower = loop.lower;
     for (const auto& [name, as] : scope.unrolledAs) lower = lower.substitute(name, as);
-    inner.ranges.bind(counter, IndexRange{0, trips - 1, 1});
+    inner.ranges.bind(counter, IndexRange{0, trips - every, every});
     // Every tile runs, those past a bound too (their accumulators are never written back): the
     // index ranges over all of them, and the operands' bounds guard what they read.
     Node whole = loop;
@@ -327,7 +364,8 @@ bool KernelWriter::emitMmaWarpTile(const Node& itLoop, const Scope& scope) {
     inner.compileTimeIndices.insert(counter);
     inner.unrolledAs[loop.index] = lower + Affine::var(counter, loop.step);
     line("#pragma unroll");
-    open("for (int " + counter + " = 0; " + counter + " < " + std::to_string(trips) + "; ++" + counter + ") {");
+    open("for (int " + counter + " = 0; " + counter + " < " + std::to_string(trips) + "; " +
+         (every == 1 ? "++" + counter : counter + " += " + std::to_string(every)) + ") {");
     line("const " + index_ + " " + loop.index + " = " + affineText(loop.lower) + " + " + std::to_string(loop.step) +
          " * " + counter + ";");
   };
@@ -335,15 +373,18 @@ bool KernelWriter::emitMmaWarpTile(const Node& itLoop, const Scope& scope) {
   openTiles(itLoop, *itTrips, rowsScope);
   emitMmaOperand(*a, true, tile, Affine::var(itLoop.index), kLoop.lower, "mma_a[" + itLoop.index + "_u]", rowsScope);
   close();
+  // B's tiles two at a time where there is an even number of them (ldmatrix.x4).
   Scope colsScope = scope;
-  openTiles(jtLoop, *jtTrips, colsScope);
-  emitMmaOperand(*b, false, tile, Affine::var(jtLoop.index), kLoop.lower, "mma_b[" + jtLoop.index + "_u]", colsScope);
+  int bTiles = *jtTrips % 2 == 0 ? 2 : 1;
+  openTiles(jtLoop, *jtTrips, colsScope, bTiles);
+  emitMmaOperand(*b, false, tile, Affine::var(jtLoop.index), kLoop.lower, "(mma_b + 2 * " + jtLoop.index + "_u)",
+                 colsScope, bTiles);
   close();
   Scope both = scope;
   openTiles(itLoop, *itTrips, both);
   openTiles(jtLoop, *jtTrips, both);
   std::string fragment = fragmentText(stmt.target, tile.i, Affine::var(itLoop.index), tile.j, Affine::var(jtLoop.index), both);
-  line(std::string(mma) + "(" + fragment + ", mma_a[" + itLoop.index + "_u], mma_b[" + jtLoop.index + "_u]);");
+  line(std::string(mma) + "(" + fragment + ", mma_a[" + itLoop.index + "_u], mma_b + 2 * " + jtLoop.index + "_u);");
   close();
   close();
   close();

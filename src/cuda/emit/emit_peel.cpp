@@ -85,7 +85,7 @@ void KernelWriter::hoistShared(const Node& node, int copies) {
     }
     return hoistShared(*node.body(), copies);  // a pipelined loop's buffers come one inside the other
   }
-  int inner = node.kind == NodeKind::For && isPipelined(node.mapping) ? bufferCopies(node.mapping) : 1;
+  int inner = node.kind == NodeKind::For && isPipelined(node.mapping) ? bufferCopies(kernel_, node.mapping) : 1;
   for (const auto& kid : node.kids) hoistShared(*kid, inner);
 }
 

@@ -347,21 +347,21 @@ void KernelWriter::emitAsyncCopies(const StageCopy& c, const std::string& source
   closeThreadItems(guarded);
 }
 
-// An asynchronously pipelined loop (rule 6 of loop_tree.hpp): kAsyncStages copies of each shared
-// buffer; the first kAsyncStages - 1 iterations' stages are issued before the loop; each
+// An asynchronously pipelined loop (rule 6 of loop_tree.hpp): Kernel::asyncStages copies of each
+// shared buffer; the first asyncStages - 1 iterations' stages are issued before the loop; each
 // iteration waits for its own, synchronises (which also frees the copy the previous iteration
-// used), issues the stages kAsyncStages - 1 iterations ahead into that copy, and works.
+// used), issues the stages asyncStages - 1 iterations ahead into that copy, and works.
 void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) {
   PipelineParts parts = pipelineParts(loop);
   auto trips = pipelineTrips(loop, parts, scope);
   if (!trips) return;
   usesAsyncCopies_ = true;
-  const int64_t ahead = kAsyncStages - 1;
+  const int64_t buffers = kernel_.asyncStages, ahead = buffers - 1;
   Scope inner = scope;
   for (const Node* b : parts.buffers) inner.arrays[b->buffer.name] = b->buffer;
-  line("// " + loop.index + " pipelined asynchronously: " + std::to_string(kAsyncStages) +
+  line("// " + loop.index + " pipelined asynchronously: " + std::to_string(buffers) +
        " copies of each buffer, the stages issued " + std::to_string(ahead) + " iterations ahead");
-  for (const Node* b : parts.buffers) declareShared(*b, kAsyncStages);
+  for (const Node* b : parts.buffers) declareShared(*b, buffers);
   declareGatherCounters(loop, parts.stages, inner);
   // The stages of iteration `index + shift`, into the copy `slot`, where `iterations` of the
   // loop have such a later iteration.
@@ -389,13 +389,13 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
   Scope working = inner;
   for (const Node* b : parts.buffers) working.slots[b->buffer.name] = "stage_slot";
   emitIterations(loop, working, *trips, [&](const Scope& body, Iterations part) {
-    line("const int stage_slot = (" + iterationText(loop) + ") % " + std::to_string(kAsyncStages) + ";");
+    line("const int stage_slot = (" + iterationText(loop) + ") % " + std::to_string(buffers) + ";");
     line("async_wait<" + std::to_string(ahead - 1) + ">();  // this iteration's stages have landed");
     line("__syncthreads();");
     if (*trips > ahead && part != Iterations::Last) {
       std::vector<std::string> conds = laterConditions(loop, ahead, body);
       if (!conds.empty()) open("if (" + joinConditions(conds) + ") {");
-      issue(ahead, "(stage_slot + " + std::to_string(ahead) + ") % " + std::to_string(kAsyncStages), *trips - ahead);
+      issue(ahead, "(stage_slot + " + std::to_string(ahead) + ") % " + std::to_string(buffers), *trips - ahead);
       if (!conds.empty()) close();
     }
     line("async_commit();");

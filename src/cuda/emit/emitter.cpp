@@ -10,6 +10,7 @@
 
 #include "src/cuda/emit/kernel_writer.hpp"
 #include "src/loop/pipeline.hpp"
+#include "src/loop/swizzle.hpp"
 
 namespace cudaburg::emit_internal {
 namespace {
@@ -146,6 +147,13 @@ std::string KernelWriter::accessText(const Access& a, const Scope& scope) {
     return text + "[" + c + " % " + std::to_string(n) + " / 4 * " + pieces + " + " + c + " / " + std::to_string(n) +
            " * 4 + " + c + " % 4]";
   }
+  if (array->swizzled && a.subscripts.size() >= 2) {
+    std::string column = swizzledColumn(a.subscripts[a.subscripts.size() - 2], a.subscripts.back(), *array, scope);
+    if (!column.empty()) {
+      for (size_t d = 0; d + 1 < a.subscripts.size(); ++d) text += "[" + affineText(a.subscripts[d]) + "]";
+      return text + "[" + column + "]";
+    }
+  }
   for (Affine sub : a.subscripts) {
     if (array->space == MemorySpace::Register) {
       for (const auto& [name, as] : scope.unrolledAs) sub = sub.substitute(name, as);
@@ -157,6 +165,33 @@ std::string KernelWriter::accessText(const Access& a, const Scope& scope) {
     text += "[" + affineText(sub) + "]";
   }
   return text;
+}
+
+// Where a swizzled buffer's row `row` stores its element `column` (src/loop/swizzle.hpp): the
+// column with its 16-byte chunk XORed with the row's mask. The mask reads the row's low 3 bits
+// only, so terms that move the row by multiples of 8 drop out (a warp's or a tile's first row),
+// and what is left is mostly the lane's place, which the compiler computes once. "" where the
+// emitted element type gives the rows no swizzle (they are then stored as they are).
+std::string KernelWriter::swizzledColumn(const Affine& row, const Affine& column, const Array& array,
+                                         const Scope& scope) {
+  int bytes = scalarTypeBytes(typeOf(array));
+  Swizzle swizzle;
+  if (16 % bytes != 0 || !swizzleFor(array.extents.back() * bytes, swizzle).empty()) return "";
+  Affine low(((row.constant % 8) + 8) % 8);
+  for (const auto& [name, coef] : row.terms)
+    if (scope.ranges.multipleOf(Affine::var(name, coef)) % 8 != 0) low.terms[name] = ((coef % 8) + 8) % 8;
+  int chunkShift = 0;
+  for (int e = 16 / bytes; e > 1; e /= 2) ++chunkShift;
+  std::string col = affineText(column);
+  if (col.find(' ') != std::string::npos) col = "(" + col + ")";
+  if (low.isConstant()) {
+    int64_t mask = swizzle.mask(low.constant) << chunkShift;
+    return mask == 0 ? col : col + " ^ " + std::to_string(mask);
+  }
+  std::string r = affineText(low);
+  if (r.find(' ') != std::string::npos) r = "(" + r + ")";
+  std::string mask = swizzle.shift ? "(" + r + " >> " + std::to_string(swizzle.shift) + ")" : r;
+  return col + " ^ ((" + mask + " & " + std::to_string(swizzle.maskBits) + ") << " + std::to_string(chunkShift) + ")";
 }
 
 // The conditions under which `a` lies outside `array`, for those that the ranges do not rule out.

@@ -200,7 +200,7 @@ class KernelWriter {
                            const Affine& colOrigin, const Scope& scope);
   void emitMmaElements(const Node& iLoop, const Scope& scope);
   void emitMmaOperand(const Access& a, bool isA, const MmaTile& tile, const Affine& rowOrigin, const Affine& kOrigin,
-                      const std::string& regs, const Scope& scope);
+                      const std::string& regs, const Scope& scope, int tiles = 1);
   // Writes `itLoop { jtLoop { mma tile } }` as a warp's tile and says so; false when it is not one.
   bool emitMmaWarpTile(const Node& itLoop, const Scope& scope);
   // Opens `if (guards) {` when some upper bound of `loop` is not proven for `lastIndex`; says if it did.
@@ -225,6 +225,8 @@ class KernelWriter {
 
   // Expressions.
   std::string accessText(const Access& a, const Scope& scope);
+  // Where swizzled `array` stores element `column` of row `row` (emitter.cpp), "" when unswizzled.
+  std::string swizzledColumn(const Affine& row, const Affine& column, const Array& array, const Scope& scope);
   std::vector<std::string> outsideConditions(const Access& a, const Array& array, const Scope& scope);
   std::string loadText(const Access& a, ScalarType want, const Scope& scope);
   std::string exprText(const Expr& e, ScalarType type, const Scope& scope, bool top = false);
