@@ -50,7 +50,6 @@ struct CandidateShape {
   int gatherWidth = 1;           // elements a gather copies at once (16 bytes of contiguous channels)
   bool tensorCores = false;      // warps of mma.sync: threadRows x threadCols is a warp's tile
   bool swizzled = false;         // tensor cores' stages swizzled rather than padded
-  int64_t rasterRows = 0;        // blocks launched in groups of this many rows of the grid (0: CUDA's order)
   bool partialStrip = false;     // a staged reduction's last strip (of some part) is partial
   bool peeled = false;           // edges run apart: register work rounded up, whole tiles and strips unguarded
   int64_t rasterRows = 0;        // blocks numbered this many block rows at a time (0: row by row)

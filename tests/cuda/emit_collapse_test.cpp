@@ -141,7 +141,7 @@ TEST(EmitCollapse, TensorCoreGathersGo16BytesAtATimeIntoRowsLdmatrixReads) {
   EXPECT_NE(src.find("async_copy<16>(&In_s[0][stage_0][stage_1], stage_in ? &In["), std::string::npos) << src;
   EXPECT_NE(src.find("async_copy<16>(&Wt_s["), std::string::npos) << src;
   EXPECT_NE(src.find("ldmatrix<4, false>(mma_a[n_oh_ow_o3_u], &In_s[stage_slot]"), std::string::npos) << src;
-  EXPECT_NE(src.find("ldmatrix<2, false>(mma_b[k_o3_u], &Wt_s[stage_slot]"), std::string::npos) << src;
+  EXPECT_NE(src.find("ldmatrix<4, false>((mma_b + 2 * k_o3_u), &Wt_s[stage_slot]"), std::string::npos) << src;  // two tiles
   EXPECT_NE(src.find("mma_m16n8k16_f16(Out_r["), std::string::npos) << src;
   EXPECT_NE(src.find("const int oh = n_oh_ow / 8 % 8;"), std::string::npos) << src;
   // Three channels of 4 x 4 taps make no run of 8 (nor of 2) that stays at one pixel: the input
