@@ -67,6 +67,7 @@ class RecipeGenerator {
       }
       case StepKind::Peel: break;
       case StepKind::RoundUp: s.loops.clear(); break;
+      case StepKind::Winograd: break;  // not drawn: it takes a whole convolution as written
       case StepKind::Map:
         s.mapping = static_cast<Mapping>(index(static_cast<size_t>(Mapping::AsyncPipelined) + 1));  // any mapping
         break;

@@ -39,6 +39,7 @@ struct ConvShape {
   int64_t groups = 1;
   std::vector<int64_t> in, filter, out;      // extents per spatial dimension
   std::vector<int64_t> pad, stride, dilation;  // per spatial dimension
+  std::vector<std::string> outIndices;         // the loop indices of the output's spatial dimensions
 
   size_t rank() const { return in.size(); }  // spatial dimensions
 };
