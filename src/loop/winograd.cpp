@@ -53,7 +53,7 @@ const WinogradMatrices& winogradMatrices(int m) {
 std::string WinogradTiling::str() const {
   auto n = [](int64_t v) { return std::to_string(v); };
   return n(m) + " block " + n(tiles) + "," + n(filters) + "," + n(channels) + " thread " + n(threadTiles) + "," +
-         n(threadFilters) + "," + n(points);
+         n(threadFilters) + "," + n(points) + (prefetch ? " prefetch" : "");
 }
 
 std::string WinogradTiling::problem() const {

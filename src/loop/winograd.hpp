@@ -28,20 +28,34 @@ const WinogradMatrices& winogradMatrices(int m);
 // `filters` output channels and runs over the input channels a strip of `channels` at a time;
 // each strip's patches and filters are transformed into shared memory, and each thread
 // accumulates a `threadTiles` x `threadFilters` register tile of the GEMMs of `points` of the
-// alpha^2 transformed points. After the last strip the accumulators go through shared memory and
-// each thread transforms whole alpha x alpha sets back into m x m outputs.
+// alpha^2 transformed points. The next strip is transformed into a second buffer before the GEMMs
+// of this one, or (`prefetch`) read into registers before them and transformed after them, its
+// reads then in flight during the GEMMs at the cost of the registers holding them. After the last
+// strip the accumulators go through shared memory and each thread transforms whole alpha x alpha
+// sets back into m x m outputs.
 struct WinogradTiling {
   int64_t m = 2;
   int64_t tiles = 32, filters = 32, channels = 8;
   int64_t threadTiles = 8, threadFilters = 8, points = 1;
+  bool prefetch = false;
 
   int64_t alpha() const { return m + 2; }
   int64_t threads() const {
     return (alpha() * alpha() / points) * (tiles / threadTiles) * (filters / threadFilters);
   }
-  // Floats of shared memory for one strip's transformed patches and filters.
-  int64_t stripFloats() const { return alpha() * alpha() * channels * (tiles + filters); }
-  // The parameters as the recipe step writes them: "4 block 32,32,8 thread 8,8,1".
+  // The patches and the filters of a strip each thread reads.
+  int64_t patchesPerThread() const { return (tiles * channels + threads() - 1) / threads(); }
+  int64_t filtersPerThread() const { return (filters * channels + threads() - 1) / threads(); }
+  // Registers a thread needs: its accumulators, a row of operands of each GEMM, indices, and the
+  // next strip's values where they are prefetched.
+  int64_t registers() const {
+    return points * threadTiles * threadFilters + threadTiles + threadFilters + 32 +
+           (prefetch ? patchesPerThread() * alpha() * alpha() + filtersPerThread() * 9 : 0);
+  }
+  // Floats of shared memory for one strip's transformed patches and filters (their rows padded
+  // by 4 floats against bank conflicts).
+  int64_t stripFloats() const { return alpha() * alpha() * channels * (tiles + 4 + filters + 4); }
+  // The parameters as the recipe step writes them: "4 block 32,32,8 thread 8,8,1 [prefetch]".
   std::string str() const;
   // Why these parameters make no kernel ("" when they do): m 2 or 4, the register tile dividing
   // the block tile, the points dividing alpha^2, at most 1024 threads, whole float4 reads.
@@ -52,7 +66,8 @@ struct WinogradTiling {
   double errorBound() const { return m == 4 ? 5e-4 : 1e-4; }
   friend bool operator==(const WinogradTiling& a, const WinogradTiling& b) {
     return a.m == b.m && a.tiles == b.tiles && a.filters == b.filters && a.channels == b.channels &&
-           a.threadTiles == b.threadTiles && a.threadFilters == b.threadFilters && a.points == b.points;
+           a.threadTiles == b.threadTiles && a.threadFilters == b.threadFilters && a.points == b.points &&
+           a.prefetch == b.prefetch;
   }
 };
 

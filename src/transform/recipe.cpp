@@ -32,17 +32,18 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Mma, "mma", "mma I,J,K 16,8,16"},
     {StepKind::Peel, "peel", "peel LOOP,LOOP..."},
     {StepKind::RoundUp, "roundup", "roundup"},
-    {StepKind::Winograd, "winograd", "winograd ROWS,COLS M [block TILES,FILTERS,CHANNELS] [thread TILES,FILTERS,POINTS]"},
+    {StepKind::Winograd, "winograd",
+     "winograd ROWS,COLS M [block TILES,FILTERS,CHANNELS] [thread TILES,FILTERS,POINTS] [prefetch]"},
 };
 
 constexpr Mapping kMappings[] = {Mapping::None,   Mapping::GridX,  Mapping::GridY,        Mapping::GridZ,
                                  Mapping::BlockX, Mapping::BlockY, Mapping::BlockZ,       Mapping::ThreadSerial,
                                  Mapping::Unrolled, Mapping::Vector, Mapping::Pipelined, Mapping::AsyncPipelined};
 
-// The tiling a winograd step's factors hold (m, the block's three, the thread's three).
+// The tiling a winograd step's factors hold (m, the block's three, the thread's three, prefetch).
 WinogradTiling winogradTiling(const std::vector<int64_t>& f) {
   WinogradTiling t;
-  if (f.size() == 7) t = {f[0], f[1], f[2], f[3], f[4], f[5], f[6]};
+  if (f.size() == 8) t = {f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7] != 0};
   return t;
 }
 
@@ -240,9 +241,13 @@ class Parser {
       advance();
       if (!numbers(thread, 3, "`thread` takes the thread's tiles, filters and points")) return false;
     }
+    if (tok_.kind == Token::Word && tok_.text == "prefetch") {
+      advance();
+      t.prefetch = true;
+    }
     if (!block.empty()) t.tiles = block[0], t.filters = block[1], t.channels = block[2];
     if (!thread.empty()) t.threadTiles = thread[0], t.threadFilters = thread[1], t.points = thread[2];
-    step.factors = {t.m, t.tiles, t.filters, t.channels, t.threadTiles, t.threadFilters, t.points};
+    step.factors = {t.m, t.tiles, t.filters, t.channels, t.threadTiles, t.threadFilters, t.points, t.prefetch};
     return true;
   }
 
@@ -447,7 +452,7 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
       if (arity(0, 0)) return roundUp(kernel);
       break;
     case StepKind::Winograd:
-      if (arity(2, 7)) return winogradConvolution(kernel, step.loops, winogradTiling(step.factors));
+      if (arity(2, 8)) return winogradConvolution(kernel, step.loops, winogradTiling(step.factors));
       break;
   }
   return TransformResult::refuse("the step has the wrong number of loops or factors");

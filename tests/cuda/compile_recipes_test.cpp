@@ -128,6 +128,13 @@ const std::vector<RecipeCase>& recipeCases() {
       {"hgemm", {{"M", 100}, {"N", 72}, {"K", 48}},
        "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 32,32\n"
        "mma i,j,k 16,8,16"},
+      // Winograd: partial tiles, strips and filter blocks; F(4x4) with its outputs in two passes.
+      {"conv2d", {{"N", 3}, {"C", 13}, {"H", 9}, {"W", 11}, {"K", 37}}, "winograd oh,ow 2"},
+      {"conv2d", {{"N", 2}, {"C", 9}, {"H", 8}, {"W", 7}, {"K", 20}, {"P", 0}},
+       "winograd oh,ow 4 block 32,32,4 thread 8,8,2"},
+      {"conv2d_nhwc", {{"N", 3}, {"C", 13}, {"H", 9}, {"W", 11}, {"K", 37}},
+       "winograd oh,ow 2 block 32,64,8 thread 8,8,2 prefetch"},
+      {"conv2d_nhwc", {{"N", 3}, {"C", 13}, {"H", 9}, {"W", 11}, {"K", 37}}, "winograd oh,ow 4 block 16,32,8 thread 4,8,2"},
   };
   return cases;
 }

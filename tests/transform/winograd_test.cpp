@@ -16,6 +16,7 @@ namespace {
 
 using testing::applied;
 using testing::kernelFromText;
+using testing::recipeFromText;
 
 Kernel example(const std::string& name, const std::map<std::string, int64_t>& sizes) {
   auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/" + name + ".loop");
@@ -23,16 +24,8 @@ Kernel example(const std::string& name, const std::map<std::string, int64_t>& si
   return kernelFromText(file->text(), sizes);
 }
 
-std::optional<Recipe> parsed(const std::string& text, std::string* errors = nullptr) {
-  common::SourceFile file("recipe", text);
-  common::Diagnostics diags(file);
-  auto recipe = parseRecipe(file, diags);
-  if (errors) *errors = diags.str();
-  return recipe;
-}
-
 TransformResult withRecipe(const Kernel& k, const std::string& text) {
-  auto recipe = parsed(text);
+  auto recipe = recipeFromText(text);
   if (!recipe) throw std::runtime_error("recipe does not parse: " + text);
   return applyRecipe(k, *recipe);
 }
@@ -62,18 +55,18 @@ double relativeError(const Kernel& original, const Kernel& kernel, uint64_t seed
 }
 
 TEST(WinogradStep, PrintsEveryParameterAndParsesBack) {
-  auto r = parsed("winograd oh,ow 4");
+  auto r = recipeFromText("winograd oh,ow 4");
   ASSERT_TRUE(r);
   EXPECT_EQ(printRecipeLine(*r), "winograd oh,ow 4 block 32,32,8 thread 8,8,1");
-  auto full = parsed("winograd oh,ow 2 block 64,32,4 thread 8,4,2");
+  auto full = recipeFromText("winograd oh,ow 2 block 64,32,4 thread 8,4,2 prefetch");
   ASSERT_TRUE(full);
-  EXPECT_EQ(printRecipeLine(*full), "winograd oh,ow 2 block 64,32,4 thread 8,4,2");
-  EXPECT_EQ(parsed(printRecipe(*full)), full);
+  EXPECT_EQ(printRecipeLine(*full), "winograd oh,ow 2 block 64,32,4 thread 8,4,2 prefetch");
+  EXPECT_EQ(recipeFromText(printRecipe(*full)), full);
   std::string errors;
-  EXPECT_FALSE(parsed("winograd oh,ow 2 block 64,32", &errors));
+  EXPECT_FALSE(recipeFromText("winograd oh,ow 2 block 64,32", &errors));
   EXPECT_NE(errors.find("1:24: error: `block` takes the block's tiles, filters and channels, not 2 values"),
             std::string::npos) << errors;
-  EXPECT_FALSE(parsed("winograd oh,ow", &errors));
+  EXPECT_FALSE(recipeFromText("winograd oh,ow", &errors));
   EXPECT_NE(errors.find("the output tile's side"), std::string::npos) << errors;
 }
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -279,7 +280,8 @@ RunResult Runner::measureCubin(const Kernel& kernel, const CudaKernel& variant, 
   request.seed = options.seed ? options.seed : freshSeed();
   std::vector<ScalarType> types;
   for (const Array& a : kernel.params) types.push_back(variantType(a, variant));
-  request.tolerance = options.tolerance > 0 ? options.tolerance : kernelTolerance(kernel, types, work.reductionLength);
+  request.tolerance = options.tolerance > 0 ? options.tolerance
+                                            : std::max(kernelTolerance(kernel, types, work.reductionLength), variant.minTolerance);
   request.verify = options.verify;
   request.time = options.time;
   request.warmupRuns = options.warmupRuns;
