@@ -1,5 +1,7 @@
 #include "src/loop/winograd.hpp"
 
+#include <algorithm>
+
 namespace cudaburg {
 
 namespace {
@@ -54,6 +56,22 @@ std::string WinogradTiling::str() const {
   auto n = [](int64_t v) { return std::to_string(v); };
   return n(m) + " block " + n(tiles) + "," + n(filters) + "," + n(channels) + " thread " + n(threadTiles) + "," +
          n(threadFilters) + "," + n(points) + (prefetch ? " prefetch" : "");
+}
+
+int64_t WinogradTiling::registers() const {
+  return points * threadTiles * threadFilters + threadTiles + threadFilters + alpha() * alpha() + 20 +
+         (prefetch ? patchesPerThread() * alpha() * alpha() + filtersPerThread() * 9 : 0);
+}
+
+int64_t registerLimit(int64_t threads, int64_t blocks, int64_t registersPerSm) {
+  int64_t warpsPerPartition = ((threads + 31) / 32 * blocks + 3) / 4;
+  return std::min<int64_t>(255, registersPerSm / 4 / (warpsPerPartition * 32) / 8 * 8);
+}
+
+int64_t blocksByRegisters(int64_t threads, int64_t registers, int64_t registersPerSm) {
+  int64_t blocks = 0;
+  while (blocks < 2048 / threads && registerLimit(threads, blocks + 1, registersPerSm) >= registers) ++blocks;
+  return blocks;
 }
 
 std::string WinogradTiling::problem() const {

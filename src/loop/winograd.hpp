@@ -46,12 +46,10 @@ struct WinogradTiling {
   // The patches and the filters of a strip each thread reads.
   int64_t patchesPerThread() const { return (tiles * channels + threads() - 1) / threads(); }
   int64_t filtersPerThread() const { return (filters * channels + threads() - 1) / threads(); }
-  // Registers a thread needs: its accumulators, a row of operands of each GEMM, indices, and the
-  // next strip's values where they are prefetched.
-  int64_t registers() const {
-    return points * threadTiles * threadFilters + threadTiles + threadFilters + 32 +
-           (prefetch ? patchesPerThread() * alpha() * alpha() + filtersPerThread() * 9 : 0);
-  }
+  // Registers a thread needs without spilling: its accumulators, a row of operands of each GEMM,
+  // a patch's alpha^2 values as they are transformed, indices, and the next strip's values where
+  // they are prefetched (fitted to what ptxas allocates for sm_90).
+  int64_t registers() const;
   // Floats of shared memory for one strip's transformed patches and filters (their rows padded
   // by 4 floats against bank conflicts).
   int64_t stripFloats() const { return alpha() * alpha() * channels * (tiles + 4 + filters + 4); }
@@ -70,5 +68,13 @@ struct WinogradTiling {
            a.prefetch == b.prefetch;
   }
 };
+
+// The registers a thread may have where `blocks` blocks of `threads` share a multiprocessor of
+// `registersPerSm`: its four partitions each hold a quarter of the warps (rounded up), allocated
+// 8 registers at a time, at most 255.
+int64_t registerLimit(int64_t threads, int64_t blocks, int64_t registersPerSm = 65536);
+// How many blocks of `threads` threads that need `registers` each a multiprocessor holds by its
+// registers and its 2048 threads (0: not one).
+int64_t blocksByRegisters(int64_t threads, int64_t registers, int64_t registersPerSm = 65536);
 
 }  // namespace cudaburg

@@ -49,13 +49,15 @@ Estimate estimateWinograd(const CandidateShape& s, const GpuModel& gpu) {
   e.threads = static_cast<int>(t.threads());
   e.registers = static_cast<int>(t.registers());
   e.sharedBytes = 2 * t.stripFloats() * 4;
-  if (e.registers > gpu.maxRegistersPerThread) {
-    e.infeasible = "a register tile too large for one thread";
+  // A block of more warps than the partitions hold evenly leaves each thread fewer registers
+  // (288 threads: 168); a tiling that needs more spills.
+  int64_t byRegisters = blocksByRegisters(e.threads, e.registers, gpu.registersPerSm);
+  if (byRegisters < 1) {
+    e.infeasible = "a thread of " + std::to_string(e.threads) + " needs more registers than it may have";
     return e;
   }
   int64_t warpsPerBlock = ceilDiv(e.threads, 32);
-  int64_t perSm = std::min<int64_t>(gpu.maxBlocksPerSm, gpu.maxThreadsPerSm / (warpsPerBlock * 32));
-  perSm = std::min<int64_t>(perSm, gpu.registersPerSm / (e.registers * warpsPerBlock * 32));
+  int64_t perSm = std::min<int64_t>(gpu.maxBlocksPerSm, byRegisters);
   perSm = std::min<int64_t>(perSm, gpu.sharedPerSm / (e.sharedBytes + 1024));
   if (perSm < 1) {
     e.infeasible = "no block fits on a multiprocessor";

@@ -131,7 +131,7 @@ const std::vector<RecipeCase>& recipeCases() {
       // Winograd: partial tiles, strips and filter blocks; F(4x4) with its outputs in two passes.
       {"conv2d", {{"N", 3}, {"C", 13}, {"H", 9}, {"W", 11}, {"K", 37}}, "winograd oh,ow 2"},
       {"conv2d", {{"N", 2}, {"C", 9}, {"H", 8}, {"W", 7}, {"K", 20}, {"P", 0}},
-       "winograd oh,ow 4 block 32,32,4 thread 8,8,2"},
+       "winograd oh,ow 4 block 16,32,4 thread 4,8,2"},
       {"conv2d_nhwc", {{"N", 3}, {"C", 13}, {"H", 9}, {"W", 11}, {"K", 37}},
        "winograd oh,ow 2 block 32,64,8 thread 8,8,2 prefetch"},
       {"conv2d_nhwc", {{"N", 3}, {"C", 13}, {"H", 9}, {"W", 11}, {"K", 37}}, "winograd oh,ow 4 block 16,32,8 thread 4,8,2"},

@@ -42,16 +42,24 @@ TEST(EmitWinograd, LaunchesABlockPerTilesAndFilters) {
   EXPECT_NE(e.kernel->source.find("reinterpret_cast<const float4*>"), std::string::npos);
   EXPECT_NE(e.kernel->source.find("1 pass over a thread's filters, 8 at a time"), std::string::npos);
   EXPECT_EQ(e.kernel->source.find("if (more)\n  {  // read strip"), std::string::npos) << "not prefetched";
+  // 116 registers a thread: two blocks a multiprocessor (128 each), as shared memory allows.
+  EXPECT_NE(e.kernel->source.find("__launch_bounds__(256, 2)"), std::string::npos);
+  t.prefetch = true;
+  EmitResult prefetched = emitKernel(winograd(k, t));
+  ASSERT_TRUE(prefetched.ok()) << prefetched.refusal;
+  EXPECT_NE(prefetched.kernel->source.find("if (more)\n  {  // read strip"), std::string::npos);
+  EXPECT_NE(prefetched.kernel->source.find("__launch_bounds__(256, 1)"), std::string::npos);
 }
 
 TEST(EmitWinograd, PassesOverTheFiltersWhereTheAccumulatorsDoNotFit) {
   Kernel k = conv("conv2d_nhwc", {{"N", 2}, {"C", 9}, {"K", 20}, {"H", 8}, {"W", 7}});
-  WinogradTiling t{4, 32, 32, 4, 8, 8, 2, true};
+  WinogradTiling t{4, 16, 32, 4, 4, 8, 2, false};
   EmitResult e = emitKernel(winograd(k, t));
   ASSERT_TRUE(e.ok()) << e.refusal;
   EXPECT_NE(e.kernel->source.find("2 passes over a thread's filters, 4 at a time"), std::string::npos);
-  EXPECT_NE(e.kernel->source.find("if (more)\n  {  // read strip"), std::string::npos) << "prefetched";
   EXPECT_EQ(e.kernel->block[0], 288u);  // 36 points / 2 x 4 x 4 register tiles
+  // Nine warps: three share a partition's registers, 168 each; two blocks would leave 96.
+  EXPECT_NE(e.kernel->source.find("__launch_bounds__(288, 1)"), std::string::npos);
 }
 
 TEST(EmitWinograd, ItsReferenceIsTheNestAsWritten) {

@@ -143,12 +143,9 @@ class WinogradWriter {
     sharedFloats_ = std::max(2 * stripFloats_, outputFloats(passWidth_));
     if (sharedFloats_ * 4 > kSharedBytes) return "the block needs more than 227 KB of shared memory";
     // Blocks a multiprocessor can hold by shared memory (228 KB, 1 KB a block reserved) and by
-    // the registers a thread needs (accumulators, operands, the next strip's values, indices),
-    // promised to the compiler so that it keeps within them.
-    int64_t registers = t_.registers();
+    // the registers a thread needs, promised to the compiler so that it keeps within them.
     int64_t byShared = 228 * 1024 / (sharedFloats_ * 4 + 1024);
-    int64_t byRegisters = 65536 / (threads_ * ((registers + 7) / 8 * 8));
-    minBlocks_ = std::max<int64_t>(1, std::min(byShared, byRegisters));
+    minBlocks_ = std::max<int64_t>(1, std::min(byShared, blocksByRegisters(threads_, t_.registers())));
     return "";
   }
 
@@ -263,6 +260,17 @@ class WinogradWriter {
     return s.str();
   }
 
+  // A thread's `count` operands of the GEMM of point xi and channel cc read into `into` from
+  // `buffer` (rows `stride` apart), at `group` * count in the row, 4 at a time.
+  std::string operandRow(const std::string& into, const std::string& buffer, int64_t stride, const std::string& group,
+                         int64_t count) const {
+    return "#pragma unroll\n        for (int e = 0; e < " + n(count) + "; e += 4) {\n" +
+           "          const float4 f4 = *reinterpret_cast<const float4*>(" + buffer + " + (xi * " + n(t_.channels) +
+           " + cc) * " + n(stride) + " + " + group + " * " + n(count) + " + e);\n" + "          " + into +
+           "[e] = f4.x, " + into + "[e + 1] = f4.y, " + into + "[e + 2] = f4.z, " + into + "[e + 3] = f4.w;\n" +
+           "        }\n";
+  }
+
   // The strip in buffer `buf` (an expression) multiplied into the accumulators.
   std::string gemm(const std::string& buf) const {
     std::ostringstream s;
@@ -277,18 +285,7 @@ class WinogradWriter {
       << "      for (int j = 0; j < " << t_.points << "; ++j) {\n"
       << "        const int xi = pg * " << t_.points << " + j;\n"
       << "        float a[" << tt << "], b[" << tk << "];\n"
-      << "#pragma unroll\n"
-      << "        for (int i = 0; i < " << tt << "; i += 4) {\n"
-      << "          const float4 v4 = *reinterpret_cast<const float4*>(V + (xi * " << t_.channels << " + cc) * "
-      << vStride_ << " + tq * " << tt << " + i);\n"
-      << "          a[i] = v4.x, a[i + 1] = v4.y, a[i + 2] = v4.z, a[i + 3] = v4.w;\n"
-      << "        }\n"
-      << "#pragma unroll\n"
-      << "        for (int l = 0; l < " << tk << "; l += 4) {\n"
-      << "          const float4 u4 = *reinterpret_cast<const float4*>(U + (xi * " << t_.channels << " + cc) * "
-      << uStride_ << " + kq * " << tk << " + l);\n"
-      << "          b[l] = u4.x, b[l + 1] = u4.y, b[l + 2] = u4.z, b[l + 3] = u4.w;\n"
-      << "        }\n"
+      << operandRow("a", "V", vStride_, "tq", tt) << operandRow("b", "U", uStride_, "kq", tk)
       << "#pragma unroll\n"
       << "        for (int i = 0; i < " << tt << "; ++i)\n"
       << "#pragma unroll\n"
