@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <sstream>
 
 #include "src/analysis/reference_shape.hpp"
@@ -54,25 +55,66 @@ std::string at(const std::string& pattern, int index) {
   return s;
 }
 
+// The rows of L (rows x cols, row major) in groups: a row alone, or a pair i < i' whose
+// coefficients are the same but for signs, agreeing on some terms and opposite on others (the
+// interpolation points +a and -a of B^T and G), which can share their sums.
+std::vector<std::vector<int>> rowGroups(const std::vector<double>& l, int rows, int cols) {
+  std::vector<std::vector<int>> groups;
+  std::vector<bool> taken(rows, false);
+  for (int i = 0; i < rows; ++i) {
+    if (taken[i]) continue;
+    groups.push_back({i});
+    for (int k = i + 1; k < rows && groups.back().size() == 1; ++k) {
+      bool same = !taken[k], agree = false, opposite = false;
+      for (int p = 0; p < cols && same; ++p) {
+        double a = l[i * cols + p], b = l[k * cols + p];
+        same = a == b || a == -b;
+        agree |= a != 0 && a == b;
+        opposite |= a != 0 && a == -b;
+      }
+      if (same && agree && opposite) groups.back().push_back(k), taken[k] = true;
+    }
+  }
+  return groups;
+}
+
+// Statements giving each row i of `group` its sum over p of L[i][p] * operand[p], written by
+// `set(i, value)`; a pair i, i' computes the terms they agree on (e) and those they do not (o)
+// once: i = e + o, i' = e - o. `name` makes the temporaries' names unique.
+std::string combine(const std::vector<double>& l, int cols, const std::vector<int>& group,
+                    const std::vector<std::string>& operand, const std::function<std::string(int, std::string)>& set,
+                    const std::string& name, const std::string& indent) {
+  std::vector<double> row(l.begin() + group[0] * cols, l.begin() + (group[0] + 1) * cols);
+  if (group.size() == 1) return indent + set(group[0], linearCombination(row, operand)) + "\n";
+  std::vector<double> agree(cols, 0), opposite(cols, 0);
+  for (int p = 0; p < cols; ++p) (l[group[1] * cols + p] == row[p] ? agree : opposite)[p] = row[p];
+  return indent + "const float " + name + "e = " + linearCombination(agree, operand) + ";\n" + indent +
+         "const float " + name + "o = " + linearCombination(opposite, operand) + ";\n" + indent +
+         set(group[0], name + "e + " + name + "o") + "\n" + indent + set(group[1], name + "e - " + name + "o") + "\n";
+}
+
 // Statements computing L X L^T, for L rows x cols (row major) and X cols x cols read as `in[i]`,
-// each result i stored to `out` with '$' standing for i. A row of L X at a time, its results
-// stored before the next row: few values live beside X.
+// each result i stored to `out` with '$' standing for i. A group of rows of L X at a time (see
+// rowGroups), its results stored before the next: few values live beside X.
 std::string sandwich(const std::vector<double>& l, int rows, int cols, const std::string& in, const std::string& out,
                      const std::string& indent) {
   std::ostringstream s;
-  for (int i = 0; i < rows; ++i) {
-    std::vector<double> coef(l.begin() + i * cols, l.begin() + (i + 1) * cols);
+  std::vector<std::vector<int>> groups = rowGroups(l, rows, cols);
+  for (const std::vector<int>& group : groups) {
     s << indent << "{\n";
-    std::vector<std::string> row;
-    for (int j = 0; j < cols; ++j) {
+    for (int j = 0; j < cols; ++j) {  // the group's rows of L X, column j
       std::vector<std::string> x;
       for (int p = 0; p < cols; ++p) x.push_back(in + "[" + std::to_string(p * cols + j) + "]");
-      row.push_back("r" + std::to_string(j));
-      s << indent << "  const float " << row.back() << " = " << linearCombination(coef, x) << ";\n";
+      s << combine(l, cols, group, x, [&](int i, const std::string& v) {
+        return "const float r" + std::to_string(i) + "_" + std::to_string(j) + " = " + v + ";";
+      }, "c" + std::to_string(j), indent + "  ");
     }
-    for (int j = 0; j < rows; ++j) {
-      std::vector<double> lj(l.begin() + j * cols, l.begin() + (j + 1) * cols);
-      s << indent << "  " << at(out, i * rows + j) << " = " << linearCombination(lj, row) << ";\n";
+    for (int i : group) {  // row i of L X times L^T
+      std::vector<std::string> r;
+      for (int p = 0; p < cols; ++p) r.push_back("r" + std::to_string(i) + "_" + std::to_string(p));
+      for (const std::vector<int>& pair : groups)
+        s << combine(l, cols, pair, r, [&](int j, const std::string& v) { return at(out, i * rows + j) + " = " + v + ";"; },
+                     "s" + std::to_string(i) + "_" + std::to_string(pair[0]), indent + "  ");
     }
     s << indent << "}\n";
   }
