@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 
+#include "src/exec/winograd_exec.hpp"
 #include "src/loop/scalar_types.hpp"
 
 namespace cudaburg {
@@ -387,6 +388,7 @@ class Machine {
 
 void execute(const Kernel& kernel, Buffers& buffers) {
   if (!kernel.body) throw ExecutionError("kernel " + kernel.name + " has no body");
+  if (kernel.winograd) return executeWinograd(kernel, buffers);
   Machine machine(kernel, buffers);
   machine.run();
 }

@@ -67,10 +67,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/source.hpp"
+#include "src/loop/winograd.hpp"
 
 namespace cudaburg {
 
@@ -287,6 +289,10 @@ struct Kernel {
   // Loops run with their edges apart (rule 8 above), by index: grid loops and uniform serial
   // loops. Only how the GPU runs them changes: the kernel computes the same.
   std::vector<std::string> peeled;
+  // The whole nest, a 2-D convolution, computed with Winograd's transforms (src/loop/winograd.hpp):
+  // set by the winograd step, which leaves the tree as written. The CPU executor and the emitter
+  // compute it with the same arithmetic; no other step may follow.
+  std::optional<WinogradTiling> winograd;
 
   const Array* findParam(const std::string& name) const;
   int64_t size(const std::string& name) const;         // -1 when unknown

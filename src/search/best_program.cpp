@@ -1,5 +1,6 @@
 #include "src/search/best_program.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "src/cuda/run/inputs.hpp"
@@ -145,7 +146,7 @@ std::string bestProgram(const Kernel& original, const CudaKernel& best, const Cu
     << "  std::sort(times.begin(), times.end());\n"
     << "  double ms = times[times.size() / 2];\n"
     << "  std::printf(\"time %.4f ms, %.2f TFLOPS\\n\", ms, " << work.flops << " / (ms * 1e9));\n"
-    << "  const double tolerance = " << kernelTolerance(original, {}, work.reductionLength)
+    << "  const double tolerance = " << std::max(kernelTolerance(original, {}, work.reductionLength), best.minTolerance)
     << ";  // the bound the search verified with\n"
     << "  std::printf(worst < tolerance ? \"verified\\n\" : \"WRONG: error above %g\\n\", tolerance);\n"
     << "  return worst < tolerance ? 0 : 1;\n}\n";

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "src/loop/loop_tree.hpp"
+#include "src/loop/winograd.hpp"
 
 namespace cudaburg {
 
@@ -21,9 +22,83 @@ constexpr double kImperfectOverlap = 0.1;
 // the multiply-adds' latency).
 constexpr double kGuardWeight = 0.25;
 
+// Operations of L X L^T for L rows x cols (row major) and X cols x cols, one a nonzero term:
+// each of the rows x cols elements of L X takes a row of L's nonzeros, each of the rows x rows
+// results likewise.
+double sandwichOps(const std::vector<double>& l, int rows, int cols) {
+  double nonzeros = 0;
+  for (double v : l) nonzeros += v != 0;
+  return nonzeros * cols + nonzeros * rows;
+}
+
+// A Winograd convolution (CandidateShape::winogradTile): the alpha^2 GEMMs' multiply-adds, which
+// the register tile's reuse issues as a matmul's do, and the transforms beside them (every
+// nonzero of the transform matrices an operation, with the loads and stores around them); the
+// patches read through L2 once for each block of filters, the filters once for each block of
+// tiles. Residency, waves and a barrier a strip as for staged matmuls.
+Estimate estimateWinograd(const CandidateShape& s, const GpuModel& gpu) {
+  Estimate e;
+  WinogradTiling t{s.winogradTile, s.blockRows, s.blockCols, s.stageDepth, s.threadRows, s.threadCols,
+                   s.winogradPoints, s.pipelined};
+  if (std::string why = t.problem(); !why.empty()) {
+    e.infeasible = why;
+    return e;
+  }
+  const WinogradMatrices& w = winogradMatrices(static_cast<int>(t.m));
+  const double points = static_cast<double>(t.alpha() * t.alpha());
+  e.threads = static_cast<int>(t.threads());
+  e.registers = static_cast<int>(t.registers());
+  e.sharedBytes = 2 * t.stripFloats() * 4;
+  // A block of more warps than the partitions hold evenly leaves each thread fewer registers
+  // (288 threads: 168); a tiling that needs more spills.
+  int64_t byRegisters = blocksByRegisters(e.threads, e.registers, gpu.registersPerSm);
+  if (byRegisters < 1) {
+    e.infeasible = "a thread of " + std::to_string(e.threads) + " needs more registers than it may have";
+    return e;
+  }
+  int64_t warpsPerBlock = ceilDiv(e.threads, 32);
+  int64_t perSm = std::min<int64_t>(gpu.maxBlocksPerSm, byRegisters);
+  perSm = std::min<int64_t>(perSm, gpu.sharedPerSm / (e.sharedBytes + 1024));
+  if (perSm < 1) {
+    e.infeasible = "no block fits on a multiprocessor";
+    return e;
+  }
+  e.occupancy = static_cast<double>(perSm * warpsPerBlock * 32) / gpu.maxThreadsPerSm;
+
+  const double tileBlocks = static_cast<double>(ceilDiv(s.rows, t.tiles));
+  const double filterBlocks = static_cast<double>(ceilDiv(s.cols, t.filters));
+  const double blocks = tileBlocks * filterBlocks;
+  const double strips = static_cast<double>(ceilDiv(s.reduction, t.channels));
+  const double tiles = static_cast<double>(t.tiles), filters = static_cast<double>(t.filters);
+  const double channels = static_cast<double>(t.channels);
+  double multiplyAdds = blocks * strips * points * channels * tiles * filters;
+  double reuse = static_cast<double>(t.threadTiles * t.threadFilters) / static_cast<double>(t.threadTiles + t.threadFilters);
+  double issue = std::min(1.0, reuse / 2.5);
+  double perStrip = tiles * channels * (sandwichOps(w.bt, w.alpha, w.alpha) + 2 * points) +
+                    filters * channels * (sandwichOps(w.g, w.alpha, 3) + 9 + points);
+  double perBlock = tiles * filters * (points + sandwichOps(w.at, w.m, w.alpha) + w.m * w.m);
+  double operations = multiplyAdds / issue + blocks * (strips * perStrip + perBlock);
+  double latency = std::min(1.0, (s.pipelined ? 0.6 : 0.35) + e.occupancy);
+  double computeNs = 2 * operations / (gpu.fp32Tflops * 1e3 * latency);
+
+  double patchBytes = static_cast<double>(s.rows) * points * static_cast<double>(s.reduction) * 4 * filterBlocks;
+  double filterBytes = static_cast<double>(s.cols) * static_cast<double>(s.reduction) * 9 * 4 * tileBlocks;
+  double memoryNs = (patchBytes + filterBytes) / gpu.l2GBps;
+  double outputNs = static_cast<double>(s.rows) * static_cast<double>(s.cols) * w.m * w.m * 4 / gpu.memoryGBps;
+
+  double slots = static_cast<double>(perSm) * gpu.multiprocessors;
+  double waves = std::ceil(blocks / slots);
+  double waveEfficiency = blocks / (waves * slots);
+  double syncNs = strips * 20.0 * waves;
+  e.ns = (std::max(computeNs, memoryNs) + kImperfectOverlap * std::min(computeNs, memoryNs)) / waveEfficiency + outputNs +
+         syncNs + gpu.launchMicroseconds * 1e3;
+  return e;
+}
+
 }  // namespace
 
 Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
+  if (s.winogradTile) return estimateWinograd(s, gpu);
   Estimate e;
   // Threads, registers and shared bytes are counted in 64 bits (saturating) and checked against
   // the limits before they are narrowed: a huge tile is infeasible, not a wrapped small one.

@@ -136,6 +136,13 @@ class LoopRules {
   // The elements an implicit GEMM's gathers copy at once (`width`, or 1): see loop_rules.cpp.
   int gatherWidth(const Fragment& f, const std::string& reduction, int width) const;
 
+  // ---- Winograd --------------------------------------------------------------------------------
+  // The whole nest, a 2-D convolution with 3x3 taps and stride 1, computed with F(m x m, 3 x 3)
+  // (the winograd step: src/loop/winograd.hpp says what the tile parameters are; prefetch 0 or 1).
+  // Refused, with the step's reason, for any other nest or a tiling that makes no kernel.
+  Fragment winograd(const Node* node, int64_t m, int64_t tiles, int64_t filters, int64_t channels, int64_t threadTiles,
+                    int64_t threadFilters, int64_t points, int64_t prefetch) const;
+
   // ---- costs --------------------------------------------------------------------------------
   // The model's estimate of a complete fragment, or kInfinity when it cannot launch (over a
   // thread, register or shared-memory limit of the GPU) or its builder refused it.

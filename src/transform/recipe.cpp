@@ -33,11 +33,20 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Peel, "peel", "peel LOOP,LOOP..."},
     {StepKind::RoundUp, "roundup", "roundup"},
     {StepKind::Raster, "raster", "raster ROWS"},
+    {StepKind::Winograd, "winograd",
+     "winograd ROWS,COLS M [block TILES,FILTERS,CHANNELS] [thread TILES,FILTERS,POINTS] [prefetch]"},
 };
 
 constexpr Mapping kMappings[] = {Mapping::None,   Mapping::GridX,  Mapping::GridY,        Mapping::GridZ,
                                  Mapping::BlockX, Mapping::BlockY, Mapping::BlockZ,       Mapping::ThreadSerial,
                                  Mapping::Unrolled, Mapping::Vector, Mapping::Pipelined, Mapping::AsyncPipelined};
+
+// The tiling a winograd step's factors hold (m, the block's three, the thread's three, prefetch).
+WinogradTiling winogradTiling(const std::vector<int64_t>& f) {
+  WinogradTiling t;
+  if (f.size() == 8) t = {f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7] != 0};
+  return t;
+}
 
 std::string join(const std::vector<std::string>& items) {
   std::string s;
@@ -200,7 +209,8 @@ class Parser {
     return true;
   }
 
-  bool numbers(std::vector<int64_t>& out, size_t count) {
+  // `what`, when given, names the values in the error (else they are factors of `count` loops).
+  bool numbers(std::vector<int64_t>& out, size_t count, const std::string& what = "") {
     SourceLoc start = here();
     do {
       if (!out.empty()) advance();
@@ -209,10 +219,36 @@ class Parser {
       out.push_back(n);
     } while (tok_.kind == Token::Comma);
     if (out.size() != count) {
-      diags_.error(start, std::to_string(count) + " loops need " + std::to_string(count) + " factors, not " +
-                              std::to_string(out.size()));
+      diags_.error(start, what.empty() ? std::to_string(count) + " loops need " + std::to_string(count) + " factors, not " +
+                                             std::to_string(out.size())
+                                       : what + ", not " + std::to_string(out.size()) + " values");
       return false;
     }
+    return true;
+  }
+
+  // `OH,OW M [block T,K,C] [thread T,K,P]`: factors m, the block's three, the thread's three.
+  bool winograd(RecipeStep& step) {
+    int64_t m = 0;
+    if (!names(step.loops) || !number(m, "the output tile's side (2 or 4)")) return false;
+    WinogradTiling t;
+    t.m = m;
+    std::vector<int64_t> block, thread;
+    if (tok_.kind == Token::Word && tok_.text == "block") {
+      advance();
+      if (!numbers(block, 3, "`block` takes the block's tiles, filters and channels")) return false;
+    }
+    if (tok_.kind == Token::Word && tok_.text == "thread") {
+      advance();
+      if (!numbers(thread, 3, "`thread` takes the thread's tiles, filters and points")) return false;
+    }
+    if (tok_.kind == Token::Word && tok_.text == "prefetch") {
+      advance();
+      t.prefetch = true;
+    }
+    if (!block.empty()) t.tiles = block[0], t.filters = block[1], t.channels = block[2];
+    if (!thread.empty()) t.threadTiles = thread[0], t.threadFilters = thread[1], t.points = thread[2];
+    step.factors = {t.m, t.tiles, t.filters, t.channels, t.threadTiles, t.threadFilters, t.points, t.prefetch};
     return true;
   }
 
@@ -281,6 +317,7 @@ class Parser {
         step.factors = {rows};
         break;
       }
+      case StepKind::Winograd: ok = winograd(step); break;
       case StepKind::Map: {
         ok = name(loop, "a loop index");
         step.loops = {loop};
@@ -363,6 +400,7 @@ std::string RecipeStep::str() const {
     case StepKind::Collapse: return s + " " + join(loops) + (into.empty() ? "" : " into " + join(into));
     case StepKind::Peel: return s + " " + join(loops);
     case StepKind::RoundUp: return s;
+    case StepKind::Winograd: return s + " " + join(loops) + " " + winogradTiling(factors).str();
     default: return s + " " + join(loops) + " " + join(factors) + (into.empty() ? "" : " into " + join(into));
   }
 }
@@ -387,6 +425,8 @@ std::optional<Recipe> parseRecipe(const common::SourceFile& file, common::Diagno
 }
 
 TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
+  if (kernel.winograd && step.kind != StepKind::Winograd)
+    return TransformResult::refuse("the winograd step computes the whole kernel: no step may follow it");
   auto arity = [&](size_t loops, size_t factors) {
     return step.loops.size() == loops && step.factors.size() == factors;
   };
@@ -438,6 +478,8 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
       break;
     case StepKind::Raster:
       if (arity(0, 1)) return rasterBlocks(kernel, step.factors[0]);
+    case StepKind::Winograd:
+      if (arity(2, 8)) return winogradConvolution(kernel, step.loops, winogradTiling(step.factors));
       break;
   }
   return TransformResult::refuse("the step has the wrong number of loops or factors");

@@ -26,6 +26,11 @@
 //   roundup                 roundUp(): a tile's register work runs over whole tiles, past the edges
 //   peel i_o,j_o,k_o        peel({i_o, j_o, k_o}): whole blocks and whole strips run unguarded
 //   raster 8                rasterBlocks(8): the grid's blocks launched in groups of 8 rows
+//   winograd oh,ow 4 block 32,32,8 thread 8,8,1
+//                           winogradConvolution({oh, ow}, tiling): F(4x4,3x3), a block 32 tiles by 32
+//                           filters over strips of 8 channels, a thread 8 tiles by 8 filters of 1
+//                           point (`block` and `thread` may be left out: these values); `prefetch` at
+//                           the end reads the next strip into registers during the GEMMs
 //
 // A step that makes loops (strip, tile, unroll, vectorize, regtile, split, collapse) may name them,
 // one a loop it strip-mines (collapse: one name for the loop it makes), and later steps use those names (the rule of loop_names.hpp names what a
@@ -46,14 +51,16 @@ namespace cudaburg {
 
 enum class StepKind {
   StripMine, Tile, Unroll, Interchange, Distribute, Map, Stage, RegisterTile, Vectorize, Split, Lanes, Collapse, Mma,
-  Peel, RoundUp, Raster
+  Peel, RoundUp, Raster, Winograd
 };
 const char* stepKeyword(StepKind k);  // "strip", "tile", ...
 
 struct RecipeStep {
   StepKind kind = StepKind::StripMine;
   std::vector<std::string> loops;  // loop indices named by the step, in order
-  std::vector<int64_t> factors;    // factors / width / parts, one a loop where the step takes them
+  std::vector<int64_t> factors;    // factors / width / parts, one a loop where the step takes them;
+                                   // Winograd: m, the block's tiles, filters, channels, the thread's
+                                   // tiles, filters, points, prefetch (0 or 1)
   Mapping mapping = Mapping::None;  // Map
   std::string array;               // Stage: the array staged (the loop is loops[0])
   bool transposed = false;         // Stage: the box stored transposed

@@ -133,4 +133,12 @@ TransformResult peel(const Kernel& kernel, const std::vector<std::string>& loops
 // none. Later steps see the rounded loops.
 TransformResult roundUp(const Kernel& kernel);
 
+// A 2-D convolution with 3 x 3 taps, stride 1 and dilation 1 (channels first or last, zero
+// padding, ungrouped), as written, computed with Winograd's F(m x m, 3 x 3) (Kernel::winograd):
+// `loops` are the output's rows and columns, `tiling` how the kernel is cut into blocks and
+// threads (src/loop/winograd.hpp). The tree does not change; the CPU executor and the emitter
+// read the tiling, and no step may follow. Refused, with the reason, for any other nest.
+TransformResult winogradConvolution(const Kernel& kernel, const std::vector<std::string>& loops,
+                                    const WinogradTiling& tiling);
+
 }  // namespace cudaburg

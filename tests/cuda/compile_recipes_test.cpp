@@ -190,6 +190,13 @@ const std::vector<RecipeCase>& recipeCases() {
       {"tf32gemm", {{"M", 200}, {"N", 136}, {"K", 88}},
        "tile i,j 128,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 64,32\n"
        "strip k 32\nstage A at k_o swizzle\nstage B at k_o swizzle\nmap k_o async 4\nunroll k 32\nmma i,j,k 16,8,8"},
+      // Winograd: partial tiles, strips and filter blocks; F(4x4) with its outputs in two passes.
+      {"conv2d", {{"N", 3}, {"C", 13}, {"H", 9}, {"W", 11}, {"K", 37}}, "winograd oh,ow 2"},
+      {"conv2d", {{"N", 2}, {"C", 9}, {"H", 8}, {"W", 7}, {"K", 20}, {"P", 0}},
+       "winograd oh,ow 4 block 16,32,4 thread 4,8,2"},
+      {"conv2d_nhwc", {{"N", 3}, {"C", 13}, {"H", 9}, {"W", 11}, {"K", 37}},
+       "winograd oh,ow 2 block 32,64,8 thread 8,8,2 prefetch"},
+      {"conv2d_nhwc", {{"N", 3}, {"C", 13}, {"H", 9}, {"W", 11}, {"K", 37}}, "winograd oh,ow 4 block 16,32,8 thread 4,8,2"},
   };
   return cases;
 }

@@ -400,6 +400,33 @@ TEST_F(GpuRunner, TensorCoreConvolutionsVerifyAgainstCudnn) {
   EXPECT_EQ(t.library.rfind("cuDNN convolution (half, ", 0), 0u) << t.library;
 }
 
+TEST_F(GpuRunner, WinogradConvolutionsVerifyAgainstCudnnWithinTheirBound) {
+  // F(2x2,3x3) and F(4x4,3x3), channels first and last, uneven sizes: partial tiles at the image's
+  // edges and across images, a partial last strip of channels and block of filters, no padding;
+  // prefetched strips, several points a thread, outputs in two passes. Each within the Winograd
+  // bound of cuDNN, and below the bound of the direct nest for F(2x2).
+  const std::vector<std::pair<std::string, std::map<std::string, int64_t>>> layers = {
+      {"conv2d.loop", {{"N", 3}, {"C", 13}, {"H", 19}, {"W", 17}, {"K", 40}}},
+      {"conv2d.loop", {{"N", 2}, {"C", 64}, {"H", 14}, {"W", 14}, {"K", 64}, {"P", 0}}},
+      {"conv2d_nhwc.loop", {{"N", 3}, {"C", 13}, {"H", 19}, {"W", 17}, {"K", 40}}},
+  };
+  for (const auto& [example, sizes] : layers) {
+    Kernel k = testing::loadExample(example, sizes);
+    for (const char* recipe : {"winograd oh,ow 2", "winograd oh,ow 2 block 32,64,8 thread 8,8,2 prefetch",
+                               "winograd oh,ow 4 block 16,32,8 thread 4,8,2",
+                               "winograd oh,ow 4 block 16,32,4 thread 4,8,2",
+                               "winograd oh,ow 4 block 16,32,8 thread 4,8,3 prefetch"}) {
+      SCOPED_TRACE(example + " " + std::to_string(k.size("C")) + " channels: " + recipe);
+      auto e = emitUnder(k, recipe);
+      ASSERT_TRUE(e);
+      RunResult r = runner_->measure(k, *e, build(*e));
+      EXPECT_EQ(r.status, RunStatus::Ok) << r.reason << " (" << r.reference << ")";
+      EXPECT_EQ(r.reference.rfind("cuDNN", 0), 0u) << r.reference;
+      EXPECT_LT(r.error, e->minTolerance);
+    }
+  }
+}
+
 TEST_F(GpuRunner, PeeledEdgesVerify) {
   // Partial tiles on both sides and a partial last strip (127x4099x513): whole tiles and strips
   // run without guards, the register work rounded up past the edges; each buffering, and a split

@@ -3,7 +3,7 @@
 
 #include <tuple>
 
-#include "src/cuda/run/reference_shape.hpp"
+#include "src/analysis/reference_shape.hpp"
 #include "tests/cuda/run_test_kernels.hpp"
 
 namespace cudaburg {

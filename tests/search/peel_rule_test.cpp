@@ -21,13 +21,8 @@ struct Offered {
 
 Offered offered(const std::string& problem) {
   testing::SearchProblem p = testing::parseSearchProblem(problem);
-  LoopRules rules(p.kernel, p.space);
-  generated::LoopsMatcher matcher(&rules);
-  EXPECT_TRUE(matcher.label(p.kernel.body.get()));
   Offered o;
-  const Node* root = p.kernel.body.get();
-  for (int rank = 0; rank < matcher.count(root, generated::LoopsMatcher::kernel_NT); ++rank) {
-    const Fragment& f = matcher.value(root, generated::LoopsMatcher::kernel_NT, rank);
+  for (const Fragment& f : testing::candidates(p)) {
     std::string line = printRecipeLine(f.recipe(p.kernel));
     if (f.shape.peeled) {
       ++o.peeled;

@@ -14,6 +14,8 @@
 #include "common/diagnostics.hpp"
 #include "src/loop/parser.hpp"
 #include "src/search/evaluator.hpp"
+#include "src/search/loop_rules.hpp"
+#include "src/search/loops_matcher.hpp"
 #include "src/search/search_space.hpp"
 #include "src/tuning/tuning_db.hpp"
 
@@ -53,6 +55,19 @@ inline SearchProblem parseSearchProblem(const std::string& line) {
   EXPECT_TRUE(kernel) << diags.str();
   if (kernel) p.kernel = *kernel;
   return p;
+}
+
+// The candidate kernels the grammar offers for the problem (the root's derivations as `kernel`),
+// in the model's order.
+inline std::vector<Fragment> candidates(const SearchProblem& p) {
+  LoopRules rules(p.kernel, p.space);
+  generated::LoopsMatcher matcher(&rules);
+  EXPECT_TRUE(matcher.label(p.kernel.body.get()));
+  std::vector<Fragment> all;
+  const Node* root = p.kernel.body.get();
+  for (int rank = 0; rank < matcher.count(root, generated::LoopsMatcher::kernel_NT); ++rank)
+    all.push_back(matcher.value(root, generated::LoopsMatcher::kernel_NT, rank));
+  return all;
 }
 
 // The searches behind the tuning databases shipped in tests/data.

@@ -37,7 +37,7 @@ class RecipeGenerator {
     const Node* l = loops[index(loops.size())];
     const Node* inner = l->body()->kind == NodeKind::For ? l->body().get() : nullptr;
     RecipeStep s;
-    s.kind = static_cast<StepKind>(index(static_cast<size_t>(StepKind::Raster) + 1));  // any step
+    s.kind = static_cast<StepKind>(index(static_cast<size_t>(StepKind::Winograd) + 1));  // any step
     s.loops = {l->index};
     switch (s.kind) {
       case StepKind::StripMine:
@@ -71,6 +71,7 @@ class RecipeGenerator {
         s.loops.clear();
         s.factors = {pick({1, 2, 8})};
         break;
+      case StepKind::Winograd: break;  // not drawn: it takes a whole convolution as written
       case StepKind::Map:
         s.mapping = static_cast<Mapping>(index(static_cast<size_t>(Mapping::AsyncPipelined) + 1));  // any mapping
         if (s.mapping == Mapping::AsyncPipelined && coin()) s.factors = {pick({2, 4, 6})};  // buffers a stage

@@ -10,13 +10,7 @@
 namespace cudaburg {
 namespace {
 
-std::optional<Recipe> parseText(const std::string& text, std::string* errors = nullptr) {
-  common::SourceFile file("r.recipe", text);
-  common::Diagnostics diags(file);
-  auto r = parseRecipe(file, diags);
-  if (errors) *errors = diags.str();
-  return r;
-}
+using testing::recipeFromText;
 
 // Why recipe `text` does not apply to `k` ("applied" when it does; the parse errors when it does not parse).
 std::string refusalOf(const Kernel& k, const std::string& text) {
@@ -40,7 +34,7 @@ const char* kMatmulRecipe =
     "unroll k 2\n";
 
 TEST(Recipe, PrintsAndParsesBackTheSameSteps) {
-  auto r = parseText(kMatmulRecipe);
+  auto r = recipeFromText(kMatmulRecipe);
   ASSERT_TRUE(r);
   ASSERT_EQ(r->steps.size(), 10u);
   EXPECT_EQ(r->steps[0].kind, StepKind::Tile);
@@ -49,10 +43,10 @@ TEST(Recipe, PrintsAndParsesBackTheSameSteps) {
   EXPECT_EQ(r->steps[7].array, "A");
   EXPECT_EQ(r->steps[7].loc.line, 8u);
   EXPECT_EQ(printRecipe(*r), kMatmulRecipe);
-  auto again = parseText(printRecipe(*r));
+  auto again = recipeFromText(printRecipe(*r));
   ASSERT_TRUE(again);
   EXPECT_EQ(*again, *r);
-  auto line = parseText(printRecipeLine(*r));
+  auto line = recipeFromText(printRecipeLine(*r));
   ASSERT_TRUE(line);
   EXPECT_EQ(*line, *r);
 }
@@ -63,7 +57,7 @@ TEST(Recipe, EveryStepKindRoundTrips) {
       "stage A at k_o\nregtile i,j 4,4\nvectorize j 4\nsplit k 4\nmap k none\nmap k serial\n"
       "stage A at k_o transposed\nstrip k 16 into kk\ntile i,j 64,64 into bi,bj\nunroll k 4 into ku\n"
       "regtile i,j 4,4 into ti,tj\nvectorize j 4 into jv\nsplit k 4 into part\n";
-  auto r = parseText(text);
+  auto r = recipeFromText(text);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->steps.size(), 19u);
   EXPECT_FALSE(r->steps[6].transposed);
@@ -73,7 +67,7 @@ TEST(Recipe, EveryStepKindRoundTrips) {
 }
 
 TEST(Recipe, WarpLanesRoundTripAndComputeTheSame) {
-  auto r = parseText(std::string(kMatmulRecipe) + "lanes 2,16\n");
+  auto r = recipeFromText(std::string(kMatmulRecipe) + "lanes 2,16\n");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->steps.back().kind, StepKind::Lanes);
   EXPECT_EQ(r->steps.back().factors, (std::vector<int64_t>{2, 16}));
@@ -87,15 +81,15 @@ TEST(Recipe, WarpLanesRoundTripAndComputeTheSame) {
   for (const char* bad : {"lanes 4,4", "lanes 3,11", "lanes 64,1"})
     EXPECT_NE(refusalOf(k, bad).find("cannot be arranged as"), std::string::npos) << bad;
   std::string errors;
-  EXPECT_FALSE(parseText("lanes 8 4\n", &errors));
+  EXPECT_FALSE(recipeFromText("lanes 8 4\n", &errors));
   EXPECT_NE(errors.find("r.recipe:1:9: error: expected ',' and the columns of block.x"), std::string::npos) << errors;
 }
 
 TEST(Recipe, CommentsBlankLinesAndSemicolons) {
-  auto r = parseText("# a matmul schedule\n\n  tile i,j 4,4   # blocks\n; ;map i_o grid.x;map j_o grid.y\n");
+  auto r = recipeFromText("# a matmul schedule\n\n  tile i,j 4,4   # blocks\n; ;map i_o grid.x;map j_o grid.y\n");
   ASSERT_TRUE(r);
   EXPECT_EQ(printRecipeLine(*r), "tile i,j 4,4; map i_o grid.x; map j_o grid.y");
-  auto empty = parseText("# nothing\n");
+  auto empty = recipeFromText("# nothing\n");
   ASSERT_TRUE(empty);
   EXPECT_TRUE(empty->steps.empty());
   EXPECT_EQ(printRecipe(*empty), "");
@@ -103,26 +97,26 @@ TEST(Recipe, CommentsBlankLinesAndSemicolons) {
 
 TEST(Recipe, ErrorsCarryLineColumnAndCaret) {
   std::string errors;
-  EXPECT_FALSE(parseText("tile i,j 64,64\nmap i_o grid.w\n", &errors));
+  EXPECT_FALSE(recipeFromText("tile i,j 64,64\nmap i_o grid.w\n", &errors));
   EXPECT_NE(errors.find("r.recipe:2:9: error: expected a mapping"), std::string::npos) << errors;
   EXPECT_NE(errors.find("        ^"), std::string::npos) << errors;
 
-  EXPECT_FALSE(parseText("tile i,j 64\n", &errors));
+  EXPECT_FALSE(recipeFromText("tile i,j 64\n", &errors));
   EXPECT_NE(errors.find("1:10: error: 2 loops need 2 factors, not 1"), std::string::npos) << errors;
 
-  EXPECT_FALSE(parseText("strip i\n", &errors));
+  EXPECT_FALSE(recipeFromText("strip i\n", &errors));
   EXPECT_NE(errors.find("1:8: error: expected a factor"), std::string::npos) << errors;
 
-  EXPECT_FALSE(parseText("stage A k_o\n", &errors));
+  EXPECT_FALSE(recipeFromText("stage A k_o\n", &errors));
   EXPECT_NE(errors.find("1:9: error: expected 'at'"), std::string::npos) << errors;
 
-  EXPECT_FALSE(parseText("strip k 0\n", &errors));
+  EXPECT_FALSE(recipeFromText("strip k 0\n", &errors));
   EXPECT_NE(errors.find("must be positive"), std::string::npos) << errors;
 
-  EXPECT_FALSE(parseText("unroll k 4 8\n", &errors));
+  EXPECT_FALSE(recipeFromText("unroll k 4 8\n", &errors));
   EXPECT_NE(errors.find("1:12: error: unexpected '8' after the step"), std::string::npos) << errors;
 
-  EXPECT_FALSE(parseText("strip k 99999999999999999999\n", &errors));
+  EXPECT_FALSE(recipeFromText("strip k 99999999999999999999\n", &errors));
   EXPECT_NE(errors.find("too large"), std::string::npos) << errors;
 }
 
@@ -139,7 +133,7 @@ TEST(Recipe, ReportsEveryBadStep) {
 
 TEST(Recipe, ApplyingIsDeterministicAndCorrect) {
   Kernel k = testing::smallExample("matmul");
-  auto r = parseText(kMatmulRecipe);
+  auto r = recipeFromText(kMatmulRecipe);
   ASSERT_TRUE(r);
   Kernel a = testing::applied(applyRecipe(k, *r));
   Kernel b = testing::applied(applyRecipe(k, *r));
@@ -175,17 +169,17 @@ TEST(Recipe, TransposedStageRoundTripsAndComputesTheSame) {
   const char* text =
       "tile i,j 8,8\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 2,2\n"
       "strip k 4\nstage A at k_o transposed\nstage B at k_o\n";
-  auto r = parseText(text);
+  auto r = recipeFromText(text);
   ASSERT_TRUE(r);
   EXPECT_EQ(printRecipe(*r), text);
-  auto line = parseText(printRecipeLine(*r));
+  auto line = recipeFromText(printRecipeLine(*r));
   ASSERT_TRUE(line);
   EXPECT_EQ(*line, *r);
   Kernel k = testing::smallExample("matmul");
   Kernel a = testing::applied(applyRecipe(k, *r));
   EXPECT_EQ(testing::differenceFrom(k, a), "");
   std::string errors;
-  EXPECT_FALSE(parseText("stage A at k_o transposed sideways\n", &errors));
+  EXPECT_FALSE(recipeFromText("stage A at k_o transposed sideways\n", &errors));
   EXPECT_NE(errors.find("[transposed"), std::string::npos) << errors;
 }
 
@@ -193,7 +187,7 @@ TEST(Recipe, InterleavedAndPipelinedStagesRoundTripAndComputeTheSame) {
   const char* text =
       "tile i,j 8,16\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 2,8\n"
       "strip k 4\nstage A at k_o transposed\nstage B at k_o interleaved 8\nmap k_o pipelined\nunroll k 4\n";
-  auto r = parseText(text);
+  auto r = recipeFromText(text);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->steps[8].interleave, 8);
   EXPECT_EQ(r->steps[9].mapping, Mapping::Pipelined);
@@ -203,14 +197,14 @@ TEST(Recipe, InterleavedAndPipelinedStagesRoundTripAndComputeTheSame) {
   EXPECT_NE(printKernel(a).find("interleaved 8"), std::string::npos) << printKernel(a);
   EXPECT_EQ(testing::differenceFrom(k, a), "");
   std::string errors;
-  EXPECT_FALSE(parseText("stage B at k_o interleaved\n", &errors));
+  EXPECT_FALSE(recipeFromText("stage B at k_o interleaved\n", &errors));
   EXPECT_NE(errors.find("the run each thread reads"), std::string::npos) << errors;
-  auto odd = parseText("tile i,j 8,16\nstrip k 4\nstage B at k_o interleaved 6\n");
+  auto odd = recipeFromText("tile i,j 8,16\nstrip k 4\nstage B at k_o interleaved 6\n");
   ASSERT_TRUE(odd);
   TransformResult refused = applyRecipe(k, *odd);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.reason.find("a multiple of 4"), std::string::npos) << refused.reason;
-  auto both = parseText("tile i,j 8,16\nstrip k 4\nstage B at k_o interleaved 32\n");
+  auto both = recipeFromText("tile i,j 8,16\nstrip k 4\nstage B at k_o interleaved 32\n");
   ASSERT_TRUE(both);
   refused = applyRecipe(k, *both);
   ASSERT_FALSE(refused.ok());
@@ -271,19 +265,19 @@ const char* kNamedMatmulRecipe =
     "map ks pipelined\n";
 
 TEST(Recipe, StepsNameTheLoopsTheyMakeAndLaterStepsUseThem) {
-  auto r = parseText(kNamedMatmulRecipe);
+  auto r = recipeFromText(kNamedMatmulRecipe);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->steps[0].into, std::vector<std::string>{"part"});
   EXPECT_EQ(r->steps[1].into, (std::vector<std::string>{"bi", "bj"}));
   EXPECT_EQ(r->steps[1].str(), "tile i,j 8,8 into bi,bj");
   EXPECT_TRUE(r->steps[2].into.empty());
   EXPECT_EQ(printRecipe(*r), kNamedMatmulRecipe);
-  auto line = parseText(printRecipeLine(*r));
+  auto line = recipeFromText(printRecipeLine(*r));
   ASSERT_TRUE(line);
   EXPECT_EQ(*line, *r);
-  auto unnamed = parseText("tile i,j 8,8\n");
+  auto unnamed = recipeFromText("tile i,j 8,8\n");
   ASSERT_TRUE(unnamed);
-  EXPECT_NE(*unnamed, *parseText("tile i,j 8,8 into i_o,j_o\n")) << "a name given is part of the step";
+  EXPECT_NE(*unnamed, *recipeFromText("tile i,j 8,8 into i_o,j_o\n")) << "a name given is part of the step";
 
   Kernel k = testing::smallExample("matmul");
   Kernel a = testing::applied(applyRecipe(k, *r));
@@ -297,22 +291,22 @@ TEST(Recipe, StepsNameTheLoopsTheyMakeAndLaterStepsUseThem) {
 TEST(Recipe, ANameClashIsAnError) {
   std::string errors;
   // In the recipe: a name given twice, with where it was given first.
-  EXPECT_FALSE(parseText("strip k 4 into kk\ntile i,j 8,8 into bi,kk\n", &errors));
+  EXPECT_FALSE(recipeFromText("strip k 4 into kk\ntile i,j 8,8 into bi,kk\n", &errors));
   EXPECT_NE(errors.find("r.recipe:2:22: error: a new loop is named kk already"), std::string::npos) << errors;
   EXPECT_NE(errors.find("r.recipe:1:16: note: the loop named kk first"), std::string::npos) << errors;
-  EXPECT_FALSE(parseText("tile i,j 8,8 into bi\n", &errors));
+  EXPECT_FALSE(recipeFromText("tile i,j 8,8 into bi\n", &errors));
   EXPECT_NE(errors.find("1:19: error: 2 new loops need 2 names, not 1"), std::string::npos) << errors;
-  EXPECT_FALSE(parseText("strip k 4 into\n", &errors));
+  EXPECT_FALSE(recipeFromText("strip k 4 into\n", &errors));
   EXPECT_NE(errors.find("1:15: error: expected a name for a new loop, found the end of the line"), std::string::npos)
       << errors;
-  EXPECT_FALSE(parseText("map k grid.x into kk\n", &errors));
+  EXPECT_FALSE(recipeFromText("map k grid.x into kk\n", &errors));
   EXPECT_NE(errors.find("unexpected 'into' after the step"), std::string::npos) << errors;
-  EXPECT_FALSE(parseText("strip k 4 into k.o\n", &errors));
+  EXPECT_FALSE(recipeFromText("strip k 4 into k.o\n", &errors));
   EXPECT_NE(errors.find("expected a name for a new loop, found 'k.o'"), std::string::npos) << errors;
 
   // In the kernel: a name it uses already; the refusal names the step.
   Kernel k = testing::smallExample("matmul");
-  auto taken = parseText("tile i,j 8,8\nstrip k 4 into i_o\n");
+  auto taken = recipeFromText("tile i,j 8,8\nstrip k 4 into i_o\n");
   ASSERT_TRUE(taken);
   TransformResult t = applyRecipe(k, *taken);
   ASSERT_FALSE(t.ok());
@@ -323,7 +317,7 @@ TEST(Recipe, ANameClashIsAnError) {
 // give the same names; names the rule would not give, or might not, stay.
 TEST(Recipe, NamesTheRuleWouldGiveAreLeftOut) {
   Kernel k = testing::intMatmul(32, 32, 20);
-  auto named = parseText(
+  auto named = recipeFromText(
       "tile i,j 8,8 into i_o,j_o\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\n"
       "regtile i,j 2,2 into i_o2,j_o2\nstrip k 4 into kk\nunroll k 4 into k_o\nvectorize j 2 into j_o3\n");
   ASSERT_TRUE(named);
@@ -334,14 +328,14 @@ TEST(Recipe, NamesTheRuleWouldGiveAreLeftOut) {
   EXPECT_EQ(printKernel(testing::applied(applyRecipe(k, shortest))),
             printKernel(testing::applied(applyRecipe(k, *named))));
   // After an unroll that may work in place, a later name of the same loop's stays.
-  auto uncertain = parseText("strip k 4 into k_o\nunroll k 4 into k_o2\nstrip k 2 into k_o3\n");
+  auto uncertain = recipeFromText("strip k 4 into k_o\nunroll k 4 into k_o2\nstrip k 2 into k_o3\n");
   ASSERT_TRUE(uncertain);
   EXPECT_EQ(printRecipeLine(withDefaultNamesLeftOut(k, *uncertain)), "strip k 4; unroll k 4; strip k 2 into k_o3");
 }
 
 TEST(Recipe, ARefusalNamesTheStep) {
   Kernel k = testing::smallExample("matmul");
-  auto r = parseText("tile i,j 8,8\nmap k grid.x\n");
+  auto r = recipeFromText("tile i,j 8,8\nmap k grid.x\n");
   ASSERT_TRUE(r);
   TransformResult t = applyRecipe(k, *r);
   ASSERT_FALSE(t.ok());

@@ -68,6 +68,14 @@ Kernel intMatmul(int64_t m, int64_t n, int64_t k) {
       {{"M", m}, {"N", n}, {"K", k}});
 }
 
+std::optional<Recipe> recipeFromText(const std::string& text, std::string* errors) {
+  common::SourceFile file("r.recipe", text);
+  common::Diagnostics diags(file);
+  auto r = parseRecipe(file, diags);
+  if (errors) *errors = diags.str();
+  return r;
+}
+
 Kernel applied(const TransformResult& r) {
   if (!r.ok()) {
     ADD_FAILURE() << "refused: " << r.reason;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "src/loop/loop_tree.hpp"
+#include "src/transform/recipe.hpp"
 #include "src/transform/transform_result.hpp"
 
 namespace cudaburg::testing {
@@ -19,6 +20,8 @@ Kernel kernelFromText(const std::string& text, const std::map<std::string, int64
 // An int matrix multiplication of the given sizes (results compare exactly).
 Kernel intMatmul(int64_t m, int64_t n, int64_t k);
 
+// Recipe text parsed; nullopt when it has errors (their text, lines and carets, in `errors`).
+std::optional<Recipe> recipeFromText(const std::string& text, std::string* errors = nullptr);
 // The transformation applied: fails the test with its reason when it refused.
 Kernel applied(const TransformResult& r);
 // "" when `transformed` computes what `original` computes on random inputs (exactly for ints,

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "src/cuda/emit/emit_winograd.hpp"
 #include "src/cuda/emit/kernel_writer.hpp"
 #include "src/loop/pipeline.hpp"
 #include "src/loop/swizzle.hpp"
@@ -776,6 +777,7 @@ EmitResult KernelWriter::write() {
 namespace cudaburg {
 
 EmitResult emitKernel(const Kernel& kernel, const EmitOptions& options) {
+  if (kernel.winograd) return emit_internal::emitWinograd(kernel, options);
   LaunchPlanResult planned = planLaunch(kernel, options.elementType);
   if (!planned.plan) return EmitResult{std::nullopt, planned.refusal};
   emit_internal::KernelWriter writer(kernel, *planned.plan, options);
@@ -786,7 +788,9 @@ EmitResult emitReference(const Kernel& kernel) {
   EmitOptions options;
   options.entry = kernel.name + "_reference";
   options.elementType = ScalarType::Double;
-  return emitKernel(kernel, options);
+  Kernel nest = kernel;
+  nest.winograd.reset();  // the exact nest, as written
+  return emitKernel(nest, options);
 }
 
 }  // namespace cudaburg

@@ -29,6 +29,9 @@ struct CudaKernel {
   std::vector<std::string> zeroFirst; // outputs the runner sets to zero before the launch
   ScalarType elementType = ScalarType::Float;  // the type its floating-point arrays have here
   std::vector<ScalarType> paramTypes;         // the type each parameter has here, in order
+  // The least relative error verification allows it (0: the nest's rounding bound alone): a
+  // Winograd kernel's transforms lose digits (WinogradTiling::errorBound).
+  double minTolerance = 0;
 
   unsigned threads() const { return block[0] * block[1] * block[2]; }
   unsigned long long blocks() const { return 1ull * grid[0] * grid[1] * grid[2]; }
@@ -48,6 +51,7 @@ struct EmitResult {
   bool ok() const { return kernel.has_value(); }
 };
 
+// A kernel the winograd step made is written as one fused Winograd kernel (emit_winograd.cpp).
 EmitResult emitKernel(const Kernel& kernel, const EmitOptions& options = {});
 
 // The kernel with every floating-point array in double precision, named "<name>_reference":

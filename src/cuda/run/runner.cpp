@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -297,7 +298,8 @@ RunResult Runner::measureCubin(const Kernel& kernel, const CudaKernel& variant, 
   request.seed = options.seed ? options.seed : freshSeed();
   std::vector<ScalarType> types;
   for (const Array& a : kernel.params) types.push_back(variantType(a, variant));
-  request.tolerance = options.tolerance > 0 ? options.tolerance : kernelTolerance(kernel, types, work.reductionLength);
+  request.tolerance = options.tolerance > 0 ? options.tolerance
+                                            : std::max(kernelTolerance(kernel, types, work.reductionLength), variant.minTolerance);
   if (options.tolerance <= 0 && plan.kind == ReferencePlan::Kind::Conv)
     request.tolerance = referenceTolerance(request.tolerance, plan.conv.libraryOutput());
   request.verify = options.verify;

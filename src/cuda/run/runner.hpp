@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "src/cuda/emit/emitter.hpp"
-#include "src/cuda/run/reference_shape.hpp"
+#include "src/analysis/reference_shape.hpp"
 #include "src/cuda/run/run_status.hpp"
 #include "src/cuda/run/timing.hpp"
 #include "src/loop/loop_tree.hpp"

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/cuda/run/inputs.hpp"
-#include "src/cuda/run/reference_shape.hpp"
+#include "src/analysis/reference_shape.hpp"
 #include "src/cuda/run/run_status.hpp"
 #include "src/cuda/run/timing.hpp"
 

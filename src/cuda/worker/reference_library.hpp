@@ -11,7 +11,7 @@
 #include <string>
 
 #include "src/cuda/worker/device.hpp"
-#include "src/cuda/run/reference_shape.hpp"
+#include "src/analysis/reference_shape.hpp"
 
 namespace cudaburg {
 

@@ -1,4 +1,4 @@
-#include "src/cuda/run/reference_shape.hpp"
+#include "src/analysis/reference_shape.hpp"
 
 #include <algorithm>
 #include <map>
@@ -333,6 +333,7 @@ std::optional<ConvShape> recognizeConv(const Kernel& kernel) {
   for (const auto& d : dims) {
     s.filter.push_back(trips[d.tap]);
     s.out.push_back(trips[d.out]);
+    s.outIndices.push_back(d.out);
     s.pad.push_back(d.pad), s.stride.push_back(d.stride), s.dilation.push_back(d.dilation);
     if (d.pad > 0 && !inArray->zeroPadded) return std::nullopt;
   }

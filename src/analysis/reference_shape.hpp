@@ -44,6 +44,7 @@ struct ConvShape {
   // type, so with 16-bit operands it writes a 16-bit output: fewer bytes than the nest's float
   // one, and rounded (see referenceTolerance in reference_check.hpp).
   ScalarType operands = ScalarType::Float;
+  std::vector<std::string> outIndices;         // the loop indices of the output's spatial dimensions
 
   size_t rank() const { return in.size(); }  // spatial dimensions
   ScalarType libraryOutput() const { return operands; }  // the type cuDNN writes the output in
