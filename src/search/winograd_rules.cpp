@@ -16,6 +16,10 @@ Fragment LoopRules::winograd(const Node* node, int64_t m, int64_t tiles, int64_t
     f.refused = "the Winograd step takes a whole convolution";
     return f;
   }
+  if (mmaK() != 0) {  // its GEMMs run on the CUDA cores, several times slower than tensor cores
+    f.refused = "operands of a tensor-core type go to tensor cores";
+    return f;
+  }
   TransformResult applies = winogradConvolution(kernel_, conv->outIndices, t);
   if (!applies.ok()) {
     f.refused = applies.reason;

@@ -15,7 +15,7 @@ using testing::recipeFromText;
 // Why recipe `text` does not apply to `k` ("applied" when it does; the parse errors when it does not parse).
 std::string refusalOf(const Kernel& k, const std::string& text) {
   std::string errors;
-  auto r = parseText(text, &errors);
+  auto r = recipeFromText(text, &errors);
   if (!r) return errors;
   TransformResult applied = applyRecipe(k, *r);
   return applied.ok() ? "applied" : applied.reason;
@@ -142,7 +142,7 @@ TEST(Recipe, ApplyingIsDeterministicAndCorrect) {
 }
 
 TEST(Recipe, RasteredBlocksRoundTripComputeTheSameAndRefuseWhatIsNoRaster) {
-  auto r = parseText(std::string(kMatmulRecipe) + "raster 4\n");
+  auto r = recipeFromText(std::string(kMatmulRecipe) + "raster 4\n");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->steps.back().kind, StepKind::Raster);
   EXPECT_EQ(r->steps.back().factors, (std::vector<int64_t>{4}));
@@ -153,14 +153,14 @@ TEST(Recipe, RasteredBlocksRoundTripComputeTheSameAndRefuseWhatIsNoRaster) {
   EXPECT_NE(printKernel(rastered).find("4 rows of grid.y at a time"), std::string::npos) << printKernel(rastered);
   EXPECT_EQ(testing::differenceFrom(k, rastered), "");
   // A group of one row is CUDA's own order; a number is needed, and a positive one.
-  auto one = parseText("raster 1\n");
+  auto one = recipeFromText("raster 1\n");
   ASSERT_TRUE(one);
   TransformResult t = applyRecipe(k, *one);
   EXPECT_FALSE(t.ok());
   EXPECT_NE(t.reason.find("2 or more rows"), std::string::npos) << t.reason;
   for (const char* bad : {"raster\n", "raster 0\n", "raster 4,8\n"}) {
     std::string errors;
-    EXPECT_FALSE(parseText(bad, &errors)) << bad;
+    EXPECT_FALSE(recipeFromText(bad, &errors)) << bad;
     EXPECT_NE(errors.find("r.recipe:1:"), std::string::npos) << errors;
   }
 }
@@ -215,7 +215,7 @@ TEST(Recipe, SwizzledStagesAndDeeperAsyncPipelinesRoundTripAndComputeTheSame) {
   const char* text =
       "tile i,j 8,16\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 2,4\n"
       "strip k 8\nstage A at k_o swizzle\nstage B at k_o swizzle\nmap k_o async 4\nunroll k 8\n";
-  auto r = parseText(text);
+  auto r = recipeFromText(text);
   ASSERT_TRUE(r);
   EXPECT_TRUE(r->steps[7].swizzled);
   EXPECT_EQ(r->steps[9].factors, (std::vector<int64_t>{4}));
@@ -228,17 +228,17 @@ TEST(Recipe, SwizzledStagesAndDeeperAsyncPipelinesRoundTripAndComputeTheSame) {
   forEachNode(*a.body, [&](const Node& n) { swizzled |= n.kind == NodeKind::Stage && n.buffer.swizzled; });
   EXPECT_TRUE(swizzled);
   // Without a number, three buffers; a number is for asynchronous pipelines only, 2 to 6.
-  auto plain = parseText("strip k 8\nstage A at k_o\nmap k_o async\n");
+  auto plain = recipeFromText("strip k 8\nstage A at k_o\nmap k_o async\n");
   ASSERT_TRUE(plain);
   EXPECT_TRUE(plain->steps[2].factors.empty());
   EXPECT_EQ(testing::applied(applyRecipe(k, *plain)).asyncStages, kAsyncStages);
   std::string errors;
-  EXPECT_FALSE(parseText("map k_o async 9\n", &errors));
+  EXPECT_FALSE(recipeFromText("map k_o async 9\n", &errors));
   EXPECT_NE(errors.find("1:15: error: an asynchronous pipeline keeps 2 to 6 buffers of each stage, not 9"),
             std::string::npos) << errors;
-  EXPECT_FALSE(parseText("map k_o pipelined 4\n", &errors));
+  EXPECT_FALSE(recipeFromText("map k_o pipelined 4\n", &errors));
   EXPECT_NE(errors.find("unexpected '4' after the step"), std::string::npos) << errors;
-  EXPECT_FALSE(parseText("stage A at k_o pad 8 swizzle\n", &errors));
+  EXPECT_FALSE(recipeFromText("stage A at k_o pad 8 swizzle\n", &errors));
   EXPECT_NE(errors.find("unexpected 'swizzle' after the step"), std::string::npos) << errors;
   // A swizzle permutes whole 16-byte chunks, a power of two of them a row.
   EXPECT_NE(refusalOf(k, "tile i,j 8,16\nstrip k 12\nstage A at k_o swizzle\n").find("cannot be swizzled: its rows hold 3 chunks"),
