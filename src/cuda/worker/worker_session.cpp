@@ -230,6 +230,9 @@ MeasureReply WorkerSession::timeReference(const MeasureRequest& request) {
         algorithm = libraries_->conv(stream, ref.conv, in, w, out, ReferenceLibraries::ConvUse::Time);
       };
     }
+    // Once before timing: the library plans its algorithm (cuDNN times its candidates) on the first call.
+    run();
+    synchronize(stream, "running the reference library");
     TimedRuns timed = timeRuns(stream, run, request.warmupRuns, request.runs, *flusher_);
     MeasureReply reply;
     reply.status = RunStatus::Ok;
