@@ -52,35 +52,35 @@ ConvKey convKey(const ConvShape& s) {
   return toJson(spec).dump();
 }
 
-// The median time of a few runs of the convolution `plan` describes with algorithm `a` (its
-// math type set on the plan's descriptor as a side effect).
-double medianForwardMs(cudnnHandle_t handle, CUstream stream, const ConvPlan& plan,
-                       const cudnnConvolutionFwdAlgoPerf_t& a, CUdeviceptr input, CUdeviceptr weight,
-                       CUdeviceptr output) {
+// The time a run of the convolution `plan` describes takes with algorithm `a` (its math type set
+// on the plan's descriptor as a side effect): two runs to warm up, then the mean of ten run back
+// to back, so that host work inside a call overlaps the runs before it as in any real use.
+double forwardMs(cudnnHandle_t handle, CUstream stream, const ConvPlan& plan, const cudnnConvolutionFwdAlgoPerf_t& a,
+                 CUdeviceptr input, CUdeviceptr weight, CUdeviceptr output) {
   checkCudnn(cudnnSetConvolutionMathType(plan.conv, a.mathType), "cudnnSetConvolutionMathType");
   DeviceBuffer workspace(a.memory);
   const float one = 1, zero = 0;
-  std::vector<double> ms;
-  CUevent start = nullptr, stop = nullptr;
-  checkCuda(cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
-  checkCuda(cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
-  for (int run = 0; run < 7; ++run) {
-    checkCuda(cuEventRecord(start, stream), "cuEventRecord");
+  auto forward = [&] {
     checkCudnn(cudnnConvolutionForward(handle, &one, plan.input, reinterpret_cast<const void*>(input), plan.filter,
                                        reinterpret_cast<const void*>(weight), plan.conv, a.algo,
                                        reinterpret_cast<void*>(workspace.ptr()), workspace.bytes(), &zero, plan.output,
                                        reinterpret_cast<void*>(output)),
                "cudnnConvolutionForward");
-    checkCuda(cuEventRecord(stop, stream), "cuEventRecord");
-    checkCuda(cuEventSynchronize(stop), "cuEventSynchronize");
-    float elapsed = 0;
-    checkCuda(cuEventElapsedTime(&elapsed, start, stop), "cuEventElapsedTime");
-    if (run >= 2) ms.push_back(elapsed);  // the first two warm up
-  }
+  };
+  constexpr int kRuns = 10;
+  forward(), forward();
+  CUevent start = nullptr, stop = nullptr;
+  checkCuda(cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
+  checkCuda(cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
+  checkCuda(cuEventRecord(start, stream), "cuEventRecord");
+  for (int run = 0; run < kRuns; ++run) forward();
+  checkCuda(cuEventRecord(stop, stream), "cuEventRecord");
+  checkCuda(cuEventSynchronize(stop), "cuEventSynchronize");
+  float elapsed = 0;
+  checkCuda(cuEventElapsedTime(&elapsed, start, stop), "cuEventElapsedTime");
   cuEventDestroy(start);
   cuEventDestroy(stop);
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  return elapsed / kRuns;
 }
 
 const char* algorithmName(cudnnConvolutionFwdAlgo_t a) {
@@ -262,13 +262,13 @@ std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdevi
             (!directOnly || direct(perf[i].algo)))
           allowed.push_back(&perf[i]);
     }
-    // cudnnFind times each algorithm once: to be timed, the allowed ones are timed again (the
-    // median of a few runs each) and the fastest kept, so that one slow trial cannot hide it.
+    // cudnnFind times each algorithm once: to be timed, the allowed ones are timed again (ten
+    // runs each) and the fastest kept, so that one slow trial cannot hide it.
     const cudnnConvolutionFwdAlgoPerf_t* chosen = allowed.empty() ? nullptr : allowed.front();
     if (use == ConvUse::Time && allowed.size() > 1) {
       double best = INFINITY;
       for (const cudnnConvolutionFwdAlgoPerf_t* a : allowed) {
-        double ms = medianForwardMs(handles_->cudnn, stream, *p, *a, input, weight, output);
+        double ms = forwardMs(handles_->cudnn, stream, *p, *a, input, weight, output);
         if (ms < best) best = ms, chosen = a;
       }
     }
