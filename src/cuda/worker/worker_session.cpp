@@ -56,6 +56,11 @@ void initOutputs(CUstream stream, DeviceArrays& arrays, bool zeroOnly) {
   }
 }
 
+// Device memory for the elements of `a` held as `type` (a library's output in its own type).
+DeviceBuffer bufferOf(const ArraySpec& a, ScalarType type) {
+  return DeviceBuffer(size_t(a.elements()) * scalarTypeBytes(type));
+}
+
 void synchronize(CUstream stream, const char* what) { checkCuda(cuStreamSynchronize(stream), what); }
 
 MeasureReply failed(const std::string& reason, bool fatal = false) {
@@ -141,7 +146,7 @@ MeasureReply WorkerSession::measure(const MeasureRequest& request) {
         size_t out = arrays.find(gemm ? ref.gemm.c : ref.conv.output);
         // cuDNN writes a convolution of 16-bit operands in their type: compared as it is.
         ScalarType written = gemm ? arrays.specs[out].type : ref.conv.libraryOutput();
-        libraryResult = DeviceBuffer(size_t(arrays.specs[out].elements()) * scalarTypeBytes(written));
+        libraryResult = bufferOf(arrays.specs[out], written);
         if (gemm) {
           libraries_->gemm(stream, ref.gemm, arrays.buffers[arrays.find(ref.gemm.a)].ptr(),
                            arrays.buffers[arrays.find(ref.gemm.b)].ptr(), libraryResult.ptr());
@@ -223,7 +228,7 @@ MeasureReply WorkerSession::timeReference(const MeasureRequest& request) {
       CUdeviceptr in = arrays.buffers[arrays.find(ref.conv.input)].ptr(),
                   w = arrays.buffers[arrays.find(ref.conv.weight)].ptr(), out = arrays.buffers[outIndex].ptr();
       if (ref.conv.libraryOutput() != arrays.specs[outIndex].type) {
-        narrowOutput = DeviceBuffer(size_t(arrays.specs[outIndex].elements()) * scalarTypeBytes(ref.conv.libraryOutput()));
+        narrowOutput = bufferOf(arrays.specs[outIndex], ref.conv.libraryOutput());
         out = narrowOutput.ptr();
       }
       run = [&, in, w, out] {
