@@ -478,6 +478,7 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
       break;
     case StepKind::Raster:
       if (arity(0, 1)) return rasterBlocks(kernel, step.factors[0]);
+      break;
     case StepKind::Winograd:
       if (arity(2, 8)) return winogradConvolution(kernel, step.loops, winogradTiling(step.factors));
       break;
