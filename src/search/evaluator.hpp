@@ -64,6 +64,7 @@ class Evaluator {
   struct CompileBudget;
   MeasurementKey keyFor(const std::string& recipeLine) const;
   void measureOne(Prepared& p, VariantResult& v);
+  void noteFastest(const Measurement& m);  // keeps fastestMs_
   // Waits for `p`'s compilation until the budget ends; false when it was not done by then (once
   // a variant has been measured: before, it waits as long as the compilation takes).
   bool compiledWithinBudget(Prepared& p) const;
@@ -83,6 +84,7 @@ class Evaluator {
   std::vector<std::unique_ptr<Prepared>> kept_;  // every prepared variant, by recipe, for best.cu
   size_t measured_ = 0;
   bool storeFailed_ = false;  // the database refused a measurement (warned once)
+  double fastestMs_ = 0;      // the fastest correct variant so far: what the next one races (0: none yet)
 };
 
 // A short stable hash of a text, as hex (FNV-1a, 64 bits): names loop nests in the database.

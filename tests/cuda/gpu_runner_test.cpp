@@ -91,6 +91,21 @@ TEST_F(GpuRunner, NaiveMatmulVerifiesAgainstCublasAndIsTimed) {
   EXPECT_GT(r.gbps, 0);
 }
 
+TEST_F(GpuRunner, AVariantFarBehindTheFastestIsTimedByAFewRuns) {
+  Kernel k = testing::loadExample("matmul.loop", {{"M", 512}, {"N", 384}, {"K", 256}});
+  MeasureOptions options;
+  options.runs.raceAgainstMs = 1e-6;  // no kernel of this size runs this fast: the race is lost
+  RunResult lost = measureNaive(k, options);
+  ASSERT_EQ(lost.status, RunStatus::Ok) << lost.reason;
+  EXPECT_EQ(lost.runs, 3);
+  EXPECT_GT(lost.ms, 0);
+  options.runs.raceAgainstMs = 1e6;  // any time is within the race: the full count of runs
+  RunResult kept = measureNaive(k, options);
+  ASSERT_EQ(kept.status, RunStatus::Ok) << kept.reason;
+  EXPECT_GE(kept.runs, 20);
+  EXPECT_NEAR(lost.ms, kept.ms, 0.5 * kept.ms);
+}
+
 TEST_F(GpuRunner, HandWrittenCorrectKernelPasses) {
   RunResult r = measureMatmulBody(smallMatmul(), "correct", kCorrectBody);
   EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;

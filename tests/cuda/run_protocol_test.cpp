@@ -23,6 +23,8 @@ TEST(RunProtocol, MeasureRequestRoundTrips) {
   r.time = false;
   r.runs.minRuns = 7;
   r.runs.maxTotalMs = 50;
+  r.runs.raceAgainstMs = 1.5;
+  r.runs.raceFactor = 1.3;
 
   nlohmann::json j = toJson(r);
   EXPECT_EQ(j.at("op"), "measure");
@@ -51,6 +53,8 @@ TEST(RunProtocol, MeasureRequestRoundTrips) {
   EXPECT_FALSE(back.time);
   EXPECT_EQ(back.runs.minRuns, 7);
   EXPECT_DOUBLE_EQ(back.runs.maxTotalMs, 50);
+  EXPECT_DOUBLE_EQ(back.runs.raceAgainstMs, 1.5);
+  EXPECT_DOUBLE_EQ(back.runs.raceFactor, 1.3);
 }
 
 TEST(RunProtocol, ExactAndConvolutionReferencesRoundTrip) {

@@ -65,6 +65,16 @@ TEST(RunTiming, RunCountMeetsTheTargetsWithinTheLimits) {
   EXPECT_EQ(timedRunCount(5000.0, p), 1);   // never fewer than one
 }
 
+TEST(RunTiming, AVariantLosesItsRaceOnlyBeyondTheFactor) {
+  RunCountPolicy p;
+  EXPECT_FALSE(p.losing(1e9));  // no race before anything is measured
+  p.raceAgainstMs = 2.0;
+  p.raceFactor = 1.25;
+  EXPECT_FALSE(p.losing(2.4));
+  EXPECT_FALSE(p.losing(2.5));
+  EXPECT_TRUE(p.losing(2.51));
+}
+
 TEST(RunTiming, Rates) {
   WorkCount w;
   w.flops = 2e12;

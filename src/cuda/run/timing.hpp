@@ -26,11 +26,18 @@ double median(std::vector<double> samples);
 
 // How many timed runs to make after warm-up, given one run's estimated time: at least minRuns
 // and minTotalMs of kernel time, at most maxRuns and maxTotalMs (but never fewer than 1 run).
+// A race: a variant whose first runs are already slower than raceFactor times the fastest variant
+// measured so far (raceAgainstMs; 0: no race) is timed by those few runs alone. Their median is
+// still a measurement, precise enough to lose, and a search measures more variants in its budget.
 struct RunCountPolicy {
   int minRuns = 20;
   int maxRuns = 1000;
   double minTotalMs = 100;
   double maxTotalMs = 2000;
+  double raceAgainstMs = 0;
+  double raceFactor = 1.25;
+
+  bool losing(double ms) const { return raceAgainstMs > 0 && ms > raceFactor * raceAgainstMs; }
 };
 int timedRunCount(double estimatedMsPerRun, const RunCountPolicy& policy);
 

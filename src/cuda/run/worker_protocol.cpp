@@ -82,7 +82,8 @@ json toJson(const MeasureRequest& r) {
   return {{"op", "measure"}, {"variant", toJson(r.variant)}, {"arrays", arrays}, {"reference", toJson(r.reference)},
           {"checks", r.checksCubin}, {"seed", r.seed}, {"tolerance", r.tolerance}, {"verify", r.verify}, {"time", r.time},
           {"warmup_runs", r.warmupRuns}, {"min_runs", r.runs.minRuns}, {"max_runs", r.runs.maxRuns},
-          {"min_total_ms", r.runs.minTotalMs}, {"max_total_ms", r.runs.maxTotalMs}};
+          {"min_total_ms", r.runs.minTotalMs}, {"max_total_ms", r.runs.maxTotalMs},
+          {"race_against_ms", r.runs.raceAgainstMs}, {"race_factor", r.runs.raceFactor}};
 }
 
 json toJson(const MeasureReply& r) {
@@ -164,6 +165,8 @@ MeasureRequest measureRequestFromJson(const json& j) {
   r.runs.maxRuns = j.value("max_runs", r.runs.maxRuns);
   r.runs.minTotalMs = j.value("min_total_ms", r.runs.minTotalMs);
   r.runs.maxTotalMs = j.value("max_total_ms", r.runs.maxTotalMs);
+  r.runs.raceAgainstMs = j.value("race_against_ms", r.runs.raceAgainstMs);
+  r.runs.raceFactor = j.value("race_factor", r.runs.raceFactor);
   return r;
 }
 
