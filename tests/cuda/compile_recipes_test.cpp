@@ -190,6 +190,9 @@ const std::vector<RecipeCase>& recipeCases() {
       {"tf32gemm", {{"M", 200}, {"N", 136}, {"K", 88}},
        "tile i,j 128,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 64,32\n"
        "strip k 32\nstage A at k_o swizzle\nstage B at k_o swizzle\nmap k_o async 4\nunroll k 32\nmma i,j,k 16,8,8"},
+      {"tf32gemm", {{"M", 256}, {"N", 256}, {"K", 128}},  // A's tf32 fragments by ldmatrix (k-contiguous rows)
+       "tile i,j 128,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 64,32\n"
+       "strip k 32\nstage A at k_o swizzle\nstage B at k_o swizzle\nmap k_o async 4\nunroll k 32\nmma i,j,k 16,8,8"},
       // Winograd: partial tiles, strips and filter blocks; F(4x4) with its outputs in two passes.
       {"conv2d", {{"N", 3}, {"C", 13}, {"H", 9}, {"W", 11}, {"K", 37}}, "winograd oh,ow 2"},
       {"conv2d", {{"N", 2}, {"C", 9}, {"H", 8}, {"W", 7}, {"K", 20}, {"P", 0}},
@@ -288,6 +291,13 @@ TEST(CompileRecipes, TensorCoreKernelsUseNoLocalMemory) {
     bool staged = std::string(cases[i]->recipe).find("stage B") != std::string::npos;
     if (sixteenBit && staged && source.find("mma_pack") == std::string::npos) {
       EXPECT_NE(source.find("ldmatrix<4, true>(mma_b + 2 * "), std::string::npos) << source;
+    }
+    // tf32: A's fragments by ldmatrix where no bound cuts a tile, rounded as element loads are;
+    // B stored k-major (as a product's B lies) element by element (.trans moves 16-bit elements).
+    if (!sixteenBit && staged && cases[i]->sizes.at("M") % 128 == 0) {
+      EXPECT_NE(source.find("ldmatrix<4, false>(mma_a["), std::string::npos) << source;
+      EXPECT_NE(source.find("= tf32_bits(__uint_as_float("), std::string::npos) << source;
+      EXPECT_EQ(source.find("ldmatrix<4, true>"), std::string::npos) << source;
     }
   }
   EXPECT_GE(paired, 4);  // the sizes the tiles divide

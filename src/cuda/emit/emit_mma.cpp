@@ -213,14 +213,18 @@ void KernelWriter::emitMmaOperand(const Access& a, bool isA, const MmaTile& tile
           return refuse("tensor-core operand `" + a.str() + "` reads `" + d.index + "`, derived from the collapsed loop `" +
                         l->index + "`: stage it (a gather) first");
   bool pair = !isA && tiles == 2;
-  // ldmatrix: 16-bit elements in shared memory, a 2-D buffer whose rows hold the tile's rows (or
-  // its k) contiguously, 16-byte aligned, and no bound to cut the tile.
-  bool sixteen = scalarTypeBytes(t) == 2;
+  // ldmatrix: a 2-D buffer in shared memory whose rows hold the tile's rows (or its k)
+  // contiguously, 16-byte aligned, and no bound to cut the tile. It moves 16-bit elements; a tf32
+  // element is two of them, so a tile stored k-contiguous arrives as the fragment wants it (lane l
+  // gets element l % 4 of row l / 4), while .trans cannot move whole 32-bit elements.
+  bool tf32 = t == ScalarType::TF32;
   bool transposed = a.subscripts.size() == 2 && a.subscripts[0].uses(tile.k);
-  bool ldmatrix = sixteen && array->space == MemorySpace::Shared && array->interleave == 0 &&
-                  a.subscripts.size() == 2 && a.subscripts[1].coef(transposed ? row : tile.k) == 1 &&
-                  a.subscripts[0].coef(transposed ? tile.k : row) == 1 && array->extents[1] % 8 == 0 &&
-                  array->padding % 8 == 0;
+  const int64_t perChunk = 16 / scalarTypeBytes(t);  // elements in a 16-byte row of an 8x8 b16 matrix
+  bool ldmatrix = (scalarTypeBytes(t) == 2 || (tf32 && !transposed)) && array->space == MemorySpace::Shared &&
+                  array->interleave == 0 && a.subscripts.size() == 2 &&
+                  a.subscripts[1].coef(transposed ? row : tile.k) == 1 &&
+                  a.subscripts[0].coef(transposed ? tile.k : row) == 1 && array->extents[1] % perChunk == 0 &&
+                  array->padding % perChunk == 0;
   Scope at = scope;
   at.ranges.bind("mma_g", IndexRange{0, 7, 1});
   at.ranges.bind("mma_t", IndexRange{0, 3, 1});
@@ -245,7 +249,7 @@ void KernelWriter::emitMmaOperand(const Access& a, bool isA, const MmaTile& tile
     Access origin = substituted(a, {{row, rowOrigin}, {tile.k, kOrigin}});
     Affine col = origin.subscripts[1];
     for (const auto& [name, as] : scope.unrolledAs) col = col.substitute(name, as);
-    ldmatrix = scope.ranges.multipleOf(col) % 8 == 0;
+    ldmatrix = scope.ranges.multipleOf(col) % perChunk == 0;
   }
   if (ldmatrix && cuts.empty()) {
     // Lane l gives the row (l % 16 of A, l % 8 of B, and 8 (l / 16) more for B's second tile)
@@ -261,7 +265,7 @@ void KernelWriter::emitMmaOperand(const Access& a, bool isA, const MmaTile& tile
       at.ranges.bind("mma_l16", IndexRange{0, isA || pair ? 15 : 7, 1});
       at.ranges.bind("mma_h", IndexRange{0, 1, 1});
       by[row] = r + lane16;
-      by[tile.k] = kk + half * 8;
+      by[tile.k] = kk + half * perChunk;
     } else {
       // Stored [k][row]: tile q holds rows 8(q % 2) (A) of k 8(q / 2); lane l addresses k = l % 8
       // + 8 (l / 16) (A) or l % 8 + 8 (l / 8 % 2) (B), at row 8 (l / 8 % 2) (A) or 0 (B; 8 (l / 16)
@@ -275,6 +279,9 @@ void KernelWriter::emitMmaOperand(const Access& a, bool isA, const MmaTile& tile
     }
     line(std::string("ldmatrix<") + (isA || pair ? "4" : "2") + ", " + (transposed ? "true" : "false") + ">(" + regs + ", &" +
          accessText(substituted(a, by), at) + ");");
+    if (tf32)  // rounded to tf32 as the element-by-element loads round
+      line("for (int q = 0; q < " + std::string(isA || pair ? "4" : "2") + "; ++q) (" + regs + ")[q] = tf32_bits(__uint_as_float((" +
+           regs + ")[q]));");
     close();
     return;
   }
@@ -282,7 +289,6 @@ void KernelWriter::emitMmaOperand(const Access& a, bool isA, const MmaTile& tile
   // next (tf32: t + 4 (q / 2)); of B, rows g (+ 8 in the second tile, q / 2) at k 2t + 8 (q % 2)
   // and the next (tf32: t + 4 (q % 2)).
   int registers = isA ? 4 : 2 * tiles;
-  bool tf32 = t == ScalarType::TF32;
   for (int q = 0; q < registers; ++q) {
     std::vector<std::string> halves;
     int64_t rowStep = 8 * (isA ? q & 1 : q >> 1), kStep = isA ? q >> 1 : q & 1;
