@@ -407,15 +407,11 @@ Fragment LoopRules::tensorCores(const Fragment& tiled) const {
   std::vector<RecipeStep> steps;
   for (RecipeStep s : f.inTile) {
     if (s.kind == StepKind::Vectorize) continue;  // the write-back goes by fragments
-    bool alongK = s.kind == StepKind::Stage && (gathered || readAlong(s.array, reduction));
-    // A tf32 operand read down its columns goes element by element (ldmatrix moves 16-bit
-    // halves): the swizzle, made for 16-byte pieces of rows, would put two of a warp's four rows in
-    // the same banks, where 32 bytes of padding a row put them in different ones.
-    bool columnsOfTf32 = bytes == 4 && !alongK;
-    if (s.kind == StepKind::Stage && f.shape.swizzled && !gathered && !columnsOfTf32) {
+    if (s.kind == StepKind::Stage && f.shape.swizzled && !gathered) {
       s.swizzled = true;
     } else if (s.kind == StepKind::Stage) {
       // 16 bytes a row (32 for a tf32 B read down its columns), which the shared bytes count.
+      bool alongK = gathered || readAlong(s.array, reduction);
       s.padding = 16 / bytes * (bytes == 4 && !alongK ? 2 : 1);
       s.transposed = gathered;
       if (!gathered) f.shape.stagedFootprint += s.padding * (alongK ? f.shape.blockRows : depth);

@@ -93,14 +93,17 @@ TEST_F(GpuRunner, NaiveMatmulVerifiesAgainstCublasAndIsTimed) {
 
 TEST_F(GpuRunner, AVariantFarBehindTheFastestIsTimedByAFewRuns) {
   Kernel k = testing::loadExample("matmul.loop", {{"M", 512}, {"N", 384}, {"K", 256}});
+  EmitResult e = emitKernel(k);
+  ASSERT_TRUE(e.ok()) << e.refusal;
+  CompileResult binary = build(*e.kernel);
   MeasureOptions options;
   options.runs.raceAgainstMs = 1e-6;  // no kernel of this size runs this fast: the race is lost
-  RunResult lost = measureNaive(k, options);
+  RunResult lost = runner_->measure(k, *e.kernel, binary, options);
   ASSERT_EQ(lost.status, RunStatus::Ok) << lost.reason;
   EXPECT_EQ(lost.runs, 3);
   EXPECT_GT(lost.ms, 0);
   options.runs.raceAgainstMs = 1e6;  // any time is within the race: the full count of runs
-  RunResult kept = measureNaive(k, options);
+  RunResult kept = runner_->measure(k, *e.kernel, binary, options);
   ASSERT_EQ(kept.status, RunStatus::Ok) << kept.reason;
   EXPECT_GE(kept.runs, 20);
   EXPECT_NEAR(lost.ms, kept.ms, 0.5 * kept.ms);
