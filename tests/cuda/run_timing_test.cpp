@@ -69,8 +69,9 @@ TEST(RunTiming, AVariantLosesItsRaceOnlyBeyondTheFactor) {
   RunCountPolicy p;
   EXPECT_FALSE(p.losing(1e9));  // no race before anything is measured
   p.raceAgainstMs = 2.0;
+  EXPECT_FALSE(p.losing(2.19));
+  EXPECT_TRUE(p.losing(2.21));
   p.raceFactor = 1.25;
-  EXPECT_FALSE(p.losing(2.4));
   EXPECT_FALSE(p.losing(2.5));
   EXPECT_TRUE(p.losing(2.51));
 }

@@ -35,7 +35,7 @@ struct RunCountPolicy {
   double minTotalMs = 100;
   double maxTotalMs = 2000;
   double raceAgainstMs = 0;
-  double raceFactor = 1.25;
+  double raceFactor = 1.1;
 
   bool losing(double ms) const { return raceAgainstMs > 0 && ms > raceFactor * raceAgainstMs; }
 };
