@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "src/cuda/compile/compiler.hpp"
+#include "src/cuda/compile/cubin_text.hpp"
 #include "tests/cuda/emit_test_kernels.hpp"
 
 namespace cudaburg {
@@ -53,6 +54,28 @@ TEST(CompileResources, ReadsTheReportOfARealCompilation) {
   EXPECT_GE(r.resources.barriers, 1);
   EXPECT_GE(r.resources.registers, 16);  // 16 accumulators at least
   EXPECT_LE(r.resources.registers, 255);
+}
+
+TEST(CompileResources, CountsTheKernelsInstructionsInItsCubin) {
+  CompileOptions options;
+  options.useCache = false;
+  CompileResult small = compile(*emitKernel(tiledMatmul(128, 128, 64)).kernel, options);
+  ASSERT_TRUE(small.compiled) << small.errorLog;
+  auto bytes = kernelTextBytes(small.cubin, "matmul");
+  ASSERT_TRUE(bytes.has_value());
+  EXPECT_EQ(*bytes % kSassInstructionBytes, 0);
+  EXPECT_EQ(small.resources.instructions, *bytes / kSassInstructionBytes);
+  EXPECT_GT(small.resources.instructions, 20);
+  EXPECT_FALSE(kernelTextBytes(small.cubin, "matmu").has_value());  // a name's prefix is no name
+  EXPECT_FALSE(kernelTextBytes(small.cubin, "other").has_value());
+  for (size_t keep : {size_t(0), size_t(16), size_t(0x40), small.cubin.size() / 2}) {  // cut short: no answer, no crash
+    std::vector<char> cut(small.cubin.begin(), small.cubin.begin() + static_cast<std::ptrdiff_t>(keep));
+    auto partial = kernelTextBytes(cut, "matmul");
+    if (partial) EXPECT_EQ(*partial, *bytes);  // the section table may lie before the cut
+  }
+  std::vector<char> notElf(small.cubin);
+  notElf[1] = 'X';
+  EXPECT_FALSE(kernelTextBytes(notElf, "matmul").has_value());
 }
 
 TEST(CompileResources, LaunchLimitsRefuseWithTheReason) {

@@ -6,6 +6,8 @@
 #include <memory>
 #include <sstream>
 
+#include "src/cuda/compile/cubin_text.hpp"
+
 namespace cudaburg {
 namespace {
 
@@ -121,6 +123,7 @@ CompileResult compile(const CudaKernel& kernel, const CompileOptions& options) {
     if (options.useCache) cache.store(key, CachedCompilation{result.cubin, result.ptx, result.log});
   }
   result.resources = parsePtxasReport(result.log, kernel.entry);
+  if (auto text = kernelTextBytes(result.cubin, kernel.entry)) result.resources.instructions = *text / kSassInstructionBytes;
   if (!result.resources.known) {
     result.refusal = "ptxas reported no resources for `" + kernel.entry + "`";
     return result;

@@ -15,6 +15,7 @@ struct KernelResources {
   int64_t spillLoadBytes = 0;
   int64_t constantBytes = 0;
   int barriers = 0;
+  int64_t instructions = 0;  // SASS instructions of the kernel's code (the CUBIN's; 0: unknown)
 
   bool spills() const { return spillStoreBytes > 0 || spillLoadBytes > 0; }
 };
