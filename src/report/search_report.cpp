@@ -61,7 +61,9 @@ std::string searchReportMarkdown(const SearchOutcome& o, size_t top) {
   if (o.modelSamples > 0)
     md << "- model: Spearman's rho against the " << o.modelSamples << " measured times " << fixed(o.priorRho, 3)
        << " as ranked, " << fixed(o.calibratedRho, 3)
-       << " refitted to this search's measurements (each predicted by a fit that did not see it)\n";
+       << " refitted to this search's measurements"
+       << (o.refitOnCompiledCode ? " and to the compiled kernels' registers and instructions" : "")
+       << " (each predicted by a fit that did not see it); the refit's estimates in the column `refit`\n";
   if (!o.gpuAvailable || measured == 0)
     md << "\n**Not measured**: " << (o.notMeasuredReason.empty() ? "no variant was timed" : o.notMeasuredReason)
        << ". Variants are ranked by the model's estimate; no time below is a measurement.\n";
@@ -72,7 +74,7 @@ std::string searchReportMarkdown(const SearchOutcome& o, size_t top) {
   auto best = ranked(o);
   md << "\n## Top variants\n\n";
   md << "| # | time (ms) | TFLOPS | vs " << (o.reference.library.empty() ? "reference" : o.reference.library)
-     << " | regs | smem (B) | rel. error | model | recipe |\n|---|---|---|---|---|---|---|---|---|\n";
+     << " | regs | smem (B) | rel. error | model | refit | recipe |\n|---|---|---|---|---|---|---|---|---|---|\n";
   for (size_t i = 0; i < best.size() && i < top; ++i) {
     const auto& v = *best[i];
     bool timed = v.measured;
@@ -80,7 +82,8 @@ std::string searchReportMarkdown(const SearchOutcome& o, size_t top) {
        << (timed ? fixed(v.result.tflops, 2) : "-") << " | "
        << (timed && o.reference.measured ? fixed(o.reference.ms / v.result.ms, 3) : "-") << " | "
        << v.result.registers << " | " << v.result.sharedBytes << " | " << (timed ? sci(v.result.error) : "-") << " | "
-       << fixed(v.modelCost, 5) << " | `" << oneLine(v.recipe) << "` |\n";
+       << fixed(v.modelCost, 5) << " | " << (v.refittedMs > 0 ? fixed(v.refittedMs, 5) : "-") << " | `"
+       << oneLine(v.recipe) << "` |\n";
   }
   md << "\n## Every candidate considered, in the order measured\n\n"
      << "| # | rules and their parameters | model (ms) | time (ms) | status |\n|---|---|---|---|---|\n";
@@ -115,7 +118,7 @@ std::string searchReportJson(const SearchOutcome& o) {
   j["compiled"] = o.compiled;
   j["strategy"] = o.strategy;
   j["candidates"] = o.candidates;
-  j["model"] = {{"measurements", o.modelSamples}, {"rho_as_ranked", o.priorRho}, {"rho_calibrated", o.calibratedRho}};
+  j["model"] = {{"measurements", o.modelSamples}, {"rho_as_ranked", o.priorRho}, {"rho_calibrated", o.calibratedRho}, {"refit_on_compiled_code", o.refitOnCompiledCode}};
   j["reference"] = {{"library", o.reference.library},
                     {"measured", o.reference.measured},
                     {"ms", o.reference.measured ? json(o.reference.ms) : json(nullptr)},
@@ -125,7 +128,7 @@ std::string searchReportJson(const SearchOutcome& o) {
   json variants = json::array();
   for (const auto& v : o.variants) {
     json e = {{"recipe", v.recipe},           {"cover", v.cover},
-              {"model_cost", v.modelCost},     {"measured", v.measured},
+              {"model_cost", v.modelCost}, {"model_refitted", v.refittedMs},     {"measured", v.measured},
               {"from_database", v.fromDatabase}, {"status", runStatusName(v.result.status)},
               {"registers", v.result.registers}, {"shared_bytes", v.result.sharedBytes}};
     if (!v.result.reason.empty()) e["reason"] = v.result.reason;

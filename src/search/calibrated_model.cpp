@@ -88,6 +88,19 @@ std::vector<double> CalibratedModel::features(const CandidateShape& s, const Gpu
           (1 - interleaved) * ln(double(s.threadCols))};
 }
 
+std::vector<double> CalibratedModel::compiledFeatures(std::vector<double> shapeFeatures, int registers,
+                                                      int64_t instructions) {
+  shapeFeatures.push_back(ln(double(std::max(registers, 1))));
+  shapeFeatures.push_back(ln(double(std::max<int64_t>(instructions, 1))));
+  return shapeFeatures;
+}
+
+CalibratedModel CalibratedModel::withCompiledFeatures() const {
+  std::vector<double> w = weights_;
+  w.resize(names().size() + kCompiledFeatures, 0.0);
+  return CalibratedModel(std::move(w), samples_);
+}
+
 double CalibratedModel::predictMs(const std::vector<double>& x) const {
   double y = 0;
   for (size_t i = 0; i < x.size() && i < weights_.size(); ++i) y += weights_[i] * x[i];

@@ -21,6 +21,14 @@ class CalibratedModel {
   // The features of a candidate, in the order of the weights; names() says what each is.
   static std::vector<double> features(const CandidateShape& shape, const GpuModel& gpu);
   static const std::vector<std::string>& names();
+  // The features of a compiled candidate: its shape's, then what the compiler made of it, which
+  // nothing before compilation shows: ptxas's registers a thread and the kernel's instructions
+  // (logarithms). Two candidates the shape features cannot tell apart (mirror-image register
+  // tiles, say) compile to different code.
+  static std::vector<double> compiledFeatures(std::vector<double> shapeFeatures, int registers, int64_t instructions);
+  static constexpr size_t kCompiledFeatures = 2;
+  // These weights and a weight of 0 for each compiled feature: the prior of a refit on them.
+  CalibratedModel withCompiledFeatures() const;
   // What ranks candidates before anything of the nest is measured: the analytic estimate alone
   // (its logarithm, nanoseconds to milliseconds).
   static CalibratedModel prior();

@@ -13,6 +13,7 @@ struct VariantResult {
   std::string recipe;       // printed recipe
   std::string cover;        // the grammar rules that produced it, e.g. "kernel <- tile2(staged)"
   double modelCost = 0;     // the model's estimate that ranked it
+  double refittedMs = 0;    // measured: the model refitted to the search's measurements (0: none)
   bool measured = false;    // false: ranked by the model only (no GPU, or not reached)
   bool fromDatabase = false;  // the measurement was reused from the tuning database
   Measurement result;       // its status says whether it was measured, and how it went
@@ -42,6 +43,7 @@ struct SearchOutcome {
   // cross-validated: each measurement predicted by a fit that did not see it).
   size_t modelSamples = 0;
   double priorRho = 0, calibratedRho = 0;
+  bool refitOnCompiledCode = false;  // the refit saw each kernel's registers and instructions too
   std::vector<VariantResult> variants;
   ReferenceResult reference;
 

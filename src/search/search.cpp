@@ -66,7 +66,8 @@ std::map<std::string, std::optional<double>> measureCovers(const LoopRules& rule
   strategy.start(forStrategy, rules.calibratedModel());
 
   std::map<std::string, std::optional<double>> table;
-  std::vector<ModelSample> samples;
+  std::vector<ModelSample> samples, compiledSamples;  // the latter with what the compiler made
+  std::vector<size_t> sampleVariant;                   // each sample's place in outcome.variants
   std::vector<double> priorMs, measuredMs;
   // Without a GPU nothing is timed: the model's best few that compile are compiled, in the model's
   // order (what a step or the compiler refuses is skipped), and the best of them wins, at its
@@ -90,6 +91,11 @@ std::map<std::string, std::optional<double>> measureCovers(const LoopRules& rule
       if (v.measured && v.result.status == RunStatus::Ok) {
         ms = v.result.ms;
         samples.push_back({forStrategy[i].features, *ms});
+        sampleVariant.push_back(before + j);
+        if (const CompileResult* binary = evaluator.binaryFor(lines[i]); binary && binary->resources.instructions > 0)
+          compiledSamples.push_back({CalibratedModel::compiledFeatures(forStrategy[i].features, binary->resources.registers,
+                                                                       binary->resources.instructions),
+                                     *ms});
         priorMs.push_back(candidates[i].model);
         measuredMs.push_back(*ms);
       }
@@ -106,7 +112,15 @@ std::map<std::string, std::optional<double>> measureCovers(const LoopRules& rule
   outcome.strategy = strategy.name();
   outcome.modelSamples = samples.size();
   outcome.priorRho = rankCorrelation(priorMs, measuredMs);
-  outcome.calibratedRho = crossValidatedRho(rules.calibratedModel(), samples);
+  // The refit sees each kernel's registers and instructions too where every measured kernel was
+  // compiled here (a replay compiles nothing): the estimates it gives the measured variants.
+  bool onCode = !samples.empty() && compiledSamples.size() == samples.size();
+  const std::vector<ModelSample>& fitOn = onCode ? compiledSamples : samples;
+  CalibratedModel base = onCode ? rules.calibratedModel().withCompiledFeatures() : rules.calibratedModel();
+  outcome.refitOnCompiledCode = onCode;
+  outcome.calibratedRho = crossValidatedRho(base, fitOn);
+  CalibratedModel refit = base.fitted(fitOn);
+  for (size_t k = 0; k < fitOn.size(); ++k) outcome.variants[sampleVariant[k]].refittedMs = refit.predictMs(fitOn[k].features);
   return table;
 }
 

@@ -65,3 +65,26 @@ TEST(CalibratedModel, FeaturesTellDecisionsApartThatTheEstimateAloneDoesNot) {
   EXPECT_NE(CalibratedModel::features(a, {}), CalibratedModel::features(c, {}));
   EXPECT_EQ(CalibratedModel::features(a, {}).size(), CalibratedModel::names().size());
 }
+
+TEST(CalibratedModel, CompiledFeaturesSeparateKernelsTheShapeCannot) {
+  // Two candidates with the same shape features (mirror-image register tiles) whose compiled code
+  // differs: the one of more instructions is slower in these measurements, and a refit on the
+  // compiled features says so where the shape features alone give them one estimate.
+  std::vector<double> shape = CalibratedModel::features(CandidateShape{}, GpuModel{});
+  ASSERT_EQ(shape.size(), CalibratedModel::names().size());
+  std::vector<double> a = CalibratedModel::compiledFeatures(shape, 128, 2000);
+  std::vector<double> b = CalibratedModel::compiledFeatures(shape, 128, 2400);
+  ASSERT_EQ(a.size(), shape.size() + CalibratedModel::kCompiledFeatures);
+  EXPECT_DOUBLE_EQ(a[shape.size()], std::log(128.0));
+  EXPECT_DOUBLE_EQ(b[shape.size() + 1], std::log(2400.0));
+  CalibratedModel prior = CalibratedModel::prior();
+  CalibratedModel extended = prior.withCompiledFeatures();
+  EXPECT_DOUBLE_EQ(extended.predictMs(a), prior.predictMs(shape));  // zero weights: the same estimate
+  std::vector<ModelSample> samples;
+  for (int i = 0; i < 20; ++i) {
+    double instructions = 1000 + 100 * i;
+    samples.push_back({CalibratedModel::compiledFeatures(shape, 128, static_cast<int64_t>(instructions)), instructions * 1e-3});
+  }
+  CalibratedModel refit = extended.fitted(samples);
+  EXPECT_LT(refit.predictMs(a), refit.predictMs(b));
+}
