@@ -16,6 +16,13 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
+// Six significant digits: estimates that differ in the fifth place still print apart.
+std::string significant(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
 std::string sci(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.1e", v);
@@ -82,7 +89,7 @@ std::string searchReportMarkdown(const SearchOutcome& o, size_t top) {
        << (timed ? fixed(v.result.tflops, 2) : "-") << " | "
        << (timed && o.reference.measured ? fixed(o.reference.ms / v.result.ms, 3) : "-") << " | "
        << v.result.registers << " | " << v.result.sharedBytes << " | " << (timed ? sci(v.result.error) : "-") << " | "
-       << fixed(v.modelCost, 5) << " | " << (v.refittedMs > 0 ? fixed(v.refittedMs, 5) : "-") << " | `"
+       << fixed(v.modelCost, 5) << " | " << (v.refittedMs > 0 ? significant(v.refittedMs) : "-") << " | `"
        << oneLine(v.recipe) << "` |\n";
   }
   md << "\n## Every candidate considered, in the order measured\n\n"
