@@ -23,13 +23,6 @@ Node shiftedStage(const Node& stage, const Node& loop, int64_t shift) {
   return shifted;
 }
 
-// The number of the current iteration of `loop`, as C: "k_o / 16".
-std::string iterationText(const Node& loop) {
-  std::string count = affineText(Affine::var(loop.index) - loop.lower);
-  if (loop.step == 1) return count;
-  return (loop.lower == Affine(0) ? count : "(" + count + ")") + " / " + std::to_string(loop.step);
-}
-
 }  // namespace
 
 // The width (8, 4, 2 or 1 elements, at most 16 bytes) a Stage copies at a time: rows of both
@@ -293,6 +286,21 @@ void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
   for (const Node* s : parts.stages) emitStage(*s, first);
   close();
   line("__syncthreads();");
+  // A prefetched work loop (rule 9 of loop_tree.hpp) of an even trip count reads each strip's
+  // first operands at the end of the strip before: the first strip's here.
+  const Node* prefetched = prefetchedWork(loop, parts, scope);
+  std::shared_ptr<OperandRegisters> regs;
+  if (prefetched) {
+    regs = openOperandRegisters(*prefetched);
+    line("// " + prefetched->index + ": each iteration reads the next one's shared operands into registers first, the last");
+    line("// the next strip's, after the barrier");
+    open("{");
+    size_t mark = body_.size();
+    line("const " + index_ + " " + loop.index + " = " + affineText(loop.lower) + ";");
+    emitReadAhead(*prefetched, first, regs, "0", {{prefetched->index, prefetched->lower}});
+    dropIfUnused(mark, loop.index);
+    close();
+  }
 
   // The next iteration's stages: the loop's index one step on, in the iterations that have one.
   Scope next = inner;
@@ -314,16 +322,36 @@ void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
         emitStageRegisters(copies[i], parts.stages[i]->buffer.name + "_next", true);
       if (!nextConds.empty()) close();
     }
-    for (const auto& w : parts.work) emit(part == Iterations::Whole ? *dropImpliedBounds(w, loop) : *w, body);
-    if (more) {
-      if (!nextConds.empty()) open("if (" + joinConditions(nextConds) + ") {");
-      for (size_t i = 0; i < copies.size(); ++i)
-        emitStageRegisters(copies[i], parts.stages[i]->buffer.name + "_next", false);
-      if (!nextConds.empty()) close();
+    auto handOver = [&] {  // the next strip's stores, then the barrier
+      if (more) {
+        if (!nextConds.empty()) open("if (" + joinConditions(nextConds) + ") {");
+        for (size_t i = 0; i < copies.size(); ++i)
+          emitStageRegisters(copies[i], parts.stages[i]->buffer.name + "_next", false);
+        if (!nextConds.empty()) close();
+      }
+      line("__syncthreads();");
+    };
+    StripTail tail{handOver, more, nextConds, loop.index, Affine::var(loop.index) + Affine(loop.step), {}, regs};
+    for (const Node* b : parts.buffers) tail.nextSlots[b->buffer.name] = "stage_slot ^ 1";
+    for (const auto& w : parts.work) {
+      if (prefetched) stripTail_ = &tail;
+      emit(part == Iterations::Whole ? *dropImpliedBounds(w, loop) : *w, body);
+      stripTail_ = nullptr;
     }
-    line("__syncthreads();");
+    if (!prefetched) handOver();
   });
+  if (regs) declareOperandRegisters(*regs);
   dropGatherCounters(parts.stages);
+}
+
+const Node* KernelWriter::prefetchedWork(const Node& loop, const PipelineParts& parts, const Scope& scope) {
+  if (parts.work.size() != 1) return nullptr;
+  const Node& work = *parts.work[0];
+  if (work.kind != NodeKind::For || work.mapping != Mapping::Unrolled || !isPrefetched(work.index)) return nullptr;
+  Scope strips = scope;
+  strips.ranges.bindLoop(loop, scope.ranges.loopIndexRange(loop, scope.ranges.maxTripCount(loop).value_or(1)));
+  auto trips = strips.ranges.maxTripCount(work);
+  return trips && *trips % 2 == 0 ? &work : nullptr;  // an even count: each strip's first copy is copy 0
 }
 
 void KernelWriter::emitAsyncCopies(const StageCopy& c, const std::string& source) {
