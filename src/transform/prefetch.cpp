@@ -11,19 +11,12 @@ namespace cudaburg {
 
 namespace {
 
-// Whether `node` reads a shared buffer allocated around it (one of `shared`).
-bool readsShared(const Node& node, const std::vector<std::string>& shared) {
-  bool reads = false;
-  std::function<void(const Expr&)> visit = [&](const Expr& e) {
-    if (e.kind == Expr::Kind::Load && std::find(shared.begin(), shared.end(), e.load.array) != shared.end()) reads = true;
-    for (const auto& a : e.args) visit(*a);
-  };
-  std::function<void(const Node&)> walkNode = [&](const Node& n) {
-    if (n.kind == NodeKind::Assign) visit(*n.value);
-    for (const auto& k : n.kids) walkNode(*k);
-  };
-  walkNode(node);
-  return reads;
+// Whether `e` reads one of the buffers `shared`.
+bool readsShared(const Expr& e, const std::vector<std::string>& shared) {
+  if (e.kind == Expr::Kind::Load && std::find(shared.begin(), shared.end(), e.load.array) != shared.end()) return true;
+  for (const auto& a : e.args)
+    if (readsShared(*a, shared)) return true;
+  return false;
 }
 
 // "" when the loop `loop` (below `above`) can read its operands ahead, else why not.
@@ -32,17 +25,15 @@ std::string prefetchProblem(const Kernel& kernel, const Node& loop, const Ancest
   if (kernel.warpTiles) return "the operands of tensor-core tiles are read by ldmatrix, not prefetched";
   if (loop.mapping != Mapping::Unrolled)
     return name + " is not unrolled (it is " + mappingName(loop.mapping) + "): only an unrolled loop knows its next iteration's registers";
-  bool straight = true;  // only loops and statements: no copy, barrier or buffer of its own
-  std::function<void(const Node&)> check = [&](const Node& n) {
-    if (n.kind == NodeKind::Stage || n.kind == NodeKind::Barrier || n.kind == NodeKind::Alloc) straight = false;
-    for (const auto& k : n.kids) check(*k);
-  };
-  check(*loop.body());
-  if (!straight) return name + " copies, synchronises or allocates inside: only loops and statements read ahead";
+  if (anyNode(loop.body(), [](const Node& n) {
+        return n.kind == NodeKind::Stage || n.kind == NodeKind::Barrier || n.kind == NodeKind::Alloc;
+      }))
+    return name + " copies, synchronises or allocates inside: only loops and statements read ahead";
   std::vector<std::string> shared;
   for (const auto& a : above)
     if (a->kind == NodeKind::Alloc && a->buffer.space == MemorySpace::Shared) shared.push_back(a->buffer.name);
-  if (!readsShared(loop, shared)) return name + " reads no shared buffer: nothing to read ahead";
+  if (!anyNode(loop.body(), [&](const Node& n) { return n.kind == NodeKind::Assign && readsShared(*n.value, shared); }))
+    return name + " reads no shared buffer: nothing to read ahead";
   return "";
 }
 
@@ -51,15 +42,9 @@ std::string prefetchProblem(const Kernel& kernel, const Node& loop, const Ancest
 TransformResult prefetch(const Kernel& kernel, const std::string& index) {
   if (std::find(kernel.prefetched.begin(), kernel.prefetched.end(), index) != kernel.prefetched.end())
     return TransformResult::refuse("loop " + index + " reads ahead already");
-  int count = 0;
-  std::string problem;
-  walk(kernel.body, [&](const NodePtr& n, const Ancestors& above) {
-    if (n->kind != NodeKind::For || n->index != index) return;
-    if (++count == 1) problem = prefetchProblem(kernel, *n, above);
+  std::string problem = soleLoopProblem(kernel.body, index, "reads ahead", [&](const Node& loop, const Ancestors& above) {
+    return prefetchProblem(kernel, loop, above);
   });
-  if (count == 0) return TransformResult::refuse("there is no loop over index " + index);
-  if (count > 1)
-    return TransformResult::refuse(std::to_string(count) + " loops run over index " + index + "; only a loop of its own reads ahead");
   if (!problem.empty()) return TransformResult::refuse(problem);
   Kernel out = kernel;
   out.prefetched.push_back(index);

@@ -302,19 +302,30 @@ TEST(CompileRecipes, EveryExampleUnderItsRecipesCompilesForSm90) {
   }
 }
 
+// The cases whose recipe holds `marker`, emitted and compiled (with their PTX when asked).
+struct CompiledCases {
+  std::vector<CudaKernel> kernels;
+  std::vector<const RecipeCase*> cases;
+  std::vector<CompileResult> results;
+};
+CompiledCases compiledCasesWith(const std::string& marker, bool keepPtx) {
+  CompiledCases out;
+  for (const RecipeCase& c : recipeCases())
+    if (std::string(c.recipe).find(marker) != std::string::npos)
+      if (auto k = emitCase(c)) out.kernels.push_back(*k), out.cases.push_back(&c);
+  CompileOptions options;
+  options.useCache = false;
+  options.keepPtx = keepPtx;
+  out.results = compileAll(out.kernels, options);
+  return out;
+}
+
 // Tensor-core kernels keep their fragments and addresses in registers: no local memory at all
 // (no spill, no stack frame), B's tiles loaded two at a time, swizzled stages addressed by XOR,
 // whole tiles written back two columns a store.
 TEST(CompileRecipes, TensorCoreKernelsUseNoLocalMemory) {
-  std::vector<CudaKernel> kernels;
-  std::vector<const RecipeCase*> cases;
-  for (const RecipeCase& c : recipeCases())
-    if (std::string(c.recipe).find("mma ") != std::string::npos)
-      if (auto k = emitCase(c)) kernels.push_back(*k), cases.push_back(&c);
+  auto [kernels, cases, results] = compiledCasesWith("mma ", false);
   ASSERT_GE(kernels.size(), 8u);
-  CompileOptions options;
-  options.useCache = false;
-  std::vector<CompileResult> results = compileAll(kernels, options);
   int paired = 0;
   for (size_t i = 0; i < kernels.size(); ++i) {
     SCOPED_TRACE(std::string(cases[i]->example) + " under\n" + cases[i]->recipe);
@@ -339,16 +350,8 @@ TEST(CompileRecipes, TensorCoreKernelsUseNoLocalMemory) {
 // vectors are read from shared memory 128 bits at a time (a thread's 8 rows of A as two, its
 // columns of B as one or two).
 TEST(CompileRecipes, PrefetchedOperandsStayInRegistersAndReadSharedMemory128BitsAtATime) {
-  std::vector<CudaKernel> kernels;
-  std::vector<const RecipeCase*> cases;
-  for (const RecipeCase& c : recipeCases())
-    if (std::string(c.recipe).find("prefetch k") != std::string::npos)
-      if (auto k = emitCase(c)) kernels.push_back(*k), cases.push_back(&c);
+  auto [kernels, cases, results] = compiledCasesWith("prefetch ", true);
   ASSERT_GE(kernels.size(), 8u);
-  CompileOptions options;
-  options.useCache = false;
-  options.keepPtx = true;
-  std::vector<CompileResult> results = compileAll(kernels, options);
   int wide = 0;
   for (size_t i = 0; i < kernels.size(); ++i) {
     SCOPED_TRACE(std::string(cases[i]->example) + " under\n" + cases[i]->recipe);

@@ -17,10 +17,9 @@ using testing::applied;
 using testing::differenceFrom;
 
 std::optional<Recipe> parsed(const std::string& text) {
-  common::SourceFile file("prefetch.recipe", text);
-  common::Diagnostics diags(file);
-  auto r = parseRecipe(file, diags);
-  EXPECT_TRUE(r) << diags.str();
+  std::string errors;
+  auto r = testing::recipeFromText(text, &errors);
+  EXPECT_TRUE(r) << errors;
   return r;
 }
 
