@@ -155,11 +155,7 @@ void KernelWriter::emitPrefetchedLoop(const Node& loop, const Scope& scope, cons
       emitReadAhead(loop, inner, regs, "(" + iteration + " + 1) & 1", {{loop.index, Affine::var(loop.index) + Affine(loop.step)}});
     }
     if (tail) {
-      if (more) {
-        --indent_;
-        line("} else {  // the last iteration: the strip's barrier, then the next strip's first operands");
-        ++indent_;
-      }
+      if (more) otherwise("the last iteration: the strip's barrier, then the next strip's first operands");
       tail->handOver();
       if (tail->hasNext) {
         if (!tail->nextConds.empty()) open("if (" + joinConditions(tail->nextConds) + ") {");

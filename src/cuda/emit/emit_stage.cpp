@@ -308,6 +308,20 @@ void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
   for (const Node* b : parts.buffers) next.slots[b->buffer.name] = "stage_slot ^ 1";
   std::vector<StageCopy> copies;
   for (const Node* s : parts.stages) copies.push_back(planStageCopy(shiftedStage(*s, loop, 1), next));
+  // Peeled, of constant bounds: in its whole iterations but the last the next strip is whole too,
+  // and its copies need no check of the strip's bounds (planned for those iterations alone).
+  std::vector<StageCopy> wholeCopies;
+  int64_t lower = 0, upper = 0, wholeStrips = 0;
+  if (isPeeled(loop.index) && constantBounds(loop, lower, upper) && (wholeStrips = (upper - lower) / loop.step) >= 2) {
+    Scope nextWhole = next;
+    nextWhole.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, wholeStrips - 1));
+    bool fewerChecks = false;
+    for (size_t i = 0; i < parts.stages.size(); ++i) {
+      wholeCopies.push_back(planStageCopy(shiftedStage(*parts.stages[i], loop, 1), nextWhole));
+      fewerChecks = fewerChecks || wholeCopies[i].value != copies[i].value;
+    }
+    if (!fewerChecks) wholeCopies.clear();
+  }
   if (!refusal_.empty()) return;
   emitIterations(loop, inner, *trips, [&](const Scope& body, Iterations part) {
     std::vector<std::string> nextConds = laterConditions(loop, 1, body);  // this iteration has a next one
@@ -317,10 +331,19 @@ void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
       for (size_t i = 0; i < copies.size(); ++i)
         line(copies[i].type + " " + parts.stages[i]->buffer.name + "_next[" +
              std::to_string(itemsPerThread(copies[i])) + "];");
+      bool split = part == Iterations::Whole && !wholeCopies.empty();
+      if (split) {
+        open("if (" + loop.index + " < " + std::to_string(lower + (wholeStrips - 1) * loop.step) +
+             ") {  // the next strip is whole");
+        for (size_t i = 0; i < wholeCopies.size(); ++i)
+          emitStageRegisters(wholeCopies[i], parts.stages[i]->buffer.name + "_next", true);
+        otherwise("the next strip is the partial last one, if any");
+      }
       if (!nextConds.empty()) open("if (" + joinConditions(nextConds) + ") {");
       for (size_t i = 0; i < copies.size(); ++i)
         emitStageRegisters(copies[i], parts.stages[i]->buffer.name + "_next", true);
       if (!nextConds.empty()) close();
+      if (split) close();
     }
     auto handOver = [&] {  // the next strip's stores, then the barrier
       if (more) {

@@ -155,6 +155,15 @@ class KernelWriter {
     declared_.pop_back();
     line("}");
   }
+  // `} else {` between the two branches of an `if` that open() began; `comment` says what the
+  // second one is for.
+  void otherwise(const std::string& comment) {
+    --indent_;
+    declared_.pop_back();
+    line("} else {" + (comment.empty() ? "" : "  // " + comment));
+    ++indent_;
+    declared_.emplace_back();
+  }
   void refuse(const std::string& why) {
     if (refusal_.empty()) refusal_ = why;
   }
