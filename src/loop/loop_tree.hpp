@@ -64,6 +64,11 @@
 //     block, on blockIdx: uniform). A peeled uniform serial loop (a reduction's strip loop): its
 //     whole iterations run as a loop without those guards, the last, partial one after it.
 //     Only how the GPU runs them changes: the meaning is the plain loops'.
+//  9. Prefetched loops (Kernel::prefetched): an unrolled loop whose iterations read shared
+//     buffers keeps two register copies of what one iteration reads, and fills the next
+//     iteration's while this one's work uses the other; the only loop of a Pipelined strip loop's
+//     work reads the next strip's first right after the strip's barrier, which comes before the
+//     last iteration's work. Only how the GPU runs it changes: the meaning is the plain loop's.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -289,6 +294,13 @@ struct Kernel {
   // Loops run with their edges apart (rule 8 above), by index: grid loops and uniform serial
   // loops. Only how the GPU runs them changes: the kernel computes the same.
   std::vector<std::string> peeled;
+  // Blocks that must fit on a multiprocessor at once (0: as many as the registers ptxas chooses
+  // allow): the kernel's launch bounds, under which ptxas keeps each thread's registers within
+  // what that many blocks leave it. Only how the GPU runs it changes.
+  int64_t residentBlocks = 0;
+  // Unrolled loops that read their shared operands one iteration ahead (rule 9 above), by index.
+  // Only how the GPU runs them changes.
+  std::vector<std::string> prefetched;
   // The whole nest, a 2-D convolution, computed with Winograd's transforms (src/loop/winograd.hpp):
   // set by the winograd step, which leaves the tree as written. The CPU executor and the emitter
   // compute it with the same arithmetic; no other step may follow.

@@ -189,6 +189,13 @@ std::string printKernel(const Kernel& kernel) {
     for (const std::string& name : kernel.peeled) out += " " + name;
     out += "\n";
   }
+  if (kernel.residentBlocks > 0)
+    out += "// at least " + std::to_string(kernel.residentBlocks) + " blocks resident on a multiprocessor\n";
+  if (!kernel.prefetched.empty()) {
+    out += "// shared operands read an iteration ahead (prefetched):";
+    for (const std::string& name : kernel.prefetched) out += " " + name;
+    out += "\n";
+  }
   out += "kernel " + kernel.name + "(";
   for (size_t i = 0; i < kernel.params.size(); ++i) out += (i ? ", " : "") + arrayDecl(kernel.params[i]);
   out += ") {\n";

@@ -127,6 +127,8 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
     e.registers = static_cast<int>(std::min<int64_t>(e.registers + carried, INT32_MAX));
     if (carried > kMaxCarriedRegisters) e.infeasible = "the next strip would not fit in a thread's registers";
   }
+  // Prefetched: a second copy of a strip element's operands (a thread's rows and columns).
+  if (s.prefetched) e.registers = static_cast<int>(std::min<int64_t>(e.registers + s.threadRows + s.threadCols, INT32_MAX));
   if (s.asyncCopies) e.sharedBytes = product(e.sharedBytes, s.asyncStages);  // the copies in flight hold no registers
   if (e.registers > gpu.maxRegistersPerThread) e.infeasible = "a register tile too large for one thread";
   else if (e.sharedBytes > gpu.sharedPerBlock) e.infeasible = "more shared memory than a block may have";
@@ -260,7 +262,10 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   double slots = static_cast<double>(perSm) * gpu.multiprocessors;
   double waves = std::ceil(blocks / slots);
   double waveEfficiency = blocks / (waves * slots);
-  double syncNs = s.staged ? ceilDiv(s.reduction, std::max<int64_t>(s.stageDepth, 1)) * (s.pipelined || s.asyncCopies ? 20.0 : 40.0) * waves : 0;
+  // A barrier a strip; its wait, and the first shared reads after it, hidden where the strip's last
+  // element's multiply-adds come after it (prefetched).
+  double barrierNs = s.prefetched ? 10.0 : s.pipelined || s.asyncCopies ? 20.0 : 40.0;
+  double syncNs = s.staged ? ceilDiv(s.reduction, std::max<int64_t>(s.stageDepth, 1)) * barrierNs * waves : 0;
   // Arithmetic and operand traffic overlap, not perfectly: a tenth of the lesser shows.
   e.ns = (std::max(computeNs, memoryNs) + kImperfectOverlap * std::min(computeNs, memoryNs)) / waveEfficiency + outputNs + syncNs + gpu.launchMicroseconds * 1e3;
   return e;

@@ -322,6 +322,21 @@ Fragment LoopRules::rastered(const Fragment& tiled, int64_t rows) const {
   return f;
 }
 
+Fragment LoopRules::prefetched(const Fragment& tiled, int64_t prefetch) const {
+  Fragment f = tiled;
+  if (prefetch == 0 || !f.refused.empty()) return f;
+  const RecipeStep* unrolled = nullptr;  // the strip's own loop, unrolled (stageStrips)
+  for (const RecipeStep& s : f.inTile)
+    if (s.kind == StepKind::Unroll) unrolled = &s;
+  if (!f.shape.pipelined || !unrolled) f.refused = "the strips are not pipelined: no barrier to hide";
+  else if (f.shape.tensorCores) f.refused = "tensor cores read their operands by ldmatrix";
+  else if (unrolled->factors[0] % 2 != 0) f.refused = "a strip of an odd number of elements";
+  if (!f.refused.empty()) return f;
+  f.shape.prefetched = true;
+  f.inTile.push_back(makeStep(StepKind::Prefetch, {unrolled->loops[0]}));
+  return f;
+}
+
 Fragment LoopRules::gridZ(const Node* node, const Fragment& inner) const {
   Fragment f = inner;
   f.shape.outer = trip(node);

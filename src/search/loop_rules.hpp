@@ -108,6 +108,11 @@ class LoopRules {
   // or where the blocks resident at once cover no fewer rows and columns of tiles rastered (the
   // model's estimate is no lower): a twin of the same estimate would only crowd the search.
   Fragment rastered(const Fragment& tiled, int64_t rows) const;
+  // A tiled fragment whose strip element loop reads its staged operands an iteration ahead when
+  // `prefetch` is 1 (0 keeps it as it is): the prefetch step, which puts the strip's barrier
+  // before the last element's multiply-adds. Refused where the strips are not pipelined (no
+  // barrier to hide), hold an odd number of elements, or feed tensor cores.
+  Fragment prefetched(const Fragment& tiled, int64_t prefetch) const;
   // No parallel loop has `loop` as its body: it is the outermost of its perfect nest.
   bool outermostParallel(const Node* loop) const;
   // An outer parallel loop around a tiled nest onto grid.z.

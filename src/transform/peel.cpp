@@ -45,15 +45,7 @@ TransformResult peel(const Kernel& kernel, const std::vector<std::string>& loops
   for (const std::string& index : loops) {
     if (std::find(out.peeled.begin(), out.peeled.end(), index) != out.peeled.end())
       return TransformResult::refuse("loop " + index + " is peeled already");
-    int count = 0;
-    std::string problem;
-    walk(kernel.body, [&](const NodePtr& n, const Ancestors& above) {
-      if (n->kind != NodeKind::For || n->index != index) return;
-      if (++count == 1) problem = peelProblem(*n, above);
-    });
-    if (count == 0) return TransformResult::refuse("there is no loop over index " + index);
-    if (count > 1) return TransformResult::refuse(std::to_string(count) + " loops run over index " + index +
-                                                  "; only a loop of its own is peeled");
+    std::string problem = soleLoopProblem(kernel.body, index, "is peeled", peelProblem);
     if (!problem.empty()) return TransformResult::refuse(problem);
     out.peeled.push_back(index);
   }

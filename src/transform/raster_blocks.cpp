@@ -1,3 +1,5 @@
+// raster and resident: how the grid's blocks are numbered, and how many must fit on a
+// multiprocessor at once. Neither changes what the kernel computes.
 #include "src/transform/transforms.hpp"
 
 namespace cudaburg {
@@ -7,6 +9,14 @@ TransformResult rasterBlocks(const Kernel& kernel, int64_t rows) {
   if (rows > 65535) return TransformResult::refuse("a raster of " + std::to_string(rows) + " rows is taller than grid.y may be");
   Kernel out = kernel;
   out.rasterRows = rows;
+  return TransformResult::success(std::move(out));
+}
+
+TransformResult keepResident(const Kernel& kernel, int64_t blocks) {
+  if (blocks < 1 || blocks > 32)
+    return TransformResult::refuse("a multiprocessor holds 1 to 32 blocks at once, not " + std::to_string(blocks));
+  Kernel out = kernel;
+  out.residentBlocks = blocks;
   return TransformResult::success(std::move(out));
 }
 

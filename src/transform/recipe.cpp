@@ -33,6 +33,8 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Peel, "peel", "peel LOOP,LOOP..."},
     {StepKind::RoundUp, "roundup", "roundup"},
     {StepKind::Raster, "raster", "raster ROWS"},
+    {StepKind::Prefetch, "prefetch", "prefetch LOOP"},
+    {StepKind::Resident, "resident", "resident BLOCKS"},
     {StepKind::Winograd, "winograd",
      "winograd ROWS,COLS M [block TILES,FILTERS,CHANNELS] [thread TILES,FILTERS,POINTS] [prefetch]"},
 };
@@ -311,10 +313,20 @@ class Parser {
         break;
       case StepKind::Peel: ok = names(step.loops); break;
       case StepKind::RoundUp: break;
+      case StepKind::Prefetch:
+        ok = name(loop, "an unrolled loop's index");
+        step.loops = {loop};
+        break;
       case StepKind::Raster: {
         int64_t rows = 0;
         ok = number(rows, "the block rows that sweep the columns together");
         step.factors = {rows};
+        break;
+      }
+      case StepKind::Resident: {
+        int64_t blocks = 0;
+        ok = number(blocks, "the blocks a multiprocessor must hold at once");
+        step.factors = {blocks};
         break;
       }
       case StepKind::Winograd: ok = winograd(step); break;
@@ -396,9 +408,11 @@ std::string RecipeStep::str() const {
     case StepKind::Interchange: return s + " " + loops.at(0) + " " + loops.at(1);
     case StepKind::Distribute: return s + " " + loops.at(0);
     case StepKind::Lanes:
-    case StepKind::Raster: return s + " " + join(factors);
+    case StepKind::Raster:
+    case StepKind::Resident: return s + " " + join(factors);
     case StepKind::Collapse: return s + " " + join(loops) + (into.empty() ? "" : " into " + join(into));
-    case StepKind::Peel: return s + " " + join(loops);
+    case StepKind::Peel:
+    case StepKind::Prefetch: return s + " " + join(loops);
     case StepKind::RoundUp: return s;
     case StepKind::Winograd: return s + " " + join(loops) + " " + winogradTiling(factors).str();
     default: return s + " " + join(loops) + " " + join(factors) + (into.empty() ? "" : " into " + join(into));
@@ -478,6 +492,12 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
       break;
     case StepKind::Raster:
       if (arity(0, 1)) return rasterBlocks(kernel, step.factors[0]);
+      break;
+    case StepKind::Prefetch:
+      if (arity(1, 0)) return prefetch(kernel, step.loops[0]);
+      break;
+    case StepKind::Resident:
+      if (arity(0, 1)) return keepResident(kernel, step.factors[0]);
       break;
     case StepKind::Winograd:
       if (arity(2, 8)) return winogradConvolution(kernel, step.loops, winogradTiling(step.factors));

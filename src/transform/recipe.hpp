@@ -26,6 +26,8 @@
 //   roundup                 roundUp(): a tile's register work runs over whole tiles, past the edges
 //   peel i_o,j_o,k_o        peel({i_o, j_o, k_o}): whole blocks and whole strips run unguarded
 //   raster 8                rasterBlocks(8): the grid's blocks launched in groups of 8 rows
+//   prefetch k              prefetch(k): unrolled k reads its shared operands an iteration ahead
+//   resident 2              keepResident(2): 2 blocks fit on a multiprocessor at once (launch bounds)
 //   winograd oh,ow 4 block 32,32,8 thread 8,8,1
 //                           winogradConvolution({oh, ow}, tiling): F(4x4,3x3), a block 32 tiles by 32
 //                           filters over strips of 8 channels, a thread 8 tiles by 8 filters of 1
@@ -51,7 +53,7 @@ namespace cudaburg {
 
 enum class StepKind {
   StripMine, Tile, Unroll, Interchange, Distribute, Map, Stage, RegisterTile, Vectorize, Split, Lanes, Collapse, Mma,
-  Peel, RoundUp, Raster, Winograd
+  Peel, RoundUp, Raster, Prefetch, Resident, Winograd
 };
 const char* stepKeyword(StepKind k);  // "strip", "tile", ...
 

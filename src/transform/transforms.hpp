@@ -106,6 +106,12 @@ TransformResult arrangeLanes(const Kernel& kernel, int64_t rows, int64_t cols);
 // columns in L2 on large products. Only the order of blocks changes: the kernel computes the same.
 TransformResult rasterBlocks(const Kernel& kernel, int64_t rows);
 
+// Asks that `blocks` blocks fit on a multiprocessor at once (Kernel::residentBlocks): the kernel's
+// launch bounds say so, and ptxas keeps each thread's registers within what they leave it (a
+// kernel that would spill to stay within them is refused when compiled). Only how the GPU runs
+// it changes.
+TransformResult keepResident(const Kernel& kernel, int64_t blocks);
+
 // Tensor cores as instruction selection: the register tile of loops i, j (after registerTile)
 // whose reduction loop k runs right around its block loops becomes a warp's tile of mma.sync
 // instructions of `shape` (16,8,16 for half and bfloat16 operands, 16,8,8 for tf32; fp32
@@ -122,6 +128,14 @@ TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& lo
 // with nothing to peel (its bounds constant and a multiple of its step apart), for a grid loop
 // with no whole block, and for loops of other kinds.
 TransformResult peel(const Kernel& kernel, const std::vector<std::string>& loops);
+
+// Reads the shared operands of the unrolled loop `index` one iteration ahead on the GPU
+// (Kernel::prefetched, rule 9 of loop_tree.hpp): two register copies of what an iteration reads
+// from shared buffers, the next iteration's filled before this one's work; under a pipelined
+// strip loop, the next strip's first right after the strip's barrier, before the last iteration's
+// work. The tree does not change. Refused for a loop that is not unrolled, that copies,
+// synchronises or allocates inside, that reads no shared buffer, and in tensor-core tiles.
+TransformResult prefetch(const Kernel& kernel, const std::string& index);
 
 // Rounds the register work of tiles up to whole tiles: a loop whose body only reads shared and
 // register buffers and writes register buffers, with an upper bound a constant distance above

@@ -83,6 +83,19 @@ void walk(const NodePtr& node, const std::function<void(const NodePtr&, const An
   walkBelow(node, visit, above);
 }
 
+std::string soleLoopProblem(const NodePtr& body, const std::string& index, const std::string& what,
+                            const std::function<std::string(const Node&, const Ancestors&)>& check) {
+  int count = 0;
+  std::string problem;
+  walk(body, [&](const NodePtr& n, const Ancestors& above) {
+    if (n->kind != NodeKind::For || n->index != index) return;
+    if (++count == 1) problem = check(*n, above);
+  });
+  if (count == 0) return "there is no loop over index " + index;
+  if (count > 1) return std::to_string(count) + " loops run over index " + index + "; only a loop of its own " + what;
+  return problem;
+}
+
 bool anyNode(const NodePtr& node, const std::function<bool(const Node&)>& pred) {
   if (pred(*node)) return true;
   for (const auto& kid : node->kids)

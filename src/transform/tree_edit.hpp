@@ -39,6 +39,12 @@ std::string freshName(const Kernel& kernel, const std::string& base);
 // Calls `visit` on every node below and including `node`, with its ancestors.
 void walk(const NodePtr& node, const std::function<void(const NodePtr&, const Ancestors&)>& visit);
 
+// "" when exactly one loop below `body` runs over `index` and `check` finds nothing against it
+// (given the nodes above it); else why not: no such loop, several ("only a loop of its own " +
+// `what`), or what `check` says.
+std::string soleLoopProblem(const NodePtr& body, const std::string& index, const std::string& what,
+                            const std::function<std::string(const Node&, const Ancestors&)>& check);
+
 // Whether any node below and including `node` satisfies `pred`.
 bool anyNode(const NodePtr& node, const std::function<bool(const Node&)>& pred);
 

@@ -17,7 +17,8 @@ std::string dims(const std::vector<int64_t>& v) {
 // Why `kernel` is not a nest this step can take as a whole ("" when it is).
 std::string notAsWritten(const Kernel& kernel) {
   if (kernel.winograd) return "the kernel is computed with Winograd's transforms already";
-  if (kernel.warpTiles || kernel.laneRows || !kernel.peeled.empty() || !kernel.zeroFirst.empty())
+  if (kernel.warpTiles || kernel.laneRows || !kernel.peeled.empty() || !kernel.zeroFirst.empty() ||
+      kernel.residentBlocks)
     return "the nest has been transformed: winograd takes the nest as written, as its only step";
   std::string mapped;
   walk(kernel.body, [&](const NodePtr& n, const Ancestors&) {

@@ -146,6 +146,47 @@ const std::vector<RecipeCase>& recipeCases() {
       {"conv3d", {{"D", 12}, {"H", 13}, {"W", 14}, {"T", 3}},
        "collapse y,x into p\ncollapse a,b,c into q\ntile z,p 4,64\nmap z_o grid.y\nmap p_o grid.x\nmap z block.y\n"
        "map p block.x\nregtile z,p 2,2\nstrip q 9\nstage In at q_o\nstage Tpl at q_o\nmap q_o pipelined"},
+      // Operands read a strip element ahead (prefetch): pipelined, the barrier under the last
+      // element's work, peeled beside a split's parts; 8 x 8 tiles of interleaved rows; 8 x 4
+      // tiles under launch bounds for two blocks a multiprocessor; transposed and batched
+      // operands; half operands on the CUDA cores; strips of an odd length, asynchronous copies
+      // and single buffers (the next element's operands alone).
+      {"matmul", {{"M", 127}, {"N", 4099}, {"K", 513}},
+       "split k 2\nmap k_s grid.z\ntile i,j 64,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\n"
+       "regtile i,j 8,4\nstrip k 16\nstage A at k_o transposed\nstage B at k_o\nmap k_o pipelined\nunroll k 16\n"
+       "lanes 4,8\nroundup\npeel i_o,j_o,k_o\nprefetch k"},
+      {"matmul", {{"M", 4096}, {"N", 4096}, {"K", 4096}},
+       "tile i,j 128,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 8,8\n"
+       "strip k 8\nstage A at k_o transposed\nstage B at k_o interleaved 8\nunroll k 8\nmap k_o pipelined\n"
+       "vectorize j 4\nlanes 4,8\nprefetch k"},
+      {"matmul", {{"M", 200}, {"N", 256}, {"K", 70}},
+       "tile i,j 64,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 8,4\n"
+       "strip k 16\nstage A at k_o transposed\nstage B at k_o\nunroll k 16\nmap k_o pipelined\nvectorize j 4\n"
+       "prefetch k\nresident 2"},
+      {"matmul_nt", {{"M", 200}, {"N", 136}, {"K", 70}},
+       "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 8,4\n"
+       "strip k 16\nstage A at k_o transposed\nstage B at k_o transposed\nunroll k 16\nmap k_o pipelined\n"
+       "prefetch k"},
+      {"matmul_tn", {{"M", 200}, {"N", 136}, {"K", 70}},
+       "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 8,4\n"
+       "strip k 16\nstage A at k_o\nstage B at k_o\nunroll k 16\nmap k_o pipelined\nvectorize j 4\nprefetch k"},
+      {"matmul_bt", {{"BATCH", 3}, {"M", 100}, {"N", 72}, {"K", 50}},
+       "map b grid.z\ntile i,j 32,32\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\n"
+       "regtile i,j 4,4\nstrip k 8\nstage A at k_o transposed\nstage B at k_o transposed\nunroll k 8\n"
+       "map k_o pipelined\nprefetch k"},
+      {"hgemm", {{"M", 100}, {"N", 72}, {"K", 48}},
+       "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 4,4\n"
+       "strip k 16\nstage A at k_o transposed\nstage B at k_o\nunroll k 16\nmap k_o pipelined\nprefetch k"},
+      {"matmul", {{"M", 100}, {"N", 72}, {"K", 33}},
+       "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 4,4\n"
+       "strip k 15\nstage A at k_o transposed\nstage B at k_o\nmap k_o pipelined\nunroll k 15\nprefetch k"},
+      {"conv2d", {{"N", 2}, {"C", 7}, {"H", 20}, {"W", 21}, {"K", 40}},
+       "interchange n k\ncollapse n,oh,ow into m\ncollapse c,r,s into q\ntile k,m 32,64\nmap k_o grid.y\n"
+       "map m_o grid.x\nmap k block.y\nmap m block.x\nregtile k,m 4,4\nstrip q 16\nstage In at q_o\n"
+       "stage Wt at q_o\nmap q_o async\nunroll q 16\nlanes 4,8\nprefetch q"},
+      {"matmul", {{"M", 100}, {"N", 72}, {"K", 33}},
+       "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 4,4\n"
+       "strip k 16\nstage A at k_o transposed\nstage B at k_o\nunroll k 16\nvectorize j 4\nprefetch k\nresident 4"},
       // Tensor cores: ldmatrix from padded stages filled by cp.async (even sizes), fragments read
       // element by element where a bound cuts a tile (uneven ones), and from global memory.
       {"hgemm", {{"M", 256}, {"N", 256}, {"K", 128}}, kMmaF16},
@@ -264,19 +305,30 @@ TEST(CompileRecipes, EveryExampleUnderItsRecipesCompilesForSm90) {
   }
 }
 
+// The cases whose recipe holds `marker`, emitted and compiled (with their PTX when asked).
+struct CompiledCases {
+  std::vector<CudaKernel> kernels;
+  std::vector<const RecipeCase*> cases;
+  std::vector<CompileResult> results;
+};
+CompiledCases compiledCasesWith(const std::string& marker, bool keepPtx) {
+  CompiledCases out;
+  for (const RecipeCase& c : recipeCases())
+    if (std::string(c.recipe).find(marker) != std::string::npos)
+      if (auto k = emitCase(c)) out.kernels.push_back(*k), out.cases.push_back(&c);
+  CompileOptions options;
+  options.useCache = false;
+  options.keepPtx = keepPtx;
+  out.results = compileAll(out.kernels, options);
+  return out;
+}
+
 // Tensor-core kernels keep their fragments and addresses in registers: no local memory at all
 // (no spill, no stack frame), B's tiles loaded two at a time, swizzled stages addressed by XOR,
 // whole tiles written back two columns a store.
 TEST(CompileRecipes, TensorCoreKernelsUseNoLocalMemory) {
-  std::vector<CudaKernel> kernels;
-  std::vector<const RecipeCase*> cases;
-  for (const RecipeCase& c : recipeCases())
-    if (std::string(c.recipe).find("mma ") != std::string::npos)
-      if (auto k = emitCase(c)) kernels.push_back(*k), cases.push_back(&c);
+  auto [kernels, cases, results] = compiledCasesWith("mma ", false);
   ASSERT_GE(kernels.size(), 8u);
-  CompileOptions options;
-  options.useCache = false;
-  std::vector<CompileResult> results = compileAll(kernels, options);
   int paired = 0;
   for (size_t i = 0; i < kernels.size(); ++i) {
     SCOPED_TRACE(std::string(cases[i]->example) + " under\n" + cases[i]->recipe);
@@ -301,6 +353,38 @@ TEST(CompileRecipes, TensorCoreKernelsUseNoLocalMemory) {
     }
   }
   EXPECT_GE(paired, 4);  // the sizes the tiles divide
+}
+
+// Operands read ahead stay in registers: no local memory; a pipelined strip keeps one barrier,
+// taken before its last element's work; the staged operands of tiles whose rows hold whole
+// vectors are read from shared memory 128 bits at a time (a thread's 8 rows of A as two, its
+// columns of B as one or two).
+TEST(CompileRecipes, PrefetchedOperandsStayInRegistersAndReadSharedMemory128BitsAtATime) {
+  auto [kernels, cases, results] = compiledCasesWith("prefetch ", true);
+  ASSERT_GE(kernels.size(), 8u);
+  int wide = 0;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    SCOPED_TRACE(std::string(cases[i]->example) + " under\n" + cases[i]->recipe);
+    ASSERT_TRUE(results[i].compiled) << results[i].errorLog;
+    const std::string& source = kernels[i].source;
+    const std::string& ptx = results[i].ptx;
+    EXPECT_EQ(results[i].resources.stackFrameBytes, 0) << results[i].log;
+    EXPECT_FALSE(results[i].resources.spills()) << results[i].log;
+    EXPECT_NE(source.find("_reg[2]["), std::string::npos) << source;
+    std::string recipe = cases[i]->recipe;
+    bool pipelined = recipe.find("pipelined") != std::string::npos && recipe.find("strip k 15") == std::string::npos;
+    EXPECT_EQ(pipelined, source.find("} else {  // the last iteration: the strip's barrier") != std::string::npos);
+    if (recipe.find("resident 2") != std::string::npos) {
+      EXPECT_NE(source.find("__launch_bounds__(256, 2)"), std::string::npos);
+    }
+    if (std::string(cases[i]->example) == "matmul" && recipe.find("vectorize j 4") != std::string::npos &&
+        recipe.find("regtile i,j 8,") != std::string::npos) {
+      EXPECT_NE(ptx.find("ld.shared.v4.f32"), std::string::npos) << ptx;
+      EXPECT_EQ(ptx.find("ld.shared.f32"), std::string::npos) << ptx;
+      ++wide;
+    }
+  }
+  EXPECT_GE(wide, 2);
 }
 
 }  // namespace

@@ -37,11 +37,18 @@ TEST(EmitPeel, WholeTilesAndStripsRunWithoutTheEdgesGuards) {
   std::string whole = between(src, "if (i_o < 64 && j_o < 4096) {", "} else {  // a tile at an edge");
   ASSERT_FALSE(whole.empty()) << src;
   for (const char* guard : {"< 127", "< 4099"}) EXPECT_EQ(whole.find(guard), std::string::npos) << guard << "\n" << whole;
-  // The whole strips: no test of k; the next strip's loads still check K (the last one's next is partial).
+  // The whole strips: no test of k; the next strip's loads check K only in the last whole strip,
+  // whose next is partial.
   std::string strips = between(whole, "for (int k_o = 0; k_o < 512; k_o += 16) {  // whole iterations",
                                "// the last iteration, partial");
   ASSERT_FALSE(strips.empty()) << whole;
   EXPECT_EQ(strips.find("if (k < 513)"), std::string::npos) << strips;
+  std::string wholeNext = between(strips, "if (k_o < 496) {  // the next strip is whole", "} else {");
+  ASSERT_FALSE(wholeNext.empty()) << strips;
+  EXPECT_EQ(wholeNext.find("< 513"), std::string::npos) << wholeNext;
+  EXPECT_NE(between(strips, "// the next strip is the partial last one", "for (int k_u").find("16 < 513)"),
+            std::string::npos)
+      << strips;
   EXPECT_NE(whole.find("const int k_o = 512;"), std::string::npos);
   // The edge tile keeps the stores' and the copies' guards, not the multiply-adds' (rounded up).
   std::string edge = src.substr(src.find("} else {  // a tile at an edge"));

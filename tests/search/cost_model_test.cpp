@@ -135,6 +135,34 @@ CandidateShape tensorCores(int64_t n, int64_t bm, int64_t bn, int64_t tm, int64_
 
 }  // namespace
 
+// Operands read ahead: a second copy of a thread's row and column in registers, the strip's
+// barrier hidden; faster where the blocks a multiprocessor holds stay as many, slower where the
+// registers cost a block.
+TEST(CostModel, PrefetchingHidesTheBarrierForItsRegisters) {
+  CandidateShape pipelined = matmul(4096, 128, 128, 8, 8);
+  pipelined.staged = pipelined.pipelined = true;
+  pipelined.stageDepth = 8;
+  pipelined.stagedFootprint = (128 + 128) * 8;
+  CandidateShape prefetched = pipelined;
+  prefetched.prefetched = true;
+  auto plain = estimate(pipelined), ahead = estimate(prefetched);
+  ASSERT_TRUE(plain.infeasible.empty() && ahead.infeasible.empty()) << plain.infeasible << ahead.infeasible;
+  EXPECT_EQ(ahead.registers, plain.registers + 8 + 8);
+  ASSERT_EQ(ahead.occupancy, plain.occupancy);
+  EXPECT_LT(ahead.ns, plain.ns);
+  // 128 threads of 8 x 4 tiles: the copy takes the registers of a sixth block.
+  CandidateShape wide = matmul(4096, 64, 64, 8, 4);
+  wide.staged = wide.pipelined = true;
+  wide.stageDepth = 8;
+  wide.stagedFootprint = (64 + 64) * 8;
+  CandidateShape wideAhead = wide;
+  wideAhead.prefetched = true;
+  auto w = estimate(wide), wa = estimate(wideAhead);
+  ASSERT_TRUE(w.infeasible.empty() && wa.infeasible.empty());
+  EXPECT_LT(wa.occupancy, w.occupancy);
+  EXPECT_GT(wa.ns, w.ns);
+}
+
 TEST(CostModel, SplittingAConvolutionOfFewPixelsFillsTheGpu) {
   // 512 filters by 32*7*7 pixels make 104 blocks for 132 multiprocessors: split 4, 416 blocks.
   EXPECT_LT(estimate(implicitGemm(512, 32 * 7 * 7, 512, 4)).ns, estimate(implicitGemm(512, 32 * 7 * 7, 512, 1)).ns);

@@ -65,11 +65,16 @@ class RecipeGenerator {
         s.factors = {rows, 32 / rows};
         break;
       }
-      case StepKind::Peel: break;
+      case StepKind::Peel:
+      case StepKind::Prefetch: break;
       case StepKind::RoundUp: s.loops.clear(); break;
       case StepKind::Raster:
         s.loops.clear();
         s.factors = {pick({1, 2, 8})};
+        break;
+      case StepKind::Resident:
+        s.loops.clear();
+        s.factors = {pick({0, 1, 2, 3})};
         break;
       case StepKind::Winograd: break;  // not drawn: it takes a whole convolution as written
       case StepKind::Map:

@@ -63,11 +63,7 @@ void KernelWriter::emitPhases(const Scope& scope) {
   hoistShared(*plan_.phases, 1);
   open("if (" + joinConditions(conds) + ") {  // a whole tile: the guards only an edge needs left out");
   emit(*plan_.phases, whole);
-  --indent_;
-  declared_.pop_back();
-  line("} else {  // a tile at an edge");
-  ++indent_;
-  declared_.emplace_back();
+  otherwise("a tile at an edge");
   emit(*plan_.phases, scope);
   close();
 }

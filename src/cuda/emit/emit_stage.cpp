@@ -23,13 +23,6 @@ Node shiftedStage(const Node& stage, const Node& loop, int64_t shift) {
   return shifted;
 }
 
-// The number of the current iteration of `loop`, as C: "k_o / 16".
-std::string iterationText(const Node& loop) {
-  std::string count = affineText(Affine::var(loop.index) - loop.lower);
-  if (loop.step == 1) return count;
-  return (loop.lower == Affine(0) ? count : "(" + count + ")") + " / " + std::to_string(loop.step);
-}
-
 }  // namespace
 
 // The width (8, 4, 2 or 1 elements, at most 16 bytes) a Stage copies at a time: rows of both
@@ -293,6 +286,21 @@ void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
   for (const Node* s : parts.stages) emitStage(*s, first);
   close();
   line("__syncthreads();");
+  // A prefetched work loop (rule 9 of loop_tree.hpp) of an even trip count reads each strip's
+  // first operands at the end of the strip before: the first strip's here.
+  const Node* prefetched = prefetchedWork(loop, parts, scope);
+  std::shared_ptr<OperandRegisters> regs;
+  if (prefetched) {
+    regs = openOperandRegisters(*prefetched);
+    line("// " + prefetched->index + ": each iteration reads the next one's shared operands into registers first, the last");
+    line("// the next strip's, after the barrier");
+    open("{");
+    size_t mark = body_.size();
+    line("const " + index_ + " " + loop.index + " = " + affineText(loop.lower) + ";");
+    emitReadAhead(*prefetched, first, regs, "0", {{prefetched->index, prefetched->lower}});
+    dropIfUnused(mark, loop.index);
+    close();
+  }
 
   // The next iteration's stages: the loop's index one step on, in the iterations that have one.
   Scope next = inner;
@@ -300,6 +308,20 @@ void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
   for (const Node* b : parts.buffers) next.slots[b->buffer.name] = "stage_slot ^ 1";
   std::vector<StageCopy> copies;
   for (const Node* s : parts.stages) copies.push_back(planStageCopy(shiftedStage(*s, loop, 1), next));
+  // Peeled, of constant bounds: in its whole iterations but the last the next strip is whole too,
+  // and its copies need no check of the strip's bounds (planned for those iterations alone).
+  std::vector<StageCopy> wholeCopies;
+  int64_t lower = 0, upper = 0, wholeStrips = 0;
+  if (isPeeled(loop.index) && constantBounds(loop, lower, upper) && (wholeStrips = (upper - lower) / loop.step) >= 2) {
+    Scope nextWhole = next;
+    nextWhole.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, wholeStrips - 1));
+    bool fewerChecks = false;
+    for (size_t i = 0; i < parts.stages.size(); ++i) {
+      wholeCopies.push_back(planStageCopy(shiftedStage(*parts.stages[i], loop, 1), nextWhole));
+      fewerChecks = fewerChecks || wholeCopies[i].value != copies[i].value;
+    }
+    if (!fewerChecks) wholeCopies.clear();
+  }
   if (!refusal_.empty()) return;
   emitIterations(loop, inner, *trips, [&](const Scope& body, Iterations part) {
     std::vector<std::string> nextConds = laterConditions(loop, 1, body);  // this iteration has a next one
@@ -309,21 +331,50 @@ void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
       for (size_t i = 0; i < copies.size(); ++i)
         line(copies[i].type + " " + parts.stages[i]->buffer.name + "_next[" +
              std::to_string(itemsPerThread(copies[i])) + "];");
+      bool split = part == Iterations::Whole && !wholeCopies.empty();
+      if (split) {
+        open("if (" + loop.index + " < " + std::to_string(lower + (wholeStrips - 1) * loop.step) +
+             ") {  // the next strip is whole");
+        for (size_t i = 0; i < wholeCopies.size(); ++i)
+          emitStageRegisters(wholeCopies[i], parts.stages[i]->buffer.name + "_next", true);
+        otherwise("the next strip is the partial last one, if any");
+      }
       if (!nextConds.empty()) open("if (" + joinConditions(nextConds) + ") {");
       for (size_t i = 0; i < copies.size(); ++i)
         emitStageRegisters(copies[i], parts.stages[i]->buffer.name + "_next", true);
       if (!nextConds.empty()) close();
+      if (split) close();
     }
-    for (const auto& w : parts.work) emit(part == Iterations::Whole ? *dropImpliedBounds(w, loop) : *w, body);
-    if (more) {
-      if (!nextConds.empty()) open("if (" + joinConditions(nextConds) + ") {");
-      for (size_t i = 0; i < copies.size(); ++i)
-        emitStageRegisters(copies[i], parts.stages[i]->buffer.name + "_next", false);
-      if (!nextConds.empty()) close();
+    auto handOver = [&] {  // the next strip's stores, then the barrier
+      if (more) {
+        if (!nextConds.empty()) open("if (" + joinConditions(nextConds) + ") {");
+        for (size_t i = 0; i < copies.size(); ++i)
+          emitStageRegisters(copies[i], parts.stages[i]->buffer.name + "_next", false);
+        if (!nextConds.empty()) close();
+      }
+      line("__syncthreads();");
+    };
+    StripTail tail{handOver, more, nextConds, loop.index, Affine::var(loop.index) + Affine(loop.step), {}, regs};
+    for (const Node* b : parts.buffers) tail.nextSlots[b->buffer.name] = "stage_slot ^ 1";
+    for (const auto& w : parts.work) {
+      if (prefetched) stripTail_ = &tail;
+      emit(part == Iterations::Whole ? *dropImpliedBounds(w, loop) : *w, body);
+      stripTail_ = nullptr;
     }
-    line("__syncthreads();");
+    if (!prefetched) handOver();
   });
+  if (regs) declareOperandRegisters(*regs);
   dropGatherCounters(parts.stages);
+}
+
+const Node* KernelWriter::prefetchedWork(const Node& loop, const PipelineParts& parts, const Scope& scope) {
+  if (parts.work.size() != 1) return nullptr;
+  const Node& work = *parts.work[0];
+  if (work.kind != NodeKind::For || work.mapping != Mapping::Unrolled || !isPrefetched(work.index)) return nullptr;
+  Scope strips = scope;
+  strips.ranges.bindLoop(loop, scope.ranges.loopIndexRange(loop, scope.ranges.maxTripCount(loop).value_or(1)));
+  auto trips = strips.ranges.maxTripCount(work);
+  return trips && *trips % 2 == 0 ? &work : nullptr;  // an even count: each strip's first copy is copy 0
 }
 
 void KernelWriter::emitAsyncCopies(const StageCopy& c, const std::string& source) {

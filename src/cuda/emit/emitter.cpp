@@ -7,6 +7,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "src/cuda/emit/emit_winograd.hpp"
 #include "src/cuda/emit/kernel_writer.hpp"
@@ -42,6 +43,8 @@ ExprPtr substituteExpr(const ExprPtr& e, const std::string& name, const Affine& 
   return copy;
 }
 
+}  // namespace
+
 Access substituteAccess(Access a, const std::string& name, const Affine& by) {
   for (auto& s : a.subscripts) s = s.substitute(name, by);
   return a;
@@ -52,7 +55,11 @@ void collectLoads(const Expr& e, std::vector<Access>& out) {
   for (const auto& a : e.args) collectLoads(*a, out);
 }
 
-}  // namespace
+std::string iterationText(const Node& loop) {
+  std::string count = affineText(Affine::var(loop.index) - loop.lower);
+  if (loop.step == 1) return count;
+  return (loop.lower == Affine(0) ? count : "(" + count + ")") + " / " + std::to_string(loop.step);
+}
 
 // The shortest literal that reads back as `v` in type `t`.
 std::string literal(double v, ScalarType t) {
@@ -219,7 +226,7 @@ std::string KernelWriter::loadText(const Access& a, ScalarType want, const Scope
   if (overridden != scope.loadOverrides.end()) return overridden->second;
   const Array* array = findArray(a.array, scope);
   if (!array) return "?";
-  std::string text = accessText(a, scope);
+  std::string text = readsOperandRegisters(a, scope) ? operandRegister(a, scope, scope.operandCopy) : accessText(a, scope);
   ScalarType have = typeOf(*array);
   if (have == ScalarType::Half) text = "__half2float(" + text + ")";
   else if (have == ScalarType::BFloat16) text = "__bfloat162float(" + text + ")";
@@ -276,6 +283,7 @@ std::string KernelWriter::storeText(const Node& assign, const std::string& targe
 void KernelWriter::emitAssign(const Node& node, const Scope& scope) {
   if (kernel_.warpTiles)
     return refuse("`" + node.target.str() + " = ...` lies in no tensor-core tile, but every lane of a warp would run it");
+  if (scope.readingAhead) return emitOperandLoads(node, scope);
   const Array* array = findArray(node.target.array, scope);
   if (!array) return;
   ScalarType targetType = typeOf(*array);
@@ -301,6 +309,8 @@ void KernelWriter::emitLoop(const Node& loop, const Scope& scope) {
   if (isBlockMapping(loop.mapping)) return emitBlockLoop(loop, scope);
   if (loop.mapping == Mapping::Mma) return emitMmaElements(loop, scope);
   if (loop.mapping == Mapping::Unrolled && kernel_.warpTiles && emitMmaWarpTile(loop, scope)) return;
+  if (loop.mapping == Mapping::Unrolled && isPrefetched(loop.index) && !scope.readingAhead)
+    return emitPrefetchedLoop(loop, scope, std::exchange(stripTail_, nullptr));
   if (loop.mapping == Mapping::Unrolled) return emitUnrolledLoop(loop, scope, "");
   if (loop.mapping == Mapping::Vector) return emitVectorLoop(loop, scope);
   if (loop.mapping == Mapping::Pipelined) return emitPipelinedLoop(loop, scope);
@@ -392,7 +402,8 @@ std::string KernelWriter::loopConditions(const Node& loop, const Scope& scope) {
   return joinConditions(conds);
 }
 
-void KernelWriter::emitUnrolledLoop(const Node& loop, const Scope& scope, const std::string& note) {
+void KernelWriter::emitUnrolledLoop(const Node& loop, const Scope& scope, const std::string& note,
+                                    const std::function<void(Scope&)>& beforeBody) {
   auto trips = scope.ranges.maxTripCount(loop);
   if (!trips) return refuse("unrolled loop `" + loop.index + "` has no constant trip count");
   Scope inner = scope;
@@ -418,6 +429,7 @@ void KernelWriter::emitUnrolledLoop(const Node& loop, const Scope& scope, const 
     line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, counter) + ";");
   }
   std::vector<size_t> derived = declareDerived(loop);
+  if (beforeBody) beforeBody(inner);
   bool guarded = openGuard(loop, last, scope);
   emit(*loop.body(), inner);
   if (guarded) close();
@@ -464,6 +476,7 @@ void KernelWriter::emitVectorLoop(const Node& loop, const Scope& scope) {
                     : !straight ? "its body is not straight-line assignments" : "";
   if (!why.empty())
     return emitUnrolledLoop(loop, scope, "vector loop `" + loop.index + "` done as scalars: " + why);
+  if (scope.readingAhead) return emitVectorReadAhead(loop, stmts, width, scope);
 
   open("{  // " + loop.index + ": vector of " + std::to_string(width));
   for (const auto& stmt : stmts) {
@@ -473,6 +486,7 @@ void KernelWriter::emitVectorLoop(const Node& loop, const Scope& scope) {
     std::set<std::string> seen;
     for (const Access& a : loads) {
       if (!a.subscripts.empty() && !a.subscripts.back().uses(loop.index)) continue;
+      if (readsOperandRegisters(a, scope)) continue;  // read ahead into registers
       if (!seen.insert(a.str()).second || !wideAccessOk(a, loop.index, loop.lower, width, scope)) continue;
       const Array& array = scope.arrays.at(a.array);
       std::string vtype = std::string(cudaType(typeOf(array))) + std::to_string(width);
@@ -744,13 +758,20 @@ EmitResult KernelWriter::write() {
     if (plan_.block[2] > 1) refuse("warps arranged over block.y and block.x leave no room for block.z");
     else refuse(warpLanesProblem(kernel_.laneRows, kernel_.laneCols, plan_.block[1], plan_.block[0]));
   }
+  std::string bounds = std::to_string(plan_.threads());
+  if (kernel_.residentBlocks > 0) {
+    if (plan_.threads() * kernel_.residentBlocks > 2048)
+      refuse(std::to_string(kernel_.residentBlocks) + " blocks of " + std::to_string(plan_.threads()) +
+             " threads are more than the 2048 a multiprocessor holds");
+    bounds += ", " + std::to_string(kernel_.residentBlocks);
+  }
   if (!refusal_.empty()) {
     result.refusal = refusal_;
     return result;
   }
   std::ostringstream src;
   src << header() << "\n"
-      << "extern \"C\" __global__ void __launch_bounds__(" << plan_.threads() << ")\n"
+      << "extern \"C\" __global__ void __launch_bounds__(" << bounds << ")\n"
       << out.entry << "(" << params << ") {\n"
       << prologue() << body_ << "}\n";
   out.source = src.str();

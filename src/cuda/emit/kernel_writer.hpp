@@ -4,6 +4,7 @@
 // into shared memory and the pipelined loops). Not part of the emitter's interface.
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -24,6 +25,30 @@ std::string literal(double v, ScalarType t);
 std::string affineText(const Affine& a);
 // Conditions joined with " && ".
 std::string joinConditions(const std::vector<std::string>& conds);
+// `a` with index `name` replaced by `by`.
+Access substituteAccess(Access a, const std::string& name, const Affine& by);
+// The loads of an expression, in order.
+void collectLoads(const Expr& e, std::vector<Access>& out);
+// The number of the current iteration of `loop`, as C: "k_o / 16".
+std::string iterationText(const Node& loop);
+
+// The registers that hold what an iteration of a prefetched loop (rule 9 of loop_tree.hpp) reads
+// from shared buffers, two copies of each (emit_operands.cpp): `<buffer>_reg[copy][place]`, the
+// place the compile-time part of the element's place in the buffer.
+struct OperandRegisters {
+  std::string loop;     // the prefetched loop's index
+  std::string counter;  // its unrolled counter (the index itself where its first value is constant)
+  struct Buffer {
+    std::string type;
+    int64_t places = 0;  // the greatest place read, plus one
+    std::string base;    // the run-time part of the places read, which every read must share
+  };
+  std::map<std::string, Buffer> buffers;  // by shared buffer
+  Affine first;                           // the loop's first value
+  std::vector<std::string> derived;       // the indices its index derives (a collapsed loop)
+  size_t declareAt = 0;                   // where in the body their declarations go, and at what indent
+  int indent = 0;
+};
 
 // What is known at a point of the kernel being written.
 struct Scope {
@@ -37,6 +62,26 @@ struct Scope {
   std::map<std::string, std::string> loadOverrides;
   // Double-buffered shared buffers: name -> the expression that picks the half in use.
   std::map<std::string, std::string> slots;
+  // Inside a prefetched loop: its registers, and which copy its statements read (or fill, while
+  // reading ahead: then the statements only load their shared operands, from the places they read
+  // with `readAhead` substituted in order).
+  std::shared_ptr<OperandRegisters> operands;
+  std::string operandCopy;
+  bool readingAhead = false;
+  std::vector<std::pair<std::string, Affine>> readAhead;
+};
+
+// The end of a pipelined loop's strip when its work is a prefetched loop (emit_operands.cpp): the
+// next strip's stores and the barrier come before the work's last iteration, and the next strip's
+// first operands are read right after the barrier.
+struct StripTail {
+  std::function<void()> handOver;     // the next strip's stores (where there is one) and the barrier
+  bool hasNext = false;               // the strip loop has a next strip here
+  std::vector<std::string> nextConds;  // under which it does ("" when always)
+  std::string strip;                  // the strip loop's index
+  Affine nextStrip;                   // its value in the next strip
+  std::map<std::string, std::string> nextSlots;  // the halves the next strip reads
+  std::shared_ptr<OperandRegisters> operands;  // filled for the first strip before the strip loop
 };
 
 // How a Stage's items go from the source into the buffer (see planStageCopy).
@@ -110,6 +155,15 @@ class KernelWriter {
     declared_.pop_back();
     line("}");
   }
+  // `} else {` between the two branches of an `if` that open() began; `comment` says what the
+  // second one is for.
+  void otherwise(const std::string& comment) {
+    --indent_;
+    declared_.pop_back();
+    line("} else {" + (comment.empty() ? "" : "  // " + comment));
+    ++indent_;
+    declared_.emplace_back();
+  }
   void refuse(const std::string& why) {
     if (refusal_.empty()) refusal_ = why;
   }
@@ -131,9 +185,36 @@ class KernelWriter {
   void emitLoop(const Node& loop, const Scope& scope);
   void emitBlockLoop(const Node& loop, const Scope& scope);
   void emitSerialLoop(const Node& loop, const Scope& scope);
-  void emitUnrolledLoop(const Node& loop, const Scope& scope, const std::string& note);
+  // `beforeBody`, when given, writes what each iteration does before its body (the body then
+  // sees `bodyScope`'s changes to the iteration's scope).
+  void emitUnrolledLoop(const Node& loop, const Scope& scope, const std::string& note,
+                        const std::function<void(Scope&)>& beforeBody = {});
+  // Prefetched loops (rule 9 of loop_tree.hpp; emit_operands.cpp).
+  bool isPrefetched(const std::string& index) const;
+  // The registers of prefetched loop `loop`, declared (at the end, by declareOperandRegisters) where the
+  // body stands now.
+  std::shared_ptr<OperandRegisters> openOperandRegisters(const Node& loop);
+  void declareOperandRegisters(const OperandRegisters& regs);
+  // Writes `loop`'s body reading ahead: loads of the shared operands at the places `shift` moves
+  // them to, into copy `copy` of the registers.
+  void emitReadAhead(const Node& loop, const Scope& scope, const std::shared_ptr<OperandRegisters>& regs,
+                     const std::string& copy, const std::vector<std::pair<std::string, Affine>>& shift);
+  void emitPrefetchedLoop(const Node& loop, const Scope& scope, const StripTail* tail);
+  // The register of the scope's operands that holds what `a` reads (a shared buffer's element) in `scope`.
+  std::string operandRegister(const Access& a, const Scope& scope, const std::string& copy);
+  bool readsOperandRegisters(const Access& a, const Scope& scope) const;
+  // A statement while reading ahead: its shared operands loaded into registers.
+  void emitOperandLoads(const Node& assign, const Scope& scope);
+  // A vector loop's statements while reading ahead: their shared operands loaded `width` elements
+  // at a time where they lie contiguous and aligned.
+  void emitVectorReadAhead(const Node& loop, const std::vector<NodePtr>& stmts, int width, const Scope& scope);
+  // Where a statement read ahead reads `a`: its place with the scope's readAhead substituted.
+  static Access aheadOf(const Access& a, const Scope& scope);
   void emitVectorLoop(const Node& loop, const Scope& scope);
   void emitPipelinedLoop(const Node& loop, const Scope& scope);
+  // The work of a pipelined loop when it is one prefetched loop of an even trip count, whose last
+  // iteration then takes the strip's barrier (StripTail); null otherwise.
+  const Node* prefetchedWork(const Node& loop, const PipelineParts& parts, const Scope& scope);
   // The indices a collapsed loop derives from its index (declared just before), a line each:
   // one division chain where the index is set, not at their uses. Returns where the lines lie,
   // for dropDerived to remove those the body did not use.
@@ -265,6 +346,7 @@ class KernelWriter {
   int temps_ = 0;
   std::set<std::string> usedCoordinates_;
   std::map<std::string, std::vector<int64_t>> hoistedShared_;  // declared before a peeled block's copies
+  const StripTail* stripTail_ = nullptr;  // the pipelined strip around the work being written
 };
 
 // In a whole iteration of `peeled` (index + step within each of its upper bounds), a loop below
