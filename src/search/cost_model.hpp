@@ -54,6 +54,7 @@ struct CandidateShape {
   bool peeled = false;           // edges run apart: register work rounded up, whole tiles and strips unguarded
   int64_t rasterRows = 0;        // blocks numbered this many block rows at a time (0: row by row)
   bool prefetched = false;       // a strip element's staged operands read into registers an element ahead
+  int64_t residentBlocks = 0;    // launch bounds asking for this many blocks a multiprocessor (0: none)
   // Winograd F(m x m, 3 x 3) with m = winogradTile (0: none): rows are the m x m output tiles, cols
   // the filters, reduction the channels; blockRows x blockCols a block's tiles by filters and
   // threadRows x threadCols a thread's, for each of its winogradPoints transformed points;

@@ -337,6 +337,24 @@ Fragment LoopRules::prefetched(const Fragment& tiled, int64_t prefetch) const {
   return f;
 }
 
+// Unbounded, ptxas may give a thread more registers than the model counts (it hoists the unrolled
+// strip's shared reads ahead of their multiply-adds), and fewer blocks than the model's then share a
+// multiprocessor: 161 registers, one block, for a 128x128 tile of 8x8 threads the model gives two.
+// Bounded, it holds to the model's count or the kernel spills and is refused when compiled.
+Fragment LoopRules::resident(const Fragment& tiled, int64_t bounded) const {
+  Fragment f = tiled;
+  if (bounded == 0 || !f.refused.empty()) return f;
+  Estimate e = estimate(f.shape, gpu_);
+  int64_t blocks = e.threads > 0 ? static_cast<int64_t>(e.occupancy * gpu_.maxThreadsPerSm + 0.5) / (((e.threads + 31) / 32) * 32) : 0;
+  if (!e.infeasible.empty()) f.refused = e.infeasible;
+  else if (f.shape.tensorCores) f.refused = "tensor-core tiles keep their registers in fragments";
+  else if (blocks < 2) f.refused = "the model counts one block a multiprocessor: nothing to hold the registers to";
+  if (!f.refused.empty()) return f;
+  f.shape.residentBlocks = blocks;
+  f.inTile.push_back(makeStep(StepKind::Resident, {}, {blocks}));
+  return f;
+}
+
 Fragment LoopRules::gridZ(const Node* node, const Fragment& inner) const {
   Fragment f = inner;
   f.shape.outer = trip(node);

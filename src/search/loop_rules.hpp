@@ -113,6 +113,9 @@ class LoopRules {
   // before the last element's multiply-adds. Refused where the strips are not pipelined (no
   // barrier to hide), hold an odd number of elements, or feed tensor cores.
   Fragment prefetched(const Fragment& tiled, int64_t prefetch) const;
+  // Launch bounds at the residency the model counts on (resident 1; refused where that is one
+  // block a multiprocessor), or none (0).
+  Fragment resident(const Fragment& tiled, int64_t bounded) const;
   // No parallel loop has `loop` as its body: it is the outermost of its perfect nest.
   bool outermostParallel(const Node* loop) const;
   // An outer parallel loop around a tiled nest onto grid.z.
