@@ -67,24 +67,33 @@ int KernelWriter::stageWidth(const Node& node, const Array& source, const std::v
 void KernelWriter::readItem(StageCopy& c, const Access& from, const Array& buffer, const Array& source, int width,
                             const Scope& inner) {
   ScalarType bufferType = typeOf(buffer), sourceType = typeOf(source);
+  std::string converted;
+  if (width == 1 && bufferType != sourceType)
+    converted = fromFloat(bufferType, loadText(from, computeType(bufferType), inner));
+  readElementAt(c, accessText(from, inner), converted, outsideConditions(from, source, inner), bufferType, sourceType,
+                width);
+}
+
+void KernelWriter::readElementAt(StageCopy& c, const std::string& element, const std::string& converted,
+                                 const std::vector<std::string>& conds, ScalarType bufferType, ScalarType sourceType,
+                                 int width) {
   std::string zero;
   if (width > 1) {
     // 16-bit elements as packed 32-bit words: 8 in a uint4, 4 in a uint2, 2 in an unsigned.
     bool packed = scalarTypeBytes(bufferType) == 2;
     int lanes = packed ? width / 2 : width;
     c.type = packed ? (lanes == 1 ? "unsigned" : "uint" + std::to_string(lanes)) : cudaType(bufferType) + std::to_string(width);
-    c.value = "*reinterpret_cast<const " + c.type + "*>(&" + accessText(from, inner) + ")";
+    c.value = "*reinterpret_cast<const " + c.type + "*>(&" + element + ")";
     zero = packed && lanes == 1 ? "0u" : "make_" + c.type + "(";
     for (int v = 0; v < lanes && !(packed && lanes == 1); ++v) zero += (v ? ", " : "") + (packed ? "0u" : literal(0, bufferType));
     if (!(packed && lanes == 1)) zero += ")";
   } else {
     c.type = cudaType(bufferType);
-    c.value = bufferType == sourceType ? accessText(from, inner) : fromFloat(bufferType, loadText(from, computeType(bufferType), inner));
+    c.value = converted.empty() ? element : converted;
     zero = fromFloat(bufferType, literal(0, computeType(bufferType)));
   }
-  auto conds = outsideConditions(from, source, inner);
   if (!conds.empty()) c.value = "(" + joinConditions(conds) + ") ? " + c.value + " : " + zero;
-  c.from = accessText(from, inner);
+  c.from = element;
   c.inside = joinConditions(conds);
   c.sameType = bufferType == sourceType;
 }
@@ -179,7 +188,7 @@ void KernelWriter::emitStage(const Node& node, const Scope& scope) {
   StageCopy c = planStageCopy(node, scope);
   if (!refusal_.empty()) return;
   line(c.comment);
-  if (!c.counters.empty()) {  // each item reads its counters: the items by their number
+  if (c.byItem) {  // each item reads its counters or its row: the items by their number
     bool guarded = openThreadItems(c);
     storeItem(c);
     closeThreadItems(guarded);
