@@ -6,7 +6,10 @@
 
 #include <regex>
 
+#include "src/exec/compare.hpp"
+#include "src/exec/executor.hpp"
 #include "tests/cuda/emitted_example.hpp"
+#include "tests/cuda/host_run.hpp"
 
 namespace cudaburg {
 namespace {
@@ -112,6 +115,49 @@ TEST(EmitGatherTable, ChannelsLastGoSixteenBytesAtATimeAsynchronously) {
   EXPECT_NE(strips.find("async_copy<16>(&In_s["), std::string::npos) << strips;
   EXPECT_NE(strips.find("const bool stage_in = (In_s_mask"), std::string::npos) << strips;
   EXPECT_EQ(realDivisions(strips), std::vector<std::string>{}) << strips;
+}
+
+// The kernels run on the host (tests/cuda/host_run.hpp) compute what the nest computes: tables of
+// 1-D, 2-D (strided, 1x1, channels last) and 3-D reductions, rows shared by a thread's items or
+// one an item, filled then used or pipelined, tiles past the last pixel and strips past the last tap.
+TEST(EmitGatherTable, TheKernelsComputeTheNestOnTheHost) {
+  struct Case {
+    const char* example;
+    std::map<std::string, int64_t> sizes;
+    std::string recipe;
+  };
+  std::vector<Case> cases = {
+      {"conv3d_ncdhw.loop", kConv3dSizes, conv3dGemm("; map c_a_b_e_o pipelined")},
+      {"conv3d_ncdhw.loop", kConv3dSizes, conv3dGemm("")},
+      {"conv2d.loop", {{"N", 2}, {"C", 3}, {"H", 20}, {"W", 21}, {"K", 8}, {"ST", 2}},
+       "interchange n k; collapse n,oh,ow into m; collapse c,r,s into q; tile k,m 8,256; map k_o grid.y; "
+       "map m_o grid.x; map k block.y; map m block.x; regtile k,m 2,8; strip q 4; stage In at q_o table; "
+       "stage Wt at q_o; unroll q 4; map q_o pipelined"},
+      {"conv2d.loop", {{"N", 2}, {"C", 12}, {"H", 8}, {"W", 8}, {"K", 20}, {"R", 1}, {"S", 1}, {"P", 0}},
+       "interchange n k; collapse n,oh,ow into m; collapse c,r,s into q; tile k,m 32,64; map k_o grid.y; "
+       "map m_o grid.x; map k block.y; map m block.x; regtile k,m 4,4; strip q 8; stage In at q_o table; "
+       "stage Wt at q_o; unroll q 8; map q_o pipelined"},
+      {"conv1d.loop", {{"N", 2}, {"C", 5}, {"L", 40}, {"K", 3}, {"R", 5}, {"ST", 3}, {"P", 2}},
+       "interchange n k; collapse n,o into m; collapse c,r into q; tile k,m 4,32; map k_o grid.y; map m_o grid.x; "
+       "map k block.y; map m block.x; regtile k,m 2,2; strip q 8; stage In at q_o table; stage Wt at q_o; unroll q 8"},
+      {"conv2d_nhwc.loop", {{"N", 2}, {"H", 7}, {"W", 6}, {"C", 8}, {"K", 32}},
+       "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k 64,32; map n_oh_ow_o grid.y; map k_o grid.x; "
+       "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k 4,4; strip r_s_c 8; "
+       "stage In at r_s_c_o transposed table; stage Wt at r_s_c_o; unroll r_s_c 8; map r_s_c_o pipelined"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.example) + ": " + c.recipe);
+    Kernel nest;
+    auto k = testing::emittedKernel(c.example, c.sizes, c.recipe, &nest);
+    ASSERT_TRUE(k);
+    ASSERT_NE(k->source.find("_table["), std::string::npos);
+    Buffers expected = fillRandom(nest, 7);
+    Buffers actual = expected;
+    execute(nest, expected);
+    ASSERT_TRUE(testing::runOnHost(*k, nest, actual));
+    Comparison same = compare(nest, expected, actual, reductionTolerance(nest));
+    EXPECT_TRUE(same.ok) << same.firstMismatch << " (max error " << same.maxError << ")";
+  }
 }
 
 }  // namespace
