@@ -9,20 +9,10 @@
 namespace cudaburg {
 namespace {
 
+using testing::loopText;
+
 std::string conv2dUnder(const std::map<std::string, int64_t>& sizes, const std::string& recipeText) {
   return testing::emittedExample("conv2d.loop", sizes, recipeText);
-}
-
-// The text of the loop that starts with `header`, to its closing brace.
-std::string loopText(const std::string& source, const std::string& header) {
-  size_t start = source.find(header);
-  if (start == std::string::npos) return "";
-  int depth = 0;
-  for (size_t i = source.find('{', start); i < source.size(); ++i) {
-    depth += source[i] == '{' ? 1 : source[i] == '}' ? -1 : 0;
-    if (depth == 0) return source.substr(start, i + 1 - start);
-  }
-  return "";
 }
 
 const char* const kGemm =

@@ -14,17 +14,7 @@
 namespace cudaburg {
 namespace {
 
-// The text of the loop that starts with `header`, to its closing brace.
-std::string loopText(const std::string& source, const std::string& header) {
-  size_t start = source.find(header);
-  if (start == std::string::npos) return "";
-  int depth = 0;
-  for (size_t i = source.find('{', start); i < source.size(); ++i) {
-    depth += source[i] == '{' ? 1 : source[i] == '}' ? -1 : 0;
-    if (depth == 0) return source.substr(start, i + 1 - start);
-  }
-  return "";
-}
+using testing::loopText;
 
 // The divisions and remainders in `text` by constants that are no power of two: real divisions
 // (a power of two is a shift or a mask), or by anything not a constant.

@@ -45,4 +45,16 @@ inline std::string emittedExample(const std::string& example, const std::map<std
   return k ? k->source : "";
 }
 
+// The text of the loop that starts with `header`, to its closing brace.
+inline std::string loopText(const std::string& source, const std::string& header) {
+  size_t start = source.find(header);
+  if (start == std::string::npos) return "";
+  int depth = 0;
+  for (size_t i = source.find('{', start); i < source.size(); ++i) {
+    depth += source[i] == '{' ? 1 : source[i] == '}' ? -1 : 0;
+    if (depth == 0) return source.substr(start, i + 1 - start);
+  }
+  return "";
+}
+
 }  // namespace cudaburg::testing

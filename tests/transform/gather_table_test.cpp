@@ -120,12 +120,18 @@ TEST(GatherTable, ImplicitGemmsThroughTablesComputeTheSame) {
            "stage In at q_o table\nstage Wt at q_o\nunroll q 4\nmap q_o pipelined",
            "stage In at q_o table\nstage Wt at q_o table\nunroll q 4\nmap q_o async",
            "stage In at q_o transposed table\nunroll q 4",
+           "stage In at q_o table\nstage Wt at q_o\nunroll q 4\nmap q_o pipelined\nroundup\npeel k_o,m_o,q_o",
        }) {
     SCOPED_TRACE(rest);
     Kernel t = withRecipe(conv2d, std::string(kConv2dGemm) + rest);
     ASSERT_NE(tabledStage(t.body), nullptr);
     EXPECT_EQ(differenceFrom(conv2d, t), "");
   }
+  // A split reduction: each part's strips look the same table up, the last strip of a part cut.
+  Kernel split = withRecipe(conv2d, "collapse c,r,s into q\nsplit q 3\ninterchange n k\ncollapse n,oh,ow into m\n"
+                                    "tile k,m 4,16\nmap q_s grid.z\nmap k_o grid.y\nmap m_o grid.x\nmap k block.y\n"
+                                    "map m block.x\nregtile k,m 2,2\nstrip q 4\nstage In at q_o table\nunroll q 4");
+  EXPECT_EQ(differenceFrom(conv2d, split), "");
 }
 
 TEST(GatherTable, OneTwoAndThreeDimensionsDilatedAndChannelsLast) {

@@ -181,6 +181,17 @@ StageCopy KernelWriter::planGatherCopy(const Node& node, const Scope& scope) {
   return c;
 }
 
+// Planned as the loop's own copies are (its index over all its strips), so that the items are
+// numbered alike in every copy.
+StageCopy KernelWriter::planOverStrips(const Node& loop, const Node& stage, const Scope& scope) {
+  auto trips = scope.ranges.maxTripCount(loop);
+  Scope first = scope;
+  first.ranges.bindLoop(loop, scope.ranges.loopIndexRange(loop, trips.value_or(1)));
+  first.arrays[stage.buffer.name] = stage.buffer;
+  first.slots[stage.buffer.name] = "0";
+  return planStageCopy(stage, first);
+}
+
 // A gather dimension whose origin moves with `loop` by a positive step, collapsing loops of
 // positive steps, is counted where a thread's counters fit in kMaxCounterRegisters: each thread keeps the indices it derives for each of its items,
 // set here for the loop's first strip, so that a strip's copy divides nothing on that side.
@@ -194,14 +205,7 @@ void KernelWriter::declareGatherCounters(const Node& loop, const std::vector<con
       int64_t advance = stage->origin[d].coef(loop.index) * loop.step;
       bool forward = std::all_of(digits.begin(), digits.end(), [](const CollapsedLoop& c) { return c.step > 0; });
       if (digits.empty() || advance <= 0 || !forward) continue;
-      // Planned as the loop's own copies are (its index over all its strips), so that the items
-      // are numbered alike.
-      auto trips = scope.ranges.maxTripCount(loop);
-      Scope first = scope;
-      first.ranges.bindLoop(loop, scope.ranges.loopIndexRange(loop, trips.value_or(1)));
-      first.arrays[stage->buffer.name] = stage->buffer;
-      first.slots[stage->buffer.name] = "0";
-      StageCopy plain = planStageCopy(*stage, first);
+      StageCopy plain = planOverStrips(loop, *stage, scope);
       if (!refusal_.empty()) return;
       // A thread's items share them, or each has its own where they fit in a few registers (past
       // that, the divisions cost less than spills).

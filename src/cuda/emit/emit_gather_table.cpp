@@ -40,14 +40,7 @@ bool KernelWriter::declareGatherRows(const Node& loop, const Node& stage, const 
     return false;
   }
   const GatherTable& t = rows.table;
-  // Planned as the loop's own copies are (its index over all its strips), so that the items are
-  // numbered alike.
-  auto trips = scope.ranges.maxTripCount(loop);
-  Scope first = scope;
-  first.ranges.bindLoop(loop, scope.ranges.loopIndexRange(loop, trips.value_or(1)));
-  first.arrays[name] = stage.buffer;
-  first.slots[name] = "0";
-  StageCopy plain = planStageCopy(stage, first);
+  StageCopy plain = planOverStrips(loop, stage, scope);
   if (!refusal_.empty()) return false;
   bool shared = true;  // a thread's items share their row: the same place along every other dimension
   for (size_t d = 0; d < stage.gather.size(); ++d) shared = shared && (d == t.dim || plain.sameForItems[d]);

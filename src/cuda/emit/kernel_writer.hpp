@@ -184,6 +184,9 @@ class KernelWriter {
   // The counters of the gathers among `stages` (filled a strip of `loop` at a time, in order),
   // declared and set for the loop's first strip; dropGatherCounters forgets them after the loop.
   void declareGatherCounters(const Node& loop, const std::vector<const Node*>& stages, const Scope& scope);
+  // The copy of `stage` planned over every strip of `loop`, so that each strip's copy numbers the
+  // items alike: what counters and table rows are set for before the loop.
+  StageCopy planOverStrips(const Node& loop, const Node& stage, const Scope& scope);
   void dropGatherCounters(const std::vector<const Node*>& stages);
   // The rows of a gather through a table (filled a strip of `loop` at a time), declared and set
   // before the loop, with its table declared once for the kernel (emit_gather_table.cpp); false
