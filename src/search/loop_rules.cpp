@@ -97,9 +97,9 @@ std::vector<std::string> LoopRules::arraysRead(const Node* node) const {
 }
 
 std::set<std::string> LoopRules::tabledArrays(const Node* node) const {
-  std::set<std::string> reduction;
+  std::set<std::string> reduction, fixed;  // the nest's loops, and those of one iteration (a 1x1 filter's r, s)
   for (const Node* cur = node; cur->kind == NodeKind::For && cur->loopKind == LoopKind::Reduce; cur = cur->body().get())
-    reduction.insert(cur->index);
+    (trip(cur) > 1 ? reduction : fixed).insert(cur->index);
   std::set<std::string> tabled;
   forEachLoad(*node, [&](const Access& a) {
     const Array* source = kernel_.findParam(a.array);
@@ -109,6 +109,7 @@ std::set<std::string> LoopRules::tabledArrays(const Node* node) const {
     for (size_t d = a.subscripts.size(); d-- > 0; stride *= source->extents[d]) {
       bool reads[2] = {false, false};  // a reduction index, another
       for (const auto& [index, coef] : a.subscripts[d].terms) {
+        if (fixed.count(index)) continue;
         bool ofReduction = reduction.count(index) != 0;
         reads[ofReduction ? 0 : 1] = true;
         int64_t& fastest = ofReduction ? fastestReduction : fastestOther;

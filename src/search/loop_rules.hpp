@@ -96,9 +96,10 @@ class LoopRules {
   // With `table`, the gathers of tabledArrays read through offset tables (stage ... table).
   Fragment gathered(const Node* node, int64_t depth, Buffering buffering, int64_t parts = 1, bool table = false) const;
   // The arrays the reduction nest `node` reads whose gathers a table serves: a subscript moves with
-  // both the reduction and a loop outside it (bounds to check each element: a convolution's
-  // oh + r - 1), and the loops outside move the source no slower than the reduction does, so that
-  // the threads a warp takes side by side look the same entry up (constant memory broadcasts it).
+  // both the reduction (a loop of more than one iteration) and a loop outside it (bounds to check
+  // each element: a convolution's oh + r - 1), and the loops outside move the source no slower
+  // than the reduction does, so that the threads a warp takes side by side look the same entry up
+  // (constant memory broadcasts it).
   std::set<std::string> tabledArrays(const Node* node) const;
   // A gathered strip of `depth` is worth offering: as stageFits, over the whole nest's length.
   bool gatherFits(const Node* node, int64_t depth) const;
