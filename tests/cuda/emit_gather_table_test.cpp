@@ -109,7 +109,8 @@ TEST(EmitGatherTable, ChannelsLastGoSixteenBytesAtATimeAsynchronously) {
 
 // The kernels run on the host (tests/cuda/host_run.hpp) compute what the nest computes: tables of
 // 1-D, 2-D (strided, 1x1, channels last) and 3-D reductions, rows shared by a thread's items or
-// one an item, filled then used or pipelined, tiles past the last pixel and strips past the last tap.
+// one an item, filled then used or pipelined, tiles past the last pixel and strips past the last
+// tap, edges run apart.
 TEST(EmitGatherTable, TheKernelsComputeTheNestOnTheHost) {
   struct Case {
     const char* example;
@@ -123,6 +124,10 @@ TEST(EmitGatherTable, TheKernelsComputeTheNestOnTheHost) {
        "interchange n k; collapse n,oh,ow into m; collapse c,r,s into q; tile k,m 8,256; map k_o grid.y; "
        "map m_o grid.x; map k block.y; map m block.x; regtile k,m 2,8; strip q 4; stage In at q_o table; "
        "stage Wt at q_o; unroll q 4; map q_o pipelined"},
+      {"conv2d.loop", {{"N", 3}, {"C", 5}, {"H", 19}, {"W", 17}, {"K", 40}},  // edges apart: rows twice
+       "interchange n k; collapse n,oh,ow into m; collapse c,r,s into q; tile k,m 32,64; map k_o grid.y; "
+       "map m_o grid.x; map k block.y; map m block.x; regtile k,m 4,4; strip q 8; stage In at q_o table; "
+       "stage Wt at q_o; unroll q 8; map q_o pipelined; roundup; peel k_o,m_o,q_o"},
       {"conv2d.loop", {{"N", 2}, {"C", 12}, {"H", 8}, {"W", 8}, {"K", 20}, {"R", 1}, {"S", 1}, {"P", 0}},
        "interchange n k; collapse n,oh,ow into m; collapse c,r,s into q; tile k,m 32,64; map k_o grid.y; "
        "map m_o grid.x; map k block.y; map m block.x; regtile k,m 4,4; strip q 8; stage In at q_o table; "
