@@ -4,6 +4,8 @@
 // counted from strip to strip rather than divided out of its index each strip.
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "tests/cuda/emitted_example.hpp"
 
 namespace cudaburg {
@@ -75,10 +77,13 @@ TEST(EmitCollapse, CountersStartFromTheItemsTheCopiesTake) {
       "strip c_r_s 8; stage In at c_r_s_o; stage Wt at c_r_s_o; unroll c_r_s 8");
   size_t counters = src.find("int Wt_s_at_c, Wt_s_at_r, Wt_s_at_s;");
   ASSERT_NE(counters, std::string::npos) << src;
-  // The item numbering of the counters' first strip, and of the copy in the loop.
+  // The item numbering of the counters' first strip, and of the copy in the loop (its first item
+  // of a thread: thread_rank + 128 * stage_r at stage_r = 0).
   auto numbering = [&](size_t from) {
     size_t at = src.find("const int stage_1 = ", from);
-    return at == std::string::npos ? std::string() : src.substr(at, src.find(';', at) - at);
+    std::string text = at == std::string::npos ? std::string() : src.substr(at, src.find(';', at) - at);
+    text = std::regex_replace(text, std::regex(R"( \+ [0-9]+ \* stage_r)"), "");
+    return std::regex_replace(text, std::regex("thread_rank"), "stage_e");
   };
   std::string first = numbering(counters);
   std::string copy = numbering(src.find("// Gather Wt"));

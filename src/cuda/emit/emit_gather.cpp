@@ -223,7 +223,7 @@ void KernelWriter::declareGatherCounters(const Node& loop, const std::vector<con
       line("const " + index_ + " " + loop.index + " = " + affineText(loop.lower) + ";");
       if (shared) {  // the first item's, whether or not the thread has one
         line("const int stage_e = " + coordinate("thread_rank") + ";");
-        line(plain.coords);
+        line(plain.places + plain.coords);
         for (const CollapsedLoop& digit : digits) line(counterName(stage->buffer.name, digit) + " = " + digit.index + ";");
       } else {
         bool guarded = openThreadItems(plain);

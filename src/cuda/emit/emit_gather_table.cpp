@@ -56,7 +56,7 @@ bool KernelWriter::declareGatherRows(const Node& loop, const Node& stage, const 
   bool guarded = false;
   if (shared) {  // the first item's, whether or not the thread has one
     line("const int stage_e = " + coordinate("thread_rank") + ";");
-    line(plain.coords);
+    line(plain.places + plain.coords);
   } else {
     guarded = openThreadItems(plain);
   }

@@ -99,9 +99,9 @@ void KernelWriter::readElementAt(StageCopy& c, const std::string& element, const
 }
 
 std::vector<int64_t> KernelWriter::splitItems(StageCopy& c, const std::vector<int64_t>& extents,
-                                              const std::vector<size_t>& order, int width, Scope& inner) {
+                                              const std::vector<size_t>& order, int width, Scope& inner) const {
   std::vector<int64_t> spans;
-  int64_t innerSize = c.items;
+  int64_t innerSize = c.items, threads = plan_.threads();
   for (size_t k = 0; k < order.size(); ++k) {
     size_t d = order[k];
     spans.push_back(innerSize);
@@ -109,14 +109,31 @@ std::vector<int64_t> KernelWriter::splitItems(StageCopy& c, const std::vector<in
     bool last = k + 1 == order.size();
     int64_t extent = extents[d] / (last ? width : 1);
     innerSize /= extent;
-    std::string value = "stage_e";
-    if (innerSize != 1) value += " / " + std::to_string(innerSize);
-    if (k > 0) value = (innerSize != 1 ? "(" + value + ")" : value) + " % " + std::to_string(extent);
-    if (last && width > 1) value = std::to_string(width) + " * (" + value + ")";
-    c.coords += (k ? ", " : "const int ") + var + " = " + value;
+    std::string quotient = "stage_e", numbered = quotient;
+    if (innerSize != 1) quotient += " / " + std::to_string(innerSize);
+    // Item stage_r of a thread is thread_rank + threads * stage_r (0 <= thread_rank < threads):
+    // its place apart from the thread's, a constant of the unrolled item loop, where the threads
+    // are whole multiples or divisors of the span.
+    bool wraps = k > 0;  // the place is taken modulo the extent
+    if (threads % innerSize == 0) {
+      int64_t step = threads / innerSize;
+      numbered = innerSize == 1 ? "thread_rank" : "thread_rank / " + std::to_string(innerSize);
+      if (!wraps || step % extent != 0) numbered += " + " + std::to_string(step) + " * stage_r";
+    } else if (innerSize % threads == 0) {
+      numbered = std::to_string(threads) + " * stage_r / " + std::to_string(innerSize);
+    } else {
+      numbered = quotient;
+    }
+    auto place = [&](const std::string& q) {
+      std::string value = wraps ? (q.find(' ') != std::string::npos ? "(" + q + ")" : q) + " % " + std::to_string(extent) : q;
+      return last && width > 1 ? std::to_string(width) + " * (" + value + ")" : value;
+    };
+    c.places += (k ? ", " : "const int ") + var + " = " + place(quotient);
+    c.numberedPlaces += (k ? ", " : "const int ") + var + " = " + place(numbered);
     inner.ranges.bind(var, IndexRange{0, extents[d] - (last ? width : 1), last ? width : 1});
   }
-  c.coords += ";";
+  c.places += ";";
+  c.numberedPlaces += ";";
   return spans;
 }
 
@@ -203,7 +220,7 @@ void KernelWriter::emitStage(const Node& node, const Scope& scope) {
   else
     open(c.items == plan_.threads() ? "{" : "if (" + rank + " < " + std::to_string(c.items) + ") {");
   if (c.items <= plan_.threads()) line("const int stage_e = " + rank + ";");
-  line(c.coords);
+  line(c.places + c.coords);
   storeItem(c);
   close();
 }
@@ -228,7 +245,7 @@ bool KernelWriter::openThreadItems(const StageCopy& c) {
   line("const int stage_e = " + coordinate("thread_rank") + " + " + std::to_string(threads) + " * stage_r;");
   bool guarded = c.items % threads != 0;
   if (guarded) open("if (stage_e < " + std::to_string(c.items) + ") {");
-  line(c.coords);
+  line(c.numberedPlaces + c.coords);
   return guarded;
 }
 

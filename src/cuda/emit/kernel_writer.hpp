@@ -43,7 +43,9 @@ struct Scope {
 // How a Stage's items go from the source into the buffer (see planStageCopy).
 struct StageCopy {
   int64_t items = 0;                // elements, or vectors of a source row's elements
-  std::string coords;               // declares the item's place in the box from `stage_e`
+  std::string places;               // declares the item's place in the box (stage_0, ...) from `stage_e`
+  std::string numberedPlaces;       // the same for item `stage_r` of the thread, its part apart
+  std::string coords;               // what follows them: the indices the item's place sets
   std::string type;                 // an item's type: "float", "float4", ...
   std::string value;                // the item read from the source, zero outside it
   std::vector<std::string> stores;  // where an item goes, `$` standing for it
@@ -164,10 +166,10 @@ class KernelWriter {
   StageCopy planStageCopy(const Node& node, const Scope& scope);
   // Splits a copy's item number `stage_e` into one coordinate a dimension of `extents`,
   // `stage_<d>`, the dimensions taken in `order` (outermost first; the last holds `width`
-  // elements an item): declares them in c.coords and binds their ranges in `inner`. Returns, for
-  // each place in `order`, how many items one step along that dimension spans.
-  static std::vector<int64_t> splitItems(StageCopy& c, const std::vector<int64_t>& extents,
-                                         const std::vector<size_t>& order, int width, Scope& inner);
+  // elements an item): declares them in c.places (and c.numberedPlaces) and binds their ranges in
+  // `inner`. Returns, for each place in `order`, how many items one step along that dimension spans.
+  std::vector<int64_t> splitItems(StageCopy& c, const std::vector<int64_t>& extents, const std::vector<size_t>& order,
+                                  int width, Scope& inner) const;
   // A copy's item read from `from` (`width` elements as one vector), zero outside the source.
   void readItem(StageCopy& c, const Access& from, const Array& buffer, const Array& source, int width,
                 const Scope& inner);
