@@ -6,8 +6,6 @@
 
 #include <regex>
 
-#include "src/exec/compare.hpp"
-#include "src/exec/executor.hpp"
 #include "tests/cuda/emitted_example.hpp"
 #include "tests/cuda/host_run.hpp"
 
@@ -140,19 +138,7 @@ TEST(EmitGatherTable, TheKernelsComputeTheNestOnTheHost) {
        "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k 4,4; strip r_s_c 8; "
        "stage In at r_s_c_o transposed table; stage Wt at r_s_c_o; unroll r_s_c 8; map r_s_c_o pipelined"},
   };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(std::string(c.example) + ": " + c.recipe);
-    Kernel nest;
-    auto k = testing::emittedKernel(c.example, c.sizes, c.recipe, &nest);
-    ASSERT_TRUE(k);
-    ASSERT_NE(k->source.find("_table["), std::string::npos);
-    Buffers expected = fillRandom(nest, 7);
-    Buffers actual = expected;
-    execute(nest, expected);
-    ASSERT_TRUE(testing::runOnHost(*k, nest, actual));
-    Comparison same = compare(nest, expected, actual, reductionTolerance(nest));
-    EXPECT_TRUE(same.ok) << same.firstMismatch << " (max error " << same.maxError << ")";
-  }
+  for (const Case& c : cases) testing::expectComputesTheNestOnHost(c.example, c.sizes, c.recipe, "_table[");
 }
 
 }  // namespace

@@ -4,9 +4,6 @@
 // count or derive the reduction's indices, at sizes that cut tiles and strips.
 #include <gtest/gtest.h>
 
-#include "src/exec/compare.hpp"
-#include "src/exec/executor.hpp"
-#include "tests/cuda/emitted_example.hpp"
 #include "tests/cuda/host_run.hpp"
 
 namespace cudaburg {
@@ -37,18 +34,7 @@ TEST(EmitHostRun, StagedCopiesComputeTheNest) {
        "map n_od_oh_ow_o grid.x; map k block.y; map n_od_oh_ow block.x; regtile k,n_od_oh_ow 8,4; strip c_a_b_e 16; "
        "stage In at c_a_b_e_o; stage Wt at c_a_b_e_o; unroll c_a_b_e 16; map c_a_b_e_o pipelined"},
   };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(std::string(c.example) + ": " + c.recipe);
-    Kernel nest;
-    auto k = testing::emittedKernel(c.example, c.sizes, c.recipe, &nest);
-    ASSERT_TRUE(k);
-    Buffers expected = fillRandom(nest, 3);
-    Buffers actual = expected;
-    execute(nest, expected);
-    ASSERT_TRUE(testing::runOnHost(*k, nest, actual));
-    Comparison same = compare(nest, expected, actual, reductionTolerance(nest));
-    EXPECT_TRUE(same.ok) << same.firstMismatch << " (max error " << same.maxError << ")";
-  }
+  for (const Case& c : cases) testing::expectComputesTheNestOnHost(c.example, c.sizes, c.recipe);
 }
 
 }  // namespace

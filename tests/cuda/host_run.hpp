@@ -14,6 +14,9 @@
 
 #include "src/cuda/emit/emitter.hpp"
 #include "src/exec/buffers.hpp"
+#include "src/exec/compare.hpp"
+#include "src/exec/executor.hpp"
+#include "tests/cuda/emitted_example.hpp"
 
 namespace cudaburg::testing {
 
@@ -100,6 +103,23 @@ inline bool runOnHost(const CudaKernel& k, const Kernel& kernel, Buffers& buffer
     buffers.data[a.name].assign(values.begin(), values.end());
   }
   return true;
+}
+
+// examples/<example> at `sizes` under `recipe`, emitted and run on the host, computes what the
+// nest computes on the CPU executor (a test failure where not); its source holds `expected`.
+inline void expectComputesTheNestOnHost(const std::string& example, const std::map<std::string, int64_t>& sizes,
+                                        const std::string& recipe, const std::string& expected = "") {
+  SCOPED_TRACE(example + ": " + recipe);
+  Kernel nest;
+  auto k = emittedKernel(example, sizes, recipe, &nest);
+  ASSERT_TRUE(k);
+  EXPECT_NE(k->source.find(expected), std::string::npos);
+  Buffers want = fillRandom(nest, 7);
+  Buffers got = want;
+  execute(nest, want);
+  ASSERT_TRUE(runOnHost(*k, nest, got));
+  Comparison same = compare(nest, want, got, reductionTolerance(nest));
+  EXPECT_TRUE(same.ok) << same.firstMismatch << " (max error " << same.maxError << ")";
 }
 
 }  // namespace cudaburg::testing
