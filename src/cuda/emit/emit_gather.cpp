@@ -177,7 +177,8 @@ StageCopy KernelWriter::planGatherCopy(const Node& node, const Scope& scope) {
     over += (d ? ", " : "") + node.gather[d].index + " from " + affineText(node.origin[d]);
   c.comment = "// Gather " + from.str() + " over " + over + " -> " + buffer.name + ", zero outside " + node.source;
   if (width > 1) c.comment += ", " + std::to_string(width) + " elements at a time";
-  if (tabled != gatherTables_.end()) c.comment += ", offsets of " + node.gather[tabled->second.table.dim].index + " from " + buffer.name + "_table";
+  if (tabled != gatherTables_.end())
+    c.comment += ", offsets of " + node.gather[tabled->second.table.dim].index + " from " + buffer.name + "_table";
   return c;
 }
 

@@ -64,7 +64,8 @@ bool KernelWriter::declareGatherRows(const Node& loop, const Node& stage, const 
   line(name + "_row" + item + " = " + affineText(t.rowOffset) + ";");
   std::vector<std::string> rowInside;
   for (size_t d : t.rowOnly) rowInside.push_back(belowAsUnsigned(affineText(t.rowSubscripts[d]), t.extents[d], index_));
-  for (size_t d : t.mixed) line("const " + index_ + " row_" + std::to_string(d) + " = " + affineText(t.rowSubscripts[d]) + ";");
+  for (size_t d : t.mixed)
+    line("const " + index_ + " row_" + std::to_string(d) + " = " + affineText(t.rowSubscripts[d]) + ";");
   line(maskType + " mask = 0;");
   if (!rowInside.empty()) open("if (" + joinConditions(rowInside) + ") {");
   for (size_t tap = 0; tap < t.taps.size(); ++tap) {
@@ -105,7 +106,8 @@ void KernelWriter::readThroughTable(StageCopy& c, const Node& node, const Array&
   c.coords += " const " + index_ + " " + g.index + " = " + affineText(at) + "; const int " + name + "_entry = " + name +
               "_table[" + g.index + "];";
   int bits = t.tapBits();
-  std::string element = source.name + "[" + rowOf(name, "row") + " + (" + name + "_entry >> " + std::to_string(bits) + ")]";
+  std::string element =
+      source.name + "[" + rowOf(name, "row") + " + (" + name + "_entry >> " + std::to_string(bits) + ")]";
   std::string inside = "(" + rowOf(name, "mask") + " >> (" + name + "_entry & " + std::to_string((1 << bits) - 1) +
                        ")) & " + (t.wideMask() ? "1ull" : "1u");
   readElementAt(c, element, "", {inside}, typeOf(node.buffer), typeOf(source), rows.width);

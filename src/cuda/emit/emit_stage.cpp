@@ -125,7 +125,8 @@ std::vector<int64_t> KernelWriter::splitItems(StageCopy& c, const std::vector<in
       numbered = quotient;
     }
     auto place = [&](const std::string& q) {
-      std::string value = wraps ? (q.find(' ') != std::string::npos ? "(" + q + ")" : q) + " % " + std::to_string(extent) : q;
+      std::string operand = q.find(' ') != std::string::npos ? "(" + q + ")" : q;
+      std::string value = wraps ? operand + " % " + std::to_string(extent) : q;
       return last && width > 1 ? std::to_string(width) + " * (" + value + ")" : value;
     };
     c.places += (k ? ", " : "const int ") + var + " = " + place(quotient);
