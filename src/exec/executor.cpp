@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "src/exec/winograd_exec.hpp"
+#include "src/loop/gather_table.hpp"
 #include "src/loop/scalar_types.hpp"
 
 namespace cudaburg {
@@ -68,6 +69,11 @@ struct CNode {
   std::vector<std::vector<CollapsedLoop>> gatherCollapsed;
   std::vector<std::vector<int>> gatherDerivedSlots;
   CAccess gatherRead;
+  // A gather through a table (Node::tableDim): read as the GPU reads it, the row's part of the
+  // offset and its mask of taps beside each entry.
+  std::shared_ptr<const GatherTable> table;
+  std::vector<CAffine> tableRowSubscripts;
+  CAffine tableRowOffset;
   std::vector<CNode> kids;
 };
 
@@ -206,11 +212,40 @@ class Machine {
           for (const auto& d : g.collapsed) c.gatherDerivedSlots.back().push_back(slot(d.index));
         }
         if (!n.gather.empty()) c.gatherRead = compile(Access{n.source, n.gatherSubscripts});
+        if (n.tableDim >= 0) compileTable(n, c);
         break;
       default: break;
     }
     for (const auto& kid : n.kids) c.kids.push_back(compile(*kid));
     return c;
+  }
+
+  void compileTable(const Node& n, CNode& c) {
+    auto table = std::make_shared<GatherTable>();
+    std::string why = gatherTableOf(n, arrays_[c.source].decl, static_cast<size_t>(n.tableDim), *table);
+    if (!why.empty()) throw ExecutionError("gather into " + n.buffer.name + ": " + why);
+    for (const Affine& sub : table->rowSubscripts) c.tableRowSubscripts.push_back(compile(sub));
+    c.tableRowOffset = compile(table->rowOffset);
+    c.table = std::move(table);
+  }
+
+  // The element of a gather through a table at the indices set now: source[row + delta(value)]
+  // where the row's mask has the tap of the table's value, else zero.
+  double tableRead(const CNode& n) {
+    const GatherTable& t = *n.table;
+    int64_t value = env_[n.gatherSlots[t.dim]];
+    if (value < 0 || value >= t.size())
+      throw ExecutionError("gather into " + arrays_[n.buffer].decl.name + ": index " + std::to_string(value) +
+                           " lies outside its table of " + std::to_string(t.size()));
+    std::vector<int64_t> row;
+    for (const CAffine& sub : n.tableRowSubscripts) row.push_back(sub.eval(env_));
+    if (!t.inside(t.rowMask(row), value)) return 0.0;
+    ArrayState& src = arrays_[n.source];
+    int64_t flat = n.tableRowOffset.eval(env_) + t.delta[static_cast<size_t>(value)];
+    if (flat < 0 || flat >= src.decl.elements())
+      throw ExecutionError("gather into " + arrays_[n.buffer].decl.name + ": a table's offset " + std::to_string(flat) +
+                           " lies outside " + src.decl.name);
+    return storage(src, n.gatherRead)[flat];
   }
 
   std::string describe(const CAccess& a) const {
@@ -337,8 +372,12 @@ class Machine {
         env_[n.gatherSlots[d]] = origin[d] + at[d];
         if (!n.gatherCollapsed[d].empty()) setDerived(n.gatherCollapsed[d], n.gatherDerivedSlots[d], origin[d] + at[d]);
       }
-      const double* p = locate(n.gatherRead);
-      buf.shared[e] = p ? *p : 0.0;
+      if (n.table) {
+        buf.shared[e] = tableRead(n);
+      } else {
+        const double* p = locate(n.gatherRead);
+        buf.shared[e] = p ? *p : 0.0;
+      }
       for (size_t d = rank; d-- > 0;) {
         if (++at[d] < buf.decl.extents[d]) break;
         at[d] = 0;

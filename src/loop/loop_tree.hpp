@@ -17,7 +17,8 @@
 //           A gather (a Stage with `gather` set) copies what is no box: buffer dimension d runs
 //           loop index gather[d].index over origin[d] + 0..extent-1 (with the indices it derives,
 //           where that loop is collapsed), and each element holds source[gatherSubscripts] at
-//           those values, zero outside the source: im2col of a convolution's input.
+//           those values, zero outside the source: im2col of a convolution's input. Its
+//           `tableDim` may name a dimension whose offsets a table gives (src/loop/gather_table.hpp).
 //   Barrier a leaf: __syncthreads() on the GPU; nothing on the CPU.
 //
 // A collapsed loop (For with `collapsed` set) is one loop `for (m = 0; m < t0*t1*...; m++)` that
@@ -244,6 +245,9 @@ struct Node {
   std::vector<int> layout;
   std::vector<GatherDim> gather;          // Stage: a gather's dimensions (empty: a box)
   std::vector<Affine> gatherSubscripts;   // Stage: the element of `source` a gather reads
+  // Stage: the gather dimension whose source offsets a table gives (gather_table.hpp; -1: none).
+  // Only how the GPU finds the elements changes: the gather copies the same.
+  int tableDim = -1;
 
   std::vector<NodePtr> kids;  // For: {body}; Seq: {first, rest}; Alloc: {body}; leaves: {}
   SourceLoc loc;

@@ -113,6 +113,8 @@ void print(const Node& node, int indent, std::string& out) {
         for (size_t d = 0; d < node.gather.size(); ++d)
           over += (d ? ", " : "") + node.gather[d].index + " = " + node.origin[d].str() + " + 0.." +
                   std::to_string(node.buffer.extents[d] - 1);
+        if (node.tableDim >= 0)
+          over += ", the offsets of " + node.gather[static_cast<size_t>(node.tableDim)].index + " from a table";
         out += pad + "gather " + node.buffer.name + " from " + Access{node.source, node.gatherSubscripts}.str() +
                " over " + over + ";\n";
         return;

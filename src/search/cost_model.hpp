@@ -26,6 +26,10 @@ struct GpuModel {
   double launchMicroseconds = 3.0;
 };
 
+// The integer operations a gathered element takes through an offset table: the look-up, the
+// offset added to its row's, the tap's bit tested in the row's mask, the select.
+constexpr int64_t kTableGatherOps = 6;
+
 // One candidate's shape and parameters, as the search's building blocks decide them.
 struct CandidateShape {
   int64_t rows = 1, cols = 1;    // trip counts of the two loops tiled onto the block (y, x)
@@ -48,6 +52,7 @@ struct CandidateShape {
   int64_t laneRows = 0;          // a warp's threads as laneRows x (32 / laneRows) of the block (0: rows of block.x)
   int64_t gatherOps = 0;         // integer operations a staged element takes to find its source (a gather's)
   int gatherWidth = 1;           // elements a gather copies at once (16 bytes of contiguous channels)
+  bool tabled = false;           // gathers read through offset tables (gatherOps: a look-up's)
   bool tensorCores = false;      // warps of mma.sync: threadRows x threadCols is a warp's tile
   bool swizzled = false;         // tensor cores' stages swizzled rather than padded
   bool partialStrip = false;     // a staged reduction's last strip (of some part) is partial

@@ -39,7 +39,7 @@ bool LoopRules::gatherSplitFits(const Node* node, int64_t parts, int64_t depth) 
   return parts >= 2 && parts * depth * 2 <= reductionLength(node) && gatherFits(node, depth);
 }
 
-Fragment LoopRules::gathered(const Node* node, int64_t depth, Buffering buffering, int64_t parts) const {
+Fragment LoopRules::gathered(const Node* node, int64_t depth, Buffering buffering, int64_t parts, bool table) const {
   Fragment f;
   f.shape.reduction = reductionLength(node);
   f.shape.staged = true;
@@ -53,11 +53,18 @@ Fragment LoopRules::gathered(const Node* node, int64_t depth, Buffering bufferin
     return f;
   }
   // Each gathered element derives the nest's indices from the collapsed one (a division and a
-  // remainder, about four operations, each) and checks them against the source's bounds.
-  f.shape.gatherOps = 4 * static_cast<int64_t>(loops.size()) + 4;
+  // remainder, about four operations, each) and checks them against the source's bounds; through
+  // a table, it looks its offset and tap up, adds its row and tests the tap's bit in its mask.
+  f.shape.gatherOps = table ? kTableGatherOps : 4 * static_cast<int64_t>(loops.size()) + 4;
+  f.shape.tabled = table;
+  std::set<std::string> tabled;
+  if (table && (tabled = tabledArrays(node)).empty()) {
+    f.refused = "no operand's gather checks bounds that a table would";
+    return f;
+  }
   RecipeStep collapsed = named(f, makeStep(StepKind::Collapse, loops));
   f.nest.push_back(collapsed);
-  stageStrips(f, collapsed.into[0], f.shape.reduction, depth, buffering, arraysRead(node), {});
+  stageStrips(f, collapsed.into[0], f.shape.reduction, depth, buffering, arraysRead(node), {}, tabled);
   if (parts > 1) splitParts(f, collapsed.into[0], f.shape.reduction, parts, depth);
   return f;
 }

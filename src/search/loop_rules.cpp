@@ -96,6 +96,32 @@ std::vector<std::string> LoopRules::arraysRead(const Node* node) const {
   return out;
 }
 
+std::set<std::string> LoopRules::tabledArrays(const Node* node) const {
+  std::set<std::string> reduction, fixed;  // the nest's loops, and those of one iteration (a 1x1 filter's r, s)
+  for (const Node* cur = node; cur->kind == NodeKind::For && cur->loopKind == LoopKind::Reduce; cur = cur->body().get())
+    (trip(cur) > 1 ? reduction : fixed).insert(cur->index);
+  std::set<std::string> tabled;
+  forEachLoad(*node, [&](const Access& a) {
+    const Array* source = kernel_.findParam(a.array);
+    if (!source || source->extents.size() != a.subscripts.size()) return;
+    bool mixed = false;
+    int64_t stride = 1, fastestReduction = INT64_MAX, fastestOther = INT64_MAX;
+    for (size_t d = a.subscripts.size(); d-- > 0; stride *= source->extents[d]) {
+      bool reads[2] = {false, false};  // a reduction index, another
+      for (const auto& [index, coef] : a.subscripts[d].terms) {
+        if (fixed.count(index)) continue;
+        bool ofReduction = reduction.count(index) != 0;
+        reads[ofReduction ? 0 : 1] = true;
+        int64_t& fastest = ofReduction ? fastestReduction : fastestOther;
+        fastest = std::min(fastest, std::abs(coef) * stride);
+      }
+      mixed = mixed || (reads[0] && reads[1]);
+    }
+    if (mixed && fastestOther <= fastestReduction) tabled.insert(a.array);
+  });
+  return tabled;
+}
+
 bool LoopRules::readAlong(const std::string& array, const std::string& index) const {
   bool any = false, all = true;
   forEachLoad(*kernel_.body, [&](const Access& a) {
@@ -161,7 +187,8 @@ Fragment LoopRules::staged(const Node* node, int64_t depth, Buffering buffering,
 }
 
 void LoopRules::stageStrips(Fragment& f, const std::string& loop, int64_t length, int64_t depth, Buffering buffering,
-                            const std::vector<std::string>& arrays, const std::set<std::string>& transposed) const {
+                            const std::vector<std::string>& arrays, const std::set<std::string>& transposed,
+                            const std::set<std::string>& tabled) const {
   RecipeStep strip = named(f, makeStep(StepKind::StripMine, {loop}, {depth}));
   const std::string strips = strip.into[0];
   f.strips = strips;
@@ -170,6 +197,7 @@ void LoopRules::stageStrips(Fragment& f, const std::string& loop, int64_t length
   for (const auto& array : arrays) {
     RecipeStep s = makeStep(StepKind::Stage, {strips}, {}, Mapping::None, array);
     s.transposed = transposed.count(array) != 0;
+    s.table = tabled.count(array) != 0;
     f.inTile.push_back(s);
   }
   // The strip's own loop unrolled: a thread's reads of the stage overlap its multiply-adds.
@@ -424,6 +452,7 @@ Fragment LoopRules::tensorCores(const Fragment& tiled) const {
   else if (!strip || !f.shape.staged) f.refused = "tensor-core tiles read staged operands";
   else if (f.shape.transposed && !gathered) f.refused = "ldmatrix transposes: no operand is staged transposed";
   else if (f.shape.split > 1 || f.shape.outer > 1) f.refused = "one 2-D product a kernel";
+  else if (f.shape.tabled) f.refused = "gathers stored transposed take the table's entries a lane apart";
   else if (strip->factors[0] % k != 0) f.refused = "a stage of " + std::to_string(strip->factors[0]) + " is no multiple of " + std::to_string(k);
   if (!f.refused.empty()) return f;
   // A strip longer than its loop (a convolution's 3 taps) leaves no whole k step of mma.sync.

@@ -93,7 +93,14 @@ class LoopRules {
   // strip's own loop unrolled, buffered as `buffering` says; with `parts` (at least 2), the
   // collapsed loop first split into that many parts run by separate blocks on grid.z and combined
   // atomically (split-K: more blocks where the GEMM's rows and columns make too few).
-  Fragment gathered(const Node* node, int64_t depth, Buffering buffering, int64_t parts = 1) const;
+  // With `table`, the gathers of tabledArrays read through offset tables (stage ... table).
+  Fragment gathered(const Node* node, int64_t depth, Buffering buffering, int64_t parts = 1, bool table = false) const;
+  // The arrays the reduction nest `node` reads whose gathers a table serves: a subscript moves with
+  // both the reduction (a loop of more than one iteration) and a loop outside it (bounds to check
+  // each element: a convolution's oh + r - 1), and the loops outside move the source no slower
+  // than the reduction does, so that the threads a warp takes side by side look the same entry up
+  // (constant memory broadcasts it).
+  std::set<std::string> tabledArrays(const Node* node) const;
   // A gathered strip of `depth` is worth offering: as stageFits, over the whole nest's length.
   bool gatherFits(const Node* node, int64_t depth) const;
   // The gathered nest `node` split into `parts` keeps two strips of `depth` in each part.
@@ -186,9 +193,10 @@ class LoopRules {
   Fragment tiles(const TiledLoop& rows, const TiledLoop& cols, const Fragment& body, const Node* middle, int64_t bm,
                  int64_t bn, int64_t tm, int64_t tn) const;
   // The reduction loop `loop` (of `length` iterations) strip-mined by `depth`, `arrays` staged at the strip loop (those in
-  // `transposed` transposed), its own loop unrolled, the strip loop buffered as `buffering` says.
+  // `transposed` transposed, those in `tabled` through offset tables), its own loop unrolled, the strip loop buffered as `buffering` says.
   void stageStrips(Fragment& f, const std::string& loop, int64_t length, int64_t depth, Buffering buffering,
-                   const std::vector<std::string>& arrays, const std::set<std::string>& transposed) const;
+                   const std::vector<std::string>& arrays, const std::set<std::string>& transposed,
+                   const std::set<std::string>& tabled = {}) const;
   // Reduction loop `loop` (of `length` iterations) split into `parts` (the split step, its part
   // loop onto grid.z), each part's strips of `depth` (0: not staged) whole or partial in `f`'s shape.
   void splitParts(Fragment& f, const std::string& loop, int64_t length, int64_t parts, int64_t depth) const;

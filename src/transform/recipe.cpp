@@ -23,7 +23,7 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Interchange, "interchange", "interchange OUTER INNER"},
     {StepKind::Distribute, "distribute", "distribute LOOP"},
     {StepKind::Map, "map", "map LOOP MAPPING (map LOOP async [BUFFERS])"},
-    {StepKind::Stage, "stage", "stage ARRAY at LOOP [transposed] [interleaved N | pad N | swizzle]"},
+    {StepKind::Stage, "stage", "stage ARRAY at LOOP [transposed] [interleaved N | pad N | swizzle] [table]"},
     {StepKind::RegisterTile, "regtile", "regtile LOOP,LOOP... FACTOR,FACTOR... [into NAME,NAME...]"},
     {StepKind::Vectorize, "vectorize", "vectorize LOOP WIDTH [into NAME]"},
     {StepKind::Split, "split", "split LOOP PARTS [into NAME]"},
@@ -374,6 +374,10 @@ class Parser {
           step.swizzled = true;
           advance();
         }
+        if (ok && tok_.kind == Token::Word && tok_.text == "table") {
+          step.table = true;
+          advance();
+        }
         break;
     }
     if (ok && tok_.kind != Token::End)
@@ -404,7 +408,7 @@ std::string RecipeStep::str() const {
     case StepKind::Stage:
       return s + " " + array + " at " + loops.at(0) + (transposed ? " transposed" : "") +
              (interleave ? " interleaved " + std::to_string(interleave) : "") +
-             (padding ? " pad " + std::to_string(padding) : "") + (swizzled ? " swizzle" : "");
+             (padding ? " pad " + std::to_string(padding) : "") + (swizzled ? " swizzle" : "") + (table ? " table" : "");
     case StepKind::Interchange: return s + " " + loops.at(0) + " " + loops.at(1);
     case StepKind::Distribute: return s + " " + loops.at(0);
     case StepKind::Lanes:
@@ -465,7 +469,8 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
         return mapLoop(kernel, step.loops[0], step.mapping, static_cast<int>(step.factors[0]));
       break;
     case StepKind::Stage:
-      if (arity(1, 0)) return stage(kernel, step.array, step.loops[0], step.transposed, step.interleave, step.padding, step.swizzled);
+      if (arity(1, 0)) return stage(kernel, step.array, step.loops[0], step.transposed, step.interleave, step.padding, step.swizzled,
+                     step.table);
       break;
     case StepKind::RegisterTile:
       return registerTile(kernel, step.loops, step.factors, step.into);

@@ -16,6 +16,7 @@
 //   stage B at k_o interleaved 8  stage(B, k_o, false, 8): rows stored interleaved (see Array)
 //   stage A at k_o pad 8    stage(A, k_o, false, 0, 8): rows stored 8 elements apart (see Array)
 //   stage A at k_o swizzle  stage(A, k_o, false, 0, 0, true): rows' 16-byte chunks swizzled (see Array)
+//   stage In at q_o table   stage(In, q_o, ..., true): a gather's offsets along q from a table
 //   regtile i,j 4,4         registerTile({i, j}, {4, 4})
 //   vectorize j 4           vectorize(j, 4)
 //   split k 4               splitReduction(k, 4)
@@ -69,6 +70,7 @@ struct RecipeStep {
   int64_t interleave = 0;          // Stage: the buffer's rows stored interleaved (0: in order)
   int64_t padding = 0;             // Stage: elements left after each of the buffer's rows (0: none)
   bool swizzled = false;           // Stage: the rows' 16-byte chunks stored swizzled (see Array)
+  bool table = false;              // Stage: a gather's offsets from a table (gather_table.hpp)
   std::vector<std::string> into;   // the names of the loops it makes, one a loop (empty: the rule's)
   SourceLoc loc;                   // where it was parsed from (not part of its identity)
 
@@ -76,7 +78,7 @@ struct RecipeStep {
   friend bool operator==(const RecipeStep& a, const RecipeStep& b) {
     return a.kind == b.kind && a.loops == b.loops && a.factors == b.factors && a.mapping == b.mapping &&
            a.array == b.array && a.transposed == b.transposed && a.interleave == b.interleave &&
-           a.padding == b.padding && a.swizzled == b.swizzled && a.into == b.into;
+           a.padding == b.padding && a.swizzled == b.swizzled && a.table == b.table && a.into == b.into;
   }
 };
 

@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "src/loop/gather_table.hpp"
 #include "src/loop/swizzle.hpp"
 #include "src/transform/gather.hpp"
 #include "src/transform/loop_facts.hpp"
@@ -131,10 +132,31 @@ NodePtr stagedCore(const NodePtr& body) {
   return makeSeq(std::vector<NodePtr>(stmts.begin() + static_cast<long>(stages) + 1, stmts.end() - 1));
 }
 
+// Sets the gather's table dimension: the one `atLoop` moves, which no other dimension's place and
+// no subscript reads otherwise; why not, where there is no such dimension or its table does not fit.
+std::string tableDimension(Node& stage, const Array& source, const std::string& atLoop) {
+  int dim = -1;
+  for (size_t d = 0; d < stage.gather.size(); ++d) {
+    if (!stage.origin[d].uses(atLoop)) continue;
+    if (dim >= 0)
+      return "the gather of " + source.name + " moves along " + stage.gather[static_cast<size_t>(dim)].index +
+             " and " + stage.gather[d].index + " with loop " + atLoop + ": a table serves one of them";
+    dim = static_cast<int>(d);
+  }
+  if (dim < 0) return "no dimension of the gather of " + source.name + " moves with loop " + atLoop + ": nothing to tabulate";
+  for (const Affine& s : stage.gatherSubscripts)
+    if (s.uses(atLoop)) return "the gather of " + source.name + " reads loop " + atLoop + " outside its dimensions";
+  GatherTable t;
+  if (std::string why = gatherTableOf(stage, source, static_cast<size_t>(dim), t); !why.empty())
+    return "no table for the gather of " + source.name + ": " + why;
+  stage.tableDim = dim;
+  return "";
+}
+
 }  // namespace
 
 TransformResult stage(const Kernel& kernel, const std::string& array, const std::string& atLoop, bool transposed,
-                      int64_t interleave, int64_t padding, bool swizzled) {
+                      int64_t interleave, int64_t padding, bool swizzled, bool table) {
   if (padding < 0 || padding > 64)
     return TransformResult::refuse("a buffer's rows are padded by 1 to 64 elements, not " + std::to_string(padding));
   if (padding > 0 && interleave != 0)
@@ -238,6 +260,11 @@ TransformResult stage(const Kernel& kernel, const std::string& array, const std:
     auto stageNode = std::make_shared<Node>(*makeStage(buffer, array, box.origin, layout));
     stageNode->gather = gather.dims;
     stageNode->gatherSubscripts = gather.subscripts;
+    if (table) {
+      if (!gathered)
+        return {nullptr, "only a gather's offsets come from a table: " + array + " is read as a box at loop " + atLoop};
+      if (std::string why = tableDimension(*stageNode, *source, atLoop); !why.empty()) return {nullptr, why};
+    }
     return {withBody(loop, insertStage(loop->body(), buffer, stageNode, rewriteCore)), {}};
   });
 }

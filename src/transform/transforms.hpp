@@ -72,8 +72,14 @@ TransformResult mapLoop(const Kernel& kernel, const std::string& loop, Mapping m
 // `swizzled` stores each row's 16-byte chunks swizzled (Array::swizzled, src/loop/swizzle.hpp)
 // instead, against the same conflicts without the padding's bytes: rows of a power of two of
 // chunks, at least two; neither padded nor interleaved.
+// `table` (gathers only) gives the offsets of the gather's dimension that `atLoop` moves (a
+// collapsed loop: a convolution's c*r*s) from a table (src/loop/gather_table.hpp), computed once
+// for the kernel, and each row's part of them and the bounds of its elements once before the
+// loop, so that a strip's copy divides nothing; refused where that dimension is no collapsed loop
+// or its table does not fit (constant memory, taps, offsets).
 TransformResult stage(const Kernel& kernel, const std::string& array, const std::string& atLoop,
-                      bool transposed = false, int64_t interleave = 0, int64_t padding = 0, bool swizzled = false);
+                      bool transposed = false, int64_t interleave = 0, int64_t padding = 0, bool swizzled = false,
+                      bool table = false);
 
 // Scalar replacement of accumulators over a per-thread tile: the perfectly nested loops are
 // strip-mined by `factors` (the strip loops keep their block mapping: they are the threads),

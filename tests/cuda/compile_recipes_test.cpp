@@ -125,6 +125,25 @@ const std::vector<RecipeCase>& recipeCases() {
        "collapse c,r,s into q\nsplit q 4\ninterchange n k\ncollapse n,oh,ow into m\ntile k,m 64,32\nmap q_s grid.z\n"
        "map k_o grid.y\nmap m_o grid.x\nmap k block.y\nmap m block.x\nregtile k,m 8,4\nstrip q 16\nstage In at q_o\n"
        "stage Wt at q_o\nunroll q 16\nmap q_o async\nlanes 4,8"},
+      // Gathers through offset tables: a 3-D layer's pipelined, a split's parts, peeled edges,
+      // items of two pixels a thread each with its row, channels last 16 bytes at a time.
+      {"conv3d_ncdhw", {{"N", 2}, {"C", 5}, {"D", 6}, {"H", 9}, {"W", 7}, {"K", 64}},
+       "collapse c,a,b,e\ninterchange n k\ncollapse n,od,oh,ow\ntile k,n_od_oh_ow 64,128\nmap k_o grid.y\n"
+       "map n_od_oh_ow_o grid.x\nmap k block.y\nmap n_od_oh_ow block.x\nregtile k,n_od_oh_ow 8,8\n"
+       "strip c_a_b_e 16\nstage In at c_a_b_e_o table\nstage Wt at c_a_b_e_o\nunroll c_a_b_e 16\n"
+       "map c_a_b_e_o pipelined"},
+      {"conv2d", {{"N", 2}, {"C", 7}, {"H", 9}, {"W", 10}, {"K", 40}},
+       "collapse c,r,s into q\nsplit q 3\ninterchange n k\ncollapse n,oh,ow into m\ntile k,m 32,64\nmap q_s grid.z\n"
+       "map k_o grid.y\nmap m_o grid.x\nmap k block.y\nmap m block.x\nregtile k,m 4,4\nstrip q 8\n"
+       "stage In at q_o table\nstage Wt at q_o\nunroll q 8\nmap q_o async\nroundup\npeel k_o,m_o,q_o"},
+      {"conv2d", {{"N", 2}, {"C", 3}, {"H", 20}, {"W", 21}, {"K", 8}},
+       "interchange n k\ncollapse n,oh,ow into m\ncollapse c,r,s into q\ntile k,m 8,256\nmap k_o grid.y\n"
+       "map m_o grid.x\nmap k block.y\nmap m block.x\nregtile k,m 2,8\nstrip q 4\nstage In at q_o table\n"
+       "stage Wt at q_o\nunroll q 4\nmap q_o pipelined"},
+      {"conv2d_nhwc", {{"N", 2}, {"H", 7}, {"W", 6}, {"C", 8}, {"K", 32}},
+       "collapse r,s,c\ncollapse n,oh,ow\ntile n_oh_ow,k 64,32\nmap n_oh_ow_o grid.y\nmap k_o grid.x\n"
+       "map n_oh_ow block.y\nmap k block.x\nregtile n_oh_ow,k 4,4\nstrip r_s_c 8\n"
+       "stage In at r_s_c_o transposed table\nstage Wt at r_s_c_o\nunroll r_s_c 8\nmap r_s_c_o async 4"},
       // Rastered blocks: alone, peeled, beside a split's parts and a batch on grid.z.
       {"matmul", {{"M", 1000}, {"N", 1000}, {"K", 100}},
        "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 4,4\n"

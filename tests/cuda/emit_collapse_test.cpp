@@ -4,25 +4,17 @@
 // counted from strip to strip rather than divided out of its index each strip.
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "tests/cuda/emitted_example.hpp"
 
 namespace cudaburg {
 namespace {
 
+using testing::loopText;
+
 std::string conv2dUnder(const std::map<std::string, int64_t>& sizes, const std::string& recipeText) {
   return testing::emittedExample("conv2d.loop", sizes, recipeText);
-}
-
-// The text of the loop that starts with `header`, to its closing brace.
-std::string loopText(const std::string& source, const std::string& header) {
-  size_t start = source.find(header);
-  if (start == std::string::npos) return "";
-  int depth = 0;
-  for (size_t i = source.find('{', start); i < source.size(); ++i) {
-    depth += source[i] == '{' ? 1 : source[i] == '}' ? -1 : 0;
-    if (depth == 0) return source.substr(start, i + 1 - start);
-  }
-  return "";
 }
 
 const char* const kGemm =
@@ -85,10 +77,13 @@ TEST(EmitCollapse, CountersStartFromTheItemsTheCopiesTake) {
       "strip c_r_s 8; stage In at c_r_s_o; stage Wt at c_r_s_o; unroll c_r_s 8");
   size_t counters = src.find("int Wt_s_at_c, Wt_s_at_r, Wt_s_at_s;");
   ASSERT_NE(counters, std::string::npos) << src;
-  // The item numbering of the counters' first strip, and of the copy in the loop.
+  // The item numbering of the counters' first strip, and of the copy in the loop (its first item
+  // of a thread: thread_rank + 128 * stage_r at stage_r = 0).
   auto numbering = [&](size_t from) {
     size_t at = src.find("const int stage_1 = ", from);
-    return at == std::string::npos ? std::string() : src.substr(at, src.find(';', at) - at);
+    std::string text = at == std::string::npos ? std::string() : src.substr(at, src.find(';', at) - at);
+    text = std::regex_replace(text, std::regex(R"( \+ [0-9]+ \* stage_r)"), "");
+    return std::regex_replace(text, std::regex("thread_rank"), "stage_e");
   };
   std::string first = numbering(counters);
   std::string copy = numbering(src.find("// Gather Wt"));

@@ -330,6 +330,51 @@ TEST_F(GpuRunner, ImplicitGemmConvolutionsVerifyAgainstCudnn) {
   }
 }
 
+// Gathers through offset tables (stage ... table): 1-D, 2-D (strided, dilated, 1x1, channels last)
+// and 3-D convolutions at uneven sizes (tiles cross images, the last strip is cut, a tile's pixels
+// lie in the padding), filled then used, pipelined and asynchronous, against cuDNN.
+TEST_F(GpuRunner, GathersThroughOffsetTablesVerifyAgainstCudnn) {
+  struct Case {
+    const char* example;
+    std::map<std::string, int64_t> sizes;
+    std::string recipe;
+  };
+  const std::string nchw = "interchange n k; collapse n,oh,ow into m; collapse c,r,s into q; tile k,m 32,64; "
+                           "map k_o grid.y; map m_o grid.x; map k block.y; map m block.x; regtile k,m 4,4; "
+                           "strip q 8; stage In at q_o table; stage Wt at q_o; unroll q 8";
+  std::vector<Case> cases = {
+      {"conv2d.loop", {{"N", 3}, {"C", 5}, {"H", 19}, {"W", 17}, {"K", 40}}, nchw},
+      {"conv2d.loop", {{"N", 2}, {"C", 16}, {"H", 14}, {"W", 14}, {"K", 24}, {"ST", 2}}, nchw},
+      {"conv2d.loop", {{"N", 2}, {"C", 24}, {"H", 8}, {"W", 8}, {"K", 20}, {"R", 1}, {"S", 1}, {"P", 0}}, nchw},
+      {"conv2d_dilated.loop", {{"N", 2}, {"C", 4}, {"H", 13}, {"W", 11}, {"K", 6}}, nchw},
+      {"conv1d.loop", {{"N", 2}, {"C", 5}, {"L", 100}, {"K", 3}, {"ST", 3}},
+       "interchange n k; collapse n,o into m; collapse c,r into q; tile k,m 32,64; map k_o grid.y; map m_o grid.x; "
+       "map k block.y; map m block.x; regtile k,m 4,4; strip q 8; stage In at q_o table; stage Wt at q_o; unroll q 8"},
+      {"conv2d_nhwc.loop", {{"N", 2}, {"C", 8}, {"H", 14}, {"W", 10}, {"K", 32}},
+       "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k 64,32; map n_oh_ow_o grid.y; map k_o grid.x; "
+       "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k 4,4; strip r_s_c 8; stage In at r_s_c_o transposed table; "
+       "stage Wt at r_s_c_o; unroll r_s_c 8"},
+      {"conv3d_ncdhw.loop", {{"N", 2}, {"C", 3}, {"D", 5}, {"H", 7}, {"W", 6}, {"K", 40}},
+       "collapse c,a,b,e; interchange n k; collapse n,od,oh,ow; tile k,n_od_oh_ow 64,64; map k_o grid.y; "
+       "map n_od_oh_ow_o grid.x; map k block.y; map n_od_oh_ow block.x; regtile k,n_od_oh_ow 8,4; strip c_a_b_e 16; "
+       "stage In at c_a_b_e_o table; stage Wt at c_a_b_e_o; unroll c_a_b_e 16"},
+  };
+  for (const Case& c : cases) {
+    Kernel k = testing::loadExample(c.example, c.sizes);
+    std::string strips = c.recipe.substr(c.recipe.find("strip ") + 6);
+    strips = strips.substr(0, strips.find(' ')) + "_o";
+    for (const std::string& buffering :
+         std::vector<std::string>{"", "; map " + strips + " pipelined", "; map " + strips + " async"}) {
+      SCOPED_TRACE(std::string(c.example) + buffering);
+      auto e = emitUnder(k, c.recipe + buffering);
+      ASSERT_TRUE(e);
+      RunResult r = runner_->measure(k, *e, build(*e, true));
+      EXPECT_EQ(r.status, RunStatus::Ok) << r.reason << " (" << r.reference << ")";
+      EXPECT_EQ(r.reference.rfind("cuDNN", 0), 0u) << r.reference;
+    }
+  }
+}
+
 // Tensor cores: the mma step's warp tiles (ldmatrix from padded or swizzled stages, cp.async with
 // 3 or 4 buffers, mma.sync) and the naive nests of the reduced types, against cublasGemmEx with the
 // same types and fp32 accumulation; uneven sizes cut tiles and the last strip (fragments loaded

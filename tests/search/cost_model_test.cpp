@@ -170,6 +170,18 @@ TEST(CostModel, SplittingAConvolutionOfFewPixelsFillsTheGpu) {
   EXPECT_GT(estimate(implicitGemm(64, 32 * 56 * 56, 64, 4)).ns, estimate(implicitGemm(64, 32 * 56 * 56, 64, 1)).ns);
 }
 
+TEST(CostModel, GathersThroughTablesCostTheirLookUps) {
+  // The 3-D layer's 64 filters by 4*16*56*56 pixels over 64*27: its gather derives 4 indices
+  // (20 operations an element) or looks them up in a table (6).
+  CandidateShape derived = implicitGemm(64, 4 * 16 * 56 * 56, 64 * 3, 1);
+  derived.gatherOps = 4 * 4 + 4;
+  CandidateShape tabled = derived;
+  tabled.gatherOps = cudaburg::kTableGatherOps;
+  tabled.tabled = true;
+  EXPECT_LT(estimate(tabled).ns, estimate(derived).ns);
+  EXPECT_GT(estimate(derived).ns / estimate(tabled).ns, 1.05);
+}
+
 TEST(CostModel, RasteredBlocksReadLessFromMemoryOnLargeProducts) {
   CandidateShape rowByRow = matmul(8192, 128, 128, 8, 8);
   rowByRow.staged = rowByRow.pipelined = true;

@@ -278,6 +278,47 @@ TEST(Exploration, ImplicitGemmsAreOfferedSplitWhereNoBatchTakesGridZ) {
   }
 }
 
+// Tables of offsets (stage ... table) for the inputs whose subscripts both the reduction and the
+// pixels move and whose pixels lie closer than their taps (NCHW, NCDHW, 1-D); not for the
+// filters, a 1x1 layer's input (no bounds to check), channels last or a stride of 2 (the taps lie
+// closer: the copy runs along them, and a warp's lanes would look different entries up) or
+// tensor cores; every one offered computes the nest.
+TEST(Exploration, GathersThroughTablesAreOfferedWhereAWarpSharesAnEntry) {
+  auto tabled = [](const Kernel& k) {
+    std::vector<Offered> out;
+    for (const Offered& f : offered<generated::LoopsMatcher>(k)) {
+      bool any = false;
+      for (const auto& s : f.recipe.steps) {
+        if (s.kind != StepKind::Stage || !s.table) continue;
+        EXPECT_EQ(s.array, "In") << printRecipeLine(f.recipe);
+        EXPECT_TRUE(f.shape.tabled);
+        EXPECT_FALSE(f.shape.tensorCores);
+        any = true;
+      }
+      if (any) out.push_back(f);
+    }
+    return out;
+  };
+  for (const auto& [example, sizes] : std::vector<std::pair<std::string, std::map<std::string, int64_t>>>{
+           {"conv3d_ncdhw.loop", {{"N", 2}, {"C", 3}, {"D", 5}, {"H", 6}, {"W", 7}, {"K", 5}}},
+           {"conv2d.loop", {{"N", 2}, {"C", 3}, {"H", 9}, {"W", 10}, {"K", 5}}},
+           {"conv1d.loop", {{"N", 2}, {"C", 3}, {"L", 40}, {"K", 5}}}}) {
+    SCOPED_TRACE(example);
+    Kernel k = loadExample(example, sizes);
+    std::vector<Offered> fs = tabled(k);
+    ASSERT_FALSE(fs.empty());
+    expectCandidatesComputeTheNest(k, fs);
+  }
+  for (const auto& [example, sizes] : std::vector<std::pair<std::string, std::map<std::string, int64_t>>>{
+           {"conv2d.loop", {{"N", 2}, {"C", 3}, {"H", 9}, {"W", 10}, {"K", 5}, {"R", 1}, {"S", 1}, {"P", 0}}},
+           {"conv2d.loop", {{"N", 2}, {"C", 3}, {"H", 9}, {"W", 10}, {"K", 5}, {"ST", 2}}},
+           {"conv2d_nhwc.loop", {{"N", 2}, {"C", 3}, {"H", 9}, {"W", 10}, {"K", 5}}},
+           {"conv2d_nhwc_half.loop", {{"N", 2}, {"C", 16}, {"H", 9}, {"W", 10}, {"K", 32}}}}) {
+    SCOPED_TRACE(example);
+    EXPECT_TRUE(tabled(loadExample(example, sizes)).empty());
+  }
+}
+
 TEST(Exploration, ABatchedProductStagesBothOperandsTransposed) {
   // matmul_bt's A[b][i][k] and B[b][j][k] are both read along k: staged transposed, as NT's are.
   Kernel k = loadExample("matmul_bt.loop", {{"BATCH", 2}, {"M", 33}, {"N", 17}, {"K", 36}});

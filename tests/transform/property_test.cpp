@@ -87,6 +87,7 @@ class RecipeGenerator {
           if (a.input) inputs.push_back(a.name);
         s.array = inputs[index(inputs.size())];
         s.swizzled = index(4) == 0;
+        s.table = index(3) == 0;  // refused but for gathers
         break;
       }
     }

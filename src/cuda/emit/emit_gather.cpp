@@ -125,14 +125,17 @@ StageCopy KernelWriter::planGatherCopy(const Node& node, const Scope& scope) {
   // Counted gathers number their items alike in every copy (the counters follow the items): the
   // width planned over all the strips, which holds for any of them.
   auto counted = gatherCounters_.find(buffer.name);
-  int width = counted != gatherCounters_.end() ? counted->second.width : gatherWidth(node, fastest, *source, probe);
+  auto tabled = gatherTables_.find(buffer.name);
+  int width = counted != gatherCounters_.end() ? counted->second.width
+              : tabled != gatherTables_.end()  ? tabled->second.width
+                                               : gatherWidth(node, fastest, *source, probe);
   c.items = buffer.elements() / width;
   std::vector<int64_t> spans = splitItems(c, buffer.extents, order, width, inner);
   // An item a round later lies `threads` on: the same place along d where that is whole periods of d.
   c.sameForItems.assign(rank, c.items <= plan_.threads());
   for (size_t k = 1; k < rank; ++k)
     if (plan_.threads() % spans[k] == 0) c.sameForItems[order[k]] = true;
-  for (size_t d = 0; d < rank; ++d) {
+  for (size_t d = 0; d < rank && tabled == gatherTables_.end(); ++d) {
     const GatherDim& g = node.gather[d];
     Affine at = node.origin[d] + Affine::var("stage_" + std::to_string(d));
     c.coords += " const " + index_ + " " + g.index + " = " + affineText(at) + ";";
@@ -146,11 +149,13 @@ StageCopy KernelWriter::planGatherCopy(const Node& node, const Scope& scope) {
       for (const CollapsedLoop& digit : g.collapsed)
         c.coords += " const " + index_ + " " + digit.index + " = " + counterOf(buffer.name, digit) + ";";
       c.counters = buffer.name;
+      c.byItem = true;
       continue;
     }
     for (const std::string& declaration : derivedDeclarations(g.index, g.collapsed)) c.coords += " " + declaration;
   }
-  readItem(c, from, buffer, *source, width, inner);
+  if (tabled != gatherTables_.end()) readThroughTable(c, node, *source, tabled->second, inner);
+  else readItem(c, from, buffer, *source, width, inner);
   ScalarType bufferType = typeOf(buffer);
   // The buffer element lane `lane` of an item goes to: along its row where the fastest dimension
   // is the buffer's last (one wide store), else down a column, an element a lane.
@@ -172,7 +177,20 @@ StageCopy KernelWriter::planGatherCopy(const Node& node, const Scope& scope) {
     over += (d ? ", " : "") + node.gather[d].index + " from " + affineText(node.origin[d]);
   c.comment = "// Gather " + from.str() + " over " + over + " -> " + buffer.name + ", zero outside " + node.source;
   if (width > 1) c.comment += ", " + std::to_string(width) + " elements at a time";
+  if (tabled != gatherTables_.end())
+    c.comment += ", offsets of " + node.gather[tabled->second.table.dim].index + " from " + buffer.name + "_table";
   return c;
+}
+
+// Planned as the loop's own copies are (its index over all its strips), so that the items are
+// numbered alike in every copy.
+StageCopy KernelWriter::planOverStrips(const Node& loop, const Node& stage, const Scope& scope) {
+  auto trips = scope.ranges.maxTripCount(loop);
+  Scope first = scope;
+  first.ranges.bindLoop(loop, scope.ranges.loopIndexRange(loop, trips.value_or(1)));
+  first.arrays[stage.buffer.name] = stage.buffer;
+  first.slots[stage.buffer.name] = "0";
+  return planStageCopy(stage, first);
 }
 
 // A gather dimension whose origin moves with `loop` by a positive step, collapsing loops of
@@ -181,19 +199,14 @@ StageCopy KernelWriter::planGatherCopy(const Node& node, const Scope& scope) {
 void KernelWriter::declareGatherCounters(const Node& loop, const std::vector<const Node*>& stages, const Scope& scope) {
   for (const Node* stage : stages) {
     if (stage->gather.empty() || stage->origin.size() != stage->gather.size()) continue;
+    if (stage->tableDim >= 0 && declareGatherRows(loop, *stage, scope)) continue;
+    if (!refusal_.empty()) return;
     for (size_t d = 0; d < stage->gather.size(); ++d) {
       const std::vector<CollapsedLoop>& digits = stage->gather[d].collapsed;
       int64_t advance = stage->origin[d].coef(loop.index) * loop.step;
       bool forward = std::all_of(digits.begin(), digits.end(), [](const CollapsedLoop& c) { return c.step > 0; });
       if (digits.empty() || advance <= 0 || !forward) continue;
-      // Planned as the loop's own copies are (its index over all its strips), so that the items
-      // are numbered alike.
-      auto trips = scope.ranges.maxTripCount(loop);
-      Scope first = scope;
-      first.ranges.bindLoop(loop, scope.ranges.loopIndexRange(loop, trips.value_or(1)));
-      first.arrays[stage->buffer.name] = stage->buffer;
-      first.slots[stage->buffer.name] = "0";
-      StageCopy plain = planStageCopy(*stage, first);
+      StageCopy plain = planOverStrips(loop, *stage, scope);
       if (!refusal_.empty()) return;
       // A thread's items share them, or each has its own where they fit in a few registers (past
       // that, the divisions cost less than spills).
@@ -211,7 +224,7 @@ void KernelWriter::declareGatherCounters(const Node& loop, const std::vector<con
       line("const " + index_ + " " + loop.index + " = " + affineText(loop.lower) + ";");
       if (shared) {  // the first item's, whether or not the thread has one
         line("const int stage_e = " + coordinate("thread_rank") + ";");
-        line(plain.coords);
+        line(plain.places + plain.coords);
         for (const CollapsedLoop& digit : digits) line(counterName(stage->buffer.name, digit) + " = " + digit.index + ";");
       } else {
         bool guarded = openThreadItems(plain);
@@ -227,7 +240,10 @@ void KernelWriter::declareGatherCounters(const Node& loop, const std::vector<con
 }
 
 void KernelWriter::dropGatherCounters(const std::vector<const Node*>& stages) {
-  for (const Node* stage : stages) gatherCounters_.erase(stage->buffer.name);
+  for (const Node* stage : stages) {
+    gatherCounters_.erase(stage->buffer.name);
+    gatherTables_.erase(stage->buffer.name);
+  }
 }
 
 // The counters move on by the strip's length as a mixed-radix addition: each index, innermost

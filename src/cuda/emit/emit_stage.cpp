@@ -60,32 +60,41 @@ int KernelWriter::stageWidth(const Node& node, const Array& source, const std::v
 void KernelWriter::readItem(StageCopy& c, const Access& from, const Array& buffer, const Array& source, int width,
                             const Scope& inner) {
   ScalarType bufferType = typeOf(buffer), sourceType = typeOf(source);
+  std::string converted;
+  if (width == 1 && bufferType != sourceType)
+    converted = fromFloat(bufferType, loadText(from, computeType(bufferType), inner));
+  readElementAt(c, accessText(from, inner), converted, outsideConditions(from, source, inner), bufferType, sourceType,
+                width);
+}
+
+void KernelWriter::readElementAt(StageCopy& c, const std::string& element, const std::string& converted,
+                                 const std::vector<std::string>& conds, ScalarType bufferType, ScalarType sourceType,
+                                 int width) {
   std::string zero;
   if (width > 1) {
     // 16-bit elements as packed 32-bit words: 8 in a uint4, 4 in a uint2, 2 in an unsigned.
     bool packed = scalarTypeBytes(bufferType) == 2;
     int lanes = packed ? width / 2 : width;
     c.type = packed ? (lanes == 1 ? "unsigned" : "uint" + std::to_string(lanes)) : cudaType(bufferType) + std::to_string(width);
-    c.value = "*reinterpret_cast<const " + c.type + "*>(&" + accessText(from, inner) + ")";
+    c.value = "*reinterpret_cast<const " + c.type + "*>(&" + element + ")";
     zero = packed && lanes == 1 ? "0u" : "make_" + c.type + "(";
     for (int v = 0; v < lanes && !(packed && lanes == 1); ++v) zero += (v ? ", " : "") + (packed ? "0u" : literal(0, bufferType));
     if (!(packed && lanes == 1)) zero += ")";
   } else {
     c.type = cudaType(bufferType);
-    c.value = bufferType == sourceType ? accessText(from, inner) : fromFloat(bufferType, loadText(from, computeType(bufferType), inner));
+    c.value = converted.empty() ? element : converted;
     zero = fromFloat(bufferType, literal(0, computeType(bufferType)));
   }
-  auto conds = outsideConditions(from, source, inner);
   if (!conds.empty()) c.value = "(" + joinConditions(conds) + ") ? " + c.value + " : " + zero;
-  c.from = accessText(from, inner);
+  c.from = element;
   c.inside = joinConditions(conds);
   c.sameType = bufferType == sourceType;
 }
 
 std::vector<int64_t> KernelWriter::splitItems(StageCopy& c, const std::vector<int64_t>& extents,
-                                              const std::vector<size_t>& order, int width, Scope& inner) {
+                                              const std::vector<size_t>& order, int width, Scope& inner) const {
   std::vector<int64_t> spans;
-  int64_t innerSize = c.items;
+  int64_t innerSize = c.items, threads = plan_.threads();
   for (size_t k = 0; k < order.size(); ++k) {
     size_t d = order[k];
     spans.push_back(innerSize);
@@ -93,14 +102,32 @@ std::vector<int64_t> KernelWriter::splitItems(StageCopy& c, const std::vector<in
     bool last = k + 1 == order.size();
     int64_t extent = extents[d] / (last ? width : 1);
     innerSize /= extent;
-    std::string value = "stage_e";
-    if (innerSize != 1) value += " / " + std::to_string(innerSize);
-    if (k > 0) value = (innerSize != 1 ? "(" + value + ")" : value) + " % " + std::to_string(extent);
-    if (last && width > 1) value = std::to_string(width) + " * (" + value + ")";
-    c.coords += (k ? ", " : "const int ") + var + " = " + value;
+    std::string quotient = "stage_e", numbered = quotient;
+    if (innerSize != 1) quotient += " / " + std::to_string(innerSize);
+    // Item stage_r of a thread is thread_rank + threads * stage_r (0 <= thread_rank < threads):
+    // its place apart from the thread's, a constant of the unrolled item loop, where the threads
+    // are whole multiples or divisors of the span.
+    bool wraps = k > 0;  // the place is taken modulo the extent
+    if (threads % innerSize == 0) {
+      int64_t step = threads / innerSize;
+      numbered = innerSize == 1 ? "thread_rank" : "thread_rank / " + std::to_string(innerSize);
+      if (!wraps || step % extent != 0) numbered += " + " + std::to_string(step) + " * stage_r";
+    } else if (innerSize % threads == 0) {
+      numbered = std::to_string(threads) + " * stage_r / " + std::to_string(innerSize);
+    } else {
+      numbered = quotient;
+    }
+    auto place = [&](const std::string& q) {
+      std::string operand = q.find(' ') != std::string::npos ? "(" + q + ")" : q;
+      std::string value = wraps ? operand + " % " + std::to_string(extent) : q;
+      return last && width > 1 ? std::to_string(width) + " * (" + value + ")" : value;
+    };
+    c.places += (k ? ", " : "const int ") + var + " = " + place(quotient);
+    c.numberedPlaces += (k ? ", " : "const int ") + var + " = " + place(numbered);
     inner.ranges.bind(var, IndexRange{0, extents[d] - (last ? width : 1), last ? width : 1});
   }
-  c.coords += ";";
+  c.places += ";";
+  c.numberedPlaces += ";";
   return spans;
 }
 
@@ -172,7 +199,7 @@ void KernelWriter::emitStage(const Node& node, const Scope& scope) {
   StageCopy c = planStageCopy(node, scope);
   if (!refusal_.empty()) return;
   line(c.comment);
-  if (!c.counters.empty()) {  // each item reads its counters: the items by their number
+  if (c.byItem) {  // each item reads its counters or its row: the items by their number
     bool guarded = openThreadItems(c);
     storeItem(c);
     closeThreadItems(guarded);
@@ -187,7 +214,7 @@ void KernelWriter::emitStage(const Node& node, const Scope& scope) {
   else
     open(c.items == plan_.threads() ? "{" : "if (" + rank + " < " + std::to_string(c.items) + ") {");
   if (c.items <= plan_.threads()) line("const int stage_e = " + rank + ";");
-  line(c.coords);
+  line(c.places + c.coords);
   storeItem(c);
   close();
 }
@@ -212,7 +239,7 @@ bool KernelWriter::openThreadItems(const StageCopy& c) {
   line("const int stage_e = " + coordinate("thread_rank") + " + " + std::to_string(threads) + " * stage_r;");
   bool guarded = c.items % threads != 0;
   if (guarded) open("if (stage_e < " + std::to_string(c.items) + ") {");
-  line(c.coords);
+  line(c.numberedPlaces + c.coords);
   return guarded;
 }
 

@@ -638,7 +638,7 @@ std::string KernelWriter::header() {
          "  asm(\"cvt.rna.tf32.f32 %0, %1;\\n\" : \"=r\"(r) : \"f\"(x));\n"
          "  return __uint_as_float(r);\n"
          "}\n";
-  h << mmaHelpers();
+  h << mmaHelpers() << constantTables_;
   if (usesAsyncCopies_)
     h << "\n// Asynchronous copies into shared memory (sm_80 and later); outside the source, zeros.\n"
          "template <int Bytes>\n"

@@ -14,6 +14,7 @@
 #include "src/cuda/emit/emit_ranges.hpp"
 #include "src/cuda/emit/emitter.hpp"
 #include "src/cuda/emit/index_type.hpp"
+#include "src/loop/gather_table.hpp"
 #include "src/loop/pipeline.hpp"
 #include "src/loop/scalar_types.hpp"
 
@@ -87,7 +88,9 @@ struct StripTail {
 // How a Stage's items go from the source into the buffer (see planStageCopy).
 struct StageCopy {
   int64_t items = 0;                // elements, or vectors of a source row's elements
-  std::string coords;               // declares the item's place in the box from `stage_e`
+  std::string places;               // declares the item's place in the box (stage_0, ...) from `stage_e`
+  std::string numberedPlaces;       // the same for item `stage_r` of the thread, its part apart
+  std::string coords;               // what follows them: the indices the item's place sets
   std::string type;                 // an item's type: "float", "float4", ...
   std::string value;                // the item read from the source, zero outside it
   std::vector<std::string> stores;  // where an item goes, `$` standing for it
@@ -104,6 +107,9 @@ struct StageCopy {
   std::string counters;
   // Per buffer dimension: whether a thread's items all lie at the same place along it.
   std::vector<bool> sameForItems;
+  // Whether each item reads what its thread keeps for it (counters, a table's row): the copy goes
+  // by the items' numbers (`stage_r`).
+  bool byItem = false;
 };
 
 // The indices a gather derives from its collapsed dimension that the strip loop around it moves
@@ -117,6 +123,16 @@ struct GatherCounters {
   int64_t advance = 0;                // how far its index moves a strip
   int64_t items = 0;                  // a thread's items: 1 where they share the place along `dim`
   int width = 1;                      // elements an item: every copy of the buffer takes this many
+};
+
+// A gather whose offsets along one dimension come from a table (Node::tableDim,
+// src/loop/gather_table.hpp): the table, in constant memory, and each thread's rows (the offset
+// of the rest of the subscripts and the mask of the taps inside the source), set before the strip
+// loop for each of its items, or once where they share their row.
+struct GatherRows {
+  GatherTable table;
+  int64_t items = 1;  // a thread's rows: 1 where its items share theirs
+  int width = 1;      // elements an item: every copy of the buffer takes this many
 };
 
 // The loops of one tensor-core tile: i (Mma) { j { k { R += A * B } } }.
@@ -231,13 +247,17 @@ class KernelWriter {
   StageCopy planStageCopy(const Node& node, const Scope& scope);
   // Splits a copy's item number `stage_e` into one coordinate a dimension of `extents`,
   // `stage_<d>`, the dimensions taken in `order` (outermost first; the last holds `width`
-  // elements an item): declares them in c.coords and binds their ranges in `inner`. Returns, for
-  // each place in `order`, how many items one step along that dimension spans.
-  static std::vector<int64_t> splitItems(StageCopy& c, const std::vector<int64_t>& extents,
-                                         const std::vector<size_t>& order, int width, Scope& inner);
+  // elements an item): declares them in c.places (and c.numberedPlaces) and binds their ranges in
+  // `inner`. Returns, for each place in `order`, how many items one step along that dimension spans.
+  std::vector<int64_t> splitItems(StageCopy& c, const std::vector<int64_t>& extents, const std::vector<size_t>& order,
+                                  int width, Scope& inner) const;
   // A copy's item read from `from` (`width` elements as one vector), zero outside the source.
   void readItem(StageCopy& c, const Access& from, const Array& buffer, const Array& source, int width,
                 const Scope& inner);
+  // The same from the source element `element` (its text), zero where `conds` fail; `converted`,
+  // where not empty, is the element converted to the buffer's type (one element an item).
+  void readElementAt(StageCopy& c, const std::string& element, const std::string& converted,
+                     const std::vector<std::string>& conds, ScalarType bufferType, ScalarType sourceType, int width);
   // A gather's copy (emit_gather.cpp): the items are the buffer's elements in its order.
   StageCopy planGatherCopy(const Node& node, const Scope& scope);
   int gatherWidth(const Node& node, size_t fastest, const Array& source, const Scope& scope);
@@ -247,7 +267,19 @@ class KernelWriter {
   // The counters of the gathers among `stages` (filled a strip of `loop` at a time, in order),
   // declared and set for the loop's first strip; dropGatherCounters forgets them after the loop.
   void declareGatherCounters(const Node& loop, const std::vector<const Node*>& stages, const Scope& scope);
+  // The copy of `stage` planned over every strip of `loop`, so that each strip's copy numbers the
+  // items alike: what counters and table rows are set for before the loop.
+  StageCopy planOverStrips(const Node& loop, const Node& stage, const Scope& scope);
   void dropGatherCounters(const std::vector<const Node*>& stages);
+  // The rows of a gather through a table (filled a strip of `loop` at a time), declared and set
+  // before the loop, with its table declared once for the kernel (emit_gather_table.cpp); false
+  // where the gather goes without its table (its elements change type on the way).
+  bool declareGatherRows(const Node& loop, const Node& stage, const Scope& scope);
+  // A copy of a gather through its table: its items' places and elements (emit_gather_table.cpp).
+  void readThroughTable(StageCopy& c, const Node& node, const Array& source, const GatherRows& rows, Scope& inner);
+  std::string rowOf(const std::string& buffer, const char* what) const {
+    return buffer + "_" + what + (gatherTables_.at(buffer).items == 1 ? "" : "[stage_r]");
+  }
   std::string counterName(const std::string& buffer, const CollapsedLoop& digit) const {
     return buffer + "_at_" + digit.index;
   }
@@ -342,6 +374,9 @@ class KernelWriter {
   bool inMmaTile_ = false;
   bool usesAsyncCopies_ = false;
   std::map<std::string, GatherCounters> gatherCounters_;  // by buffer
+  std::map<std::string, GatherRows> gatherTables_;        // by buffer, inside their strip loops
+  std::string constantTables_;                            // declarations of the tables, for the header
+  std::set<std::string> declaredTables_;
   int64_t dynamicOffset_ = 0;
   int temps_ = 0;
   std::set<std::string> usedCoordinates_;

@@ -68,7 +68,7 @@ matmul(float* __restrict__ C, const float* __restrict__ A, const float* __restri
     #pragma unroll
     for (int stage_r = 0; stage_r < 4; ++stage_r) {
       const int stage_e = thread_rank + 256 * stage_r;
-      const int stage_0 = stage_e / 16, stage_1 = stage_e % 16;
+      const int stage_0 = thread_rank / 16 + 16 * stage_r, stage_1 = thread_rank % 16;
       const bool stage_in = i_o + stage_0 < 100;
       async_copy<4>(&A_s[0][stage_1][stage_0], stage_in ? &A[33*i_o + k_o + 33*stage_0 + stage_1] : A, stage_in);
     }
@@ -76,7 +76,7 @@ matmul(float* __restrict__ C, const float* __restrict__ A, const float* __restri
     #pragma unroll
     for (int stage_r = 0; stage_r < 1; ++stage_r) {
       const int stage_e = thread_rank + 256 * stage_r;
-      const int stage_0 = stage_e / 16, stage_1 = 4 * (stage_e % 16);
+      const int stage_0 = thread_rank / 16 + 16 * stage_r, stage_1 = 4 * (thread_rank % 16);
       const bool stage_in = j_o + stage_1 < 72;
       async_copy<16>(&B_s[0][stage_0][stage_1], stage_in ? &B[j_o + 72*k_o + 72*stage_0 + stage_1] : B, stage_in);
     }
@@ -88,7 +88,7 @@ matmul(float* __restrict__ C, const float* __restrict__ A, const float* __restri
     #pragma unroll
     for (int stage_r = 0; stage_r < 4; ++stage_r) {
       const int stage_e = thread_rank + 256 * stage_r;
-      const int stage_0 = stage_e / 16, stage_1 = stage_e % 16;
+      const int stage_0 = thread_rank / 16 + 16 * stage_r, stage_1 = thread_rank % 16;
       const bool stage_in = i_o + stage_0 < 100;
       async_copy<4>(&A_s[1][stage_1][stage_0], stage_in ? &A[33*i_o + k_o + 33*stage_0 + stage_1 + 16] : A, stage_in);
     }
@@ -96,7 +96,7 @@ matmul(float* __restrict__ C, const float* __restrict__ A, const float* __restri
     #pragma unroll
     for (int stage_r = 0; stage_r < 1; ++stage_r) {
       const int stage_e = thread_rank + 256 * stage_r;
-      const int stage_0 = stage_e / 16, stage_1 = 4 * (stage_e % 16);
+      const int stage_0 = thread_rank / 16 + 16 * stage_r, stage_1 = 4 * (thread_rank % 16);
       const bool stage_in = j_o + stage_1 < 72;
       async_copy<16>(&B_s[1][stage_0][stage_1], stage_in ? &B[j_o + 72*k_o + 72*stage_0 + stage_1 + 1152] : B, stage_in);
     }
@@ -111,7 +111,7 @@ matmul(float* __restrict__ C, const float* __restrict__ A, const float* __restri
       #pragma unroll
       for (int stage_r = 0; stage_r < 4; ++stage_r) {
         const int stage_e = thread_rank + 256 * stage_r;
-        const int stage_0 = stage_e / 16, stage_1 = stage_e % 16;
+        const int stage_0 = thread_rank / 16 + 16 * stage_r, stage_1 = thread_rank % 16;
         const bool stage_in = i_o + stage_0 < 100 && k_o + stage_1 + 32 < 33;
         async_copy<4>(&A_s[(stage_slot + 2) % 3][stage_1][stage_0], stage_in ? &A[33*i_o + k_o + 33*stage_0 + stage_1 + 32] : A, stage_in);
       }
@@ -119,7 +119,7 @@ matmul(float* __restrict__ C, const float* __restrict__ A, const float* __restri
       #pragma unroll
       for (int stage_r = 0; stage_r < 1; ++stage_r) {
         const int stage_e = thread_rank + 256 * stage_r;
-        const int stage_0 = stage_e / 16, stage_1 = 4 * (stage_e % 16);
+        const int stage_0 = thread_rank / 16 + 16 * stage_r, stage_1 = 4 * (thread_rank % 16);
         const bool stage_in = k_o + stage_0 + 32 < 33 && j_o + stage_1 < 72;
         async_copy<16>(&B_s[(stage_slot + 2) % 3][stage_0][stage_1], stage_in ? &B[j_o + 72*k_o + 72*stage_0 + stage_1 + 2304] : B, stage_in);
       }

@@ -72,13 +72,13 @@ matmul(float* __restrict__ C, const float* __restrict__ A, const float* __restri
       #pragma unroll
       for (int stage_r = 0; stage_r < 4; ++stage_r) {
         const int stage_e = thread_rank + 256 * stage_r;
-        const int stage_0 = stage_e / 16, stage_1 = stage_e % 16;
+        const int stage_0 = thread_rank / 16 + 16 * stage_r, stage_1 = thread_rank % 16;
         A_s_next[stage_r] = (i_o + stage_0 < 100 && k_o + stage_1 + 16 < 33) ? A[33*i_o + k_o + 33*stage_0 + stage_1 + 16] : 0.0f;
       }
       #pragma unroll
       for (int stage_r = 0; stage_r < 1; ++stage_r) {
         const int stage_e = thread_rank + 256 * stage_r;
-        const int stage_0 = stage_e / 16, stage_1 = 4 * (stage_e % 16);
+        const int stage_0 = thread_rank / 16 + 16 * stage_r, stage_1 = 4 * (thread_rank % 16);
         B_s_next[stage_r] = (k_o + stage_0 + 16 < 33 && j_o + stage_1 < 72) ? *reinterpret_cast<const float4*>(&B[j_o + 72*k_o + 72*stage_0 + stage_1 + 1152]) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       }
     }
@@ -113,13 +113,13 @@ matmul(float* __restrict__ C, const float* __restrict__ A, const float* __restri
       #pragma unroll
       for (int stage_r = 0; stage_r < 4; ++stage_r) {
         const int stage_e = thread_rank + 256 * stage_r;
-        const int stage_0 = stage_e / 16, stage_1 = stage_e % 16;
+        const int stage_0 = thread_rank / 16 + 16 * stage_r, stage_1 = thread_rank % 16;
         A_s[stage_slot ^ 1][stage_1][stage_0] = A_s_next[stage_r];
       }
       #pragma unroll
       for (int stage_r = 0; stage_r < 1; ++stage_r) {
         const int stage_e = thread_rank + 256 * stage_r;
-        const int stage_0 = stage_e / 16, stage_1 = 4 * (stage_e % 16);
+        const int stage_0 = thread_rank / 16 + 16 * stage_r, stage_1 = 4 * (thread_rank % 16);
         *reinterpret_cast<float4*>(&B_s[stage_slot ^ 1][stage_0][stage_1]) = B_s_next[stage_r];
       }
     }
