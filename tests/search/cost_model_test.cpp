@@ -138,11 +138,17 @@ CandidateShape tensorCores(int64_t n, int64_t bm, int64_t bn, int64_t tm, int64_
 // Operands read ahead: a second copy of a thread's row and column in registers, the strip's
 // barrier hidden; faster where the blocks a multiprocessor holds stay as many, slower where the
 // registers cost a block.
+// A matmul of n^3 in bm x bn tiles of tm x tn, pipelined in strips of 8.
+CandidateShape pipelinedMatmul(int64_t n, int64_t bm, int64_t bn, int64_t tm, int64_t tn) {
+  CandidateShape s = matmul(n, bm, bn, tm, tn);
+  s.staged = s.pipelined = true;
+  s.stageDepth = 8;
+  s.stagedFootprint = (bm + bn) * 8;
+  return s;
+}
+
 TEST(CostModel, PrefetchingHidesTheBarrierForItsRegisters) {
-  CandidateShape pipelined = matmul(4096, 128, 128, 8, 8);
-  pipelined.staged = pipelined.pipelined = true;
-  pipelined.stageDepth = 8;
-  pipelined.stagedFootprint = (128 + 128) * 8;
+  CandidateShape pipelined = pipelinedMatmul(4096, 128, 128, 8, 8);
   CandidateShape prefetched = pipelined;
   prefetched.prefetched = true;
   auto plain = estimate(pipelined), ahead = estimate(prefetched);
@@ -151,10 +157,7 @@ TEST(CostModel, PrefetchingHidesTheBarrierForItsRegisters) {
   ASSERT_EQ(ahead.occupancy, plain.occupancy);
   EXPECT_LT(ahead.ns, plain.ns);
   // 128 threads of 8 x 4 tiles: the copy takes the registers of a sixth block.
-  CandidateShape wide = matmul(4096, 64, 64, 8, 4);
-  wide.staged = wide.pipelined = true;
-  wide.stageDepth = 8;
-  wide.stagedFootprint = (64 + 64) * 8;
+  CandidateShape wide = pipelinedMatmul(4096, 64, 64, 8, 4);
   CandidateShape wideAhead = wide;
   wideAhead.prefetched = true;
   auto w = estimate(wide), wa = estimate(wideAhead);
