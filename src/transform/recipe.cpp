@@ -23,13 +23,14 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Interchange, "interchange", "interchange OUTER INNER"},
     {StepKind::Distribute, "distribute", "distribute LOOP"},
     {StepKind::Map, "map", "map LOOP MAPPING (map LOOP async [BUFFERS])"},
-    {StepKind::Stage, "stage", "stage ARRAY at LOOP [transposed] [interleaved N | pad N | swizzle]"},
+    {StepKind::Stage, "stage", "stage ARRAY at LOOP [transposed] [interleaved N | pad N | swizzle [slabs N]]"},
     {StepKind::RegisterTile, "regtile", "regtile LOOP,LOOP... FACTOR,FACTOR... [into NAME,NAME...]"},
     {StepKind::Vectorize, "vectorize", "vectorize LOOP WIDTH [into NAME]"},
     {StepKind::Split, "split", "split LOOP PARTS [into NAME]"},
     {StepKind::Lanes, "lanes", "lanes ROWS,COLS"},
     {StepKind::Collapse, "collapse", "collapse LOOP,LOOP... [into NAME]"},
     {StepKind::Mma, "mma", "mma I,J,K 16,8,16"},
+    {StepKind::Wgmma, "wgmma", "wgmma I,J,K 64,N,16 [wait PENDING]"},
     {StepKind::Peel, "peel", "peel LOOP,LOOP..."},
     {StepKind::RoundUp, "roundup", "roundup"},
     {StepKind::Raster, "raster", "raster ROWS"},
@@ -290,6 +291,25 @@ class Parser {
       case StepKind::Mma:
         ok = names(step.loops) && numbers(step.factors, step.loops.size());
         break;
+      case StepKind::Wgmma: {
+        ok = names(step.loops) && numbers(step.factors, step.loops.size());
+        int64_t pending = kWgmmaPending;
+        if (ok && tok_.kind == Token::Word && tok_.text == "wait") {
+          advance();
+          SourceLoc at = here();
+          if (tok_.kind == Token::Number && tok_.text == "0") {  // number() takes positive integers only
+            pending = 0;
+            advance();
+          } else if (!number(pending, "the groups of wgmma left in flight (0 or 1)")) {
+            ok = false;
+          } else if (pending > 1) {
+            diags_.error(at, "wgmma leaves 0 or 1 groups in flight across iterations, not " + std::to_string(pending));
+            ok = false;
+          }
+        }
+        step.factors.push_back(pending);
+        break;
+      }
       case StepKind::Lanes: {
         int64_t rows = 0, cols = 0;
         ok = number(rows, "the rows of block.y a warp covers");
@@ -361,6 +381,10 @@ class Parser {
         } else if (ok && tok_.kind == Token::Word && tok_.text == "swizzle") {
           step.swizzled = true;
           advance();
+          if (tok_.kind == Token::Word && tok_.text == "slabs") {
+            advance();
+            ok = number(step.slab, "the columns of a slab");
+          }
         }
         break;
     }
@@ -392,7 +416,13 @@ std::string RecipeStep::str() const {
     case StepKind::Stage:
       return s + " " + array + " at " + loops.at(0) + (transposed ? " transposed" : "") +
              (interleave ? " interleaved " + std::to_string(interleave) : "") +
-             (padding ? " pad " + std::to_string(padding) : "") + (swizzled ? " swizzle" : "");
+             (padding ? " pad " + std::to_string(padding) : "") + (swizzled ? " swizzle" : "") +
+             (slab ? " slabs " + std::to_string(slab) : "");
+    case StepKind::Wgmma: {
+      std::vector<int64_t> shape(factors.begin(), factors.begin() + std::min<size_t>(3, factors.size()));
+      bool waits = factors.size() == 4 && factors[3] != kWgmmaPending;
+      return s + " " + join(loops) + " " + join(shape) + (waits ? " wait " + std::to_string(factors[3]) : "");
+    }
     case StepKind::Interchange: return s + " " + loops.at(0) + " " + loops.at(1);
     case StepKind::Distribute: return s + " " + loops.at(0);
     case StepKind::Lanes:
@@ -451,7 +481,9 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
         return mapLoop(kernel, step.loops[0], step.mapping, static_cast<int>(step.factors[0]));
       break;
     case StepKind::Stage:
-      if (arity(1, 0)) return stage(kernel, step.array, step.loops[0], step.transposed, step.interleave, step.padding, step.swizzled);
+      if (arity(1, 0))
+        return stage(kernel, step.array, step.loops[0], step.transposed, step.interleave, step.padding, step.swizzled,
+                     step.slab);
       break;
     case StepKind::RegisterTile:
       return registerTile(kernel, step.loops, step.factors, step.into);
@@ -469,6 +501,11 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
       break;
     case StepKind::Mma:
       if (arity(3, 3)) return mmaTile(kernel, step.loops, step.factors);
+      break;
+    case StepKind::Wgmma:
+      if (arity(3, 4))
+        return wgmmaTile(kernel, step.loops, {step.factors[0], step.factors[1], step.factors[2]},
+                         static_cast<int>(step.factors[3]));
       break;
     case StepKind::Peel:
       if (!step.loops.empty() && step.factors.empty()) return peel(kernel, step.loops);

@@ -350,13 +350,22 @@ void KernelWriter::emitAsyncCopies(const StageCopy& c, const std::string& source
 // An asynchronously pipelined loop (rule 6 of loop_tree.hpp): Kernel::asyncStages copies of each
 // shared buffer; the first asyncStages - 1 iterations' stages are issued before the loop; each
 // iteration waits for its own, synchronises (which also frees the copy the previous iteration
-// used), issues the stages asyncStages - 1 iterations ahead into that copy, and works.
+// used), issues the stages asyncStages - 1 iterations ahead into that copy, and works. Around
+// wgmma (Kernel::warpGroupTiles), an iteration's wgmma are one group, of which the last
+// Kernel::wgmmaPending stay in flight into the next iteration: the copies then go that many
+// iterations less far ahead, into the copy the iteration before the previous one used.
 void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) {
   PipelineParts parts = pipelineParts(loop);
   auto trips = pipelineTrips(loop, parts, scope);
   if (!trips) return;
   usesAsyncCopies_ = true;
-  const int64_t buffers = kernel_.asyncStages, ahead = buffers - 1;
+  // Around wgmma, the groups left in flight still read the buffers of the iterations before:
+  // the copies go that many iterations less far ahead.
+  const int64_t pending = kernel_.warpGroupTiles ? kernel_.wgmmaPending : 0;
+  const int64_t buffers = kernel_.asyncStages, ahead = buffers - 1 - pending;
+  if (ahead < 1)
+    return refuse("an asynchronous pipeline of " + std::to_string(buffers) + " buffers a stage cannot keep " +
+                  std::to_string(pending) + " group of wgmma in flight");
   Scope inner = scope;
   for (const Node* b : parts.buffers) inner.arrays[b->buffer.name] = b->buffer;
   line("// " + loop.index + " pipelined asynchronously: " + std::to_string(buffers) +
@@ -391,6 +400,7 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
   emitIterations(loop, working, *trips, [&](const Scope& body, Iterations part) {
     line("const int stage_slot = (" + iterationText(loop) + ") % " + std::to_string(buffers) + ";");
     line("async_wait<" + std::to_string(ahead - 1) + ">();  // this iteration's stages have landed");
+    if (kernel_.warpGroupTiles) line("wgmma_proxy_fence();  // and are visible to wgmma's reads");
     line("__syncthreads();");
     if (*trips > ahead && part != Iterations::Last) {
       std::vector<std::string> conds = laterConditions(loop, ahead, body);
@@ -399,8 +409,11 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
       if (!conds.empty()) close();
     }
     line("async_commit();");
+    if (kernel_.warpGroupTiles) openWgmmaStrip();
     for (const auto& w : parts.work) emit(part == Iterations::Whole ? *dropImpliedBounds(w, loop) : *w, body);
+    if (kernel_.warpGroupTiles) closeWgmmaStrip();
   });
+  if (kernel_.warpGroupTiles) line("wgmma_wait<0>();  // every wgmma done: the accumulators may be read");
   dropGatherCounters(parts.stages);
 }
 
