@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "common/diagnostics.hpp"
@@ -13,13 +14,13 @@
 
 namespace cudaburg::testing {
 
-// examples/<example> at `sizes` under `recipeText`, emitted; "" (and a test failure) when it does
-// not parse, a step refuses or the emitter does.
-inline std::string emittedExample(const std::string& example, const std::map<std::string, int64_t>& sizes,
-                                  const std::string& recipeText) {
+// examples/<example> at `sizes` under `recipeText`, emitted; nothing (and a test failure) when it
+// does not parse, a step refuses or the emitter does.
+inline std::optional<CudaKernel> emittedKernel(const std::string& example, const std::map<std::string, int64_t>& sizes,
+                                               const std::string& recipeText) {
   auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/" + example);
   EXPECT_TRUE(file) << example;
-  if (!file) return "";
+  if (!file) return std::nullopt;
   common::Diagnostics diags(*file);
   auto kernel = parseLoopFile(*file, diags, sizes);
   EXPECT_TRUE(kernel) << diags.str();
@@ -27,13 +28,20 @@ inline std::string emittedExample(const std::string& example, const std::map<std
   common::Diagnostics recipeDiags(recipeFile);
   auto recipe = parseRecipe(recipeFile, recipeDiags);
   EXPECT_TRUE(recipe) << recipeDiags.str();
-  if (!kernel || !recipe) return "";
+  if (!kernel || !recipe) return std::nullopt;
   TransformResult t = applyRecipe(*kernel, *recipe);
   EXPECT_TRUE(t.ok()) << t.reason;
-  if (!t.ok()) return "";
+  if (!t.ok()) return std::nullopt;
   EmitResult e = emitKernel(*t.kernel);
   EXPECT_TRUE(e.ok()) << e.refusal;
-  return e.ok() ? e.kernel->source : "";
+  return e.kernel;
+}
+
+// The same kernel's source, "" when there is none.
+inline std::string emittedExample(const std::string& example, const std::map<std::string, int64_t>& sizes,
+                                  const std::string& recipeText) {
+  auto k = emittedKernel(example, sizes, recipeText);
+  return k ? k->source : "";
 }
 
 }  // namespace cudaburg::testing

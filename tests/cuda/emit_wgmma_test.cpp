@@ -1,0 +1,90 @@
+// wgmma in the emitted kernel: the matrix descriptors' fields for the layouts the stages store
+// (worked out by hand from the PTX ISA's "Matrix Descriptor Format"), and the kernel a wgmma
+// recipe becomes: warpgroups, 1024-byte aligned stages, B in slabs, fences, commits and waits.
+#include <gtest/gtest.h>
+
+#include "src/cuda/emit/wgmma_descriptor.hpp"
+#include "tests/cuda/emitted_example.hpp"
+
+namespace cudaburg {
+namespace {
+
+TEST(WgmmaDescriptor, FieldsOfTheSwizzledLayouts) {
+  // A (K-major) at shared address 0x400: start 0x400 >> 4 = 0x40 (bits 0-13), leading offset 16
+  // bytes (unused with a swizzle, "assumed 1": 1 at bit 16), stride offset 1024 bytes between
+  // 8-row groups (64 at bit 32), 128-byte swizzle (1 at bit 62).
+  WgmmaOffsets a = wgmmaKMajorOffsets();
+  EXPECT_EQ(wgmmaDescriptor(0x400, a.leadingBytes, a.strideBytes), 0x4000004000010040ull);
+  // B (N-major) in slabs of 64 columns over a strip of 64 k: slabs 64 x 128 = 8192 bytes apart
+  // (0x200 at bit 16), 8-row groups of k 1024 bytes apart; at 0x10800: start 0x1080.
+  WgmmaOffsets b = wgmmaMnMajorOffsets(64 * 128);
+  EXPECT_EQ(wgmmaDescriptor(0x10800, b.leadingBytes, b.strideBytes), 0x4000004002001080ull);
+  // Addresses are taken modulo 2^18 and lose their low 4 bits.
+  EXPECT_EQ(wgmmaDescriptor(0x40000 + 0x400 + 0xF, a.leadingBytes, a.strideBytes), 0x4000004000010040ull);
+  // The fields one at a time.
+  EXPECT_EQ(wgmmaDescriptor(0, 0, 0), 1ull << 62);
+  EXPECT_EQ(wgmmaDescriptor(0x3FFF0, 0, 0) & 0x3FFF, 0x3FFFull);
+  EXPECT_EQ(wgmmaDescriptor(0, 0x3FFF0, 0) >> 16 & 0x3FFF, 0x3FFFull);
+  EXPECT_EQ(wgmmaDescriptor(0, 0, 0x3FFF0) >> 32 & 0x3FFF, 0x3FFFull);
+}
+
+const std::string kWgmma128x256 =
+    "tile i,j 128,256; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j 64,256; strip k 64; "
+    "stage A at k_o swizzle; stage B at k_o swizzle slabs 64; map k_o async 4; unroll k 64; wgmma i,j,k 64,256,16";
+
+TEST(EmitWgmma, WarpgroupsReadSwizzledStagesByDescriptor) {
+  auto k = testing::emittedKernel("hgemm.loop", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, kWgmma128x256);
+  ASSERT_TRUE(k);
+  const std::string& src = k->source;
+  EXPECT_EQ(k->requiredArch, "sm_90a");
+  // Two warpgroups of 128 threads, one a 64-row half of the block tile.
+  EXPECT_EQ(k->block[0], 128u);
+  EXPECT_EQ(k->block[1], 2u);
+  EXPECT_NE(src.find("const int warp_y = threadIdx.y;"), std::string::npos) << src;
+  EXPECT_NE(src.find("const int mma_w = (threadIdx.x >> 5) & 3;"), std::string::npos) << src;
+  EXPECT_NE(src.find("float C_r[1][32][4];"), std::string::npos) << src;
+  // Four buffers of A (128 rows of 64) and of B (4 slabs of 64 rows of 64 columns), 1024-byte aligned.
+  EXPECT_EQ(k->sharedBytes, 4u * (128 * 64 + 64 * 256) * 2);
+  EXPECT_NE(src.find("extern __shared__ __align__(1024) unsigned char shared_memory[];"), std::string::npos);
+  EXPECT_NE(src.find("__half (*B_s)[4][64][64]"), std::string::npos) << src;
+  // B's copies go into their slab, the column swizzled within it.
+  EXPECT_NE(src.find("&B_s[0][(stage_1) >> 6][stage_0][((stage_1) & 63) ^ ((stage_0 & 7) << 3)]"), std::string::npos) << src;
+  // One wgmma a k step of 16: A's start 32 bytes on, B's 16 rows (2048 bytes) on; the layouts'
+  // constant fields (K-major: 16 and 1024 bytes; N-major: 8192 and 1024 bytes; 128-byte swizzle).
+  EXPECT_NE(src.find("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {%0, %1,"), std::string::npos) << src;
+  EXPECT_NE(src.find(", p, 1, 1, 0, 1;"), std::string::npos);  // B transposed (N-major), A not
+  EXPECT_NE(src.find("wgmma_m64n256k16_f16(C_r[i_o3_u][32*j_o3_u], wgmma_descriptor(0x4000004000010000ull, "
+                     "reinterpret_cast<const char*>(&A_s[stage_slot][0][0]) + 128*i_o2 + 8192*i_o3_u + 32*k_o2_u - 128*i_o), "
+                     "wgmma_descriptor(0x4000004002000000ull, reinterpret_cast<const char*>(&B_s[stage_slot][0][0][0]) + "
+                     "128*j_o2 + 32768*j_o3_u + 2048*k_o2_u - 128*j_o));"),
+            std::string::npos)
+      << src;
+  // A strip: its copies issued two strips ahead (one group of wgmma still reads the strip before),
+  // fenced, committed as one group, all but it waited for; every group waited for after the loop.
+  for (const char* step : {"async_wait<1>();", "wgmma_proxy_fence();", "__syncthreads();", "(stage_slot + 2) % 4",
+                           "async_commit();", "wgmma_fence();", "wgmma_m64n256k16_f16(", "wgmma_commit();",
+                           "wgmma_wait<1>();", "wgmma_wait<0>();", "*reinterpret_cast<float2*>(&C["}) {
+    size_t at = src.find(step, src.find("for (int k_o = 0;"));
+    EXPECT_NE(at, std::string::npos) << step << "\n" << src;
+  }
+  EXPECT_LT(src.find("wgmma_wait<1>();", src.find("for (int k_o = 0;")), src.find("wgmma_wait<0>();"));
+  EXPECT_LT(src.find("wgmma_wait<0>();"), src.find("*reinterpret_cast<float2*>(&C["));
+}
+
+TEST(EmitWgmma, RowsOfTheWarpgroupAndNoGroupInFlight) {
+  auto k = testing::emittedKernel("bf16gemm.loop", {{"M", 512}, {"N", 256}, {"K", 256}},
+                                  "tile i,j 256,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+                                  "regtile i,j 128,128; strip k 64; stage A at k_o swizzle; stage B at k_o swizzle slabs 64; "
+                                  "map k_o async 3; unroll k 64; wgmma i,j,k 64,128,16 wait 0");
+  ASSERT_TRUE(k);
+  const std::string& src = k->source;
+  EXPECT_NE(src.find("float C_r[2][16][4];"), std::string::npos) << src;  // two 64-row tiles a warpgroup
+  EXPECT_NE(src.find("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"), std::string::npos) << src;
+  EXPECT_NE(src.find("const int i = i_o3 + 16 * mma_w + mma_g + 8 * mma_p;"), std::string::npos) << src;
+  EXPECT_NE(src.find("async_wait<1>();"), std::string::npos) << src;  // the copies two strips ahead
+  EXPECT_NE(src.find("(stage_slot + 2) % 3"), std::string::npos) << src;
+  EXPECT_NE(src.find("wgmma_wait<0>();  // all done"), std::string::npos) << src;
+}
+
+}  // namespace
+}  // namespace cudaburg

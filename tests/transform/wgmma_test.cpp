@@ -1,0 +1,184 @@
+// The wgmma step: a register tile's warpgroups on Hopper's warpgroup MMA. The CPU executor runs
+// the tiles as the loops they are, so the transformed kernel computes what the register tile did;
+// what wgmma cannot read or run is refused with the reason.
+#include <gtest/gtest.h>
+
+#include "common/diagnostics.hpp"
+#include "src/exec/compare.hpp"
+#include "src/exec/executor.hpp"
+#include "src/loop/printer.hpp"
+#include "src/loop/tree_walk.hpp"
+#include "src/transform/recipe.hpp"
+#include "tests/transform/test_kernels.hpp"
+
+namespace cudaburg {
+namespace {
+
+Kernel gemm(const std::string& type, int64_t m, int64_t n, int64_t k) {
+  std::string text =
+      "size M = " + std::to_string(m) + ", N = " + std::to_string(n) + ", K = " + std::to_string(k) + ";\n"
+      "kernel gemm(float C[M][N], const " + type + " A[M][K], const " + type + " B[K][N]) {\n"
+      "  parallel for (i = 0; i < M; i++)\n"
+      "    parallel for (j = 0; j < N; j++) {\n"
+      "      C[i][j] = 0;\n"
+      "      reduce for (k = 0; k < K; k++) C[i][j] += A[i][k] * B[k][j];\n"
+      "    }\n"
+      "}\n";
+  return testing::kernelFromText(text);
+}
+
+TransformResult applyText(const Kernel& k, const std::string& text) {
+  common::SourceFile file("recipe", text);
+  common::Diagnostics diags(file);
+  auto recipe = parseRecipe(file, diags);
+  if (!recipe) return TransformResult::refuse(diags.str());
+  return applyRecipe(k, *recipe);
+}
+
+std::string refusal(const Kernel& k, const std::string& text) {
+  TransformResult r = applyText(k, text);
+  return r.ok() ? std::string("applied") : r.reason;
+}
+
+// A block tile of `block` whose warpgroups each hold a register tile of `group`, over strips of
+// 64 staged for wgmma (B in slabs of 64 columns), `buffers` a stage.
+std::string staged(const std::string& block, const std::string& group, int buffers = 4,
+                   const std::string& stageB = "stage B at k_o swizzle slabs 64") {
+  return "tile i,j " + block + "; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j " + group +
+         "; strip k 64; stage A at k_o swizzle; " + stageB + "; map k_o async " + std::to_string(buffers) +
+         "; unroll k 64; ";
+}
+
+TEST(Wgmma, WarpgroupTilesComputeWhatTheRegisterTileDid) {
+  struct Case {
+    const char* type;
+    int64_t m, n, k;
+    std::string block, group, shape;
+  };
+  // Whole tiles; an uneven product (partial blocks and a partial last strip); two 64-row tiles a
+  // warpgroup; B one slab wide.
+  for (const Case& c : {Case{"half", 128, 256, 128, "128,128", "64,128", "64,128,16"},
+                        Case{"half", 100, 200, 72, "128,128", "64,128", "64,128,16"},
+                        Case{"bfloat16", 256, 128, 64, "256,128", "128,128", "64,128,16"},
+                        Case{"bfloat16", 72, 136, 136, "64,64", "64,64", "64,64,16"}}) {
+    SCOPED_TRACE(std::string(c.type) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k));
+    Kernel k = gemm(c.type, c.m, c.n, c.k);
+    std::string registers = staged(c.block, c.group);
+    TransformResult plain = applyText(k, registers);
+    ASSERT_TRUE(plain.ok()) << plain.reason;
+    TransformResult groups = applyText(k, registers + "wgmma i,j,k " + c.shape);
+    ASSERT_TRUE(groups.ok()) << groups.reason;
+    EXPECT_TRUE(groups.kernel->warpTiles);
+    EXPECT_TRUE(groups.kernel->warpGroupTiles);
+    EXPECT_EQ(groups.kernel->wgmmaPending, 1);
+    int tiles = 0;
+    forEachNode(*groups.kernel->body, [&](const Node& n) { tiles += n.kind == NodeKind::For && n.mapping == Mapping::Mma; });
+    EXPECT_EQ(tiles, 3);  // initialise, accumulate, write back
+    Buffers in = fillRandom(k, 7);
+    Buffers expected = in, actual = in, untransformed = in;
+    execute(*plain.kernel, expected);
+    execute(*groups.kernel, actual);
+    EXPECT_EQ(expected.data["C"], actual.data["C"]);  // the same sums in the same order
+    execute(k, untransformed);
+    Comparison cmp = compare(k, untransformed, actual, reductionTolerance(k));
+    EXPECT_TRUE(cmp.ok) << cmp.firstMismatch;
+  }
+}
+
+TEST(Wgmma, KeepsNoGroupInFlightWhenAsked) {
+  Kernel k = gemm("half", 128, 128, 128);
+  TransformResult r = applyText(k, staged("128,128", "64,128", 3) + "wgmma i,j,k 64,128,16 wait 0");
+  ASSERT_TRUE(r.ok()) << r.reason;
+  EXPECT_EQ(r.kernel->wgmmaPending, 0);
+}
+
+TEST(Wgmma, RefusesWhatWgmmaDoesNotRun) {
+  const std::string good = staged("128,128", "64,128");
+  Kernel half = gemm("half", 128, 128, 128);
+  EXPECT_NE(refusal(gemm("float", 128, 128, 128), good + "wgmma i,j,k 64,128,16").find("half or bfloat16"),
+            std::string::npos);
+  EXPECT_NE(refusal(gemm("tf32", 128, 128, 128), good + "wgmma i,j,k 64,128,16").find("half or bfloat16"),
+            std::string::npos);
+  // The shapes: 64 rows, N a multiple of 64 up to 256, k 16.
+  for (const char* shape : {"64,96,16", "32,128,16", "64,128,8", "64,320,16"})
+    EXPECT_NE(refusal(half, good + "wgmma i,j,k " + shape).find("the wgmma shapes are 64,N,16"), std::string::npos) << shape;
+  // The register tile: rows a multiple of 64, columns of N.
+  EXPECT_NE(refusal(half, staged("128,128", "32,128") + "wgmma i,j,k 64,128,16").find("multiple of 64"), std::string::npos);
+  EXPECT_NE(refusal(half, staged("128,128", "64,64") + "wgmma i,j,k 64,128,16").find("multiple of 128"), std::string::npos);
+  // B as it lies (rows of 128 elements), padded, or transposed: not the slabs wgmma reads.
+  EXPECT_NE(refusal(half, staged("128,128", "64,128", 4, "stage B at k_o swizzle") + "wgmma i,j,k 64,128,16")
+                .find("swizzle slabs 64"),
+            std::string::npos);
+  EXPECT_NE(refusal(half, staged("128,128", "64,128", 4, "stage B at k_o pad 8") + "wgmma i,j,k 64,128,16")
+                .find("swizzle slabs 64"),
+            std::string::npos);
+  // A strip of 32: A's rows are 64 bytes, not one 128-byte swizzle atom.
+  std::string strip32 = "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j 64,128; "
+                        "strip k 32; stage A at k_o swizzle; stage B at k_o swizzle slabs 64; map k_o async 4; unroll k 32; ";
+  EXPECT_NE(refusal(half, strip32 + "wgmma i,j,k 64,128,16").find("stage A at ... swizzle"), std::string::npos);
+  // Operands read from global memory, or stages not pipelined asynchronously.
+  EXPECT_NE(refusal(half, "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+                          "regtile i,j 64,128; wgmma i,j,k 64,128,16")
+                .find("map k_o async"),
+            std::string::npos);
+  // One group in flight needs three buffers a stage; none, two.
+  EXPECT_NE(refusal(half, staged("128,128", "64,128", 2) + "wgmma i,j,k 64,128,16").find("at least 3 buffers"),
+            std::string::npos);
+  EXPECT_EQ(refusal(half, staged("128,128", "64,128", 2) + "wgmma i,j,k 64,128,16 wait 0"), "applied");
+  EXPECT_NE(refusal(half, good + "wgmma i,j,k 64,128,16; mma i,j,k 16,8,16").find("warps already"), std::string::npos);
+}
+
+// A reduction bound that is no edge of the staged arrays would let wgmma multiply what lies past
+// it (the stages hold the arrays' elements there, not zeros).
+TEST(Wgmma, RefusesAReductionCutShortOfItsArrays) {
+  Kernel k = testing::kernelFromText(
+      "size M = 128, N = 128, K = 128;\n"
+      "kernel gemm(float C[M][N], const half A[M][K], const half B[K][N]) {\n"
+      "  parallel for (i = 0; i < M; i++)\n"
+      "    parallel for (j = 0; j < N; j++) {\n"
+      "      C[i][j] = 0;\n"
+      "      reduce for (k = 0; k < K - 8; k++) C[i][j] += A[i][k] * B[k][j];\n"
+      "    }\n"
+      "}\n");
+  EXPECT_NE(refusal(k, staged("128,128", "64,128") + "wgmma i,j,k 64,128,16").find("not the edge of the array"),
+            std::string::npos);
+}
+
+TEST(Wgmma, StagesInSlabsOnlySwizzledTwoDimensionalBoxes) {
+  Kernel half = gemm("half", 128, 128, 128);
+  std::string tiles = "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j 64,128; "
+                      "strip k 64; ";
+  EXPECT_NE(refusal(half, tiles + "stage B at k_o swizzle slabs 48").find("not whole slabs of 48"), std::string::npos);
+  EXPECT_NE(refusal(half, tiles + "stage B at k_o swizzle slabs 4").find("cannot be swizzled"), std::string::npos);
+  TransformResult r = applyText(half, tiles + "stage B at k_o swizzle slabs 64");
+  ASSERT_TRUE(r.ok()) << r.reason;
+  int slabbed = 0;
+  forEachNode(*r.kernel->body, [&](const Node& n) { slabbed += n.kind == NodeKind::Alloc && n.buffer.slab == 64; });
+  EXPECT_EQ(slabbed, 1);
+}
+
+TEST(Wgmma, PrintsAndParsesBack) {
+  const std::string text = "stage B at k_o swizzle slabs 64\nwgmma i,j,k 64,256,16\nwgmma i,j,k 64,128,16 wait 0\n";
+  common::SourceFile file("recipe", text);
+  common::Diagnostics diags(file);
+  auto recipe = parseRecipe(file, diags);
+  ASSERT_TRUE(recipe) << diags.str();
+  EXPECT_EQ(printRecipe(*recipe), text);
+  EXPECT_EQ(recipe->steps[1].factors, (std::vector<int64_t>{64, 256, 16, 1}));
+}
+
+TEST(Wgmma, BadStepsGetAClearError) {
+  for (const auto& [text, message] :
+       {std::pair<std::string, std::string>{"wgmma i,j,k 64,256,16 wait 2", "1:28: error: wgmma leaves 0 or 1 groups"},
+        {"wgmma i,j,k 64,256", "1:13: error: 3 loops need 3 factors, not 2"},
+        {"wgmma i,j,k 64,256,16 wait", "expected the groups of wgmma left in flight"},
+        {"stage B at k_o swizzle slabs", "expected the columns of a slab"}}) {
+    common::SourceFile file("recipe", text);
+    common::Diagnostics diags(file);
+    EXPECT_FALSE(parseRecipe(file, diags)) << text;
+    EXPECT_NE(diags.str().find(message), std::string::npos) << text << "\n" << diags.str();
+  }
+}
+
+}  // namespace
+}  // namespace cudaburg
