@@ -3,10 +3,10 @@
 // what wgmma cannot read or run is refused with the reason.
 #include <gtest/gtest.h>
 
-#include "common/diagnostics.hpp"
-#include "src/exec/compare.hpp"
+#include <stdexcept>
+
+#include "common/source.hpp"
 #include "src/exec/executor.hpp"
-#include "src/loop/printer.hpp"
 #include "src/loop/tree_walk.hpp"
 #include "src/transform/recipe.hpp"
 #include "tests/transform/test_kernels.hpp"
@@ -14,25 +14,17 @@
 namespace cudaburg {
 namespace {
 
-Kernel gemm(const std::string& type, int64_t m, int64_t n, int64_t k) {
-  std::string text =
-      "size M = " + std::to_string(m) + ", N = " + std::to_string(n) + ", K = " + std::to_string(k) + ";\n"
-      "kernel gemm(float C[M][N], const " + type + " A[M][K], const " + type + " B[K][N]) {\n"
-      "  parallel for (i = 0; i < M; i++)\n"
-      "    parallel for (j = 0; j < N; j++) {\n"
-      "      C[i][j] = 0;\n"
-      "      reduce for (k = 0; k < K; k++) C[i][j] += A[i][k] * B[k][j];\n"
-      "    }\n"
-      "}\n";
-  return testing::kernelFromText(text);
+// examples/<example>.loop (C = A * B of float, half, bfloat16 or tf32 operands) at m x n x k.
+Kernel gemm(const std::string& example, int64_t m, int64_t n, int64_t k) {
+  auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/" + example + ".loop");
+  if (!file) throw std::runtime_error(file.error());
+  return testing::kernelFromText(file->text(), {{"M", m}, {"N", n}, {"K", k}});
 }
 
 TransformResult applyText(const Kernel& k, const std::string& text) {
-  common::SourceFile file("recipe", text);
-  common::Diagnostics diags(file);
-  auto recipe = parseRecipe(file, diags);
-  if (!recipe) return TransformResult::refuse(diags.str());
-  return applyRecipe(k, *recipe);
+  std::string errors;
+  auto recipe = testing::recipeFromText(text, &errors);
+  return recipe ? applyRecipe(k, *recipe) : TransformResult::refuse(errors);
 }
 
 std::string refusal(const Kernel& k, const std::string& text) {
@@ -51,18 +43,18 @@ std::string staged(const std::string& block, const std::string& group, int buffe
 
 TEST(Wgmma, WarpgroupTilesComputeWhatTheRegisterTileDid) {
   struct Case {
-    const char* type;
+    const char* example;
     int64_t m, n, k;
     std::string block, group, shape;
   };
   // Whole tiles; an uneven product (partial blocks and a partial last strip); two 64-row tiles a
   // warpgroup; B one slab wide.
-  for (const Case& c : {Case{"half", 128, 256, 128, "128,128", "64,128", "64,128,16"},
-                        Case{"half", 100, 200, 72, "128,128", "64,128", "64,128,16"},
-                        Case{"bfloat16", 256, 128, 64, "256,128", "128,128", "64,128,16"},
-                        Case{"bfloat16", 72, 136, 136, "64,64", "64,64", "64,64,16"}}) {
-    SCOPED_TRACE(std::string(c.type) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k));
-    Kernel k = gemm(c.type, c.m, c.n, c.k);
+  for (const Case& c : {Case{"hgemm", 128, 256, 128, "128,128", "64,128", "64,128,16"},
+                        Case{"hgemm", 100, 200, 72, "128,128", "64,128", "64,128,16"},
+                        Case{"bf16gemm", 256, 128, 64, "256,128", "128,128", "64,128,16"},
+                        Case{"bf16gemm", 72, 136, 136, "64,64", "64,64", "64,64,16"}}) {
+    SCOPED_TRACE(std::string(c.example) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k));
+    Kernel k = gemm(c.example, c.m, c.n, c.k);
     std::string registers = staged(c.block, c.group);
     TransformResult plain = applyText(k, registers);
     ASSERT_TRUE(plain.ok()) << plain.reason;
@@ -74,19 +66,16 @@ TEST(Wgmma, WarpgroupTilesComputeWhatTheRegisterTileDid) {
     int tiles = 0;
     forEachNode(*groups.kernel->body, [&](const Node& n) { tiles += n.kind == NodeKind::For && n.mapping == Mapping::Mma; });
     EXPECT_EQ(tiles, 3);  // initialise, accumulate, write back
-    Buffers in = fillRandom(k, 7);
-    Buffers expected = in, actual = in, untransformed = in;
+    Buffers expected = fillRandom(k, 7), actual = expected;
     execute(*plain.kernel, expected);
     execute(*groups.kernel, actual);
     EXPECT_EQ(expected.data["C"], actual.data["C"]);  // the same sums in the same order
-    execute(k, untransformed);
-    Comparison cmp = compare(k, untransformed, actual, reductionTolerance(k));
-    EXPECT_TRUE(cmp.ok) << cmp.firstMismatch;
+    EXPECT_EQ(testing::differenceFrom(k, *groups.kernel), "");
   }
 }
 
 TEST(Wgmma, KeepsNoGroupInFlightWhenAsked) {
-  Kernel k = gemm("half", 128, 128, 128);
+  Kernel k = gemm("hgemm", 128, 128, 128);
   TransformResult r = applyText(k, staged("128,128", "64,128", 3) + "wgmma i,j,k 64,128,16 wait 0");
   ASSERT_TRUE(r.ok()) << r.reason;
   EXPECT_EQ(r.kernel->wgmmaPending, 0);
@@ -94,10 +83,10 @@ TEST(Wgmma, KeepsNoGroupInFlightWhenAsked) {
 
 TEST(Wgmma, RefusesWhatWgmmaDoesNotRun) {
   const std::string good = staged("128,128", "64,128");
-  Kernel half = gemm("half", 128, 128, 128);
-  EXPECT_NE(refusal(gemm("float", 128, 128, 128), good + "wgmma i,j,k 64,128,16").find("half or bfloat16"),
+  Kernel half = gemm("hgemm", 128, 128, 128);
+  EXPECT_NE(refusal(gemm("matmul", 128, 128, 128), good + "wgmma i,j,k 64,128,16").find("half or bfloat16"),
             std::string::npos);
-  EXPECT_NE(refusal(gemm("tf32", 128, 128, 128), good + "wgmma i,j,k 64,128,16").find("half or bfloat16"),
+  EXPECT_NE(refusal(gemm("tf32gemm", 128, 128, 128), good + "wgmma i,j,k 64,128,16").find("half or bfloat16"),
             std::string::npos);
   // The shapes: 64 rows, N a multiple of 64 up to 256, k 16.
   for (const char* shape : {"64,96,16", "32,128,16", "64,128,8", "64,320,16"})
@@ -145,7 +134,7 @@ TEST(Wgmma, RefusesAReductionCutShortOfItsArrays) {
 }
 
 TEST(Wgmma, StagesInSlabsOnlySwizzledTwoDimensionalBoxes) {
-  Kernel half = gemm("half", 128, 128, 128);
+  Kernel half = gemm("hgemm", 128, 128, 128);
   std::string tiles = "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j 64,128; "
                       "strip k 64; ";
   EXPECT_NE(refusal(half, tiles + "stage B at k_o swizzle slabs 48").find("not whole slabs of 48"), std::string::npos);
@@ -159,10 +148,9 @@ TEST(Wgmma, StagesInSlabsOnlySwizzledTwoDimensionalBoxes) {
 
 TEST(Wgmma, PrintsAndParsesBack) {
   const std::string text = "stage B at k_o swizzle slabs 64\nwgmma i,j,k 64,256,16\nwgmma i,j,k 64,128,16 wait 0\n";
-  common::SourceFile file("recipe", text);
-  common::Diagnostics diags(file);
-  auto recipe = parseRecipe(file, diags);
-  ASSERT_TRUE(recipe) << diags.str();
+  std::string errors;
+  auto recipe = testing::recipeFromText(text, &errors);
+  ASSERT_TRUE(recipe) << errors;
   EXPECT_EQ(printRecipe(*recipe), text);
   EXPECT_EQ(recipe->steps[1].factors, (std::vector<int64_t>{64, 256, 16, 1}));
 }
@@ -173,10 +161,9 @@ TEST(Wgmma, BadStepsGetAClearError) {
         {"wgmma i,j,k 64,256", "1:13: error: 3 loops need 3 factors, not 2"},
         {"wgmma i,j,k 64,256,16 wait", "expected the groups of wgmma left in flight"},
         {"stage B at k_o swizzle slabs", "expected the columns of a slab"}}) {
-    common::SourceFile file("recipe", text);
-    common::Diagnostics diags(file);
-    EXPECT_FALSE(parseRecipe(file, diags)) << text;
-    EXPECT_NE(diags.str().find(message), std::string::npos) << text << "\n" << diags.str();
+    std::string errors;
+    EXPECT_FALSE(testing::recipeFromText(text, &errors)) << text;
+    EXPECT_NE(errors.find(message), std::string::npos) << text << "\n" << errors;
   }
 }
 
