@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "src/cuda/emit/wgmma_descriptor.hpp"
+#include "src/loop/swizzle.hpp"
 #include "tests/cuda/emitted_example.hpp"
 
 namespace cudaburg {
@@ -26,6 +27,51 @@ TEST(WgmmaDescriptor, FieldsOfTheSwizzledLayouts) {
   EXPECT_EQ(wgmmaDescriptor(0x3FFF0, 0, 0) & 0x3FFF, 0x3FFFull);
   EXPECT_EQ(wgmmaDescriptor(0, 0x3FFF0, 0) >> 16 & 0x3FFF, 0x3FFFull);
   EXPECT_EQ(wgmmaDescriptor(0, 0, 0x3FFF0) >> 32 & 0x3FFF, 0x3FFFull);
+}
+
+// Where the hardware reads element (row, col) of an operand tile through a descriptor of the
+// 128-byte swizzle, per the ISA's canonical layouts: the unswizzled byte address, then the
+// swizzle on the address itself (its bits 4-6, the 16-byte chunk, XORed with bits 7-9).
+uint64_t canonicalAddress(uint64_t desc, bool kMajor, int64_t row, int64_t col) {
+  uint64_t start = (desc & 0x3FFF) << 4, leading = (desc >> 16 & 0x3FFF) << 4, stride = (desc >> 32 & 0x3FFF) << 4;
+  uint64_t a = kMajor ? start + (row / 8) * stride + (row % 8) * 128 + col * 2  // A: row m, col k
+                      : start + (col / 64) * leading + (row / 8) * stride + (row % 8) * 128 + (col % 64) * 2;  // B: row k, col n
+  return a ^ ((a >> 7 & 7) << 4);
+}
+
+// Where the stages store element (row, col) of a buffer of `rows` rows (src/loop/swizzle.hpp; in
+// slabs of 64 columns where `slabs`) that starts at `base`.
+uint64_t storedAddress(uint64_t base, bool slabs, int64_t rows, int64_t row, int64_t col) {
+  Swizzle swizzle;
+  EXPECT_EQ(swizzleFor(128, swizzle), "");
+  int64_t slab = slabs ? col / 64 : 0, within = slabs ? col % 64 : col;
+  return base + slab * rows * 128 + row * 128 + swizzle.chunkAt(row, within / 8) * 16 + within % 8 * 2;
+}
+
+// Every element each wgmma of a strip reads is the one the stage stored there: A (128 rows of 64
+// k) by its 64-row tiles and k steps, B (64 k by 256 n in slabs) by its k steps and 128-column
+// tiles, at 1024-aligned buffers, with the descriptors the emitter computes (start address as in
+// the emitted offsets: A 128 bytes a row and 32 a k step; B a slab's bytes a 64 columns and 2048
+// a k step).
+TEST(WgmmaDescriptor, ReadsWhatTheSwizzledStagesStore) {
+  const uint64_t aBase = 0x8000, bBase = 0x10000;
+  WgmmaOffsets a = wgmmaKMajorOffsets(), b = wgmmaMnMajorOffsets(64 * 128);
+  for (int64_t tile = 0; tile < 2; ++tile)
+    for (int64_t step = 0; step < 4; ++step) {
+      uint64_t desc = wgmmaDescriptor(aBase + 128 * 64 * tile + 32 * step, a.leadingBytes, a.strideBytes);
+      for (int64_t m = 0; m < 64; ++m)
+        for (int64_t k = 0; k < 16; ++k)
+          ASSERT_EQ(canonicalAddress(desc, true, m, k), storedAddress(aBase, false, 128, 64 * tile + m, 16 * step + k))
+              << "A tile " << tile << " step " << step << " m " << m << " k " << k;
+    }
+  for (int64_t tile = 0; tile < 2; ++tile)
+    for (int64_t step = 0; step < 4; ++step) {
+      uint64_t desc = wgmmaDescriptor(bBase + 2 * 64 * 128 * tile + 2048 * step, b.leadingBytes, b.strideBytes);
+      for (int64_t k = 0; k < 16; ++k)
+        for (int64_t n = 0; n < 128; ++n)
+          ASSERT_EQ(canonicalAddress(desc, false, k, n), storedAddress(bBase, true, 64, 16 * step + k, 128 * tile + n))
+              << "B tile " << tile << " step " << step << " k " << k << " n " << n;
+    }
 }
 
 const std::string kWgmma128x256 =

@@ -11,9 +11,10 @@
 //     of m lie 1024 bytes apart (stride offset); the leading offset is not used with a swizzle
 //     (the ISA: "assumed 1", i.e. 16 bytes). A k step of 16 moves the start 32 bytes on in the row.
 //   MN-major (B[k][n] in slabs of 64 n, a row of 64 16-bit n): the 8-row groups of k lie 1024
-//     bytes apart (stride offset), and the slabs of 64 n `slabBytes` apart (leading offset: the
-//     ISA's "stride from the first 8 rows to the next 8 rows" of 128-bit elements along N). A k
+//     bytes apart (stride offset), and the slabs of 64 n `slabBytes` apart (leading offset). A k
 //     step of 16 moves the start 16 rows, 2048 bytes, on.
+// In the ISA's canonical layouts (CuTe notation, T = 8 elements of 16 bits), before the swizzle:
+// K-major ((8,m),(T,2k)) : ((8T,SBO),(1,T)) and MN-major ((T,8,m),(8,k)) : ((1,T,LBO),(8T,SBO)).
 #include <cstdint>
 
 namespace cudaburg {
