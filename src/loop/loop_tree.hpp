@@ -300,6 +300,11 @@ struct Kernel {
   // iterations ahead, so that no copy overwrites a buffer a wgmma in flight reads.
   bool warpGroupTiles = false;
   int wgmmaPending = kWgmmaPending;
+  // With warpGroupTiles: one more warpgroup of the block (the last along block.y) fills the stages
+  // of the pipelined loop by itself while the others multiply; full and empty barriers
+  // (mbarriers) a buffer say when a strip has landed and when its readers are done with it, so
+  // that all the buffers but the one being read can be in flight. Only how the GPU runs it changes.
+  bool wgmmaProducer = false;
   // The buffers of each stage an AsyncPipelined loop keeps (2 to kMaxAsyncStages): its copies are
   // issued asyncStages - 1 iterations ahead. Only how the GPU runs it changes.
   int asyncStages = kAsyncStages;

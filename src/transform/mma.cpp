@@ -186,20 +186,34 @@ class MmaRewriter {
       if (std::string why = kEdgeProblem(*kLoop, {a->array, b->array}); !why.empty()) return fail(why), kLoop;
     }
     ++accumulations;
-    NodePtr k16Loop = stripInnerLoop(*kLoop, names_[2], shape_.k, stmt);
+    // wgmma's k steps run whole, past the arrays' edge, where the stages hold zeros (a guard
+    // around them would have ptxas serialize the wgmma).
+    Node steps = *kLoop;
+    if (shape_.wgmma) steps.upper = stripBounds(*kLoop);
+    NodePtr k16Loop = stripInnerLoop(steps, names_[2], shape_.k, stmt);
     NodePtr inner = tiles(at, jLoop, k16Loop, shape_.cols);
     for (size_t b2 = blocks.size(); b2-- > 0;) inner = withBody(blocks[b2], inner);
-    return stripOuterLoop(*kLoop, names_[2], shape_.k, inner);
+    return stripOuterLoop(steps, names_[2], shape_.k, inner);
+  }
+
+  // The bounds of `kLoop` its strip sets (those that use the strip loop's index).
+  static std::vector<Affine> stripBounds(const Node& kLoop) {
+    std::vector<Affine> out;
+    for (const Affine& u : kLoop.upper) {
+      bool strip = false;
+      for (const auto& [name, c] : kLoop.lower.terms) strip |= u.uses(name);
+      if (strip) out.push_back(u);
+    }
+    return out;
   }
 
   // wgmma multiplies whole steps of 16 k, past k's bound too: every bound of k but its strip's
   // must be the edge of the arrays the `buffers` are staged from, outside which the stages hold
   // zeros (an uneven K); else why not.
   std::string kEdgeProblem(const Node& kLoop, const std::vector<std::string>& buffers) const {
+    std::vector<Affine> strip = stripBounds(kLoop);
     for (const Affine& u : kLoop.upper) {
-      bool strip = false;
-      for (const auto& [name, c] : kLoop.lower.terms) strip |= u.uses(name);
-      if (strip) continue;
+      if (std::find(strip.begin(), strip.end(), u) != strip.end()) continue;
       for (const auto& buffer : buffers) {
         auto stage = stages_.find(buffer);
         const Array* source = stage == stages_.end() ? nullptr : &arrays_.at(stage->second->source);
@@ -264,7 +278,7 @@ TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& lo
 }
 
 TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& shape,
-                          int pending) {
+                          int pending, bool producer) {
   if (loops.size() != 3 || shape.size() != 3)
     return TransformResult::refuse("wgmma takes the loops i,j,k of a register tile and a shape 64,N,16");
   if (shape[0] != 64 || shape[2] != 16 || shape[1] % 64 != 0 || shape[1] > 256)
@@ -273,12 +287,12 @@ TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& 
                                    "," + std::to_string(shape[2]));
   if (pending < 0 || pending > 1)
     return TransformResult::refuse("wgmma leaves 0 or 1 groups in flight across iterations, not " + std::to_string(pending));
-  if (kernel.asyncStages < 2 + pending)
+  if (!producer && kernel.asyncStages < 2 + pending)
     return TransformResult::refuse("with " + std::to_string(pending) + " group of wgmma in flight, the pipelined loop "
                                    "needs at least " + std::to_string(2 + pending) + " buffers a stage, not " +
                                    std::to_string(kernel.asyncStages));
   TransformResult r = tensorCoreTiles(kernel, loops, TileShape{64, shape[1], 16, 8, true});
-  if (r.ok()) r.kernel->wgmmaPending = pending;
+  if (r.ok()) r.kernel->wgmmaPending = pending, r.kernel->wgmmaProducer = producer;
   return r;
 }
 

@@ -30,7 +30,7 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Lanes, "lanes", "lanes ROWS,COLS"},
     {StepKind::Collapse, "collapse", "collapse LOOP,LOOP... [into NAME]"},
     {StepKind::Mma, "mma", "mma I,J,K 16,8,16"},
-    {StepKind::Wgmma, "wgmma", "wgmma I,J,K 64,N,16 [wait PENDING]"},
+    {StepKind::Wgmma, "wgmma", "wgmma I,J,K 64,N,16 [wait PENDING] [producer]"},
     {StepKind::Peel, "peel", "peel LOOP,LOOP..."},
     {StepKind::RoundUp, "roundup", "roundup"},
     {StepKind::Raster, "raster", "raster ROWS"},
@@ -308,6 +308,9 @@ class Parser {
           }
         }
         step.factors.push_back(pending);
+        bool producer = ok && tok_.kind == Token::Word && tok_.text == "producer";
+        if (producer) advance();
+        step.factors.push_back(producer);
         break;
       }
       case StepKind::Lanes: {
@@ -420,8 +423,10 @@ std::string RecipeStep::str() const {
              (slab ? " slabs " + std::to_string(slab) : "");
     case StepKind::Wgmma: {
       std::vector<int64_t> shape(factors.begin(), factors.begin() + std::min<size_t>(3, factors.size()));
-      bool waits = factors.size() == 4 && factors[3] != kWgmmaPending;
-      return s + " " + join(loops) + " " + join(shape) + (waits ? " wait " + std::to_string(factors[3]) : "");
+      bool waits = factors.size() >= 4 && factors[3] != kWgmmaPending;
+      bool producer = factors.size() >= 5 && factors[4] != 0;
+      return s + " " + join(loops) + " " + join(shape) + (waits ? " wait " + std::to_string(factors[3]) : "") +
+             (producer ? " producer" : "");
     }
     case StepKind::Interchange: return s + " " + loops.at(0) + " " + loops.at(1);
     case StepKind::Distribute: return s + " " + loops.at(0);
@@ -503,9 +508,9 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
       if (arity(3, 3)) return mmaTile(kernel, step.loops, step.factors);
       break;
     case StepKind::Wgmma:
-      if (arity(3, 4))
+      if (arity(3, 5))
         return wgmmaTile(kernel, step.loops, {step.factors[0], step.factors[1], step.factors[2]},
-                         static_cast<int>(step.factors[3]));
+                         static_cast<int>(step.factors[3]), step.factors[4] != 0);
       break;
     case StepKind::Peel:
       if (!step.loops.empty() && step.factors.empty()) return peel(kernel, step.loops);

@@ -126,9 +126,11 @@ TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& lo
 // columns (`stage B at k_o swizzle slabs 64`), or 64 columns in all. Its other statements go into
 // tiles of 64 x 8. `pending` (0 or 1) groups of wgmma stay in flight across iterations of the
 // asynchronously pipelined loop around it (Kernel::wgmmaPending), which keeps at least 2 +
-// pending buffers a stage.
+// pending buffers a stage. With `producer`, one more warpgroup of the block fills the stages
+// while the others multiply (Kernel::wgmmaProducer): the stages' buffers then each hold a strip
+// until the warpgroups that read it say they are done with it.
 TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& shape,
-                          int pending = kWgmmaPending);
+                          int pending = kWgmmaPending, bool producer = false);
 // Runs the edges of `loops` apart on the GPU (Kernel::peeled, rule 7 of loop_tree.hpp): grid
 // loops, whose whole blocks then run without the guards only an edge needs, and uniform serial
 // loops outside the block loops (a reduction's strip loop), whose whole iterations run as a loop

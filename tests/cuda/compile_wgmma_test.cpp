@@ -9,10 +9,11 @@
 namespace cudaburg {
 namespace {
 
-std::string wgmmaRecipe(const std::string& block, const std::string& group, int64_t n, int buffers) {
+std::string wgmmaRecipe(const std::string& block, const std::string& group, int64_t n, int buffers,
+                        const std::string& options = "") {
   return "tile i,j " + block + "; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j " + group +
          "; strip k 64; stage A at k_o swizzle; stage B at k_o swizzle slabs 64; map k_o async " +
-         std::to_string(buffers) + "; unroll k 64; wgmma i,j,k 64," + std::to_string(n) + ",16; raster 8";
+         std::to_string(buffers) + "; unroll k 64; wgmma i,j,k 64," + std::to_string(n) + ",16" + options + "; raster 8";
 }
 
 TEST(CompileWgmma, ProductsCompileForSm90aWithoutLocalMemory) {
@@ -24,7 +25,11 @@ TEST(CompileWgmma, ProductsCompileForSm90aWithoutLocalMemory) {
   };
   for (const Case& c : {Case{"hgemm.loop", 4096, wgmmaRecipe("128,256", "64,256", 256, 4), "m64n256k16.f32.f16.f16"},
                         Case{"bf16gemm.loop", 4096, wgmmaRecipe("256,128", "128,128", 128, 4), "m64n128k16.f32.bf16.bf16"},
-                        Case{"hgemm.loop", 1000, wgmmaRecipe("128,128", "64,128", 128, 3), "m64n128k16.f32.f16.f16"}}) {
+                        Case{"hgemm.loop", 1000, wgmmaRecipe("128,128", "64,128", 128, 3), "m64n128k16.f32.f16.f16"},
+                        Case{"hgemm.loop", 4096, wgmmaRecipe("128,256", "64,256", 256, 4, " producer"),
+                             "m64n256k16.f32.f16.f16"},
+                        Case{"bf16gemm.loop", 1000, wgmmaRecipe("256,128", "128,128", 128, 3, " producer"),
+                             "m64n128k16.f32.bf16.bf16"}}) {
     SCOPED_TRACE(std::string(c.example) + " " + std::to_string(c.size) + " under " + c.recipe);
     auto k = testing::emittedKernel(c.example, {{"M", c.size}, {"N", c.size}, {"K", c.size}}, c.recipe);
     ASSERT_TRUE(k);
@@ -41,6 +46,10 @@ TEST(CompileWgmma, ProductsCompileForSm90aWithoutLocalMemory) {
     for (const char* op : {"wgmma.fence.sync.aligned", "wgmma.commit_group.sync.aligned", "wgmma.wait_group.sync.aligned",
                            "fence.proxy.async.shared::cta", "cp.async.cg.shared.global"})
       EXPECT_NE(r.ptx.find(op), std::string::npos) << op;
+    if (c.recipe.find("producer") != std::string::npos)
+      for (const char* op : {"mbarrier.init.shared::cta.b64", "mbarrier.try_wait.parity.shared::cta.b64",
+                             "mbarrier.arrive.shared::cta.b64", "cp.async.mbarrier.arrive.noinc.shared::cta.b64"})
+        EXPECT_NE(r.ptx.find(op), std::string::npos) << op;
     EXPECT_EQ(r.resources.stackFrameBytes, 0) << r.log;
     EXPECT_FALSE(r.resources.spills()) << r.log;
     EXPECT_EQ(r.ptx.find(".local"), std::string::npos);

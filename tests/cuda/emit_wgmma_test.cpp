@@ -132,5 +132,40 @@ TEST(EmitWgmma, RowsOfTheWarpgroupAndNoGroupInFlight) {
   EXPECT_NE(src.find("wgmma_wait<0>();  // all done"), std::string::npos) << src;
 }
 
+// A producer warpgroup (the last along block.y) fills each copy of the stages once its readers
+// have released it; the warpgroups that multiply wait for it to land and release the strip
+// before once its group of wgmma is done. No guard of theirs depends on the warpgroup (ptxas
+// would serialize the wgmma behind one).
+TEST(EmitWgmma, AProducerWarpgroupFillsTheStages) {
+  auto k = testing::emittedKernel("hgemm.loop", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, kWgmma128x256 + " producer");
+  ASSERT_TRUE(k);
+  const std::string& src = k->source;
+  EXPECT_EQ(k->block[0], 128u);
+  EXPECT_EQ(k->block[1], 3u);
+  EXPECT_EQ(k->sharedBytes, 4u * (128 * 64 + 64 * 256) * 2 + 2 * 8 * 4);  // the buffers, a full and an empty barrier each
+  for (const char* text : {"mbarrier_init(&wgmma_full[s], 128);", "mbarrier_init(&wgmma_empty[s], 256);",
+                           "if (threadIdx.y == 2) {  // the producer warpgroup", "const int producer_rank = threadIdx.x;",
+                           "const int stage_e = producer_rank + 128 * stage_r;",
+                           "if (stage_round > 0) mbarrier_wait(&wgmma_empty[stage_slot], (stage_round - 1) & 1);",
+                           "async_arrive(&wgmma_full[stage_slot]);", "} else {  // the warpgroups that multiply",
+                           "mbarrier_wait(&wgmma_full[stage_slot], stage_round & 1);", "wgmma_proxy_fence();",
+                           "wgmma_fence();", "wgmma_m64n256k16_f16(", "wgmma_commit();", "wgmma_wait<1>();",
+                           "if (k_o / 64 > 0) mbarrier_arrive(&wgmma_empty[(stage_slot + 3) % 4]);", "wgmma_wait<0>();",
+                           "*reinterpret_cast<float2*>(&C["}) {
+    EXPECT_NE(src.find(text), std::string::npos) << text << "\n" << src;
+  }
+  // In order: set up, produce, consume, write back.
+  size_t setUp = src.find("__syncthreads();"), produce = src.find("async_arrive(&wgmma_full"),
+         consume = src.find("wgmma_m64n256k16_f16(C_r"), written = src.find("*reinterpret_cast<float2*>(&C[");
+  EXPECT_LT(src.find("mbarrier_init(&wgmma_full"), setUp);
+  EXPECT_LT(setUp, produce);
+  EXPECT_LT(produce, consume);
+  EXPECT_LT(consume, written);
+  // The warpgroups' guard (the producer's row of block.y has no tile) only outside the loop.
+  size_t consumers = src.find("} else {  // the warpgroups that multiply");
+  EXPECT_EQ(src.substr(consumers, src.find("wgmma_wait<0>();", consumers) - consumers).find("if (i_o2 <"), std::string::npos);
+  EXPECT_NE(src.find("if (i_o2 < i_o + 128) {"), std::string::npos) << src;
+}
+
 }  // namespace
 }  // namespace cudaburg

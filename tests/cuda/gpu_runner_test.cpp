@@ -366,7 +366,8 @@ TEST_F(GpuRunner, TensorCoreProductsVerifyAgainstGemmEx) {
 
 // Hopper's warpgroup MMA (the wgmma step; sm_90 only): whole and uneven products of half and
 // bfloat16 operands, one warpgroup a block or two, one or two 64-row tiles a warpgroup, one group
-// of wgmma in flight or none, against cublasGemmEx.
+// of wgmma in flight or none, the stages filled by the block or by a producer warpgroup, against
+// cublasGemmEx.
 TEST_F(GpuRunner, WgmmaProductsVerifyAgainstGemmEx) {
   if (runner_->arch() != "sm_90") GTEST_SKIP() << "wgmma runs on sm_90 only, not on " << runner_->device();
   auto recipe = [](const std::string& block, const std::string& group, int n, int buffers, const std::string& more = "") {
@@ -383,7 +384,11 @@ TEST_F(GpuRunner, WgmmaProductsVerifyAgainstGemmEx) {
                         Case{"hgemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}}, recipe("128,256", "64,256", 256, 4, "; raster 8")},
                         Case{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, recipe("128,128", "64,128", 128, 3, " wait 0")},
                         Case{"bf16gemm.loop", {{"M", 512}, {"N", 256}, {"K", 192}}, recipe("256,128", "128,128", 128, 4)},
-                        Case{"bf16gemm.loop", {{"M", 72}, {"N", 136}, {"K", 136}}, recipe("64,64", "64,64", 64, 3)}}) {
+                        Case{"bf16gemm.loop", {{"M", 72}, {"N", 136}, {"K", 136}}, recipe("64,64", "64,64", 64, 3)},
+                        // A producer warpgroup filling the stages: more strips than buffers, and fewer.
+                        Case{"hgemm.loop", {{"M", 256}, {"N", 512}, {"K", 512}}, recipe("128,256", "64,256", 256, 4, " producer")},
+                        Case{"hgemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}}, recipe("128,128", "64,128", 128, 3, " producer")},
+                        Case{"bf16gemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, recipe("128,128", "64,128", 128, 2, " wait 0 producer")}}) {
     SCOPED_TRACE(std::string(c.file) + " under " + c.recipe);
     Kernel k = testing::loadExample(c.file, c.sizes);
     auto e = emitUnder(k, c.recipe);

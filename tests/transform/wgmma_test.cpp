@@ -79,6 +79,22 @@ TEST(Wgmma, KeepsNoGroupInFlightWhenAsked) {
   TransformResult r = applyText(k, staged("128,128", "64,128", 3) + "wgmma i,j,k 64,128,16 wait 0");
   ASSERT_TRUE(r.ok()) << r.reason;
   EXPECT_EQ(r.kernel->wgmmaPending, 0);
+  EXPECT_FALSE(r.kernel->wgmmaProducer);
+}
+
+// A producer warpgroup changes only who copies the stages on the GPU: the tree, and so what the
+// CPU executor computes, is the same (two buffers do, the producer waiting for each to empty).
+TEST(Wgmma, AProducerWarpgroupChangesNotWhatIsComputed) {
+  Kernel k = gemm("hgemm", 100, 200, 136);
+  TransformResult plain = applyText(k, staged("128,128", "64,128", 3) + "wgmma i,j,k 64,128,16");
+  TransformResult produced = applyText(k, staged("128,128", "64,128", 2) + "wgmma i,j,k 64,128,16 producer");
+  ASSERT_TRUE(plain.ok()) << plain.reason;
+  ASSERT_TRUE(produced.ok()) << produced.reason;
+  EXPECT_TRUE(produced.kernel->wgmmaProducer);
+  Buffers expected = fillRandom(k, 3), actual = expected;
+  execute(*plain.kernel, expected);
+  execute(*produced.kernel, actual);
+  EXPECT_EQ(expected.data["C"], actual.data["C"]);
 }
 
 TEST(Wgmma, RefusesWhatWgmmaDoesNotRun) {
@@ -147,12 +163,14 @@ TEST(Wgmma, StagesInSlabsOnlySwizzledTwoDimensionalBoxes) {
 }
 
 TEST(Wgmma, PrintsAndParsesBack) {
-  const std::string text = "stage B at k_o swizzle slabs 64\nwgmma i,j,k 64,256,16\nwgmma i,j,k 64,128,16 wait 0\n";
+  const std::string text = "stage B at k_o swizzle slabs 64\nwgmma i,j,k 64,256,16\nwgmma i,j,k 64,128,16 wait 0\n"
+                           "wgmma i,j,k 64,128,16 producer\nwgmma i,j,k 64,64,16 wait 0 producer\n";
   std::string errors;
   auto recipe = testing::recipeFromText(text, &errors);
   ASSERT_TRUE(recipe) << errors;
   EXPECT_EQ(printRecipe(*recipe), text);
-  EXPECT_EQ(recipe->steps[1].factors, (std::vector<int64_t>{64, 256, 16, 1}));
+  EXPECT_EQ(recipe->steps[1].factors, (std::vector<int64_t>{64, 256, 16, 1, 0}));
+  EXPECT_EQ(recipe->steps[4].factors, (std::vector<int64_t>{64, 64, 16, 0, 1}));
 }
 
 TEST(Wgmma, BadStepsGetAClearError) {

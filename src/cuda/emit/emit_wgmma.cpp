@@ -34,6 +34,28 @@ __device__ __forceinline__ void wgmma_wait() {
 __device__ __forceinline__ void wgmma_proxy_fence() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 )";
 
+const char* kBarrierHelpers = R"(
+// The barriers of a pipeline filled by a producer warpgroup (mbarriers in shared memory): set up
+// with the arrivals that complete each phase; a thread's arrival; its cp.async copies' arrival,
+// once they land; a wait for the phase of the given parity to complete.
+__device__ __forceinline__ unsigned shared_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+__device__ __forceinline__ void mbarrier_init(unsigned long long* barrier, unsigned arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" :: "r"(shared_address(barrier)), "r"(arrivals) : "memory");
+}
+__device__ __forceinline__ void mbarrier_arrive(unsigned long long* barrier) {
+  asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared::cta.b64 state, [%0];\n}\n" :: "r"(shared_address(barrier)) : "memory");
+}
+__device__ __forceinline__ void async_arrive(unsigned long long* barrier) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" :: "r"(shared_address(barrier)) : "memory");
+}
+__device__ __forceinline__ void mbarrier_wait(unsigned long long* barrier, unsigned parity) {
+  unsigned done = 0;
+  while (!done)
+    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(done) : "r"(shared_address(barrier)), "r"(parity) : "memory");
+}
+)";
+
 std::string operandType(ScalarType t) { return t == ScalarType::Half ? "f16" : "bf16"; }
 
 std::string instructionName(int64_t n, ScalarType t) {
@@ -71,6 +93,7 @@ std::string hex(uint64_t v) {
 std::string KernelWriter::wgmmaHelpers() const {
   if (!kernel_.warpGroupTiles) return "";
   std::string out = kWgmmaHelpers;
+  if (kernel_.wgmmaProducer) out += kBarrierHelpers;
   out += "// D += A * B on a warpgroup's fragments: A (64 x 16, K-major) and B (16 x N, N-major) by descriptor.\n";
   for (const auto& [n, t] : wgmmaShapes_) out += instructionHelper(n, t);
   return out;

@@ -344,6 +344,7 @@ void KernelWriter::emitBlockLoop(const Node& loop, const Scope& scope) {
   // In warp tiles (rule 7 of loop_tree.hpp) an iteration is a warp: 32 threads along x.
   std::string unit = kernel_.warpTiles ? "warp_" : "thread_";
   int64_t units = plan_.block[axis] / (kernel_.warpTiles && axis == 0 ? threadsPerTile() : 1);
+  if (inConsumers_ && axis == 1) --units;  // the producer warpgroup, the last along y, is elsewhere
   std::string note = kernel_.warpGroupTiles ? ", a warpgroup an iteration" : kernel_.warpTiles ? ", a warp an iteration" : "";
   open("{  // " + loop.index + ": block." + kAxis[axis] + note);
   size_t mark = body_.size();
@@ -577,6 +578,19 @@ void KernelWriter::declareShared(const Node& alloc, int copies) {
     std::string cast = innerDims.empty() ? type + "*" : type + " (*)" + innerDims;
     line(pointer + " = reinterpret_cast<" + cast + ">(shared_memory + " + std::to_string(dynamicOffset_) + ");");
     dynamicOffset_ += declaredBytes(alloc, copies, elementType_);
+  }
+}
+
+void KernelWriter::declareBarriers(int64_t buffers) {
+  const std::string b = std::to_string(buffers);
+  if (!plan_.dynamicShared) {
+    line("__shared__ __align__(8) unsigned long long wgmma_full[" + b + "], wgmma_empty[" + b + "];");
+    return;
+  }
+  for (const char* name : {"wgmma_full", "wgmma_empty"}) {
+    line(std::string("unsigned long long* ") + name + " = reinterpret_cast<unsigned long long*>(shared_memory + " +
+         std::to_string(dynamicOffset_) + ");");
+    dynamicOffset_ += 8 * buffers;
   }
 }
 

@@ -180,6 +180,10 @@ class KernelWriter {
   // After a copy that read counters: moves them on to the next strip.
   void advanceGatherCounters(const StageCopy& c);
   void emitStageRegisters(const StageCopy& c, const std::string& regs, bool load);
+  // The threads that share a stage's asynchronous copies: the block's, or its producer warpgroup's
+  // while the producer's part of a pipelined loop is written.
+  std::string copyRank() { return producerCopies_ ? "producer_rank" : coordinate("thread_rank"); }
+  int64_t copyThreads() const { return producerCopies_ ? 128 : plan_.threads(); }
   // The loop over the items a thread takes of a stage, with their places declared (guarded
   // where the threads outnumber the last round's items: says if it is); closeThreadItems ends it.
   int64_t itemsPerThread(const StageCopy& c) const;
@@ -223,6 +227,13 @@ class KernelWriter {
   // In a pipelined loop around wgmma: the lines before and after an iteration's work.
   void openWgmmaStrip();
   void closeWgmmaStrip();
+  // An asynchronously pipelined loop whose stages a producer warpgroup fills while the others
+  // multiply (Kernel::wgmmaProducer; emit_stage.cpp). `issue` writes the copies of the current
+  // iteration's strip into the buffers' copy `slot`.
+  void emitProducerPipelinedLoop(const Node& loop, int64_t trips, const Scope& inner,
+                                 const std::function<void(const std::string& slot)>& issue);
+  // The full and empty barriers of `buffers` copies (wgmma_full, wgmma_empty), in shared memory.
+  void declareBarriers(int64_t buffers);
   // Opens `if (guards) {` when some upper bound of `loop` is not proven for `lastIndex`; says if it did.
   bool openGuard(const Node& loop, const Affine& lastIndex, const Scope& scope);
 
@@ -279,6 +290,8 @@ class KernelWriter {
   bool usesTf32_ = false;  // reads of tf32 arrays, rounded by tf32_round()
   bool usesMma_ = false;   // mma.sync and ldmatrix helpers
   std::set<std::pair<int64_t, ScalarType>> wgmmaShapes_;  // the N and operand type of each wgmma used
+  bool producerCopies_ = false;  // the producer warpgroup's copies are being written
+  bool inConsumers_ = false;     // the part of a pipelined loop only the warpgroups that multiply run
   bool inMmaTile_ = false;
   bool usesAsyncCopies_ = false;
   std::map<std::string, GatherCounters> gatherCounters_;  // by buffer
