@@ -462,6 +462,8 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
   producerCopies_ = false;
   line("async_arrive(&wgmma_full[stage_slot]);  // full[stage_slot] completes as they land");
   close();
+  line("async_commit();");
+  line("async_wait<0>();  // the last copies landed before the producer's threads end");
   --indent_;
   declared_.pop_back();
   line("} else {  // the warpgroups that multiply");
