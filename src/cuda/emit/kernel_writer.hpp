@@ -210,6 +210,7 @@ class KernelWriter {
                       const std::string& regs, const Scope& scope, int tiles = 1);
   // Writes `itLoop { jtLoop { mma tile } }` as a warp's tile and says so; false when it is not one.
   bool emitMmaWarpTile(const Node& itLoop, const Scope& scope);
+  // The unrolled loop over tiles `loop` (emit_mma.cpp), its index known to `inner`'s ranges.
   void openTileLoop(const Node& loop, int64_t trips, const Scope& scope, Scope& inner, int64_t every = 1);
   // Threads an iteration of the block loops runs on (a warp, or a warpgroup), and the rows of the
   // tiles their accumulator fragments come in.
@@ -220,8 +221,8 @@ class KernelWriter {
   std::string wgmmaHelpers() const;
   // `itLoop { jtLoop { i (mma) { j { k { R += A * B } } } } }`: a warpgroup's wgmma instructions.
   void emitWgmmaTile(const Node& itLoop, const Scope& scope);
-  // The descriptor of operand `a` at its tile whose first row and first column are `row` and
-  // `col` (A: i and k; B: k and j), as C.
+  // The descriptor of operand `a` (A, or B) at the tile whose loops i, j and k start where
+  // `origin` says, as C.
   std::string wgmmaDescriptorText(const Access& a, bool isA, const std::map<std::string, Affine>& origin,
                                   const Scope& scope);
   // In a pipelined loop around wgmma: the lines before and after an iteration's work.
