@@ -167,5 +167,13 @@ TEST(EmitWgmma, AProducerWarpgroupFillsTheStages) {
   EXPECT_NE(src.find("if (i_o2 < i_o + 128) {"), std::string::npos) << src;
 }
 
+// The producer's barriers count its cp.async copies: rows too narrow for them (K = 1001 halves:
+// an element at a time) are refused, not copied by plain stores the barriers would not order.
+TEST(EmitWgmma, AProducerCopiesByCpAsyncAlone) {
+  EmitResult e = testing::emitExample("hgemm.loop", {{"M", 1001}, {"N", 1001}, {"K", 1001}}, kWgmma128x256 + " producer");
+  EXPECT_FALSE(e.ok());
+  EXPECT_NE(e.refusal.find("a producer warpgroup fills the stages by cp.async alone"), std::string::npos) << e.refusal;
+}
+
 }  // namespace
 }  // namespace cudaburg

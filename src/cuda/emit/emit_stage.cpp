@@ -329,6 +329,9 @@ void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
 void KernelWriter::emitAsyncCopies(const StageCopy& c, const std::string& source) {
   if (!c.sameType) return refuse("an asynchronous copy cannot convert " + source + "'s elements to the buffer's type");
   bool guarded = openThreadItems(c);
+  if (c.pieceBytes < 4 && producerCopies_)  // its barriers count cp.async copies only
+    return refuse("a producer warpgroup fills the stages by cp.async alone: " + source + "'s rows of " +
+                  "16-bit elements must come in pieces of at least 4 bytes");
   if (c.pieceBytes < 4) {
     // cp.async moves 4, 8 or 16 bytes: a gather of 16-bit elements that goes an element at a time
     // (channels not a multiple of the width, say) is copied by the threads themselves. The copy it
