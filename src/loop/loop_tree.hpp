@@ -58,7 +58,11 @@
 //     loops lies in a Mma loop: `i (mma) { j { S } }` over a 16 x 8 tile of R, each lane doing its
 //     four elements of S, or `i (mma) { j { k { R += A * B } } }`, one mma.sync instruction of the
 //     warp (m16n8k16 for half and bfloat16, m16n8k8 for tf32 operands). In meaning both are the
-//     plain loops, which the CPU executor runs.
+//     plain loops, which the CPU executor runs. With Kernel::warpGroupTiles (the wgmma step) an
+//     iteration of the block loops is a warpgroup of 4 warps, the tiles are 64 rows high (warp w
+//     of the group holding rows 16w to 16w + 15 of each, as mma.sync's C) and an accumulation
+//     tile `i (mma) { j { k { R += A * B } } }` of 64 x N x 16 is one wgmma.mma_async of the
+//     group, its operands read from shared buffers by descriptors.
 //  8. Peeled loops (Kernel::peeled) run their edges apart on the GPU. A peeled grid loop: the
 //     blocks whose whole strip lies inside the bounds run a copy of the block's work with the
 //     guards that only the edge could need left out; the others run it guarded (one branch a
@@ -137,6 +141,11 @@ struct Array {
   // (src/loop/swizzle.hpp), so that the same reads and copies meet no bank conflicts without
   // padding. Subscripts stay logical.
   bool swizzled = false;
+  // Shared buffers of two dimensions: the rows cut into slabs of `slab` columns, stored one slab
+  // after another, [column / slab][row][column % slab] (0: rows whole), each slab's rows swizzled
+  // as rows of their own: the layout wgmma reads an operand in whose rows run along N (a slab of
+  // 64 16-bit elements is one 128-byte swizzle atom wide). Subscripts stay logical.
+  int64_t slab = 0;
   SourceLoc loc;
 
   int64_t elements() const;
@@ -185,6 +194,7 @@ bool isPipelined(Mapping m);  // Pipelined or AsyncPipelined
 // (Kernel::asyncStages): two iterations in flight, one in use.
 constexpr int kAsyncStages = 3;
 constexpr int kMaxAsyncStages = 6;
+constexpr int kWgmmaPending = 1;  // groups of wgmma left in flight across iterations (Kernel::wgmmaPending)
 bool isGridMapping(Mapping m);
 bool isBlockMapping(Mapping m);
 
@@ -292,6 +302,18 @@ struct Kernel {
   int64_t rasterRows = 0;
   // Each iteration of the block loops is a warp (rule 7 above): set by the mma step.
   bool warpTiles = false;
+  // With warpTiles, each iteration of the block loops is a warpgroup of 4 warps (128 threads) whose
+  // accumulation tiles are wgmma instructions (rule 7 above): set by the wgmma step. The groups of
+  // wgmma issued in each iteration of the pipelined loop around them, wgmmaPending (0 or 1) of
+  // them left in flight when the next iteration starts; its copies are then issued one fewer
+  // iterations ahead, so that no copy overwrites a buffer a wgmma in flight reads.
+  bool warpGroupTiles = false;
+  int wgmmaPending = kWgmmaPending;
+  // With warpGroupTiles: one more warpgroup of the block (the last along block.y) fills the stages
+  // of the pipelined loop by itself while the others multiply; full and empty barriers
+  // (mbarriers) a buffer say when a strip has landed and when its readers are done with it, so
+  // that all the buffers but the one being read can be in flight. Only how the GPU runs it changes.
+  bool wgmmaProducer = false;
   // The buffers of each stage an AsyncPipelined loop keeps (2 to kMaxAsyncStages): its copies are
   // issued asyncStages - 1 iterations ahead. Only how the GPU runs it changes.
   int asyncStages = kAsyncStages;

@@ -107,11 +107,13 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
     return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
   };
   int64_t threadsX = ceilDiv(s.blockCols, s.threadCols), threadsY = ceilDiv(s.blockRows, s.threadRows);
-  int64_t threads = product(product(threadsX, threadsY), s.tensorCores ? 32 : 1);
+  int64_t threads = product(product(threadsX, threadsY), s.warpGroups ? 128 : s.tensorCores ? 32 : 1);
   // Accumulators, one operand column and row, addresses and loop state (tensor cores: a lane's
-  // share of the warp's accumulators and of one k step's fragments).
+  // share of the warp's accumulators and of one k step's fragments; wgmma reads its operands from
+  // shared memory: a lane's share of the warpgroup's accumulators, descriptors and addresses).
   int64_t registers = product(s.threadRows, s.threadCols);
-  if (s.tensorCores) registers = registers / 32 + s.threadRows / 4 + s.threadCols / 4 + 24;
+  if (s.warpGroups) registers = registers / 128 + 40;
+  else if (s.tensorCores) registers = registers / 32 + s.threadRows / 4 + s.threadCols / 4 + 24;
   else registers = registers > INT32_MAX ? INT64_MAX : registers + s.threadRows + s.threadCols + 24;
   e.sharedBytes = s.staged ? product(s.stagedFootprint, s.elementBytes) : 0;
   if (threads > gpu.maxThreadsPerBlock)
@@ -215,15 +217,24 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // Latency hidden: by the warps resident, and by the strips a pipeline keeps in flight (a
   // third asynchronous buffer hides a strip's load more).
   double inFlight = s.asyncCopies ? 0.6 + 0.1 * std::min(s.asyncStages - 3, 2) : s.pipelined ? 0.6 : 0.35;
+  // A group of wgmma left in flight across strips hides the next strip's wait as well.
+  if (s.warpGroups) inFlight += 0.2;
   double latency = std::min(1.0, inFlight + e.occupancy);
-  double rate = s.tensorCores ? gpu.mmaTflops / (s.elementBytes == 4 ? 2 : 1) : gpu.fp32Tflops;
+  double rate = s.warpGroups ? gpu.wgmmaTflops : s.tensorCores ? gpu.mmaTflops / (s.elementBytes == 4 ? 2 : 1) : gpu.fp32Tflops;
   double computeNs = flops / (rate * 1e3 * issue * latency);
   if (s.tensorCores) computeNs += gatherFlops / (gpu.fp32Tflops * 1e3 * latency);
   // A warp's tile reads its operands' fragments from shared memory each k step: (tm + tn) rows
-  // of elements for tm x tn multiply-adds, which small warp tiles make the bound.
-  if (s.tensorCores && s.staged)
-    computeNs = std::max(computeNs, flops / 2 * s.elementBytes * static_cast<double>(s.threadRows + s.threadCols) /
-                                        static_cast<double>(s.threadRows * s.threadCols) / gpu.sharedGBps);
+  // of elements for tm x tn multiply-adds, which small warp tiles make the bound. A wgmma reads
+  // its 64 rows of A and its N columns of B for 64 x N.
+  // wgmma's reads of both operands and the copies into the stages share the shared memory's
+  // bandwidth with little slack (about 32 flops a byte at N = 64 against the tensor cores' 32 a
+  // clock): half of the lesser of the two shows.
+  int64_t readRows = s.warpGroups ? std::min<int64_t>(s.threadRows, 64) : s.threadRows;
+  if (s.tensorCores && s.staged) {
+    double sharedNs = flops / 2 * s.elementBytes * static_cast<double>(readRows + s.threadCols) /
+                      static_cast<double>(readRows * s.threadCols) / gpu.sharedGBps;
+    computeNs = std::max(computeNs, sharedNs) + (s.warpGroups ? 0.5 * std::min(computeNs, sharedNs) : 0.0);
+  }
 
   // Operand traffic: each block reads its rows' and columns' operands once per reduction step.
   double operandBytes = paddedOutputs * s.reduction * s.split * s.elementBytes *

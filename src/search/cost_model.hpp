@@ -13,6 +13,9 @@ struct GpuModel {
   int multiprocessors = 132;
   double fp32Tflops = 60.0;      // sustained FFMA rate
   double mmaTflops = 600.0;      // sustained mma.sync rate, half and bfloat16 (tf32: half of it)
+  // Sustained wgmma rate, half and bfloat16: an H100 SXM's dense peak is 989, which mma.sync's
+  // issue rate, about half of wgmma's, keeps it well below.
+  double wgmmaTflops = 900.0;
   double sharedGBps = 29000.0;   // shared-memory reads: 128 bytes a clock on each multiprocessor
   double memoryGBps = 3300.0;    // device memory
   double l2GBps = 9000.0;        // what direct (unstaged) operand reads are served at, mostly
@@ -24,6 +27,8 @@ struct GpuModel {
   int64_t sharedPerBlock = 227 * 1024;
   int maxBlocksPerSm = 32;
   double launchMicroseconds = 3.0;
+  // The architecture the candidates are compiled for ("sm_90"): wgmma runs on sm_90 alone.
+  std::string arch = "sm_90";
 };
 
 // The integer operations a gathered element takes through an offset table: the look-up, the
@@ -54,6 +59,7 @@ struct CandidateShape {
   int gatherWidth = 1;           // elements a gather copies at once (16 bytes of contiguous channels)
   bool tabled = false;           // gathers read through offset tables (gatherOps: a look-up's)
   bool tensorCores = false;      // warps of mma.sync: threadRows x threadCols is a warp's tile
+  bool warpGroups = false;       // with tensorCores, warpgroups of wgmma: threadRows x threadCols is a warpgroup's tile
   bool swizzled = false;         // tensor cores' stages swizzled rather than padded
   bool partialStrip = false;     // a staged reduction's last strip (of some part) is partial
   bool peeled = false;           // edges run apart: register work rounded up, whole tiles and strips unguarded

@@ -55,6 +55,8 @@ class Evaluator {
 
   SearchOutcome& outcome() { return outcome_; }
   const std::string& nestKey() const { return nestKey_; }
+  // The architecture candidates are compiled for ("sm_90").
+  const std::string& arch() const { return options_.compile.arch; }
   // What the compiled variant of a recipe is (for writing best.cu): null when unknown.
   const CudaKernel* kernelFor(const std::string& recipeLine) const;
   const CompileResult* binaryFor(const std::string& recipeLine) const;

@@ -421,6 +421,9 @@ Fragment LoopRules::untransformed(const Node* node) const {
 
 // ---- tensor cores ------------------------------------------------------------------------------
 
+// wgmma's strips: A's rows of 64 16-bit elements are one 128-byte swizzle atom wide.
+constexpr int64_t kWgmmaStripDepth = 64;
+
 int64_t LoopRules::mmaK() const {
   std::set<ScalarType> operands;
   for (const auto& p : kernel_.params)
@@ -489,6 +492,32 @@ Fragment LoopRules::tensorCores(const Fragment& tiled) const {
   f.shape.tensorCores = true;
   f.shape.elementBytes = bytes;
   if (gathered) f.shape.gatherWidth = gatherWidth(f, reduction, 16 / bytes);
+  return f;
+}
+
+bool LoopRules::wgmmaRuns() const { return gpu_.arch == "sm_90" && mmaK() == 16; }
+
+Fragment LoopRules::wgmmaStrips(const Node* node, int64_t buffers) const {
+  return mmaStrips(node, kWgmmaStripDepth, buffers, 1);
+}
+
+Fragment LoopRules::warpGroups(const Fragment& tiled, int64_t producer) const {
+  Fragment f = tensorCores(tiled);
+  if (!f.refused.empty()) return f;
+  std::string reduction;
+  for (const auto& s : f.inTile)
+    if (s.kind == StepKind::StripMine) reduction = s.loops[0];
+  if (!wgmmaRuns()) f.refused = "wgmma runs on an sm_90 GPU, on half or bfloat16 operands";
+  else if (f.shape.gatherOps > 0) f.refused = "wgmma reads staged boxes, not gathers";
+  else if (f.shape.stageDepth != kWgmmaStripDepth) f.refused = "wgmma reads strips of 64 (rows of 128 bytes)";
+  else if (f.shape.threadRows % 64 != 0 || f.shape.threadCols % 64 != 0 || f.shape.threadCols > 256)
+    f.refused = "a warpgroup's tile is 64 or 128 rows by 64 to 256 columns";
+  if (!f.refused.empty()) return f;
+  for (auto& s : f.inTile) {
+    if (s.kind == StepKind::Stage && !readAlong(s.array, reduction)) s.slab = kWgmmaStripDepth;  // B: rows of n
+    if (s.kind == StepKind::Mma) s = makeStep(StepKind::Wgmma, s.loops, {64, f.shape.threadCols, 16, kWgmmaPending, producer});
+  }
+  f.shape.warpGroups = true;
   return f;
 }
 

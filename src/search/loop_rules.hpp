@@ -148,6 +148,16 @@ class LoopRules {
   // reduction, padded), by asynchronous copies where it was pipelined. Refused when the stage
   // depth is no multiple of the shape's k or the reduction is not staged.
   Fragment tensorCores(const Fragment& tiled) const;
+  // Hopper's warpgroup MMA applies: an sm_90 GPU and operands of one 16-bit type (half, bfloat16).
+  bool wgmmaRuns() const;
+  // The reduction `node` staged for wgmma: strips of 64 (A's rows 128 bytes), by asynchronous
+  // copies into `buffers` buffers a stage, swizzled by warpGroups().
+  Fragment wgmmaStrips(const Node* node, int64_t buffers) const;
+  // A tiled fragment whose threads become warpgroups, each computing its tm x tn register tile (tm
+  // a multiple of 64, tn of 64 up to 256) as wgmma m64nNk16 tiles with N = tn (the wgmma step),
+  // one group in flight across strips; A's stages swizzled, B's swizzled in slabs of 64 columns.
+  // Refused where tensorCores() refuses, or the tile or strip is not of those shapes.
+  Fragment warpGroups(const Fragment& tiled, int64_t producer = 0) const;
   // The elements an implicit GEMM's gathers copy at once (`width`, or 1): see loop_rules.cpp.
   int gatherWidth(const Fragment& f, const std::string& reduction, int width) const;
 

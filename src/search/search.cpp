@@ -11,7 +11,7 @@ std::vector<int64_t> decisions(const CandidateShape& s) {
   return {s.blockRows, s.blockCols,  s.threadRows,  s.threadCols, s.staged ? s.stageDepth : 0, s.split,
           s.pipelined, s.asyncCopies, s.interleaved, s.transposed, s.serial,                     s.outer,
           s.laneRows, s.peeled, s.asyncCopies ? s.asyncStages : 0, s.swizzled, s.rasterRows, s.prefetched,
-          s.residentBlocks, s.tabled};
+          s.residentBlocks, s.tabled, s.warpGroups};
 }
 
 // The cover text on one line, for the report: "kernel: t:tiled / tiled: ... [bm=64, ...] / ...".

@@ -45,7 +45,9 @@ template <class Matcher>
 SearchResult searchWith(const Kernel& kernel, const SearchSpace& space, Evaluator& evaluator, Strategy& strategy,
                         CalibratedModel model = CalibratedModel::prior()) {
   auto started = std::chrono::steady_clock::now();
-  LoopRules rules(kernel, space, GpuModel{}, std::move(model));
+  GpuModel gpu;
+  gpu.arch = evaluator.arch();
+  LoopRules rules(kernel, space, gpu, std::move(model));
   Matcher matcher(&rules);
   SearchResult result;
   const Node* root = kernel.body.get();

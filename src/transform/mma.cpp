@@ -1,5 +1,6 @@
-// The tensor-core step: a register-tiled nest whose block-loop iterations become warps and whose
-// tiles become mma.sync instructions (see mmaTile in transforms.hpp).
+// The tensor-core steps: a register-tiled nest whose block-loop iterations become warps and whose
+// tiles become mma.sync instructions (mmaTile in transforms.hpp), or warpgroups whose tiles become
+// wgmma instructions (wgmmaTile).
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -34,23 +35,49 @@ bool usesPair(const Access& a, const std::string& x, const std::string& y, const
   return xs == 1 && ys == 1;
 }
 
+// The tiles a register tile is cut into: rows x cols x k for the accumulation (one instruction
+// of the warp or warpgroup), rows x elementCols for its other statements.
+struct TileShape {
+  int64_t rows = 16, cols = 8, k = 16, elementCols = 8;
+  bool wgmma = false;  // warpgroup tiles (wgmma), else warp tiles (mma.sync)
+};
+
+// Why wgmma cannot read `a` (A[i][k], `isA`) or `b` (B[k][j]) as it is stored, or "": from a
+// swizzled shared buffer of 16-bit elements whose rows are 128 bytes (one swizzle atom wide) of
+// A's k or of a slab of B's n, A's row along i and B's along k (K-major A, N-major B).
+std::string wgmmaOperandProblem(const Access& a, const Array& buffer, bool isA, const std::string& row,
+                                const std::string& col) {
+  std::string what = isA ? "A from a shared buffer whose rows hold 64 elements of " + col +
+                               " (128 bytes), swizzled: strip " + col + " by 64 and `stage A at ... swizzle`"
+                         : "B from a shared buffer whose rows hold " + col +
+                               " in swizzled slabs of 64 elements (128 bytes): `stage B at ... swizzle slabs 64`";
+  int64_t rowElements = buffer.slab != 0 ? buffer.slab : buffer.extents.empty() ? 0 : buffer.extents.back();
+  bool stored = buffer.space == MemorySpace::Shared && buffer.swizzled && buffer.extents.size() == 2 &&
+                a.subscripts.size() == 2 && rowElements * scalarTypeBytes(buffer.type) == 128 &&
+                (!isA || buffer.slab == 0) && a.subscripts[0].coef(row) == 1 && a.subscripts[1].coef(col) == 1;
+  return stored ? "" : "wgmma reads " + what + ", not `" + a.str() + "`";
+}
+
 class MmaRewriter {
  public:
-  MmaRewriter(const Kernel& kernel, std::string i, std::string j, std::string k, std::vector<int64_t> shape,
+  MmaRewriter(const Kernel& kernel, std::string i, std::string j, std::string k, TileShape shape,
               std::vector<std::string> names)
-      : i_(std::move(i)), j_(std::move(j)), k_(std::move(k)), shape_(std::move(shape)),
-        names_(std::move(names)) {
+      : i_(std::move(i)), j_(std::move(j)), k_(std::move(k)), shape_(shape), names_(std::move(names)) {
     for (const auto& p : kernel.params) arrays_[p.name] = p;
   }
 
   NodePtr rewrite(const NodePtr& node) {
     if (!why.empty()) return node;
     if (node->kind == NodeKind::Alloc) arrays_[node->buffer.name] = node->buffer;
+    if (node->kind == NodeKind::Stage) stages_[node->buffer.name] = node;
     if (node->kind == NodeKind::For && node->index == k_ && reachesTile(node->body())) return accumulate(node);
     if (node->kind == NodeKind::For && node->index == i_) return elementwise(node);
     if (node->kids.empty()) return node;
+    bool pipelined = node->kind == NodeKind::For && node->mapping == Mapping::AsyncPipelined;
+    pipelined_ += pipelined;
     std::vector<NodePtr> kids;
     for (const auto& kid : node->kids) kids.push_back(rewrite(kid));
+    pipelined_ -= pipelined;
     return withKids(node, std::move(kids));
   }
 
@@ -66,13 +93,13 @@ class MmaRewriter {
 
   // The register tile's two loops `i { j { stmt } }`, checked: unrolled, constant trips that the
   // tile divides, step 1; `stmt` reads or writes a register buffer as R[i - ..][j - ..].
-  bool tileLoops(const NodePtr& iLoop, NodePtr& jLoop, NodePtr& stmt) {
+  bool tileLoops(const NodePtr& iLoop, NodePtr& jLoop, NodePtr& stmt, int64_t cols) {
     jLoop = iLoop->body();
     if (jLoop->kind != NodeKind::For || jLoop->index != j_) return fail("loop " + j_ + " is not the whole body of loop " + i_);
     stmt = jLoop->body();
     for (const NodePtr& l : {iLoop, jLoop}) {
       auto trips = constantTripCount(*l);
-      int64_t tile = l == iLoop ? shape_[0] : shape_[1];
+      int64_t tile = l == iLoop ? shape_.rows : cols;
       if (l->mapping != Mapping::Unrolled) return fail("loop " + l->index + " is not an unrolled loop of a register tile");
       if (l->step != 1 || !trips || *trips % tile != 0)
         return fail("loop " + l->index + " does not run a multiple of " + std::to_string(tile) + " iterations");
@@ -93,15 +120,15 @@ class MmaRewriter {
   }
 
   // i { j { S } } -> i_t { j_t { i (mma) { j { S } } } }: each tile of the warp's lanes at once.
-  NodePtr tiles(const NodePtr& iLoop, const NodePtr& jLoop, NodePtr inner) {
-    NodePtr j8 = stripInnerLoop(*jLoop, names_[1], shape_[1], std::move(inner));
-    NodePtr i16 = stripInnerLoop(*iLoop, names_[0], shape_[0], j8, Mapping::Mma);
-    return stripOuterLoop(*iLoop, names_[0], shape_[0], stripOuterLoop(*jLoop, names_[1], shape_[1], i16));
+  NodePtr tiles(const NodePtr& iLoop, const NodePtr& jLoop, NodePtr inner, int64_t cols) {
+    NodePtr j8 = stripInnerLoop(*jLoop, names_[1], cols, std::move(inner));
+    NodePtr i16 = stripInnerLoop(*iLoop, names_[0], shape_.rows, j8, Mapping::Mma);
+    return stripOuterLoop(*iLoop, names_[0], shape_.rows, stripOuterLoop(*jLoop, names_[1], cols, i16));
   }
 
   NodePtr elementwise(const NodePtr& iLoop) {
     NodePtr jLoop, stmt;
-    if (!tileLoops(iLoop, jLoop, stmt)) return iLoop;
+    if (!tileLoops(iLoop, jLoop, stmt, shape_.elementCols)) return iLoop;
     if (stmt->kind != NodeKind::Assign) return fail("the register tile's body is not one statement"), iLoop;
     bool touches = fragmentAccess(stmt->target);
     std::function<void(const Expr&)> scan = [&](const Expr& e) {
@@ -110,7 +137,7 @@ class MmaRewriter {
     };
     scan(*stmt->value);
     if (!touches) return fail("`" + stmt->target.str() + " = ...` touches no register tile"), iLoop;
-    return tiles(iLoop, jLoop, stmt);
+    return tiles(iLoop, jLoop, stmt, shape_.elementCols);
   }
 
   // k { blocks { i { j { R[..] += A[i][k] * B[k][j] } } } } ->
@@ -120,10 +147,10 @@ class MmaRewriter {
     NodePtr at = kLoop->body();
     while (at->kind == NodeKind::For && isBlockMapping(at->mapping)) blocks.push_back(at), at = at->body();
     NodePtr jLoop, stmt;
-    if (!tileLoops(at, jLoop, stmt)) return kLoop;
+    if (!tileLoops(at, jLoop, stmt, shape_.cols)) return kLoop;
     auto kTrips = constantTripCount(*kLoop);
-    if (kLoop->step != 1 || !kTrips || *kTrips % shape_[2] != 0)
-      return fail("loop " + k_ + " does not run a multiple of " + std::to_string(shape_[2]) + " iterations"), kLoop;
+    if (kLoop->step != 1 || !kTrips || *kTrips % shape_.k != 0)
+      return fail("loop " + k_ + " does not run a multiple of " + std::to_string(shape_.k) + " iterations"), kLoop;
     if (stmt->kind != NodeKind::Assign || !stmt->accumulate || stmt->atomic || !fragmentAccess(stmt->target))
       return fail("the register tile's body is not `R[..] += A * B` into a register buffer"), kLoop;
     const Expr& v = *stmt->value;
@@ -139,32 +166,79 @@ class MmaRewriter {
     ScalarType target = arrays_.at(stmt->target.array).type;
     bool k16 = ta == tb && (ta == ScalarType::Half || ta == ScalarType::BFloat16);
     bool k8 = ta == tb && ta == ScalarType::TF32;
+    if (shape_.wgmma && !k16)
+      return fail(std::string("wgmma multiplies half or bfloat16 operands of one type here, not ") + scalarTypeName(ta) +
+                  " and " + scalarTypeName(tb)), kLoop;
     if (!(k16 || k8))
       return fail(std::string("tensor cores multiply half, bfloat16 or tf32 operands of one type, not ") +
                   scalarTypeName(ta) + " and " + scalarTypeName(tb)), kLoop;
     if (target != ScalarType::Float) return fail("tensor cores accumulate here in float registers"), kLoop;
-    if ((k16 && shape_[2] != 16) || (k8 && shape_[2] != 8))
+    if (!shape_.wgmma && ((k16 && shape_.k != 16) || (k8 && shape_.k != 8)))
       return fail(std::string("mma.sync for ") + scalarTypeName(ta) + " is m16n8k" + (k16 ? "16" : "8")), kLoop;
+    if (shape_.wgmma) {
+      if (pipelined_ == 0)
+        return fail("wgmma reads its operands from the buffers of an asynchronously pipelined loop around it "
+                    "(`map k_o async N`), which it waits for"), kLoop;
+      for (const auto& [x, isA] : {std::pair{a, true}, {b, false}})
+        if (std::string why = wgmmaOperandProblem(*x, arrays_.at(x->array), isA, isA ? i_ : k_, isA ? k_ : j_);
+            !why.empty())
+          return fail(why), kLoop;
+      if (std::string why = kEdgeProblem(*kLoop, {a->array, b->array}); !why.empty()) return fail(why), kLoop;
+    }
     ++accumulations;
-    NodePtr k16Loop = stripInnerLoop(*kLoop, names_[2], shape_[2], stmt);
-    NodePtr inner = tiles(at, jLoop, k16Loop);
+    // wgmma's k steps run whole, past the arrays' edge, where the stages hold zeros (a guard
+    // around them would have ptxas serialize the wgmma).
+    Node steps = *kLoop;
+    if (shape_.wgmma) steps.upper = stripBounds(*kLoop);
+    NodePtr k16Loop = stripInnerLoop(steps, names_[2], shape_.k, stmt);
+    NodePtr inner = tiles(at, jLoop, k16Loop, shape_.cols);
     for (size_t b2 = blocks.size(); b2-- > 0;) inner = withBody(blocks[b2], inner);
-    return stripOuterLoop(*kLoop, names_[2], shape_[2], inner);
+    return stripOuterLoop(steps, names_[2], shape_.k, inner);
+  }
+
+  // The bounds of `kLoop` its strip sets (those that use the strip loop's index).
+  static std::vector<Affine> stripBounds(const Node& kLoop) {
+    std::vector<Affine> out;
+    for (const Affine& u : kLoop.upper) {
+      bool strip = false;
+      for (const auto& [name, c] : kLoop.lower.terms) strip |= u.uses(name);
+      if (strip) out.push_back(u);
+    }
+    return out;
+  }
+
+  // wgmma multiplies whole steps of 16 k, past k's bound too: every bound of k but its strip's
+  // must be the edge of the arrays the `buffers` are staged from, outside which the stages hold
+  // zeros (an uneven K); else why not.
+  std::string kEdgeProblem(const Node& kLoop, const std::vector<std::string>& buffers) const {
+    std::vector<Affine> strip = stripBounds(kLoop);
+    for (const Affine& u : kLoop.upper) {
+      if (std::find(strip.begin(), strip.end(), u) != strip.end()) continue;
+      for (const auto& buffer : buffers) {
+        auto stage = stages_.find(buffer);
+        const Array* source = stage == stages_.end() ? nullptr : &arrays_.at(stage->second->source);
+        bool edge = false;
+        for (size_t d = 0; source && d < stage->second->origin.size() && d < source->extents.size(); ++d)
+          for (const auto& [name, c] : kLoop.lower.terms)
+            if (stage->second->origin[d].uses(name)) edge = u.isConstant() && u.constant == source->extents[d];
+        if (!edge)
+          return "loop " + k_ + "'s bound " + u.str() + " is not the edge of the array staged into " + buffer +
+                 ": wgmma would multiply the elements past it";
+      }
+    }
+    return "";
   }
 
   std::string i_, j_, k_;
-  std::vector<int64_t> shape_;
+  TileShape shape_;
   std::vector<std::string> names_;
   std::map<std::string, Array> arrays_;
+  std::map<std::string, NodePtr> stages_;  // by buffer
+  int pipelined_ = 0;  // asynchronously pipelined loops around the node being rewritten
 };
 
-}  // namespace
-
-TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& shape) {
-  if (loops.size() != 3 || shape.size() != 3)
-    return TransformResult::refuse("mma takes the loops i,j,k of a register tile and a shape m,n,k");
-  bool supported = shape[0] == 16 && shape[1] == 8 && (shape[2] == 16 || shape[2] == 8);
-  if (!supported) return TransformResult::refuse("the tensor-core shapes are 16,8,16 (half, bfloat16) and 16,8,8 (tf32)");
+// The register tile's warps (or warpgroups) on tensor cores, tiles of `shape`.
+TransformResult tensorCoreTiles(const Kernel& kernel, const std::vector<std::string>& loops, const TileShape& shape) {
   if (kernel.warpTiles) return TransformResult::refuse("the kernel's block loops are warps already");
   if (kernel.laneRows > 0) return TransformResult::refuse("a warp's lanes hold mma fragments, not a patch of threads (lanes)");
   NewLoopNames names = newLoopNames(kernel, StepKind::Mma, loops, {});
@@ -189,7 +263,37 @@ TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& lo
   if (!stray.empty()) return TransformResult::refuse("the statement into " + stray + " is no tile of the warps");
   Kernel warps = kernel;
   warps.warpTiles = true;
+  warps.warpGroupTiles = shape.wgmma;
   return accept(warps, body);
+}
+
+}  // namespace
+
+TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& shape) {
+  if (loops.size() != 3 || shape.size() != 3)
+    return TransformResult::refuse("mma takes the loops i,j,k of a register tile and a shape m,n,k");
+  bool supported = shape[0] == 16 && shape[1] == 8 && (shape[2] == 16 || shape[2] == 8);
+  if (!supported) return TransformResult::refuse("the tensor-core shapes are 16,8,16 (half, bfloat16) and 16,8,8 (tf32)");
+  return tensorCoreTiles(kernel, loops, TileShape{16, 8, shape[2], 8, false});
+}
+
+TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& shape,
+                          int pending, bool producer) {
+  if (loops.size() != 3 || shape.size() != 3)
+    return TransformResult::refuse("wgmma takes the loops i,j,k of a register tile and a shape 64,N,16");
+  if (shape[0] != 64 || shape[2] != 16 || shape[1] % 64 != 0 || shape[1] > 256)
+    return TransformResult::refuse("the wgmma shapes are 64,N,16 with N 64, 128, 192 or 256 (B's slabs are 64 "
+                                   "columns wide), not " + std::to_string(shape[0]) + "," + std::to_string(shape[1]) +
+                                   "," + std::to_string(shape[2]));
+  if (pending < 0 || pending > 1)
+    return TransformResult::refuse("wgmma leaves 0 or 1 groups in flight across iterations, not " + std::to_string(pending));
+  if (!producer && kernel.asyncStages < 2 + pending)
+    return TransformResult::refuse("with " + std::to_string(pending) + " group of wgmma in flight, the pipelined loop "
+                                   "needs at least " + std::to_string(2 + pending) + " buffers a stage, not " +
+                                   std::to_string(kernel.asyncStages));
+  TransformResult r = tensorCoreTiles(kernel, loops, TileShape{64, shape[1], 16, 8, true});
+  if (r.ok()) r.kernel->wgmmaPending = pending, r.kernel->wgmmaProducer = producer;
+  return r;
 }
 
 }  // namespace cudaburg

@@ -23,13 +23,14 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Interchange, "interchange", "interchange OUTER INNER"},
     {StepKind::Distribute, "distribute", "distribute LOOP"},
     {StepKind::Map, "map", "map LOOP MAPPING (map LOOP async [BUFFERS])"},
-    {StepKind::Stage, "stage", "stage ARRAY at LOOP [transposed] [interleaved N | pad N | swizzle] [table]"},
+    {StepKind::Stage, "stage", "stage ARRAY at LOOP [transposed] [interleaved N | pad N | swizzle [slabs N]] [table]"},
     {StepKind::RegisterTile, "regtile", "regtile LOOP,LOOP... FACTOR,FACTOR... [into NAME,NAME...]"},
     {StepKind::Vectorize, "vectorize", "vectorize LOOP WIDTH [into NAME]"},
     {StepKind::Split, "split", "split LOOP PARTS [into NAME]"},
     {StepKind::Lanes, "lanes", "lanes ROWS,COLS"},
     {StepKind::Collapse, "collapse", "collapse LOOP,LOOP... [into NAME]"},
     {StepKind::Mma, "mma", "mma I,J,K 16,8,16"},
+    {StepKind::Wgmma, "wgmma", "wgmma I,J,K 64,N,16 [wait PENDING] [producer]"},
     {StepKind::Peel, "peel", "peel LOOP,LOOP..."},
     {StepKind::RoundUp, "roundup", "roundup"},
     {StepKind::Raster, "raster", "raster ROWS"},
@@ -292,6 +293,28 @@ class Parser {
       case StepKind::Mma:
         ok = names(step.loops) && numbers(step.factors, step.loops.size());
         break;
+      case StepKind::Wgmma: {
+        ok = names(step.loops) && numbers(step.factors, step.loops.size());
+        int64_t pending = kWgmmaPending;
+        if (ok && tok_.kind == Token::Word && tok_.text == "wait") {
+          advance();
+          SourceLoc at = here();
+          if (tok_.kind == Token::Number && tok_.text == "0") {  // number() takes positive integers only
+            pending = 0;
+            advance();
+          } else if (!number(pending, "the groups of wgmma left in flight (0 or 1)")) {
+            ok = false;
+          } else if (pending > 1) {
+            diags_.error(at, "wgmma leaves 0 or 1 groups in flight across iterations, not " + std::to_string(pending));
+            ok = false;
+          }
+        }
+        step.factors.push_back(pending);
+        bool producer = ok && tok_.kind == Token::Word && tok_.text == "producer";
+        if (producer) advance();
+        step.factors.push_back(producer);
+        break;
+      }
       case StepKind::Lanes: {
         int64_t rows = 0, cols = 0;
         ok = number(rows, "the rows of block.y a warp covers");
@@ -373,6 +396,10 @@ class Parser {
         } else if (ok && tok_.kind == Token::Word && tok_.text == "swizzle") {
           step.swizzled = true;
           advance();
+          if (tok_.kind == Token::Word && tok_.text == "slabs") {
+            advance();
+            ok = number(step.slab, "the columns of a slab");
+          }
         }
         if (ok && tok_.kind == Token::Word && tok_.text == "table") {
           step.table = true;
@@ -408,7 +435,15 @@ std::string RecipeStep::str() const {
     case StepKind::Stage:
       return s + " " + array + " at " + loops.at(0) + (transposed ? " transposed" : "") +
              (interleave ? " interleaved " + std::to_string(interleave) : "") +
-             (padding ? " pad " + std::to_string(padding) : "") + (swizzled ? " swizzle" : "") + (table ? " table" : "");
+             (padding ? " pad " + std::to_string(padding) : "") + (swizzled ? " swizzle" : "") +
+             (slab ? " slabs " + std::to_string(slab) : "") + (table ? " table" : "");
+    case StepKind::Wgmma: {
+      std::vector<int64_t> shape(factors.begin(), factors.begin() + std::min<size_t>(3, factors.size()));
+      bool waits = factors.size() >= 4 && factors[3] != kWgmmaPending;
+      bool producer = factors.size() >= 5 && factors[4] != 0;
+      return s + " " + join(loops) + " " + join(shape) + (waits ? " wait " + std::to_string(factors[3]) : "") +
+             (producer ? " producer" : "");
+    }
     case StepKind::Interchange: return s + " " + loops.at(0) + " " + loops.at(1);
     case StepKind::Distribute: return s + " " + loops.at(0);
     case StepKind::Lanes:
@@ -469,8 +504,9 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
         return mapLoop(kernel, step.loops[0], step.mapping, static_cast<int>(step.factors[0]));
       break;
     case StepKind::Stage:
-      if (arity(1, 0)) return stage(kernel, step.array, step.loops[0], step.transposed, step.interleave, step.padding, step.swizzled,
-                     step.table);
+      if (arity(1, 0))
+        return stage(kernel, step.array, step.loops[0], step.transposed, step.interleave, step.padding, step.swizzled,
+                     step.slab, step.table);
       break;
     case StepKind::RegisterTile:
       return registerTile(kernel, step.loops, step.factors, step.into);
@@ -488,6 +524,11 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
       break;
     case StepKind::Mma:
       if (arity(3, 3)) return mmaTile(kernel, step.loops, step.factors);
+      break;
+    case StepKind::Wgmma:
+      if (arity(3, 5))
+        return wgmmaTile(kernel, step.loops, {step.factors[0], step.factors[1], step.factors[2]},
+                         static_cast<int>(step.factors[3]), step.factors[4] != 0);
       break;
     case StepKind::Peel:
       if (!step.loops.empty() && step.factors.empty()) return peel(kernel, step.loops);

@@ -17,6 +17,7 @@
 //   stage A at k_o pad 8    stage(A, k_o, false, 0, 8): rows stored 8 elements apart (see Array)
 //   stage A at k_o swizzle  stage(A, k_o, false, 0, 0, true): rows' 16-byte chunks swizzled (see Array)
 //   stage In at q_o table   stage(In, q_o, ..., true): a gather's offsets along q from a table
+//   stage B at k_o swizzle slabs 64   the same, the rows cut into slabs of 64 columns (Array::slab)
 //   regtile i,j 4,4         registerTile({i, j}, {4, 4})
 //   vectorize j 4           vectorize(j, 4)
 //   split k 4               splitReduction(k, 4)
@@ -24,6 +25,9 @@
 //   collapse n,oh,ow        collapse({n, oh, ow}): one loop n_oh_ow over the perfect nest
 //   collapse c,r,s into q   the same, the new loop named q
 //   mma i,j,k 16,8,16       mmaTile({i, j, k}, {16, 8, 16}): a register tile's warps on tensor cores
+//   wgmma i,j,k 64,256,16   wgmmaTile({i, j, k}, {64, 256, 16}, 1): a register tile's warpgroups on
+//                           wgmma, one group of them in flight across strips (`wait 0`: none);
+//                           `producer` at the end: a warpgroup of its own fills the stages
 //   roundup                 roundUp(): a tile's register work runs over whole tiles, past the edges
 //   peel i_o,j_o,k_o        peel({i_o, j_o, k_o}): whole blocks and whole strips run unguarded
 //   raster 8                rasterBlocks(8): the grid's blocks launched in groups of 8 rows
@@ -54,7 +58,7 @@ namespace cudaburg {
 
 enum class StepKind {
   StripMine, Tile, Unroll, Interchange, Distribute, Map, Stage, RegisterTile, Vectorize, Split, Lanes, Collapse, Mma,
-  Peel, RoundUp, Raster, Prefetch, Resident, Winograd
+  Wgmma, Peel, RoundUp, Raster, Prefetch, Resident, Winograd
 };
 const char* stepKeyword(StepKind k);  // "strip", "tile", ...
 
@@ -63,13 +67,15 @@ struct RecipeStep {
   std::vector<std::string> loops;  // loop indices named by the step, in order
   std::vector<int64_t> factors;    // factors / width / parts, one a loop where the step takes them;
                                    // Winograd: m, the block's tiles, filters, channels, the thread's
-                                   // tiles, filters, points, prefetch (0 or 1)
+                                   // tiles, filters, points, prefetch (0 or 1); Wgmma:
+                                   // the shape's three, the groups left in flight, producer (0, 1)
   Mapping mapping = Mapping::None;  // Map
   std::string array;               // Stage: the array staged (the loop is loops[0])
   bool transposed = false;         // Stage: the box stored transposed
   int64_t interleave = 0;          // Stage: the buffer's rows stored interleaved (0: in order)
   int64_t padding = 0;             // Stage: elements left after each of the buffer's rows (0: none)
   bool swizzled = false;           // Stage: the rows' 16-byte chunks stored swizzled (see Array)
+  int64_t slab = 0;                // Stage: the rows stored in slabs of this many columns (0: whole)
   bool table = false;              // Stage: a gather's offsets from a table (gather_table.hpp)
   std::vector<std::string> into;   // the names of the loops it makes, one a loop (empty: the rule's)
   SourceLoc loc;                   // where it was parsed from (not part of its identity)
@@ -78,7 +84,8 @@ struct RecipeStep {
   friend bool operator==(const RecipeStep& a, const RecipeStep& b) {
     return a.kind == b.kind && a.loops == b.loops && a.factors == b.factors && a.mapping == b.mapping &&
            a.array == b.array && a.transposed == b.transposed && a.interleave == b.interleave &&
-           a.padding == b.padding && a.swizzled == b.swizzled && a.table == b.table && a.into == b.into;
+           a.padding == b.padding && a.swizzled == b.swizzled && a.slab == b.slab && a.table == b.table &&
+           a.into == b.into;
   }
 };
 

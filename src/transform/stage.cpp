@@ -156,13 +156,14 @@ std::string tableDimension(Node& stage, const Array& source, const std::string& 
 }  // namespace
 
 TransformResult stage(const Kernel& kernel, const std::string& array, const std::string& atLoop, bool transposed,
-                      int64_t interleave, int64_t padding, bool swizzled, bool table) {
+                      int64_t interleave, int64_t padding, bool swizzled, int64_t slab, bool table) {
   if (padding < 0 || padding > 64)
     return TransformResult::refuse("a buffer's rows are padded by 1 to 64 elements, not " + std::to_string(padding));
   if (padding > 0 && interleave != 0)
     return TransformResult::refuse("a buffer is stored either interleaved or padded, not both");
   if (swizzled && (padding > 0 || interleave != 0))
     return TransformResult::refuse("a buffer is stored either swizzled, padded or interleaved, not two of them");
+  if (slab != 0 && !swizzled) return TransformResult::refuse("only a swizzled buffer is stored in slabs");
   const Array* source = kernel.findParam(array);
   if (!source) return TransformResult::refuse(array + " is not an array parameter of the kernel");
   std::string bufferName = freshName(kernel, array + "_s");
@@ -232,9 +233,17 @@ TransformResult stage(const Kernel& kernel, const std::string& array, const std:
       Swizzle swizzle;
       if (gathered || buffer.extents.size() < 2)
         return {nullptr, "only a box of two or more dimensions is stored swizzled: its rows are what a swizzle permutes"};
-      if (std::string why = swizzleFor(buffer.extents.back() * scalarTypeBytes(buffer.type), swizzle); !why.empty())
+      if (slab != 0 && buffer.extents.size() != 2)
+        return {nullptr, "only a box of two dimensions is stored in slabs, not the " +
+                             std::to_string(buffer.extents.size()) + " of " + array + " at loop " + atLoop};
+      if (slab != 0 && buffer.extents.back() % slab != 0)
+        return {nullptr, "the rows of " + array + "'s box at loop " + atLoop + " hold " +
+                             std::to_string(buffer.extents.back()) + " elements, not whole slabs of " + std::to_string(slab)};
+      int64_t rowElements = slab != 0 ? slab : buffer.extents.back();
+      if (std::string why = swizzleFor(rowElements * scalarTypeBytes(buffer.type), swizzle); !why.empty())
         return {nullptr, "the buffer of " + array + " at loop " + atLoop + " cannot be swizzled: " + why};
       buffer.swizzled = true;
+      buffer.slab = slab;
     }
     int64_t rowElements = buffer.extents.back() + padding;
     int64_t bytes = buffer.elements() / buffer.extents.back() * rowElements * scalarTypeBytes(buffer.type);

@@ -71,7 +71,9 @@ TransformResult mapLoop(const Kernel& kernel, const std::string& loop, Mapping m
 // (Array::padding), against bank conflicts; not with `interleave`.
 // `swizzled` stores each row's 16-byte chunks swizzled (Array::swizzled, src/loop/swizzle.hpp)
 // instead, against the same conflicts without the padding's bytes: rows of a power of two of
-// chunks, at least two; neither padded nor interleaved.
+// chunks, at least two; neither padded nor interleaved. `slab` (with `swizzled`) cuts a 2-D
+// buffer's rows into slabs of that many columns stored one after another (Array::slab), each
+// slab's rows swizzled as rows of their own: a power of two of chunks, dividing the row.
 // `table` (gathers only) gives the offsets of the gather's dimension that `atLoop` moves (a
 // collapsed loop: a convolution's c*r*s) from a table (src/loop/gather_table.hpp), computed once
 // for the kernel, and each row's part of them and the bounds of its elements once before the
@@ -79,7 +81,7 @@ TransformResult mapLoop(const Kernel& kernel, const std::string& loop, Mapping m
 // or its table does not fit (constant memory, taps, offsets).
 TransformResult stage(const Kernel& kernel, const std::string& array, const std::string& atLoop,
                       bool transposed = false, int64_t interleave = 0, int64_t padding = 0, bool swizzled = false,
-                      bool table = false);
+                      int64_t slab = 0, bool table = false);
 
 // Scalar replacement of accumulators over a per-thread tile: the perfectly nested loops are
 // strip-mined by `factors` (the strip loops keep their block mapping: they are the threads),
@@ -127,6 +129,19 @@ TransformResult keepResident(const Kernel& kernel, int64_t blocks);
 // the register tile's other statements (initialisation, write-back) into the same tiles, done by
 // each lane on its elements. Each accumulator is summed in the same order as before.
 TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& shape);
+// The same on Hopper's warpgroup MMA (sm_90a): each iteration of the block loops becomes a
+// warpgroup of 4 warps (Kernel::warpGroupTiles), the register tile's rows a multiple of 64 and
+// its columns of `shape`'s N (a multiple of 64, at most 256), its accumulation tiles of 64 x N x
+// 16 (`shape` 64,N,16) each one wgmma.mma_async of half or bfloat16 operands that it reads from
+// shared buffers: A's rows 128 bytes of k, swizzled; B's rows of n swizzled in slabs of 64
+// columns (`stage B at k_o swizzle slabs 64`), or 64 columns in all. Its other statements go into
+// tiles of 64 x 8. `pending` (0 or 1) groups of wgmma stay in flight across iterations of the
+// asynchronously pipelined loop around it (Kernel::wgmmaPending), which keeps at least 2 +
+// pending buffers a stage. With `producer`, one more warpgroup of the block fills the stages
+// while the others multiply (Kernel::wgmmaProducer): the stages' buffers then each hold a strip
+// until the warpgroups that read it say they are done with it.
+TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& shape,
+                          int pending = kWgmmaPending, bool producer = false);
 // Runs the edges of `loops` apart on the GPU (Kernel::peeled, rule 7 of loop_tree.hpp): grid
 // loops, whose whole blocks then run without the guards only an edge needs, and uniform serial
 // loops outside the block loops (a reduction's strip loop), whose whole iterations run as a loop

@@ -14,13 +14,14 @@
 
 namespace cudaburg::testing {
 
-// examples/<example> at `sizes` (the nest, in `nest` where given) under `recipeText`, emitted;
-// nothing (and a test failure) when it does not parse, a step refuses or the emitter does.
-inline std::optional<CudaKernel> emittedKernel(const std::string& example, const std::map<std::string, int64_t>& sizes,
-                                               const std::string& recipeText, Kernel* nest = nullptr) {
+// What the emitter makes of examples/<example> at `sizes` (the nest, in `nest` where given) under
+// `recipeText`: the kernel or its refusal (and a test failure where the example does not parse or
+// a step refuses).
+inline EmitResult emitExample(const std::string& example, const std::map<std::string, int64_t>& sizes,
+                              const std::string& recipeText, Kernel* nest = nullptr) {
   auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/" + example);
   EXPECT_TRUE(file) << example;
-  if (!file) return std::nullopt;
+  if (!file) return {std::nullopt, "no example " + example};
   common::Diagnostics diags(*file);
   auto kernel = parseLoopFile(*file, diags, sizes);
   EXPECT_TRUE(kernel) << diags.str();
@@ -28,12 +29,18 @@ inline std::optional<CudaKernel> emittedKernel(const std::string& example, const
   common::Diagnostics recipeDiags(recipeFile);
   auto recipe = parseRecipe(recipeFile, recipeDiags);
   EXPECT_TRUE(recipe) << recipeDiags.str();
-  if (!kernel || !recipe) return std::nullopt;
+  if (!kernel || !recipe) return {std::nullopt, "the example or the recipe does not parse"};
   if (nest) *nest = *kernel;
   TransformResult t = applyRecipe(*kernel, *recipe);
   EXPECT_TRUE(t.ok()) << t.reason;
-  if (!t.ok()) return std::nullopt;
-  EmitResult e = emitKernel(*t.kernel);
+  if (!t.ok()) return {std::nullopt, t.reason};
+  return emitKernel(*t.kernel);
+}
+
+// The same kernel; nothing (and a test failure) when the emitter refuses it too.
+inline std::optional<CudaKernel> emittedKernel(const std::string& example, const std::map<std::string, int64_t>& sizes,
+                                               const std::string& recipeText, Kernel* nest = nullptr) {
+  EmitResult e = emitExample(example, sizes, recipeText, nest);
   EXPECT_TRUE(e.ok()) << e.refusal;
   return e.kernel;
 }

@@ -85,10 +85,27 @@ std::vector<std::string> nvrtcOptions(const CompileOptions& options, const std::
   return o;
 }
 
+namespace {
+
+// The target a kernel compiles for: the GPU's architecture, or the architecture-specific one
+// ("sm_90a") the kernel requires, which only that GPU runs; or why it cannot run there.
+std::string compileTarget(const CudaKernel& kernel, const std::string& arch, std::string& refusal) {
+  if (kernel.requiredArch.empty()) return arch;
+  std::string family = kernel.requiredArch.substr(0, kernel.requiredArch.size() - 1);  // "sm_90a" -> "sm_90"
+  if (arch != family)
+    refusal = "it uses " + kernel.requiredArch + "'s own instructions (wgmma), which only an " + family +
+              " GPU runs, not " + arch;
+  return kernel.requiredArch;
+}
+
+}  // namespace
+
 CompileResult compile(const CudaKernel& kernel, const CompileOptions& options) {
   CompileResult result;
+  const std::string target = compileTarget(kernel, options.arch, result.refusal);
+  if (!result.refusal.empty()) return result;
   std::string optionText;
-  for (const auto& o : nvrtcOptions(options, options.arch)) optionText += o + "\n";
+  for (const auto& o : nvrtcOptions(options, target)) optionText += o + "\n";
   if (options.keepPtx) optionText += "+ptx\n";
   CompileCache cache(options.cacheDir);
   std::string key = CompileCache::key(kernel.source, optionText, "nvrtc " + nvrtcVersionString());
@@ -102,7 +119,7 @@ CompileResult compile(const CudaKernel& kernel, const CompileOptions& options) {
     result.log = std::move(cached->log);
   } else {
     std::string name = kernel.entry + ".cu";
-    NvrtcOutput binary = runNvrtc(kernel.source, name, options, options.arch);
+    NvrtcOutput binary = runNvrtc(kernel.source, name, options, target);
     result.log = binary.log;
     if (!binary.ok) {
       result.errorLog = binary.log;
@@ -111,7 +128,7 @@ CompileResult compile(const CudaKernel& kernel, const CompileOptions& options) {
     }
     result.cubin = std::move(binary.cubin);
     if (options.keepPtx) {
-      NvrtcOutput ptx = runNvrtc(kernel.source, name, options, virtualTarget(options.arch));
+      NvrtcOutput ptx = runNvrtc(kernel.source, name, options, virtualTarget(target));
       if (!ptx.ok) {
         result.errorLog = ptx.log;
         result.refusal = "compilation to PTX failed: " + firstError(ptx.log);

@@ -225,6 +225,8 @@ std::vector<int64_t> declaredExtents(const Node& alloc, int copies, std::optiona
   else if (alloc.buffer.space == MemorySpace::Shared && isPermuted(alloc.layout) && !alloc.buffer.swizzled &&
            !extents.empty())
     extents.back() += 16 / scalarTypeBytes(emittedType(alloc.buffer, elementType));
+  if (alloc.buffer.space == MemorySpace::Shared && alloc.buffer.slab > 0 && extents.size() == 2)
+    extents = {extents[1] / alloc.buffer.slab, extents[0], alloc.buffer.slab};  // [column / slab][row][column % slab]
   if (copies > 1) extents.insert(extents.begin(), copies);
   return extents;
 }
@@ -250,7 +252,15 @@ LaunchPlanResult planLaunch(const Kernel& kernel, std::optional<ScalarType> elem
   PhaseChecker checker(kernel, plan, elementType);
   // In the naive mapping each thread runs one iteration: the body is inside its "block loops".
   checker.walk(*plan.phases, plan.gridRanges, plan.naive ? 7 : 0);
-  if (kernel.warpTiles) plan.block[0] *= 32;  // a warp an iteration of the block loops
+  if (kernel.warpTiles) plan.block[0] *= kernel.warpGroupTiles ? 128 : 32;  // a warp (group) an iteration of the block loops
+  if (kernel.wgmmaProducer) {  // one more warpgroup, the last along y, and a full and an empty barrier a buffer
+    if (plan.block[0] != 128 || plan.block[2] != 1) {
+      result.refusal = "a producer warpgroup takes a row of block.y: the warpgroups that multiply must be one along block.x";
+      return result;
+    }
+    plan.block[1] += 1;
+    plan.sharedBytes += 2 * 8 * kernel.asyncStages;
+  }
   checker.finish();
   if (!checker.refusal.empty()) {
     result.refusal = checker.refusal;

@@ -24,12 +24,6 @@ std::optional<Affine> dividedExactly(const Affine& a, int64_t d) {
   return q;
 }
 
-Access substituted(Access a, const std::map<std::string, Affine>& by) {
-  for (auto& s : a.subscripts)
-    for (const auto& [name, value] : by) s = s.substitute(name, value);
-  return a;
-}
-
 const char* kMmaHelpers =
     "\n// Tensor cores (sm_80 and later): D += A * B on a warp's fragments (PTX ISA layouts), and\n"
     "// ldmatrix loads of 8x8 tiles of 16-bit elements from shared memory, each lane giving a row.\n"
@@ -74,27 +68,40 @@ const char* kMmaHelpers =
 
 }  // namespace
 
-std::string KernelWriter::mmaHelpers() const { return usesMma_ ? kMmaHelpers : ""; }
+Access substituted(Access a, const std::map<std::string, Affine>& by) {
+  for (auto& s : a.subscripts)
+    for (const auto& [name, value] : by) s = s.substitute(name, value);
+  return a;
+}
+
+std::string KernelWriter::mmaHelpers() const { return (usesMma_ ? kMmaHelpers : "") + wgmmaHelpers(); }
 
 std::string KernelWriter::mmaPrologue() {
   std::string out;
+  // In warpgroup tiles an iteration of the block loops is 4 warps, 128 threads along x.
+  const int64_t unit = threadsPerTile();
+  std::string shift = unit == 128 ? "7" : "5";
   if (usedCoordinates_.count("warp_x"))
-    out += "  const int warp_x = " + std::string(plan_.block[0] > 32 ? "threadIdx.x >> 5" : "0") + ";\n";
+    out += "  const int warp_x = " + (plan_.block[0] > unit ? "threadIdx.x >> " + shift : std::string("0")) + ";\n";
   if (usedCoordinates_.count("warp_y"))
     out += "  const int warp_y = " + std::string(plan_.block[1] > 1 ? "threadIdx.y" : "0") + ";\n";
   if (usedCoordinates_.count("warp_z"))
     out += "  const int warp_z = " + std::string(plan_.block[2] > 1 ? "threadIdx.z" : "0") + ";\n";
   out += "  const int mma_lane = threadIdx.x & 31;\n";
   out += "  const int mma_g = mma_lane >> 2, mma_t = mma_lane & 3;  // a lane's group and place in it\n";
+  if (kernel_.warpGroupTiles) out += "  const int mma_w = (threadIdx.x >> 5) & 3;  // the warp's place in its warpgroup\n";
   return out;
 }
 
 void KernelWriter::declareFragments(const Array& buffer) {
-  if (buffer.extents.size() != 2 || buffer.extents[0] % 16 != 0 || buffer.extents[1] % 8 != 0)
-    return refuse("register buffer `" + buffer.name + "` is no warp tile of 16 x 8 accumulator fragments");
+  const int64_t rows = fragmentRows();
+  if (buffer.extents.size() != 2 || buffer.extents[0] % rows != 0 || buffer.extents[1] % 8 != 0)
+    return refuse("register buffer `" + buffer.name + "` is no " + (rows == 16 ? "warp" : "warpgroup") + " tile of " +
+                  std::to_string(rows) + " x 8 accumulator fragments");
   if (typeOf(buffer) != ScalarType::Float) return refuse("accumulator fragments hold float");
-  line("float " + buffer.name + "[" + std::to_string(buffer.extents[0] / 16) + "][" +
-       std::to_string(buffer.extents[1] / 8) + "][4];  // a warp's accumulator fragments, 4 elements a lane");
+  line("float " + buffer.name + "[" + std::to_string(buffer.extents[0] / rows) + "][" +
+       std::to_string(buffer.extents[1] / 8) + "][4];  // a " + (rows == 16 ? "warp" : "warpgroup") +
+       "'s accumulator fragments, 4 elements a lane" + (rows == 16 ? "" : " (its warp's 16 rows of each 64)"));
 }
 
 // The fragment of register buffer access `a` in the tile whose first element is (rowOrigin,
@@ -103,7 +110,7 @@ std::string KernelWriter::fragmentText(const Access& a, const std::string& i, co
                                        const std::string& j, const Affine& colOrigin, const Scope& scope) {
   Affine row = a.subscripts.at(0).substitute(i, rowOrigin), col = a.subscripts.at(1).substitute(j, colOrigin);
   for (const auto& [name, as] : scope.unrolledAs) row = row.substitute(name, as), col = col.substitute(name, as);
-  auto tileRow = dividedExactly(row, 16), tileCol = dividedExactly(col, 8);
+  auto tileRow = dividedExactly(row, fragmentRows()), tileCol = dividedExactly(col, 8);
   bool constant = tileRow && tileCol;
   for (const Affine* x : {&row, &col})
     for (const auto& [name, c] : x->terms) constant = constant && scope.compileTimeIndices.count(name);
@@ -125,7 +132,8 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
   inner.ranges.bind("mma_g", IndexRange{0, 7, 1});
   inner.ranges.bind("mma_t", IndexRange{0, 3, 1});
   inner.ranges.bind("mma_r", IndexRange{0, 3, 1});
-  inner.ranges.bindLoop(iLoop, scope.ranges.loopIndexRange(iLoop, 16));
+  inner.ranges.bind("mma_w", IndexRange{0, kernel_.warpGroupTiles ? 3 : 0, 1});
+  inner.ranges.bindLoop(iLoop, scope.ranges.loopIndexRange(iLoop, fragmentRows()));
   inner.ranges.bindLoop(jLoop, scope.ranges.loopIndexRange(jLoop, 8));
   auto isFragment = [&](const Access& a) {
     auto it = scope.arrays.find(a.array);
@@ -142,12 +150,15 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
         fragmentText(a, iLoop.index, iLoop.lower, jLoop.index, jLoop.lower, scope) + "[mma_r]";
   // The bounds that may cut the tile, proven or not with the element's place in it.
   inner.ranges.bind("mma_half", IndexRange{0, 1, 1});
-  Affine row = iLoop.lower + Affine::var("mma_g") + Affine::var("mma_half", 8);
+  // A warpgroup's warp w holds rows 16w to 16w + 15 of the 64 (the PTX ISA's wgmma D fragments).
+  Affine warpRows = kernel_.warpGroupTiles ? Affine::var("mma_w", 16) : Affine(0);
+  Affine row = iLoop.lower + warpRows + Affine::var("mma_g") + Affine::var("mma_half", 8);
   Affine col = jLoop.lower + Affine::var("mma_t", 2) + Affine::var("mma_half");
   std::vector<std::string> conds;
   for (const auto& [l, at] : {std::pair<const Node*, Affine>{&iLoop, row}, {&jLoop, col}})
     for (const Affine& u : l->upper)
       if (!inner.ranges.provesLess(at, u)) conds.push_back(l->index + " < " + affineText(u));
+  const std::string warpRowsText = kernel_.warpGroupTiles ? " + 16 * mma_w" : "";
   const Array* target = findArray(stmt.target.array, scope);
   // The fragment copied as it is into floats in global memory, no bound cutting the tile, each
   // pair of a lane's columns (elements 2p and 2p + 1) 8-byte aligned: one float2 store a pair.
@@ -161,7 +172,7 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
       line("#pragma unroll");
       open("for (int mma_p = 0; mma_p < 2; ++mma_p) {  // " + iLoop.index + ", " + jLoop.index +
            ": this lane's pairs of elements of the 16 x 8 tile, 8 bytes a store");
-      line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + " + mma_g + 8 * mma_p;");
+      line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + warpRowsText + " + mma_g + 8 * mma_p;");
       line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " + 2 * mma_t;");
       line("*reinterpret_cast<float2*>(&" + accessText(stmt.target, inner) + ") = make_float2(" + fragment +
            "[2 * mma_p], " + fragment + "[2 * mma_p + 1]);");
@@ -172,7 +183,7 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
   line("#pragma unroll");
   open("for (int mma_r = 0; mma_r < 4; ++mma_r) {  // " + iLoop.index + ", " + jLoop.index +
        ": this lane's elements of the 16 x 8 tile");
-  line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + " + mma_g + 8 * (mma_r >> 1);");
+  line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + warpRowsText + " + mma_g + 8 * (mma_r >> 1);");
   line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " + 2 * mma_t + (mma_r & 1);");
   // An implicit GEMM's rows (or columns) derive the indices they collapse: n, oh, ow of a pixel.
   std::vector<size_t> derivedRows = declareDerived(iLoop), derivedCols = declareDerived(jLoop);
@@ -315,6 +326,27 @@ void KernelWriter::emitMmaOperand(const Access& a, bool isA, const MmaTile& tile
   }
 }
 
+// The unrolled loop over tiles `loop` with its counter, `every` tiles a step: `loop`'s index
+// declared, known to the ranges of `inner`.
+void KernelWriter::openTileLoop(const Node& loop, int64_t trips, const Scope& scope, Scope& inner, int64_t every) {
+  std::string counter = loop.index + "_u";
+  Affine lower = loop.lower;
+  for (const auto& [name, as] : scope.unrolledAs) lower = lower.substitute(name, as);
+  inner.ranges.bind(counter, IndexRange{0, trips - every, every});
+  // Every tile runs, those past a bound too (their accumulators are never written back): the
+  // index ranges over all of them, and the operands' bounds guard what they read.
+  Node whole = loop;
+  whole.upper = {loop.lower + Affine(trips * loop.step)};
+  inner.ranges.bind(loop.index, scope.ranges.loopIndexRange(whole, trips));
+  inner.compileTimeIndices.insert(counter);
+  inner.unrolledAs[loop.index] = lower + Affine::var(counter, loop.step);
+  line("#pragma unroll");
+  open("for (int " + counter + " = 0; " + counter + " < " + std::to_string(trips) + "; " +
+       (every == 1 ? "++" + counter : counter + " += " + std::to_string(every)) + ") {");
+  line("const " + index_ + " " + loop.index + " = " + affineText(loop.lower) + " + " + std::to_string(loop.step) +
+       " * " + counter + ";");
+}
+
 // it { jt { i (mma) { j { k { R += A * B } } } } }: a warp's tile of mma instructions at one k
 // step. The A fragments of each row of tiles and the B fragments of each column are loaded once,
 // then every tile multiplies.
@@ -330,6 +362,7 @@ bool KernelWriter::emitMmaWarpTile(const Node& itLoop, const Scope& scope) {
   if (stmt.kind != NodeKind::Assign || stmt.value->kind != Expr::Kind::Binary ||
       stmt.value->args[0]->kind != Expr::Kind::Load || stmt.value->args[1]->kind != Expr::Kind::Load)
     return false;
+  if (kernel_.warpGroupTiles) return emitWgmmaTile(itLoop, scope), true;
   usesMma_ = true;
   coordinate("mma_lane");
   MmaTile tile{iLoop.index, jLoop.index, kLoop.index, &iLoop, &jLoop, &kLoop, 0};
@@ -355,40 +388,20 @@ bool KernelWriter::emitMmaWarpTile(const Node& itLoop, const Scope& scope) {
        ", the operands of each row and column of tiles loaded once");
   open("{");
   line("unsigned mma_a[" + rowsA + "][4], mma_b[" + colsB + " * 2];  // B: a tile's two registers after another's");
-  // The loop over tiles `loop` with its counter, `every` tiles a step: `loop`'s index declared,
-  // known to the ranges.
-  auto openTiles = [&](const Node& loop, int64_t trips, Scope& inner, int64_t every = 1) {
-    std::string counter = loop.index + "_u";
-    Affine lower = loop.lower;
-    for (const auto& [name, as] : scope.unrolledAs) lower = lower.substitute(name, as);
-    inner.ranges.bind(counter, IndexRange{0, trips - every, every});
-    // Every tile runs, those past a bound too (their accumulators are never written back): the
-    // index ranges over all of them, and the operands' bounds guard what they read.
-    Node whole = loop;
-    whole.upper = {loop.lower + Affine(trips * loop.step)};
-    inner.ranges.bind(loop.index, scope.ranges.loopIndexRange(whole, trips));
-    inner.compileTimeIndices.insert(counter);
-    inner.unrolledAs[loop.index] = lower + Affine::var(counter, loop.step);
-    line("#pragma unroll");
-    open("for (int " + counter + " = 0; " + counter + " < " + std::to_string(trips) + "; " +
-         (every == 1 ? "++" + counter : counter + " += " + std::to_string(every)) + ") {");
-    line("const " + index_ + " " + loop.index + " = " + affineText(loop.lower) + " + " + std::to_string(loop.step) +
-         " * " + counter + ";");
-  };
   Scope rowsScope = scope;
-  openTiles(itLoop, *itTrips, rowsScope);
+  openTileLoop(itLoop, *itTrips, scope, rowsScope);
   emitMmaOperand(*a, true, tile, Affine::var(itLoop.index), kLoop.lower, "mma_a[" + itLoop.index + "_u]", rowsScope);
   close();
   // B's tiles two at a time where there is an even number of them (ldmatrix.x4).
   Scope colsScope = scope;
   int bTiles = *jtTrips % 2 == 0 ? 2 : 1;
-  openTiles(jtLoop, *jtTrips, colsScope, bTiles);
+  openTileLoop(jtLoop, *jtTrips, scope, colsScope, bTiles);
   emitMmaOperand(*b, false, tile, Affine::var(jtLoop.index), kLoop.lower, "(mma_b + 2 * " + jtLoop.index + "_u)",
                  colsScope, bTiles);
   close();
   Scope both = scope;
-  openTiles(itLoop, *itTrips, both);
-  openTiles(jtLoop, *jtTrips, both);
+  openTileLoop(itLoop, *itTrips, scope, both);
+  openTileLoop(jtLoop, *jtTrips, scope, both);
   std::string fragment = fragmentText(stmt.target, tile.i, Affine::var(itLoop.index), tile.j, Affine::var(jtLoop.index), both);
   line(std::string(mma) + "(" + fragment + ", mma_a[" + itLoop.index + "_u], mma_b + 2 * " + jtLoop.index + "_u);");
   close();

@@ -229,14 +229,14 @@ void KernelWriter::storeItem(const StageCopy& c) {
 }
 
 int64_t KernelWriter::itemsPerThread(const StageCopy& c) const {
-  return (c.items + plan_.threads() - 1) / plan_.threads();
+  return (c.items + copyThreads() - 1) / copyThreads();
 }
 
 bool KernelWriter::openThreadItems(const StageCopy& c) {
-  int64_t threads = plan_.threads();
+  int64_t threads = copyThreads();
   line("#pragma unroll");
   open("for (int stage_r = 0; stage_r < " + std::to_string(itemsPerThread(c)) + "; ++stage_r) {");
-  line("const int stage_e = " + coordinate("thread_rank") + " + " + std::to_string(threads) + " * stage_r;");
+  line("const int stage_e = " + copyRank() + " + " + std::to_string(threads) + " * stage_r;");
   bool guarded = c.items % threads != 0;
   if (guarded) open("if (stage_e < " + std::to_string(c.items) + ") {");
   line(c.numberedPlaces + c.coords);
@@ -407,6 +407,9 @@ const Node* KernelWriter::prefetchedWork(const Node& loop, const PipelineParts& 
 void KernelWriter::emitAsyncCopies(const StageCopy& c, const std::string& source) {
   if (!c.sameType) return refuse("an asynchronous copy cannot convert " + source + "'s elements to the buffer's type");
   bool guarded = openThreadItems(c);
+  if (c.pieceBytes < 4 && producerCopies_)  // its barriers count cp.async copies only
+    return refuse("a producer warpgroup fills the stages by cp.async alone: " + source + "'s rows of " +
+                  "16-bit elements must come in pieces of at least 4 bytes");
   if (c.pieceBytes < 4) {
     // cp.async moves 4, 8 or 16 bytes: a gather of 16-bit elements that goes an element at a time
     // (channels not a multiple of the width, say) is copied by the threads themselves. The copy it
@@ -428,19 +431,18 @@ void KernelWriter::emitAsyncCopies(const StageCopy& c, const std::string& source
 // An asynchronously pipelined loop (rule 6 of loop_tree.hpp): Kernel::asyncStages copies of each
 // shared buffer; the first asyncStages - 1 iterations' stages are issued before the loop; each
 // iteration waits for its own, synchronises (which also frees the copy the previous iteration
-// used), issues the stages asyncStages - 1 iterations ahead into that copy, and works.
+// used), issues the stages asyncStages - 1 iterations ahead into that copy, and works. Around
+// wgmma (Kernel::warpGroupTiles), an iteration's wgmma are one group, of which the last
+// Kernel::wgmmaPending stay in flight into the next iteration: the copies then go that many
+// iterations less far ahead, into the copy the iteration before the previous one used.
 void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) {
   PipelineParts parts = pipelineParts(loop);
   auto trips = pipelineTrips(loop, parts, scope);
   if (!trips) return;
   usesAsyncCopies_ = true;
-  const int64_t buffers = kernel_.asyncStages, ahead = buffers - 1;
+  const int64_t buffers = kernel_.asyncStages;
   Scope inner = scope;
   for (const Node* b : parts.buffers) inner.arrays[b->buffer.name] = b->buffer;
-  line("// " + loop.index + " pipelined asynchronously: " + std::to_string(buffers) +
-       " copies of each buffer, the stages issued " + std::to_string(ahead) + " iterations ahead");
-  for (const Node* b : parts.buffers) declareShared(*b, buffers);
-  declareGatherCounters(loop, parts.stages, inner);
   // The stages of iteration `index + shift`, into the copy `slot`, where `iterations` of the
   // loop have such a later iteration.
   auto issue = [&](int64_t shift, const std::string& slot, int64_t iterations) {
@@ -455,6 +457,21 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
       advanceGatherCounters(c);
     }
   };
+  if (kernel_.wgmmaProducer) {
+    for (const Node* b : parts.buffers) declareShared(*b, buffers);
+    return emitProducerPipelinedLoop(loop, *trips, inner, [&](const std::string& slot) { issue(0, slot, *trips); });
+  }
+  // Around wgmma, the groups left in flight still read the buffers of the iterations before:
+  // the copies go that many iterations less far ahead.
+  const int64_t pending = kernel_.warpGroupTiles ? kernel_.wgmmaPending : 0;
+  const int64_t ahead = buffers - 1 - pending;
+  if (ahead < 1)
+    return refuse("an asynchronous pipeline of " + std::to_string(buffers) + " buffers a stage cannot keep " +
+                  std::to_string(pending) + " group of wgmma in flight");
+  line("// " + loop.index + " pipelined asynchronously: " + std::to_string(buffers) +
+       " copies of each buffer, the stages issued " + std::to_string(ahead) + " iterations ahead");
+  for (const Node* b : parts.buffers) declareShared(*b, buffers);
+  declareGatherCounters(loop, parts.stages, inner);
   for (int64_t s = 0; s < ahead; ++s) {
     if (s < *trips) {
       open("{");
@@ -469,6 +486,7 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
   emitIterations(loop, working, *trips, [&](const Scope& body, Iterations part) {
     line("const int stage_slot = (" + iterationText(loop) + ") % " + std::to_string(buffers) + ";");
     line("async_wait<" + std::to_string(ahead - 1) + ">();  // this iteration's stages have landed");
+    if (kernel_.warpGroupTiles) line("wgmma_proxy_fence();  // and are visible to wgmma's reads");
     line("__syncthreads();");
     if (*trips > ahead && part != Iterations::Last) {
       std::vector<std::string> conds = laterConditions(loop, ahead, body);
@@ -477,9 +495,78 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
       if (!conds.empty()) close();
     }
     line("async_commit();");
+    if (kernel_.warpGroupTiles) openWgmmaStrip();
     for (const auto& w : parts.work) emit(part == Iterations::Whole ? *dropImpliedBounds(w, loop) : *w, body);
+    if (kernel_.warpGroupTiles) closeWgmmaStrip();
   });
+  if (kernel_.warpGroupTiles) line("wgmma_wait<0>();  // every wgmma done: the accumulators may be read");
   dropGatherCounters(parts.stages);
+}
+
+// An asynchronously pipelined loop around wgmma whose stages a producer warpgroup (the last along
+// block.y) fills by itself while the others multiply (Kernel::wgmmaProducer). Each copy s of the
+// buffers has two barriers: full[s] completes as the producer's copies into it land (each
+// producer thread's cp.async arrive on it), empty[s] as every consumer thread is done with the
+// strip it held. Iteration t uses copy t % B in round t / B: the producer waits for empty[s] of
+// the round before, fills it and arrives; the consumers wait for full[s] of this round, multiply,
+// and, once their group of wgmma for the strip before is done, release that strip's copy.
+void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, const Scope& inner,
+                                             const std::function<void(const std::string& slot)>& issue) {
+  if (isPeeled(loop.index)) return refuse("a loop pipelined by a producer warpgroup runs whole, not peeled");
+  const int64_t buffers = kernel_.asyncStages, consumers = plan_.block[1] - 1;
+  const std::string b = std::to_string(buffers), it = iterationText(loop);
+  line("// " + loop.index + " pipelined by the producer warpgroup: " + b + " copies of each buffer, each filled once " +
+       "its readers are done with it");
+  declareBarriers(buffers);
+  open("if (" + coordinate("thread_rank") + " == 0) {");
+  line("#pragma unroll");
+  open("for (int s = 0; s < " + b + "; ++s) {");
+  line("mbarrier_init(&wgmma_full[s], 128);  // the producer's threads, as their copies land");
+  line("mbarrier_init(&wgmma_empty[s], " + std::to_string(128 * consumers) + ");  // every consumer thread");
+  close();
+  close();
+  line("__syncthreads();");
+  const std::string header = "for (" + index_ + " " + loop.index + " = " + affineText(loop.lower) + "; " +
+                             loopConditions(loop, inner) + "; " + loopStep(loop) + ") {";
+  const std::string slot = "const int stage_slot = (" + it + ") % " + b + ", stage_round = (" + it + ") / " + b + ";";
+  Scope body = inner;
+  body.ranges.bindLoop(loop, inner.ranges.loopIndexRange(loop, trips));
+  const PipelineParts parts = pipelineParts(loop);
+  for (const Node* n : parts.buffers) body.slots[n->buffer.name] = "stage_slot";
+  open("if (threadIdx.y == " + std::to_string(consumers) + ") {  // the producer warpgroup");
+  line("const int producer_rank = threadIdx.x;");
+  open(header);
+  line(slot);
+  line("if (stage_round > 0) mbarrier_wait(&wgmma_empty[stage_slot], (stage_round - 1) & 1);  // emptied");
+  producerCopies_ = true;
+  issue("stage_slot");
+  producerCopies_ = false;
+  line("async_arrive(&wgmma_full[stage_slot]);  // full[stage_slot] completes as they land");
+  close();
+  line("async_commit();");
+  line("async_wait<0>();  // the last copies landed before the producer's threads end");
+  --indent_;
+  declared_.pop_back();
+  line("} else {  // the warpgroups that multiply");
+  ++indent_;
+  declared_.emplace_back();
+  open(header);
+  line(slot);
+  line("mbarrier_wait(&wgmma_full[stage_slot], stage_round & 1);  // this strip has landed");
+  line("wgmma_proxy_fence();  // and is visible to wgmma's reads");
+  openWgmmaStrip();
+  inConsumers_ = true;
+  for (const auto& w : parts.work) emit(*w, body);
+  inConsumers_ = false;
+  closeWgmmaStrip();
+  if (kernel_.wgmmaPending == 0)
+    line("mbarrier_arrive(&wgmma_empty[stage_slot]);  // done with this strip");
+  else
+    line("if (" + it + " > 0) mbarrier_arrive(&wgmma_empty[(stage_slot + " + std::to_string(buffers - 1) + ") % " + b +
+         "]);  // done with the strip before");
+  close();
+  line("wgmma_wait<0>();  // every wgmma done: the accumulators may be read");
+  close();
 }
 
 }  // namespace cudaburg::emit_internal

@@ -11,6 +11,7 @@
 
 #include "src/cuda/emit/emit_winograd.hpp"
 #include "src/cuda/emit/kernel_writer.hpp"
+#include "src/cuda/emit/wgmma_descriptor.hpp"
 #include "src/loop/pipeline.hpp"
 #include "src/loop/swizzle.hpp"
 
@@ -155,8 +156,25 @@ std::string KernelWriter::accessText(const Access& a, const Scope& scope) {
     return text + "[" + c + " % " + std::to_string(n) + " / 4 * " + pieces + " + " + c + " / " + std::to_string(n) +
            " * 4 + " + c + " % 4]";
   }
+  if (array->slab > 0 && a.subscripts.size() == 2) {  // [column / slab][row][column % slab], swizzled
+    const Affine& row = a.subscripts[0];
+    const Affine& col = a.subscripts[1];
+    int shift = 0;
+    while ((int64_t{1} << shift) < array->slab) ++shift;
+    std::string slab, within;
+    if (col.isConstant()) {
+      slab = std::to_string(col.constant >> shift);
+      within = std::to_string(col.constant & (array->slab - 1));
+    } else {
+      std::string c = "(" + affineText(col) + ")";  // at least 0: shifts and masks divide
+      slab = c + " >> " + std::to_string(shift);
+      within = c + " & " + std::to_string(array->slab - 1);
+    }
+    std::string swizzled = swizzledColumn(row, within, *array, scope);
+    return text + "[" + slab + "][" + affineText(row) + "][" + (swizzled.empty() ? within : swizzled) + "]";
+  }
   if (array->swizzled && a.subscripts.size() >= 2) {
-    std::string column = swizzledColumn(a.subscripts[a.subscripts.size() - 2], a.subscripts.back(), *array, scope);
+    std::string column = swizzledColumn(a.subscripts[a.subscripts.size() - 2], affineText(a.subscripts.back()), *array, scope);
     if (!column.empty()) {
       for (size_t d = 0; d + 1 < a.subscripts.size(); ++d) text += "[" + affineText(a.subscripts[d]) + "]";
       return text + "[" + column + "]";
@@ -175,22 +193,23 @@ std::string KernelWriter::accessText(const Access& a, const Scope& scope) {
   return text;
 }
 
-// Where a swizzled buffer's row `row` stores its element `column` (src/loop/swizzle.hpp): the
+// Where a swizzled buffer's row `row` (a slab's row, in slabs) stores its element `column` (C text; src/loop/swizzle.hpp): the
 // column with its 16-byte chunk XORed with the row's mask. The mask reads the row's low 3 bits
 // only, so terms that move the row by multiples of 8 drop out (a warp's or a tile's first row),
 // and what is left is mostly the lane's place, which the compiler computes once. "" where the
 // emitted element type gives the rows no swizzle (they are then stored as they are).
-std::string KernelWriter::swizzledColumn(const Affine& row, const Affine& column, const Array& array,
+std::string KernelWriter::swizzledColumn(const Affine& row, const std::string& column, const Array& array,
                                          const Scope& scope) {
   int bytes = scalarTypeBytes(typeOf(array));
   Swizzle swizzle;
-  if (16 % bytes != 0 || !swizzleFor(array.extents.back() * bytes, swizzle).empty()) return "";
+  int64_t rowElements = array.slab > 0 ? array.slab : array.extents.back();
+  if (16 % bytes != 0 || !swizzleFor(rowElements * bytes, swizzle).empty()) return "";
   Affine low(((row.constant % 8) + 8) % 8);
   for (const auto& [name, coef] : row.terms)
     if (scope.ranges.multipleOf(Affine::var(name, coef)) % 8 != 0) low.terms[name] = ((coef % 8) + 8) % 8;
   int chunkShift = 0;
   for (int e = 16 / bytes; e > 1; e /= 2) ++chunkShift;
-  std::string col = affineText(column);
+  std::string col = column;
   if (col.find(' ') != std::string::npos) col = "(" + col + ")";
   if (low.isConstant()) {
     int64_t mask = swizzle.mask(low.constant) << chunkShift;
@@ -334,8 +353,10 @@ void KernelWriter::emitBlockLoop(const Node& loop, const Scope& scope) {
   inner.ranges.bindLoop(loop, scope.ranges.loopIndexRange(loop, trips.value_or(0)));
   // In warp tiles (rule 7 of loop_tree.hpp) an iteration is a warp: 32 threads along x.
   std::string unit = kernel_.warpTiles ? "warp_" : "thread_";
-  int64_t units = plan_.block[axis] / (kernel_.warpTiles && axis == 0 ? 32 : 1);
-  open("{  // " + loop.index + ": block." + kAxis[axis] + (kernel_.warpTiles ? ", a warp an iteration" : ""));
+  int64_t units = plan_.block[axis] / (kernel_.warpTiles && axis == 0 ? threadsPerTile() : 1);
+  if (inConsumers_ && axis == 1) --units;  // the producer warpgroup, the last along y, is elsewhere
+  std::string note = kernel_.warpGroupTiles ? ", a warpgroup an iteration" : kernel_.warpTiles ? ", a warp an iteration" : "";
+  open("{  // " + loop.index + ": block." + kAxis[axis] + note);
   size_t mark = body_.size();
   line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, coordinate(unit + kAxis[axis])) + ";");
   std::vector<size_t> derived = declareDerived(loop);
@@ -559,13 +580,31 @@ void KernelWriter::declareShared(const Node& alloc, int copies) {
     dims += "[" + std::to_string(extents[d]) + "]";
     if (d > 0) innerDims += "[" + std::to_string(extents[d]) + "]";
   }
+  // wgmma reads its operands in atoms of the 128-byte swizzle, which start on 1024-byte boundaries.
+  const int64_t align = kernel_.warpGroupTiles ? kWgmmaAtomBytes : 16;
   if (!plan_.dynamicShared) {
-    line("__shared__ __align__(16) " + type + " " + buffer.name + dims + ";");
+    line("__shared__ __align__(" + std::to_string(align) + ") " + type + " " + buffer.name + dims + ";");
   } else {
+    if (dynamicOffset_ % align != 0)
+      return refuse("shared buffer `" + buffer.name + "` would start at byte " + std::to_string(dynamicOffset_) +
+                    ", not on a " + std::to_string(align) + "-byte boundary as wgmma reads it");
     std::string pointer = innerDims.empty() ? type + "* " + buffer.name : type + " (*" + buffer.name + ")" + innerDims;
     std::string cast = innerDims.empty() ? type + "*" : type + " (*)" + innerDims;
     line(pointer + " = reinterpret_cast<" + cast + ">(shared_memory + " + std::to_string(dynamicOffset_) + ");");
     dynamicOffset_ += declaredBytes(alloc, copies, elementType_);
+  }
+}
+
+void KernelWriter::declareBarriers(int64_t buffers) {
+  const std::string b = std::to_string(buffers);
+  if (!plan_.dynamicShared) {
+    line("__shared__ __align__(8) unsigned long long wgmma_full[" + b + "], wgmma_empty[" + b + "];");
+    return;
+  }
+  for (const char* name : {"wgmma_full", "wgmma_empty"}) {
+    line(std::string("unsigned long long* ") + name + " = reinterpret_cast<unsigned long long*>(shared_memory + " +
+         std::to_string(dynamicOffset_) + ");");
+    dynamicOffset_ += 8 * buffers;
   }
 }
 
@@ -694,7 +733,9 @@ std::string KernelWriter::prologue() {
     out += "  const int thread_rank = thread_x + " + std::to_string(plan_.block[0]) + " * (thread_y + " +
            std::to_string(plan_.block[1]) + " * thread_z);\n";
   if (kernel_.warpTiles) out += mmaPrologue();
-  if (plan_.dynamicShared) out += "  extern __shared__ __align__(16) unsigned char shared_memory[];\n";
+  if (plan_.dynamicShared)
+    out += "  extern __shared__ __align__(" + std::to_string(kernel_.warpGroupTiles ? kWgmmaAtomBytes : 16) +
+           ") unsigned char shared_memory[];\n";
   return out;
 }
 
@@ -782,6 +823,7 @@ EmitResult KernelWriter::write() {
   out.sharedBytes = static_cast<size_t>(plan_.sharedBytes);
   out.dynamicSharedBytes = plan_.dynamicShared ? out.sharedBytes : 0;
   out.needsSharedMemoryAttribute = plan_.dynamicShared;
+  if (!wgmmaShapes_.empty()) out.requiredArch = "sm_90a";  // wgmma: Hopper's architecture-specific features
   out.recipe = options_.recipe;
   out.zeroFirst = kernel_.zeroFirst;
   out.elementType = elementType_.value_or(ScalarType::Float);

@@ -32,6 +32,9 @@ struct CudaKernel {
   // The least relative error verification allows it (0: the nest's rounding bound alone): a
   // Winograd kernel's transforms lose digits (WinogradTiling::errorBound).
   double minTolerance = 0;
+  // The one architecture the kernel runs on where it uses that architecture's own features
+  // ("sm_90a": wgmma), compiled for it; empty where any of the compile target's family does.
+  std::string requiredArch;
 
   unsigned threads() const { return block[0] * block[1] * block[2]; }
   unsigned long long blocks() const { return 1ull * grid[0] * grid[1] * grid[2]; }

@@ -135,6 +135,9 @@ struct GatherRows {
   int width = 1;      // elements an item: every copy of the buffer takes this many
 };
 
+// `a` with the indices of `by` replaced by their values.
+Access substituted(Access a, const std::map<std::string, Affine>& by);
+
 // The loops of one tensor-core tile: i (Mma) { j { k { R += A * B } } }.
 struct MmaTile {
   std::string i, j, k;
@@ -290,6 +293,10 @@ class KernelWriter {
   // After a copy that read counters: moves them on to the next strip.
   void advanceGatherCounters(const StageCopy& c);
   void emitStageRegisters(const StageCopy& c, const std::string& regs, bool load);
+  // The threads that share a stage's asynchronous copies: the block's, or its producer warpgroup's
+  // while the producer's part of a pipelined loop is written.
+  std::string copyRank() { return producerCopies_ ? "producer_rank" : coordinate("thread_rank"); }
+  int64_t copyThreads() const { return producerCopies_ ? 128 : plan_.threads(); }
   // The loop over the items a thread takes of a stage, with their places declared (guarded
   // where the threads outnumber the last round's items: says if it is); closeThreadItems ends it.
   int64_t itemsPerThread(const StageCopy& c) const;
@@ -316,6 +323,31 @@ class KernelWriter {
                       const std::string& regs, const Scope& scope, int tiles = 1);
   // Writes `itLoop { jtLoop { mma tile } }` as a warp's tile and says so; false when it is not one.
   bool emitMmaWarpTile(const Node& itLoop, const Scope& scope);
+  // The unrolled loop over tiles `loop` (emit_mma.cpp), its index known to `inner`'s ranges.
+  void openTileLoop(const Node& loop, int64_t trips, const Scope& scope, Scope& inner, int64_t every = 1);
+  // Threads an iteration of the block loops runs on (a warp, or a warpgroup), and the rows of the
+  // tiles their accumulator fragments come in.
+  int64_t threadsPerTile() const { return kernel_.warpGroupTiles ? 128 : 32; }
+  int64_t fragmentRows() const { return kernel_.warpGroupTiles ? 64 : 16; }
+
+  // Warpgroup MMA (emit_wgmma.cpp): the tiles of a kernel the wgmma step made.
+  std::string wgmmaHelpers() const;
+  // `itLoop { jtLoop { i (mma) { j { k { R += A * B } } } } }`: a warpgroup's wgmma instructions.
+  void emitWgmmaTile(const Node& itLoop, const Scope& scope);
+  // The descriptor of operand `a` (A, or B) at the tile whose loops i, j and k start where
+  // `origin` says, as C.
+  std::string wgmmaDescriptorText(const Access& a, bool isA, const std::map<std::string, Affine>& origin,
+                                  const Scope& scope);
+  // In a pipelined loop around wgmma: the lines before and after an iteration's work.
+  void openWgmmaStrip();
+  void closeWgmmaStrip();
+  // An asynchronously pipelined loop whose stages a producer warpgroup fills while the others
+  // multiply (Kernel::wgmmaProducer; emit_stage.cpp). `issue` writes the copies of the current
+  // iteration's strip into the buffers' copy `slot`.
+  void emitProducerPipelinedLoop(const Node& loop, int64_t trips, const Scope& inner,
+                                 const std::function<void(const std::string& slot)>& issue);
+  // The full and empty barriers of `buffers` copies (wgmma_full, wgmma_empty), in shared memory.
+  void declareBarriers(int64_t buffers);
   // Opens `if (guards) {` when some upper bound of `loop` is not proven for `lastIndex`; says if it did.
   bool openGuard(const Node& loop, const Affine& lastIndex, const Scope& scope);
 
@@ -339,7 +371,7 @@ class KernelWriter {
   // Expressions.
   std::string accessText(const Access& a, const Scope& scope);
   // Where swizzled `array` stores element `column` of row `row` (emitter.cpp), "" when unswizzled.
-  std::string swizzledColumn(const Affine& row, const Affine& column, const Array& array, const Scope& scope);
+  std::string swizzledColumn(const Affine& row, const std::string& column, const Array& array, const Scope& scope);
   std::vector<std::string> outsideConditions(const Access& a, const Array& array, const Scope& scope);
   std::string loadText(const Access& a, ScalarType want, const Scope& scope);
   std::string exprText(const Expr& e, ScalarType type, const Scope& scope, bool top = false);
@@ -371,6 +403,9 @@ class KernelWriter {
   bool usesBfloat16_ = false;
   bool usesTf32_ = false;  // reads of tf32 arrays, rounded by tf32_round()
   bool usesMma_ = false;   // mma.sync and ldmatrix helpers
+  std::set<std::pair<int64_t, ScalarType>> wgmmaShapes_;  // the N and operand type of each wgmma used
+  bool producerCopies_ = false;  // the producer warpgroup's copies are being written
+  bool inConsumers_ = false;     // the part of a pipelined loop only the warpgroups that multiply run
   bool inMmaTile_ = false;
   bool usesAsyncCopies_ = false;
   std::map<std::string, GatherCounters> gatherCounters_;  // by buffer

@@ -1,0 +1,173 @@
+// Warpgroup MMA (Hopper, sm_90a): the part of the CUDA emitter's writer (kernel_writer.hpp) that
+// writes the accumulation tiles of a kernel the wgmma step made (Kernel::warpGroupTiles). Each is
+// one wgmma.mma_async.sync.aligned.m64nNk16.f32 of the warpgroup, A read K-major and B N-major
+// (imm-trans-b 1) from swizzled shared buffers through matrix descriptors
+// (wgmma_descriptor.hpp); its accumulators are the warpgroup's fragments, float C_r[M/64][N/8][4],
+// in the layout of the PTX ISA's wgmma D: warp w of the group holds rows 16w to 16w + 15 of each
+// 64, element 4q + r of a lane at row 16w + lane/4 + 8(r/2), column 8q + 2(lane%4) + r%2: the
+// layout of mma.sync's C, which the rest of the warp-tile writer (emit_mma.cpp) then reads and
+// writes. The pipelined loop around the tiles fences, commits and waits (emit_stage.cpp).
+#include <cstdio>
+
+#include "src/cuda/emit/kernel_writer.hpp"
+#include "src/cuda/emit/wgmma_descriptor.hpp"
+
+namespace cudaburg::emit_internal {
+
+namespace {
+
+const char* kWgmmaHelpers = R"(
+// Warpgroup MMA (sm_90a). A matrix descriptor: `layout` (offsets and swizzle mode) with the start
+// address of the operand's tile in shared memory; the fences, commits and waits of wgmma groups.
+__device__ __forceinline__ unsigned long long wgmma_descriptor(unsigned long long layout, const void* start) {
+  const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(start));
+  return layout | ((at & 0x3FFFF) >> 4);
+}
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int Pending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" :: "n"(Pending) : "memory");
+}
+// The thread's writes to shared memory (its landed cp.async copies) made visible to the async
+// proxy, through which wgmma reads its operands.
+__device__ __forceinline__ void wgmma_proxy_fence() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+)";
+
+const char* kBarrierHelpers = R"(
+// The barriers of a pipeline filled by a producer warpgroup (mbarriers in shared memory): set up
+// with the arrivals that complete each phase; a thread's arrival; its cp.async copies' arrival,
+// once they land; a wait for the phase of the given parity to complete.
+__device__ __forceinline__ unsigned shared_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+__device__ __forceinline__ void mbarrier_init(unsigned long long* barrier, unsigned arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" :: "r"(shared_address(barrier)), "r"(arrivals) : "memory");
+}
+__device__ __forceinline__ void mbarrier_arrive(unsigned long long* barrier) {
+  asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared::cta.b64 state, [%0];\n}\n" :: "r"(shared_address(barrier)) : "memory");
+}
+__device__ __forceinline__ void async_arrive(unsigned long long* barrier) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" :: "r"(shared_address(barrier)) : "memory");
+}
+__device__ __forceinline__ void mbarrier_wait(unsigned long long* barrier, unsigned parity) {
+  unsigned done = 0;
+  while (!done)
+    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(done) : "r"(shared_address(barrier)), "r"(parity) : "memory");
+}
+)";
+
+std::string operandType(ScalarType t) { return t == ScalarType::Half ? "f16" : "bf16"; }
+
+std::string instructionName(int64_t n, ScalarType t) {
+  return "wgmma_m64n" + std::to_string(n) + "k16_" + operandType(t);
+}
+
+// D (n/2 floats a lane) += A * B, A K-major and B N-major (transposed), both by descriptor.
+std::string instructionHelper(int64_t n, ScalarType t) {
+  const int64_t regs = n / 2;
+  std::string list, outs;
+  for (int64_t r = 0; r < regs; ++r) {
+    list += (r ? ", %" : "%") + std::to_string(r);
+    outs += std::string(r == 0 ? "" : r % 8 == 0 ? ",\n                 " : ", ") + "\"+f\"(d[" + std::to_string(r) + "])";
+  }
+  std::string type = operandType(t);
+  return "__device__ __forceinline__ void " + instructionName(n, t) +
+         "(float* d, unsigned long long a, unsigned long long b) {\n"
+         "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(regs + 2) + ", 0;\\n\"\n"
+         "               \"wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + type + "." + type +
+         " {" + list + "}, %" + std::to_string(regs) + ", %" + std::to_string(regs + 1) +
+         ", p, 1, 1, 0, 1;\\n}\\n\"\n"
+         "               : " + outs + "\n"
+         "               : \"l\"(a), \"l\"(b), \"r\"(1) : \"memory\");\n"
+         "}\n";
+}
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%016llxull", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+}  // namespace
+
+std::string KernelWriter::wgmmaHelpers() const {
+  if (!kernel_.warpGroupTiles) return "";
+  std::string out = kWgmmaHelpers;
+  if (kernel_.wgmmaProducer) out += kBarrierHelpers;
+  out += "// D += A * B on a warpgroup's fragments: A (64 x 16, K-major) and B (16 x N, N-major) by descriptor.\n";
+  for (const auto& [n, t] : wgmmaShapes_) out += instructionHelper(n, t);
+  return out;
+}
+
+void KernelWriter::openWgmmaStrip() {
+  line("wgmma_fence();  // the accumulators are ready for this strip's wgmma");
+}
+
+void KernelWriter::closeWgmmaStrip() {
+  line("wgmma_commit();  // this strip's wgmma: one group");
+  line("wgmma_wait<" + std::to_string(kernel_.wgmmaPending) + ">();  // " +
+       (kernel_.wgmmaPending == 0 ? "all done" : "all but this strip's group done"));
+}
+
+std::string KernelWriter::wgmmaDescriptorText(const Access& a, bool isA, const std::map<std::string, Affine>& origin,
+                                              const Scope& scope) {
+  const Array* array = findArray(a.array, scope);
+  if (!array) return "?";
+  Access first = substituted(a, origin);
+  if (first.subscripts.size() != 2) return refuse("wgmma operand `" + a.str() + "` is no 2-D buffer"), "?";
+  Affine row = first.subscripts[0], col = first.subscripts[1];
+  for (const auto& [name, as] : scope.unrolledAs) row = row.substitute(name, as), col = col.substitute(name, as);
+  const int64_t bytes = scalarTypeBytes(typeOf(*array)), rowElements = kWgmmaSwizzleBytes / bytes;
+  // The tile starts on a swizzle atom's first row; along the row, at a k step (A: 16 elements,
+  // 32 bytes) or on a slab (B).
+  if (scope.ranges.multipleOf(row) % 8 != 0 || scope.ranges.multipleOf(col) % (isA ? 16 : rowElements) != 0)
+    return refuse("wgmma operand `" + a.str() + "` at its tile starts at row " + affineText(row) + ", column " +
+                  affineText(col) + ": not on a swizzle atom"), "?";
+  // Bytes from the buffer's start: A's rows one after another; B's slabs of `rowElements`
+  // columns, each its rows of k.
+  const int64_t slabBytes = array->extents[0] * kWgmmaSwizzleBytes;
+  Affine offset = isA ? row * kWgmmaSwizzleBytes + col * bytes : col * (slabBytes / rowElements) + row * kWgmmaSwizzleBytes;
+  WgmmaOffsets o = isA ? wgmmaKMajorOffsets() : wgmmaMnMajorOffsets(static_cast<uint64_t>(slabBytes));
+  Access start{a.array, {Affine(0), Affine(0)}};
+  return "wgmma_descriptor(" + hex(wgmmaDescriptor(0, o.leadingBytes, o.strideBytes)) +
+         ", reinterpret_cast<const char*>(&" + accessText(start, scope) + ") + " + affineText(offset) + ")";
+}
+
+void KernelWriter::emitWgmmaTile(const Node& itLoop, const Scope& scope) {
+  const Node& jtLoop = *itLoop.body();
+  const Node& iLoop = *jtLoop.body();
+  const Node& jLoop = *iLoop.body();
+  const Node& kLoop = *jLoop.body();
+  const Node& stmt = *kLoop.body();
+  auto itTrips = scope.ranges.maxTripCount(itLoop), jtTrips = scope.ranges.maxTripCount(jtLoop);
+  auto nTrips = scope.ranges.maxTripCount(jLoop), kTrips = scope.ranges.maxTripCount(kLoop);
+  if (!itTrips || !jtTrips || !nTrips || !kTrips) return refuse("a wgmma tile without constant trip counts");
+  const Access* a = &stmt.value->args[0]->load;
+  const Access* b = &stmt.value->args[1]->load;
+  if (a->subscripts.size() != 2 || !a->subscripts[0].uses(iLoop.index)) std::swap(a, b);
+  const Array* aArray = findArray(a->array, scope);
+  const Array* bArray = findArray(b->array, scope);
+  if (!aArray || !bArray) return;
+  ScalarType t = typeOf(*aArray);
+  if ((t != ScalarType::Half && t != ScalarType::BFloat16) || typeOf(*bArray) != t)
+    return refuse(std::string("wgmma multiplies half or bfloat16 operands here, not ") + scalarTypeName(t));
+  if (*kTrips != 16 || *nTrips % 64 != 0 || *nTrips > 256)
+    return refuse("a wgmma tile of " + std::to_string(*nTrips) + " columns and " + std::to_string(*kTrips) +
+                  " of k: wgmma here is m64nNk16, N a multiple of 64 up to 256");
+  wgmmaShapes_.insert({*nTrips, t});
+  line("// " + itLoop.index + ", " + jtLoop.index + ": the warpgroup's " + std::to_string(*itTrips) + " x " +
+       std::to_string(*jtTrips) + " tiles of " + instructionName(*nTrips, t) + ", both operands read from shared memory");
+  Scope both = scope;
+  openTileLoop(itLoop, *itTrips, scope, both);
+  openTileLoop(jtLoop, *jtTrips, scope, both);
+  std::map<std::string, Affine> origin = {
+      {iLoop.index, Affine::var(itLoop.index)}, {jLoop.index, Affine::var(jtLoop.index)}, {kLoop.index, kLoop.lower}};
+  std::string fragment =
+      fragmentText(stmt.target, iLoop.index, Affine::var(itLoop.index), jLoop.index, Affine::var(jtLoop.index), both);
+  std::string da = wgmmaDescriptorText(*a, true, origin, both), db = wgmmaDescriptorText(*b, false, origin, both);
+  line(instructionName(*nTrips, t) + "(" + fragment + ", " + da + ", " + db + ");");
+  close();
+  close();
+}
+
+}  // namespace cudaburg::emit_internal

@@ -1,0 +1,77 @@
+// wgmma kernels compile with NVRTC for sm_90a, the architecture-specific target that wgmma needs,
+// when the GPU is an sm_90, and are refused for any other: the half and bfloat16 products of the
+// wgmma recipes keep everything in registers (no local memory) and hold the instructions asked for.
+#include <gtest/gtest.h>
+
+#include "src/cuda/compile/compiler.hpp"
+#include "tests/cuda/emitted_example.hpp"
+
+namespace cudaburg {
+namespace {
+
+std::string wgmmaRecipe(const std::string& block, const std::string& group, int64_t n, int buffers,
+                        const std::string& options = "") {
+  return "tile i,j " + block + "; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j " + group +
+         "; strip k 64; stage A at k_o swizzle; stage B at k_o swizzle slabs 64; map k_o async " +
+         std::to_string(buffers) + "; unroll k 64; wgmma i,j,k 64," + std::to_string(n) + ",16" + options + "; raster 8";
+}
+
+TEST(CompileWgmma, ProductsCompileForSm90aWithoutLocalMemory) {
+  struct Case {
+    const char* example;
+    int64_t size;
+    std::string recipe;
+    const char* instruction;
+  };
+  for (const Case& c : {Case{"hgemm.loop", 4096, wgmmaRecipe("128,256", "64,256", 256, 4), "m64n256k16.f32.f16.f16"},
+                        Case{"bf16gemm.loop", 4096, wgmmaRecipe("256,128", "128,128", 128, 4), "m64n128k16.f32.bf16.bf16"},
+                        Case{"hgemm.loop", 1000, wgmmaRecipe("128,128", "64,128", 128, 3), "m64n128k16.f32.f16.f16"},
+                        Case{"hgemm.loop", 4096, wgmmaRecipe("128,256", "64,256", 256, 4, " producer"),
+                             "m64n256k16.f32.f16.f16"},
+                        Case{"bf16gemm.loop", 1000, wgmmaRecipe("256,128", "128,128", 128, 3, " producer"),
+                             "m64n128k16.f32.bf16.bf16"}}) {
+    SCOPED_TRACE(std::string(c.example) + " " + std::to_string(c.size) + " under " + c.recipe);
+    auto k = testing::emittedKernel(c.example, {{"M", c.size}, {"N", c.size}, {"K", c.size}}, c.recipe);
+    ASSERT_TRUE(k);
+    CompileOptions options;
+    options.arch = "sm_90";
+    options.keepPtx = true;
+    options.useCache = false;
+    CompileResult r = compile(*k, options);
+    ASSERT_TRUE(r.compiled) << r.errorLog;
+    EXPECT_TRUE(r.ok) << r.refusal;
+    EXPECT_NE(r.log.find("sm_90a"), std::string::npos) << r.log;  // ptxas compiled for the specific target
+    EXPECT_NE(r.ptx.find(".target sm_90a"), std::string::npos);
+    EXPECT_NE(r.ptx.find(std::string("wgmma.mma_async.sync.aligned.") + c.instruction), std::string::npos);
+    for (const char* op : {"wgmma.fence.sync.aligned", "wgmma.commit_group.sync.aligned", "wgmma.wait_group.sync.aligned",
+                           "fence.proxy.async.shared::cta", "cp.async.cg.shared.global"})
+      EXPECT_NE(r.ptx.find(op), std::string::npos) << op;
+    if (c.recipe.find("producer") != std::string::npos)
+      for (const char* op : {"mbarrier.init.shared::cta.b64", "mbarrier.try_wait.parity.shared::cta.b64",
+                             "mbarrier.arrive.shared::cta.b64", "cp.async.mbarrier.arrive.noinc.shared::cta.b64"})
+        EXPECT_NE(r.ptx.find(op), std::string::npos) << op;
+    EXPECT_EQ(r.resources.stackFrameBytes, 0) << r.log;
+    EXPECT_FALSE(r.resources.spills()) << r.log;
+    EXPECT_EQ(r.ptx.find(".local"), std::string::npos);
+    // ptxas would say so where it had to serialize the wgmma (accumulators touched in flight).
+    EXPECT_EQ(r.log.find("serializ"), std::string::npos) << r.log;
+  }
+}
+
+TEST(CompileWgmma, RefusedForAnyOtherGpu) {
+  auto k = testing::emittedKernel("hgemm.loop", {{"M", 256}, {"N", 256}, {"K", 256}},
+                                  wgmmaRecipe("128,128", "64,128", 128, 4));
+  ASSERT_TRUE(k);
+  for (const char* arch : {"sm_80", "sm_89", "sm_100"}) {
+    CompileOptions options;
+    options.arch = arch;
+    options.useCache = false;
+    CompileResult r = compile(*k, options);
+    EXPECT_FALSE(r.ok) << arch;
+    EXPECT_FALSE(r.compiled) << arch;
+    EXPECT_NE(r.refusal.find("only an sm_90 GPU runs, not " + std::string(arch)), std::string::npos) << r.refusal;
+  }
+}
+
+}  // namespace
+}  // namespace cudaburg

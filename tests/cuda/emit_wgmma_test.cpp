@@ -1,0 +1,179 @@
+// wgmma in the emitted kernel: the matrix descriptors' fields for the layouts the stages store
+// (worked out by hand from the PTX ISA's "Matrix Descriptor Format"), and the kernel a wgmma
+// recipe becomes: warpgroups, 1024-byte aligned stages, B in slabs, fences, commits and waits.
+#include <gtest/gtest.h>
+
+#include "src/cuda/emit/wgmma_descriptor.hpp"
+#include "src/loop/swizzle.hpp"
+#include "tests/cuda/emitted_example.hpp"
+
+namespace cudaburg {
+namespace {
+
+TEST(WgmmaDescriptor, FieldsOfTheSwizzledLayouts) {
+  // A (K-major) at shared address 0x400: start 0x400 >> 4 = 0x40 (bits 0-13), leading offset 16
+  // bytes (unused with a swizzle, "assumed 1": 1 at bit 16), stride offset 1024 bytes between
+  // 8-row groups (64 at bit 32), 128-byte swizzle (1 at bit 62).
+  WgmmaOffsets a = wgmmaKMajorOffsets();
+  EXPECT_EQ(wgmmaDescriptor(0x400, a.leadingBytes, a.strideBytes), 0x4000004000010040ull);
+  // B (N-major) in slabs of 64 columns over a strip of 64 k: slabs 64 x 128 = 8192 bytes apart
+  // (0x200 at bit 16), 8-row groups of k 1024 bytes apart; at 0x10800: start 0x1080.
+  WgmmaOffsets b = wgmmaMnMajorOffsets(64 * 128);
+  EXPECT_EQ(wgmmaDescriptor(0x10800, b.leadingBytes, b.strideBytes), 0x4000004002001080ull);
+  // Addresses are taken modulo 2^18 and lose their low 4 bits.
+  EXPECT_EQ(wgmmaDescriptor(0x40000 + 0x400 + 0xF, a.leadingBytes, a.strideBytes), 0x4000004000010040ull);
+  // The fields one at a time.
+  EXPECT_EQ(wgmmaDescriptor(0, 0, 0), 1ull << 62);
+  EXPECT_EQ(wgmmaDescriptor(0x3FFF0, 0, 0) & 0x3FFF, 0x3FFFull);
+  EXPECT_EQ(wgmmaDescriptor(0, 0x3FFF0, 0) >> 16 & 0x3FFF, 0x3FFFull);
+  EXPECT_EQ(wgmmaDescriptor(0, 0, 0x3FFF0) >> 32 & 0x3FFF, 0x3FFFull);
+}
+
+// Where the hardware reads element (row, col) of an operand tile through a descriptor of the
+// 128-byte swizzle, per the ISA's canonical layouts: the unswizzled byte address, then the
+// swizzle on the address itself (its bits 4-6, the 16-byte chunk, XORed with bits 7-9).
+uint64_t canonicalAddress(uint64_t desc, bool kMajor, int64_t row, int64_t col) {
+  uint64_t start = (desc & 0x3FFF) << 4, leading = (desc >> 16 & 0x3FFF) << 4, stride = (desc >> 32 & 0x3FFF) << 4;
+  uint64_t a = kMajor ? start + (row / 8) * stride + (row % 8) * 128 + col * 2  // A: row m, col k
+                      : start + (col / 64) * leading + (row / 8) * stride + (row % 8) * 128 + (col % 64) * 2;  // B: row k, col n
+  return a ^ ((a >> 7 & 7) << 4);
+}
+
+// Where the stages store element (row, col) of a buffer of `rows` rows (src/loop/swizzle.hpp; in
+// slabs of 64 columns where `slabs`) that starts at `base`.
+uint64_t storedAddress(uint64_t base, bool slabs, int64_t rows, int64_t row, int64_t col) {
+  Swizzle swizzle;
+  EXPECT_EQ(swizzleFor(128, swizzle), "");
+  int64_t slab = slabs ? col / 64 : 0, within = slabs ? col % 64 : col;
+  return base + slab * rows * 128 + row * 128 + swizzle.chunkAt(row, within / 8) * 16 + within % 8 * 2;
+}
+
+// Every element each wgmma of a strip reads is the one the stage stored there: A (128 rows of 64
+// k) by its 64-row tiles and k steps, B (64 k by 256 n in slabs) by its k steps and 128-column
+// tiles, at 1024-aligned buffers, with the descriptors the emitter computes (start address as in
+// the emitted offsets: A 128 bytes a row and 32 a k step; B a slab's bytes a 64 columns and 2048
+// a k step).
+TEST(WgmmaDescriptor, ReadsWhatTheSwizzledStagesStore) {
+  const uint64_t aBase = 0x8000, bBase = 0x10000;
+  WgmmaOffsets a = wgmmaKMajorOffsets(), b = wgmmaMnMajorOffsets(64 * 128);
+  for (int64_t tile = 0; tile < 2; ++tile)
+    for (int64_t step = 0; step < 4; ++step) {
+      uint64_t desc = wgmmaDescriptor(aBase + 128 * 64 * tile + 32 * step, a.leadingBytes, a.strideBytes);
+      for (int64_t m = 0; m < 64; ++m)
+        for (int64_t k = 0; k < 16; ++k)
+          ASSERT_EQ(canonicalAddress(desc, true, m, k), storedAddress(aBase, false, 128, 64 * tile + m, 16 * step + k))
+              << "A tile " << tile << " step " << step << " m " << m << " k " << k;
+    }
+  for (int64_t tile = 0; tile < 2; ++tile)
+    for (int64_t step = 0; step < 4; ++step) {
+      uint64_t desc = wgmmaDescriptor(bBase + 2 * 64 * 128 * tile + 2048 * step, b.leadingBytes, b.strideBytes);
+      for (int64_t k = 0; k < 16; ++k)
+        for (int64_t n = 0; n < 128; ++n)
+          ASSERT_EQ(canonicalAddress(desc, false, k, n), storedAddress(bBase, true, 64, 16 * step + k, 128 * tile + n))
+              << "B tile " << tile << " step " << step << " k " << k << " n " << n;
+    }
+}
+
+const std::string kWgmma128x256 =
+    "tile i,j 128,256; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j 64,256; strip k 64; "
+    "stage A at k_o swizzle; stage B at k_o swizzle slabs 64; map k_o async 4; unroll k 64; wgmma i,j,k 64,256,16";
+
+TEST(EmitWgmma, WarpgroupsReadSwizzledStagesByDescriptor) {
+  auto k = testing::emittedKernel("hgemm.loop", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, kWgmma128x256);
+  ASSERT_TRUE(k);
+  const std::string& src = k->source;
+  EXPECT_EQ(k->requiredArch, "sm_90a");
+  // Two warpgroups of 128 threads, one a 64-row half of the block tile.
+  EXPECT_EQ(k->block[0], 128u);
+  EXPECT_EQ(k->block[1], 2u);
+  EXPECT_NE(src.find("const int warp_y = threadIdx.y;"), std::string::npos) << src;
+  EXPECT_NE(src.find("const int mma_w = (threadIdx.x >> 5) & 3;"), std::string::npos) << src;
+  EXPECT_NE(src.find("float C_r[1][32][4];"), std::string::npos) << src;
+  // Four buffers of A (128 rows of 64) and of B (4 slabs of 64 rows of 64 columns), 1024-byte aligned.
+  EXPECT_EQ(k->sharedBytes, 4u * (128 * 64 + 64 * 256) * 2);
+  EXPECT_NE(src.find("extern __shared__ __align__(1024) unsigned char shared_memory[];"), std::string::npos);
+  EXPECT_NE(src.find("__half (*B_s)[4][64][64]"), std::string::npos) << src;
+  // B's copies go into their slab, the column swizzled within it.
+  EXPECT_NE(src.find("&B_s[0][(stage_1) >> 6][stage_0][((stage_1) & 63) ^ ((stage_0 & 7) << 3)]"), std::string::npos) << src;
+  // One wgmma a k step of 16: A's start 32 bytes on, B's 16 rows (2048 bytes) on; the layouts'
+  // constant fields (K-major: 16 and 1024 bytes; N-major: 8192 and 1024 bytes; 128-byte swizzle).
+  EXPECT_NE(src.find("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {%0, %1,"), std::string::npos) << src;
+  EXPECT_NE(src.find(", p, 1, 1, 0, 1;"), std::string::npos);  // B transposed (N-major), A not
+  EXPECT_NE(src.find("wgmma_m64n256k16_f16(C_r[i_o3_u][32*j_o3_u], wgmma_descriptor(0x4000004000010000ull, "
+                     "reinterpret_cast<const char*>(&A_s[stage_slot][0][0]) + 128*i_o2 + 8192*i_o3_u + 32*k_o2_u - 128*i_o), "
+                     "wgmma_descriptor(0x4000004002000000ull, reinterpret_cast<const char*>(&B_s[stage_slot][0][0][0]) + "
+                     "128*j_o2 + 32768*j_o3_u + 2048*k_o2_u - 128*j_o));"),
+            std::string::npos)
+      << src;
+  // A strip: its copies issued two strips ahead (one group of wgmma still reads the strip before),
+  // fenced, committed as one group, all but it waited for; every group waited for after the loop.
+  for (const char* step : {"async_wait<1>();", "wgmma_proxy_fence();", "__syncthreads();", "(stage_slot + 2) % 4",
+                           "async_commit();", "wgmma_fence();", "wgmma_m64n256k16_f16(", "wgmma_commit();",
+                           "wgmma_wait<1>();", "wgmma_wait<0>();", "*reinterpret_cast<float2*>(&C["}) {
+    size_t at = src.find(step, src.find("for (int k_o = 0;"));
+    EXPECT_NE(at, std::string::npos) << step << "\n" << src;
+  }
+  EXPECT_LT(src.find("wgmma_wait<1>();", src.find("for (int k_o = 0;")), src.find("wgmma_wait<0>();"));
+  EXPECT_LT(src.find("wgmma_wait<0>();"), src.find("*reinterpret_cast<float2*>(&C["));
+}
+
+TEST(EmitWgmma, RowsOfTheWarpgroupAndNoGroupInFlight) {
+  auto k = testing::emittedKernel("bf16gemm.loop", {{"M", 512}, {"N", 256}, {"K", 256}},
+                                  "tile i,j 256,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+                                  "regtile i,j 128,128; strip k 64; stage A at k_o swizzle; stage B at k_o swizzle slabs 64; "
+                                  "map k_o async 3; unroll k 64; wgmma i,j,k 64,128,16 wait 0");
+  ASSERT_TRUE(k);
+  const std::string& src = k->source;
+  EXPECT_NE(src.find("float C_r[2][16][4];"), std::string::npos) << src;  // two 64-row tiles a warpgroup
+  EXPECT_NE(src.find("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"), std::string::npos) << src;
+  EXPECT_NE(src.find("const int i = i_o3 + 16 * mma_w + mma_g + 8 * mma_p;"), std::string::npos) << src;
+  EXPECT_NE(src.find("async_wait<1>();"), std::string::npos) << src;  // the copies two strips ahead
+  EXPECT_NE(src.find("(stage_slot + 2) % 3"), std::string::npos) << src;
+  EXPECT_NE(src.find("wgmma_wait<0>();  // all done"), std::string::npos) << src;
+}
+
+// A producer warpgroup (the last along block.y) fills each copy of the stages once its readers
+// have released it; the warpgroups that multiply wait for it to land and release the strip
+// before once its group of wgmma is done. No guard of theirs depends on the warpgroup (ptxas
+// would serialize the wgmma behind one).
+TEST(EmitWgmma, AProducerWarpgroupFillsTheStages) {
+  auto k = testing::emittedKernel("hgemm.loop", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, kWgmma128x256 + " producer");
+  ASSERT_TRUE(k);
+  const std::string& src = k->source;
+  EXPECT_EQ(k->block[0], 128u);
+  EXPECT_EQ(k->block[1], 3u);
+  EXPECT_EQ(k->sharedBytes, 4u * (128 * 64 + 64 * 256) * 2 + 2 * 8 * 4);  // the buffers, a full and an empty barrier each
+  for (const char* text : {"mbarrier_init(&wgmma_full[s], 128);", "mbarrier_init(&wgmma_empty[s], 256);",
+                           "if (threadIdx.y == 2) {  // the producer warpgroup", "const int producer_rank = threadIdx.x;",
+                           "const int stage_e = producer_rank + 128 * stage_r;",
+                           "if (stage_round > 0) mbarrier_wait(&wgmma_empty[stage_slot], (stage_round - 1) & 1);",
+                           "async_arrive(&wgmma_full[stage_slot]);", "} else {  // the warpgroups that multiply",
+                           "mbarrier_wait(&wgmma_full[stage_slot], stage_round & 1);", "wgmma_proxy_fence();",
+                           "wgmma_fence();", "wgmma_m64n256k16_f16(", "wgmma_commit();", "wgmma_wait<1>();",
+                           "if (k_o / 64 > 0) mbarrier_arrive(&wgmma_empty[(stage_slot + 3) % 4]);", "wgmma_wait<0>();",
+                           "*reinterpret_cast<float2*>(&C["}) {
+    EXPECT_NE(src.find(text), std::string::npos) << text << "\n" << src;
+  }
+  // In order: set up, produce, consume, write back.
+  size_t setUp = src.find("__syncthreads();"), produce = src.find("async_arrive(&wgmma_full"),
+         consume = src.find("wgmma_m64n256k16_f16(C_r"), written = src.find("*reinterpret_cast<float2*>(&C[");
+  EXPECT_LT(src.find("mbarrier_init(&wgmma_full"), setUp);
+  EXPECT_LT(setUp, produce);
+  EXPECT_LT(produce, consume);
+  EXPECT_LT(consume, written);
+  // The warpgroups' guard (the producer's row of block.y has no tile) only outside the loop.
+  size_t consumers = src.find("} else {  // the warpgroups that multiply");
+  EXPECT_EQ(src.substr(consumers, src.find("wgmma_wait<0>();", consumers) - consumers).find("if (i_o2 <"), std::string::npos);
+  EXPECT_NE(src.find("if (i_o2 < i_o + 128) {"), std::string::npos) << src;
+}
+
+// The producer's barriers count its cp.async copies: rows too narrow for them (K = 1001 halves:
+// an element at a time) are refused, not copied by plain stores the barriers would not order.
+TEST(EmitWgmma, AProducerCopiesByCpAsyncAlone) {
+  EmitResult e = testing::emitExample("hgemm.loop", {{"M", 1001}, {"N", 1001}, {"K", 1001}}, kWgmma128x256 + " producer");
+  EXPECT_FALSE(e.ok());
+  EXPECT_NE(e.refusal.find("a producer warpgroup fills the stages by cp.async alone"), std::string::npos) << e.refusal;
+}
+
+}  // namespace
+}  // namespace cudaburg

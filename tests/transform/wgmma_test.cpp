@@ -1,0 +1,189 @@
+// The wgmma step: a register tile's warpgroups on Hopper's warpgroup MMA. The CPU executor runs
+// the tiles as the loops they are, so the transformed kernel computes what the register tile did;
+// what wgmma cannot read or run is refused with the reason.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "common/source.hpp"
+#include "src/exec/executor.hpp"
+#include "src/loop/tree_walk.hpp"
+#include "src/transform/recipe.hpp"
+#include "tests/transform/test_kernels.hpp"
+
+namespace cudaburg {
+namespace {
+
+// examples/<example>.loop (C = A * B of float, half, bfloat16 or tf32 operands) at m x n x k.
+Kernel gemm(const std::string& example, int64_t m, int64_t n, int64_t k) {
+  auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/" + example + ".loop");
+  if (!file) throw std::runtime_error(file.error());
+  return testing::kernelFromText(file->text(), {{"M", m}, {"N", n}, {"K", k}});
+}
+
+TransformResult applyText(const Kernel& k, const std::string& text) {
+  std::string errors;
+  auto recipe = testing::recipeFromText(text, &errors);
+  return recipe ? applyRecipe(k, *recipe) : TransformResult::refuse(errors);
+}
+
+std::string refusal(const Kernel& k, const std::string& text) {
+  TransformResult r = applyText(k, text);
+  return r.ok() ? std::string("applied") : r.reason;
+}
+
+// A block tile of `block` whose warpgroups each hold a register tile of `group`, over strips of
+// 64 staged for wgmma (B in slabs of 64 columns), `buffers` a stage.
+std::string staged(const std::string& block, const std::string& group, int buffers = 4,
+                   const std::string& stageB = "stage B at k_o swizzle slabs 64") {
+  return "tile i,j " + block + "; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j " + group +
+         "; strip k 64; stage A at k_o swizzle; " + stageB + "; map k_o async " + std::to_string(buffers) +
+         "; unroll k 64; ";
+}
+
+TEST(Wgmma, WarpgroupTilesComputeWhatTheRegisterTileDid) {
+  struct Case {
+    const char* example;
+    int64_t m, n, k;
+    std::string block, group, shape;
+  };
+  // Whole tiles; an uneven product (partial blocks and a partial last strip); two 64-row tiles a
+  // warpgroup; B one slab wide.
+  for (const Case& c : {Case{"hgemm", 128, 256, 128, "128,128", "64,128", "64,128,16"},
+                        Case{"hgemm", 100, 200, 72, "128,128", "64,128", "64,128,16"},
+                        Case{"bf16gemm", 256, 128, 64, "256,128", "128,128", "64,128,16"},
+                        Case{"bf16gemm", 72, 136, 136, "64,64", "64,64", "64,64,16"}}) {
+    SCOPED_TRACE(std::string(c.example) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k));
+    Kernel k = gemm(c.example, c.m, c.n, c.k);
+    std::string registers = staged(c.block, c.group);
+    TransformResult plain = applyText(k, registers);
+    ASSERT_TRUE(plain.ok()) << plain.reason;
+    TransformResult groups = applyText(k, registers + "wgmma i,j,k " + c.shape);
+    ASSERT_TRUE(groups.ok()) << groups.reason;
+    EXPECT_TRUE(groups.kernel->warpTiles);
+    EXPECT_TRUE(groups.kernel->warpGroupTiles);
+    EXPECT_EQ(groups.kernel->wgmmaPending, 1);
+    int tiles = 0;
+    forEachNode(*groups.kernel->body, [&](const Node& n) { tiles += n.kind == NodeKind::For && n.mapping == Mapping::Mma; });
+    EXPECT_EQ(tiles, 3);  // initialise, accumulate, write back
+    Buffers expected = fillRandom(k, 7), actual = expected;
+    execute(*plain.kernel, expected);
+    execute(*groups.kernel, actual);
+    EXPECT_EQ(expected.data["C"], actual.data["C"]);  // the same sums in the same order
+    EXPECT_EQ(testing::differenceFrom(k, *groups.kernel), "");
+  }
+}
+
+TEST(Wgmma, KeepsNoGroupInFlightWhenAsked) {
+  Kernel k = gemm("hgemm", 128, 128, 128);
+  TransformResult r = applyText(k, staged("128,128", "64,128", 3) + "wgmma i,j,k 64,128,16 wait 0");
+  ASSERT_TRUE(r.ok()) << r.reason;
+  EXPECT_EQ(r.kernel->wgmmaPending, 0);
+  EXPECT_FALSE(r.kernel->wgmmaProducer);
+}
+
+// A producer warpgroup changes only who copies the stages on the GPU: the tree, and so what the
+// CPU executor computes, is the same (two buffers do, the producer waiting for each to empty).
+TEST(Wgmma, AProducerWarpgroupChangesNotWhatIsComputed) {
+  Kernel k = gemm("hgemm", 100, 200, 136);
+  TransformResult plain = applyText(k, staged("128,128", "64,128", 3) + "wgmma i,j,k 64,128,16");
+  TransformResult produced = applyText(k, staged("128,128", "64,128", 2) + "wgmma i,j,k 64,128,16 producer");
+  ASSERT_TRUE(plain.ok()) << plain.reason;
+  ASSERT_TRUE(produced.ok()) << produced.reason;
+  EXPECT_TRUE(produced.kernel->wgmmaProducer);
+  Buffers expected = fillRandom(k, 3), actual = expected;
+  execute(*plain.kernel, expected);
+  execute(*produced.kernel, actual);
+  EXPECT_EQ(expected.data["C"], actual.data["C"]);
+}
+
+TEST(Wgmma, RefusesWhatWgmmaDoesNotRun) {
+  const std::string good = staged("128,128", "64,128");
+  Kernel half = gemm("hgemm", 128, 128, 128);
+  EXPECT_NE(refusal(gemm("matmul", 128, 128, 128), good + "wgmma i,j,k 64,128,16").find("half or bfloat16"),
+            std::string::npos);
+  EXPECT_NE(refusal(gemm("tf32gemm", 128, 128, 128), good + "wgmma i,j,k 64,128,16").find("half or bfloat16"),
+            std::string::npos);
+  // The shapes: 64 rows, N a multiple of 64 up to 256, k 16.
+  for (const char* shape : {"64,96,16", "32,128,16", "64,128,8", "64,320,16"})
+    EXPECT_NE(refusal(half, good + "wgmma i,j,k " + shape).find("the wgmma shapes are 64,N,16"), std::string::npos) << shape;
+  // The register tile: rows a multiple of 64, columns of N.
+  EXPECT_NE(refusal(half, staged("128,128", "32,128") + "wgmma i,j,k 64,128,16").find("multiple of 64"), std::string::npos);
+  EXPECT_NE(refusal(half, staged("128,128", "64,64") + "wgmma i,j,k 64,128,16").find("multiple of 128"), std::string::npos);
+  // B as it lies (rows of 128 elements), padded, or transposed: not the slabs wgmma reads.
+  EXPECT_NE(refusal(half, staged("128,128", "64,128", 4, "stage B at k_o swizzle") + "wgmma i,j,k 64,128,16")
+                .find("swizzle slabs 64"),
+            std::string::npos);
+  EXPECT_NE(refusal(half, staged("128,128", "64,128", 4, "stage B at k_o pad 8") + "wgmma i,j,k 64,128,16")
+                .find("swizzle slabs 64"),
+            std::string::npos);
+  // A strip of 32: A's rows are 64 bytes, not one 128-byte swizzle atom.
+  std::string strip32 = "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j 64,128; "
+                        "strip k 32; stage A at k_o swizzle; stage B at k_o swizzle slabs 64; map k_o async 4; unroll k 32; ";
+  EXPECT_NE(refusal(half, strip32 + "wgmma i,j,k 64,128,16").find("stage A at ... swizzle"), std::string::npos);
+  // Operands read from global memory, or stages not pipelined asynchronously.
+  EXPECT_NE(refusal(half, "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+                          "regtile i,j 64,128; wgmma i,j,k 64,128,16")
+                .find("map k_o async"),
+            std::string::npos);
+  // One group in flight needs three buffers a stage; none, two.
+  EXPECT_NE(refusal(half, staged("128,128", "64,128", 2) + "wgmma i,j,k 64,128,16").find("at least 3 buffers"),
+            std::string::npos);
+  EXPECT_EQ(refusal(half, staged("128,128", "64,128", 2) + "wgmma i,j,k 64,128,16 wait 0"), "applied");
+  EXPECT_NE(refusal(half, good + "wgmma i,j,k 64,128,16; mma i,j,k 16,8,16").find("warps already"), std::string::npos);
+}
+
+// A reduction bound that is no edge of the staged arrays would let wgmma multiply what lies past
+// it (the stages hold the arrays' elements there, not zeros).
+TEST(Wgmma, RefusesAReductionCutShortOfItsArrays) {
+  Kernel k = testing::kernelFromText(
+      "size M = 128, N = 128, K = 128;\n"
+      "kernel gemm(float C[M][N], const half A[M][K], const half B[K][N]) {\n"
+      "  parallel for (i = 0; i < M; i++)\n"
+      "    parallel for (j = 0; j < N; j++) {\n"
+      "      C[i][j] = 0;\n"
+      "      reduce for (k = 0; k < K - 8; k++) C[i][j] += A[i][k] * B[k][j];\n"
+      "    }\n"
+      "}\n");
+  EXPECT_NE(refusal(k, staged("128,128", "64,128") + "wgmma i,j,k 64,128,16").find("not the edge of the array"),
+            std::string::npos);
+}
+
+TEST(Wgmma, StagesInSlabsOnlySwizzledTwoDimensionalBoxes) {
+  Kernel half = gemm("hgemm", 128, 128, 128);
+  std::string tiles = "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j 64,128; "
+                      "strip k 64; ";
+  EXPECT_NE(refusal(half, tiles + "stage B at k_o swizzle slabs 48").find("not whole slabs of 48"), std::string::npos);
+  EXPECT_NE(refusal(half, tiles + "stage B at k_o swizzle slabs 4").find("cannot be swizzled"), std::string::npos);
+  TransformResult r = applyText(half, tiles + "stage B at k_o swizzle slabs 64");
+  ASSERT_TRUE(r.ok()) << r.reason;
+  int slabbed = 0;
+  forEachNode(*r.kernel->body, [&](const Node& n) { slabbed += n.kind == NodeKind::Alloc && n.buffer.slab == 64; });
+  EXPECT_EQ(slabbed, 1);
+}
+
+TEST(Wgmma, PrintsAndParsesBack) {
+  const std::string text = "stage B at k_o swizzle slabs 64\nwgmma i,j,k 64,256,16\nwgmma i,j,k 64,128,16 wait 0\n"
+                           "wgmma i,j,k 64,128,16 producer\nwgmma i,j,k 64,64,16 wait 0 producer\n";
+  std::string errors;
+  auto recipe = testing::recipeFromText(text, &errors);
+  ASSERT_TRUE(recipe) << errors;
+  EXPECT_EQ(printRecipe(*recipe), text);
+  EXPECT_EQ(recipe->steps[1].factors, (std::vector<int64_t>{64, 256, 16, 1, 0}));
+  EXPECT_EQ(recipe->steps[4].factors, (std::vector<int64_t>{64, 64, 16, 0, 1}));
+}
+
+TEST(Wgmma, BadStepsGetAClearError) {
+  for (const auto& [text, message] :
+       {std::pair<std::string, std::string>{"wgmma i,j,k 64,256,16 wait 2", "1:28: error: wgmma leaves 0 or 1 groups"},
+        {"wgmma i,j,k 64,256", "1:13: error: 3 loops need 3 factors, not 2"},
+        {"wgmma i,j,k 64,256,16 wait", "expected the groups of wgmma left in flight"},
+        {"stage B at k_o swizzle slabs", "expected the columns of a slab"}}) {
+    std::string errors;
+    EXPECT_FALSE(testing::recipeFromText(text, &errors)) << text;
+    EXPECT_NE(errors.find(message), std::string::npos) << text << "\n" << errors;
+  }
+}
+
+}  // namespace
+}  // namespace cudaburg
