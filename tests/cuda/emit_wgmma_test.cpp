@@ -154,6 +154,11 @@ TEST(EmitWgmma, AProducerWarpgroupFillsTheStages) {
                            "*reinterpret_cast<float2*>(&C["}) {
     EXPECT_NE(src.find(text), std::string::npos) << text << "\n" << src;
   }
+  // The producer's items are placed by its own rank among its 128 threads, not the block's.
+  size_t produces = src.find("if (threadIdx.y == 2) {"), consumes = src.find("} else {  // the warpgroups that multiply");
+  const std::string producer = src.substr(produces, consumes - produces);
+  EXPECT_NE(producer.find("stage_0 = producer_rank / 8 + 16 * stage_r"), std::string::npos) << producer;
+  EXPECT_EQ(producer.find("thread_rank"), std::string::npos) << producer;
   // In order: set up, produce, consume, write back.
   size_t setUp = src.find("__syncthreads();"), produce = src.find("async_arrive(&wgmma_full"),
          consume = src.find("wgmma_m64n256k16_f16(C_r"), written = src.find("*reinterpret_cast<float2*>(&C[");

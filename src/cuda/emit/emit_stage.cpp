@@ -94,7 +94,9 @@ void KernelWriter::readElementAt(StageCopy& c, const std::string& element, const
 std::vector<int64_t> KernelWriter::splitItems(StageCopy& c, const std::vector<int64_t>& extents,
                                               const std::vector<size_t>& order, int width, Scope& inner) const {
   std::vector<int64_t> spans;
-  int64_t innerSize = c.items, threads = plan_.threads();
+  // The threads that copy (a producer warpgroup's, or the block's) and a thread's rank among them.
+  int64_t innerSize = c.items, threads = copyThreads();
+  const std::string rank = producerCopies_ ? "producer_rank" : "thread_rank";
   for (size_t k = 0; k < order.size(); ++k) {
     size_t d = order[k];
     spans.push_back(innerSize);
@@ -104,13 +106,13 @@ std::vector<int64_t> KernelWriter::splitItems(StageCopy& c, const std::vector<in
     innerSize /= extent;
     std::string quotient = "stage_e", numbered = quotient;
     if (innerSize != 1) quotient += " / " + std::to_string(innerSize);
-    // Item stage_r of a thread is thread_rank + threads * stage_r (0 <= thread_rank < threads):
+    // Item stage_r of a thread is rank + threads * stage_r (0 <= rank < threads):
     // its place apart from the thread's, a constant of the unrolled item loop, where the threads
     // are whole multiples or divisors of the span.
     bool wraps = k > 0;  // the place is taken modulo the extent
     if (threads % innerSize == 0) {
       int64_t step = threads / innerSize;
-      numbered = innerSize == 1 ? "thread_rank" : "thread_rank / " + std::to_string(innerSize);
+      numbered = innerSize == 1 ? rank : rank + " / " + std::to_string(innerSize);
       if (!wraps || step % extent != 0) numbered += " + " + std::to_string(step) + " * stage_r";
     } else if (innerSize % threads == 0) {
       numbered = std::to_string(threads) + " * stage_r / " + std::to_string(innerSize);
