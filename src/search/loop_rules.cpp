@@ -287,8 +287,7 @@ Fragment LoopRules::outerInnerTile(const Node* outer, const Fragment& body, int6
   return tiles(outer, middle->body().get(), body, middle, bm, bn, tm, tn);
 }
 
-Fragment LoopRules::interleaved(const Fragment& tiled) const {
-  Fragment f = tiled;
+Fragment LoopRules::interleaved(Fragment f) const {
   int64_t tn = f.shape.threadCols;
   bool changed = false;
   if (tn % 4 == 0 && tn >= 8)
@@ -302,8 +301,7 @@ Fragment LoopRules::interleaved(const Fragment& tiled) const {
   return f;
 }
 
-Fragment LoopRules::lanes(const Fragment& tiled, int64_t rows) const {
-  Fragment f = tiled;
+Fragment LoopRules::lanes(Fragment f, int64_t rows) const {
   if (rows == 0) return f;
   int64_t cols = 32 / rows;
   f.refused = warpLanesProblem(rows, cols, f.shape.blockRows / f.shape.threadRows, f.shape.blockCols / f.shape.threadCols);
@@ -313,8 +311,7 @@ Fragment LoopRules::lanes(const Fragment& tiled, int64_t rows) const {
   return f;
 }
 
-Fragment LoopRules::peeled(const Fragment& tiled, int64_t peel) const {
-  Fragment f = tiled;
+Fragment LoopRules::peeled(Fragment f, int64_t peel) const {
   if (peel == 0) return f;
   const CandidateShape& s = f.shape;
   bool rows = s.rows % s.blockRows != 0, cols = s.cols % s.blockCols != 0;
@@ -333,8 +330,7 @@ Fragment LoopRules::peeled(const Fragment& tiled, int64_t peel) const {
   return f;
 }
 
-Fragment LoopRules::rastered(const Fragment& tiled, int64_t rows) const {
-  Fragment f = tiled;
+Fragment LoopRules::rastered(Fragment f, int64_t rows) const {
   if (rows == 0 || !f.refused.empty()) return f;
   const CandidateShape& s = f.shape;
   int64_t tilesY = (s.rows + s.blockRows - 1) / s.blockRows, tilesX = (s.cols + s.blockCols - 1) / s.blockCols;
@@ -350,8 +346,7 @@ Fragment LoopRules::rastered(const Fragment& tiled, int64_t rows) const {
   return f;
 }
 
-Fragment LoopRules::prefetched(const Fragment& tiled, int64_t prefetch) const {
-  Fragment f = tiled;
+Fragment LoopRules::prefetched(Fragment f, int64_t prefetch) const {
   if (prefetch == 0 || !f.refused.empty()) return f;
   const RecipeStep* unrolled = nullptr;  // the strip's own loop, unrolled (stageStrips)
   for (const RecipeStep& s : f.inTile)
@@ -369,8 +364,7 @@ Fragment LoopRules::prefetched(const Fragment& tiled, int64_t prefetch) const {
 // strip's shared reads ahead of their multiply-adds), and fewer blocks than the model's then share a
 // multiprocessor: 161 registers, one block, for a 128x128 tile of 8x8 threads the model gives two.
 // Bounded, it holds to the model's count or the kernel spills and is refused when compiled.
-Fragment LoopRules::resident(const Fragment& tiled, int64_t bounded) const {
-  Fragment f = tiled;
+Fragment LoopRules::resident(Fragment f, int64_t bounded) const {
   if (bounded == 0 || !f.refused.empty()) return f;
   Estimate e = estimate(f.shape, gpu_);
   int64_t blocks = e.threads > 0 ? static_cast<int64_t>(e.occupancy * gpu_.maxThreadsPerSm + 0.5) / (((e.threads + 31) / 32) * 32) : 0;

@@ -75,10 +75,10 @@ class LoopRules {
                           int64_t tn) const;
   // A tiled fragment with the operands read along the tile's columns (matmul's B[k][j]) staged
   // interleaved, each thread's run of columns read 4 at a time; refused when nothing changes.
-  Fragment interleaved(const Fragment& tiled) const;
+  Fragment interleaved(Fragment tiled) const;
   // A tiled fragment whose warps each cover `rows` x (32 / rows) of the block's threads
   // (arrangeLanes); 0 keeps CUDA's order. Refused when such warps do not tile the block.
-  Fragment lanes(const Fragment& tiled, int64_t rows) const;
+  Fragment lanes(Fragment tiled, int64_t rows) const;
   // A convolution as a GEMM (implicit GEMM): of the perfectly nested parallel loops from `outer`
   // down, those that only one operand of the reduction reads (the input's n, od, oh, ow) collapsed
   // into one loop, those that only the other reads (the filters' k) into another, the two onto the
@@ -108,21 +108,21 @@ class LoopRules {
   // A tiled fragment whose edges run apart when `peel` is 1 (0 keeps it as it is): the register
   // work rounded up to whole tiles (roundup) and the grid loops and the reduction's strip loop
   // with a partial last tile or strip peeled. Refused when every tile and strip is whole.
-  Fragment peeled(const Fragment& tiled, int64_t peel) const;
+  Fragment peeled(Fragment tiled, int64_t peel) const;
   // A tiled fragment whose blocks are numbered `rows` block rows at a time (raster, for L2 reuse;
   // 0 keeps CUDA's order). Refused where the grid is small (fewer than four blocks a
   // multiprocessor: they are all resident at once or nearly), has fewer than 2 x `rows` block rows,
   // or where the blocks resident at once cover no fewer rows and columns of tiles rastered (the
   // model's estimate is no lower): a twin of the same estimate would only crowd the search.
-  Fragment rastered(const Fragment& tiled, int64_t rows) const;
+  Fragment rastered(Fragment tiled, int64_t rows) const;
   // A tiled fragment whose strip element loop reads its staged operands an iteration ahead when
   // `prefetch` is 1 (0 keeps it as it is): the prefetch step, which puts the strip's barrier
   // before the last element's multiply-adds. Refused where the strips are not pipelined (no
   // barrier to hide), hold an odd number of elements, or feed tensor cores.
-  Fragment prefetched(const Fragment& tiled, int64_t prefetch) const;
+  Fragment prefetched(Fragment tiled, int64_t prefetch) const;
   // Launch bounds at the residency the model counts on (resident 1; refused where that is one
   // block a multiprocessor), or none (0).
-  Fragment resident(const Fragment& tiled, int64_t bounded) const;
+  Fragment resident(Fragment tiled, int64_t bounded) const;
   // No parallel loop has `loop` as its body: it is the outermost of its perfect nest.
   bool outermostParallel(const Node* loop) const;
   // An outer parallel loop around a tiled nest onto grid.z.
