@@ -63,6 +63,7 @@ Estimate estimateWinograd(const CandidateShape& s, const GpuModel& gpu) {
     e.infeasible = "no block fits on a multiprocessor";
     return e;
   }
+  e.blocksPerSm = perSm;
   e.occupancy = static_cast<double>(perSm * warpsPerBlock * 32) / gpu.maxThreadsPerSm;
 
   const double tileBlocks = static_cast<double>(ceilDiv(s.rows, t.tiles));
@@ -146,6 +147,7 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
     e.infeasible = "no block fits on a multiprocessor";
     return e;
   }
+  e.blocksPerSm = perSm;
   e.occupancy = static_cast<double>(perSm * warpsPerBlock * 32) / gpu.maxThreadsPerSm;
 
   // Work, counting what tails waste: a block computes its whole tile, guarded or not.

@@ -80,6 +80,7 @@ struct Estimate {
   int threads = 0, registers = 0;
   int64_t sharedBytes = 0;
   double occupancy = 0;     // resident warps / maximum
+  int64_t blocksPerSm = 0;  // blocks resident on a multiprocessor at once
 };
 
 Estimate estimate(const CandidateShape& shape, const GpuModel& gpu = {});

@@ -367,7 +367,7 @@ Fragment LoopRules::prefetched(Fragment f, int64_t prefetch) const {
 Fragment LoopRules::resident(Fragment f, int64_t bounded) const {
   if (bounded == 0 || !f.refused.empty()) return f;
   Estimate e = estimate(f.shape, gpu_);
-  int64_t blocks = e.threads > 0 ? static_cast<int64_t>(e.occupancy * gpu_.maxThreadsPerSm + 0.5) / (((e.threads + 31) / 32) * 32) : 0;
+  int64_t blocks = e.blocksPerSm;
   if (!e.infeasible.empty()) f.refused = e.infeasible;
   else if (f.shape.tensorCores) f.refused = "tensor-core tiles keep their registers in fragments";
   else if (blocks < 2) f.refused = "the model counts one block a multiprocessor: nothing to hold the registers to";

@@ -96,7 +96,7 @@ std::vector<int64_t> KernelWriter::splitItems(StageCopy& c, const std::vector<in
   std::vector<int64_t> spans;
   // The threads that copy (a producer warpgroup's, or the block's) and a thread's rank among them.
   int64_t innerSize = c.items, threads = copyThreads();
-  const std::string rank = producerCopies_ ? "producer_rank" : "thread_rank";
+  const std::string rank = copyRankName();
   for (size_t k = 0; k < order.size(); ++k) {
     size_t d = order[k];
     spans.push_back(innerSize);

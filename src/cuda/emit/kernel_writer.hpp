@@ -295,7 +295,9 @@ class KernelWriter {
   void emitStageRegisters(const StageCopy& c, const std::string& regs, bool load);
   // The threads that share a stage's asynchronous copies: the block's, or its producer warpgroup's
   // while the producer's part of a pipelined loop is written.
-  std::string copyRank() { return producerCopies_ ? "producer_rank" : coordinate("thread_rank"); }
+  // A copying thread's rank among copyThreads(): the name, and the name once marked used.
+  std::string copyRankName() const { return producerCopies_ ? "producer_rank" : "thread_rank"; }
+  std::string copyRank() { return producerCopies_ ? copyRankName() : coordinate(copyRankName()); }
   int64_t copyThreads() const { return producerCopies_ ? 128 : plan_.threads(); }
   // The loop over the items a thread takes of a stage, with their places declared (guarded
   // where the threads outnumber the last round's items: says if it is); closeThreadItems ends it.
