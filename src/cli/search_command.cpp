@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <iostream>
 #include <regex>
 
@@ -173,7 +174,12 @@ int runSearch(const SearchFlags& f) {
 
   Evaluator evaluator(*kernel, options, &runner, db ? &*db : nullptr, progress);
   progress.start(0);
-  SearchResult result = searchWith<generated::LoopsMatcher>(*kernel, space, evaluator, *strategy);
+  // The reference library is timed while the labeler chooses among the measured kernels.
+  std::future<ReferenceTiming> reference;
+  auto timeReference = [&] {
+    if (runner.available()) reference = std::async(std::launch::async, [&] { return runner.reference(*kernel); });
+  };
+  SearchResult result = searchWith<generated::LoopsMatcher>(*kernel, space, evaluator, *strategy, timeReference);
   progress.finish();
   if (db && db->malformedRows() > 0)
     progress.warn(std::to_string(db->malformedRows()) + " row" + (db->malformedRows() == 1 ? "" : "s") +
@@ -182,7 +188,7 @@ int runSearch(const SearchFlags& f) {
   if (runner.available()) {
     // The winner and the reference library, timed again side by side with the full policy
     // (the search times each variant more briefly).
-    ReferenceTiming ref = runner.reference(*kernel);
+    ReferenceTiming ref = reference.valid() ? reference.get() : runner.reference(*kernel);
     result.outcome.reference = {ref.library, ref.ms, ref.tflops, ref.ok()};
     if (!ref.ok() && f.verbose) progress.note("reference library not timed: " + ref.reason);
     if (result.best) retimeWinner(runner, *kernel, evaluator, *result.best, result.outcome);

@@ -62,7 +62,8 @@ std::string searchReportMarkdown(const SearchOutcome& o, size_t top) {
   }
   md << "- variants: " << o.variants.size() << " considered, " << o.compiled << " compiled, " << measured
      << " measured (" << reused << " reused from the tuning database), " << failed << " failed or refused\n";
-  md << "- wall time: " << fixed(o.wallSeconds, 1) << " s\n";
+  md << "- wall time: " << fixed(o.wallSeconds, 1) << " s (labeling " << fixed(o.phases.labeling, 1) << " s, measuring "
+     << fixed(o.phases.measuring, 1) << " s, labeling with measured times " << fixed(o.phases.finalLabeling, 1) << " s)\n";
   if (!o.strategy.empty())
     md << "- strategy: " << o.strategy << ", over " << o.candidates << " distinct candidates the labeler offered\n";
   if (o.modelSamples > 0)
@@ -122,6 +123,8 @@ std::string searchReportJson(const SearchOutcome& o) {
   j["measured"] = o.gpuAvailable && o.notMeasuredReason.empty();
   if (!o.notMeasuredReason.empty()) j["not_measured_reason"] = o.notMeasuredReason;
   j["wall_seconds"] = o.wallSeconds;
+  j["phase_seconds"] = {{"labeling", o.phases.labeling}, {"measuring", o.phases.measuring},
+                        {"final_labeling", o.phases.finalLabeling}};
   j["compiled"] = o.compiled;
   j["strategy"] = o.strategy;
   j["candidates"] = o.candidates;

@@ -69,7 +69,7 @@ Evaluator::Evaluator(const Kernel& kernel, EvaluatorOptions options, Runner* run
     : kernel_(kernel), options_(std::move(options)), runner_(runner), db_(db), progress_(progress),
       pool_(std::make_unique<ThreadPool>()), compileBudget_(std::make_shared<CompileBudget>()),
       started_(std::chrono::steady_clock::now()) {
-  if (options_.budget.count() > 0) compileBudget_->deadline = started_ + options_.budget;
+  if (options_.budget.count() > 0) deadline_ = compileBudget_->deadline = started_ + options_.budget;
   nestKey_ = textHash(printKernel(kernel));
   outcome_.kernelName = kernel.name;
   outcome_.loopFile = kernel.sourceName;
@@ -105,7 +105,12 @@ bool Evaluator::outOfBudget() const {
   if (options_.maxMeasured > 0 && measured_ >= options_.maxMeasured) return true;
   // A measurement that could not end within the budget (it would take as long as the longest so
   // far) is not started.
-  return options_.budget.count() > 0 && std::chrono::steady_clock::now() + longestMeasurement_ - started_ >= options_.budget;
+  return options_.budget.count() > 0 && std::chrono::steady_clock::now() + longestMeasurement_ >= deadline_;
+}
+
+void Evaluator::reserve(std::chrono::steady_clock::duration time) {
+  if (options_.budget.count() == 0) return;
+  deadline_ = compileBudget_->deadline = started_ + options_.budget - std::min<std::chrono::steady_clock::duration>(time, options_.budget / 2);
 }
 
 MeasurementKey Evaluator::keyFor(const std::string& recipeLine) const {
@@ -216,7 +221,7 @@ bool Evaluator::answers(const std::string& recipeLine) const {
 bool Evaluator::compiledWithinBudget(Prepared& p) const {
   // Until one variant is measured, wait: a search that measured nothing would have no answer.
   if (options_.budget.count() == 0 || measured_ == 0) return true;
-  return p.compiling.wait_until(started_ + options_.budget) == std::future_status::ready;
+  return p.compiling.wait_until(deadline_) == std::future_status::ready;
 }
 
 void Evaluator::noteFastest(const Measurement& m) {

@@ -49,6 +49,9 @@ class Evaluator {
   std::optional<double> evaluate(const std::vector<Candidate>& candidates);
   // Whether the time budget is spent.
   bool outOfBudget() const;
+  // Keeps `time` of the budget for what follows measuring: measuring ends that much earlier.
+  // Called before the first evaluate().
+  void reserve(std::chrono::steady_clock::duration time);
   // Whether a recipe could be measured: always, but in a replay only what the database holds (a
   // replay of a database recorded before candidates were added offers the strategy those it knows).
   bool answers(const std::string& recipeLine) const;
@@ -82,6 +85,7 @@ class Evaluator {
   std::string nestKey_;
   std::string gpuName_, computeCapability_, driver_;
   std::chrono::steady_clock::time_point started_;
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();  // with a time budget
   std::chrono::steady_clock::duration longestMeasurement_{0};
   std::vector<std::unique_ptr<Prepared>> kept_;  // every prepared variant, by recipe, for best.cu
   size_t measured_ = 0;

@@ -1,5 +1,7 @@
 #include "src/search/fragment.hpp"
 
+#include <algorithm>
+
 #include "src/transform/loop_names.hpp"
 
 namespace cudaburg {
@@ -22,10 +24,12 @@ std::vector<RecipeStep> Fragment::steps() const {
   return all;
 }
 
-std::set<std::string> Fragment::loopNames() const {
-  std::set<std::string> names;
-  for (const auto& step : steps()) names.insert(step.into.begin(), step.into.end());
-  return names;
+bool Fragment::namesLoop(const std::string& name) const {
+  // Read in place: labeling names new loops for every binding it tries.
+  for (const auto* steps : {&nest, &outer, &inTile})
+    for (const auto& step : *steps)
+      if (std::find(step.into.begin(), step.into.end(), name) != step.into.end()) return true;
+  return false;
 }
 
 Recipe Fragment::recipe(const Kernel& kernel) const { return withDefaultNamesLeftOut(kernel, Recipe{steps()}); }

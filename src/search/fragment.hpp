@@ -31,8 +31,8 @@ struct Fragment {
 
   // Every step, in the order they apply.
   std::vector<RecipeStep> steps() const;
-  // The names the steps give the loops they make.
-  std::set<std::string> loopNames() const;
+  // Whether a step gives a loop it makes this name.
+  bool namesLoop(const std::string& name) const;
   // The steps as a recipe for `kernel`, each step's names left out where they are the ones the
   // naming rule gives it (src/transform/loop_names.hpp), so that it prints as it always has.
   Recipe recipe(const Kernel& kernel) const;

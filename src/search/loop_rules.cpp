@@ -157,9 +157,8 @@ std::set<std::string> LoopRules::transposableArrays(const Node* node) const {
 // ---- builders ----------------------------------------------------------------------------------
 
 RecipeStep LoopRules::named(const Fragment& f, RecipeStep step) const {
-  std::set<std::string> taken = kernelNames_;
-  for (const auto& name : f.loopNames()) taken.insert(name);
-  step.into = defaultLoopNames(step.kind, step.loops, taken);
+  step.into = defaultLoopNamesWhere(step.kind, step.loops,
+                                    [&](const std::string& name) { return kernelNames_.count(name) || f.namesLoop(name); });
   return step;
 }
 

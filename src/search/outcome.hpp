@@ -26,6 +26,13 @@ struct ReferenceResult {
   bool measured = false;
 };
 
+// Where a search's wall time went, in seconds.
+struct SearchPhases {
+  double labeling = 0;       // the first labeling: every candidate built and priced by the model
+  double measuring = 0;      // compiling and timing what the strategy asked for
+  double finalLabeling = 0;  // the labeling again, with measured times
+};
+
 struct SearchOutcome {
   std::string loopFile;
   std::string kernelName;
@@ -35,6 +42,7 @@ struct SearchOutcome {
   bool gpuAvailable = false;
   std::string notMeasuredReason;  // why nothing was timed, when nothing was
   double wallSeconds = 0;
+  SearchPhases phases;
   size_t compiled = 0;
   size_t candidates = 0;    // distinct candidate kernels the labeler offered
   std::string strategy;     // the strategy that chose what to measure

@@ -7,7 +7,10 @@
 //   3. the measured times re-enter the labeler (a kernel costs its measured time, or INF), the tree
 //      is labeled again, and its cheapest cover is the answer: what the report shows is the cover
 //      the labeler chose.
+// A time budget covers all three: measuring stops early enough for the final labeling, which
+// takes about as long as the first.
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -41,24 +44,36 @@ struct KernelCover {
 std::map<std::string, std::optional<double>> measureCovers(const LoopRules& rules, const std::vector<KernelCover>& covers,
                                                            Evaluator& evaluator, Strategy& strategy);
 
+// `whenMeasured` runs once measuring has ended, before the final labeling: work for the GPU that
+// may go on beside it (the reference library's timing).
 template <class Matcher>
 SearchResult searchWith(const Kernel& kernel, const SearchSpace& space, Evaluator& evaluator, Strategy& strategy,
+                        const std::function<void()>& whenMeasured = {},
                         CalibratedModel model = CalibratedModel::prior()) {
-  auto started = std::chrono::steady_clock::now();
+  using Clock = std::chrono::steady_clock;
+  auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
+  auto started = Clock::now();
   GpuModel gpu;
   gpu.arch = evaluator.arch();
   LoopRules rules(kernel, space, gpu, std::move(model));
   Matcher matcher(&rules);
-  SearchResult result;
   const Node* root = kernel.body.get();
+  SearchResult result;
+  SearchPhases phases;
   if (matcher.label(root)) {
+    auto labeled = Clock::now();
+    evaluator.reserve(labeled - started);
     std::vector<KernelCover> covers;
     int count = matcher.count(root, Matcher::kernel_NT);
     for (int rank = 0; rank < count; ++rank)
       covers.push_back({matcher.value(root, Matcher::kernel_NT, rank), matcher.coverText(root, rank),
                         matcher.cost(root, Matcher::kernel_NT, rank) / 1e9});
     rules.setMeasured(measureCovers(rules, covers, evaluator, strategy));
-    if (matcher.label(root)) {
+    auto measured = Clock::now();
+    if (whenMeasured) whenMeasured();
+    bool chosen = matcher.label(root);
+    phases = {seconds(labeled - started), seconds(measured - labeled), seconds(Clock::now() - measured)};
+    if (chosen) {
       result.best = matcher.reduce(root).recipe(kernel);
       result.cover = matcher.coverText(root, 0);
     } else {
@@ -71,7 +86,8 @@ SearchResult searchWith(const Kernel& kernel, const SearchSpace& space, Evaluato
   matcher.printDot(dot, root);
   result.labeledDot = dot.str();
   result.outcome = evaluator.outcome();
-  result.outcome.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  result.outcome.phases = phases;
+  result.outcome.wallSeconds = seconds(Clock::now() - started);
   return result;
 }
 

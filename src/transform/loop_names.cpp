@@ -39,20 +39,30 @@ bool makesLoops(StepKind kind) {
   }
 }
 
-std::vector<std::string> defaultLoopNames(StepKind kind, const std::vector<std::string>& loops,
-                                          std::set<std::string> taken) {
-  const char* suffix = kind == StepKind::Split ? "_s" : "_o";
-  std::vector<std::string> names;
+std::vector<std::string> defaultLoopNamesWhere(StepKind kind, const std::vector<std::string>& loops,
+                                               const std::function<bool(const std::string&)>& taken) {
+  auto fresh = [&](const std::string& base, const std::vector<std::string>& chosen) {
+    auto used = [&](const std::string& name) {
+      return taken(name) || std::find(chosen.begin(), chosen.end(), name) != chosen.end();
+    };
+    if (!used(base)) return base;
+    for (int i = 2;; ++i)
+      if (std::string candidate = base + std::to_string(i); !used(candidate)) return candidate;
+  };
   if (kind == StepKind::Collapse) {
     std::string joined;
     for (const auto& loop : loops) joined += (joined.empty() ? "" : "_") + loop;
-    return {freshName(taken, joined)};
+    return {fresh(joined, {})};
   }
-  for (const auto& loop : loops) {
-    names.push_back(freshName(taken, loop + suffix));
-    taken.insert(names.back());
-  }
+  const char* suffix = kind == StepKind::Split ? "_s" : "_o";
+  std::vector<std::string> names;
+  for (const auto& loop : loops) names.push_back(fresh(loop + suffix, names));
   return names;
+}
+
+std::vector<std::string> defaultLoopNames(StepKind kind, const std::vector<std::string>& loops,
+                                          const std::set<std::string>& taken) {
+  return defaultLoopNamesWhere(kind, loops, [&](const std::string& name) { return taken.count(name) > 0; });
 }
 
 NewLoopNames newLoopNames(const Kernel& kernel, StepKind kind, const std::vector<std::string>& loops,

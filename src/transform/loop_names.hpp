@@ -6,6 +6,7 @@
 // Strip-mining keeps a loop's index for the inner (element) loop, so that the statements are
 // untouched, and makes one new loop: the strip loop of strip, tile, unroll and vectorize (one a
 // tiled loop), the thread loop of regtile (one a tiled loop), the part loop of split.
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -24,7 +25,10 @@ bool makesLoops(StepKind kind);
 // (a split's part loop: `<loop>_s`; the one loop of a collapse: the indices joined by '_'), or, where `taken` holds that name already, `<loop>_o2`,
 // `<loop>_o3`, ...: the first name free, each name reserved before the next loop's is chosen.
 std::vector<std::string> defaultLoopNames(StepKind kind, const std::vector<std::string>& loops,
-                                          std::set<std::string> taken);
+                                          const std::set<std::string>& taken);
+// The same, `taken` asked of each name.
+std::vector<std::string> defaultLoopNamesWhere(StepKind kind, const std::vector<std::string>& loops,
+                                               const std::function<bool(const std::string&)>& taken);
 
 // The names a transformation of `kind` gives the loops it makes from `loops` in `kernel`: `given`,
 // one a loop, none used by the kernel and no two alike (else `refusal` says why); or, when `given`

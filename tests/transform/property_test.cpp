@@ -58,6 +58,11 @@ class RecipeGenerator {
         s.loops.push_back(loops[index(loops.size())]->index);
         s.factors = {16, 8, pick({8, 16})};
         break;
+      case StepKind::Wgmma:
+        if (inner) s.loops.push_back(inner->index);
+        s.loops.push_back(loops[index(loops.size())]->index);
+        s.factors = {64, pick({8, 64, 128}), 16, pick({0, 1}), pick({0, 1})};
+        break;
       case StepKind::Distribute: break;
       case StepKind::Lanes: {
         s.loops.clear();
