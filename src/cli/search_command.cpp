@@ -125,6 +125,7 @@ void retimeWinner(Runner& runner, const Kernel& kernel, const Evaluator& evaluat
 }
 
 int runSearch(const SearchFlags& f) {
+  auto started = std::chrono::steady_clock::now();  // the budget holds the whole command
   std::string error;
   SearchSpace space;
   auto strategy = makeStrategy(f.exhaustive ? "exhaustive" : f.space.strategy, error);
@@ -133,6 +134,7 @@ int runSearch(const SearchFlags& f) {
     return kUsageError;
   }
   EvaluatorOptions options;
+  options.started = started;
   options.compile.arch = f.arch;
   options.measure.seed = f.seed;
   // Brief timings while searching (the median of 5 runs of a kernel of 10 ms or more varies by

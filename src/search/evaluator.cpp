@@ -68,7 +68,7 @@ void splitDevice(const std::string& described, std::string& name, std::string& c
 Evaluator::Evaluator(const Kernel& kernel, EvaluatorOptions options, Runner* runner, TuningDb* db, Progress& progress)
     : kernel_(kernel), options_(std::move(options)), runner_(runner), db_(db), progress_(progress),
       pool_(std::make_unique<ThreadPool>()), compileBudget_(std::make_shared<CompileBudget>()),
-      started_(std::chrono::steady_clock::now()) {
+      started_(options_.started) {
   if (options_.budget.count() > 0) deadline_ = compileBudget_->deadline = started_ + options_.budget;
   nestKey_ = textHash(printKernel(kernel));
   outcome_.kernelName = kernel.name;

@@ -27,9 +27,11 @@ struct Candidate {
 struct EvaluatorOptions {
   CompileOptions compile;
   MeasureOptions measure;
-  // Stop measuring new variants when this much wall time has passed, or would have before one
-  // more measurement could end (0: no limit); variants not reached are reported as not measured.
+  // Stop measuring new variants when this much wall time has passed since `started`, or would
+  // have before one more measurement could end (0: no limit); variants not reached are reported
+  // as not measured.
   std::chrono::seconds budget{0};
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   // Stop measuring after this many variants (0: no limit); from the database they count too.
   size_t maxMeasured = 0;
   // Answer every measurement from the tuning database, as measured on the GPU with the most rows
@@ -49,8 +51,8 @@ class Evaluator {
   std::optional<double> evaluate(const std::vector<Candidate>& candidates);
   // Whether the time budget is spent.
   bool outOfBudget() const;
-  // Keeps `time` of the budget for what follows measuring: measuring ends that much earlier.
-  // Called before the first evaluate().
+  // Keeps `time` of the budget for what follows measuring: measuring ends that much earlier (at
+  // most half the budget earlier). Called before the first evaluate().
   void reserve(std::chrono::steady_clock::duration time);
   // Whether a recipe could be measured: always, but in a replay only what the database holds (a
   // replay of a database recorded before candidates were added offers the strategy those it knows).
