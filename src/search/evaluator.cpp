@@ -152,6 +152,7 @@ std::optional<double> Evaluator::evaluate(const std::vector<Candidate>& candidat
     if (p->cuda) {
       CudaKernel cuda = *p->cuda;
       CompileOptions copts = options_.compile;
+      copts.allowSpills = copts.allowSpills || cuda.limitsRegisters;
       std::shared_ptr<CompileBudget> budget = compileBudget_;
       p->compiling = pool_->submit([cuda, copts, budget]() -> std::optional<CompileResult> {
         if (budget->wouldOverrun()) return std::nullopt;

@@ -393,6 +393,8 @@ TEST(CompileRecipes, PrefetchedOperandsStayInRegistersAndReadSharedMemory128Bits
     std::string recipe = cases[i]->recipe;
     bool pipelined = recipe.find("pipelined") != std::string::npos && recipe.find("strip k 15") == std::string::npos;
     EXPECT_EQ(pipelined, source.find("} else {  // the last iteration: the strip's barrier") != std::string::npos);
+    // A register limit the recipe asked for: spills it makes are the recipe's choice.
+    EXPECT_EQ(kernels[i].limitsRegisters, recipe.find("resident ") != std::string::npos);
     if (recipe.find("resident 2") != std::string::npos) {
       EXPECT_NE(source.find("__launch_bounds__(256, 2)"), std::string::npos);
     }

@@ -71,7 +71,9 @@ TEST(CompileResources, CountsTheKernelsInstructionsInItsCubin) {
   for (size_t keep : {size_t(0), size_t(16), size_t(0x40), small.cubin.size() / 2}) {  // cut short: no answer, no crash
     std::vector<char> cut(small.cubin.begin(), small.cubin.begin() + static_cast<std::ptrdiff_t>(keep));
     auto partial = kernelTextBytes(cut, "matmul");
-    if (partial) EXPECT_EQ(*partial, *bytes);  // the section table may lie before the cut
+    if (partial) {
+      EXPECT_EQ(*partial, *bytes);  // the section table may lie before the cut
+    }
   }
   std::vector<char> notElf(small.cubin);
   notElf[1] = 'X';

@@ -46,10 +46,11 @@ TEST(CompileWgmma, ProductsCompileForSm90aWithoutLocalMemory) {
     for (const char* op : {"wgmma.fence.sync.aligned", "wgmma.commit_group.sync.aligned", "wgmma.wait_group.sync.aligned",
                            "fence.proxy.async.shared::cta", "cp.async.cg.shared.global"})
       EXPECT_NE(r.ptx.find(op), std::string::npos) << op;
-    if (c.recipe.find("producer") != std::string::npos)
+    if (c.recipe.find("producer") != std::string::npos) {
       for (const char* op : {"mbarrier.init.shared::cta.b64", "mbarrier.try_wait.parity.shared::cta.b64",
                              "mbarrier.arrive.shared::cta.b64", "cp.async.mbarrier.arrive.noinc.shared::cta.b64"})
         EXPECT_NE(r.ptx.find(op), std::string::npos) << op;
+    }
     EXPECT_EQ(r.resources.stackFrameBytes, 0) << r.log;
     EXPECT_FALSE(r.resources.spills()) << r.log;
     EXPECT_EQ(r.ptx.find(".local"), std::string::npos);

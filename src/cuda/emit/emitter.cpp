@@ -805,6 +805,7 @@ EmitResult KernelWriter::write() {
       refuse(std::to_string(kernel_.residentBlocks) + " blocks of " + std::to_string(plan_.threads()) +
              " threads are more than the 2048 a multiprocessor holds");
     bounds += ", " + std::to_string(kernel_.residentBlocks);
+    out.limitsRegisters = true;
   }
   if (!refusal_.empty()) {
     result.refusal = refusal_;

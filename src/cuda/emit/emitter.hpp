@@ -35,6 +35,9 @@ struct CudaKernel {
   // The one architecture the kernel runs on where it uses that architecture's own features
   // ("sm_90a": wgmma), compiled for it; empty where any of the compile target's family does.
   std::string requiredArch;
+  // The recipe asked ptxas to keep several blocks on a multiprocessor (`resident N`), holding each
+  // thread to fewer registers: a few spills are then its choice, for the GPU to judge.
+  bool limitsRegisters = false;
 
   unsigned threads() const { return block[0] * block[1] * block[2]; }
   unsigned long long blocks() const { return 1ull * grid[0] * grid[1] * grid[2]; }
