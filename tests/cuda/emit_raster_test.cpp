@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include "tests/scratch_dir.hpp"
 #include "tests/cuda/emitted_example.hpp"
 
 namespace cudaburg {
@@ -31,10 +32,8 @@ std::string linesBetween(const std::string& src, const std::string& from, const 
 // coordinates compute them on a grid of gridY x gridX blocks.
 std::vector<std::pair<int, int>> blockOrder(const std::string& coordinates, int gridY, int gridX) {
   // A folder of its own for each test and grid: ctest runs the tests side by side.
-  std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
-                              ("emit_raster_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-                               "_" + std::to_string(gridY) + "x" + std::to_string(gridX) + "_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  ScratchDir scratch("emit_raster_" + std::to_string(gridY) + "x" + std::to_string(gridX));
+  const std::filesystem::path& dir = scratch.path();
   std::ofstream(dir / "order.cpp") << "#include <algorithm>\n#include <cstdio>\nusing std::min;\n"
                                    << "struct Index { unsigned x, y, z; };\nint main() {\n"
                                    << "  for (unsigned y = 0; y < " << gridY << "; ++y)\n"

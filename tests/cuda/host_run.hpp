@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/scratch_dir.hpp"
 #include "src/cuda/emit/emitter.hpp"
 #include "src/exec/buffers.hpp"
 #include "src/exec/compare.hpp"
@@ -49,10 +50,8 @@ static std::barrier<>* block_barrier;
 // Runs `k` (its arrays' elements in `buffers`, as float) over its whole grid; writes the outputs
 // back into `buffers`. False (and a test failure) where it does not compile or run.
 inline bool runOnHost(const CudaKernel& k, const Kernel& kernel, Buffers& buffers) {
-  std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
-                              ("host_run_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-                               "_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  ScratchDir scratch("host_run");
+  const std::filesystem::path& dir = scratch.path();
   std::ostringstream main;
   main << "int main() {\n";
   std::string args;

@@ -1,10 +1,12 @@
 #include "src/tuning/tuning_db.hpp"
+#include "tests/scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <memory>
 
 using cudaburg::Measurement;
 using cudaburg::MeasurementKey;
@@ -13,12 +15,19 @@ using cudaburg::TuningDb;
 
 namespace {
 
+// A path with no file there, in a folder of the test's own: it goes when the next test asks for
+// one, and the last when the program ends.
 std::string freshPath(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("cudaburg-db-test-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  auto path = dir / name;
-  std::filesystem::remove(path);
-  return path.string();
+  static std::unique_ptr<cudaburg::ScratchDir> dir;
+  static std::string test;
+  std::string current = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  if (!dir || test != current) {
+    dir.reset();
+    dir = std::make_unique<cudaburg::ScratchDir>("cudaburg-db-test");
+    test = current;
+  }
+  std::filesystem::remove(*dir / name);
+  return (*dir / name).string();
 }
 
 MeasurementKey key(const std::string& recipe) {
