@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <system_error>
 
@@ -33,5 +34,20 @@ class ScratchDir {
  private:
   std::filesystem::path path_;
 };
+
+// A path with no file there, in a folder of the running test's own: the folder goes when a later
+// test asks for one, the last when the program ends.
+inline std::string freshTestPath(const std::string& prefix, const std::string& name) {
+  static std::unique_ptr<ScratchDir> dir;
+  static std::string test;
+  std::string current = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  if (!dir || test != current) {
+    dir.reset();
+    dir = std::make_unique<ScratchDir>(prefix);
+    test = current;
+  }
+  std::filesystem::remove(*dir / name);
+  return (*dir / name).string();
+}
 
 }  // namespace cudaburg

@@ -7,7 +7,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <memory>
 #include <string>
 
 #include "src/tuning/tuning_db.hpp"
@@ -20,20 +19,7 @@ using cudaburg::TuningDb;
 
 namespace {
 
-// A path with no file there, in a folder of the test's own: it goes when the next test asks for
-// one, and the last when the program ends.
-std::string freshPath(const std::string& name) {
-  static std::unique_ptr<cudaburg::ScratchDir> dir;
-  static std::string test;
-  std::string current = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  if (!dir || test != current) {
-    dir.reset();
-    dir = std::make_unique<cudaburg::ScratchDir>("cudaburg-bad-db-test");
-    test = current;
-  }
-  std::filesystem::remove(*dir / name);
-  return (*dir / name).string();
-}
+std::string freshPath(const std::string& name) { return cudaburg::freshTestPath("cudaburg-bad-db-test", name); }
 
 MeasurementKey key(const std::string& recipe) {
   return {"nest", "M=64", recipe, "NVIDIA H200", "9.0", "580.1", "sm_90", "13.0"};
