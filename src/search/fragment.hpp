@@ -15,14 +15,15 @@
 #include <vector>
 
 #include "src/search/cost_model.hpp"
+#include "src/search/step_list.hpp"
 #include "src/transform/recipe.hpp"
 
 namespace cudaburg {
 
 struct Fragment {
-  std::vector<RecipeStep> nest;    // what gives the nest its loops: a split, the tile, interchanges
-  std::vector<RecipeStep> outer;   // loops outside the tile onto grid.z
-  std::vector<RecipeStep> inTile;  // the tile's mappings, register tile, staging, finishing touches
+  StepList nest;    // what gives the nest its loops: a split, the tile, interchanges
+  StepList outer;   // loops outside the tile onto grid.z
+  StepList inTile;  // the tile's mappings, register tile, staging, finishing touches
   CandidateShape shape;            // the decisions, as the model reads them
   std::string tileRows, tileCols;  // the loops tiled onto the block: the tile's element loops
   std::string gridRows, gridCols;  // the tile's strip loops, onto the grid
