@@ -17,6 +17,12 @@ RecipeStep makeStep(StepKind kind, std::vector<std::string> loops, std::vector<i
   return s;
 }
 
+bool Fragment::sameAs(const Fragment& other) const {
+  return nest.shares(other.nest) && outer.shares(other.outer) && inTile.shares(other.inTile) && shape == other.shape &&
+         tileRows == other.tileRows && tileCols == other.tileCols && gridRows == other.gridRows &&
+         gridCols == other.gridCols && strips == other.strips && refused == other.refused;
+}
+
 std::vector<RecipeStep> Fragment::steps() const {
   std::vector<RecipeStep> all;
   all.reserve(nest.size() + outer.size() + inTile.size());

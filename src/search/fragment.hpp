@@ -30,6 +30,8 @@ struct Fragment {
   std::string strips;              // the staged reduction's strip loop ("" when not staged)
   std::string refused;             // why the rule that built it does not apply, when it does not
 
+  // Whether `other` is this fragment: the same steps, shared, and the same shape and names.
+  bool sameAs(const Fragment& other) const;
   // Every step, in the order they apply.
   std::vector<RecipeStep> steps() const;
   // Whether a step gives a loop it makes this name.

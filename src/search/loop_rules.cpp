@@ -277,7 +277,8 @@ Fragment LoopRules::tiles(const TiledLoop& y, const TiledLoop& x, const Fragment
 
 Fragment LoopRules::blockTile(const Node* rows, const Fragment& body, int64_t bm, int64_t bn, int64_t tm,
                               int64_t tn) const {
-  return tiles(rows, rows->body().get(), body, nullptr, bm, bn, tm, tn);
+  return tiled_.get({FragmentMemo::Builder::BlockTile, rows, &body, {bm, bn, tm, tn}}, body,
+                    [&] { return tiles(rows, rows->body().get(), body, nullptr, bm, bn, tm, tn); });
 }
 
 Fragment LoopRules::outerInnerTile(const Node* outer, const Fragment& body, int64_t bm, int64_t bn, int64_t tm,

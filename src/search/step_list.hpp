@@ -60,6 +60,8 @@ class StepList {
     edit(step);
     own()[i] = std::make_shared<const RecipeStep>(std::move(step));
   }
+  // Whether both lists hold the same steps by sharing them (equal lists made apart do not).
+  bool shares(const StepList& other) const { return items_ == other.items_; }
   // The steps appended to `out`.
   void appendTo(std::vector<RecipeStep>& out) const {
     for (const Shared& s : items()) out.push_back(*s);
