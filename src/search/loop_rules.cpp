@@ -547,11 +547,11 @@ LoopRules::Cost LoopRules::model(const Fragment& f) const {
 
 LoopRules::Cost LoopRules::kernelCost(const Fragment& f) const {
   if (!measured_) return model(f);
-  auto it = measured_->find(printRecipeLine(f.recipe(kernel_)));
-  if (it == measured_->end() || !it->second) return kInfinity;
-  return static_cast<Cost>(std::min(*it->second * kPicosecondsPerMs, 1e18));
+  const std::optional<double>* ms = measured_->find(f, kernel_);
+  if (!ms || !*ms) return kInfinity;
+  return static_cast<Cost>(std::min(**ms * kPicosecondsPerMs, 1e18));
 }
 
-void LoopRules::setMeasured(std::map<std::string, std::optional<double>> measured) { measured_ = std::move(measured); }
+void LoopRules::setMeasured(std::map<std::string, std::optional<double>> measured) { measured_.emplace(std::move(measured)); }
 
 }  // namespace cudaburg

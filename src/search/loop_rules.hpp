@@ -20,6 +20,7 @@
 #include "src/search/calibrated_model.hpp"
 #include "src/search/fragment.hpp"
 #include "src/search/fragment_memo.hpp"
+#include "src/search/measured_kernels.hpp"
 #include "src/search/search_space.hpp"
 
 namespace cudaburg {
@@ -224,7 +225,7 @@ class LoopRules {
   SearchSpace space_;
   GpuModel gpu_;
   CalibratedModel model_;
-  std::optional<std::map<std::string, std::optional<double>>> measured_;
+  std::optional<MeasuredKernels> measured_;
   mutable FragmentMemo tiled_;  // blockTile's and implicitGemm's fragments
 };
 
