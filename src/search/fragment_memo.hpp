@@ -6,7 +6,8 @@
 // the entry, which keeps the kid's steps alive: steps shared with the copy are the same steps.
 #include <array>
 #include <cstdint>
-#include <map>
+#include <functional>
+#include <unordered_map>
 
 #include "src/loop/loop_tree.hpp"
 #include "src/search/fragment.hpp"
@@ -21,7 +22,7 @@ class FragmentMemo {
     const Node* node;
     const Fragment* kid;
     std::array<int64_t, 4> tile;  // bm, bn, tm, tn
-    auto operator<=>(const Key&) const = default;
+    bool operator==(const Key&) const = default;
   };
 
   // What `build()` makes for `kid` under `key`: made once, then copied.
@@ -40,7 +41,16 @@ class FragmentMemo {
     Fragment kid;    // as it was when built from (its steps kept alive)
     Fragment built;
   };
-  std::map<Key, Entry> entries_;
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      size_t h = static_cast<size_t>(k.builder);
+      for (const void* p : {static_cast<const void*>(k.node), static_cast<const void*>(k.kid)})
+        h = h * 1000003 + std::hash<const void*>()(p);
+      for (int64_t v : k.tile) h = h * 1000003 + static_cast<size_t>(v);
+      return h;
+    }
+  };
+  std::unordered_map<Key, Entry, KeyHash> entries_;
 };
 
 }  // namespace cudaburg
