@@ -34,7 +34,6 @@ class FragmentMemo {
     entries_.insert_or_assign(key, Entry{kid, built});
     return built;
   }
-  void clear() { entries_.clear(); }
 
  private:
   struct Entry {
