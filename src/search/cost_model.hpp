@@ -72,6 +72,7 @@ struct CandidateShape {
   // stageDepth the channels a strip; pipelined: the next strip prefetched into registers.
   int64_t winogradTile = 0;
   int64_t winogradPoints = 1;
+  friend bool operator==(const CandidateShape&, const CandidateShape&) = default;
 };
 
 struct Estimate {

@@ -17,16 +17,22 @@ RecipeStep makeStep(StepKind kind, std::vector<std::string> loops, std::vector<i
   return s;
 }
 
+bool Fragment::sameAs(const Fragment& other) const {
+  return nest.shares(other.nest) && outer.shares(other.outer) && inTile.shares(other.inTile) && shape == other.shape &&
+         tileRows == other.tileRows && tileCols == other.tileCols && gridRows == other.gridRows &&
+         gridCols == other.gridCols && strips == other.strips && refused == other.refused;
+}
+
 std::vector<RecipeStep> Fragment::steps() const {
-  std::vector<RecipeStep> all = nest;
-  all.insert(all.end(), outer.begin(), outer.end());
-  all.insert(all.end(), inTile.begin(), inTile.end());
+  std::vector<RecipeStep> all;
+  all.reserve(nest.size() + outer.size() + inTile.size());
+  for (const StepList* run : {&nest, &outer, &inTile}) run->appendTo(all);
   return all;
 }
 
 bool Fragment::namesLoop(const std::string& name) const {
   // Read in place: labeling names new loops for every binding it tries.
-  for (const auto* steps : {&nest, &outer, &inTile})
+  for (const StepList* steps : {&nest, &outer, &inTile})
     for (const auto& step : *steps)
       if (std::find(step.into.begin(), step.into.end(), name) != step.into.end()) return true;
   return false;

@@ -15,20 +15,23 @@
 #include <vector>
 
 #include "src/search/cost_model.hpp"
+#include "src/search/step_list.hpp"
 #include "src/transform/recipe.hpp"
 
 namespace cudaburg {
 
 struct Fragment {
-  std::vector<RecipeStep> nest;    // what gives the nest its loops: a split, the tile, interchanges
-  std::vector<RecipeStep> outer;   // loops outside the tile onto grid.z
-  std::vector<RecipeStep> inTile;  // the tile's mappings, register tile, staging, finishing touches
+  StepList nest;    // what gives the nest its loops: a split, the tile, interchanges
+  StepList outer;   // loops outside the tile onto grid.z
+  StepList inTile;  // the tile's mappings, register tile, staging, finishing touches
   CandidateShape shape;            // the decisions, as the model reads them
   std::string tileRows, tileCols;  // the loops tiled onto the block: the tile's element loops
   std::string gridRows, gridCols;  // the tile's strip loops, onto the grid
   std::string strips;              // the staged reduction's strip loop ("" when not staged)
   std::string refused;             // why the rule that built it does not apply, when it does not
 
+  // Whether `other` is this fragment: the same steps, shared, and the same shape and names.
+  bool sameAs(const Fragment& other) const;
   // Every step, in the order they apply.
   std::vector<RecipeStep> steps() const;
   // Whether a step gives a loop it makes this name.

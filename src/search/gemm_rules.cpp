@@ -71,6 +71,12 @@ Fragment LoopRules::gathered(const Node* node, int64_t depth, Buffering bufferin
 
 Fragment LoopRules::implicitGemm(const Node* outer, const Fragment& body, int64_t bm, int64_t bn, int64_t tm,
                                  int64_t tn) const {
+  return tiled_.get({FragmentMemo::Builder::ImplicitGemm, outer, &body, {bm, bn, tm, tn}}, body,
+                    [&] { return gemmTiles(outer, body, bm, bn, tm, tn); });
+}
+
+Fragment LoopRules::gemmTiles(const Node* outer, const Fragment& body, int64_t bm, int64_t bn, int64_t tm,
+                              int64_t tn) const {
   Fragment f = body;
   std::vector<const Node*> chain;
   for (const Node* cur = outer; cur->kind == NodeKind::For && cur->loopKind == LoopKind::Parallel; cur = cur->body().get())

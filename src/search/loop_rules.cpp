@@ -227,7 +227,7 @@ void LoopRules::splitParts(Fragment& f, const std::string& loop, int64_t length,
   // grid.
   RecipeStep split = named(f, makeStep(StepKind::Split, {loop}, {parts}));
   f.nest.push_back(split);
-  f.outer.insert(f.outer.begin(), makeStep(StepKind::Map, {split.into[0]}, {}, Mapping::GridZ));
+  f.outer.push_front(makeStep(StepKind::Map, {split.into[0]}, {}, Mapping::GridZ));
 }
 
 Fragment LoopRules::tiles(const Node* y, const Node* x, const Fragment& body, const Node* middle, int64_t bm,
@@ -263,7 +263,7 @@ Fragment LoopRules::tiles(const TiledLoop& y, const TiledLoop& x, const Fragment
                                  makeStep(StepKind::Map, {y.index}, {}, Mapping::BlockY),
                                  makeStep(StepKind::Map, {x.index}, {}, Mapping::BlockX),
                                  named(f, makeStep(StepKind::RegisterTile, {y.index, x.index}, {tm, tn}))};
-  f.inTile.insert(f.inTile.begin(), mapped.begin(), mapped.end());
+  f.inTile.prepend(std::move(mapped));
   // 128-bit accesses along a thread's columns, where rows keep them aligned.
   std::map<std::string, bool> staged;
   for (const auto& step : f.inTile)
@@ -277,7 +277,8 @@ Fragment LoopRules::tiles(const TiledLoop& y, const TiledLoop& x, const Fragment
 
 Fragment LoopRules::blockTile(const Node* rows, const Fragment& body, int64_t bm, int64_t bn, int64_t tm,
                               int64_t tn) const {
-  return tiles(rows, rows->body().get(), body, nullptr, bm, bn, tm, tn);
+  return tiled_.get({FragmentMemo::Builder::BlockTile, rows, &body, {bm, bn, tm, tn}}, body,
+                    [&] { return tiles(rows, rows->body().get(), body, nullptr, bm, bn, tm, tn); });
 }
 
 Fragment LoopRules::outerInnerTile(const Node* outer, const Fragment& body, int64_t bm, int64_t bn, int64_t tm,
@@ -290,9 +291,9 @@ Fragment LoopRules::interleaved(Fragment f) const {
   int64_t tn = f.shape.threadCols;
   bool changed = false;
   if (tn % 4 == 0 && tn >= 8)
-    for (auto& s : f.inTile)
-      if (s.kind == StepKind::Stage && !s.transposed && readAlong(s.array, f.tileCols)) {
-        s.interleave = tn;
+    for (size_t i = 0; i < f.inTile.size(); ++i)
+      if (const RecipeStep& s = f.inTile[i]; s.kind == StepKind::Stage && !s.transposed && readAlong(s.array, f.tileCols)) {
+        f.inTile.edit(i, [&](RecipeStep& stage) { stage.interleave = tn; });
         changed = true;
       }
   f.shape.interleaved = changed;
@@ -430,8 +431,9 @@ Fragment LoopRules::mmaStrips(const Node* node, int64_t depth, int64_t buffers, 
   Fragment f = staged(node, depth, Buffering::Async, false);
   f.shape.asyncStages = static_cast<int>(buffers);
   f.shape.swizzled = swizzle != 0;
-  for (auto& s : f.inTile)
-    if (s.kind == StepKind::Map && s.mapping == Mapping::AsyncPipelined && buffers != kAsyncStages) s.factors = {buffers};
+  for (size_t i = 0; i < f.inTile.size(); ++i)
+    if (f.inTile[i].kind == StepKind::Map && f.inTile[i].mapping == Mapping::AsyncPipelined && buffers != kAsyncStages)
+      f.inTile.edit(i, [&](RecipeStep& map) { map.factors = {buffers}; });
   return f;
 }
 
@@ -462,7 +464,7 @@ Fragment LoopRules::tensorCores(const Fragment& tiled) const {
   int bytes = 4;
   for (const auto& p : kernel_.params)
     if (p.input) bytes = scalarTypeBytes(p.type);
-  std::vector<RecipeStep> steps;
+  StepList steps;
   for (RecipeStep s : f.inTile) {
     if (s.kind == StepKind::Vectorize) continue;  // the write-back goes by fragments
     if (s.kind == StepKind::Stage && f.shape.swizzled && !gathered) {
@@ -506,9 +508,14 @@ Fragment LoopRules::warpGroups(const Fragment& tiled, int64_t producer) const {
   else if (f.shape.threadRows % 64 != 0 || f.shape.threadCols % 64 != 0 || f.shape.threadCols > 256)
     f.refused = "a warpgroup's tile is 64 or 128 rows by 64 to 256 columns";
   if (!f.refused.empty()) return f;
-  for (auto& s : f.inTile) {
-    if (s.kind == StepKind::Stage && !readAlong(s.array, reduction)) s.slab = kWgmmaStripDepth;  // B: rows of n
-    if (s.kind == StepKind::Mma) s = makeStep(StepKind::Wgmma, s.loops, {64, f.shape.threadCols, 16, kWgmmaPending, producer});
+  for (size_t i = 0; i < f.inTile.size(); ++i) {
+    const RecipeStep& s = f.inTile[i];
+    if (s.kind == StepKind::Stage && !readAlong(s.array, reduction))
+      f.inTile.edit(i, [](RecipeStep& b) { b.slab = kWgmmaStripDepth; });  // B: rows of n
+    else if (s.kind == StepKind::Mma)
+      f.inTile.edit(i, [&](RecipeStep& mma) {
+        mma = makeStep(StepKind::Wgmma, mma.loops, {64, f.shape.threadCols, 16, kWgmmaPending, producer});
+      });
   }
   f.shape.warpGroups = true;
   return f;
@@ -540,11 +547,11 @@ LoopRules::Cost LoopRules::model(const Fragment& f) const {
 
 LoopRules::Cost LoopRules::kernelCost(const Fragment& f) const {
   if (!measured_) return model(f);
-  auto it = measured_->find(printRecipeLine(f.recipe(kernel_)));
-  if (it == measured_->end() || !it->second) return kInfinity;
-  return static_cast<Cost>(std::min(*it->second * kPicosecondsPerMs, 1e18));
+  const std::optional<double>* ms = measured_->find(f, kernel_);
+  if (!ms || !*ms) return kInfinity;
+  return static_cast<Cost>(std::min(**ms * kPicosecondsPerMs, 1e18));
 }
 
-void LoopRules::setMeasured(std::map<std::string, std::optional<double>> measured) { measured_ = std::move(measured); }
+void LoopRules::setMeasured(std::map<std::string, std::optional<double>> measured) { measured_.emplace(std::move(measured)); }
 
 }  // namespace cudaburg

@@ -19,6 +19,8 @@
 #include "src/loop/loop_tree.hpp"
 #include "src/search/calibrated_model.hpp"
 #include "src/search/fragment.hpp"
+#include "src/search/fragment_memo.hpp"
+#include "src/search/measured_kernels.hpp"
 #include "src/search/search_space.hpp"
 
 namespace cudaburg {
@@ -202,6 +204,8 @@ class LoopRules {
   };
   Fragment tiles(const TiledLoop& rows, const TiledLoop& cols, const Fragment& body, const Node* middle, int64_t bm,
                  int64_t bn, int64_t tm, int64_t tn) const;
+  // implicitGemm, made anew.
+  Fragment gemmTiles(const Node* outer, const Fragment& body, int64_t bm, int64_t bn, int64_t tm, int64_t tn) const;
   // The reduction loop `loop` (of `length` iterations) strip-mined by `depth`, `arrays` staged at the strip loop (those in
   // `transposed` transposed, those in `tabled` through offset tables), its own loop unrolled, the strip loop buffered as `buffering` says.
   void stageStrips(Fragment& f, const std::string& loop, int64_t length, int64_t depth, Buffering buffering,
@@ -221,7 +225,8 @@ class LoopRules {
   SearchSpace space_;
   GpuModel gpu_;
   CalibratedModel model_;
-  std::optional<std::map<std::string, std::optional<double>>> measured_;
+  std::optional<MeasuredKernels> measured_;
+  mutable FragmentMemo tiled_;  // blockTile's and implicitGemm's fragments
 };
 
 }  // namespace cudaburg

@@ -6,6 +6,7 @@
 #include "src/loop/printer.hpp"
 #include "src/search/loop_rules.hpp"
 #include "src/search/loops_matcher.hpp"
+#include "src/search/measured_kernels.hpp"
 #include "src/transform/recipe.hpp"
 #include "tests/search/search_problem.hpp"
 
@@ -84,6 +85,53 @@ TEST(Fragment, EveryCandidatePrintsAsItsNamedStepsApply) {
       ++applied;
     }
     EXPECT_GT(applied, 50);
+  }
+}
+
+// A copy of a fragment shares its steps until one of the two changes; the other keeps its own.
+TEST(Fragment, CopiesShareStepsUntilOneChanges) {
+  SearchProblem p = parseSearchProblem("matmul examples/matmul.loop -D M=64 -D N=64 -D K=64");
+  LoopRules rules(p.kernel, p.space);
+  Fragment staged = rules.staged(reductionOf(p.kernel), 8, Buffering::Double, false);
+  Fragment copy = staged;
+  EXPECT_TRUE(copy.sameAs(staged));
+  copy.inTile.edit(1, [](RecipeStep& stage) { stage.interleave = 8; });
+  copy.inTile.push_back(makeStep(StepKind::Lanes, {}, {8, 4}));
+  EXPECT_FALSE(copy.sameAs(staged));
+  EXPECT_EQ(lines(staged.steps()), (std::vector<std::string>{"strip k 8 into k_o", "stage A at k_o", "stage B at k_o",
+                                                             "unroll k 8 into k_o2", "map k_o pipelined"}));
+  EXPECT_EQ(lines(copy.steps()),
+            (std::vector<std::string>{"strip k 8 into k_o", "stage A at k_o interleaved 8", "stage B at k_o",
+                                      "unroll k 8 into k_o2", "map k_o pipelined", "lanes 8,4"}));
+}
+
+// Every candidate of an example is found among the measured kernels exactly where its recipe line
+// is, at its time (failed: without one).
+TEST(Fragment, MeasuredKernelsAreFoundByTheirRecipeLines) {
+  for (const char* problem : {"matmul examples/matmul.loop -D M=40 -D N=48 -D K=36",
+                              "conv2d examples/conv2d.loop -D N=2 -D C=3 -D H=9 -D W=10 -D K=5"}) {
+    SearchProblem p = parseSearchProblem(std::string(problem) + " --tile 16,32 --unroll 1,8 --stage 4,8 --split 2");
+    SCOPED_TRACE(p.name);
+    LoopRules rules(p.kernel, p.space);
+    generated::LoopsMatcher matcher(&rules);
+    ASSERT_TRUE(matcher.label(p.kernel.body.get()));
+    const Node* root = p.kernel.body.get();
+    int count = matcher.count(root, generated::LoopsMatcher::kernel_NT);
+    MeasuredKernels::Times times;
+    for (int rank = 0; rank < count; rank += 3)
+      times[printRecipeLine(matcher.value(root, generated::LoopsMatcher::kernel_NT, rank).recipe(p.kernel))] =
+          rank % 2 ? std::optional<double>(rank) : std::nullopt;
+    MeasuredKernels measured(times);
+    for (int rank = 0; rank < count; ++rank) {
+      const Fragment& f = matcher.value(root, generated::LoopsMatcher::kernel_NT, rank);
+      std::string line = printRecipeLine(f.recipe(p.kernel));
+      auto it = times.find(line);
+      const std::optional<double>* found = measured.find(f, p.kernel);
+      ASSERT_EQ(found != nullptr, it != times.end()) << line;
+      if (found) {
+        EXPECT_EQ(*found, it->second) << line;
+      }
+    }
   }
 }
 
