@@ -6,6 +6,9 @@
 // c of a 128-byte row r at chunk c ^ (r % 8), as Swizzle (src/loop/swizzle.hpp) does for rows of
 // 128 bytes, since each copy starts on a 1024-byte boundary. A's box is its rows of 64 elements
 // of k; B, in slabs of 64 columns, takes one box a slab. Elements outside the array land as zero.
+#include <cstdint>
+#include <limits>
+
 #include "src/cuda/emit/emit_launch.hpp"
 #include "src/cuda/emit/kernel_writer.hpp"
 #include "src/cuda/emit/wgmma_descriptor.hpp"
@@ -63,6 +66,12 @@ std::optional<TmaStage> KernelWriter::planTmaStage(const Node& stage, const Scop
   if (rows * kWgmmaSwizzleBytes % kWgmmaAtomBytes != 0)
     return refuse(what + ": its " + std::to_string(rows) + " rows leave the next box off the swizzle's 1024-byte " +
                   "boundary"), std::nullopt;
+  for (int64_t extent : source->extents)
+    if (extent > std::numeric_limits<int32_t>::max())
+      return refuse(what + ": its coordinates are 32-bit, and " + stage.source + " has " + std::to_string(extent) +
+                    " elements along a dimension"), std::nullopt;
+  // The array starts where its allocation does, aligned beyond the 16 bytes a map needs; its rows
+  // must keep that alignment.
   const int64_t pitch = source->extents[1] * bytes;
   if (pitch % 16 != 0)
     return refuse(what + ": " + stage.source + "'s rows of " + std::to_string(pitch) +
