@@ -195,6 +195,9 @@ bool isPipelined(Mapping m);  // Pipelined or AsyncPipelined
 constexpr int kAsyncStages = 3;
 constexpr int kMaxAsyncStages = 6;
 constexpr int kWgmmaPending = 1;  // groups of wgmma left in flight across iterations (Kernel::wgmmaPending)
+// Who fills the stages around wgmma (the wgmma step's producer, in recipes and the grammar): the
+// warpgroups that multiply, a producer warpgroup by cp.async, or one by the Tensor Memory Accelerator.
+constexpr int64_t kWgmmaNoProducer = 0, kWgmmaCpAsyncProducer = 1, kWgmmaTmaProducer = 2;
 bool isGridMapping(Mapping m);
 bool isBlockMapping(Mapping m);
 
@@ -314,6 +317,10 @@ struct Kernel {
   // (mbarriers) a buffer say when a strip has landed and when its readers are done with it, so
   // that all the buffers but the one being read can be in flight. Only how the GPU runs it changes.
   bool wgmmaProducer = false;
+  // With wgmmaProducer: one thread of the producer warpgroup fills each copy of the stages by the
+  // Tensor Memory Accelerator (cp.async.bulk.tensor), a box a copy or a slab, through a tensor map
+  // of each staged array the launch passes (CudaKernel::tensorMaps). Only how the GPU runs it changes.
+  bool wgmmaTma = false;
   // The buffers of each stage an AsyncPipelined loop keeps (2 to kMaxAsyncStages): its copies are
   // issued asyncStages - 1 iterations ahead. Only how the GPU runs it changes.
   int asyncStages = kAsyncStages;

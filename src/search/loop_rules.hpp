@@ -158,8 +158,9 @@ class LoopRules {
   // A tiled fragment whose threads become warpgroups, each computing its tm x tn register tile (tm
   // a multiple of 64, tn of 64 up to 256) as wgmma m64nNk16 tiles with N = tn (the wgmma step),
   // one group in flight across strips; A's stages swizzled, B's swizzled in slabs of 64 columns.
+  // `producer` (kWgmmaNoProducer, kWgmmaCpAsyncProducer, kWgmmaTmaProducer) says who fills the stages.
   // Refused where tensorCores() refuses, or the tile or strip is not of those shapes.
-  Fragment warpGroups(const Fragment& tiled, int64_t producer = 0) const;
+  Fragment warpGroups(const Fragment& tiled, int64_t producer = kWgmmaNoProducer) const;
   // The elements an implicit GEMM's gathers copy at once (`width`, or 1): see loop_rules.cpp.
   int gatherWidth(const Fragment& f, const std::string& reduction, int width) const;
 

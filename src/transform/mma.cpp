@@ -278,7 +278,7 @@ TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& lo
 }
 
 TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& shape,
-                          int pending, bool producer) {
+                          int pending, int64_t producer) {
   if (loops.size() != 3 || shape.size() != 3)
     return TransformResult::refuse("wgmma takes the loops i,j,k of a register tile and a shape 64,N,16");
   if (shape[0] != 64 || shape[2] != 16 || shape[1] % 64 != 0 || shape[1] > 256)
@@ -287,12 +287,19 @@ TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& 
                                    "," + std::to_string(shape[2]));
   if (pending < 0 || pending > 1)
     return TransformResult::refuse("wgmma leaves 0 or 1 groups in flight across iterations, not " + std::to_string(pending));
-  if (!producer && kernel.asyncStages < 2 + pending)
+  if (producer < kWgmmaNoProducer || producer > kWgmmaTmaProducer)
+    return TransformResult::refuse("a producer warpgroup fills the stages by cp.async (1) or by TMA (2), not " +
+                                   std::to_string(producer));
+  if (producer == kWgmmaNoProducer && kernel.asyncStages < 2 + pending)
     return TransformResult::refuse("with " + std::to_string(pending) + " group of wgmma in flight, the pipelined loop "
                                    "needs at least " + std::to_string(2 + pending) + " buffers a stage, not " +
                                    std::to_string(kernel.asyncStages));
   TransformResult r = tensorCoreTiles(kernel, loops, TileShape{64, shape[1], 16, 8, true});
-  if (r.ok()) r.kernel->wgmmaPending = pending, r.kernel->wgmmaProducer = producer;
+  if (r.ok()) {
+    r.kernel->wgmmaPending = pending;
+    r.kernel->wgmmaProducer = producer != kWgmmaNoProducer;
+    r.kernel->wgmmaTma = producer == kWgmmaTmaProducer;
+  }
   return r;
 }
 

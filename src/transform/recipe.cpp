@@ -30,7 +30,7 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Lanes, "lanes", "lanes ROWS,COLS"},
     {StepKind::Collapse, "collapse", "collapse LOOP,LOOP... [into NAME]"},
     {StepKind::Mma, "mma", "mma I,J,K 16,8,16"},
-    {StepKind::Wgmma, "wgmma", "wgmma I,J,K 64,N,16 [wait PENDING] [producer]"},
+    {StepKind::Wgmma, "wgmma", "wgmma I,J,K 64,N,16 [wait PENDING] [producer [tma]]"},
     {StepKind::Peel, "peel", "peel LOOP,LOOP..."},
     {StepKind::RoundUp, "roundup", "roundup"},
     {StepKind::Raster, "raster", "raster ROWS"},
@@ -310,8 +310,14 @@ class Parser {
           }
         }
         step.factors.push_back(pending);
-        bool producer = ok && tok_.kind == Token::Word && tok_.text == "producer";
-        if (producer) advance();
+        int64_t producer = kWgmmaNoProducer;
+        if (ok && tok_.kind == Token::Word && tok_.text == "producer") {
+          advance();
+          producer = kWgmmaCpAsyncProducer;
+          if (tok_.kind == Token::Word && tok_.text == "tma") advance(), producer = kWgmmaTmaProducer;
+        } else if (ok && tok_.kind == Token::Word && tok_.text == "tma") {
+          ok = fail("`tma` is how a producer warpgroup fills the stages: write `producer tma`");
+        }
         step.factors.push_back(producer);
         break;
       }
@@ -440,9 +446,9 @@ std::string RecipeStep::str() const {
     case StepKind::Wgmma: {
       std::vector<int64_t> shape(factors.begin(), factors.begin() + std::min<size_t>(3, factors.size()));
       bool waits = factors.size() >= 4 && factors[3] != kWgmmaPending;
-      bool producer = factors.size() >= 5 && factors[4] != 0;
+      int64_t producer = factors.size() >= 5 ? factors[4] : kWgmmaNoProducer;
       return s + " " + join(loops) + " " + join(shape) + (waits ? " wait " + std::to_string(factors[3]) : "") +
-             (producer ? " producer" : "");
+             (producer != kWgmmaNoProducer ? " producer" : "") + (producer == kWgmmaTmaProducer ? " tma" : "");
     }
     case StepKind::Interchange: return s + " " + loops.at(0) + " " + loops.at(1);
     case StepKind::Distribute: return s + " " + loops.at(0);
@@ -528,7 +534,7 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
     case StepKind::Wgmma:
       if (arity(3, 5))
         return wgmmaTile(kernel, step.loops, {step.factors[0], step.factors[1], step.factors[2]},
-                         static_cast<int>(step.factors[3]), step.factors[4] != 0);
+                         static_cast<int>(step.factors[3]), step.factors[4]);
       break;
     case StepKind::Peel:
       if (!step.loops.empty() && step.factors.empty()) return peel(kernel, step.loops);

@@ -27,7 +27,8 @@
 //   mma i,j,k 16,8,16       mmaTile({i, j, k}, {16, 8, 16}): a register tile's warps on tensor cores
 //   wgmma i,j,k 64,256,16   wgmmaTile({i, j, k}, {64, 256, 16}, 1): a register tile's warpgroups on
 //                           wgmma, one group of them in flight across strips (`wait 0`: none);
-//                           `producer` at the end: a warpgroup of its own fills the stages
+//                           `producer` at the end: a warpgroup of its own fills the stages;
+//                           `producer tma`: its one thread, by the Tensor Memory Accelerator
 //   roundup                 roundUp(): a tile's register work runs over whole tiles, past the edges
 //   peel i_o,j_o,k_o        peel({i_o, j_o, k_o}): whole blocks and whole strips run unguarded
 //   raster 8                rasterBlocks(8): the grid's blocks launched in groups of 8 rows
@@ -68,7 +69,8 @@ struct RecipeStep {
   std::vector<int64_t> factors;    // factors / width / parts, one a loop where the step takes them;
                                    // Winograd: m, the block's tiles, filters, channels, the thread's
                                    // tiles, filters, points, prefetch (0 or 1); Wgmma:
-                                   // the shape's three, the groups left in flight, producer (0, 1)
+                                   // the shape's three, the groups left in flight, producer (0, 1, 2:
+                                   // kWgmmaNoProducer, ...)
   Mapping mapping = Mapping::None;  // Map
   std::string array;               // Stage: the array staged (the loop is loops[0])
   bool transposed = false;         // Stage: the box stored transposed

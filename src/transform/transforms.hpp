@@ -139,9 +139,11 @@ TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& lo
 // asynchronously pipelined loop around it (Kernel::wgmmaPending), which keeps at least 2 +
 // pending buffers a stage. With `producer`, one more warpgroup of the block fills the stages
 // while the others multiply (Kernel::wgmmaProducer): the stages' buffers then each hold a strip
-// until the warpgroups that read it say they are done with it.
+// until the warpgroups that read it say they are done with it. `producer` is kWgmmaNoProducer,
+// kWgmmaCpAsyncProducer, or kWgmmaTmaProducer: the producer's one thread fills each copy by
+// the Tensor Memory Accelerator (Kernel::wgmmaTma).
 TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& shape,
-                          int pending = kWgmmaPending, bool producer = false);
+                          int pending = kWgmmaPending, int64_t producer = kWgmmaNoProducer);
 // Runs the edges of `loops` apart on the GPU (Kernel::peeled, rule 7 of loop_tree.hpp): grid
 // loops, whose whole blocks then run without the guards only an edge needs, and uniform serial
 // loops outside the block loops (a reduction's strip loop), whose whole iterations run as a loop

@@ -3,6 +3,8 @@
 // wgmma recipes keep everything in registers (no local memory) and hold the instructions asked for.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "src/cuda/compile/compiler.hpp"
 #include "tests/cuda/emitted_example.hpp"
 
@@ -55,6 +57,47 @@ TEST(CompileWgmma, ProductsCompileForSm90aWithoutLocalMemory) {
     EXPECT_FALSE(r.resources.spills()) << r.log;
     EXPECT_EQ(r.ptx.find(".local"), std::string::npos);
     // ptxas would say so where it had to serialize the wgmma (accumulators touched in flight).
+    EXPECT_EQ(r.log.find("serializ"), std::string::npos) << r.log;
+  }
+}
+
+// A producer warpgroup that fills the stages by the Tensor Memory Accelerator: its one thread's
+// bulk tensor copies and expecting arrivals, no copy of a thread's own (cp.async) anywhere, and
+// the same sane resources.
+TEST(CompileWgmma, TmaProducersCompileForSm90a) {
+  struct Case {
+    const char* example;
+    std::map<std::string, int64_t> sizes;
+    std::string recipe;
+  };
+  for (const Case& c :
+       {Case{"hgemm.loop", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, wgmmaRecipe("128,256", "64,256", 256, 4, " producer tma")},
+        Case{"bf16gemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}},
+             wgmmaRecipe("256,128", "128,128", 128, 3, " producer tma")},
+        Case{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, wgmmaRecipe("128,128", "64,128", 128, 2, " wait 0 producer tma")}}) {
+    SCOPED_TRACE(std::string(c.example) + " under " + c.recipe);
+    auto k = testing::emittedKernel(c.example, c.sizes, c.recipe);
+    ASSERT_TRUE(k);
+    CompileOptions options;
+    options.arch = "sm_90";
+    options.keepPtx = true;
+    options.useCache = false;
+    CompileResult r = compile(*k, options);
+    ASSERT_TRUE(r.compiled) << r.errorLog;
+    EXPECT_TRUE(r.ok) << r.refusal;
+    EXPECT_NE(r.ptx.find(".target sm_90a"), std::string::npos);
+    for (const char* op : {"cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
+                           "mbarrier.arrive.expect_tx.shared::cta.b64", "fence.mbarrier_init.release.cluster",
+                           "mbarrier.try_wait.parity.shared::cta.b64", "mbarrier.arrive.shared::cta.b64",
+                           "wgmma.mma_async.sync.aligned"})
+      EXPECT_NE(r.ptx.find(op), std::string::npos) << op;
+    for (const char* op : {"cp.async.cg", "cp.async.ca", "cp.async.mbarrier.arrive", "cp.async.wait_group"})
+      EXPECT_EQ(r.ptx.find(op), std::string::npos) << op;
+    // The tensor maps are parameters of 128 bytes, aligned to 64.
+    EXPECT_NE(r.ptx.find(".param .align 64 .b8"), std::string::npos) << r.ptx.substr(0, 4000);
+    EXPECT_EQ(r.resources.stackFrameBytes, 0) << r.log;
+    EXPECT_FALSE(r.resources.spills()) << r.log;
+    EXPECT_EQ(r.ptx.find(".local"), std::string::npos);
     EXPECT_EQ(r.log.find("serializ"), std::string::npos) << r.log;
   }
 }

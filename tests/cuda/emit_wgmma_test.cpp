@@ -180,5 +180,90 @@ TEST(EmitWgmma, AProducerCopiesByCpAsyncAlone) {
   EXPECT_NE(e.refusal.find("a producer warpgroup fills the stages by cp.async alone"), std::string::npos) << e.refusal;
 }
 
+// `producer tma`: the producer warpgroup's one thread fills each copy of the stages by the Tensor
+// Memory Accelerator, a box of A's 128 rows of 64 k and one a slab of B's 64 k by 64 columns,
+// through the tensor maps the kernel takes after its arrays; full[s] completes on its one arrival
+// and the bytes it expects, no thread copies by cp.async.
+TEST(EmitWgmma, AProducerThreadFillsTheStagesByTma) {
+  auto k = testing::emittedKernel("hgemm.loop", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, kWgmma128x256 + " producer tma");
+  ASSERT_TRUE(k);
+  const std::string& src = k->source;
+  EXPECT_EQ(k->block[1], 3u);
+  EXPECT_EQ(k->sharedBytes, 4u * (128 * 64 + 64 * 256) * 2 + 2 * 8 * 4);
+  for (const char* text : {"struct __align__(64) tensor_map { unsigned long long opaque[16]; };",
+                           "const __half* __restrict__ B, const __grid_constant__ tensor_map A_map, "
+                           "const __grid_constant__ tensor_map B_map) {",
+                           "mbarrier_init(&wgmma_full[s], 1);", "mbarrier_init(&wgmma_empty[s], 256);",
+                           "mbarrier_init_fence();", "if (threadIdx.y == 2) {  // the producer warpgroup",
+                           "if (threadIdx.x == 0) {",
+                           "if (stage_round > 0) mbarrier_wait(&wgmma_empty[stage_slot], (stage_round - 1) & 1);",
+                           "mbarrier_expect_bytes(&wgmma_full[stage_slot], 49152);",
+                           "mbarrier_wait(&wgmma_full[stage_slot], stage_round & 1);",
+                           "wgmma_m64n256k16_f16(", "if (k_o / 64 > 0) mbarrier_arrive(&wgmma_empty[(stage_slot + 3) % 4]);"})
+    EXPECT_NE(src.find(text), std::string::npos) << text << "\n" << src;
+  // One box of A, four of B (a slab's 8192 bytes apart), at the strip's k and the block's rows or columns.
+  size_t loads = 0;
+  for (size_t at = src.find("tma_load_2d("); at != std::string::npos; at = src.find("tma_load_2d(", at + 1)) ++loads;
+  EXPECT_EQ(loads, 1u + 1 + 4);  // the helper's definition, then the copies
+  EXPECT_NE(src.find(", A_map, static_cast<int>(k_o), static_cast<int>(i_o), &wgmma_full[stage_slot]);"), std::string::npos)
+      << src;
+  EXPECT_NE(src.find(" + 24576, B_map, static_cast<int>(j_o + 192), static_cast<int>(k_o), &wgmma_full[stage_slot]);"),
+            std::string::npos) << src;
+  for (const char* absent : {"async_copy<", "async_arrive(&", "producer_rank", "async_wait<"})
+    EXPECT_EQ(src.find(absent), std::string::npos) << absent << "\n" << src;
+  // The launch's description of each map: the array's extents and row pitch, the box, innermost first.
+  ASSERT_EQ(k->tensorMaps.size(), 2u);
+  const TensorMapParam& a = k->tensorMaps[0];
+  EXPECT_EQ(a.name, "A_map");
+  EXPECT_EQ(a.array, "A");
+  EXPECT_EQ(a.arrayParam, 1u);
+  EXPECT_EQ(a.type, ScalarType::Half);
+  EXPECT_EQ(a.dims, (std::vector<int64_t>{4096, 4096}));
+  EXPECT_EQ(a.strides, (std::vector<int64_t>{8192}));
+  EXPECT_EQ(a.box, (std::vector<int64_t>{64, 128}));
+  EXPECT_EQ(a.swizzleBytes, 128);
+  const TensorMapParam& b = k->tensorMaps[1];
+  EXPECT_EQ(b.name, "B_map");
+  EXPECT_EQ(b.arrayParam, 2u);
+  EXPECT_EQ(b.box, (std::vector<int64_t>{64, 64}));
+}
+
+// Partial tiles need nothing of the kernel (the boxes past the edges read zeros); a row pitch
+// that is no multiple of 16 bytes has no tensor map.
+TEST(EmitWgmma, TmaTakesUnevenSizesButNotUnalignedRows) {
+  auto k = testing::emittedKernel("bf16gemm.loop", {{"M", 1000}, {"N", 200}, {"K", 88}}, kWgmma128x256 + " producer tma");
+  ASSERT_TRUE(k);
+  ASSERT_EQ(k->tensorMaps.size(), 2u);
+  EXPECT_EQ(k->tensorMaps[0].dims, (std::vector<int64_t>{88, 1000}));
+  EXPECT_EQ(k->tensorMaps[0].type, ScalarType::BFloat16);
+  EXPECT_EQ(k->tensorMaps[1].dims, (std::vector<int64_t>{200, 88}));
+  EXPECT_EQ(k->tensorMaps[1].strides, (std::vector<int64_t>{400}));
+  EmitResult e = testing::emitExample("hgemm.loop", {{"M", 512}, {"N", 512}, {"K", 1004}}, kWgmma128x256 + " producer tma");
+  EXPECT_FALSE(e.ok());
+  EXPECT_NE(e.refusal.find("a stage of A by TMA: A's rows of 2008 bytes are no multiple of 16"), std::string::npos)
+      << e.refusal;
+}
+
+// The tensor map's 128-byte swizzle, as the PTX ISA describes it for a box whose rows are 128
+// bytes landing at a 1024-byte aligned address: rows one after another, then the address's bits
+// 4-6 (its 16-byte chunk) XORed with bits 7-9. It puts every element of A's box, and of each of
+// B's slab boxes at the slab's offset, where the stages' swizzle stores it (and the descriptors
+// read it: ReadsWhatTheSwizzledStagesStore).
+TEST(WgmmaDescriptor, TmaBoxesLandWhereTheSwizzledStagesStore) {
+  auto landed = [](uint64_t to, int64_t row, int64_t col) {
+    uint64_t a = to + row * 128 + col * 2;
+    return a ^ ((a >> 7 & 7) << 4);
+  };
+  const uint64_t aBase = 0x8000, bBase = 0x10000;
+  for (int64_t m = 0; m < 128; ++m)
+    for (int64_t k = 0; k < 64; ++k)
+      ASSERT_EQ(landed(aBase, m, k), storedAddress(aBase, false, 128, m, k)) << "A m " << m << " k " << k;
+  for (int64_t slab = 0; slab < 4; ++slab)
+    for (int64_t k = 0; k < 64; ++k)
+      for (int64_t n = 0; n < 64; ++n)
+        ASSERT_EQ(landed(bBase + slab * 64 * 128, k, n), storedAddress(bBase, true, 64, k, 64 * slab + n))
+            << "B slab " << slab << " k " << k << " n " << n;
+}
+
 }  // namespace
 }  // namespace cudaburg

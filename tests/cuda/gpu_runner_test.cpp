@@ -462,6 +462,39 @@ TEST_F(GpuRunner, WgmmaProductsVerifyAgainstGemmEx) {
   }
 }
 
+// A producer warpgroup's one thread filling the stages by the Tensor Memory Accelerator (`producer
+// tma`): whole tiles, rastered; tiles past every edge (the boxes read zeros there), fewer strips
+// than buffers, no group in flight; bfloat16 with two warpgroups that multiply and A's boxes of
+// 256 rows; against cublasGemmEx.
+TEST_F(GpuRunner, WgmmaTmaProductsVerifyAgainstGemmEx) {
+  if (runner_->arch() != "sm_90") GTEST_SKIP() << "wgmma runs on sm_90 only, not on " << runner_->device();
+  auto recipe = [](const std::string& block, const std::string& group, int n, int buffers, const std::string& more) {
+    return "tile i,j " + block + "; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j " + group +
+           "; strip k 64; stage A at k_o swizzle; stage B at k_o swizzle slabs 64; map k_o async " +
+           std::to_string(buffers) + "; unroll k 64; wgmma i,j,k 64," + std::to_string(n) + ",16" + more;
+  };
+  struct Case {
+    const char* file;
+    std::map<std::string, int64_t> sizes;
+    std::string recipe;
+  };
+  for (const Case& c :
+       {Case{"hgemm.loop", {{"M", 1024}, {"N", 1024}, {"K", 1024}}, recipe("128,256", "64,256", 256, 4, " producer tma; raster 8")},
+        Case{"hgemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}}, recipe("128,128", "64,128", 128, 3, " producer tma")},
+        Case{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, recipe("128,128", "64,128", 128, 2, " wait 0 producer tma")},
+        Case{"bf16gemm.loop", {{"M", 512}, {"N", 256}, {"K", 192}}, recipe("256,128", "128,128", 128, 4, " producer tma")},
+        Case{"bf16gemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}}, recipe("128,256", "64,256", 256, 4, " producer tma")}}) {
+    SCOPED_TRACE(std::string(c.file) + " under " + c.recipe);
+    Kernel k = testing::loadExample(c.file, c.sizes);
+    auto e = emitUnder(k, c.recipe);
+    ASSERT_TRUE(e);
+    ASSERT_EQ(e->tensorMaps.size(), 2u);
+    RunResult r = runner_->measure(k, *e, build(*e));
+    EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
+    EXPECT_EQ(r.reference.rfind("cuBLAS GemmEx", 0), 0u) << r.reference;
+  }
+}
+
 // Tensor cores on implicit GEMMs of half NHWC convolutions (gathers of 8 channels by cp.async or
 // through registers, 3 channels an element at a time, pixels that fill no whole tile) and the
 // naive nest, against cuDNN's tensor-op convolution of half operands (a half output, widened).

@@ -57,6 +57,31 @@ TEST(RunProtocol, MeasureRequestRoundTrips) {
   EXPECT_DOUBLE_EQ(back.runs.raceFactor, 1.3);
 }
 
+// A kernel's tensor maps travel with its launch, in order, every field intact; a map whose
+// fields disagree is a malformed message.
+TEST(RunProtocol, TensorMapsRoundTrip) {
+  LaunchSpec s{"/tmp/k.cubin", "hgemm", {16, 32, 1}, {128, 3, 1}, 197696, true, {}};
+  s.tensorMaps.push_back(TensorMapParam{"A_map", "A", 1, ScalarType::Half, {4096, 2048}, {8192}, {64, 128}, 128});
+  s.tensorMaps.push_back(TensorMapParam{"B_map", "B", 2, ScalarType::BFloat16, {1000, 88}, {2000}, {64, 64}, 64});
+  LaunchSpec back = launchSpecFromJson(nlohmann::json::parse(toJson(s).dump()));
+  ASSERT_EQ(back.tensorMaps.size(), 2u);
+  EXPECT_EQ(back.tensorMaps[0], s.tensorMaps[0]);
+  EXPECT_EQ(back.tensorMaps[1], s.tensorMaps[1]);
+  EXPECT_EQ(back.tensorMaps[1].type, ScalarType::BFloat16);
+  EXPECT_EQ(back.tensorMaps[1].swizzleBytes, 64);
+  // Without any, none come back (and a message from before them reads as none).
+  nlohmann::json plain = toJson(LaunchSpec{});
+  EXPECT_TRUE(launchSpecFromJson(plain).tensorMaps.empty());
+  plain.erase("tensor_maps");
+  EXPECT_TRUE(launchSpecFromJson(plain).tensorMaps.empty());
+  nlohmann::json bad = toJson(s);
+  bad["tensor_maps"][0]["box"] = {64};
+  EXPECT_THROW(launchSpecFromJson(bad), std::invalid_argument);
+  bad = toJson(s);
+  bad["tensor_maps"][1]["type"] = "quad";
+  EXPECT_THROW(launchSpecFromJson(bad), std::invalid_argument);
+}
+
 TEST(RunProtocol, ExactAndConvolutionReferencesRoundTrip) {
   ReferenceSpec exact;
   exact.kind = ReferencePlan::Kind::Exact;

@@ -91,6 +91,11 @@ TEST(Wgmma, AProducerWarpgroupChangesNotWhatIsComputed) {
   ASSERT_TRUE(plain.ok()) << plain.reason;
   ASSERT_TRUE(produced.ok()) << produced.reason;
   EXPECT_TRUE(produced.kernel->wgmmaProducer);
+  EXPECT_FALSE(produced.kernel->wgmmaTma);
+  TransformResult tma = applyText(k, staged("128,128", "64,128", 2) + "wgmma i,j,k 64,128,16 producer tma");
+  ASSERT_TRUE(tma.ok()) << tma.reason;
+  EXPECT_TRUE(tma.kernel->wgmmaProducer);
+  EXPECT_TRUE(tma.kernel->wgmmaTma);
   Buffers expected = fillRandom(k, 3), actual = expected;
   execute(*plain.kernel, expected);
   execute(*produced.kernel, actual);
@@ -164,13 +169,16 @@ TEST(Wgmma, StagesInSlabsOnlySwizzledTwoDimensionalBoxes) {
 
 TEST(Wgmma, PrintsAndParsesBack) {
   const std::string text = "stage B at k_o swizzle slabs 64\nwgmma i,j,k 64,256,16\nwgmma i,j,k 64,128,16 wait 0\n"
-                           "wgmma i,j,k 64,128,16 producer\nwgmma i,j,k 64,64,16 wait 0 producer\n";
+                           "wgmma i,j,k 64,128,16 producer\nwgmma i,j,k 64,64,16 wait 0 producer\n"
+                           "wgmma i,j,k 64,256,16 producer tma\nwgmma i,j,k 64,128,16 wait 0 producer tma\n";
   std::string errors;
   auto recipe = testing::recipeFromText(text, &errors);
   ASSERT_TRUE(recipe) << errors;
   EXPECT_EQ(printRecipe(*recipe), text);
-  EXPECT_EQ(recipe->steps[1].factors, (std::vector<int64_t>{64, 256, 16, 1, 0}));
-  EXPECT_EQ(recipe->steps[4].factors, (std::vector<int64_t>{64, 64, 16, 0, 1}));
+  EXPECT_EQ(recipe->steps[1].factors, (std::vector<int64_t>{64, 256, 16, 1, kWgmmaNoProducer}));
+  EXPECT_EQ(recipe->steps[4].factors, (std::vector<int64_t>{64, 64, 16, 0, kWgmmaCpAsyncProducer}));
+  EXPECT_EQ(recipe->steps[5].factors, (std::vector<int64_t>{64, 256, 16, 1, kWgmmaTmaProducer}));
+  EXPECT_EQ(recipe->steps[6].factors, (std::vector<int64_t>{64, 128, 16, 0, kWgmmaTmaProducer}));
 }
 
 TEST(Wgmma, BadStepsGetAClearError) {
@@ -178,7 +186,9 @@ TEST(Wgmma, BadStepsGetAClearError) {
        {std::pair<std::string, std::string>{"wgmma i,j,k 64,256,16 wait 2", "1:28: error: wgmma leaves 0 or 1 groups"},
         {"wgmma i,j,k 64,256", "1:13: error: 3 loops need 3 factors, not 2"},
         {"wgmma i,j,k 64,256,16 wait", "expected the groups of wgmma left in flight"},
-        {"stage B at k_o swizzle slabs", "expected the columns of a slab"}}) {
+        {"stage B at k_o swizzle slabs", "expected the columns of a slab"},
+        {"wgmma i,j,k 64,256,16 tma", "1:23: error: `tma` is how a producer warpgroup fills the stages: write `producer tma`"},
+        {"wgmma i,j,k 64,256,16 producer tma tma", "1:36: error:"}}) {
     std::string errors;
     EXPECT_FALSE(testing::recipeFromText(text, &errors)) << text;
     EXPECT_NE(errors.find(message), std::string::npos) << text << "\n" << errors;

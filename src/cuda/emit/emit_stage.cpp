@@ -441,16 +441,34 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
   PipelineParts parts = pipelineParts(loop);
   auto trips = pipelineTrips(loop, parts, scope);
   if (!trips) return;
-  usesAsyncCopies_ = true;
   const int64_t buffers = kernel_.asyncStages;
   Scope inner = scope;
   for (const Node* b : parts.buffers) inner.arrays[b->buffer.name] = b->buffer;
-  // The stages of iteration `index + shift`, into the copy `slot`, where `iterations` of the
-  // loop have such a later iteration.
-  auto issue = [&](int64_t shift, const std::string& slot, int64_t iterations) {
+  // The scope of the copies into the copy `slot`, where `iterations` of the loop have them.
+  auto scopeAt = [&](const std::string& slot, int64_t iterations) {
     Scope at = inner;
     at.ranges.bind(loop.index, scope.ranges.loopIndexRange(loop, iterations));
     for (const Node* b : parts.buffers) at.slots[b->buffer.name] = slot;
+    return at;
+  };
+  if (kernel_.wgmmaTma) {  // the producer's one thread fills each copy by the Tensor Memory Accelerator
+    std::vector<TmaStage> tma;
+    for (const Node* s : parts.stages) {
+      auto t = planTmaStage(*s, scopeAt("0", *trips));
+      if (!t) return;
+      tma.push_back(*t);
+      if (std::find(tensorMaps_.begin(), tensorMaps_.end(), t->map) == tensorMaps_.end()) tensorMaps_.push_back(t->map);
+    }
+    for (const Node* b : parts.buffers) declareShared(*b, buffers);
+    return emitProducerPipelinedLoop(loop, *trips, inner, [&](const std::string& slot) {
+      emitTmaCopies(tma, "wgmma_full[" + slot + "]", scopeAt(slot, *trips));
+    });
+  }
+  usesAsyncCopies_ = true;
+  // The stages of iteration `index + shift`, into the copy `slot`, where `iterations` of the
+  // loop have such a later iteration.
+  auto issue = [&](int64_t shift, const std::string& slot, int64_t iterations) {
+    Scope at = scopeAt(slot, iterations);
     for (const Node* s : parts.stages) {
       StageCopy c = planStageCopy(shiftedStage(*s, loop, shift), at);
       if (!refusal_.empty()) return;
@@ -512,6 +530,8 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
 // strip it held. Iteration t uses copy t % B in round t / B: the producer waits for empty[s] of
 // the round before, fills it and arrives; the consumers wait for full[s] of this round, multiply,
 // and, once their group of wgmma for the strip before is done, release that strip's copy.
+// With the Tensor Memory Accelerator (Kernel::wgmmaTma), one producer thread fills each copy:
+// full[s] then completes on its one arrival and the bytes that arrival said would land.
 void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, const Scope& inner,
                                              const std::function<void(const std::string& slot)>& issue) {
   if (isPeeled(loop.index)) return refuse("a loop pipelined by a producer warpgroup runs whole, not peeled");
@@ -523,9 +543,13 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
   open("if (" + coordinate("thread_rank") + " == 0) {");
   line("#pragma unroll");
   open("for (int s = 0; s < " + b + "; ++s) {");
-  line("mbarrier_init(&wgmma_full[s], 128);  // the producer's threads, as their copies land");
+  if (kernel_.wgmmaTma)
+    line("mbarrier_init(&wgmma_full[s], 1);  // the producer's thread, and the bytes it expects");
+  else
+    line("mbarrier_init(&wgmma_full[s], 128);  // the producer's threads, as their copies land");
   line("mbarrier_init(&wgmma_empty[s], " + std::to_string(128 * consumers) + ");  // every consumer thread");
   close();
+  if (kernel_.wgmmaTma) line("mbarrier_init_fence();  // the barriers set up for the TMA's copies too");
   close();
   line("__syncthreads();");
   const std::string header = "for (" + index_ + " " + loop.index + " = " + affineText(loop.lower) + "; " +
@@ -536,17 +560,27 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
   const PipelineParts parts = pipelineParts(loop);
   for (const Node* n : parts.buffers) body.slots[n->buffer.name] = "stage_slot";
   open("if (threadIdx.y == " + std::to_string(consumers) + ") {  // the producer warpgroup");
-  line("const int producer_rank = threadIdx.x;");
-  open(header);
-  line(slot);
-  line("if (stage_round > 0) mbarrier_wait(&wgmma_empty[stage_slot], (stage_round - 1) & 1);  // emptied");
-  producerCopies_ = true;
-  issue("stage_slot");
-  producerCopies_ = false;
-  line("async_arrive(&wgmma_full[stage_slot]);  // full[stage_slot] completes as they land");
-  close();
-  line("async_commit();");
-  line("async_wait<0>();  // the last copies landed before the producer's threads end");
+  if (kernel_.wgmmaTma) {
+    open("if (threadIdx.x == 0) {  // its one thread issues the Tensor Memory Accelerator's copies");
+    open(header);
+    line(slot);
+    line("if (stage_round > 0) mbarrier_wait(&wgmma_empty[stage_slot], (stage_round - 1) & 1);  // emptied");
+    issue("stage_slot");
+    close();
+    close();
+  } else {
+    line("const int producer_rank = threadIdx.x;");
+    open(header);
+    line(slot);
+    line("if (stage_round > 0) mbarrier_wait(&wgmma_empty[stage_slot], (stage_round - 1) & 1);  // emptied");
+    producerCopies_ = true;
+    issue("stage_slot");
+    producerCopies_ = false;
+    line("async_arrive(&wgmma_full[stage_slot]);  // full[stage_slot] completes as they land");
+    close();
+    line("async_commit();");
+    line("async_wait<0>();  // the last copies landed before the producer's threads end");
+  }
   --indent_;
   declared_.pop_back();
   line("} else {  // the warpgroups that multiply");
@@ -555,7 +589,8 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
   open(header);
   line(slot);
   line("mbarrier_wait(&wgmma_full[stage_slot], stage_round & 1);  // this strip has landed");
-  line("wgmma_proxy_fence();  // and is visible to wgmma's reads");
+  // The TMA writes through the async proxy, which wgmma reads through; cp.async's copies do not.
+  if (!kernel_.wgmmaTma) line("wgmma_proxy_fence();  // and is visible to wgmma's reads");
   openWgmmaStrip();
   inConsumers_ = true;
   for (const auto& w : parts.work) emit(*w, body);

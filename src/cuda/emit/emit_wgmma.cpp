@@ -94,6 +94,7 @@ std::string KernelWriter::wgmmaHelpers() const {
   if (!kernel_.warpGroupTiles) return "";
   std::string out = kWgmmaHelpers;
   if (kernel_.wgmmaProducer) out += kBarrierHelpers;
+  out += tmaHelpers();
   out += "// D += A * B on a warpgroup's fragments: A (64 x 16, K-major) and B (16 x N, N-major) by descriptor.\n";
   for (const auto& [n, t] : wgmmaShapes_) out += instructionHelper(n, t);
   return out;

@@ -795,6 +795,8 @@ EmitResult KernelWriter::write() {
     out.params.push_back(p.name);
   }
   emitGridLoops(0, scope);
+  for (const TensorMapParam& m : tensorMaps_)  // by value, in the kernel's parameter space, as the TMA reads them
+    params += ", const __grid_constant__ " + std::string(kTensorMapType) + " " + m.name;
   if (kernel_.laneRows > 0) {
     if (plan_.block[2] > 1) refuse("warps arranged over block.y and block.x leave no room for block.z");
     else refuse(warpLanesProblem(kernel_.laneRows, kernel_.laneCols, plan_.block[1], plan_.block[0]));
@@ -827,6 +829,7 @@ EmitResult KernelWriter::write() {
   if (!wgmmaShapes_.empty()) out.requiredArch = "sm_90a";  // wgmma: Hopper's architecture-specific features
   out.recipe = options_.recipe;
   out.zeroFirst = kernel_.zeroFirst;
+  out.tensorMaps = tensorMaps_;
   out.elementType = elementType_.value_or(ScalarType::Float);
   for (const Array& p : kernel_.params) {
     if (!elementType_ && (p.type == ScalarType::Half || p.type == ScalarType::Double)) out.elementType = p.type;

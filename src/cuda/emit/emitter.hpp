@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "src/cuda/emit/tensor_map.hpp"
 #include "src/loop/loop_tree.hpp"
 
 namespace cudaburg {
@@ -29,6 +30,9 @@ struct CudaKernel {
   std::vector<std::string> zeroFirst; // outputs the runner sets to zero before the launch
   ScalarType elementType = ScalarType::Float;  // the type its floating-point arrays have here
   std::vector<ScalarType> paramTypes;         // the type each parameter has here, in order
+  // The tensor maps it takes after its arrays (`const __grid_constant__ tensor_map <array>_map`),
+  // in order: the launch encodes each for its array's address and passes it by value.
+  std::vector<TensorMapParam> tensorMaps;
   // The least relative error verification allows it (0: the nest's rounding bound alone): a
   // Winograd kernel's transforms lose digits (WinogradTiling::errorBound).
   double minTolerance = 0;

@@ -85,6 +85,15 @@ struct StripTail {
   std::shared_ptr<OperandRegisters> operands;  // filled for the first strip before the strip loop
 };
 
+// A Stage the Tensor Memory Accelerator fills (emit_tma.cpp): its tensor map, and the boxes of
+// it that land one after another in the buffer (a slab's each), of boxBytes each.
+struct TmaStage {
+  const Node* stage = nullptr;
+  TensorMapParam map;
+  int64_t boxes = 1;
+  int64_t boxBytes = 0;
+};
+
 // How a Stage's items go from the source into the buffer (see planStageCopy).
 struct StageCopy {
   int64_t items = 0;                // elements, or vectors of a source row's elements
@@ -350,6 +359,12 @@ class KernelWriter {
                                  const std::function<void(const std::string& slot)>& issue);
   // The full and empty barriers of `buffers` copies (wgmma_full, wgmma_empty), in shared memory.
   void declareBarriers(int64_t buffers);
+  // The Tensor Memory Accelerator (emit_tma.cpp): its helpers; how a stage's buffer is filled by
+  // it, or nothing (and a refusal) where it cannot be; the copies of `stages` into the copy of
+  // their buffers `at` names, counted on the barrier `barrier`.
+  std::string tmaHelpers() const;
+  std::optional<TmaStage> planTmaStage(const Node& stage, const Scope& scope);
+  void emitTmaCopies(const std::vector<TmaStage>& stages, const std::string& barrier, const Scope& at);
   // Opens `if (guards) {` when some upper bound of `loop` is not proven for `lastIndex`; says if it did.
   bool openGuard(const Node& loop, const Affine& lastIndex, const Scope& scope);
 
@@ -407,6 +422,7 @@ class KernelWriter {
   bool usesMma_ = false;   // mma.sync and ldmatrix helpers
   std::set<std::pair<int64_t, ScalarType>> wgmmaShapes_;  // the N and operand type of each wgmma used
   bool producerCopies_ = false;  // the producer warpgroup's copies are being written
+  std::vector<TensorMapParam> tensorMaps_;  // the kernel's tensor-map parameters, after its arrays
   bool inConsumers_ = false;     // the part of a pipelined loop only the warpgroups that multiply run
   bool inMmaTile_ = false;
   bool usesAsyncCopies_ = false;

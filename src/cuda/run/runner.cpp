@@ -94,6 +94,7 @@ LaunchSpec launchSpec(const CudaKernel& k, const std::string& cubinPath) {
   s.block = k.block;
   s.dynamicSharedBytes = k.dynamicSharedBytes;
   s.raiseSharedLimit = k.needsSharedMemoryAttribute;
+  s.tensorMaps = k.tensorMaps;
   return s;
 }
 

@@ -43,9 +43,16 @@ int64_t ArraySpec::elements() const {
   return n;
 }
 
+json toJson(const TensorMapParam& m) {
+  return {{"name", m.name}, {"array", m.array}, {"array_param", m.arrayParam}, {"type", scalarTypeName(m.type)},
+          {"dims", m.dims}, {"strides", m.strides}, {"box", m.box}, {"swizzle", m.swizzleBytes}};
+}
+
 json toJson(const LaunchSpec& s) {
+  json maps = json::array();
+  for (const auto& m : s.tensorMaps) maps.push_back(toJson(m));
   return {{"cubin", s.cubinPath}, {"entry", s.entry}, {"grid", s.grid}, {"block", s.block},
-          {"dynamic_shared", s.dynamicSharedBytes}, {"raise_shared_limit", s.raiseSharedLimit}};
+          {"dynamic_shared", s.dynamicSharedBytes}, {"raise_shared_limit", s.raiseSharedLimit}, {"tensor_maps", maps}};
 }
 
 json toJson(const ArraySpec& s) {
@@ -101,7 +108,24 @@ LaunchSpec launchSpecFromJson(const json& j) {
   s.block = j.at("block").get<std::array<unsigned, 3>>();
   s.dynamicSharedBytes = j.at("dynamic_shared").get<size_t>();
   s.raiseSharedLimit = j.at("raise_shared_limit").get<bool>();
+  if (j.contains("tensor_maps"))
+    for (const json& m : j.at("tensor_maps")) s.tensorMaps.push_back(tensorMapFromJson(m));
   return s;
+}
+
+TensorMapParam tensorMapFromJson(const json& j) {
+  TensorMapParam m;
+  m.name = j.at("name").get<std::string>();
+  m.array = j.at("array").get<std::string>();
+  m.arrayParam = j.at("array_param").get<size_t>();
+  m.type = typeFromJson(j.at("type"));
+  m.dims = j.at("dims").get<std::vector<int64_t>>();
+  m.strides = j.at("strides").get<std::vector<int64_t>>();
+  m.box = j.at("box").get<std::vector<int64_t>>();
+  m.swizzleBytes = j.at("swizzle").get<int>();
+  if (m.dims.empty() || m.box.size() != m.dims.size() || m.strides.size() + 1 != m.dims.size())
+    throw std::invalid_argument("tensor map " + m.name + ": its dims, strides and box disagree");
+  return m;
 }
 
 ArraySpec arraySpecFromJson(const json& j) {

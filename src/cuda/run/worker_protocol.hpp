@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "src/cuda/emit/tensor_map.hpp"
 #include "src/cuda/run/inputs.hpp"
 #include "src/analysis/reference_shape.hpp"
 #include "src/cuda/run/run_status.hpp"
@@ -23,7 +24,8 @@ namespace cudaburg {
 
 bool parseScalarType(const std::string& name, ScalarType& out);  // the names scalarTypeName gives
 
-// A compiled kernel and how to launch it; its parameters are the request's arrays, in order.
+// A compiled kernel and how to launch it; its parameters are the request's arrays, in order,
+// then a tensor map of each of tensorMaps, encoded for its array's buffer.
 struct LaunchSpec {
   std::string cubinPath;
   std::string entry;
@@ -31,6 +33,7 @@ struct LaunchSpec {
   std::array<unsigned, 3> block{1, 1, 1};
   size_t dynamicSharedBytes = 0;
   bool raiseSharedLimit = false;  // set the kernel's maximum dynamic shared memory first
+  std::vector<TensorMapParam> tensorMaps;
 };
 
 struct ArraySpec {
@@ -76,6 +79,7 @@ struct MeasureReply {
   std::string algorithm;  // reference timings: the library's algorithm, when it chooses one
 };
 
+nlohmann::json toJson(const TensorMapParam& m);
 nlohmann::json toJson(const LaunchSpec& s);
 nlohmann::json toJson(const ArraySpec& s);
 nlohmann::json toJson(const ReferenceSpec& s);
@@ -83,6 +87,7 @@ nlohmann::json toJson(const MeasureRequest& r);  // with "op":"measure"
 nlohmann::json toJson(const MeasureReply& r);
 
 // Readers throw nlohmann::json::exception or std::invalid_argument on malformed messages.
+TensorMapParam tensorMapFromJson(const nlohmann::json& j);
 LaunchSpec launchSpecFromJson(const nlohmann::json& j);
 ArraySpec arraySpecFromJson(const nlohmann::json& j);
 ReferenceSpec referenceSpecFromJson(const nlohmann::json& j);

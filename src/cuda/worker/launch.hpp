@@ -1,6 +1,7 @@
 #pragma once
 // A compiled kernel loaded into the worker's context, launched with its grid, block and dynamic
-// shared memory (raising the kernel's shared-memory limit first when it needs more than 48 KB).
+// shared memory (raising the kernel's shared-memory limit first when it needs more than 48 KB)
+// and its tensor maps.
 #include <cuda.h>
 
 #include <vector>
@@ -32,11 +33,14 @@ class LoadedKernel {
   LoadedKernel(const LoadedKernel&) = delete;
   LoadedKernel& operator=(const LoadedKernel&) = delete;
 
-  // Enqueues one launch with the buffers as the kernel's parameters, in order.
+  // Enqueues one launch with the buffers as the kernel's parameters, in order, then the tensor
+  // maps of LaunchSpec::tensorMaps, encoded for those buffers (again only when they moved).
   void launch(CUstream stream, std::vector<DeviceBuffer>& arguments) const;
 
  private:
   LaunchSpec spec_;
+  mutable std::vector<CUtensorMap> maps_;
+  mutable std::vector<CUdeviceptr> mappedArrays_;  // the address each of maps_ was encoded for
   LoadedModule module_;
   CUfunction function_ = nullptr;
 };
