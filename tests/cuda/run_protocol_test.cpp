@@ -10,7 +10,7 @@ namespace {
 
 TEST(RunProtocol, MeasureRequestRoundTrips) {
   MeasureRequest r;
-  r.variant = LaunchSpec{"/tmp/k.cubin", "matmul", {4, 5, 6}, {32, 8, 1}, 65536, true};
+  r.variant = LaunchSpec{"/tmp/k.cubin", "matmul", {4, 5, 6}, {32, 8, 1}, 65536, true, {}};
   r.arrays = {ArraySpec{"C", ScalarType::Float, {8, 8}, ArrayInit::Poison, true},
               ArraySpec{"A", ScalarType::Half, {8, 4}, ArrayInit::Random, false}};
   r.reference.kind = ReferencePlan::Kind::Gemm;
