@@ -245,7 +245,13 @@ std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdevi
     // tensor ops (else the fastest of any math); to check a kernel, only algorithms that sum the
     // products as the nest does: Winograd and FFT keep their transformed operands in the
     // tensors' type, errors of their own that would fail a correct kernel.
-    std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
+    // Room for every algorithm in every math type: cudnnFind lists an algorithm once a math type,
+    // fastest first, and a list of only CUDNN_CONVOLUTION_FWD_ALGO_COUNT entries would lose the
+    // FMA entry of an algorithm whenever faster other-math entries fill it.
+    int most = 0;
+    checkCudnn(cudnnGetConvolutionForwardAlgorithmMaxCount(handles_->cudnn, &most),
+               "cudnnGetConvolutionForwardAlgorithmMaxCount");
+    std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(size_t(std::max(most, 4 * CUDNN_CONVOLUTION_FWD_ALGO_COUNT)));
     int found = 0;
     checkCudnn(cudnnFindConvolutionForwardAlgorithm(handles_->cudnn, p->input, p->filter, p->conv, p->output,
                                                     int(perf.size()), &found, perf.data()),
