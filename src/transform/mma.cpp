@@ -43,18 +43,28 @@ struct TileShape {
 };
 
 // Why wgmma cannot read `a` (A[i][k], `isA`) or `b` (B[k][j]) as it is stored, or "": from a
-// swizzled shared buffer of 16-bit elements whose rows are 128 bytes (one swizzle atom wide) of
-// A's k or of a slab of B's n, A's row along i and B's along k (K-major A, N-major B).
+// swizzled shared buffer whose rows are 128 bytes (one swizzle atom wide). A is K-major (its
+// rows along i, each of k); B of 16-bit elements is N-major (rows along k, each a slab of 64 n)
+// or, for tf32 (whose wgmma reads both operands K-major), stored transposed: rows along j, each
+// of 32 k, as A's.
 std::string wgmmaOperandProblem(const Access& a, const Array& buffer, bool isA, const std::string& row,
                                 const std::string& col) {
-  std::string what = isA ? "A from a shared buffer whose rows hold 64 elements of " + col +
-                               " (128 bytes), swizzled: strip " + col + " by 64 and `stage A at ... swizzle`"
-                         : "B from a shared buffer whose rows hold " + col +
-                               " in swizzled slabs of 64 elements (128 bytes): `stage B at ... swizzle slabs 64`";
+  const bool tf32 = buffer.type == ScalarType::TF32;
+  std::string what = isA ? "A from a shared buffer whose rows hold " + std::string(tf32 ? "32" : "64") +
+                               " elements of " + col + " (128 bytes), swizzled: strip " + col + " by " +
+                               (tf32 ? "32" : "64") + " and `stage A at ... swizzle`"
+                     : tf32 ? "B K-major for tf32, from a shared buffer whose rows hold 32 elements of " + row +
+                                  " (128 bytes), swizzled: stage B transposed (`stage B at ... transposed swizzle`)"
+                            : "B from a shared buffer whose rows hold " + col +
+                                  " in swizzled slabs of 64 elements (128 bytes): `stage B at ... swizzle slabs 64`";
   int64_t rowElements = buffer.slab != 0 ? buffer.slab : buffer.extents.empty() ? 0 : buffer.extents.back();
+  // Which index runs along the buffer's rows and which along each row.
+  const bool kMajor = isA || tf32;
+  const std::string& down = isA || !tf32 ? row : col;
+  const std::string& along = isA || !tf32 ? col : row;
   bool stored = buffer.space == MemorySpace::Shared && buffer.swizzled && buffer.extents.size() == 2 &&
                 a.subscripts.size() == 2 && rowElements * scalarTypeBytes(buffer.type) == 128 &&
-                (!isA || buffer.slab == 0) && a.subscripts[0].coef(row) == 1 && a.subscripts[1].coef(col) == 1;
+                (!kMajor || buffer.slab == 0) && a.subscripts[0].coef(down) == 1 && a.subscripts[1].coef(along) == 1;
   return stored ? "" : "wgmma reads " + what + ", not `" + a.str() + "`";
 }
 
@@ -166,15 +176,13 @@ class MmaRewriter {
     ScalarType target = arrays_.at(stmt->target.array).type;
     bool k16 = ta == tb && (ta == ScalarType::Half || ta == ScalarType::BFloat16);
     bool k8 = ta == tb && ta == ScalarType::TF32;
-    if (shape_.wgmma && !k16)
-      return fail(std::string("wgmma multiplies half or bfloat16 operands of one type here, not ") + scalarTypeName(ta) +
-                  " and " + scalarTypeName(tb)), kLoop;
     if (!(k16 || k8))
       return fail(std::string("tensor cores multiply half, bfloat16 or tf32 operands of one type, not ") +
                   scalarTypeName(ta) + " and " + scalarTypeName(tb)), kLoop;
     if (target != ScalarType::Float) return fail("tensor cores accumulate here in float registers"), kLoop;
-    if (!shape_.wgmma && ((k16 && shape_.k != 16) || (k8 && shape_.k != 8)))
-      return fail(std::string("mma.sync for ") + scalarTypeName(ta) + " is m16n8k" + (k16 ? "16" : "8")), kLoop;
+    if ((k16 && shape_.k != 16) || (k8 && shape_.k != 8))
+      return fail(std::string(shape_.wgmma ? "wgmma for " : "mma.sync for ") + scalarTypeName(ta) + " is m" +
+                  (shape_.wgmma ? "64nN" : "16n8") + "k" + (k16 ? "16" : "8")), kLoop;
     if (shape_.wgmma) {
       if (pipelined_ == 0)
         return fail("wgmma reads its operands from the buffers of an asynchronously pipelined loop around it "
@@ -280,9 +288,10 @@ TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& lo
 TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& shape,
                           int pending, int64_t producer) {
   if (loops.size() != 3 || shape.size() != 3)
-    return TransformResult::refuse("wgmma takes the loops i,j,k of a register tile and a shape 64,N,16");
-  if (shape[0] != 64 || shape[2] != 16 || shape[1] % 64 != 0 || shape[1] > 256)
-    return TransformResult::refuse("the wgmma shapes are 64,N,16 with N 64, 128, 192 or 256 (B's slabs are 64 "
+    return TransformResult::refuse("wgmma takes the loops i,j,k of a register tile and a shape 64,N,16 (tf32: 64,N,8)");
+  if (shape[0] != 64 || (shape[2] != 16 && shape[2] != 8) || shape[1] % 64 != 0 || shape[1] > 256)
+    return TransformResult::refuse("the wgmma shapes are 64,N,16 (half, bfloat16) and 64,N,8 (tf32) with N 64, 128, "
+                                   "192 or 256 (B's slabs are 64 "
                                    "columns wide), not " + std::to_string(shape[0]) + "," + std::to_string(shape[1]) +
                                    "," + std::to_string(shape[2]));
   if (pending < 0 || pending > 1)
@@ -294,7 +303,7 @@ TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& 
     return TransformResult::refuse("with " + std::to_string(pending) + " group of wgmma in flight, the pipelined loop "
                                    "needs at least " + std::to_string(2 + pending) + " buffers a stage, not " +
                                    std::to_string(kernel.asyncStages));
-  TransformResult r = tensorCoreTiles(kernel, loops, TileShape{64, shape[1], 16, 8, true});
+  TransformResult r = tensorCoreTiles(kernel, loops, TileShape{64, shape[1], shape[2], 8, true});
   if (r.ok()) {
     r.kernel->wgmmaPending = pending;
     r.kernel->wgmmaProducer = producer != kWgmmaNoProducer;

@@ -41,6 +41,14 @@ std::string staged(const std::string& block, const std::string& group, int buffe
          "; unroll k 64; ";
 }
 
+// The same for tf32: strips of 32 (A's rows and B's transposed rows 128 bytes of k).
+std::string tf32Staged(const std::string& block, const std::string& group, int buffers = 4,
+                       const std::string& stageB = "stage B at k_o transposed swizzle") {
+  return "tile i,j " + block + "; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j " + group +
+         "; strip k 32; stage A at k_o swizzle; " + stageB + "; map k_o async " + std::to_string(buffers) +
+         "; unroll k 32; ";
+}
+
 TEST(Wgmma, WarpgroupTilesComputeWhatTheRegisterTileDid) {
   struct Case {
     const char* example;
@@ -50,12 +58,14 @@ TEST(Wgmma, WarpgroupTilesComputeWhatTheRegisterTileDid) {
   // Whole tiles; an uneven product (partial blocks and a partial last strip); two 64-row tiles a
   // warpgroup; B one slab wide.
   for (const Case& c : {Case{"hgemm", 128, 256, 128, "128,128", "64,128", "64,128,16"},
+                        Case{"tf32gemm", 128, 256, 96, "128,128", "64,128", "64,128,8"},
+                        Case{"tf32gemm", 100, 200, 72, "128,256", "64,256", "64,256,8"},
                         Case{"hgemm", 100, 200, 72, "128,128", "64,128", "64,128,16"},
                         Case{"bf16gemm", 256, 128, 64, "256,128", "128,128", "64,128,16"},
                         Case{"bf16gemm", 72, 136, 136, "64,64", "64,64", "64,64,16"}}) {
     SCOPED_TRACE(std::string(c.example) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k));
     Kernel k = gemm(c.example, c.m, c.n, c.k);
-    std::string registers = staged(c.block, c.group);
+    std::string registers = std::string(c.example) == "tf32gemm" ? tf32Staged(c.block, c.group) : staged(c.block, c.group);
     TransformResult plain = applyText(k, registers);
     ASSERT_TRUE(plain.ok()) << plain.reason;
     TransformResult groups = applyText(k, registers + "wgmma i,j,k " + c.shape);
@@ -107,10 +117,17 @@ TEST(Wgmma, RefusesWhatWgmmaDoesNotRun) {
   Kernel half = gemm("hgemm", 128, 128, 128);
   EXPECT_NE(refusal(gemm("matmul", 128, 128, 128), good + "wgmma i,j,k 64,128,16").find("half or bfloat16"),
             std::string::npos);
-  EXPECT_NE(refusal(gemm("tf32gemm", 128, 128, 128), good + "wgmma i,j,k 64,128,16").find("half or bfloat16"),
+  // tf32: k 8, and B K-major (stored transposed).
+  Kernel tf32 = gemm("tf32gemm", 128, 128, 128);
+  EXPECT_NE(refusal(tf32, tf32Staged("128,128", "64,128") + "wgmma i,j,k 64,128,16").find("wgmma for tf32 is m64nNk8"),
             std::string::npos);
-  // The shapes: 64 rows, N a multiple of 64 up to 256, k 16.
-  for (const char* shape : {"64,96,16", "32,128,16", "64,128,8", "64,320,16"})
+  EXPECT_NE(refusal(tf32, tf32Staged("128,128", "64,128", 4, "stage B at k_o swizzle slabs 32") + "wgmma i,j,k 64,128,8")
+                .find("B K-major for tf32"),
+            std::string::npos);
+  EXPECT_NE(refusal(tf32, good + "wgmma i,j,k 64,128,8").find("rows hold 32 elements"), std::string::npos);
+  EXPECT_NE(refusal(half, good + "wgmma i,j,k 64,128,8").find("wgmma for half is m64nNk16"), std::string::npos);
+  // The shapes: 64 rows, N a multiple of 64 up to 256, k 16 (or 8).
+  for (const char* shape : {"64,96,16", "32,128,16", "64,128,4", "64,320,16"})
     EXPECT_NE(refusal(half, good + "wgmma i,j,k " + shape).find("the wgmma shapes are 64,N,16"), std::string::npos) << shape;
   // The register tile: rows a multiple of 64, columns of N.
   EXPECT_NE(refusal(half, staged("128,128", "32,128") + "wgmma i,j,k 64,128,16").find("multiple of 64"), std::string::npos);

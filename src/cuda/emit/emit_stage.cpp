@@ -133,6 +133,30 @@ std::vector<int64_t> KernelWriter::splitItems(StageCopy& c, const std::vector<in
   return spans;
 }
 
+// A 2-D box of 32-bit elements stored transposed and swizzled (tf32's B for wgmma, [n][k] from
+// B[k][n]): each element goes to a row of its own, so a warp copying 32 consecutive elements of a
+// source row would store into 32 rows whose swizzle spreads them over 8 banks only. Its items go
+// instead an element at a time in warp tiles of 4 source rows by 8 elements: 8 buffer rows of
+// different swizzle (8 chunks) by 4 consecutive words of a chunk, 32 banks, while the reads stay
+// whole 32-byte sectors.
+constexpr int64_t kWarpTileRows = 4, kWarpTileColumns = 8;
+
+bool KernelWriter::transposedSwizzleTiles(const Node& node, const std::vector<int64_t>& box) const {
+  return isPermuted(node.layout) && node.buffer.swizzled && box.size() == 2 &&
+         scalarTypeBytes(typeOf(node.buffer)) == 4 && box[0] % kWarpTileRows == 0 && box[1] % kWarpTileColumns == 0;
+}
+
+void KernelWriter::splitIntoWarpTiles(StageCopy& c, const std::vector<int64_t>& box, Scope& inner) const {
+  const int64_t tile = kWarpTileRows * kWarpTileColumns, tilesARow = box[1] / kWarpTileColumns;
+  c.places = "const int stage_0 = stage_e / " + std::to_string(kWarpTileColumns) + " % " + std::to_string(kWarpTileRows) +
+             " + " + std::to_string(kWarpTileRows) + " * (stage_e / " + std::to_string(tile * tilesARow) +
+             "), stage_1 = stage_e % " + std::to_string(kWarpTileColumns) + " + " + std::to_string(kWarpTileColumns) +
+             " * (stage_e / " + std::to_string(tile) + " % " + std::to_string(tilesARow) + ");";
+  c.numberedPlaces = c.places;  // stage_e is declared there too, a constant apart from the rank
+  inner.ranges.bind("stage_0", IndexRange{0, box[0] - 1, 1});
+  inner.ranges.bind("stage_1", IndexRange{0, box[1] - 1, 1});
+}
+
 // A Stage is a cooperative copy: the block's threads take the box's items (elements, or vectors
 // of a source row's elements) in turn, in the source's order (consecutive threads read
 // consecutive elements of a row, coalesced), zero outside the source, and store each at its
@@ -159,13 +183,18 @@ StageCopy KernelWriter::planStageCopy(const Node& node, const Scope& scope) {
     }
     box[s] = buffer.extents[d];
   }
-  int width = stageWidth(node, *source, box, scope);
+  const bool warpTiles = transposedSwizzleTiles(node, box);
+  int width = warpTiles ? 1 : stageWidth(node, *source, box, scope);
   Scope inner = scope;
   Access from{node.source, {}};
   c.items = buffer.elements() / width;
-  std::vector<size_t> inOrder(rank);
-  for (size_t d = 0; d < rank; ++d) inOrder[d] = d;
-  splitItems(c, box, inOrder, width, inner);
+  if (warpTiles) {
+    splitIntoWarpTiles(c, box, inner);
+  } else {
+    std::vector<size_t> inOrder(rank);
+    for (size_t d = 0; d < rank; ++d) inOrder[d] = d;
+    splitItems(c, box, inOrder, width, inner);
+  }
   for (size_t d = 0; d < rank; ++d) from.subscripts.push_back(node.origin[d] + Affine::var("stage_" + std::to_string(d)));
   // The buffer element that lane `lane` of an item goes to.
   auto to = [&](int lane) {

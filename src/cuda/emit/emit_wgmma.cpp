@@ -1,7 +1,8 @@
 // Warpgroup MMA (Hopper, sm_90a): the part of the CUDA emitter's writer (kernel_writer.hpp) that
 // writes the accumulation tiles of a kernel the wgmma step made (Kernel::warpGroupTiles). Each is
-// one wgmma.mma_async.sync.aligned.m64nNk16.f32 of the warpgroup, A read K-major and B N-major
-// (imm-trans-b 1) from swizzled shared buffers through matrix descriptors
+// one wgmma.mma_async.sync.aligned.m64nNk16.f32 of the warpgroup (m64nNk8 for tf32), A read
+// K-major and B N-major (imm-trans-b 1; tf32, which wgmma reads only K-major, from B's transposed
+// stage, K-major as A) from swizzled shared buffers through matrix descriptors
 // (wgmma_descriptor.hpp); its accumulators are the warpgroup's fragments, float C_r[M/64][N/8][4],
 // in the layout of the PTX ISA's wgmma D: warp w of the group holds rows 16w to 16w + 15 of each
 // 64, element 4q + r of a lane at row 16w + lane/4 + 8(r/2), column 8q + 2(lane%4) + r%2: the
@@ -56,13 +57,19 @@ __device__ __forceinline__ void mbarrier_wait(unsigned long long* barrier, unsig
 }
 )";
 
-std::string operandType(ScalarType t) { return t == ScalarType::Half ? "f16" : "bf16"; }
-
-std::string instructionName(int64_t n, ScalarType t) {
-  return "wgmma_m64n" + std::to_string(n) + "k16_" + operandType(t);
+std::string operandType(ScalarType t) {
+  return t == ScalarType::Half ? "f16" : t == ScalarType::BFloat16 ? "bf16" : "tf32";
 }
 
-// D (n/2 floats a lane) += A * B, A K-major and B N-major (transposed), both by descriptor.
+// The k of one instruction: 32 bytes of the operands' type.
+int64_t instructionK(ScalarType t) { return t == ScalarType::TF32 ? 8 : 16; }
+
+std::string instructionName(int64_t n, ScalarType t) {
+  return "wgmma_m64n" + std::to_string(n) + "k" + std::to_string(instructionK(t)) + "_" + operandType(t);
+}
+
+// D (n/2 floats a lane) += A * B, both by descriptor: A K-major; B N-major (transposed) for
+// 16-bit types, K-major for tf32, whose wgmma takes no transpose operands.
 std::string instructionHelper(int64_t n, ScalarType t) {
   const int64_t regs = n / 2;
   std::string list, outs;
@@ -71,12 +78,13 @@ std::string instructionHelper(int64_t n, ScalarType t) {
     outs += std::string(r == 0 ? "" : r % 8 == 0 ? ",\n                 " : ", ") + "\"+f\"(d[" + std::to_string(r) + "])";
   }
   std::string type = operandType(t);
+  std::string scaleAndTranspose = t == ScalarType::TF32 ? "p, 1, 1" : "p, 1, 1, 0, 1";
   return "__device__ __forceinline__ void " + instructionName(n, t) +
          "(float* d, unsigned long long a, unsigned long long b) {\n"
          "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(regs + 2) + ", 0;\\n\"\n"
-         "               \"wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + type + "." + type +
-         " {" + list + "}, %" + std::to_string(regs) + ", %" + std::to_string(regs + 1) +
-         ", p, 1, 1, 0, 1;\\n}\\n\"\n"
+         "               \"wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k" +
+         std::to_string(instructionK(t)) + ".f32." + type + "." + type + " {" + list + "}, %" +
+         std::to_string(regs) + ", %" + std::to_string(regs + 1) + ", " + scaleAndTranspose + ";\\n}\\n\"\n"
          "               : " + outs + "\n"
          "               : \"l\"(a), \"l\"(b), \"r\"(1) : \"memory\");\n"
          "}\n";
@@ -95,7 +103,8 @@ std::string KernelWriter::wgmmaHelpers() const {
   std::string out = kWgmmaHelpers;
   if (kernel_.wgmmaProducer) out += kBarrierHelpers;
   out += tmaHelpers();
-  out += "// D += A * B on a warpgroup's fragments: A (64 x 16, K-major) and B (16 x N, N-major) by descriptor.\n";
+  out += "// D += A * B on a warpgroup's fragments: A (64 x k, K-major) and B (k x N; N-major, or K-major for tf32)\n"
+         "// by descriptor.\n";
   for (const auto& [n, t] : wgmmaShapes_) out += instructionHelper(n, t);
   return out;
 }
@@ -119,16 +128,20 @@ std::string KernelWriter::wgmmaDescriptorText(const Access& a, bool isA, const s
   Affine row = first.subscripts[0], col = first.subscripts[1];
   for (const auto& [name, as] : scope.unrolledAs) row = row.substitute(name, as), col = col.substitute(name, as);
   const int64_t bytes = scalarTypeBytes(typeOf(*array)), rowElements = kWgmmaSwizzleBytes / bytes;
-  // The tile starts on a swizzle atom's first row; along the row, at a k step (A: 16 elements,
-  // 32 bytes) or on a slab (B).
-  if (scope.ranges.multipleOf(row) % 8 != 0 || scope.ranges.multipleOf(col) % (isA ? 16 : rowElements) != 0)
+  // Rows then columns of the buffer: A's m and k; N-major B's k and n; tf32's B, stored
+  // transposed, n and k (K-major as A).
+  const bool kMajor = isA || typeOf(*array) == ScalarType::TF32;
+  // The tile starts on a swizzle atom's first row; along the row, at a k step (K-major: 32 bytes)
+  // or on a slab (N-major B).
+  if (scope.ranges.multipleOf(row) % 8 != 0 ||
+      scope.ranges.multipleOf(col) % (kMajor ? kWgmmaKStepBytes / bytes : rowElements) != 0)
     return refuse("wgmma operand `" + a.str() + "` at its tile starts at row " + affineText(row) + ", column " +
                   affineText(col) + ": not on a swizzle atom"), "?";
-  // Bytes from the buffer's start: A's rows one after another; B's slabs of `rowElements`
-  // columns, each its rows of k.
+  // Bytes from the buffer's start: K-major rows one after another; N-major B's slabs of
+  // `rowElements` columns, each its rows of k.
   const int64_t slabBytes = array->extents[0] * kWgmmaSwizzleBytes;
-  Affine offset = isA ? row * kWgmmaSwizzleBytes + col * bytes : col * (slabBytes / rowElements) + row * kWgmmaSwizzleBytes;
-  WgmmaOffsets o = isA ? wgmmaKMajorOffsets() : wgmmaMnMajorOffsets(static_cast<uint64_t>(slabBytes));
+  Affine offset = kMajor ? row * kWgmmaSwizzleBytes + col * bytes : col * (slabBytes / rowElements) + row * kWgmmaSwizzleBytes;
+  WgmmaOffsets o = kMajor ? wgmmaKMajorOffsets() : wgmmaMnMajorOffsets(static_cast<uint64_t>(slabBytes));
   Access start{a.array, {Affine(0), Affine(0)}};
   return "wgmma_descriptor(" + hex(wgmmaDescriptor(0, o.leadingBytes, o.strideBytes)) +
          ", reinterpret_cast<const char*>(&" + accessText(start, scope) + ") + " + affineText(offset) + ")";
@@ -150,11 +163,12 @@ void KernelWriter::emitWgmmaTile(const Node& itLoop, const Scope& scope) {
   const Array* bArray = findArray(b->array, scope);
   if (!aArray || !bArray) return;
   ScalarType t = typeOf(*aArray);
-  if ((t != ScalarType::Half && t != ScalarType::BFloat16) || typeOf(*bArray) != t)
-    return refuse(std::string("wgmma multiplies half or bfloat16 operands here, not ") + scalarTypeName(t));
-  if (*kTrips != 16 || *nTrips % 64 != 0 || *nTrips > 256)
+  if ((t != ScalarType::Half && t != ScalarType::BFloat16 && t != ScalarType::TF32) || typeOf(*bArray) != t)
+    return refuse(std::string("wgmma multiplies half, bfloat16 or tf32 operands here, not ") + scalarTypeName(t));
+  if (*kTrips != instructionK(t) || *nTrips % 64 != 0 || *nTrips > 256)
     return refuse("a wgmma tile of " + std::to_string(*nTrips) + " columns and " + std::to_string(*kTrips) +
-                  " of k: wgmma here is m64nNk16, N a multiple of 64 up to 256");
+                  " of k: wgmma here is m64nNk" + std::to_string(instructionK(t)) + " for " + scalarTypeName(t) +
+                  ", N a multiple of 64 up to 256");
   wgmmaShapes_.insert({*nTrips, t});
   line("// " + itLoop.index + ", " + jtLoop.index + ": the warpgroup's " + std::to_string(*itTrips) + " x " +
        std::to_string(*jtTrips) + " tiles of " + instructionName(*nTrips, t) + ", both operands read from shared memory");

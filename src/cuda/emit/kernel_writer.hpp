@@ -263,6 +263,10 @@ class KernelWriter {
   // `inner`. Returns, for each place in `order`, how many items one step along that dimension spans.
   std::vector<int64_t> splitItems(StageCopy& c, const std::vector<int64_t>& extents, const std::vector<size_t>& order,
                                   int width, Scope& inner) const;
+  // Whether a Stage's box (`box`, in the source's order) is copied in warp tiles (transposed and
+  // swizzled 32-bit elements), and the split of its items so.
+  bool transposedSwizzleTiles(const Node& node, const std::vector<int64_t>& box) const;
+  void splitIntoWarpTiles(StageCopy& c, const std::vector<int64_t>& box, Scope& inner) const;
   // A copy's item read from `from` (`width` elements as one vector), zero outside the source.
   void readItem(StageCopy& c, const Access& from, const Array& buffer, const Array& source, int width,
                 const Scope& inner);

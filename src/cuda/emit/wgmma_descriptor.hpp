@@ -10,6 +10,8 @@
 //   K-major (A[m][k], a row of 64 16-bit k): the rows of m follow each other, so the 8-row groups
 //     of m lie 1024 bytes apart (stride offset); the leading offset is not used with a swizzle
 //     (the ISA: "assumed 1", i.e. 16 bytes). A k step of 16 moves the start 32 bytes on in the row.
+//     tf32 (a row of 32 k, a k step of 8, 32 bytes too) reads B so as well: B[n][k], stored
+//     transposed, is K-major exactly as A.
 //   MN-major (B[k][n] in slabs of 64 n, a row of 64 16-bit n): the 8-row groups of k lie 1024
 //     bytes apart (stride offset), and the slabs of 64 n `slabBytes` apart (leading offset). A k
 //     step of 16 moves the start 16 rows, 2048 bytes, on.
@@ -21,6 +23,7 @@ namespace cudaburg {
 
 constexpr int64_t kWgmmaSwizzleBytes = 128;    // a row of the 128-byte swizzle
 constexpr int64_t kWgmmaAtomBytes = 8 * 128;   // its 8 rows: where the swizzle pattern repeats
+constexpr int64_t kWgmmaKStepBytes = 32;       // one instruction's k along a K-major row (16 x 16 bits, 8 x 32)
 constexpr uint64_t kWgmmaSwizzle128 = 1;       // the descriptor's swizzle mode for it
 
 // The descriptor field encoding of a byte address or offset.
