@@ -222,7 +222,9 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // A group of wgmma left in flight across strips hides the next strip's wait as well.
   if (s.warpGroups) inFlight += 0.2;
   double latency = std::min(1.0, inFlight + e.occupancy);
-  double rate = s.warpGroups ? gpu.wgmmaTflops : s.tensorCores ? gpu.mmaTflops / (s.elementBytes == 4 ? 2 : 1) : gpu.fp32Tflops;
+  // tf32 runs at half the 16-bit types' rate, on wgmma as on mma.sync.
+  const double tf32Share = s.elementBytes == 4 ? 0.5 : 1.0;
+  double rate = s.warpGroups ? gpu.wgmmaTflops * tf32Share : s.tensorCores ? gpu.mmaTflops * tf32Share : gpu.fp32Tflops;
   double computeNs = flops / (rate * 1e3 * issue * latency);
   if (s.tensorCores) computeNs += gatherFlops / (gpu.fp32Tflops * 1e3 * latency);
   // A warp's tile reads its operands' fragments from shared memory each k step: (tm + tn) rows

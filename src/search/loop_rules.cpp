@@ -415,9 +415,6 @@ Fragment LoopRules::untransformed(const Node* node) const {
 
 // ---- tensor cores ------------------------------------------------------------------------------
 
-// wgmma's strips: A's rows of 64 16-bit elements are one 128-byte swizzle atom wide.
-constexpr int64_t kWgmmaStripDepth = 64;
-
 int64_t LoopRules::mmaK() const {
   std::set<ScalarType> operands;
   for (const auto& p : kernel_.params)
@@ -490,10 +487,13 @@ Fragment LoopRules::tensorCores(const Fragment& tiled) const {
   return f;
 }
 
-bool LoopRules::wgmmaRuns() const { return gpu_.arch == "sm_90" && mmaK() == 16; }
+bool LoopRules::wgmmaRuns() const { return gpu_.arch == "sm_90" && mmaK() != 0; }
+
+// A 128-byte row holds 64 elements of 16 bits, 32 of tf32 (mma's k is 32 bytes of either).
+int64_t LoopRules::wgmmaStripDepth() const { return mmaK() == 8 ? 32 : 64; }
 
 Fragment LoopRules::wgmmaStrips(const Node* node, int64_t buffers) const {
-  return mmaStrips(node, kWgmmaStripDepth, buffers, 1);
+  return mmaStrips(node, wgmmaStripDepth(), buffers, 1);
 }
 
 Fragment LoopRules::warpGroups(const Fragment& tiled, int64_t producer) const {
@@ -502,19 +502,26 @@ Fragment LoopRules::warpGroups(const Fragment& tiled, int64_t producer) const {
   std::string reduction;
   for (const auto& s : f.inTile)
     if (s.kind == StepKind::StripMine) reduction = s.loops[0];
-  if (!wgmmaRuns()) f.refused = "wgmma runs on an sm_90 GPU, on half or bfloat16 operands";
+  const bool tf32 = mmaK() == 8;
+  if (!wgmmaRuns()) f.refused = "wgmma runs on an sm_90 GPU, on half, bfloat16 or tf32 operands";
   else if (f.shape.gatherOps > 0) f.refused = "wgmma reads staged boxes, not gathers";
-  else if (f.shape.stageDepth != kWgmmaStripDepth) f.refused = "wgmma reads strips of 64 (rows of 128 bytes)";
+  else if (f.shape.stageDepth != wgmmaStripDepth())
+    f.refused = "wgmma reads strips of " + std::to_string(wgmmaStripDepth()) + " (rows of 128 bytes)";
+  else if (tf32 && producer == kWgmmaTmaProducer)
+    f.refused = "tf32's B is stored transposed, which the Tensor Memory Accelerator cannot copy";
   else if (f.shape.threadRows % 64 != 0 || f.shape.threadCols % 64 != 0 || f.shape.threadCols > 256)
     f.refused = "a warpgroup's tile is 64 or 128 rows by 64 to 256 columns";
   if (!f.refused.empty()) return f;
   for (size_t i = 0; i < f.inTile.size(); ++i) {
     const RecipeStep& s = f.inTile[i];
     if (s.kind == StepKind::Stage && !readAlong(s.array, reduction))
-      f.inTile.edit(i, [](RecipeStep& b) { b.slab = kWgmmaStripDepth; });  // B: rows of n
+      f.inTile.edit(i, [&](RecipeStep& b) {  // B: rows of n in slabs, or (tf32) transposed, rows of k
+        if (tf32) b.transposed = true;
+        else b.slab = wgmmaStripDepth();
+      });
     else if (s.kind == StepKind::Mma)
       f.inTile.edit(i, [&](RecipeStep& mma) {
-        mma = makeStep(StepKind::Wgmma, mma.loops, {64, f.shape.threadCols, 16, kWgmmaPending, producer});
+        mma = makeStep(StepKind::Wgmma, mma.loops, {64, f.shape.threadCols, mmaK(), kWgmmaPending, producer});
       });
   }
   f.shape.warpGroups = true;

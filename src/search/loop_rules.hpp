@@ -150,14 +150,18 @@ class LoopRules {
   // reduction, padded), by asynchronous copies where it was pipelined. Refused when the stage
   // depth is no multiple of the shape's k or the reduction is not staged.
   Fragment tensorCores(const Fragment& tiled) const;
-  // Hopper's warpgroup MMA applies: an sm_90 GPU and operands of one 16-bit type (half, bfloat16).
+  // Hopper's warpgroup MMA applies: an sm_90 GPU and operands of one tensor-core type (half,
+  // bfloat16, tf32).
   bool wgmmaRuns() const;
-  // The reduction `node` staged for wgmma: strips of 64 (A's rows 128 bytes), by asynchronous
-  // copies into `buffers` buffers a stage, swizzled by warpGroups().
+  // wgmma's strips: A's rows one 128-byte swizzle atom of k (64 16-bit elements, 32 tf32).
+  int64_t wgmmaStripDepth() const;
+  // The reduction `node` staged for wgmma: strips of wgmmaStripDepth(), by asynchronous copies
+  // into `buffers` buffers a stage, swizzled by warpGroups().
   Fragment wgmmaStrips(const Node* node, int64_t buffers) const;
   // A tiled fragment whose threads become warpgroups, each computing its tm x tn register tile (tm
-  // a multiple of 64, tn of 64 up to 256) as wgmma m64nNk16 tiles with N = tn (the wgmma step),
-  // one group in flight across strips; A's stages swizzled, B's swizzled in slabs of 64 columns.
+  // a multiple of 64, tn of 64 up to 256) as wgmma m64nNk16 tiles with N = tn (the wgmma step;
+  // m64nNk8 for tf32), one group in flight across strips; A's stages swizzled, B's swizzled in
+  // slabs of 64 columns (tf32: stored transposed, K-major as A, which TMA cannot copy).
   // `producer` (kWgmmaNoProducer, kWgmmaCpAsyncProducer, kWgmmaTmaProducer) says who fills the stages.
   // Refused where tensorCores() refuses, or the tile or strip is not of those shapes.
   Fragment warpGroups(const Fragment& tiled, int64_t producer = kWgmmaNoProducer) const;

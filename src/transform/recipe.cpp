@@ -30,7 +30,7 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Lanes, "lanes", "lanes ROWS,COLS"},
     {StepKind::Collapse, "collapse", "collapse LOOP,LOOP... [into NAME]"},
     {StepKind::Mma, "mma", "mma I,J,K 16,8,16"},
-    {StepKind::Wgmma, "wgmma", "wgmma I,J,K 64,N,16 [wait PENDING] [producer [tma]]"},
+    {StepKind::Wgmma, "wgmma", "wgmma I,J,K 64,N,16|8 [wait PENDING] [producer [tma]]"},
     {StepKind::Peel, "peel", "peel LOOP,LOOP..."},
     {StepKind::RoundUp, "roundup", "roundup"},
     {StepKind::Raster, "raster", "raster ROWS"},

@@ -134,7 +134,11 @@ TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& lo
 // its columns of `shape`'s N (a multiple of 64, at most 256), its accumulation tiles of 64 x N x
 // 16 (`shape` 64,N,16) each one wgmma.mma_async of half or bfloat16 operands that it reads from
 // shared buffers: A's rows 128 bytes of k, swizzled; B's rows of n swizzled in slabs of 64
-// columns (`stage B at k_o swizzle slabs 64`), or 64 columns in all. Its other statements go into
+// columns (`stage B at k_o swizzle slabs 64`), or 64 columns in all. For tf32 operands the tiles
+// are 64 x N x 8 (`shape` 64,N,8) and B is read K-major as A (wgmma transposes no 32-bit
+// operand): stored transposed, its rows 32 k (`stage B at k_o transposed swizzle`), which the
+// stage copies through registers, neither TMA nor a cp.async of more than 4 bytes being able
+// to transpose. Its other statements go into
 // tiles of 64 x 8. `pending` (0 or 1) groups of wgmma stay in flight across iterations of the
 // asynchronously pipelined loop around it (Kernel::wgmmaPending), which keeps at least 2 +
 // pending buffers a stage. With `producer`, one more warpgroup of the block fills the stages

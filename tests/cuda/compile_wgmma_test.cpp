@@ -102,6 +102,45 @@ TEST(CompileWgmma, TmaProducersCompileForSm90a) {
   }
 }
 
+// tf32 (B stored transposed, K-major): the k8 instruction, B's copies 4 bytes a cp.async, by the
+// block or by a producer warpgroup, with the same sane resources.
+TEST(CompileWgmma, Tf32ProductsCompileForSm90aWithoutLocalMemory) {
+  auto tf32Recipe = [](const std::string& block, const std::string& group, int64_t n, int buffers,
+                       const std::string& options = "") {
+    return "tile i,j " + block + "; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j " + group +
+           "; strip k 32; stage A at k_o swizzle; stage B at k_o transposed swizzle; map k_o async " +
+           std::to_string(buffers) + "; unroll k 32; wgmma i,j,k 64," + std::to_string(n) + ",8" + options + "; raster 8";
+  };
+  struct Case {
+    int64_t size;
+    std::string recipe;
+    const char* instruction;
+  };
+  for (const Case& c : {Case{4096, tf32Recipe("128,256", "64,256", 256, 4), "m64n256k8.f32.tf32.tf32"},
+                        Case{4096, tf32Recipe("256,128", "128,128", 128, 3), "m64n128k8.f32.tf32.tf32"},
+                        Case{1000, tf32Recipe("128,128", "64,128", 128, 3, " wait 0"), "m64n128k8.f32.tf32.tf32"},
+                        Case{4096, tf32Recipe("128,256", "64,256", 256, 3, " producer"), "m64n256k8.f32.tf32.tf32"}}) {
+    SCOPED_TRACE(std::to_string(c.size) + " under " + c.recipe);
+    auto k = testing::emittedKernel("tf32gemm.loop", {{"M", c.size}, {"N", c.size}, {"K", c.size}}, c.recipe);
+    ASSERT_TRUE(k);
+    CompileOptions options;
+    options.arch = "sm_90";
+    options.keepPtx = true;
+    options.useCache = false;
+    CompileResult r = compile(*k, options);
+    ASSERT_TRUE(r.compiled) << r.errorLog;
+    EXPECT_TRUE(r.ok) << r.refusal;
+    EXPECT_NE(r.ptx.find(".target sm_90a"), std::string::npos);
+    EXPECT_NE(r.ptx.find(std::string("wgmma.mma_async.sync.aligned.") + c.instruction), std::string::npos);
+    for (const char* op : {"cp.async.cg.shared.global", "cp.async.ca.shared.global", "wgmma.commit_group.sync.aligned"})
+      EXPECT_NE(r.ptx.find(op), std::string::npos) << op;
+    EXPECT_EQ(r.resources.stackFrameBytes, 0) << r.log;
+    EXPECT_FALSE(r.resources.spills()) << r.log;
+    EXPECT_EQ(r.ptx.find(".local"), std::string::npos);
+    EXPECT_EQ(r.log.find("serializ"), std::string::npos) << r.log;
+  }
+}
+
 TEST(CompileWgmma, RefusedForAnyOtherGpu) {
   auto k = testing::emittedKernel("hgemm.loop", {{"M", 256}, {"N", 256}, {"K", 256}},
                                   wgmmaRecipe("128,128", "64,128", 128, 4));

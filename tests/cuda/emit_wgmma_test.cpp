@@ -3,6 +3,9 @@
 // recipe becomes: warpgroups, 1024-byte aligned stages, B in slabs, fences, commits and waits.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <vector>
+
 #include "src/cuda/emit/wgmma_descriptor.hpp"
 #include "src/loop/swizzle.hpp"
 #include "tests/cuda/emitted_example.hpp"
@@ -72,6 +75,60 @@ TEST(WgmmaDescriptor, ReadsWhatTheSwizzledStagesStore) {
           ASSERT_EQ(canonicalAddress(desc, false, k, n), storedAddress(bBase, true, 64, 16 * step + k, 128 * tile + n))
               << "B tile " << tile << " step " << step << " k " << k << " n " << n;
     }
+}
+
+// tf32: both operands K-major, 32 k (128 bytes) a row. Where the hardware reads element (row, k)
+// through a K-major descriptor (T = 4 elements of 32 bits, ((8,m),(T,2k)) : ((8T,SBO),(1,T))),
+// and where the stage stored it: chunk k / 4 of the row, swizzled, word k % 4 of it.
+uint64_t canonicalKMajorTf32(uint64_t desc, int64_t row, int64_t k) {
+  uint64_t start = (desc & 0x3FFF) << 4, stride = (desc >> 32 & 0x3FFF) << 4;
+  uint64_t a = start + (row / 8) * stride + (row % 8) * 128 + k * 4;
+  return a ^ ((a >> 7 & 7) << 4);
+}
+
+uint64_t storedTf32(uint64_t base, int64_t row, int64_t k) {
+  Swizzle swizzle;
+  EXPECT_EQ(swizzleFor(128, swizzle), "");
+  return base + row * 128 + swizzle.chunkAt(row, k / 4) * 16 + k % 4 * 4;
+}
+
+// B[k][n] stored transposed as B_s[n][k] is read by the same descriptors as A: every element of
+// each k step of 8 (32 bytes on) and each 64-row tile (n) is where the stage put it.
+TEST(WgmmaDescriptor, Tf32ReadsBothOperandsKMajor) {
+  const uint64_t base = 0x10000;
+  WgmmaOffsets o = wgmmaKMajorOffsets();
+  for (int64_t tile = 0; tile < 4; ++tile)
+    for (int64_t step = 0; step < 4; ++step) {
+      uint64_t desc = wgmmaDescriptor(base + 128 * 64 * tile + 32 * step, o.leadingBytes, o.strideBytes);
+      for (int64_t row = 0; row < 64; ++row)
+        for (int64_t k = 0; k < 8; ++k)
+          ASSERT_EQ(canonicalKMajorTf32(desc, row, k), storedTf32(base, 64 * tile + row, 8 * step + k))
+              << "tile " << tile << " step " << step << " row " << row << " k " << k;
+    }
+}
+
+// The transposed swizzled stage's copy in warp tiles (emit_stage.cpp): item e of a box of
+// `rows` k by `cols` n goes to source row stage_0 and column stage_1 as the emitted places say.
+// Every element is copied once, and each warp's 32 stores into B_s[n][k] fall in 32 banks while
+// its reads are 4 whole 32-byte sectors.
+TEST(EmitWgmma, Tf32TransposedStageStoresWarpTilesInEveryBank) {
+  const int64_t rows = 32, cols = 256, tilesARow = cols / 8;
+  std::vector<int> copied(rows * cols, 0);
+  for (int64_t warp = 0; warp < rows * cols / 32; ++warp) {
+    std::set<int64_t> banks, sectors;
+    for (int64_t lane = 0; lane < 32; ++lane) {
+      int64_t e = 32 * warp + lane;
+      int64_t k = e / 8 % 4 + 4 * (e / (32 * tilesARow)), n = e % 8 + 8 * (e / 32 % tilesARow);
+      ASSERT_LT(k, rows);
+      ASSERT_LT(n, cols);
+      ++copied[k * cols + n];
+      banks.insert(storedTf32(0, n, k) / 4 % 32);
+      sectors.insert((k * cols + n) * 4 / 32);
+    }
+    EXPECT_EQ(banks.size(), 32u) << "warp " << warp;
+    EXPECT_EQ(sectors.size(), 4u) << "warp " << warp;
+  }
+  for (int c : copied) ASSERT_EQ(c, 1);
 }
 
 const std::string kWgmma128x256 =
@@ -263,6 +320,47 @@ TEST(WgmmaDescriptor, TmaBoxesLandWhereTheSwizzledStagesStore) {
       for (int64_t n = 0; n < 64; ++n)
         ASSERT_EQ(landed(bBase + slab * 64 * 128, k, n), storedAddress(bBase, true, 64, k, 64 * slab + n))
             << "B slab " << slab << " k " << k << " n " << n;
+}
+
+const std::string kTf32Wgmma128x256 =
+    "tile i,j 128,256; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j 64,256; strip k 32; "
+    "stage A at k_o swizzle; stage B at k_o transposed swizzle; map k_o async 4; unroll k 32; wgmma i,j,k 64,256,8";
+
+// tf32: m64nNk8 without transpose operands, B copied transposed (4 bytes a cp.async, in warp
+// tiles) and read K-major by a descriptor of A's kind; a producer warpgroup copies it so too,
+// the Tensor Memory Accelerator (which cannot transpose) not.
+TEST(EmitWgmma, Tf32ReadsBTransposedByKMajorDescriptors) {
+  auto k = testing::emittedKernel("tf32gemm.loop", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, kTf32Wgmma128x256);
+  ASSERT_TRUE(k);
+  const std::string& src = k->source;
+  EXPECT_EQ(k->requiredArch, "sm_90a");
+  EXPECT_EQ(k->sharedBytes, 4u * (128 * 32 + 256 * 32) * 4);
+  EXPECT_NE(src.find("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {%0, %1,"), std::string::npos) << src;
+  EXPECT_NE(src.find(", p, 1, 1;\\n}"), std::string::npos) << src;
+  EXPECT_EQ(src.find(", p, 1, 1, 0, 1;"), std::string::npos);
+  // Both descriptors K-major (16 and 1024 bytes); B's tile 128 bytes a row of n, 32 bytes a k step.
+  size_t call = src.find("wgmma_m64n256k8_tf32(C_r");
+  ASSERT_NE(call, std::string::npos) << src;
+  std::string line = src.substr(call, src.find('\n', call) - call);
+  EXPECT_NE(line.find("wgmma_descriptor(0x4000004000010000ull, reinterpret_cast<const char*>(&A_s["), std::string::npos)
+      << line;
+  EXPECT_NE(line.find("wgmma_descriptor(0x4000004000010000ull, reinterpret_cast<const char*>(&B_s["), std::string::npos)
+      << line;
+  EXPECT_NE(line.find("32*k_o2_u"), std::string::npos) << line;
+  EXPECT_NE(src.find("stage_0 = stage_e / 8 % 4 + 4 * (stage_e / 1024), stage_1 = stage_e % 8 + 8 * (stage_e / 32 % 32);"),
+            std::string::npos)
+      << src;
+  EXPECT_NE(src.find("async_copy<4>(&B_s["), std::string::npos) << src;
+  EXPECT_NE(src.find("async_copy<16>(&A_s["), std::string::npos) << src;
+
+  auto produced = testing::emittedKernel("tf32gemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}},
+                                         kTf32Wgmma128x256 + " producer");
+  ASSERT_TRUE(produced);
+  EXPECT_NE(produced->source.find("async_copy<4>(&B_s["), std::string::npos);
+  EmitResult tma = testing::emitExample("tf32gemm.loop", {{"M", 512}, {"N", 512}, {"K", 512}},
+                                        kTf32Wgmma128x256 + " producer tma");
+  EXPECT_FALSE(tma.ok());
+  EXPECT_NE(tma.refusal.find("not transposed"), std::string::npos) << tma.refusal;
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "src/cuda/compile/compiler.hpp"
 #include "src/cuda/emit/emitter.hpp"
@@ -455,6 +457,33 @@ TEST_F(GpuRunner, WgmmaProductsVerifyAgainstGemmEx) {
     SCOPED_TRACE(std::string(c.file) + " under " + c.recipe);
     Kernel k = testing::loadExample(c.file, c.sizes);
     auto e = emitUnder(k, c.recipe);
+    ASSERT_TRUE(e);
+    RunResult r = runner_->measure(k, *e, build(*e));
+    EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
+    EXPECT_EQ(r.reference.rfind("cuBLAS GemmEx", 0), 0u) << r.reference;
+  }
+}
+
+// wgmma on tf32 operands (m64nNk8, B stored transposed so that it is read K-major): whole and
+// uneven products, two warpgroups or one with two 64-row tiles, a group in flight or none, a
+// producer warpgroup, against cublasGemmEx with TF32 math.
+TEST_F(GpuRunner, Tf32WgmmaProductsVerifyAgainstGemmEx) {
+  if (runner_->arch() != "sm_90") GTEST_SKIP() << "wgmma runs on sm_90 only, not on " << runner_->device();
+  auto recipe = [](const std::string& block, const std::string& group, int n, int buffers, const std::string& more = "") {
+    return "tile i,j " + block + "; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j " + group +
+           "; strip k 32; stage A at k_o swizzle; stage B at k_o transposed swizzle; map k_o async " +
+           std::to_string(buffers) + "; unroll k 32; wgmma i,j,k 64," + std::to_string(n) + ",8" + more;
+  };
+  for (const auto& [sizes, text] : std::vector<std::pair<std::map<std::string, int64_t>, std::string>>{
+           {{{"M", 256}, {"N", 256}, {"K", 256}}, recipe("128,128", "64,128", 128, 4)},
+           {{{"M", 1024}, {"N", 1024}, {"K", 1024}}, recipe("128,256", "64,256", 256, 4, "; raster 8")},
+           {{{"M", 1000}, {"N", 1000}, {"K", 1000}}, recipe("256,128", "128,128", 128, 3)},
+           {{{"M", 200}, {"N", 136}, {"K", 88}}, recipe("128,128", "64,128", 128, 3, " wait 0")},
+           {{{"M", 512}, {"N", 512}, {"K", 512}}, recipe("128,256", "64,256", 256, 3, " producer")},
+           {{{"M", 1000}, {"N", 1000}, {"K", 1000}}, recipe("128,128", "64,128", 128, 2, " wait 0 producer")}}) {
+    SCOPED_TRACE(text);
+    Kernel k = testing::loadExample("tf32gemm.loop", sizes);
+    auto e = emitUnder(k, text);
     ASSERT_TRUE(e);
     RunResult r = runner_->measure(k, *e, build(*e));
     EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;

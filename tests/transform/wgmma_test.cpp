@@ -187,7 +187,8 @@ TEST(Wgmma, StagesInSlabsOnlySwizzledTwoDimensionalBoxes) {
 TEST(Wgmma, PrintsAndParsesBack) {
   const std::string text = "stage B at k_o swizzle slabs 64\nwgmma i,j,k 64,256,16\nwgmma i,j,k 64,128,16 wait 0\n"
                            "wgmma i,j,k 64,128,16 producer\nwgmma i,j,k 64,64,16 wait 0 producer\n"
-                           "wgmma i,j,k 64,256,16 producer tma\nwgmma i,j,k 64,128,16 wait 0 producer tma\n";
+                           "wgmma i,j,k 64,256,16 producer tma\nwgmma i,j,k 64,128,16 wait 0 producer tma\n"
+                           "stage B at k_o transposed swizzle\nwgmma i,j,k 64,256,8 producer\n";
   std::string errors;
   auto recipe = testing::recipeFromText(text, &errors);
   ASSERT_TRUE(recipe) << errors;
@@ -196,6 +197,8 @@ TEST(Wgmma, PrintsAndParsesBack) {
   EXPECT_EQ(recipe->steps[4].factors, (std::vector<int64_t>{64, 64, 16, 0, kWgmmaCpAsyncProducer}));
   EXPECT_EQ(recipe->steps[5].factors, (std::vector<int64_t>{64, 256, 16, 1, kWgmmaTmaProducer}));
   EXPECT_EQ(recipe->steps[6].factors, (std::vector<int64_t>{64, 128, 16, 0, kWgmmaTmaProducer}));
+  EXPECT_TRUE(recipe->steps[7].transposed && recipe->steps[7].swizzled);
+  EXPECT_EQ(recipe->steps[8].factors, (std::vector<int64_t>{64, 256, 8, 1, kWgmmaCpAsyncProducer}));
 }
 
 TEST(Wgmma, BadStepsGetAClearError) {
