@@ -115,7 +115,7 @@ TEST(Wgmma, AProducerWarpgroupChangesNotWhatIsComputed) {
 TEST(Wgmma, RefusesWhatWgmmaDoesNotRun) {
   const std::string good = staged("128,128", "64,128");
   Kernel half = gemm("hgemm", 128, 128, 128);
-  EXPECT_NE(refusal(gemm("matmul", 128, 128, 128), good + "wgmma i,j,k 64,128,16").find("half or bfloat16"),
+  EXPECT_NE(refusal(gemm("matmul", 128, 128, 128), good + "wgmma i,j,k 64,128,16").find("half, bfloat16 or tf32"),
             std::string::npos);
   // tf32: k 8, and B K-major (stored transposed).
   Kernel tf32 = gemm("tf32gemm", 128, 128, 128);
