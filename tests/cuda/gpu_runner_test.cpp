@@ -476,10 +476,10 @@ TEST_F(GpuRunner, Tf32WgmmaProductsVerifyAgainstGemmEx) {
   };
   for (const auto& [sizes, text] : std::vector<std::pair<std::map<std::string, int64_t>, std::string>>{
            {{{"M", 256}, {"N", 256}, {"K", 256}}, recipe("128,128", "64,128", 128, 4)},
-           {{{"M", 1024}, {"N", 1024}, {"K", 1024}}, recipe("128,256", "64,256", 256, 4, "; raster 8")},
+           {{{"M", 1024}, {"N", 1024}, {"K", 1024}}, recipe("256,128", "128,128", 128, 4, "; raster 8")},
            {{{"M", 1000}, {"N", 1000}, {"K", 1000}}, recipe("256,128", "128,128", 128, 3)},
            {{{"M", 200}, {"N", 136}, {"K", 88}}, recipe("128,128", "64,128", 128, 3, " wait 0")},
-           {{{"M", 512}, {"N", 512}, {"K", 512}}, recipe("128,256", "64,256", 256, 3, " producer")},
+           {{{"M", 512}, {"N", 512}, {"K", 512}}, recipe("256,128", "128,128", 128, 3, " producer")},
            {{{"M", 1000}, {"N", 1000}, {"K", 1000}}, recipe("128,128", "64,128", 128, 2, " wait 0 producer")}}) {
     SCOPED_TRACE(text);
     Kernel k = testing::loadExample("tf32gemm.loop", sizes);
