@@ -509,6 +509,8 @@ Fragment LoopRules::warpGroups(const Fragment& tiled, int64_t producer) const {
     f.refused = "wgmma reads strips of " + std::to_string(wgmmaStripDepth()) + " (rows of 128 bytes)";
   else if (tf32 && producer == kWgmmaTmaProducer)
     f.refused = "tf32's B is stored transposed, which the Tensor Memory Accelerator cannot copy";
+  else if (tf32 && f.shape.threadCols > 128)
+    f.refused = "a tf32 warpgroup tile of more than 128 columns spills beside its share of B's 4-byte copies";
   else if (f.shape.threadRows % 64 != 0 || f.shape.threadCols % 64 != 0 || f.shape.threadCols > 256)
     f.refused = "a warpgroup's tile is 64 or 128 rows by 64 to 256 columns";
   if (!f.refused.empty()) return f;
