@@ -496,6 +496,19 @@ Fragment LoopRules::wgmmaStrips(const Node* node, int64_t buffers) const {
   return mmaStrips(node, wgmmaStripDepth(), buffers, 1);
 }
 
+namespace {
+
+// tf32's B goes an element a cp.async, each a thread's own addresses: beside a warpgroup's
+// accumulators, a thread takes 16 of a strip's elements without spilling (ptxas, sm_90a), 32
+// where it is a producer's and holds no accumulators.
+bool tf32CopiesSpill(const CandidateShape& s, int64_t producer) {
+  const int64_t warpGroups = s.blockRows / std::max<int64_t>(s.threadRows, 1);
+  const int64_t copiers = producer == kWgmmaNoProducer ? 128 * warpGroups : 128;
+  return s.blockCols * s.stageDepth / copiers > (producer == kWgmmaNoProducer ? 16 : 32);
+}
+
+}  // namespace
+
 Fragment LoopRules::warpGroups(const Fragment& tiled, int64_t producer) const {
   Fragment f = tensorCores(tiled);
   if (!f.refused.empty()) return f;
@@ -509,8 +522,8 @@ Fragment LoopRules::warpGroups(const Fragment& tiled, int64_t producer) const {
     f.refused = "wgmma reads strips of " + std::to_string(wgmmaStripDepth()) + " (rows of 128 bytes)";
   else if (tf32 && producer == kWgmmaTmaProducer)
     f.refused = "tf32's B is stored transposed, which the Tensor Memory Accelerator cannot copy";
-  else if (tf32 && f.shape.threadCols > 128)
-    f.refused = "a tf32 warpgroup tile of more than 128 columns spills beside its share of B's 4-byte copies";
+  else if (tf32 && tf32CopiesSpill(f.shape, producer))
+    f.refused = "a tf32 warpgroup's share of B's 4-byte copies does not fit its registers beside its accumulators";
   else if (f.shape.threadRows % 64 != 0 || f.shape.threadCols % 64 != 0 || f.shape.threadCols > 256)
     f.refused = "a warpgroup's tile is 64 or 128 rows by 64 to 256 columns";
   if (!f.refused.empty()) return f;

@@ -161,8 +161,8 @@ class LoopRules {
   // A tiled fragment whose threads become warpgroups, each computing its tm x tn register tile (tm
   // a multiple of 64, tn of 64 up to 256) as wgmma m64nNk16 tiles with N = tn (the wgmma step;
   // m64nNk8 for tf32), one group in flight across strips; A's stages swizzled, B's swizzled in
-  // slabs of 64 columns (tf32: stored transposed, K-major as A, which TMA cannot copy; tn at
-  // most 128, wider tiles spilling).
+  // slabs of 64 columns (tf32: stored transposed, K-major as A, which TMA cannot copy; no tile
+  // whose threads' share of B's copies would spill).
   // `producer` (kWgmmaNoProducer, kWgmmaCpAsyncProducer, kWgmmaTmaProducer) says who fills the stages.
   // Refused where tensorCores() refuses, or the tile or strip is not of those shapes.
   Fragment warpGroups(const Fragment& tiled, int64_t producer = kWgmmaNoProducer) const;
