@@ -18,6 +18,23 @@ std::string wgmmaRecipe(const std::string& block, const std::string& group, int6
          std::to_string(buffers) + "; unroll k 64; wgmma i,j,k 64," + std::to_string(n) + ",16" + options + "; raster 8";
 }
 
+// `k` compiled for an sm_90 GPU (so for sm_90a), its PTX kept.
+CompileResult compiledForSm90(const CudaKernel& k) {
+  CompileOptions options;
+  options.arch = "sm_90";
+  options.keepPtx = true;
+  options.useCache = false;
+  return compile(k, options);
+}
+
+// Everything in registers: no stack, spills or local memory, and no wgmma that ptxas serialized.
+void expectNoLocalMemory(const CompileResult& r) {
+  EXPECT_EQ(r.resources.stackFrameBytes, 0) << r.log;
+  EXPECT_FALSE(r.resources.spills()) << r.log;
+  EXPECT_EQ(r.ptx.find(".local"), std::string::npos);
+  EXPECT_EQ(r.log.find("serializ"), std::string::npos) << r.log;
+}
+
 TEST(CompileWgmma, ProductsCompileForSm90aWithoutLocalMemory) {
   struct Case {
     const char* example;
@@ -35,11 +52,7 @@ TEST(CompileWgmma, ProductsCompileForSm90aWithoutLocalMemory) {
     SCOPED_TRACE(std::string(c.example) + " " + std::to_string(c.size) + " under " + c.recipe);
     auto k = testing::emittedKernel(c.example, {{"M", c.size}, {"N", c.size}, {"K", c.size}}, c.recipe);
     ASSERT_TRUE(k);
-    CompileOptions options;
-    options.arch = "sm_90";
-    options.keepPtx = true;
-    options.useCache = false;
-    CompileResult r = compile(*k, options);
+    CompileResult r = compiledForSm90(*k);
     ASSERT_TRUE(r.compiled) << r.errorLog;
     EXPECT_TRUE(r.ok) << r.refusal;
     EXPECT_NE(r.log.find("sm_90a"), std::string::npos) << r.log;  // ptxas compiled for the specific target
@@ -78,11 +91,7 @@ TEST(CompileWgmma, TmaProducersCompileForSm90a) {
     SCOPED_TRACE(std::string(c.example) + " under " + c.recipe);
     auto k = testing::emittedKernel(c.example, c.sizes, c.recipe);
     ASSERT_TRUE(k);
-    CompileOptions options;
-    options.arch = "sm_90";
-    options.keepPtx = true;
-    options.useCache = false;
-    CompileResult r = compile(*k, options);
+    CompileResult r = compiledForSm90(*k);
     ASSERT_TRUE(r.compiled) << r.errorLog;
     EXPECT_TRUE(r.ok) << r.refusal;
     EXPECT_NE(r.ptx.find(".target sm_90a"), std::string::npos);
@@ -95,10 +104,7 @@ TEST(CompileWgmma, TmaProducersCompileForSm90a) {
       EXPECT_EQ(r.ptx.find(op), std::string::npos) << op;
     // The tensor maps are parameters of 128 bytes, aligned to 64.
     EXPECT_NE(r.ptx.find(".param .align 64 .b8"), std::string::npos) << r.ptx.substr(0, 4000);
-    EXPECT_EQ(r.resources.stackFrameBytes, 0) << r.log;
-    EXPECT_FALSE(r.resources.spills()) << r.log;
-    EXPECT_EQ(r.ptx.find(".local"), std::string::npos);
-    EXPECT_EQ(r.log.find("serializ"), std::string::npos) << r.log;
+    expectNoLocalMemory(r);
   }
 }
 
@@ -127,21 +133,14 @@ TEST(CompileWgmma, Tf32ProductsCompileForSm90aWithoutLocalMemory) {
     SCOPED_TRACE(std::to_string(c.size) + " under " + c.recipe);
     auto k = testing::emittedKernel("tf32gemm.loop", {{"M", c.size}, {"N", c.size}, {"K", c.size}}, c.recipe);
     ASSERT_TRUE(k);
-    CompileOptions options;
-    options.arch = "sm_90";
-    options.keepPtx = true;
-    options.useCache = false;
-    CompileResult r = compile(*k, options);
+    CompileResult r = compiledForSm90(*k);
     ASSERT_TRUE(r.compiled) << r.errorLog;
     EXPECT_TRUE(r.ok) << r.refusal;
     EXPECT_NE(r.ptx.find(".target sm_90a"), std::string::npos);
     EXPECT_NE(r.ptx.find(std::string("wgmma.mma_async.sync.aligned.") + c.instruction), std::string::npos);
     for (const char* op : {"cp.async.cg.shared.global", "cp.async.ca.shared.global", "wgmma.commit_group.sync.aligned"})
       EXPECT_NE(r.ptx.find(op), std::string::npos) << op;
-    EXPECT_EQ(r.resources.stackFrameBytes, 0) << r.log;
-    EXPECT_FALSE(r.resources.spills()) << r.log;
-    EXPECT_EQ(r.ptx.find(".local"), std::string::npos);
-    EXPECT_EQ(r.log.find("serializ"), std::string::npos) << r.log;
+    expectNoLocalMemory(r);
   }
 }
 
