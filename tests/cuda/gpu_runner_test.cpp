@@ -20,6 +20,13 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// A product checked against cublasGemmEx: an example, its sizes, a recipe.
+struct GemmExCase {
+  const char* file;
+  std::map<std::string, int64_t> sizes;
+  std::string recipe;
+};
+
 class GpuRunner : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { runner_ = new Runner(); }
@@ -30,6 +37,10 @@ class GpuRunner : public ::testing::Test {
   void SetUp() override {
     if (!runner_->available()) GTEST_SKIP() << runner_->device();
   }
+
+  // The case's nest under its recipe (with `tensorMaps` tensor maps when given), verified against
+  // cublasGemmEx.
+  void expectVerifiedByGemmEx(const GemmExCase& c, std::optional<size_t> tensorMaps = std::nullopt);
 
   // `allowSpills`: for tests of what a kernel computes, not of how fast it runs.
   CompileResult build(const CudaKernel& k, bool allowSpills = false) {
@@ -429,39 +440,49 @@ TEST_F(GpuRunner, TensorCoreProductsVerifyAgainstGemmEx) {
   EXPECT_EQ(t.library, "cuBLAS GemmEx (half)");
 }
 
+// A wgmma recipe: a block tile of warpgroups, each a `group` register tile computed as m64nNk16
+// (half, bfloat16: B read N-major from slabs of 64 columns) or m64nNk8 (tf32: B stored transposed,
+// read K-major), `buffers` stages by cp.async, and `more` after the wgmma step's shape.
+std::string wgmmaRecipe(const std::string& block, const std::string& group, int n, int buffers,
+                        const std::string& more = "", bool tf32 = false) {
+  const std::string strip = tf32 ? "32" : "64";
+  return "tile i,j " + block + "; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j " + group +
+         "; strip k " + strip + "; stage A at k_o swizzle; stage B at k_o " +
+         (tf32 ? "transposed swizzle" : "swizzle slabs 64") + "; map k_o async " + std::to_string(buffers) +
+         "; unroll k " + strip + "; wgmma i,j,k 64," + std::to_string(n) + (tf32 ? ",8" : ",16") + more;
+}
+
+void GpuRunner::expectVerifiedByGemmEx(const GemmExCase& c, std::optional<size_t> tensorMaps) {
+  SCOPED_TRACE(std::string(c.file) + " under " + c.recipe);
+  Kernel k = testing::loadExample(c.file, c.sizes);
+  auto e = emitUnder(k, c.recipe);
+  ASSERT_TRUE(e);
+  if (tensorMaps) {
+    ASSERT_EQ(e->tensorMaps.size(), *tensorMaps);
+  }
+  RunResult r = runner_->measure(k, *e, build(*e));
+  EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
+  EXPECT_EQ(r.reference.rfind("cuBLAS GemmEx", 0), 0u) << r.reference;
+}
+
 // Hopper's warpgroup MMA (the wgmma step; sm_90 only): whole and uneven products of half and
 // bfloat16 operands, one warpgroup a block or two, one or two 64-row tiles a warpgroup, one group
 // of wgmma in flight or none, the stages filled by the block or by a producer warpgroup, against
 // cublasGemmEx.
 TEST_F(GpuRunner, WgmmaProductsVerifyAgainstGemmEx) {
   if (runner_->arch() != "sm_90") GTEST_SKIP() << "wgmma runs on sm_90 only, not on " << runner_->device();
-  auto recipe = [](const std::string& block, const std::string& group, int n, int buffers, const std::string& more = "") {
-    return "tile i,j " + block + "; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j " + group +
-           "; strip k 64; stage A at k_o swizzle; stage B at k_o swizzle slabs 64; map k_o async " +
-           std::to_string(buffers) + "; unroll k 64; wgmma i,j,k 64," + std::to_string(n) + ",16" + more;
-  };
-  struct Case {
-    const char* file;
-    std::map<std::string, int64_t> sizes;
-    std::string recipe;
-  };
-  for (const Case& c : {Case{"hgemm.loop", {{"M", 256}, {"N", 256}, {"K", 256}}, recipe("128,128", "64,128", 128, 4)},
-                        Case{"hgemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}}, recipe("128,256", "64,256", 256, 4, "; raster 8")},
-                        Case{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, recipe("128,128", "64,128", 128, 3, " wait 0")},
-                        Case{"bf16gemm.loop", {{"M", 512}, {"N", 256}, {"K", 192}}, recipe("256,128", "128,128", 128, 4)},
-                        Case{"bf16gemm.loop", {{"M", 72}, {"N", 136}, {"K", 136}}, recipe("64,64", "64,64", 64, 3)},
-                        // A producer warpgroup filling the stages: more strips than buffers, and fewer.
-                        Case{"hgemm.loop", {{"M", 256}, {"N", 512}, {"K", 512}}, recipe("128,256", "64,256", 256, 4, " producer")},
-                        Case{"hgemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}}, recipe("128,128", "64,128", 128, 3, " producer")},
-                        Case{"bf16gemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, recipe("128,128", "64,128", 128, 2, " wait 0 producer")}}) {
-    SCOPED_TRACE(std::string(c.file) + " under " + c.recipe);
-    Kernel k = testing::loadExample(c.file, c.sizes);
-    auto e = emitUnder(k, c.recipe);
-    ASSERT_TRUE(e);
-    RunResult r = runner_->measure(k, *e, build(*e));
-    EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
-    EXPECT_EQ(r.reference.rfind("cuBLAS GemmEx", 0), 0u) << r.reference;
-  }
+  for (const GemmExCase& c :
+       {GemmExCase{"hgemm.loop", {{"M", 256}, {"N", 256}, {"K", 256}}, wgmmaRecipe("128,128", "64,128", 128, 4)},
+        GemmExCase{"hgemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}}, wgmmaRecipe("128,256", "64,256", 256, 4, "; raster 8")},
+        GemmExCase{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, wgmmaRecipe("128,128", "64,128", 128, 3, " wait 0")},
+        GemmExCase{"bf16gemm.loop", {{"M", 512}, {"N", 256}, {"K", 192}}, wgmmaRecipe("256,128", "128,128", 128, 4)},
+        GemmExCase{"bf16gemm.loop", {{"M", 72}, {"N", 136}, {"K", 136}}, wgmmaRecipe("64,64", "64,64", 64, 3)},
+        // A producer warpgroup filling the stages: more strips than buffers, and fewer.
+        GemmExCase{"hgemm.loop", {{"M", 256}, {"N", 512}, {"K", 512}}, wgmmaRecipe("128,256", "64,256", 256, 4, " producer")},
+        GemmExCase{"hgemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}}, wgmmaRecipe("128,128", "64,128", 128, 3, " producer")},
+        GemmExCase{"bf16gemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}},
+                   wgmmaRecipe("128,128", "64,128", 128, 2, " wait 0 producer")}})
+    expectVerifiedByGemmEx(c);
 }
 
 // wgmma on tf32 operands (m64nNk8, B stored transposed so that it is read K-major): whole and
@@ -469,26 +490,15 @@ TEST_F(GpuRunner, WgmmaProductsVerifyAgainstGemmEx) {
 // producer warpgroup, against cublasGemmEx with TF32 math.
 TEST_F(GpuRunner, Tf32WgmmaProductsVerifyAgainstGemmEx) {
   if (runner_->arch() != "sm_90") GTEST_SKIP() << "wgmma runs on sm_90 only, not on " << runner_->device();
-  auto recipe = [](const std::string& block, const std::string& group, int n, int buffers, const std::string& more = "") {
-    return "tile i,j " + block + "; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j " + group +
-           "; strip k 32; stage A at k_o swizzle; stage B at k_o transposed swizzle; map k_o async " +
-           std::to_string(buffers) + "; unroll k 32; wgmma i,j,k 64," + std::to_string(n) + ",8" + more;
-  };
+  const bool tf32 = true;
   for (const auto& [sizes, text] : std::vector<std::pair<std::map<std::string, int64_t>, std::string>>{
-           {{{"M", 256}, {"N", 256}, {"K", 256}}, recipe("128,128", "64,128", 128, 4)},
-           {{{"M", 1024}, {"N", 1024}, {"K", 1024}}, recipe("256,128", "128,128", 128, 4, "; raster 8")},
-           {{{"M", 1000}, {"N", 1000}, {"K", 1000}}, recipe("256,128", "128,128", 128, 3)},
-           {{{"M", 200}, {"N", 136}, {"K", 88}}, recipe("128,128", "64,128", 128, 3, " wait 0")},
-           {{{"M", 512}, {"N", 512}, {"K", 512}}, recipe("256,128", "128,128", 128, 3, " producer")},
-           {{{"M", 1000}, {"N", 1000}, {"K", 1000}}, recipe("128,128", "64,128", 128, 2, " wait 0 producer")}}) {
-    SCOPED_TRACE(text);
-    Kernel k = testing::loadExample("tf32gemm.loop", sizes);
-    auto e = emitUnder(k, text);
-    ASSERT_TRUE(e);
-    RunResult r = runner_->measure(k, *e, build(*e));
-    EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
-    EXPECT_EQ(r.reference.rfind("cuBLAS GemmEx", 0), 0u) << r.reference;
-  }
+           {{{"M", 256}, {"N", 256}, {"K", 256}}, wgmmaRecipe("128,128", "64,128", 128, 4, "", tf32)},
+           {{{"M", 1024}, {"N", 1024}, {"K", 1024}}, wgmmaRecipe("256,128", "128,128", 128, 4, "; raster 8", tf32)},
+           {{{"M", 1000}, {"N", 1000}, {"K", 1000}}, wgmmaRecipe("256,128", "128,128", 128, 3, "", tf32)},
+           {{{"M", 200}, {"N", 136}, {"K", 88}}, wgmmaRecipe("128,128", "64,128", 128, 3, " wait 0", tf32)},
+           {{{"M", 512}, {"N", 512}, {"K", 512}}, wgmmaRecipe("256,128", "128,128", 128, 3, " producer", tf32)},
+           {{{"M", 1000}, {"N", 1000}, {"K", 1000}}, wgmmaRecipe("128,128", "64,128", 128, 2, " wait 0 producer", tf32)}})
+    expectVerifiedByGemmEx({"tf32gemm.loop", sizes, text});
 }
 
 // A producer warpgroup's one thread filling the stages by the Tensor Memory Accelerator (`producer
@@ -497,31 +507,15 @@ TEST_F(GpuRunner, Tf32WgmmaProductsVerifyAgainstGemmEx) {
 // 256 rows; against cublasGemmEx.
 TEST_F(GpuRunner, WgmmaTmaProductsVerifyAgainstGemmEx) {
   if (runner_->arch() != "sm_90") GTEST_SKIP() << "wgmma runs on sm_90 only, not on " << runner_->device();
-  auto recipe = [](const std::string& block, const std::string& group, int n, int buffers, const std::string& more) {
-    return "tile i,j " + block + "; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j " + group +
-           "; strip k 64; stage A at k_o swizzle; stage B at k_o swizzle slabs 64; map k_o async " +
-           std::to_string(buffers) + "; unroll k 64; wgmma i,j,k 64," + std::to_string(n) + ",16" + more;
-  };
-  struct Case {
-    const char* file;
-    std::map<std::string, int64_t> sizes;
-    std::string recipe;
-  };
-  for (const Case& c :
-       {Case{"hgemm.loop", {{"M", 1024}, {"N", 1024}, {"K", 1024}}, recipe("128,256", "64,256", 256, 4, " producer tma; raster 8")},
-        Case{"hgemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}}, recipe("128,128", "64,128", 128, 3, " producer tma")},
-        Case{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, recipe("128,128", "64,128", 128, 2, " wait 0 producer tma")},
-        Case{"bf16gemm.loop", {{"M", 512}, {"N", 256}, {"K", 192}}, recipe("256,128", "128,128", 128, 4, " producer tma")},
-        Case{"bf16gemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}}, recipe("128,256", "64,256", 256, 4, " producer tma")}}) {
-    SCOPED_TRACE(std::string(c.file) + " under " + c.recipe);
-    Kernel k = testing::loadExample(c.file, c.sizes);
-    auto e = emitUnder(k, c.recipe);
-    ASSERT_TRUE(e);
-    ASSERT_EQ(e->tensorMaps.size(), 2u);
-    RunResult r = runner_->measure(k, *e, build(*e));
-    EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
-    EXPECT_EQ(r.reference.rfind("cuBLAS GemmEx", 0), 0u) << r.reference;
-  }
+  for (const GemmExCase& c :
+       {GemmExCase{"hgemm.loop", {{"M", 1024}, {"N", 1024}, {"K", 1024}},
+                   wgmmaRecipe("128,256", "64,256", 256, 4, " producer tma; raster 8")},
+        GemmExCase{"hgemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}}, wgmmaRecipe("128,128", "64,128", 128, 3, " producer tma")},
+        GemmExCase{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, wgmmaRecipe("128,128", "64,128", 128, 2, " wait 0 producer tma")},
+        GemmExCase{"bf16gemm.loop", {{"M", 512}, {"N", 256}, {"K", 192}}, wgmmaRecipe("256,128", "128,128", 128, 4, " producer tma")},
+        GemmExCase{"bf16gemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}},
+                   wgmmaRecipe("128,256", "64,256", 256, 4, " producer tma")}})
+    expectVerifiedByGemmEx(c, 2);
 }
 
 // Tensor cores on implicit GEMMs of half NHWC convolutions (gathers of 8 channels by cp.async or

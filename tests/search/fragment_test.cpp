@@ -3,6 +3,8 @@
 // naming rule gives and applies as the steps with every name given do.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "src/loop/printer.hpp"
 #include "src/search/loop_rules.hpp"
 #include "src/search/loops_matcher.hpp"
@@ -58,9 +60,9 @@ TEST(Fragment, NamesTheKernelUsesAreAvoided) {
             "strip k 8; stage A at k_o2; stage B at k_o2; unroll k 8; map k_o2 pipelined");
 }
 
-// Every candidate of an example: its printed recipe, parsed back, applies as its steps with every
-// name given do.
-TEST(Fragment, EveryCandidatePrintsAsItsNamedStepsApply) {
+// Labels a small matmul and a small convolution and gives `check` each one's candidate kernels
+// (the root's derivations as `kernel`), cheapest first.
+void forEachExampleCandidates(const std::function<void(const SearchProblem&, const std::vector<const Fragment*>&)>& check) {
   for (const char* problem : {"matmul examples/matmul.loop -D M=40 -D N=48 -D K=36",
                               "conv2d examples/conv2d.loop -D N=2 -D C=3 -D H=9 -D W=10 -D K=5"}) {
     SearchProblem p = parseSearchProblem(std::string(problem) + " --tile 16,32 --unroll 1,8 --stage 4,8 --split 2");
@@ -69,9 +71,20 @@ TEST(Fragment, EveryCandidatePrintsAsItsNamedStepsApply) {
     generated::LoopsMatcher matcher(&rules);
     ASSERT_TRUE(matcher.label(p.kernel.body.get()));
     const Node* root = p.kernel.body.get();
+    std::vector<const Fragment*> kernels;
+    for (int rank = 0; rank < matcher.count(root, generated::LoopsMatcher::kernel_NT); ++rank)
+      kernels.push_back(&matcher.value(root, generated::LoopsMatcher::kernel_NT, rank));
+    check(p, kernels);
+  }
+}
+
+// Every candidate of an example: its printed recipe, parsed back, applies as its steps with every
+// name given do.
+TEST(Fragment, EveryCandidatePrintsAsItsNamedStepsApply) {
+  forEachExampleCandidates([](const SearchProblem& p, const std::vector<const Fragment*>& kernels) {
     int applied = 0;
-    for (int rank = 0; rank < matcher.count(root, generated::LoopsMatcher::kernel_NT); ++rank) {
-      const Fragment& f = matcher.value(root, generated::LoopsMatcher::kernel_NT, rank);
+    for (const Fragment* kernel : kernels) {
+      const Fragment& f = *kernel;
       std::string line = printRecipeLine(f.recipe(p.kernel));
       common::SourceFile file("candidate", line);
       common::Diagnostics diags(file);
@@ -85,7 +98,7 @@ TEST(Fragment, EveryCandidatePrintsAsItsNamedStepsApply) {
       ++applied;
     }
     EXPECT_GT(applied, 50);
-  }
+  });
 }
 
 // A copy of a fragment shares its steps until one of the two changes; the other keeps its own.
@@ -108,22 +121,13 @@ TEST(Fragment, CopiesShareStepsUntilOneChanges) {
 // Every candidate of an example is found among the measured kernels exactly where its recipe line
 // is, at its time (failed: without one).
 TEST(Fragment, MeasuredKernelsAreFoundByTheirRecipeLines) {
-  for (const char* problem : {"matmul examples/matmul.loop -D M=40 -D N=48 -D K=36",
-                              "conv2d examples/conv2d.loop -D N=2 -D C=3 -D H=9 -D W=10 -D K=5"}) {
-    SearchProblem p = parseSearchProblem(std::string(problem) + " --tile 16,32 --unroll 1,8 --stage 4,8 --split 2");
-    SCOPED_TRACE(p.name);
-    LoopRules rules(p.kernel, p.space);
-    generated::LoopsMatcher matcher(&rules);
-    ASSERT_TRUE(matcher.label(p.kernel.body.get()));
-    const Node* root = p.kernel.body.get();
-    int count = matcher.count(root, generated::LoopsMatcher::kernel_NT);
+  forEachExampleCandidates([](const SearchProblem& p, const std::vector<const Fragment*>& kernels) {
     MeasuredKernels::Times times;
-    for (int rank = 0; rank < count; rank += 3)
-      times[printRecipeLine(matcher.value(root, generated::LoopsMatcher::kernel_NT, rank).recipe(p.kernel))] =
-          rank % 2 ? std::optional<double>(rank) : std::nullopt;
+    for (size_t rank = 0; rank < kernels.size(); rank += 3)
+      times[printRecipeLine(kernels[rank]->recipe(p.kernel))] = rank % 2 ? std::optional<double>(rank) : std::nullopt;
     MeasuredKernels measured(times);
-    for (int rank = 0; rank < count; ++rank) {
-      const Fragment& f = matcher.value(root, generated::LoopsMatcher::kernel_NT, rank);
+    for (const Fragment* kernel : kernels) {
+      const Fragment& f = *kernel;
       std::string line = printRecipeLine(f.recipe(p.kernel));
       auto it = times.find(line);
       const std::optional<double>* found = measured.find(f, p.kernel);
@@ -132,7 +136,7 @@ TEST(Fragment, MeasuredKernelsAreFoundByTheirRecipeLines) {
         EXPECT_EQ(*found, it->second) << line;
       }
     }
-  }
+  });
 }
 
 }  // namespace
