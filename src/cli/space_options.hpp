@@ -13,7 +13,7 @@
 namespace cudaburg::cli {
 
 struct SpaceFlags {
-  std::string tile = "32..128", unroll = "1..8", stage = "8..32", split = "2..8";
+  std::string tile = "32..256", unroll = "1..16", stage = "8..32", split = "2..8";
   std::vector<std::string> defines;
   std::string strategy = "adaptive";
 };

@@ -5,8 +5,8 @@
 namespace cudaburg {
 
 struct SearchSpace {
-  ParamRange tile{{32, 64, 128}};      // block tile edge (--tile)
-  ParamRange unroll{{1, 2, 4, 8}};     // register tile edge of one thread (--unroll)
+  ParamRange tile{{32, 64, 128, 256}}; // block tile edge (--tile)
+  ParamRange unroll{{1, 2, 4, 8, 16}}; // register tile edge of one thread (--unroll)
   ParamRange stage{{8, 16, 32}};       // reduction elements staged per step (--stage)
   ParamRange split{{2, 4, 8}};         // parts of a split reduction (--split)
 };
