@@ -130,8 +130,10 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
     e.registers = static_cast<int>(std::min<int64_t>(e.registers + carried, INT32_MAX));
     if (carried > kMaxCarriedRegisters) e.infeasible = "the next strip would not fit in a thread's registers";
   }
-  // Prefetched: a second copy of a strip element's operands (a thread's rows and columns).
-  if (s.prefetched) e.registers = static_cast<int>(std::min<int64_t>(e.registers + s.threadRows + s.threadCols, INT32_MAX));
+  // Prefetched: a second copy of a strip element's operands (a thread's rows and columns; a lane's
+  // share of a warp's fragments).
+  int64_t ahead = s.tensorCores ? s.threadRows / 4 + s.threadCols / 4 : s.threadRows + s.threadCols;
+  if (s.prefetched) e.registers = static_cast<int>(std::min<int64_t>(e.registers + ahead, INT32_MAX));
   if (s.asyncCopies) e.sharedBytes = product(e.sharedBytes, s.asyncStages);  // the copies in flight hold no registers
   if (e.registers > gpu.maxRegistersPerThread) e.infeasible = "a register tile too large for one thread";
   else if (e.sharedBytes > gpu.sharedPerBlock) e.infeasible = "more shared memory than a block may have";

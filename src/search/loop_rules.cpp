@@ -434,7 +434,7 @@ Fragment LoopRules::mmaStrips(const Node* node, int64_t depth, int64_t buffers, 
   return f;
 }
 
-Fragment LoopRules::tensorCores(const Fragment& tiled) const {
+Fragment LoopRules::tensorCores(const Fragment& tiled, int64_t prefetch) const {
   Fragment f = tiled;
   int64_t k = mmaK();
   // An implicit GEMM's gathers are stored transposed: rows of the tile's pixels (or filters), each
@@ -476,7 +476,13 @@ Fragment LoopRules::tensorCores(const Fragment& tiled) const {
     if (s.kind == StepKind::Map && s.mapping == Mapping::Pipelined) s.mapping = Mapping::AsyncPipelined;
     steps.push_back(s);
   }
-  steps.push_back(makeStep(StepKind::Mma, {f.tileRows, f.tileCols, reduction}, {16, 8, k}));
+  if (prefetch != 0 && !tiled.shape.pipelined) {
+    f.refused = "the strips are not pipelined: no barrier to hide";
+    return f;
+  }
+  steps.push_back(makeStep(StepKind::Mma, {f.tileRows, f.tileCols, reduction},
+                           prefetch != 0 ? std::vector<int64_t>{16, 8, k, 1} : std::vector<int64_t>{16, 8, k}));
+  f.shape.prefetched = prefetch != 0;
   f.inTile = steps;
   f.shape.vectorized = false;
   f.shape.pipelined = false;

@@ -149,7 +149,7 @@ class LoopRules {
   // transposes) unless gathered (an implicit GEMM's gathers stored transposed are rows of the
   // reduction, padded), by asynchronous copies where it was pipelined. Refused when the stage
   // depth is no multiple of the shape's k or the reduction is not staged.
-  Fragment tensorCores(const Fragment& tiled) const;
+  Fragment tensorCores(const Fragment& tiled, int64_t prefetch = 0) const;
   // Hopper's warpgroup MMA applies: an sm_90 GPU and operands of one tensor-core type (half,
   // bfloat16, tf32).
   bool wgmmaRuns() const;

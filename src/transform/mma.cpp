@@ -277,12 +277,29 @@ TransformResult tensorCoreTiles(const Kernel& kernel, const std::vector<std::str
 
 }  // namespace
 
-TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& shape) {
+TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& shape,
+                        bool prefetch) {
   if (loops.size() != 3 || shape.size() != 3)
     return TransformResult::refuse("mma takes the loops i,j,k of a register tile and a shape m,n,k");
   bool supported = shape[0] == 16 && shape[1] == 8 && (shape[2] == 16 || shape[2] == 8);
   if (!supported) return TransformResult::refuse("the tensor-core shapes are 16,8,16 (half, bfloat16) and 16,8,8 (tf32)");
-  return tensorCoreTiles(kernel, loops, TileShape{16, 8, shape[2], 8, false});
+  TransformResult r = tensorCoreTiles(kernel, loops, TileShape{16, 8, shape[2], 8, false});
+  if (!r.ok() || !prefetch) return r;
+  // The k steps' loop, named as the rewrite named it.
+  const std::string steps = newLoopNames(kernel, StepKind::Mma, loops, {}).names[2];
+  std::string why = soleLoopProblem(r.kernel->body, steps, "k steps", [&](const Node& loop, const Ancestors& above) {
+    auto trips = constantTripCount(loop);
+    bool pipelined = std::any_of(above.begin(), above.end(), [](const auto& n) {
+      return n->kind == NodeKind::For && n->mapping == Mapping::AsyncPipelined;
+    });
+    if (loop.mapping != Mapping::Unrolled) return "the k steps (loop " + steps + ") are not unrolled (`unroll k N` first)";
+    if (!trips || *trips % 2 != 0) return "the k steps (loop " + steps + ") are no even number: nothing to alternate";
+    if (!pipelined) return std::string("the k steps are no work of an asynchronously pipelined loop (`map k_o async`)");
+    return std::string();
+  });
+  if (!why.empty()) return TransformResult::refuse("mma ... prefetch: " + why);
+  r.kernel->prefetched.push_back(steps);
+  return r;
 }
 
 TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& shape,

@@ -29,7 +29,7 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Split, "split", "split LOOP PARTS [into NAME]"},
     {StepKind::Lanes, "lanes", "lanes ROWS,COLS"},
     {StepKind::Collapse, "collapse", "collapse LOOP,LOOP... [into NAME]"},
-    {StepKind::Mma, "mma", "mma I,J,K 16,8,16"},
+    {StepKind::Mma, "mma", "mma I,J,K 16,8,16 [prefetch]"},
     {StepKind::Wgmma, "wgmma", "wgmma I,J,K 64,N,16|8 [wait PENDING] [producer [tma]]"},
     {StepKind::Peel, "peel", "peel LOOP,LOOP..."},
     {StepKind::RoundUp, "roundup", "roundup"},
@@ -292,6 +292,7 @@ class Parser {
         break;
       case StepKind::Mma:
         ok = names(step.loops) && numbers(step.factors, step.loops.size());
+        if (ok && tok_.kind == Token::Word && tok_.text == "prefetch") advance(), step.factors.push_back(1);
         break;
       case StepKind::Wgmma: {
         ok = names(step.loops) && numbers(step.factors, step.loops.size());
@@ -450,6 +451,9 @@ std::string RecipeStep::str() const {
       return s + " " + join(loops) + " " + join(shape) + (waits ? " wait " + std::to_string(factors[3]) : "") +
              (producer != kWgmmaNoProducer ? " producer" : "") + (producer == kWgmmaTmaProducer ? " tma" : "");
     }
+    case StepKind::Mma:
+      return s + " " + join(loops) + " " + join(std::vector<int64_t>(factors.begin(), factors.begin() + std::min<size_t>(3, factors.size()))) +
+             (factors.size() == 4 ? " prefetch" : "");
     case StepKind::Interchange: return s + " " + loops.at(0) + " " + loops.at(1);
     case StepKind::Distribute: return s + " " + loops.at(0);
     case StepKind::Lanes:
@@ -529,7 +533,8 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
       if (arity(0, 2)) return arrangeLanes(kernel, step.factors[0], step.factors[1]);
       break;
     case StepKind::Mma:
-      if (arity(3, 3)) return mmaTile(kernel, step.loops, step.factors);
+      if (arity(3, 3) || arity(3, 4))
+        return mmaTile(kernel, step.loops, {step.factors[0], step.factors[1], step.factors[2]}, step.factors.size() == 4);
       break;
     case StepKind::Wgmma:
       if (arity(3, 5))

@@ -127,8 +127,13 @@ TransformResult keepResident(const Kernel& kernel, int64_t blocks);
 // are cut into 16 x 8 tiles (loops `i_o`, `j_o` by the naming rule) and k into steps of the
 // shape's k (`k_o`): k_t { blocks { i_t { j_t { i (Mma) { j { k { R += A * B } } } } } } }, and
 // the register tile's other statements (initialisation, write-back) into the same tiles, done by
-// each lane on its elements. Each accumulator is summed in the same order as before.
-TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& shape);
+// each lane on its elements. Each accumulator is summed in the same order as before. With
+// `prefetch`, the k steps (an unrolled loop of an even trip count, the work of an asynchronously
+// pipelined loop) read their fragments an iteration ahead (Kernel::prefetched), the last step the
+// next strip's first right after its barrier, so that the barrier and the loads hide behind the
+// last step's multiplies.
+TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& shape,
+                        bool prefetch = false);
 // The same on Hopper's warpgroup MMA (sm_90a): each iteration of the block loops becomes a
 // warpgroup of 4 warps (Kernel::warpGroupTiles), the register tile's rows a multiple of 64 and
 // its columns of `shape`'s N (a multiple of 64, at most 256), its accumulation tiles of 64 x N x

@@ -384,26 +384,47 @@ bool KernelWriter::emitMmaWarpTile(const Node& itLoop, const Scope& scope) {
   tile.kSize = t == ScalarType::TF32 ? 8 : 16;
   if (*kTrips != tile.kSize) return refuse("a tensor-core tile's k loop runs " + std::to_string(*kTrips) + " iterations"), true;
   std::string rowsA = std::to_string(*itTrips), colsB = std::to_string(*jtTrips);
-  line("// " + itLoop.index + ", " + jtLoop.index + ": the warp's " + rowsA + " x " + colsB + " tiles of " + mma +
-       ", the operands of each row and column of tiles loaded once");
+  // Under a prefetched k-step loop (the mma step's `prefetch`) the fragments live in two copies
+  // declared with the loop's registers: reading ahead fills one, the tile's work multiplies the other.
+  const bool prefetched = scope.operands != nullptr, loads = !prefetched || scope.readingAhead;
+  std::string aRegs = "mma_a", bRegs = "mma_b";
+  Node kAhead = kLoop;  // the k step the loads read: this one, or the one ahead (its bounds moved with it)
+  if (prefetched) {
+    aRegs += "[" + scope.operandCopy + "]";
+    bRegs += "[" + scope.operandCopy + "]";
+    scope.operands->fragments.insert("unsigned mma_a[2][" + rowsA + "][4], mma_b[2][" + colsB + " * 2];  // the " + mma +
+                                     " fragments of loop " + scope.operands->loop + "'s iterations, one ahead");
+    for (const auto& [name, by] : scope.readAhead) {
+      kAhead.lower = kAhead.lower.substitute(name, by);
+      for (Affine& u : kAhead.upper) u = u.substitute(name, by);
+    }
+    tile.kLoop = &kAhead;
+  }
+  if (loads)
+    line("// " + itLoop.index + ", " + jtLoop.index + ": the warp's " + rowsA + " x " + colsB + " tiles of " + mma +
+         ", the operands of each row and column of tiles loaded once" + (prefetched ? ", an iteration ahead" : ""));
   open("{");
-  line("unsigned mma_a[" + rowsA + "][4], mma_b[" + colsB + " * 2];  // B: a tile's two registers after another's");
-  Scope rowsScope = scope;
-  openTileLoop(itLoop, *itTrips, scope, rowsScope);
-  emitMmaOperand(*a, true, tile, Affine::var(itLoop.index), kLoop.lower, "mma_a[" + itLoop.index + "_u]", rowsScope);
-  close();
-  // B's tiles two at a time where there is an even number of them (ldmatrix.x4).
-  Scope colsScope = scope;
-  int bTiles = *jtTrips % 2 == 0 ? 2 : 1;
-  openTileLoop(jtLoop, *jtTrips, scope, colsScope, bTiles);
-  emitMmaOperand(*b, false, tile, Affine::var(jtLoop.index), kLoop.lower, "(mma_b + 2 * " + jtLoop.index + "_u)",
-                 colsScope, bTiles);
-  close();
+  if (!prefetched) line("unsigned mma_a[" + rowsA + "][4], mma_b[" + colsB + " * 2];  // B: a tile's two registers after another's");
+  if (loads) {
+    const Access aRead = prefetched ? aheadOf(*a, scope) : *a, bRead = prefetched ? aheadOf(*b, scope) : *b;
+    Scope rowsScope = scope;
+    openTileLoop(itLoop, *itTrips, scope, rowsScope);
+    emitMmaOperand(aRead, true, tile, Affine::var(itLoop.index), kAhead.lower, aRegs + "[" + itLoop.index + "_u]", rowsScope);
+    close();
+    // B's tiles two at a time where there is an even number of them (ldmatrix.x4).
+    Scope colsScope = scope;
+    int bTiles = *jtTrips % 2 == 0 ? 2 : 1;
+    openTileLoop(jtLoop, *jtTrips, scope, colsScope, bTiles);
+    emitMmaOperand(bRead, false, tile, Affine::var(jtLoop.index), kAhead.lower, "(" + bRegs + " + 2 * " + jtLoop.index + "_u)",
+                   colsScope, bTiles);
+    close();
+  }
+  if (scope.readingAhead) return close(), true;
   Scope both = scope;
   openTileLoop(itLoop, *itTrips, scope, both);
   openTileLoop(jtLoop, *jtTrips, scope, both);
   std::string fragment = fragmentText(stmt.target, tile.i, Affine::var(itLoop.index), tile.j, Affine::var(jtLoop.index), both);
-  line(std::string(mma) + "(" + fragment + ", mma_a[" + itLoop.index + "_u], mma_b + 2 * " + jtLoop.index + "_u);");
+  line(std::string(mma) + "(" + fragment + ", " + aRegs + "[" + itLoop.index + "_u], " + bRegs + " + 2 * " + jtLoop.index + "_u);");
   close();
   close();
   close();

@@ -31,6 +31,7 @@ void KernelWriter::declareOperandRegisters(const OperandRegisters& regs) {
   for (const auto& [name, b] : regs.buffers)
     text += std::string(2 * regs.indent, ' ') + b.type + " " + name + "_reg[2][" + std::to_string(b.places) + "];  // " +
             name + " as loop " + regs.loop + " reads it, an iteration ahead\n";
+  for (const std::string& f : regs.fragments) text += std::string(2 * regs.indent, ' ') + f + "\n";
   body_.insert(regs.declareAt, text);
 }
 

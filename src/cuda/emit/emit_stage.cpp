@@ -530,13 +530,34 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
     }
     line("async_commit();");
   }
+  const std::string wait = "async_wait<" + std::to_string(ahead - 1) + ">();  // this iteration's stages have landed";
+  // A prefetched work loop (mma tiles' k steps) reads each strip's first fragments right after the
+  // barrier of the strip before, ahead of that strip's last multiplies: the first strip's here.
+  const Node* prefetched = kernel_.warpGroupTiles ? nullptr : prefetchedWork(loop, parts, scope);
+  std::shared_ptr<OperandRegisters> regs;
+  if (prefetched) {
+    line(wait);
+    line("__syncthreads();");
+    regs = openOperandRegisters(*prefetched);
+    line("// " + prefetched->index + ": each iteration reads the next one's fragments first, the last the next strip's,");
+    line("// after the barrier");
+    Scope first = scopeAt("0", 1);
+    open("{");
+    size_t mark = body_.size();
+    line("const " + index_ + " " + loop.index + " = " + affineText(loop.lower) + ";");
+    emitReadAhead(*prefetched, first, regs, "0", {{prefetched->index, prefetched->lower}});
+    dropIfUnused(mark, loop.index);
+    close();
+  }
   Scope working = inner;
   for (const Node* b : parts.buffers) working.slots[b->buffer.name] = "stage_slot";
   emitIterations(loop, working, *trips, [&](const Scope& body, Iterations part) {
     line("const int stage_slot = (" + iterationText(loop) + ") % " + std::to_string(buffers) + ";");
-    line("async_wait<" + std::to_string(ahead - 1) + ">();  // this iteration's stages have landed");
-    if (kernel_.warpGroupTiles) line("wgmma_proxy_fence();  // and are visible to wgmma's reads");
-    line("__syncthreads();");
+    if (!prefetched) {
+      line(wait);
+      if (kernel_.warpGroupTiles) line("wgmma_proxy_fence();  // and are visible to wgmma's reads");
+      line("__syncthreads();");
+    }
     if (*trips > ahead && part != Iterations::Last) {
       std::vector<std::string> conds = laterConditions(loop, ahead, body);
       if (!conds.empty()) open("if (" + joinConditions(conds) + ") {");
@@ -545,9 +566,17 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
     }
     line("async_commit();");
     if (kernel_.warpGroupTiles) openWgmmaStrip();
-    for (const auto& w : parts.work) emit(part == Iterations::Whole ? *dropImpliedBounds(w, loop) : *w, body);
+    StripTail tail{[&] { line(wait), line("__syncthreads();"); }, *trips > 1 && part != Iterations::Last,
+                   laterConditions(loop, 1, body), loop.index, Affine::var(loop.index) + Affine(loop.step), {}, regs};
+    for (const Node* b : parts.buffers) tail.nextSlots[b->buffer.name] = "(stage_slot + 1) % " + std::to_string(buffers);
+    for (const auto& w : parts.work) {
+      if (prefetched) stripTail_ = &tail;
+      emit(part == Iterations::Whole ? *dropImpliedBounds(w, loop) : *w, body);
+      stripTail_ = nullptr;
+    }
     if (kernel_.warpGroupTiles) closeWgmmaStrip();
   });
+  if (regs) declareOperandRegisters(*regs);
   if (kernel_.warpGroupTiles) line("wgmma_wait<0>();  // every wgmma done: the accumulators may be read");
   dropGatherCounters(parts.stages);
 }

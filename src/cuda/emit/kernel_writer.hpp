@@ -47,6 +47,7 @@ struct OperandRegisters {
   std::map<std::string, Buffer> buffers;  // by shared buffer
   Affine first;                           // the loop's first value
   std::vector<std::string> derived;       // the indices its index derives (a collapsed loop)
+  std::set<std::string> fragments;        // tensor-core tiles' fragment registers, declared as they are
   size_t declareAt = 0;                   // where in the body their declarations go, and at what indent
   int indent = 0;
 };
