@@ -168,7 +168,9 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // threads always, and `residentBlocks` blocks where asked (never below the tally: the rule asks
   // for no more blocks than that allows).
   if (!s.tensorCores) {
-    int64_t given = e.registers + static_cast<int64_t>(kHoistedPerAccumulator * static_cast<double>(s.threadRows * s.threadCols));
+    // (Prefetched, the tally holds the reads ahead already.)
+    double hoisted = s.prefetched ? 0.0 : kHoistedPerAccumulator * static_cast<double>(s.threadRows * s.threadCols);
+    int64_t given = e.registers + static_cast<int64_t>(hoisted);
     given = ceilDiv(given, kRegisterUnit) * kRegisterUnit;
     int64_t bound = gpu.registersPerSm / (std::max<int64_t>(1, s.residentBlocks) * warpsPerBlock * 32) / kRegisterUnit * kRegisterUnit;
     given = std::max<int64_t>(e.registers, std::min({given, bound, static_cast<int64_t>(gpu.maxRegistersPerThread)}));
