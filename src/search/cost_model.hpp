@@ -82,6 +82,9 @@ struct Estimate {
   int64_t sharedBytes = 0;
   double occupancy = 0;     // resident warps / maximum
   int64_t blocksPerSm = 0;  // blocks resident on a multiprocessor at once
+  // Blocks a multiprocessor would hold were ptxas held to the registers the model counts (launch
+  // bounds, CandidateShape::residentBlocks).
+  int64_t boundedBlocksPerSm = 0;
 };
 
 Estimate estimate(const CandidateShape& shape, const GpuModel& gpu = {});

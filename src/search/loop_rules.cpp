@@ -360,14 +360,14 @@ Fragment LoopRules::prefetched(Fragment f, int64_t prefetch) const {
   return f;
 }
 
-// Unbounded, ptxas may give a thread more registers than the model counts (it hoists the unrolled
-// strip's shared reads ahead of their multiply-adds), and fewer blocks than the model's then share a
-// multiprocessor: 161 registers, one block, for a 128x128 tile of 8x8 threads the model gives two.
-// Bounded, it holds to the model's count or the kernel spills and is refused when compiled.
+// Unbounded, ptxas may give a thread more registers than the model tallies (it hoists the unrolled
+// strip's shared reads ahead of their multiply-adds), and fewer blocks then share a multiprocessor:
+// 161 registers, one block, for a 128x128 tile of 8x8 threads the tally gives two. Bounded, it holds
+// to the tally or the kernel spills and is refused when compiled. The estimate counts both.
 Fragment LoopRules::resident(Fragment f, int64_t bounded) const {
   if (bounded == 0 || !f.refused.empty()) return f;
   Estimate e = estimate(f.shape, gpu_);
-  int64_t blocks = e.blocksPerSm;
+  int64_t blocks = e.boundedBlocksPerSm;
   if (!e.infeasible.empty()) f.refused = e.infeasible;
   else if (f.shape.tensorCores) f.refused = "tensor-core tiles keep their registers in fragments";
   else if (blocks < 2) f.refused = "the model counts one block a multiprocessor: nothing to hold the registers to";

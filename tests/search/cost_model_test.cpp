@@ -153,17 +153,18 @@ TEST(CostModel, PrefetchingHidesTheBarrierForItsRegisters) {
   prefetched.prefetched = true;
   auto plain = estimate(pipelined), ahead = estimate(prefetched);
   ASSERT_TRUE(plain.infeasible.empty() && ahead.infeasible.empty()) << plain.infeasible << ahead.infeasible;
-  EXPECT_EQ(ahead.registers, plain.registers + 8 + 8);
+  // The copy is what ptxas hoists unasked: as many registers either way.
+  EXPECT_EQ(ahead.registers, plain.registers);
   ASSERT_EQ(ahead.occupancy, plain.occupancy);
   EXPECT_LT(ahead.ns, plain.ns);
-  // 128 threads of 8 x 4 tiles: the copy takes the registers of a sixth block.
+  // 128 threads of 8 x 4 tiles: the copy takes registers ptxas holds unasked, and no block.
   CandidateShape wide = pipelinedMatmul(4096, 64, 64, 8, 4);
   CandidateShape wideAhead = wide;
   wideAhead.prefetched = true;
   auto w = estimate(wide), wa = estimate(wideAhead);
   ASSERT_TRUE(w.infeasible.empty() && wa.infeasible.empty());
-  EXPECT_LT(wa.occupancy, w.occupancy);
-  EXPECT_GT(wa.ns, w.ns);
+  EXPECT_EQ(wa.occupancy, w.occupancy);
+  EXPECT_LT(wa.ns, w.ns);
 }
 
 TEST(CostModel, SplittingAConvolutionOfFewPixelsFillsTheGpu) {

@@ -26,6 +26,7 @@ struct SearchProblem {
   std::string file;  // the .loop file, from the source tree
   Kernel kernel;
   SearchSpace space;
+  bool budgeted = false;  // its database holds what a budgeted search measured (problems.txt)
 };
 
 inline SearchProblem parseSearchProblem(const std::string& line) {
@@ -35,6 +36,10 @@ inline SearchProblem parseSearchProblem(const std::string& line) {
   std::map<std::string, int64_t> sizes;
   std::string word, error;
   while (words >> word) {
+    if (word == "budgeted") {
+      p.budgeted = true;
+      continue;
+    }
     std::string value;
     words >> value;
     if (word == "-D") sizes[value.substr(0, value.find('='))] = std::stoll(value.substr(value.find('=') + 1));
