@@ -3,6 +3,7 @@
 // wgmma recipes keep everything in registers (no local memory) and hold the instructions asked for.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 
 #include "src/cuda/compile/compiler.hpp"
@@ -179,6 +180,25 @@ TEST(CompileWgmma, Tf32RegisterAProductsCompileForSm90aWithoutLocalMemory) {
       EXPECT_NE(r.ptx.find("cp.async.bulk.tensor.2d"), std::string::npos);
     expectNoLocalMemory(r);
   }
+}
+
+// Every register-A candidate the grammar offers for tf32 (its pinned list, at 4096^3): the
+// grammar refuses the tiles whose registers would have ptxas serialize the wgmma, so none does.
+TEST(CompileWgmma, EveryOfferedTf32RegisterACandidateCompilesUnserialized) {
+  std::ifstream in(std::string(CUDABURG_EXAMPLES_DIR) + "/../tests/search/golden/tf32gemm.recipes");
+  ASSERT_TRUE(in);
+  int compiled = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("wgmma j,i,k") == std::string::npos) continue;
+    SCOPED_TRACE(line);
+    auto k = testing::emittedKernel("tf32gemm.loop", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, line);
+    ASSERT_TRUE(k);
+    CompileResult r = compiledForSm90(*k);
+    ASSERT_TRUE(r.compiled) << r.errorLog;
+    expectNoLocalMemory(r);
+    ++compiled;
+  }
+  EXPECT_GT(compiled, 10);
 }
 
 TEST(CompileWgmma, RefusedForAnyOtherGpu) {

@@ -5,7 +5,8 @@
 // descriptors read (wgmma_descriptor.hpp): the tensor map's 128-byte swizzle stores 16-byte chunk
 // c of a 128-byte row r at chunk c ^ (r % 8), as Swizzle (src/loop/swizzle.hpp) does for rows of
 // 128 bytes, since each copy starts on a 1024-byte boundary. A's box is its rows of 64 elements
-// of k (tf32: 32); B, in slabs of 64 columns (tf32: 32), takes one box a slab. Elements outside the array land as zero.
+// of k (tf32: 32); B, in slabs of 64 columns (tf32: 32), takes one box a slab. Elements outside
+// the array land as zero.
 #include <cstdint>
 #include <limits>
 

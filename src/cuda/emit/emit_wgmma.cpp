@@ -7,7 +7,10 @@
 // in the layout of the PTX ISA's wgmma D: warp w of the group holds rows 16w to 16w + 15 of each
 // 64, element 4q + r of a lane at row 16w + lane/4 + 8(r/2), column 8q + 2(lane%4) + r%2: the
 // layout of mma.sync's C, which the rest of the warp-tile writer (emit_mma.cpp) then reads and
-// writes. The pipelined loop around the tiles fences, commits and waits (emit_stage.cpp).
+// writes. The pipelined loop around the tiles fences, commits and waits (emit_stage.cpp). With
+// A from registers (Kernel::wgmmaRegisterA, tf32), the threads load A's fragments from its stage
+// each k step and fence, commit and wait for themselves (emitWgmmaRegisterTile), D's rows
+// permuted as fragmentRow says.
 #include <cstdio>
 
 #include "src/cuda/emit/kernel_writer.hpp"
