@@ -321,6 +321,13 @@ struct Kernel {
   // Tensor Memory Accelerator (cp.async.bulk.tensor), a box a copy or a slab, through a tensor map
   // of each staged array the launch passes (CudaKernel::tensorMaps). Only how the GPU runs it changes.
   bool wgmmaTma = false;
+  // With warpGroupTiles: the instruction's M runs along the register tile's columns (its loops and
+  // register buffers interchanged by the wgmma step, so that the accumulators hold C transposed),
+  // and its A operand, the MN-major array read along them, comes from registers that each thread
+  // loads from the array's stage (in its natural layout) with ordinary shared-memory loads: the
+  // one way wgmma multiplies a 32-bit operand that is not K-major. The other operand is read by
+  // descriptor, K-major.
+  bool wgmmaRegisterA = false;
   // The buffers of each stage an AsyncPipelined loop keeps (2 to kMaxAsyncStages): its copies are
   // issued asyncStages - 1 iterations ahead. Only how the GPU runs it changes.
   int asyncStages = kAsyncStages;

@@ -549,6 +549,51 @@ Fragment LoopRules::warpGroups(const Fragment& tiled, int64_t producer) const {
   return f;
 }
 
+Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer) const {
+  Fragment f = tensorCores(tiled);
+  if (!f.refused.empty()) return f;
+  std::string reduction;
+  for (const auto& s : f.inTile)
+    if (s.kind == StepKind::StripMine) reduction = s.loops[0];
+  const CandidateShape& s = f.shape;
+  if (!wgmmaRuns()) f.refused = "wgmma runs on an sm_90 GPU, on half, bfloat16 or tf32 operands";
+  else if (mmaK() != 8) f.refused = "wgmma's A from registers is offered for tf32 (16-bit B is read N-major by descriptor)";
+  else if (s.gatherOps > 0) f.refused = "wgmma reads staged boxes, not gathers";
+  else if (s.stageDepth != wgmmaStripDepth())
+    f.refused = "wgmma reads strips of " + std::to_string(wgmmaStripDepth()) + " (rows of 128 bytes)";
+  else if (s.threadRows != s.blockRows || s.threadRows % 8 != 0 || s.threadRows > 256)
+    f.refused = "each warpgroup takes all the block's rows (N, at most 256)";
+  else if (s.threadCols % 64 != 0 || s.threadCols > 128)
+    f.refused = "a warpgroup takes 64 or 128 of the block's columns (M)";
+  else if (s.threadRows * s.threadCols > 128 * 128)
+    f.refused = "a warpgroup's accumulators would not fit its registers";
+  if (!f.refused.empty()) return f;
+  // ptxas serializes the wgmma where a thread's accumulators, fragments and addresses (about 40
+  // more) pass its share of the block's registers: 4 consumer warpgroups of 64 x 128, say.
+  const int64_t threads = 128 * (s.blockCols / s.threadCols + (producer == kWgmmaNoProducer ? 0 : 1));
+  if (s.threadRows * s.threadCols / 128 + 40 > 65536 / threads) {
+    f.refused = "a thread's accumulators and fragments pass its share of the block's registers (ptxas would serialize)";
+    return f;
+  }
+  for (size_t i = 0; i < f.inTile.size(); ++i) {
+    const RecipeStep& step = f.inTile[i];
+    if (step.kind == StepKind::Map && (step.mapping == Mapping::BlockY || step.mapping == Mapping::BlockX))
+      f.inTile.edit(i, [&](RecipeStep& map) {  // the warpgroups along block.y, as a producer's launch has them
+        map.mapping = map.mapping == Mapping::BlockY ? Mapping::BlockX : Mapping::BlockY;
+      });
+    else if (step.kind == StepKind::Stage && !readAlong(step.array, reduction))
+      f.inTile.edit(i, [&](RecipeStep& b) { b.slab = wgmmaStripDepth(); });  // B as it lies, 128-byte slabs
+    else if (step.kind == StepKind::Mma)
+      f.inTile.edit(i, [&](RecipeStep& mma) {
+        mma = makeStep(StepKind::Wgmma, {mma.loops[1], mma.loops[0], mma.loops[2]},
+                       {64, f.shape.threadRows, mmaK(), kWgmmaPending, producer});
+      });
+  }
+  f.shape.warpGroups = true;
+  f.shape.registerA = true;
+  return f;
+}
+
 // A gather's copies move `width` elements at once where every staged array is read along the
 // collapsed reduction's innermost loop (NHWC channels) and its rows hold whole copies.
 int LoopRules::gatherWidth(const Fragment& f, const std::string& reduction, int width) const {

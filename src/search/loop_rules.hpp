@@ -166,6 +166,13 @@ class LoopRules {
   // `producer` (kWgmmaNoProducer, kWgmmaCpAsyncProducer, kWgmmaTmaProducer) says who fills the stages.
   // Refused where tensorCores() refuses, or the tile or strip is not of those shapes.
   Fragment warpGroups(const Fragment& tiled, int64_t producer = kWgmmaNoProducer) const;
+  // The same for tf32 with the instruction's M along the tile's columns (wgmma j,i,k: A, the
+  // operand read along them, from registers that the threads load from B's stage in its natural
+  // layout, rows of k in swizzled slabs of 32 columns, which TMA can fill): each warpgroup takes
+  // all of the block's tm = bm rows as N (at most 256) by tn (64 or 128) of its columns, the
+  // warpgroups side by side along the columns (block.y; the rows on block.x). Refused where
+  // tensorCores() refuses, for other types, and where the accumulators would not fit.
+  Fragment registerWarpGroups(const Fragment& tiled, int64_t producer = kWgmmaNoProducer) const;
   // The elements an implicit GEMM's gathers copy at once (`width`, or 1): see loop_rules.cpp.
   int gatherWidth(const Fragment& f, const std::string& reduction, int width) const;
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "src/loop/scalar_types.hpp"
 #include "src/transform/loop_facts.hpp"
@@ -40,6 +41,7 @@ bool usesPair(const Access& a, const std::string& x, const std::string& y, const
 struct TileShape {
   int64_t rows = 16, cols = 8, k = 16, elementCols = 8;
   bool wgmma = false;  // warpgroup tiles (wgmma), else warp tiles (mma.sync)
+  bool registerA = false;  // wgmma's A from registers (Kernel::wgmmaRegisterA)
 };
 
 // Why wgmma cannot read `a` (A[i][k], `isA`) or `b` (B[k][j]) as it is stored, or "": from a
@@ -66,6 +68,20 @@ std::string wgmmaOperandProblem(const Access& a, const Array& buffer, bool isA, 
                 a.subscripts.size() == 2 && rowElements * scalarTypeBytes(buffer.type) == 128 &&
                 (!kMajor || buffer.slab == 0) && a.subscripts[0].coef(down) == 1 && a.subscripts[1].coef(along) == 1;
   return stored ? "" : "wgmma reads " + what + ", not `" + a.str() + "`";
+}
+
+// Why the threads cannot load wgmma's A fragments of tf32 from `a` (B[k][m], read along the
+// instruction's M) as it is stored, or "": from its stage in the natural layout, rows of k whose
+// 128-byte slabs (32 elements of m) are swizzled as the TMA lands them.
+std::string registerOperandProblem(const Access& a, const Array& buffer, const std::string& m, const std::string& k) {
+  int64_t rowElements = buffer.slab != 0 ? buffer.slab : buffer.extents.empty() ? 0 : buffer.extents.back();
+  bool stored = buffer.space == MemorySpace::Shared && buffer.swizzled && buffer.extents.size() == 2 &&
+                a.subscripts.size() == 2 && buffer.type == ScalarType::TF32 &&
+                rowElements * scalarTypeBytes(buffer.type) == 128 && a.subscripts[0].coef(k) == 1 &&
+                a.subscripts[1].coef(m) == 1;
+  return stored ? "" : "wgmma's A from registers is loaded from a shared buffer whose rows hold " + m +
+                           " in swizzled slabs of 32 tf32 elements (128 bytes), rows of " + k + ": `stage " + a.array +
+                           " at ... swizzle slabs 32`, not `" + a.str() + "`";
 }
 
 class MmaRewriter {
@@ -187,10 +203,21 @@ class MmaRewriter {
       if (pipelined_ == 0)
         return fail("wgmma reads its operands from the buffers of an asynchronously pipelined loop around it "
                     "(`map k_o async N`), which it waits for"), kLoop;
-      for (const auto& [x, isA] : {std::pair{a, true}, {b, false}})
-        if (std::string why = wgmmaOperandProblem(*x, arrays_.at(x->array), isA, isA ? i_ : k_, isA ? k_ : j_);
-            !why.empty())
+      if (shape_.registerA) {
+        // A (read along M) from registers; B (A[i][k] of the product, read along N) by descriptor,
+        // K-major as wgmma reads A.
+        if (!k8)
+          return fail("wgmma's A from registers (the instruction's M along " + i_ +
+                      ") is built here for tf32 operands, whose wgmma reads no MN-major operand by descriptor"), kLoop;
+        if (std::string why = registerOperandProblem(*a, arrays_.at(a->array), i_, k_); !why.empty()) return fail(why), kLoop;
+        if (std::string why = wgmmaOperandProblem(*b, arrays_.at(b->array), true, j_, k_); !why.empty())
           return fail(why), kLoop;
+      } else {
+        for (const auto& [x, isA] : {std::pair{a, true}, {b, false}})
+          if (std::string why = wgmmaOperandProblem(*x, arrays_.at(x->array), isA, isA ? i_ : k_, isA ? k_ : j_);
+              !why.empty())
+            return fail(why), kLoop;
+      }
       if (std::string why = kEdgeProblem(*kLoop, {a->array, b->array}); !why.empty()) return fail(why), kLoop;
     }
     ++accumulations;
@@ -275,6 +302,92 @@ TransformResult tensorCoreTiles(const Kernel& kernel, const std::vector<std::str
   return accept(warps, body);
 }
 
+// Whether `body` holds a register tile nest `outer { inner { .. } }`, both loops unrolled.
+bool hasTileNest(const NodePtr& body, const std::string& outer, const std::string& inner) {
+  return anyNode(body, [&](const Node& n) {
+    return n.kind == NodeKind::For && n.index == outer && n.mapping == Mapping::Unrolled &&
+           n.body()->kind == NodeKind::For && n.body()->index == inner && n.body()->mapping == Mapping::Unrolled;
+  });
+}
+
+// The register tile nests n { m { S } } of `kernel` made m { n { S } }, and the register buffers
+// their statements touch, R[n..][m..], transposed into R[m..][n..]: the instruction's M loop then
+// leads, as the rewriter reads a tile, and the accumulators' fragment rows run along it. Only the
+// order of a tile's iterations changes (each computes its own element); or a refusal.
+TransformResult interchangeTiles(const Kernel& kernel, const std::string& m, const std::string& n) {
+  std::map<std::string, Array> registers;  // the register buffers, by name
+  walk(kernel.body, [&](const NodePtr& node, const Ancestors&) {
+    if (node->kind == NodeKind::Alloc && node->buffer.space == MemorySpace::Register)
+      registers[node->buffer.name] = node->buffer;
+  });
+  std::set<std::string> touched;
+  std::string why;
+  std::function<NodePtr(const NodePtr&)> swap = [&](const NodePtr& node) -> NodePtr {
+    if (node->kind == NodeKind::For && node->index == n && node->mapping == Mapping::Unrolled &&
+        node->body()->kind == NodeKind::For && node->body()->index == m && node->body()->mapping == Mapping::Unrolled) {
+      const NodePtr& inner = node->body();
+      if (boundsUse(*inner, n) || boundsUse(*node, m)) {
+        if (why.empty()) why = "the bounds of register loops " + n + " and " + m + " use each other: they cannot be interchanged";
+        return node;
+      }
+      walk(inner->body(), [&](const NodePtr& s, const Ancestors&) {
+        if (s->kind != NodeKind::Assign) return;
+        if (registers.count(s->target.array)) touched.insert(s->target.array);
+        std::function<void(const Expr&)> scan = [&](const Expr& e) {
+          if (e.kind == Expr::Kind::Load && registers.count(e.load.array)) touched.insert(e.load.array);
+          for (const auto& arg : e.args) scan(*arg);
+        };
+        scan(*s->value);
+      });
+      return withBody(inner, withBody(node, inner->body()));
+    }
+    if (node->kids.empty()) return node;
+    std::vector<NodePtr> kids;
+    for (const auto& kid : node->kids) kids.push_back(swap(kid));
+    return withKids(node, std::move(kids));
+  };
+  NodePtr body = swap(kernel.body);
+  if (!why.empty()) return TransformResult::refuse(why);
+  // Each touched buffer must be read as R[n..][m..] wherever it is read, to be transposed whole.
+  bool transposable = true;
+  walk(body, [&](const NodePtr& s, const Ancestors&) {
+    auto check = [&](const Access& a) {
+      if (touched.count(a.array) && (a.subscripts.size() != 2 || a.subscripts[0].uses(m) || a.subscripts[1].uses(n)))
+        transposable = false;
+    };
+    if (s->kind != NodeKind::Assign) return;
+    check(s->target);
+    std::function<void(const Expr&)> scan = [&](const Expr& e) {
+      if (e.kind == Expr::Kind::Load) check(e.load);
+      for (const auto& arg : e.args) scan(*arg);
+    };
+    scan(*s->value);
+  });
+  if (!transposable)
+    return TransformResult::refuse("a register buffer of the tile is not read as R[" + n + "][" + m +
+                                   "] everywhere: it cannot hold the instruction's M (" + m + ") along its rows");
+  body = rewriteAccesses(body, [&](const Access& a) {
+    if (!touched.count(a.array)) return a;
+    Access t = a;
+    std::swap(t.subscripts[0], t.subscripts[1]);
+    return t;
+  });
+  std::function<NodePtr(const NodePtr&)> transpose = [&](const NodePtr& node) -> NodePtr {
+    if (node->kids.empty()) return node;
+    std::vector<NodePtr> kids;
+    for (const auto& kid : node->kids) kids.push_back(transpose(kid));
+    if (node->kind == NodeKind::Alloc && touched.count(node->buffer.name)) {
+      Array buffer = node->buffer;
+      std::reverse(buffer.extents.begin(), buffer.extents.end());
+      return makeAlloc(buffer, kids.at(0));
+    }
+    return withKids(node, std::move(kids));
+  };
+  Kernel swapped = kernel;
+  swapped.body = transpose(body);
+  return TransformResult::success(std::move(swapped));
+}
+
 }  // namespace
 
 TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& shape,
@@ -306,6 +419,31 @@ TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& 
                           int pending, int64_t producer) {
   if (loops.size() != 3 || shape.size() != 3)
     return TransformResult::refuse("wgmma takes the loops i,j,k of a register tile and a shape 64,N,16 (tf32: 64,N,8)");
+  // `wgmma j,i,k` on a register tile i { j }: the instruction's M along the tile's columns, its A
+  // (the operand read along them) from registers.
+  const bool registerA = !hasTileNest(kernel.body, loops[0], loops[1]) && hasTileNest(kernel.body, loops[1], loops[0]);
+  if (registerA && shape[0] == 64 && shape[2] == 8 && shape[1] % 8 == 0 && shape[1] <= 256) {
+    if (producer == kWgmmaNoProducer && kernel.asyncStages < 2 + pending)
+      return TransformResult::refuse("with " + std::to_string(pending) + " group of wgmma in flight, the pipelined loop "
+                                     "needs at least " + std::to_string(2 + pending) + " buffers a stage, not " +
+                                     std::to_string(kernel.asyncStages));
+    if (pending < 0 || pending > 1 || producer < kWgmmaNoProducer || producer > kWgmmaTmaProducer)
+      return TransformResult::refuse("wgmma leaves 0 or 1 groups in flight; its producer is 0, 1 or 2");
+    TransformResult swapped = interchangeTiles(kernel, loops[0], loops[1]);
+    if (!swapped.ok()) return swapped;
+    TransformResult r = tensorCoreTiles(*swapped.kernel, loops, TileShape{64, shape[1], shape[2], 8, true, true});
+    if (r.ok()) {
+      r.kernel->wgmmaPending = pending;
+      r.kernel->wgmmaProducer = producer != kWgmmaNoProducer;
+      r.kernel->wgmmaTma = producer == kWgmmaTmaProducer;
+      r.kernel->wgmmaRegisterA = true;
+    }
+    return r;
+  }
+  if (registerA)
+    return TransformResult::refuse("wgmma with its A from registers (M along the register tile's columns " + loops[0] +
+                                   ") is 64,N,8 for tf32, N a multiple of 8 up to 256, not " + std::to_string(shape[0]) +
+                                   "," + std::to_string(shape[1]) + "," + std::to_string(shape[2]));
   if (shape[0] != 64 || (shape[2] != 16 && shape[2] != 8) || shape[1] % 64 != 0 || shape[1] > 256)
     return TransformResult::refuse("the wgmma shapes are 64,N,16 (half, bfloat16) and 64,N,8 (tf32) with N 64, 128, "
                                    "192 or 256 (B's slabs are 64 "

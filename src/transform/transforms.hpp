@@ -151,6 +151,13 @@ TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& lo
 // until the warpgroups that read it say they are done with it. `producer` is kWgmmaNoProducer,
 // kWgmmaCpAsyncProducer, or kWgmmaTmaProducer: the producer's one thread fills each copy by
 // the Tensor Memory Accelerator (Kernel::wgmmaTma).
+// With the loops named M first where the register tile nests them the other way (`wgmma j,i,k
+// 64,N,8` on a tile i { j }), the instruction's M runs along the tile's columns j and its A
+// operand, B[k][j], comes from registers (Kernel::wgmmaRegisterA): tf32 only, B staged as it lies
+// in swizzled slabs of 32 columns (`stage B at k_o swizzle slabs 32`), A[i][k] read K-major by
+// descriptor (`stage A at k_o swizzle`), N a multiple of 8 up to 256. The tile's loops are
+// interchanged (j { i }) and its register buffers transposed (C_r[j][i]), which changes only the
+// order of independent iterations: each element is summed as before.
 TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& shape,
                           int pending = kWgmmaPending, int64_t producer = kWgmmaNoProducer);
 // Runs the edges of `loops` apart on the GPU (Kernel::peeled, rule 7 of loop_tree.hpp): grid

@@ -3,6 +3,7 @@
 // wgmma recipes keep everything in registers (no local memory) and hold the instructions asked for.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 
 #include "src/cuda/compile/compiler.hpp"
@@ -142,6 +143,62 @@ TEST(CompileWgmma, Tf32ProductsCompileForSm90aWithoutLocalMemory) {
       EXPECT_NE(r.ptx.find(op), std::string::npos) << op;
     expectNoLocalMemory(r);
   }
+}
+
+// tf32 with A from registers (wgmma j,i,k: M along the columns): B staged as it lies, by TMA, a
+// producer's cp.async or the block's, its fragments loaded by the threads, one group a k step;
+// whole and uneven sizes, with the same sane resources and no wgmma that ptxas serialized.
+TEST(CompileWgmma, Tf32RegisterAProductsCompileForSm90aWithoutLocalMemory) {
+  auto rsRecipe = [](const std::string& block, const std::string& group, int64_t n, int buffers,
+                     const std::string& options = "") {
+    return "tile i,j " + block + "; map i_o grid.y; map j_o grid.x; map i block.x; map j block.y; regtile i,j " + group +
+           "; strip k 32; stage A at k_o swizzle; stage B at k_o swizzle slabs 32; map k_o async " +
+           std::to_string(buffers) + "; unroll k 32; wgmma j,i,k 64," + std::to_string(n) + ",8" + options + "; raster 8";
+  };
+  struct Case {
+    int64_t size;
+    std::string recipe;
+    const char* instruction;
+  };
+  for (const Case& c : {Case{4096, rsRecipe("128,128", "128,64", 128, 4, " producer tma"), "m64n128k8.f32.tf32.tf32"},
+                        Case{4096, rsRecipe("256,128", "256,64", 256, 4, " producer tma"), "m64n256k8.f32.tf32.tf32"},
+                        Case{4096, rsRecipe("256,64", "256,64", 256, 3, " producer tma"), "m64n256k8.f32.tf32.tf32"},
+                        Case{520, rsRecipe("128,128", "128,128", 128, 3, " producer tma"), "m64n128k8.f32.tf32.tf32"},
+                        Case{1000, rsRecipe("128,128", "128,64", 128, 4, " producer tma"), "m64n128k8.f32.tf32.tf32"},
+                        Case{4096, rsRecipe("128,128", "128,64", 128, 4, " producer"), "m64n128k8.f32.tf32.tf32"},
+                        Case{1000, rsRecipe("128,128", "128,64", 128, 3), "m64n128k8.f32.tf32.tf32"}}) {
+    SCOPED_TRACE(std::to_string(c.size) + " under " + c.recipe);
+    auto k = testing::emittedKernel("tf32gemm.loop", {{"M", c.size}, {"N", c.size}, {"K", c.size}}, c.recipe);
+    ASSERT_TRUE(k);
+    CompileResult r = compiledForSm90(*k);
+    ASSERT_TRUE(r.compiled) << r.errorLog;
+    EXPECT_TRUE(r.ok) << r.refusal;
+    EXPECT_NE(r.ptx.find(".target sm_90a"), std::string::npos);
+    EXPECT_NE(r.ptx.find(std::string("wgmma.mma_async.sync.aligned.") + c.instruction), std::string::npos);
+    EXPECT_NE(r.ptx.find("ld.shared.u32"), std::string::npos);  // the A fragments, 4 bytes a load
+    if (c.recipe.find("tma") != std::string::npos)
+      EXPECT_NE(r.ptx.find("cp.async.bulk.tensor.2d"), std::string::npos);
+    expectNoLocalMemory(r);
+  }
+}
+
+// Every register-A candidate the grammar offers for tf32 (its pinned list, at 4096^3): the
+// grammar refuses the tiles whose registers would have ptxas serialize the wgmma, so none does.
+TEST(CompileWgmma, EveryOfferedTf32RegisterACandidateCompilesUnserialized) {
+  std::ifstream in(std::string(CUDABURG_EXAMPLES_DIR) + "/../tests/search/golden/tf32gemm.recipes");
+  ASSERT_TRUE(in);
+  int compiled = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("wgmma j,i,k") == std::string::npos) continue;
+    SCOPED_TRACE(line);
+    auto k = testing::emittedKernel("tf32gemm.loop", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, line);
+    ASSERT_TRUE(k);
+    CompileResult r = compiledForSm90(*k);
+    ASSERT_TRUE(r.compiled) << r.errorLog;
+    expectNoLocalMemory(r);
+    ++compiled;
+  }
+  EXPECT_GT(compiled, 10);
 }
 
 TEST(CompileWgmma, RefusedForAnyOtherGpu) {

@@ -360,7 +360,86 @@ TEST(EmitWgmma, Tf32ReadsBTransposedByKMajorDescriptors) {
   EmitResult tma = testing::emitExample("tf32gemm.loop", {{"M", 512}, {"N", 512}, {"K", 512}},
                                         kTf32Wgmma128x256 + " producer tma");
   EXPECT_FALSE(tma.ok());
-  EXPECT_NE(tma.refusal.find("TMA copies half or bfloat16 elements"), std::string::npos) << tma.refusal;
+  EXPECT_NE(tma.refusal.find("not transposed"), std::string::npos) << tma.refusal;
+}
+
+const std::string kTf32RegisterA128x128 =
+    "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.x; map j block.y; regtile i,j 128,64; strip k 32; "
+    "stage A at k_o swizzle; stage B at k_o swizzle slabs 32; map k_o async 4; unroll k 32; wgmma j,i,k 64,128,8";
+
+// The threads' loads of wgmma's A fragments (tf32, A from registers) from B's stage, rows of k in
+// swizzled slabs of 32 columns: lane (g, t) of warp w loads register q from row 16w + g + 8 (q % 2)
+// of the instruction, which is column 32 (w / 2) + 8 (w % 2) + 16 (g / 4) + g % 4 + 4 (q % 2) of
+// the tile, at k t + 4 (q / 2) of its k step. Each load of a warp falls in 32 different banks.
+TEST(EmitWgmma, Tf32RegisterAFragmentLoadsMeetNoBankConflict) {
+  Swizzle swizzle;
+  ASSERT_EQ(swizzleFor(128, swizzle), "");
+  for (int64_t step = 0; step < 32; step += 8)
+    for (int64_t w = 0; w < 4; ++w)
+      for (int64_t q = 0; q < 4; ++q) {
+        std::set<int64_t> banks, columns;
+        for (int64_t lane = 0; lane < 32; ++lane) {
+          const int64_t g = lane / 4, t = lane % 4;
+          const int64_t column = 32 * (w / 2) + 8 * (w % 2) + 16 * (g / 4) + g % 4 + 4 * (q % 2), k = step + t + 4 * (q / 2);
+          const int64_t within = column % 32, chunk = swizzle.chunkAt(k, within / 4);
+          const int64_t word = column / 32 * 32 * 32 + k * 32 + chunk * 4 + within % 4;
+          banks.insert(word % 32);
+          columns.insert(column);
+        }
+        EXPECT_EQ(banks.size(), 32u) << "k step " << step << ", warp " << w << ", register " << q;
+        EXPECT_EQ(columns.size(), 8u);
+      }
+  // The permutation covers the 64 columns of the tile once.
+  std::set<int64_t> rows;
+  for (int64_t w = 0; w < 4; ++w)
+    for (int64_t g = 0; g < 8; ++g)
+      for (int64_t h = 0; h < 2; ++h) rows.insert(32 * (w / 2) + 8 * (w % 2) + 16 * (g / 4) + g % 4 + 4 * h);
+  EXPECT_EQ(rows.size(), 64u);
+  EXPECT_EQ(*rows.rbegin(), 63);
+}
+
+// tf32 with A from registers: the m64nNk8 instruction with four registers for A, the fragments
+// loaded from B's stage (through its swizzle) a k step at a time, each step one group fenced after
+// its loads and waited for by the next; B staged as it lies, by TMA in boxes of 32 columns; the
+// accumulators written back transposed, element by element.
+TEST(EmitWgmma, Tf32RegisterAReadsBFromRegistersAndWritesCTransposed) {
+  auto k = testing::emittedKernel("tf32gemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}},
+                                  kTf32RegisterA128x128 + " producer tma");
+  ASSERT_TRUE(k);
+  const std::string& src = k->source;
+  EXPECT_EQ(k->requiredArch, "sm_90a");
+  EXPECT_NE(src.find("wgmma_m64n128k8_tf32_rs(float* d, const unsigned* a, unsigned long long b)"), std::string::npos) << src;
+  EXPECT_NE(src.find("wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {%0, %1,"), std::string::npos) << src;
+  EXPECT_NE(src.find("}, {%64, %65, %66, %67}, %68, p, 1, 1;"), std::string::npos) << src;
+  EXPECT_NE(src.find("wgmma_a[j_o3_u][0] = __float_as_uint(B_s[stage_slot]["), std::string::npos) << src;
+  EXPECT_NE(src.find("^ (((mma_t + 4) & 7) << 2)]);"), std::string::npos) << src;  // the swizzle, k t + 4
+  size_t call = src.find("wgmma_m64n128k8_tf32_rs(C_r");
+  ASSERT_NE(call, std::string::npos) << src;
+  std::string line = src.substr(call, src.find('\n', call) - call);
+  EXPECT_NE(line.find("wgmma_a[j_o3_u], wgmma_descriptor(0x4000004000010000ull, reinterpret_cast<const char*>(&A_s["),
+                      std::string::npos)
+      << line;
+  // Fence after the loads, one group a k step, the one before waited for.
+  size_t loads = src.find("wgmma_a[j_o3_u][3] ="), fence = src.find("wgmma_fence();", loads);
+  ASSERT_NE(fence, std::string::npos);
+  EXPECT_LT(fence, call);
+  size_t commit = src.find("wgmma_commit();", call);
+  ASSERT_NE(commit, std::string::npos);
+  EXPECT_EQ(src.find("wgmma_wait<1>();", commit), src.find("wgmma_wait<", commit));
+  // TMA: A's box of 128 rows of 32 k, B's 4 boxes of 32 columns by 32 rows of k, tf32 copied as floats.
+  EXPECT_NE(src.find("// Stage B -> B_s: 4 boxes of 32 x 32, zero outside B"), std::string::npos) << src;
+  ASSERT_EQ(k->tensorMaps.size(), 2u);
+  for (const TensorMapParam& m : k->tensorMaps) {
+    EXPECT_EQ(m.type, ScalarType::Float);
+    EXPECT_EQ(m.box[0], 32);
+  }
+  // C transposed in the accumulators: D's rows run along j, permuted; stored an element at a time.
+  EXPECT_NE(src.find("const int j = j_o3 + 32 * mma_wh + 8 * mma_wl + 16 * mma_gh + mma_gl + 4 * (mma_r >> 1);"),
+            std::string::npos)
+      << src;
+  EXPECT_NE(src.find("const int i = i_o3 + 2 * mma_t + (mma_r & 1);"), std::string::npos);
+  EXPECT_NE(src.find("C[1000*i + j] = C_r[j_o3_u][i_o3_u][mma_r];"), std::string::npos) << src;
+  EXPECT_EQ(src.find("float2"), std::string::npos);
 }
 
 }  // namespace

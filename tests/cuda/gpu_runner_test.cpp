@@ -518,6 +518,34 @@ TEST_F(GpuRunner, WgmmaTmaProductsVerifyAgainstGemmEx) {
     expectVerifiedByGemmEx(c, 2);
 }
 
+// tf32 with the instruction's M along the columns and A from registers (wgmma j,i,k): B staged as
+// it lies in slabs of 32 columns, the threads loading their A fragments from it, the accumulators
+// holding C transposed. Whole products at 4096^3 and smaller, uneven ones (tiles past every
+// edge, a partial last strip), one warpgroup with two tiles of M, the stages filled by TMA, a
+// producer's cp.async or the block, against cublasGemmEx with TF32 math.
+std::string registerARecipe(const std::string& block, const std::string& group, int n, int buffers,
+                            const std::string& more = "") {
+  return "tile i,j " + block + "; map i_o grid.y; map j_o grid.x; map i block.x; map j block.y; regtile i,j " + group +
+         "; strip k 32; stage A at k_o swizzle; stage B at k_o swizzle slabs 32; map k_o async " +
+         std::to_string(buffers) + "; unroll k 32; wgmma j,i,k 64," + std::to_string(n) + ",8" + more;
+}
+
+TEST_F(GpuRunner, Tf32RegisterAWgmmaProductsVerifyAgainstGemmEx) {
+  if (runner_->arch() != "sm_90") GTEST_SKIP() << "wgmma runs on sm_90 only, not on " << runner_->device();
+  for (const auto& [sizes, text] : std::vector<std::pair<std::map<std::string, int64_t>, std::string>>{
+           {{{"M", 4096}, {"N", 4096}, {"K", 4096}}, registerARecipe("128,128", "128,64", 128, 4, " producer tma; raster 8")},
+           {{{"M", 4096}, {"N", 4096}, {"K", 4096}}, registerARecipe("256,128", "256,64", 256, 4, " producer tma; raster 8")},
+           {{{"M", 1024}, {"N", 1024}, {"K", 1024}}, registerARecipe("128,256", "128,64", 128, 3, " producer tma")},
+           {{{"M", 1000}, {"N", 1000}, {"K", 1000}}, registerARecipe("128,128", "128,64", 128, 4, " producer tma")},
+           {{{"M", 257}, {"N", 520}, {"K", 300}}, registerARecipe("256,128", "256,64", 256, 3, " producer tma")},
+           {{{"M", 200}, {"N", 136}, {"K", 88}}, registerARecipe("128,128", "128,64", 128, 2, " wait 0 producer tma")},
+           {{{"M", 1000}, {"N", 1000}, {"K", 1000}}, registerARecipe("128,128", "128,64", 128, 4, " producer")},
+           {{{"M", 257}, {"N", 520}, {"K", 300}}, registerARecipe("128,128", "128,64", 128, 3)},
+           // One warpgroup with two 64-column tiles of M.
+           {{{"M", 520}, {"N", 264}, {"K", 200}}, registerARecipe("128,128", "128,128", 128, 3, " producer tma")}})
+    expectVerifiedByGemmEx({"tf32gemm.loop", sizes, text});
+}
+
 // Tensor cores on implicit GEMMs of half NHWC convolutions (gathers of 8 channels by cp.async or
 // through registers, 3 channels an element at a time, pixels that fill no whole tile) and the
 // naive nest, against cuDNN's tensor-op convolution of half operands (a half output, widened).

@@ -155,6 +155,80 @@ TEST(Wgmma, RefusesWhatWgmmaDoesNotRun) {
   EXPECT_NE(refusal(half, good + "wgmma i,j,k 64,128,16; mma i,j,k 16,8,16").find("warps already"), std::string::npos);
 }
 
+// tf32 with the instruction's M along the register tile's columns (wgmma j,i,k): B staged as it
+// lies, rows of k in slabs of 32 columns, its fragments from registers; A by descriptor.
+std::string registerAStaged(const std::string& block, const std::string& group, int buffers = 4,
+                            const std::string& stageB = "stage B at k_o swizzle slabs 32") {
+  return "tile i,j " + block + "; map i_o grid.y; map j_o grid.x; map i block.x; map j block.y; regtile i,j " + group +
+         "; strip k 32; stage A at k_o swizzle; " + stageB + "; map k_o async " + std::to_string(buffers) +
+         "; unroll k 32; ";
+}
+
+// The register tile's loops and its accumulators are interchanged (R[j][i]), so that the fragment
+// rows run along j: each element is still summed in the same order, whole or uneven.
+TEST(Wgmma, RegisterATilesComputeWhatTheRegisterTileDid) {
+  struct Case {
+    int64_t m, n, k;
+    std::string block, group, shape, options;
+  };
+  for (const Case& c : {Case{128, 128, 96, "128,128", "128,64", "64,128,8", " producer tma"},
+                        Case{100, 200, 72, "128,128", "128,64", "64,128,8", ""},
+                        Case{257, 520, 300, "256,128", "256,64", "64,256,8", " producer"},
+                        Case{130, 260, 40, "128,256", "128,128", "64,128,8", " wait 0 producer tma"}}) {
+    SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " " + c.block);
+    Kernel k = gemm("tf32gemm", c.m, c.n, c.k);
+    std::string registers = registerAStaged(c.block, c.group);
+    TransformResult plain = applyText(k, registers);
+    ASSERT_TRUE(plain.ok()) << plain.reason;
+    TransformResult groups = applyText(k, registers + "wgmma j,i,k " + c.shape + c.options);
+    ASSERT_TRUE(groups.ok()) << groups.reason;
+    EXPECT_TRUE(groups.kernel->warpGroupTiles);
+    EXPECT_TRUE(groups.kernel->wgmmaRegisterA);
+    int tiles = 0, transposed = 0;
+    forEachNode(*groups.kernel->body, [&](const Node& n) {
+      tiles += n.kind == NodeKind::For && n.mapping == Mapping::Mma && n.index == "j";
+      transposed += n.kind == NodeKind::Alloc && n.buffer.space == MemorySpace::Register &&
+                    n.buffer.extents == std::vector<int64_t>{std::stoll(c.group.substr(c.group.find(',') + 1)),
+                                                             std::stoll(c.group.substr(0, c.group.find(',')))};
+    });
+    EXPECT_EQ(tiles, 3);  // initialise, accumulate, write back: each a tile of 64 j
+    EXPECT_EQ(transposed, 1);
+    Buffers expected = fillRandom(k, 11), actual = expected;
+    execute(*plain.kernel, expected);
+    execute(*groups.kernel, actual);
+    EXPECT_EQ(expected.data["C"], actual.data["C"]);
+  }
+}
+
+TEST(Wgmma, RegisterARefusesWhatItCannotLoad) {
+  Kernel tf32 = gemm("tf32gemm", 128, 128, 128);
+  // B transposed, or as it lies in rows of 128 columns: not the slabs of 32 the fragments are read from.
+  EXPECT_NE(refusal(tf32, registerAStaged("128,128", "128,64", 4, "stage B at k_o transposed swizzle") +
+                              "wgmma j,i,k 64,128,8")
+                .find("swizzle slabs 32"),
+            std::string::npos);
+  EXPECT_NE(refusal(tf32, registerAStaged("128,128", "128,64", 4, "stage B at k_o swizzle") + "wgmma j,i,k 64,128,8")
+                .find("swizzle slabs 32"),
+            std::string::npos);
+  // B not staged at all.
+  EXPECT_NE(refusal(tf32, "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.x; map j block.y; "
+                          "regtile i,j 128,64; strip k 32; stage A at k_o swizzle; map k_o async 4; unroll k 32; "
+                          "wgmma j,i,k 64,128,8")
+                .find("swizzle slabs 32"),
+            std::string::npos);
+  // The shape: 64 rows of M, k 8, N a multiple of 8 up to 256.
+  for (const char* shape : {"64,128,16", "32,128,8", "64,320,8", "64,100,8"})
+    EXPECT_NE(refusal(tf32, registerAStaged("128,128", "128,64") + "wgmma j,i,k " + shape).find("64,N,8 for tf32"),
+              std::string::npos)
+        << shape;
+  // 16-bit operands: not built (their B is read N-major by descriptor).
+  Kernel half = gemm("hgemm", 128, 128, 128);
+  std::string halfStaged = "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.x; map j block.y; "
+                           "regtile i,j 128,64; strip k 64; stage A at k_o swizzle; stage B at k_o swizzle slabs 64; "
+                           "map k_o async 4; unroll k 64; ";
+  EXPECT_NE(refusal(half, halfStaged + "wgmma j,i,k 64,128,16").find("64,N,8 for tf32"), std::string::npos);
+}
+
 // A reduction bound that is no edge of the staged arrays would let wgmma multiply what lies past
 // it (the stages hold the arrays' elements there, not zeros).
 TEST(Wgmma, RefusesAReductionCutShortOfItsArrays) {

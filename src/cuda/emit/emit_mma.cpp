@@ -90,7 +90,27 @@ std::string KernelWriter::mmaPrologue() {
   out += "  const int mma_lane = threadIdx.x & 31;\n";
   out += "  const int mma_g = mma_lane >> 2, mma_t = mma_lane & 3;  // a lane's group and place in it\n";
   if (kernel_.warpGroupTiles) out += "  const int mma_w = (threadIdx.x >> 5) & 3;  // the warp's place in its warpgroup\n";
+  if (kernel_.wgmmaRegisterA)
+    out += "  const int mma_wh = mma_w >> 1, mma_wl = mma_w & 1, mma_gh = mma_g >> 2, mma_gl = mma_g & 3;  // their bits\n";
   return out;
+}
+
+// A's rows, permuted (wgmmaRegisterA): row 16w + g + 8h of the instruction is row 32 (w / 2) +
+// 8 (w % 2) + 16 (g / 4) + g % 4 + 4h of the tile, so that a warp's loads of one register (4 k
+// by 8 rows) cover 8 different 16-byte chunks of the swizzled rows, 32 banks, where 8 adjacent
+// rows would cover 4. D's rows are A's: the accumulators are read and written through the same
+// permutation.
+Affine KernelWriter::fragmentRow(const Affine& half) const {
+  if (kernel_.wgmmaRegisterA)
+    return Affine::var("mma_wh", 32) + Affine::var("mma_wl", 8) + Affine::var("mma_gh", 16) + Affine::var("mma_gl") +
+           half * 4;
+  Affine warpRows = kernel_.warpGroupTiles ? Affine::var("mma_w", 16) : Affine(0);
+  return warpRows + Affine::var("mma_g") + half * 8;
+}
+
+std::string KernelWriter::fragmentRowText(const std::string& half) const {
+  if (kernel_.wgmmaRegisterA) return "32 * mma_wh + 8 * mma_wl + 16 * mma_gh + mma_gl + 4 * " + half;
+  return std::string(kernel_.warpGroupTiles ? "16 * mma_w + " : "") + "mma_g + 8 * " + half;
 }
 
 void KernelWriter::declareFragments(const Array& buffer) {
@@ -151,20 +171,25 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
   // The bounds that may cut the tile, proven or not with the element's place in it.
   inner.ranges.bind("mma_half", IndexRange{0, 1, 1});
   // A warpgroup's warp w holds rows 16w to 16w + 15 of the 64 (the PTX ISA's wgmma D fragments).
-  Affine warpRows = kernel_.warpGroupTiles ? Affine::var("mma_w", 16) : Affine(0);
-  Affine row = iLoop.lower + warpRows + Affine::var("mma_g") + Affine::var("mma_half", 8);
+  for (const char* bit : {"mma_wh", "mma_wl"}) inner.ranges.bind(bit, IndexRange{0, 1, 1});
+  inner.ranges.bind("mma_gh", IndexRange{0, 1, 1});
+  inner.ranges.bind("mma_gl", IndexRange{0, 3, 1});
+  Affine row = iLoop.lower + fragmentRow(Affine::var("mma_half"));
   Affine col = jLoop.lower + Affine::var("mma_t", 2) + Affine::var("mma_half");
   std::vector<std::string> conds;
   for (const auto& [l, at] : {std::pair<const Node*, Affine>{&iLoop, row}, {&jLoop, col}})
     for (const Affine& u : l->upper)
       if (!inner.ranges.provesLess(at, u)) conds.push_back(l->index + " < " + affineText(u));
-  const std::string warpRowsText = kernel_.warpGroupTiles ? " + 16 * mma_w" : "";
   const Array* target = findArray(stmt.target.array, scope);
   // The fragment copied as it is into floats in global memory, no bound cutting the tile, each
   // pair of a lane's columns (elements 2p and 2p + 1) 8-byte aligned: one float2 store a pair.
   // (Not where the tile's rows or columns derive collapsed indices: those are set a row at a time.)
   bool derives = !iLoop.collapsed.empty() || !jLoop.collapsed.empty();
-  if (target && conds.empty() && !derives && target->space == MemorySpace::Global && typeOf(*target) == ScalarType::Float &&
+  // (Only where the columns run along the target's rows: not C transposed, as wgmmaRegisterA holds it.)
+  bool alongRows = !stmt.target.subscripts.empty() && stmt.target.subscripts.back().coef(jLoop.index) == 1 &&
+                   !stmt.target.subscripts.back().uses(iLoop.index);
+  if (target && conds.empty() && !derives && alongRows && target->space == MemorySpace::Global &&
+      typeOf(*target) == ScalarType::Float &&
       !stmt.accumulate && !stmt.atomic && stmt.value->kind == Expr::Kind::Load && isFragment(stmt.value->load)) {
     Access pair = substituted(stmt.target, {{iLoop.index, row}, {jLoop.index, jLoop.lower + Affine::var("mma_t", 2)}});
     if (inner.ranges.multipleOf(flatOffset(pair, *target)) % 2 == 0) {
@@ -172,7 +197,7 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
       line("#pragma unroll");
       open("for (int mma_p = 0; mma_p < 2; ++mma_p) {  // " + iLoop.index + ", " + jLoop.index +
            ": this lane's pairs of elements of the 16 x 8 tile, 8 bytes a store");
-      line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + warpRowsText + " + mma_g + 8 * mma_p;");
+      line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + " + " + fragmentRowText("mma_p") + ";");
       line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " + 2 * mma_t;");
       line("*reinterpret_cast<float2*>(&" + accessText(stmt.target, inner) + ") = make_float2(" + fragment +
            "[2 * mma_p], " + fragment + "[2 * mma_p + 1]);");
@@ -183,7 +208,7 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
   line("#pragma unroll");
   open("for (int mma_r = 0; mma_r < 4; ++mma_r) {  // " + iLoop.index + ", " + jLoop.index +
        ": this lane's elements of the 16 x 8 tile");
-  line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + warpRowsText + " + mma_g + 8 * (mma_r >> 1);");
+  line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + " + " + fragmentRowText("(mma_r >> 1)") + ";");
   line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " + 2 * mma_t + (mma_r & 1);");
   // An implicit GEMM's rows (or columns) derive the indices they collapse: n, oh, ow of a pixel.
   std::vector<size_t> derivedRows = declareDerived(iLoop), derivedCols = declareDerived(jLoop);

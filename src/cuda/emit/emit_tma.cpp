@@ -5,7 +5,8 @@
 // descriptors read (wgmma_descriptor.hpp): the tensor map's 128-byte swizzle stores 16-byte chunk
 // c of a 128-byte row r at chunk c ^ (r % 8), as Swizzle (src/loop/swizzle.hpp) does for rows of
 // 128 bytes, since each copy starts on a 1024-byte boundary. A's box is its rows of 64 elements
-// of k; B, in slabs of 64 columns, takes one box a slab. Elements outside the array land as zero.
+// of k (tf32: 32); B, in slabs of 64 columns (tf32: 32), takes one box a slab. Elements outside
+// the array land as zero.
 #include <cstdint>
 #include <limits>
 
@@ -52,8 +53,8 @@ std::optional<TmaStage> KernelWriter::planTmaStage(const Node& stage, const Scop
     return refuse(what + ": TMA copies boxes of 2-D global arrays here"), std::nullopt;
   if (isPermuted(stage.layout)) return refuse(what + ": a box lands in the array's order, not transposed"), std::nullopt;
   const ScalarType type = typeOf(*source);
-  if (type != typeOf(buffer) || (type != ScalarType::Half && type != ScalarType::BFloat16))
-    return refuse(what + ": TMA copies half or bfloat16 elements as they are"), std::nullopt;
+  if (type != typeOf(buffer) || (type != ScalarType::Half && type != ScalarType::BFloat16 && type != ScalarType::TF32))
+    return refuse(what + ": TMA copies half, bfloat16 or tf32 elements as they are"), std::nullopt;
   const int64_t bytes = scalarTypeBytes(type);
   const int64_t rowElements = buffer.slab > 0 ? buffer.slab : buffer.extents[1], rows = buffer.extents[0];
   // The tensor map's 128-byte swizzle is the buffer's where its rows (a slab's) are 128 bytes.
@@ -81,7 +82,7 @@ std::optional<TmaStage> KernelWriter::planTmaStage(const Node& stage, const Scop
   t.map.array = stage.source;
   for (size_t p = 0; p < kernel_.params.size(); ++p)
     if (kernel_.params[p].name == stage.source) t.map.arrayParam = p;
-  t.map.type = type;
+  t.map.type = type == ScalarType::TF32 ? ScalarType::Float : type;  // tf32 is stored as floats: their bits, copied
   t.map.dims = {source->extents[1], source->extents[0]};
   t.map.strides = {pitch};
   t.map.box = {rowElements, rows};

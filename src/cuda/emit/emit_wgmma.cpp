@@ -7,7 +7,10 @@
 // in the layout of the PTX ISA's wgmma D: warp w of the group holds rows 16w to 16w + 15 of each
 // 64, element 4q + r of a lane at row 16w + lane/4 + 8(r/2), column 8q + 2(lane%4) + r%2: the
 // layout of mma.sync's C, which the rest of the warp-tile writer (emit_mma.cpp) then reads and
-// writes. The pipelined loop around the tiles fences, commits and waits (emit_stage.cpp).
+// writes. The pipelined loop around the tiles fences, commits and waits (emit_stage.cpp). With
+// A from registers (Kernel::wgmmaRegisterA, tf32), the threads load A's fragments from its stage
+// each k step and fence, commit and wait for themselves (emitWgmmaRegisterTile), D's rows
+// permuted as fragmentRow says.
 #include <cstdio>
 
 #include "src/cuda/emit/kernel_writer.hpp"
@@ -90,6 +93,28 @@ std::string instructionHelper(int64_t n, ScalarType t) {
          "}\n";
 }
 
+// D (n/2 floats a lane) += A * B, A from four registers a lane (tf32: the m16n8k8 A fragment
+// of each warp's 16 rows), B by descriptor, K-major.
+std::string registerHelper(int64_t n, ScalarType t) {
+  const int64_t regs = n / 2;
+  std::string list, outs;
+  for (int64_t r = 0; r < regs; ++r) {
+    list += (r ? ", %" : "%") + std::to_string(r);
+    outs += std::string(r == 0 ? "" : r % 8 == 0 ? ",\n                 " : ", ") + "\"+f\"(d[" + std::to_string(r) + "])";
+  }
+  std::string type = operandType(t), a;
+  for (int64_t q = 0; q < 4; ++q) a += (q ? ", %" : "%") + std::to_string(regs + q);
+  return "__device__ __forceinline__ void " + instructionName(n, t) +
+         "_rs(float* d, const unsigned* a, unsigned long long b) {\n"
+         "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(regs + 5) + ", 0;\\n\"\n"
+         "               \"wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k" +
+         std::to_string(instructionK(t)) + ".f32." + type + "." + type + " {" + list + "}, {" + a + "}, %" +
+         std::to_string(regs + 4) + ", p, 1, 1;\\n}\\n\"\n"
+         "               : " + outs + "\n"
+         "               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(b), \"r\"(1) : \"memory\");\n"
+         "}\n";
+}
+
 std::string hex(uint64_t v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "0x%016llxull", static_cast<unsigned long long>(v));
@@ -106,14 +131,24 @@ std::string KernelWriter::wgmmaHelpers() const {
   out += "// D += A * B on a warpgroup's fragments: A (64 x k, K-major) and B (k x N; N-major, or K-major for tf32)\n"
          "// by descriptor.\n";
   for (const auto& [n, t] : wgmmaShapes_) out += instructionHelper(n, t);
+  if (!wgmmaRegisterShapes_.empty())
+    out += "// The same with A (64 x k) from registers, four a lane, and B (k x N, K-major) by descriptor.\n";
+  for (const auto& [n, t] : wgmmaRegisterShapes_) out += registerHelper(n, t);
   return out;
 }
 
+// With A from registers each k step is a group of its own, fenced after its fragments are loaded
+// (emitWgmmaRegisterTile): the strip adds only the wait for none in flight (wait 0).
 void KernelWriter::openWgmmaStrip() {
+  if (kernel_.wgmmaRegisterA) return;
   line("wgmma_fence();  // the accumulators are ready for this strip's wgmma");
 }
 
 void KernelWriter::closeWgmmaStrip() {
+  if (kernel_.wgmmaRegisterA) {
+    if (kernel_.wgmmaPending == 0) line("wgmma_wait<0>();  // all done");
+    return;
+  }
   line("wgmma_commit();  // this strip's wgmma: one group");
   line("wgmma_wait<" + std::to_string(kernel_.wgmmaPending) + ">();  // " +
        (kernel_.wgmmaPending == 0 ? "all done" : "all but this strip's group done"));
@@ -156,6 +191,7 @@ void KernelWriter::emitWgmmaTile(const Node& itLoop, const Scope& scope) {
   auto itTrips = scope.ranges.maxTripCount(itLoop), jtTrips = scope.ranges.maxTripCount(jtLoop);
   auto nTrips = scope.ranges.maxTripCount(jLoop), kTrips = scope.ranges.maxTripCount(kLoop);
   if (!itTrips || !jtTrips || !nTrips || !kTrips) return refuse("a wgmma tile without constant trip counts");
+  if (kernel_.wgmmaRegisterA) return emitWgmmaRegisterTile(itLoop, scope);
   const Access* a = &stmt.value->args[0]->load;
   const Access* b = &stmt.value->args[1]->load;
   if (a->subscripts.size() != 2 || !a->subscripts[0].uses(iLoop.index)) std::swap(a, b);
@@ -182,6 +218,83 @@ void KernelWriter::emitWgmmaTile(const Node& itLoop, const Scope& scope) {
   std::string da = wgmmaDescriptorText(*a, true, origin, both), db = wgmmaDescriptorText(*b, false, origin, both);
   line(instructionName(*nTrips, t) + "(" + fragment + ", " + da + ", " + db + ");");
   close();
+  close();
+}
+
+}  // namespace cudaburg::emit_internal
+
+namespace cudaburg::emit_internal {
+
+// it { jt { m (mma) { n { k { R += A * B } } } } } where A (read along m, MN-major in its stage:
+// rows of k) comes from registers: each thread loads its fragments of each row of tiles (4 a lane:
+// rows r and r + 8 of its warp's 16, at k t and t + 4, the rows permuted as fragmentRow says) with
+// 4-byte shared loads through the stage's swizzle, then fences, and every tile multiplies with B
+// (read along n, K-major) by descriptor. A k step is one group; the wait for all but it to be
+// done lets the next step load its fragments while this one runs, and write the registers the
+// step before read.
+void KernelWriter::emitWgmmaRegisterTile(const Node& itLoop, const Scope& scope) {
+  const Node& jtLoop = *itLoop.body();
+  const Node& iLoop = *jtLoop.body();
+  const Node& jLoop = *iLoop.body();
+  const Node& kLoop = *jLoop.body();
+  const Node& stmt = *kLoop.body();
+  auto itTrips = scope.ranges.maxTripCount(itLoop), jtTrips = scope.ranges.maxTripCount(jtLoop);
+  auto nTrips = scope.ranges.maxTripCount(jLoop), kTrips = scope.ranges.maxTripCount(kLoop);
+  if (!itTrips || !jtTrips || !nTrips || !kTrips) return refuse("a wgmma tile without constant trip counts");
+  const Access* a = &stmt.value->args[0]->load;
+  const Access* b = &stmt.value->args[1]->load;
+  auto readsAlong = [](const Access* x, const std::string& index) {
+    for (const Affine& s : x->subscripts)
+      if (s.uses(index)) return true;
+    return false;
+  };
+  if (!readsAlong(a, iLoop.index)) std::swap(a, b);
+  const Array* aArray = findArray(a->array, scope);
+  const Array* bArray = findArray(b->array, scope);
+  if (!aArray || !bArray) return;
+  const ScalarType t = typeOf(*aArray);
+  if (t != ScalarType::TF32 || typeOf(*bArray) != t)
+    return refuse(std::string("wgmma's A from registers is built for tf32 operands, not ") + scalarTypeName(t));
+  if (*kTrips != instructionK(t) || *nTrips % 8 != 0 || *nTrips > 256)
+    return refuse("a wgmma tile of " + std::to_string(*nTrips) + " columns and " + std::to_string(*kTrips) +
+                  " of k: wgmma with A from registers is m64nNk8 here, N a multiple of 8 up to 256");
+  if (aArray->space != MemorySpace::Shared || a->subscripts.size() != 2 || !a->subscripts[0].uses(kLoop.index))
+    return refuse("wgmma's A `" + a->str() + "` is loaded into registers from its stage, rows of " + kLoop.index);
+  wgmmaRegisterShapes_.insert({*nTrips, t});
+  coordinate("mma_lane");
+  const std::string rows = std::to_string(*itTrips), name = instructionName(*nTrips, t) + "_rs";
+  line("// " + itLoop.index + ", " + jtLoop.index + ": the warpgroup's " + rows + " x " + std::to_string(*jtTrips) +
+       " tiles of " + name + ", A's fragments of each row of tiles loaded from " + a->array + ", B read by descriptor");
+  open("{");
+  line("unsigned wgmma_a[" + rows + "][4];");
+  Scope rowsScope = scope;
+  openTileLoop(itLoop, *itTrips, scope, rowsScope);
+  Scope at = rowsScope;
+  at.ranges.bind("mma_g", IndexRange{0, 7, 1});
+  at.ranges.bind("mma_t", IndexRange{0, 3, 1});
+  for (const char* bit : {"mma_wh", "mma_wl", "mma_gh"}) at.ranges.bind(bit, IndexRange{0, 1, 1});
+  at.ranges.bind("mma_gl", IndexRange{0, 3, 1});
+  for (int64_t q = 0; q < 4; ++q) {
+    Affine row = Affine::var(itLoop.index) + fragmentRow(Affine(q & 1));
+    Affine k = kLoop.lower + Affine::var("mma_t") + Affine(4 * (q >> 1));
+    Access element = substituted(*a, {{iLoop.index, row}, {kLoop.index, k}});
+    line("wgmma_a[" + itLoop.index + "_u][" + std::to_string(q) + "] = __float_as_uint(" + accessText(element, at) + ");");
+  }
+  close();
+  line("wgmma_fence();  // the fragments (and the accumulators) are written before the wgmma that read them");
+  Scope both = scope;
+  openTileLoop(itLoop, *itTrips, scope, both);
+  openTileLoop(jtLoop, *jtTrips, scope, both);
+  std::map<std::string, Affine> origin = {
+      {iLoop.index, Affine::var(itLoop.index)}, {jLoop.index, Affine::var(jtLoop.index)}, {kLoop.index, kLoop.lower}};
+  std::string fragment =
+      fragmentText(stmt.target, iLoop.index, Affine::var(itLoop.index), jLoop.index, Affine::var(jtLoop.index), both);
+  std::string db = wgmmaDescriptorText(*b, false, origin, both);
+  line(name + "(" + fragment + ", wgmma_a[" + itLoop.index + "_u], " + db + ");");
+  close();
+  close();
+  line("wgmma_commit();  // this k step: one group");
+  line("wgmma_wait<1>();  // the step before done: its fragments' registers may be written again");
   close();
 }
 

@@ -826,7 +826,7 @@ EmitResult KernelWriter::write() {
   out.sharedBytes = static_cast<size_t>(plan_.sharedBytes);
   out.dynamicSharedBytes = plan_.dynamicShared ? out.sharedBytes : 0;
   out.needsSharedMemoryAttribute = plan_.dynamicShared;
-  if (!wgmmaShapes_.empty()) out.requiredArch = "sm_90a";  // wgmma: Hopper's architecture-specific features
+  if (!wgmmaShapes_.empty() || !wgmmaRegisterShapes_.empty()) out.requiredArch = "sm_90a";  // wgmma: Hopper's architecture-specific features
   out.recipe = options_.recipe;
   out.zeroFirst = kernel_.zeroFirst;
   out.tensorMaps = tensorMaps_;

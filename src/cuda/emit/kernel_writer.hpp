@@ -345,6 +345,14 @@ class KernelWriter {
   // tiles their accumulator fragments come in.
   int64_t threadsPerTile() const { return kernel_.warpGroupTiles ? 128 : 32; }
   int64_t fragmentRows() const { return kernel_.warpGroupTiles ? 64 : 16; }
+  // The row of the 16 x 8 (64 x 8) accumulator tile that a lane's elements of half `half` (0 or 1)
+  // lie on, from the tile's first: the PTX ISA's layout, or, where the threads load wgmma's A
+  // themselves (Kernel::wgmmaRegisterA), the rows permuted so that those loads meet no bank
+  // conflict (emit_wgmma.cpp). As an Affine of the lane's coordinates, and as C text.
+  Affine fragmentRow(const Affine& half) const;
+  std::string fragmentRowText(const std::string& half) const;
+  // The A fragments of a wgmma tile whose A comes from registers (emit_wgmma.cpp).
+  void emitWgmmaRegisterTile(const Node& itLoop, const Scope& scope);
 
   // Warpgroup MMA (emit_wgmma.cpp): the tiles of a kernel the wgmma step made.
   std::string wgmmaHelpers() const;
@@ -426,6 +434,7 @@ class KernelWriter {
   bool usesTf32_ = false;  // reads of tf32 arrays, rounded by tf32_round()
   bool usesMma_ = false;   // mma.sync and ldmatrix helpers
   std::set<std::pair<int64_t, ScalarType>> wgmmaShapes_;  // the N and operand type of each wgmma used
+  std::set<std::pair<int64_t, ScalarType>> wgmmaRegisterShapes_;  // the same of those with A from registers
   bool producerCopies_ = false;  // the producer warpgroup's copies are being written
   std::vector<TensorMapParam> tensorMaps_;  // the kernel's tensor-map parameters, after its arrays
   bool inConsumers_ = false;     // the part of a pipelined loop only the warpgroups that multiply run
