@@ -476,7 +476,7 @@ Fragment LoopRules::tensorCores(const Fragment& tiled, int64_t prefetch) const {
     if (s.kind == StepKind::Map && s.mapping == Mapping::Pipelined) s.mapping = Mapping::AsyncPipelined;
     steps.push_back(s);
   }
-  if (prefetch != 0 && !tiled.shape.pipelined) {
+  if (prefetch != 0 && !tiled.shape.pipelined && !tiled.shape.asyncCopies) {
     f.refused = "the strips are not pipelined: no barrier to hide";
     return f;
   }

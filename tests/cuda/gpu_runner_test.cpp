@@ -410,6 +410,7 @@ TEST_F(GpuRunner, TensorCoreProductsVerifyAgainstGemmEx) {
                                "regtile i,j 64,64; strip k 64; stage A at k_o swizzle; stage B at k_o swizzle; "
                                "map k_o async 4; unroll k 64; mma i,j,k 16,8,16";
   const std::string rastered = swizzled + "; raster 3";  // 8 rows of the grid: groups of 3, 3 and 2
+  const std::string prefetched = swizzled + " prefetch", prefetchedRastered = prefetched + "; raster 3";
   const std::string tf32Swizzled = tiles + "stage A at k_o swizzle; stage B at k_o swizzle; map k_o async 4; unroll k 32; "
                                            "mma i,j,k 16,8,8";
   for (const Case& c : {Case{"hgemm.loop", {{"M", 512}, {"N", 256}, {"K", 384}}, f16.c_str()},
@@ -426,7 +427,13 @@ TEST_F(GpuRunner, TensorCoreProductsVerifyAgainstGemmEx) {
                         Case{"tf32gemm.loop", {{"M", 256}, {"N", 256}, {"K", 256}}, tf32.c_str()},
                         Case{"tf32gemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, tf32.c_str()},
                         Case{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, ""},
-                        Case{"tf32gemm.loop", {{"M", 96}, {"N", 64}, {"K", 40}}, ""}}) {
+                        Case{"tf32gemm.loop", {{"M", 96}, {"N", 64}, {"K", 40}}, ""},
+                        // fragments loaded a k step ahead, the next strip's after its barrier
+                        Case{"hgemm.loop", {{"M", 512}, {"N", 512}, {"K", 384}}, prefetched.c_str()},
+                        Case{"hgemm.loop", {{"M", 200}, {"N", 300}, {"K", 104}}, prefetched.c_str()},
+                        Case{"bf16gemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 200}}, prefetchedRastered.c_str()},
+                        Case{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, (f16 + " prefetch").c_str()},
+                        Case{"tf32gemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, (tf32Swizzled + " prefetch").c_str()}}) {
     SCOPED_TRACE(std::string(c.file) + " under " + c.recipe);
     Kernel k = testing::loadExample(c.file, c.sizes);
     auto e = *c.recipe ? emitUnder(k, c.recipe) : std::optional<CudaKernel>(*emitKernel(k).kernel);

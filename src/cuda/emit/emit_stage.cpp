@@ -531,9 +531,11 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
     line("async_commit();");
   }
   const std::string wait = "async_wait<" + std::to_string(ahead - 1) + ">();  // this iteration's stages have landed";
-  // A prefetched work loop (mma tiles' k steps) reads each strip's first fragments right after the
-  // barrier of the strip before, ahead of that strip's last multiplies: the first strip's here.
-  const Node* prefetched = kernel_.warpGroupTiles ? nullptr : prefetchedWork(loop, parts, scope);
+  // A prefetched work loop of mma.sync tiles' k steps reads each strip's first fragments right after
+  // the barrier of the strip before, ahead of that strip's last multiplies: the first strip's here.
+  // (Other prefetched loops under an asynchronous pipeline read ahead within each strip.)
+  const bool mmaSync = kernel_.warpTiles && !kernel_.warpGroupTiles;
+  const Node* prefetched = mmaSync ? prefetchedWork(loop, parts, scope) : nullptr;
   std::shared_ptr<OperandRegisters> regs;
   if (prefetched) {
     line(wait);
