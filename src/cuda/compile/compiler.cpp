@@ -2,8 +2,10 @@
 
 #include <nvrtc.h>
 
+#include <cstdlib>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <sstream>
 
 #include "src/cuda/compile/cubin_text.hpp"
@@ -19,8 +21,18 @@ struct NvrtcOutput {
 };
 
 // One NVRTC compilation of `source` for `target` ("sm_90" gives a CUBIN, "compute_90" PTX).
+// NVRTC (12.9 on) keeps compiled programs in the driver's compute cache under the home folder,
+// and a program it finds there comes back without ptxas's report of its resources, which every
+// compilation here must have; the compile cache (compile_cache.hpp) keeps that report instead.
+// So NVRTC's own cache is off, before the first compilation of the process.
+void disableNvrtcCache() {
+  static std::once_flag once;
+  std::call_once(once, [] { setenv("CUDA_CACHE_DISABLE", "1", 1); });
+}
+
 NvrtcOutput runNvrtc(const std::string& source, const std::string& name, const CompileOptions& options,
                      const std::string& target) {
+  disableNvrtcCache();
   NvrtcOutput out;
   nvrtcProgram program = nullptr;
   if (nvrtcCreateProgram(&program, source.c_str(), name.c_str(), 0, nullptr, nullptr) != NVRTC_SUCCESS) {
