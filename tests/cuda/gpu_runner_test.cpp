@@ -410,9 +410,14 @@ TEST_F(GpuRunner, TensorCoreProductsVerifyAgainstGemmEx) {
                                "regtile i,j 64,64; strip k 64; stage A at k_o swizzle; stage B at k_o swizzle; "
                                "map k_o async 4; unroll k 64; mma i,j,k 16,8,16";
   const std::string rastered = swizzled + "; raster 3";  // 8 rows of the grid: groups of 3, 3 and 2
-  const std::string prefetched = swizzled + " prefetch", prefetchedRastered = prefetched + "; raster 3";
+  // Fragments loaded a k step ahead (two copies of them: tiles of 64 x 32 a warp, which leave
+  // room for them).
+  const std::string prefetched = tiles + "stage A at k_o swizzle; stage B at k_o swizzle; map k_o async 4; unroll k 32; "
+                                         "mma i,j,k 16,8,16 prefetch";
+  const std::string prefetchedRastered = prefetched + "; raster 3", f16Prefetched = f16 + " prefetch";
   const std::string tf32Swizzled = tiles + "stage A at k_o swizzle; stage B at k_o swizzle; map k_o async 4; unroll k 32; "
                                            "mma i,j,k 16,8,8";
+  const std::string tf32Prefetched = tf32Swizzled + " prefetch";
   for (const Case& c : {Case{"hgemm.loop", {{"M", 512}, {"N", 256}, {"K", 384}}, f16.c_str()},
                         Case{"hgemm.loop", {{"M", 256}, {"N", 384}, {"K", 256}}, transposed.c_str()},
                         Case{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, f16.c_str()},
@@ -432,8 +437,8 @@ TEST_F(GpuRunner, TensorCoreProductsVerifyAgainstGemmEx) {
                         Case{"hgemm.loop", {{"M", 512}, {"N", 512}, {"K", 384}}, prefetched.c_str()},
                         Case{"hgemm.loop", {{"M", 200}, {"N", 300}, {"K", 104}}, prefetched.c_str()},
                         Case{"bf16gemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 200}}, prefetchedRastered.c_str()},
-                        Case{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, (f16 + " prefetch").c_str()},
-                        Case{"tf32gemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, (tf32Swizzled + " prefetch").c_str()}}) {
+                        Case{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, f16Prefetched.c_str()},
+                        Case{"tf32gemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, tf32Prefetched.c_str()}}) {
     SCOPED_TRACE(std::string(c.file) + " under " + c.recipe);
     Kernel k = testing::loadExample(c.file, c.sizes);
     auto e = *c.recipe ? emitUnder(k, c.recipe) : std::optional<CudaKernel>(*emitKernel(k).kernel);
