@@ -124,6 +124,14 @@ void retimeWinner(Runner& runner, const Kernel& kernel, const Evaluator& evaluat
   m.error = std::max(m.error, r.error);
 }
 
+// Whether a cubin built for `arch` runs on a GPU of `device` (both "sm_NN"): same major version,
+// no newer minor; an architecture-specific target ("sm_90a") only on that very GPU.
+bool runsOn(const std::string& arch, const std::string& device) {
+  auto version = [](const std::string& a) { return std::stoi(a.substr(3)); };
+  if (arch.back() == 'a') return arch.substr(0, arch.size() - 1) == device;
+  return version(arch) / 10 == version(device) / 10 && version(arch) <= version(device);
+}
+
 int runSearch(const SearchFlags& f) {
   auto started = std::chrono::steady_clock::now();  // the budget holds the whole command
   std::string error;
@@ -142,7 +150,7 @@ int runSearch(const SearchFlags& f) {
   options.measure.runs.minRuns = 5;
   options.measure.runs.minTotalMs = 20;
   options.measure.runs.maxTotalMs = 300;
-  if (!f.arch.empty() && !std::regex_match(f.arch, std::regex(R"(sm_\d+a?)"))) {
+  if (!f.arch.empty() && !std::regex_match(f.arch, std::regex(R"(sm_\d{2,3}a?)"))) {
     std::cerr << "cudaburg: error: --arch: '" << f.arch << "' is not an architecture such as sm_90\n";
     return kUsageError;
   }
@@ -169,6 +177,11 @@ int runSearch(const SearchFlags& f) {
   if (f.device > 0) setenv("CUDA_VISIBLE_DEVICES", std::to_string(f.device).c_str(), 1);
   Runner runner;
   if (f.arch.empty()) options.compile.arch = runner.available() ? runner.arch() : "sm_90";
+  if (runner.available() && !runsOn(options.compile.arch, runner.arch())) {
+    std::cerr << "cudaburg: error: --arch " << options.compile.arch << ": the GPU (" << runner.arch()
+              << ") cannot run code built for it; leave --arch out, or search on such a GPU\n";
+    return kUsageError;
+  }
   if (!runner.available())
     progress.note(runner.device() + ": nothing will be timed; candidates are compiled and ranked by the model");
   else
