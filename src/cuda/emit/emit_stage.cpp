@@ -352,12 +352,7 @@ void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
     regs = openOperandRegisters(*prefetched);
     line("// " + prefetched->index + ": each iteration reads the next one's shared operands into registers first, the last");
     line("// the next strip's, after the barrier");
-    open("{");
-    size_t mark = body_.size();
-    line("const " + index_ + " " + loop.index + " = " + affineText(loop.lower) + ";");
-    emitReadAhead(*prefetched, first, regs, "0", {{prefetched->index, prefetched->lower}});
-    dropIfUnused(mark, loop.index);
-    close();
+    readFirstStripAhead(loop, *prefetched, first, regs);
   }
 
   // The next iteration's stages: the loop's index one step on, in the iterations that have one.
@@ -423,6 +418,16 @@ void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
   });
   if (regs) declareOperandRegisters(*regs);
   dropGatherCounters(parts.stages);
+}
+
+void KernelWriter::readFirstStripAhead(const Node& loop, const Node& prefetched, const Scope& first,
+                                       const std::shared_ptr<OperandRegisters>& regs) {
+  open("{");
+  size_t mark = body_.size();
+  line("const " + index_ + " " + loop.index + " = " + affineText(loop.lower) + ";");
+  emitReadAhead(prefetched, first, regs, "0", {{prefetched.index, prefetched.lower}});
+  dropIfUnused(mark, loop.index);
+  close();
 }
 
 const Node* KernelWriter::prefetchedWork(const Node& loop, const PipelineParts& parts, const Scope& scope) {
@@ -543,13 +548,7 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
     regs = openOperandRegisters(*prefetched);
     line("// " + prefetched->index + ": each iteration reads the next one's fragments first, the last the next strip's,");
     line("// after the barrier");
-    Scope first = scopeAt("0", 1);
-    open("{");
-    size_t mark = body_.size();
-    line("const " + index_ + " " + loop.index + " = " + affineText(loop.lower) + ";");
-    emitReadAhead(*prefetched, first, regs, "0", {{prefetched->index, prefetched->lower}});
-    dropIfUnused(mark, loop.index);
-    close();
+    readFirstStripAhead(loop, *prefetched, scopeAt("0", 1), regs);
   }
   Scope working = inner;
   for (const Node* b : parts.buffers) working.slots[b->buffer.name] = "stage_slot";

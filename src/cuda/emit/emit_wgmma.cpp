@@ -182,16 +182,39 @@ std::string KernelWriter::wgmmaDescriptorText(const Access& a, bool isA, const s
          ", reinterpret_cast<const char*>(&" + accessText(start, scope) + ") + " + affineText(offset) + ")";
 }
 
+std::optional<WgmmaTileNest> KernelWriter::wgmmaTileNest(const Node& itLoop, const Scope& scope) {
+  WgmmaTileNest n{&itLoop, itLoop.body().get(), nullptr, nullptr, nullptr, nullptr};
+  n.i = n.jt->body().get();
+  n.j = n.i->body().get();
+  n.k = n.j->body().get();
+  n.stmt = n.k->body().get();
+  auto itTrips = scope.ranges.maxTripCount(*n.it), jtTrips = scope.ranges.maxTripCount(*n.jt);
+  auto nTrips = scope.ranges.maxTripCount(*n.j), kTrips = scope.ranges.maxTripCount(*n.k);
+  if (!itTrips || !jtTrips || !nTrips || !kTrips) return refuse("a wgmma tile without constant trip counts"), std::nullopt;
+  n.itTrips = *itTrips, n.jtTrips = *jtTrips, n.nTrips = *nTrips, n.kTrips = *kTrips;
+  return n;
+}
+
+std::string KernelWriter::openWgmmaTiles(const WgmmaTileNest& n, const Scope& scope, Scope& both,
+                                         std::map<std::string, Affine>& origin) {
+  both = scope;
+  openTileLoop(*n.it, n.itTrips, scope, both);
+  openTileLoop(*n.jt, n.jtTrips, scope, both);
+  origin = {{n.i->index, Affine::var(n.it->index)}, {n.j->index, Affine::var(n.jt->index)}, {n.k->index, n.k->lower}};
+  return fragmentText(n.stmt->target, n.i->index, Affine::var(n.it->index), n.j->index, Affine::var(n.jt->index), both);
+}
+
 void KernelWriter::emitWgmmaTile(const Node& itLoop, const Scope& scope) {
-  const Node& jtLoop = *itLoop.body();
-  const Node& iLoop = *jtLoop.body();
-  const Node& jLoop = *iLoop.body();
-  const Node& kLoop = *jLoop.body();
-  const Node& stmt = *kLoop.body();
-  auto itTrips = scope.ranges.maxTripCount(itLoop), jtTrips = scope.ranges.maxTripCount(jtLoop);
-  auto nTrips = scope.ranges.maxTripCount(jLoop), kTrips = scope.ranges.maxTripCount(kLoop);
-  if (!itTrips || !jtTrips || !nTrips || !kTrips) return refuse("a wgmma tile without constant trip counts");
-  if (kernel_.wgmmaRegisterA) return emitWgmmaRegisterTile(itLoop, scope);
+  std::optional<WgmmaTileNest> nest = wgmmaTileNest(itLoop, scope);
+  if (!nest) return;
+  if (kernel_.wgmmaRegisterA) return emitWgmmaRegisterTile(*nest, scope);
+  const Node& jtLoop = *nest->jt;
+  const Node& iLoop = *nest->i;
+  const Node& stmt = *nest->stmt;
+  const int64_t itTrips = nest->itTrips;
+  const int64_t jtTrips = nest->jtTrips;
+  const int64_t nTrips = nest->nTrips;
+  const int64_t kTrips = nest->kTrips;
   const Access* a = &stmt.value->args[0]->load;
   const Access* b = &stmt.value->args[1]->load;
   if (a->subscripts.size() != 2 || !a->subscripts[0].uses(iLoop.index)) std::swap(a, b);
@@ -201,22 +224,18 @@ void KernelWriter::emitWgmmaTile(const Node& itLoop, const Scope& scope) {
   ScalarType t = typeOf(*aArray);
   if ((t != ScalarType::Half && t != ScalarType::BFloat16 && t != ScalarType::TF32) || typeOf(*bArray) != t)
     return refuse(std::string("wgmma multiplies half, bfloat16 or tf32 operands here, not ") + scalarTypeName(t));
-  if (*kTrips != instructionK(t) || *nTrips % 64 != 0 || *nTrips > 256)
-    return refuse("a wgmma tile of " + std::to_string(*nTrips) + " columns and " + std::to_string(*kTrips) +
+  if (kTrips != instructionK(t) || nTrips % 64 != 0 || nTrips > 256)
+    return refuse("a wgmma tile of " + std::to_string(nTrips) + " columns and " + std::to_string(kTrips) +
                   " of k: wgmma here is m64nNk" + std::to_string(instructionK(t)) + " for " + scalarTypeName(t) +
                   ", N a multiple of 64 up to 256");
-  wgmmaShapes_.insert({*nTrips, t});
-  line("// " + itLoop.index + ", " + jtLoop.index + ": the warpgroup's " + std::to_string(*itTrips) + " x " +
-       std::to_string(*jtTrips) + " tiles of " + instructionName(*nTrips, t) + ", both operands read from shared memory");
-  Scope both = scope;
-  openTileLoop(itLoop, *itTrips, scope, both);
-  openTileLoop(jtLoop, *jtTrips, scope, both);
-  std::map<std::string, Affine> origin = {
-      {iLoop.index, Affine::var(itLoop.index)}, {jLoop.index, Affine::var(jtLoop.index)}, {kLoop.index, kLoop.lower}};
-  std::string fragment =
-      fragmentText(stmt.target, iLoop.index, Affine::var(itLoop.index), jLoop.index, Affine::var(jtLoop.index), both);
+  wgmmaShapes_.insert({nTrips, t});
+  line("// " + itLoop.index + ", " + jtLoop.index + ": the warpgroup's " + std::to_string(itTrips) + " x " +
+       std::to_string(jtTrips) + " tiles of " + instructionName(nTrips, t) + ", both operands read from shared memory");
+  Scope both;
+  std::map<std::string, Affine> origin;
+  std::string fragment = openWgmmaTiles(*nest, scope, both, origin);
   std::string da = wgmmaDescriptorText(*a, true, origin, both), db = wgmmaDescriptorText(*b, false, origin, both);
-  line(instructionName(*nTrips, t) + "(" + fragment + ", " + da + ", " + db + ");");
+  line(instructionName(nTrips, t) + "(" + fragment + ", " + da + ", " + db + ");");
   close();
   close();
 }
@@ -232,15 +251,16 @@ namespace cudaburg::emit_internal {
 // (read along n, K-major) by descriptor. A k step is one group; the wait for all but it to be
 // done lets the next step load its fragments while this one runs, and write the registers the
 // step before read.
-void KernelWriter::emitWgmmaRegisterTile(const Node& itLoop, const Scope& scope) {
-  const Node& jtLoop = *itLoop.body();
-  const Node& iLoop = *jtLoop.body();
-  const Node& jLoop = *iLoop.body();
-  const Node& kLoop = *jLoop.body();
-  const Node& stmt = *kLoop.body();
-  auto itTrips = scope.ranges.maxTripCount(itLoop), jtTrips = scope.ranges.maxTripCount(jtLoop);
-  auto nTrips = scope.ranges.maxTripCount(jLoop), kTrips = scope.ranges.maxTripCount(kLoop);
-  if (!itTrips || !jtTrips || !nTrips || !kTrips) return refuse("a wgmma tile without constant trip counts");
+void KernelWriter::emitWgmmaRegisterTile(const WgmmaTileNest& nest, const Scope& scope) {
+  const Node& itLoop = *nest.it;
+  const Node& jtLoop = *nest.jt;
+  const Node& iLoop = *nest.i;
+  const Node& kLoop = *nest.k;
+  const Node& stmt = *nest.stmt;
+  const int64_t itTrips = nest.itTrips;
+  const int64_t jtTrips = nest.jtTrips;
+  const int64_t nTrips = nest.nTrips;
+  const int64_t kTrips = nest.kTrips;
   const Access* a = &stmt.value->args[0]->load;
   const Access* b = &stmt.value->args[1]->load;
   auto readsAlong = [](const Access* x, const std::string& index) {
@@ -255,20 +275,20 @@ void KernelWriter::emitWgmmaRegisterTile(const Node& itLoop, const Scope& scope)
   const ScalarType t = typeOf(*aArray);
   if (t != ScalarType::TF32 || typeOf(*bArray) != t)
     return refuse(std::string("wgmma's A from registers is built for tf32 operands, not ") + scalarTypeName(t));
-  if (*kTrips != instructionK(t) || *nTrips % 8 != 0 || *nTrips > 256)
-    return refuse("a wgmma tile of " + std::to_string(*nTrips) + " columns and " + std::to_string(*kTrips) +
+  if (kTrips != instructionK(t) || nTrips % 8 != 0 || nTrips > 256)
+    return refuse("a wgmma tile of " + std::to_string(nTrips) + " columns and " + std::to_string(kTrips) +
                   " of k: wgmma with A from registers is m64nNk8 here, N a multiple of 8 up to 256");
   if (aArray->space != MemorySpace::Shared || a->subscripts.size() != 2 || !a->subscripts[0].uses(kLoop.index))
     return refuse("wgmma's A `" + a->str() + "` is loaded into registers from its stage, rows of " + kLoop.index);
-  wgmmaRegisterShapes_.insert({*nTrips, t});
+  wgmmaRegisterShapes_.insert({nTrips, t});
   coordinate("mma_lane");
-  const std::string rows = std::to_string(*itTrips), name = instructionName(*nTrips, t) + "_rs";
-  line("// " + itLoop.index + ", " + jtLoop.index + ": the warpgroup's " + rows + " x " + std::to_string(*jtTrips) +
+  const std::string rows = std::to_string(itTrips), name = instructionName(nTrips, t) + "_rs";
+  line("// " + itLoop.index + ", " + jtLoop.index + ": the warpgroup's " + rows + " x " + std::to_string(jtTrips) +
        " tiles of " + name + ", A's fragments of each row of tiles loaded from " + a->array + ", B read by descriptor");
   open("{");
   line("unsigned wgmma_a[" + rows + "][4];");
   Scope rowsScope = scope;
-  openTileLoop(itLoop, *itTrips, scope, rowsScope);
+  openTileLoop(itLoop, itTrips, scope, rowsScope);
   Scope at = rowsScope;
   at.ranges.bind("mma_g", IndexRange{0, 7, 1});
   at.ranges.bind("mma_t", IndexRange{0, 3, 1});
@@ -282,13 +302,9 @@ void KernelWriter::emitWgmmaRegisterTile(const Node& itLoop, const Scope& scope)
   }
   close();
   line("wgmma_fence();  // the fragments (and the accumulators) are written before the wgmma that read them");
-  Scope both = scope;
-  openTileLoop(itLoop, *itTrips, scope, both);
-  openTileLoop(jtLoop, *jtTrips, scope, both);
-  std::map<std::string, Affine> origin = {
-      {iLoop.index, Affine::var(itLoop.index)}, {jLoop.index, Affine::var(jtLoop.index)}, {kLoop.index, kLoop.lower}};
-  std::string fragment =
-      fragmentText(stmt.target, iLoop.index, Affine::var(itLoop.index), jLoop.index, Affine::var(jtLoop.index), both);
+  Scope both;
+  std::map<std::string, Affine> origin;
+  std::string fragment = openWgmmaTiles(nest, scope, both, origin);
   std::string db = wgmmaDescriptorText(*b, false, origin, both);
   line(name + "(" + fragment + ", wgmma_a[" + itLoop.index + "_u], " + db + ");");
   close();

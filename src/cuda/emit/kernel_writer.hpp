@@ -86,6 +86,13 @@ struct StripTail {
   std::shared_ptr<OperandRegisters> operands;  // filled for the first strip before the strip loop
 };
 
+// A warpgroup tile's loops (emit_wgmma.cpp): it { jt { i (mma) { j { k { stmt } } } } }, and the
+// trip counts of all but i.
+struct WgmmaTileNest {
+  const Node *it, *jt, *i, *j, *k, *stmt;
+  int64_t itTrips = 0, jtTrips = 0, nTrips = 0, kTrips = 0;
+};
+
 // A Stage the Tensor Memory Accelerator fills (emit_tma.cpp): its tensor map, and the boxes of
 // it that land one after another in the buffer (a slab's each), of boxBytes each.
 struct TmaStage {
@@ -241,6 +248,10 @@ class KernelWriter {
   static Access aheadOf(const Access& a, const Scope& scope);
   void emitVectorLoop(const Node& loop, const Scope& scope);
   void emitPipelinedLoop(const Node& loop, const Scope& scope);
+  // The operands of the strip loop `loop`'s first strip read ahead into copy 0 of `regs`, for the
+  // first iteration of its work loop `prefetched` (scope `first`: the strip's buffers in copy 0).
+  void readFirstStripAhead(const Node& loop, const Node& prefetched, const Scope& first,
+                           const std::shared_ptr<OperandRegisters>& regs);
   // The work of a pipelined loop when it is one prefetched loop of an even trip count, whose last
   // iteration then takes the strip's barrier (StripTail); null otherwise.
   const Node* prefetchedWork(const Node& loop, const PipelineParts& parts, const Scope& scope);
@@ -352,7 +363,14 @@ class KernelWriter {
   Affine fragmentRow(const Affine& half) const;
   std::string fragmentRowText(const std::string& half) const;
   // The A fragments of a wgmma tile whose A comes from registers (emit_wgmma.cpp).
-  void emitWgmmaRegisterTile(const Node& itLoop, const Scope& scope);
+  // The loops of a warpgroup tile it { jt { i (mma) { j { k { stmt } } } } } with their trip
+  // counts, or nullopt (refused) where one is not constant.
+  std::optional<WgmmaTileNest> wgmmaTileNest(const Node& itLoop, const Scope& scope);
+  // The unrolled loops over a warpgroup's tiles opened (their indices known to `both`); the
+  // tile's accumulator fragment, and in `origin` where its operands start.
+  std::string openWgmmaTiles(const WgmmaTileNest& nest, const Scope& scope, Scope& both,
+                             std::map<std::string, Affine>& origin);
+  void emitWgmmaRegisterTile(const WgmmaTileNest& nest, const Scope& scope);
 
   // Warpgroup MMA (emit_wgmma.cpp): the tiles of a kernel the wgmma step made.
   std::string wgmmaHelpers() const;
