@@ -124,14 +124,6 @@ void retimeWinner(Runner& runner, const Kernel& kernel, const Evaluator& evaluat
   m.error = std::max(m.error, r.error);
 }
 
-// Whether a cubin built for `arch` runs on a GPU of `device` (both "sm_NN"): same major version,
-// no newer minor; an architecture-specific target ("sm_90a") only on that very GPU.
-bool runsOn(const std::string& arch, const std::string& device) {
-  auto version = [](const std::string& a) { return std::stoi(a.substr(3)); };
-  if (arch.back() == 'a') return arch.substr(0, arch.size() - 1) == device;
-  return version(arch) / 10 == version(device) / 10 && version(arch) <= version(device);
-}
-
 int runSearch(const SearchFlags& f) {
   auto started = std::chrono::steady_clock::now();  // the budget holds the whole command
   std::string error;
@@ -177,7 +169,7 @@ int runSearch(const SearchFlags& f) {
   if (f.device > 0) setenv("CUDA_VISIBLE_DEVICES", std::to_string(f.device).c_str(), 1);
   Runner runner;
   if (f.arch.empty()) options.compile.arch = runner.available() ? runner.arch() : "sm_90";
-  if (runner.available() && !runsOn(options.compile.arch, runner.arch())) {
+  if (runner.available() && !binaryRunsOn(options.compile.arch, runner.arch())) {
     std::cerr << "cudaburg: error: --arch " << options.compile.arch << ": the GPU (" << runner.arch()
               << ") cannot run code built for it; leave --arch out, or search on such a GPU\n";
     return kUsageError;

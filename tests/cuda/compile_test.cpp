@@ -123,5 +123,17 @@ TEST(Compile, ErrorsComeBackWithTheLog) {
   EXPECT_TRUE(r.cubin.empty());
 }
 
+// What the search refuses to measure before it starts: code of another major version, or a newer
+// minor, or another GPU's own instructions (sm_90a).
+TEST(Compile, BinariesRunOnTheirOwnArchitectureFamily) {
+  EXPECT_TRUE(binaryRunsOn("sm_90", "sm_90"));
+  EXPECT_TRUE(binaryRunsOn("sm_90a", "sm_90"));
+  EXPECT_TRUE(binaryRunsOn("sm_80", "sm_86"));
+  EXPECT_FALSE(binaryRunsOn("sm_86", "sm_80"));
+  EXPECT_FALSE(binaryRunsOn("sm_80", "sm_90"));
+  EXPECT_FALSE(binaryRunsOn("sm_90a", "sm_100"));
+  EXPECT_FALSE(binaryRunsOn("sm_100", "sm_90"));
+}
+
 }  // namespace
 }  // namespace cudaburg

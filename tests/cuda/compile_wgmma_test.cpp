@@ -176,8 +176,9 @@ TEST(CompileWgmma, Tf32RegisterAProductsCompileForSm90aWithoutLocalMemory) {
     EXPECT_NE(r.ptx.find(".target sm_90a"), std::string::npos);
     EXPECT_NE(r.ptx.find(std::string("wgmma.mma_async.sync.aligned.") + c.instruction), std::string::npos);
     EXPECT_NE(r.ptx.find("ld.shared.u32"), std::string::npos);  // the A fragments, 4 bytes a load
-    if (c.recipe.find("tma") != std::string::npos)
+    if (c.recipe.find("tma") != std::string::npos) {
       EXPECT_NE(r.ptx.find("cp.async.bulk.tensor.2d"), std::string::npos);
+    }
     expectNoLocalMemory(r);
   }
 }

@@ -2,6 +2,7 @@
 
 #include <nvrtc.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <future>
 #include <memory>
@@ -161,6 +162,12 @@ CompileResult compile(const CudaKernel& kernel, const CompileOptions& options) {
                                  options.allowSpills, LaunchLimits::forArchitecture(options.arch));
   result.ok = result.refusal.empty();
   return result;
+}
+
+bool binaryRunsOn(const std::string& arch, const std::string& device) {
+  auto version = [](const std::string& a) { return std::atoi(a.c_str() + std::min<size_t>(3, a.size())); };
+  if (!arch.empty() && arch.back() == 'a') return arch.substr(0, arch.size() - 1) == device;
+  return version(arch) / 10 == version(device) / 10 && version(arch) <= version(device);
 }
 
 std::future<CompileResult> compileAsync(ThreadPool& pool, CudaKernel kernel, CompileOptions options) {

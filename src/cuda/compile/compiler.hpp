@@ -45,6 +45,10 @@ std::vector<std::string> nvrtcOptions(const CompileOptions& options, const std::
 
 CompileResult compile(const CudaKernel& kernel, const CompileOptions& options);
 
+// Whether a cubin built for `arch` ("sm_NN" or "sm_NNa") runs on a GPU of `device` ("sm_NN"): of
+// the same major version and no newer minor; an architecture-specific one only on that very GPU.
+bool binaryRunsOn(const std::string& arch, const std::string& device);
+
 // Compiles on `pool`; the kernel and the options are copied, so the caller need not keep them.
 std::future<CompileResult> compileAsync(ThreadPool& pool, CudaKernel kernel, CompileOptions options);
 
