@@ -330,14 +330,9 @@ TransformResult interchangeTiles(const Kernel& kernel, const std::string& m, con
         if (why.empty()) why = "the bounds of register loops " + n + " and " + m + " use each other: they cannot be interchanged";
         return node;
       }
-      walk(inner->body(), [&](const NodePtr& s, const Ancestors&) {
-        if (s->kind != NodeKind::Assign) return;
-        if (registers.count(s->target.array)) touched.insert(s->target.array);
-        std::function<void(const Expr&)> scan = [&](const Expr& e) {
-          if (e.kind == Expr::Kind::Load && registers.count(e.load.array)) touched.insert(e.load.array);
-          for (const auto& arg : e.args) scan(*arg);
-        };
-        scan(*s->value);
+      rewriteAccesses(inner->body(), [&](const Access& a) {
+        if (registers.count(a.array)) touched.insert(a.array);
+        return a;
       });
       return withBody(inner, withBody(node, inner->body()));
     }
@@ -350,18 +345,10 @@ TransformResult interchangeTiles(const Kernel& kernel, const std::string& m, con
   if (!why.empty()) return TransformResult::refuse(why);
   // Each touched buffer must be read as R[n..][m..] wherever it is read, to be transposed whole.
   bool transposable = true;
-  walk(body, [&](const NodePtr& s, const Ancestors&) {
-    auto check = [&](const Access& a) {
-      if (touched.count(a.array) && (a.subscripts.size() != 2 || a.subscripts[0].uses(m) || a.subscripts[1].uses(n)))
-        transposable = false;
-    };
-    if (s->kind != NodeKind::Assign) return;
-    check(s->target);
-    std::function<void(const Expr&)> scan = [&](const Expr& e) {
-      if (e.kind == Expr::Kind::Load) check(e.load);
-      for (const auto& arg : e.args) scan(*arg);
-    };
-    scan(*s->value);
+  rewriteAccesses(body, [&](const Access& a) {
+    if (touched.count(a.array) && (a.subscripts.size() != 2 || a.subscripts[0].uses(m) || a.subscripts[1].uses(n)))
+      transposable = false;
+    return a;
   });
   if (!transposable)
     return TransformResult::refuse("a register buffer of the tile is not read as R[" + n + "][" + m +
@@ -422,29 +409,11 @@ TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& 
   // `wgmma j,i,k` on a register tile i { j }: the instruction's M along the tile's columns, its A
   // (the operand read along them) from registers.
   const bool registerA = !hasTileNest(kernel.body, loops[0], loops[1]) && hasTileNest(kernel.body, loops[1], loops[0]);
-  if (registerA && shape[0] == 64 && shape[2] == 8 && shape[1] % 8 == 0 && shape[1] <= 256) {
-    if (producer == kWgmmaNoProducer && kernel.asyncStages < 2 + pending)
-      return TransformResult::refuse("with " + std::to_string(pending) + " group of wgmma in flight, the pipelined loop "
-                                     "needs at least " + std::to_string(2 + pending) + " buffers a stage, not " +
-                                     std::to_string(kernel.asyncStages));
-    if (pending < 0 || pending > 1 || producer < kWgmmaNoProducer || producer > kWgmmaTmaProducer)
-      return TransformResult::refuse("wgmma leaves 0 or 1 groups in flight; its producer is 0, 1 or 2");
-    TransformResult swapped = interchangeTiles(kernel, loops[0], loops[1]);
-    if (!swapped.ok()) return swapped;
-    TransformResult r = tensorCoreTiles(*swapped.kernel, loops, TileShape{64, shape[1], shape[2], 8, true, true});
-    if (r.ok()) {
-      r.kernel->wgmmaPending = pending;
-      r.kernel->wgmmaProducer = producer != kWgmmaNoProducer;
-      r.kernel->wgmmaTma = producer == kWgmmaTmaProducer;
-      r.kernel->wgmmaRegisterA = true;
-    }
-    return r;
-  }
-  if (registerA)
+  if (registerA && (shape[0] != 64 || shape[2] != 8 || shape[1] % 8 != 0 || shape[1] > 256))
     return TransformResult::refuse("wgmma with its A from registers (M along the register tile's columns " + loops[0] +
                                    ") is 64,N,8 for tf32, N a multiple of 8 up to 256, not " + std::to_string(shape[0]) +
                                    "," + std::to_string(shape[1]) + "," + std::to_string(shape[2]));
-  if (shape[0] != 64 || (shape[2] != 16 && shape[2] != 8) || shape[1] % 64 != 0 || shape[1] > 256)
+  if (!registerA && (shape[0] != 64 || (shape[2] != 16 && shape[2] != 8) || shape[1] % 64 != 0 || shape[1] > 256))
     return TransformResult::refuse("the wgmma shapes are 64,N,16 (half, bfloat16) and 64,N,8 (tf32) with N 64, 128, "
                                    "192 or 256 (B's slabs are 64 "
                                    "columns wide), not " + std::to_string(shape[0]) + "," + std::to_string(shape[1]) +
@@ -458,11 +427,14 @@ TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& 
     return TransformResult::refuse("with " + std::to_string(pending) + " group of wgmma in flight, the pipelined loop "
                                    "needs at least " + std::to_string(2 + pending) + " buffers a stage, not " +
                                    std::to_string(kernel.asyncStages));
-  TransformResult r = tensorCoreTiles(kernel, loops, TileShape{64, shape[1], shape[2], 8, true});
+  TransformResult swapped = registerA ? interchangeTiles(kernel, loops[0], loops[1]) : TransformResult::success(kernel);
+  if (!swapped.ok()) return swapped;
+  TransformResult r = tensorCoreTiles(*swapped.kernel, loops, TileShape{64, shape[1], shape[2], 8, true, registerA});
   if (r.ok()) {
     r.kernel->wgmmaPending = pending;
     r.kernel->wgmmaProducer = producer != kWgmmaNoProducer;
     r.kernel->wgmmaTma = producer == kWgmmaTmaProducer;
+    r.kernel->wgmmaRegisterA = registerA;
   }
   return r;
 }
