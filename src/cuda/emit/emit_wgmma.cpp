@@ -71,15 +71,22 @@ std::string instructionName(int64_t n, ScalarType t) {
   return "wgmma_m64n" + std::to_string(n) + "k" + std::to_string(instructionK(t)) + "_" + operandType(t);
 }
 
-// D (n/2 floats a lane) += A * B, both by descriptor: A K-major; B N-major (transposed) for
-// 16-bit types, K-major for tf32, whose wgmma takes no transpose operands.
-std::string instructionHelper(int64_t n, ScalarType t) {
-  const int64_t regs = n / 2;
+// The asm operands of a lane's `regs` accumulators: their placeholders ("%0, %1, ...") and the
+// read-write constraints binding them to d[0..regs).
+std::pair<std::string, std::string> accumulatorOperands(int64_t regs) {
   std::string list, outs;
   for (int64_t r = 0; r < regs; ++r) {
     list += (r ? ", %" : "%") + std::to_string(r);
     outs += std::string(r == 0 ? "" : r % 8 == 0 ? ",\n                 " : ", ") + "\"+f\"(d[" + std::to_string(r) + "])";
   }
+  return {list, outs};
+}
+
+// D (n/2 floats a lane) += A * B, both by descriptor: A K-major; B N-major (transposed) for
+// 16-bit types, K-major for tf32, whose wgmma takes no transpose operands.
+std::string instructionHelper(int64_t n, ScalarType t) {
+  const int64_t regs = n / 2;
+  const auto [list, outs] = accumulatorOperands(regs);
   std::string type = operandType(t);
   std::string scaleAndTranspose = t == ScalarType::TF32 ? "p, 1, 1" : "p, 1, 1, 0, 1";
   return "__device__ __forceinline__ void " + instructionName(n, t) +
@@ -97,11 +104,7 @@ std::string instructionHelper(int64_t n, ScalarType t) {
 // of each warp's 16 rows), B by descriptor, K-major.
 std::string registerHelper(int64_t n, ScalarType t) {
   const int64_t regs = n / 2;
-  std::string list, outs;
-  for (int64_t r = 0; r < regs; ++r) {
-    list += (r ? ", %" : "%") + std::to_string(r);
-    outs += std::string(r == 0 ? "" : r % 8 == 0 ? ",\n                 " : ", ") + "\"+f\"(d[" + std::to_string(r) + "])";
-  }
+  const auto [list, outs] = accumulatorOperands(regs);
   std::string type = operandType(t), a;
   for (int64_t q = 0; q < 4; ++q) a += (q ? ", %" : "%") + std::to_string(regs + q);
   return "__device__ __forceinline__ void " + instructionName(n, t) +
@@ -240,9 +243,6 @@ void KernelWriter::emitWgmmaTile(const Node& itLoop, const Scope& scope) {
   close();
 }
 
-}  // namespace cudaburg::emit_internal
-
-namespace cudaburg::emit_internal {
 
 // it { jt { m (mma) { n { k { R += A * B } } } } } where A (read along m, MN-major in its stage:
 // rows of k) comes from registers: each thread loads its fragments of each row of tiles (4 a lane:
