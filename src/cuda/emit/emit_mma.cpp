@@ -108,6 +108,11 @@ Affine KernelWriter::fragmentRow(const Affine& half) const {
   return warpRows + Affine::var("mma_g") + half * 8;
 }
 
+void KernelWriter::bindFragmentRowBits(Scope& scope) {
+  for (const char* bit : {"mma_wh", "mma_wl", "mma_gh"}) scope.ranges.bind(bit, IndexRange{0, 1, 1});
+  scope.ranges.bind("mma_gl", IndexRange{0, 3, 1});
+}
+
 std::string KernelWriter::fragmentRowText(const std::string& half) const {
   if (kernel_.wgmmaRegisterA) return "32 * mma_wh + 8 * mma_wl + 16 * mma_gh + mma_gl + 4 * " + half;
   return std::string(kernel_.warpGroupTiles ? "16 * mma_w + " : "") + "mma_g + 8 * " + half;
@@ -171,9 +176,7 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
   // The bounds that may cut the tile, proven or not with the element's place in it.
   inner.ranges.bind("mma_half", IndexRange{0, 1, 1});
   // A warpgroup's warp w holds rows 16w to 16w + 15 of the 64 (the PTX ISA's wgmma D fragments).
-  for (const char* bit : {"mma_wh", "mma_wl"}) inner.ranges.bind(bit, IndexRange{0, 1, 1});
-  inner.ranges.bind("mma_gh", IndexRange{0, 1, 1});
-  inner.ranges.bind("mma_gl", IndexRange{0, 3, 1});
+  bindFragmentRowBits(inner);
   Affine row = iLoop.lower + fragmentRow(Affine::var("mma_half"));
   Affine col = jLoop.lower + Affine::var("mma_t", 2) + Affine::var("mma_half");
   std::vector<std::string> conds;

@@ -292,8 +292,7 @@ void KernelWriter::emitWgmmaRegisterTile(const WgmmaTileNest& nest, const Scope&
   Scope at = rowsScope;
   at.ranges.bind("mma_g", IndexRange{0, 7, 1});
   at.ranges.bind("mma_t", IndexRange{0, 3, 1});
-  for (const char* bit : {"mma_wh", "mma_wl", "mma_gh"}) at.ranges.bind(bit, IndexRange{0, 1, 1});
-  at.ranges.bind("mma_gl", IndexRange{0, 3, 1});
+  bindFragmentRowBits(at);
   for (int64_t q = 0; q < 4; ++q) {
     Affine row = Affine::var(itLoop.index) + fragmentRow(Affine(q & 1));
     Affine k = kLoop.lower + Affine::var("mma_t") + Affine(4 * (q >> 1));

@@ -362,7 +362,8 @@ class KernelWriter {
   // conflict (emit_wgmma.cpp). As an Affine of the lane's coordinates, and as C text.
   Affine fragmentRow(const Affine& half) const;
   std::string fragmentRowText(const std::string& half) const;
-  // The A fragments of a wgmma tile whose A comes from registers (emit_wgmma.cpp).
+  // The ranges of the lane's coordinate bits fragmentRow's permuted rows are made of.
+  static void bindFragmentRowBits(Scope& scope);
   // The loops of a warpgroup tile it { jt { i (mma) { j { k { stmt } } } } } with their trip
   // counts, or nullopt (refused) where one is not constant.
   std::optional<WgmmaTileNest> wgmmaTileNest(const Node& itLoop, const Scope& scope);
@@ -370,6 +371,7 @@ class KernelWriter {
   // tile's accumulator fragment, and in `origin` where its operands start.
   std::string openWgmmaTiles(const WgmmaTileNest& nest, const Scope& scope, Scope& both,
                              std::map<std::string, Affine>& origin);
+  // The tiles of a warpgroup whose A comes from registers (Kernel::wgmmaRegisterA).
   void emitWgmmaRegisterTile(const WgmmaTileNest& nest, const Scope& scope);
 
   // Warpgroup MMA (emit_wgmma.cpp): the tiles of a kernel the wgmma step made.
