@@ -515,18 +515,24 @@ bool tf32CopiesSpill(const CandidateShape& s, int64_t producer) {
 
 }  // namespace
 
-Fragment LoopRules::warpGroups(const Fragment& tiled, int64_t producer) const {
+Fragment LoopRules::wgmmaTiles(const Fragment& tiled, std::string& reduction) const {
   Fragment f = tensorCores(tiled);
   if (!f.refused.empty()) return f;
-  std::string reduction;
   for (const auto& s : f.inTile)
     if (s.kind == StepKind::StripMine) reduction = s.loops[0];
-  const bool tf32 = mmaK() == 8;
   if (!wgmmaRuns()) f.refused = "wgmma runs on an sm_90 GPU, on half, bfloat16 or tf32 operands";
   else if (f.shape.gatherOps > 0) f.refused = "wgmma reads staged boxes, not gathers";
   else if (f.shape.stageDepth != wgmmaStripDepth())
     f.refused = "wgmma reads strips of " + std::to_string(wgmmaStripDepth()) + " (rows of 128 bytes)";
-  else if (tf32 && producer == kWgmmaTmaProducer)
+  return f;
+}
+
+Fragment LoopRules::warpGroups(const Fragment& tiled, int64_t producer) const {
+  std::string reduction;
+  Fragment f = wgmmaTiles(tiled, reduction);
+  if (!f.refused.empty()) return f;
+  const bool tf32 = mmaK() == 8;
+  if (tf32 && producer == kWgmmaTmaProducer)
     f.refused = "tf32's B is stored transposed, which the Tensor Memory Accelerator cannot copy";
   else if (tf32 && tf32CopiesSpill(f.shape, producer))
     f.refused = "a tf32 warpgroup's share of B's 4-byte copies does not fit its registers beside its accumulators";
@@ -550,17 +556,11 @@ Fragment LoopRules::warpGroups(const Fragment& tiled, int64_t producer) const {
 }
 
 Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer) const {
-  Fragment f = tensorCores(tiled);
-  if (!f.refused.empty()) return f;
   std::string reduction;
-  for (const auto& s : f.inTile)
-    if (s.kind == StepKind::StripMine) reduction = s.loops[0];
+  Fragment f = wgmmaTiles(tiled, reduction);
+  if (!f.refused.empty()) return f;
   const CandidateShape& s = f.shape;
-  if (!wgmmaRuns()) f.refused = "wgmma runs on an sm_90 GPU, on half, bfloat16 or tf32 operands";
-  else if (mmaK() != 8) f.refused = "wgmma's A from registers is offered for tf32 (16-bit B is read N-major by descriptor)";
-  else if (s.gatherOps > 0) f.refused = "wgmma reads staged boxes, not gathers";
-  else if (s.stageDepth != wgmmaStripDepth())
-    f.refused = "wgmma reads strips of " + std::to_string(wgmmaStripDepth()) + " (rows of 128 bytes)";
+  if (mmaK() != 8) f.refused = "wgmma's A from registers is offered for tf32 (16-bit B is read N-major by descriptor)";
   else if (s.threadRows != s.blockRows || s.threadRows % 8 != 0 || s.threadRows > 256)
     f.refused = "each warpgroup takes all the block's rows (N, at most 256)";
   else if (s.threadCols % 64 != 0 || s.threadCols > 128)

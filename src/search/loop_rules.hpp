@@ -166,6 +166,9 @@ class LoopRules {
   // `producer` (kWgmmaNoProducer, kWgmmaCpAsyncProducer, kWgmmaTmaProducer) says who fills the stages.
   // Refused where tensorCores() refuses, or the tile or strip is not of those shapes.
   Fragment warpGroups(const Fragment& tiled, int64_t producer = kWgmmaNoProducer) const;
+  // What both wgmma forms share: tensorCores(), refused off sm_90, on gathers, or on strips that
+  // are not one 128-byte row; the reduction's strip loop in `reduction`.
+  Fragment wgmmaTiles(const Fragment& tiled, std::string& reduction) const;
   // The same for tf32 with the instruction's M along the tile's columns (wgmma j,i,k: A, the
   // operand read along them, from registers that the threads load from B's stage in its natural
   // layout, rows of k in swizzled slabs of 32 columns, which TMA can fill): each warpgroup takes
