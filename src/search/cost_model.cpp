@@ -272,9 +272,8 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // bandwidth with little slack (about 32 flops a byte at N = 64 against the tensor cores' 32 a
   // clock): half of the lesser of the two shows.
   // With A from registers, M (64) runs along the columns and N is the warpgroup's rows.
-  int64_t readRows = s.warpGroups ? std::min<int64_t>(s.threadRows, 64) : s.threadRows;
+  int64_t readRows = s.registerA ? 64 : s.warpGroups ? std::min<int64_t>(s.threadRows, 64) : s.threadRows;
   int64_t readCols = s.registerA ? s.threadRows : s.threadCols;
-  if (s.registerA) readRows = 64;
   if (s.tensorCores && s.staged) {
     double sharedNs = flops / 2 * s.elementBytes * static_cast<double>(readRows + readCols) /
                       static_cast<double>(readRows * readCols) / gpu.sharedGBps;
