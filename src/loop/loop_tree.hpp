@@ -194,6 +194,8 @@ bool isPipelined(Mapping m);  // Pipelined or AsyncPipelined
 // (Kernel::asyncStages): two iterations in flight, one in use.
 constexpr int kAsyncStages = 3;
 constexpr int kMaxAsyncStages = 6;
+// The most a split reduction's workspace (its parts' sums of every output) may take.
+constexpr int64_t kMaxSplitWorkspaceBytes = int64_t{256} << 20;
 constexpr int kWgmmaPending = 1;  // groups of wgmma left in flight across iterations (Kernel::wgmmaPending)
 // Who fills the stages around wgmma (the wgmma step's producer, in recipes and the grammar): the
 // warpgroups that multiply, a producer warpgroup by cp.async, or one by the Tensor Memory Accelerator.
@@ -294,6 +296,11 @@ struct Kernel {
   // Outputs to set to zero before the kernel runs: the combine of a split reduction, whose
   // parts accumulate into them atomically.
   std::vector<std::string> zeroFirst;
+  // The part loop of a split reduction whose parts' sums meet in a workspace instead of
+  // atomically (split ... workspace): each part stores its register tile's sums there, and the
+  // last part of a tile to finish adds them all, in the parts' order, into the outputs, which then
+  // need no zeroing and take no atomics. Only how the GPU runs it changes ("" : atomically).
+  std::string workspaceSplit;
   // How the 32 threads of a warp cover the block's 2-D grid of threads: laneRows values of the
   // block.y loop by laneCols of block.x, so that a warp reads few rows and few columns of the
   // staged operands (0, 0: as CUDA numbers threads, a warp along block.x first). Only the order

@@ -181,6 +181,8 @@ std::string printKernel(const Kernel& kernel) {
     for (const std::string& name : kernel.zeroFirst) out += " " + name;
     out += "\n";
   }
+  if (!kernel.workspaceSplit.empty())
+    out += "// the parts of " + kernel.workspaceSplit + " meet in a workspace; the last to finish adds them up\n";
   if (kernel.laneRows > 0)
     out += "// a warp's threads: " + std::to_string(kernel.laneRows) + " rows of block.y by " +
            std::to_string(kernel.laneCols) + " columns of block.x\n";

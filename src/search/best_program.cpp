@@ -23,8 +23,29 @@ std::string launch(const CudaKernel& k, const std::string& prefix, const std::st
   o << indent << k.entry << "<<<dim3(" << k.grid[0] << ", " << k.grid[1] << ", " << k.grid[2] << "), dim3("
     << k.block[0] << ", " << k.block[1] << ", " << k.block[2] << "), " << k.dynamicSharedBytes << ">>>(";
   for (size_t i = 0; i < k.params.size(); ++i) o << (i ? ", " : "") << prefix << k.params[i];
+  for (const KernelWorkspace& w : k.workspaces) o << ", " << w.name;
   for (const TensorMapParam& m : k.tensorMaps) o << ", " << prefix << m.name;
   o << ");\n" << indent << "CHECK(cudaGetLastError());\n";
+  return o.str();
+}
+
+// The outputs a kernel adds into, set to zero before each launch (CudaKernel::zeroFirst).
+std::string zeroOutputs(const CudaKernel& k, const std::string& indent = "  ") {
+  std::string out;
+  for (const std::string& z : k.zeroFirst)
+    out += indent + "CHECK(cudaMemset(" + z + ", 0, n_" + z + " * sizeof(*" + z + ")));\n";
+  return out;
+}
+
+// The workspaces a kernel takes after its arrays, zeroed once: every launch leaves them so.
+std::string allocateWorkspaces(const CudaKernel& k) {
+  std::ostringstream o;
+  for (const KernelWorkspace& w : k.workspaces) {
+    std::string t = cudaTypeName(w.type);
+    o << "  " << t << "* " << w.name << " = nullptr;\n"
+      << "  CHECK(cudaMalloc(&" << w.name << ", " << w.elements << " * sizeof(" << t << ")));\n"
+      << "  CHECK(cudaMemset(" << w.name << ", 0, " << w.elements << " * sizeof(" << t << ")));\n";
+  }
   return o.str();
 }
 
@@ -152,9 +173,9 @@ std::string bestProgram(const Kernel& original, const CudaKernel& best, const Cu
     if (inits[i] == ArrayInit::Poison)  // every element the kernel fails to write stays NaN
       o << "  CHECK(cudaMemset(" << n << ", 0xFF, n_" << n << " * sizeof(" << vt << ")));\n";
   }
-  o << encodeTensorMaps(best);
+  o << allocateWorkspaces(best) << encodeTensorMaps(best);
   o << "\n  // Check: the kernel against the FP64 reference, by ||out - ref|| / ||ref||.\n"
-    << sharedMemoryAttribute(best) << sharedMemoryAttribute(reference) << launch(best, "")
+    << sharedMemoryAttribute(best) << sharedMemoryAttribute(reference) << zeroOutputs(best) << launch(best, "")
     << launch(reference, "ref_") << "  CHECK(cudaDeviceSynchronize());\n"
     << "  double worst = 0;\n";
   for (size_t i = 0; i < original.params.size(); ++i) {
@@ -180,7 +201,7 @@ std::string bestProgram(const Kernel& original, const CudaKernel& best, const Cu
     << "  cudaEvent_t start, stop;\n  CHECK(cudaEventCreate(&start));\n  CHECK(cudaEventCreate(&stop));\n"
     << "  std::vector<float> times;\n"
     << "  for (int run = 0; run < 54; ++run) {\n"
-    << "    CHECK(cudaEventRecord(start));\n" << launch(best, "", "    ")
+    << "    CHECK(cudaEventRecord(start));\n" << zeroOutputs(best, "    ") << launch(best, "", "    ")
     << "    CHECK(cudaEventRecord(stop));\n    CHECK(cudaEventSynchronize(stop));\n"
     << "    float ms = 0;\n    CHECK(cudaEventElapsedTime(&ms, start, stop));\n"
     << "    if (run >= 3) times.push_back(ms);\n  }\n"

@@ -308,12 +308,16 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   }
   // A split reduction's parts each add their whole output tile atomically: a read, an add and a
   // write at L2 that contend with the other parts' (counted twice: the rank correlation on the
-  // databases of tests/data is best between 1x and 4x).
-  double outputWrites = s.split > 1 ? 6.0 * s.split : 1.0;
+  // databases of tests/data is best between 1x and 4x). Combined in a workspace, each part writes
+  // its tile there once and the last reads the others' back, without contention.
+  double outputWrites = s.split == 1 ? 1.0 : s.workspaceSplit ? 2.0 * s.split : 6.0 * s.split;
   // Tensor cores write their fp32 accumulators whatever the operands' type.
   int outputBytes = s.tensorCores ? 4 : s.elementBytes;
   double outputNs = static_cast<double>(s.rows) * s.cols * s.outer * s.serial * outputBytes * outputWrites /
                     gpu.memoryGBps * (s.vectorized ? 0.9 : 1.0);  // 128-bit stores: fewer transactions
+  // The last part of each tile adds the others' sums up alone, at a multiprocessor's share of L2.
+  if (s.workspaceSplit)
+    outputNs += static_cast<double>(s.blockRows) * s.blockCols * (s.split - 1) * 4 / (gpu.l2GBps / gpu.multiprocessors);
 
   // Waves: the last one runs partly empty.
   double slots = static_cast<double>(perSm) * gpu.multiprocessors;

@@ -48,6 +48,7 @@ struct CandidateShape {
   int64_t stageDepth = 0;        // reduction elements per stage
   int64_t stagedFootprint = 0;   // elements staged per stage and block (all staged arrays)
   int64_t split = 1;             // reduction split into this many parts (combined atomically)
+  bool workspaceSplit = false;   // the parts combined in a workspace by the last to finish instead
   bool pipelined = false;        // stages double-buffered: the next strip loads during this one
   bool asyncCopies = false;      // stages pipelined by asynchronous copies, asyncStages buffers a stage
   int asyncStages = 3;           // buffers a stage when asyncCopies (Kernel::asyncStages)

@@ -35,11 +35,13 @@ bool LoopRules::gatherFits(const Node* node, int64_t depth) const {
   return depth < reductionLength(node) * 2 || depth == space_.stage.min();
 }
 
-bool LoopRules::gatherSplitFits(const Node* node, int64_t parts, int64_t depth) const {
-  return parts >= 2 && parts * depth * 2 <= reductionLength(node) && gatherFits(node, depth);
+bool LoopRules::gatherSplitFits(const Node* node, int64_t parts, int64_t depth, bool workspace) const {
+  return parts >= 2 && parts * depth * 2 <= reductionLength(node) && gatherFits(node, depth) &&
+         (!workspace || workspaceFits(node, parts));
 }
 
-Fragment LoopRules::gathered(const Node* node, int64_t depth, Buffering buffering, int64_t parts, bool table) const {
+Fragment LoopRules::gathered(const Node* node, int64_t depth, Buffering buffering, int64_t parts, bool table,
+                             bool workspace) const {
   Fragment f;
   f.shape.reduction = reductionLength(node);
   f.shape.staged = true;
@@ -65,7 +67,7 @@ Fragment LoopRules::gathered(const Node* node, int64_t depth, Buffering bufferin
   RecipeStep collapsed = named(f, makeStep(StepKind::Collapse, loops));
   f.nest.push_back(collapsed);
   stageStrips(f, collapsed.into[0], f.shape.reduction, depth, buffering, arraysRead(node), {}, tabled);
-  if (parts > 1) splitParts(f, collapsed.into[0], f.shape.reduction, parts, depth);
+  if (parts > 1) splitParts(f, collapsed.into[0], f.shape.reduction, parts, depth, workspace);
   return f;
 }
 

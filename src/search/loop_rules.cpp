@@ -7,6 +7,7 @@
 #include "src/loop/tree_walk.hpp"
 #include "src/transform/loop_facts.hpp"
 #include "src/transform/loop_names.hpp"
+#include "src/transform/transforms.hpp"
 #include "src/transform/tree_edit.hpp"
 
 namespace cudaburg {
@@ -82,9 +83,14 @@ bool LoopRules::stageFits(const Node* node, int64_t depth) const {
   return depth < trip(node) * 2 || depth == space_.stage.min();
 }
 
-bool LoopRules::splitFits(const Node* node, int64_t parts, int64_t depth) const {
-  if (parts < 2) return false;
+bool LoopRules::splitFits(const Node* node, int64_t parts, int64_t depth, bool workspace) const {
+  if (parts < 2 || (workspace && !workspaceFits(node, parts))) return false;
   return depth > 0 ? parts * depth * 2 <= trip(node) && stageFits(node, depth) : parts * 16 <= trip(node);
+}
+
+bool LoopRules::workspaceFits(const Node* node, int64_t parts) const {
+  int64_t bytes = splitWorkspaceBytes(kernel_, *node, parts);
+  return bytes >= 0 && bytes <= kMaxSplitWorkspaceBytes;
 }
 
 std::vector<std::string> LoopRules::arraysRead(const Node* node) const {
@@ -209,13 +215,14 @@ void LoopRules::stageStrips(Fragment& f, const std::string& loop, int64_t length
   if (pipelining != Mapping::None) f.inTile.push_back(makeStep(StepKind::Map, {strips}, {}, pipelining));
 }
 
-Fragment LoopRules::split(const Node* node, int64_t parts, int64_t depth, Buffering buffering) const {
+Fragment LoopRules::split(const Node* node, int64_t parts, int64_t depth, Buffering buffering, bool workspace) const {
   Fragment f = depth > 0 ? staged(node, depth, buffering, transposable(node)) : direct(node);
-  splitParts(f, node->index, trip(node), parts, depth);
+  splitParts(f, node->index, trip(node), parts, depth, workspace);
   return f;
 }
 
-void LoopRules::splitParts(Fragment& f, const std::string& loop, int64_t length, int64_t parts, int64_t depth) const {
+void LoopRules::splitParts(Fragment& f, const std::string& loop, int64_t length, int64_t parts, int64_t depth,
+                           bool workspace) const {
   if (depth > 0) {  // each part's strips: every part but the last as long as the first (splitReduction)
     int64_t chunk = (length + parts - 1) / parts;
     int64_t last = length - chunk * ((length + chunk - 1) / chunk - 1);
@@ -223,9 +230,11 @@ void LoopRules::splitParts(Fragment& f, const std::string& loop, int64_t length,
   }
   f.shape.reduction /= parts;
   f.shape.split = parts;
+  f.shape.workspaceSplit = workspace;
   // The parts are made right after the loop they split, and their loop is the outermost onto the
   // grid.
-  RecipeStep split = named(f, makeStep(StepKind::Split, {loop}, {parts}));
+  RecipeStep split = named(f, makeStep(StepKind::Split, {loop}, workspace ? std::vector<int64_t>{parts, 1}
+                                                                          : std::vector<int64_t>{parts}));
   f.nest.push_back(split);
   f.outer.push_front(makeStep(StepKind::Map, {split.into[0]}, {}, Mapping::GridZ));
 }

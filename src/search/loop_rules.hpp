@@ -51,8 +51,9 @@ class LoopRules {
   // the whole loop, or it is the smallest depth.
   bool stageFits(const Node* node, int64_t depth) const;
   // Reduction `node` split into `parts` (at least 2) keeps a useful length in each: 16 iterations,
-  // or, staged by `depth` (> 0), two strips that fit.
-  bool splitFits(const Node* node, int64_t parts, int64_t depth) const;
+  // or, staged by `depth` (> 0), two strips that fit; with `workspace`, the workspace its parts
+  // combine in (split ... workspace) takes at most kMaxSplitWorkspaceBytes.
+  bool splitFits(const Node* node, int64_t parts, int64_t depth, bool workspace = false) const;
   // Some 2-D array is read only along reduction `node` (X[.][k], k alone last): what a transposed
   // stage puts a thread's rows side by side for.
   bool transposable(const Node* node) const { return !transposableArrays(node).empty(); }
@@ -65,9 +66,10 @@ class LoopRules {
   // transposed), the strip's own loop unrolled, buffered as `buffering` says.
   Fragment staged(const Node* node, int64_t depth, Buffering buffering, bool transposed) const;
   // The reduction loop `node` split into `parts` run by separate blocks (grid.z), combined
-  // atomically; each part read directly, or (depth > 0) staged as staged() stages the whole, the
-  // operands read along the reduction transposed where there are any.
-  Fragment split(const Node* node, int64_t parts, int64_t depth = 0, Buffering buffering = Buffering::Double) const;
+  // atomically or (workspace) in a workspace; each part read directly, or (depth > 0) staged as
+  // staged() stages the whole, the operands read along the reduction transposed where there are any.
+  Fragment split(const Node* node, int64_t parts, int64_t depth = 0, Buffering buffering = Buffering::Double,
+                 bool workspace = false) const;
   // Two parallel loops, `rows` and the loop right inside it, onto a 2-D block tile of bm x bn
   // outputs whose threads each compute a tm x tn register tile, over the fragment of their body.
   Fragment blockTile(const Node* rows, const Fragment& body, int64_t bm, int64_t bn, int64_t tm, int64_t tn) const;
@@ -96,7 +98,8 @@ class LoopRules {
   // collapsed loop first split into that many parts run by separate blocks on grid.z and combined
   // atomically (split-K: more blocks where the GEMM's rows and columns make too few).
   // With `table`, the gathers of tabledArrays read through offset tables (stage ... table).
-  Fragment gathered(const Node* node, int64_t depth, Buffering buffering, int64_t parts = 1, bool table = false) const;
+  Fragment gathered(const Node* node, int64_t depth, Buffering buffering, int64_t parts = 1, bool table = false,
+                    bool workspace = false) const;
   // The arrays the reduction nest `node` reads whose gathers a table serves: a subscript moves with
   // both the reduction (a loop of more than one iteration) and a loop outside it (bounds to check
   // each element: a convolution's oh + r - 1), and the loops outside move the source no slower
@@ -105,8 +108,9 @@ class LoopRules {
   std::set<std::string> tabledArrays(const Node* node) const;
   // A gathered strip of `depth` is worth offering: as stageFits, over the whole nest's length.
   bool gatherFits(const Node* node, int64_t depth) const;
-  // The gathered nest `node` split into `parts` keeps two strips of `depth` in each part.
-  bool gatherSplitFits(const Node* node, int64_t parts, int64_t depth) const;
+  // The gathered nest `node` split into `parts` keeps two strips of `depth` in each part; with
+  // `workspace`, as splitFits.
+  bool gatherSplitFits(const Node* node, int64_t parts, int64_t depth, bool workspace) const;
   // A tiled fragment whose edges run apart when `peel` is 1 (0 keeps it as it is): the register
   // work rounded up to whole tiles (roundup) and the grid loops and the reduction's strip loop
   // with a partial last tile or strip peeled. Refused when every tile and strip is whole.
@@ -227,9 +231,13 @@ class LoopRules {
   void stageStrips(Fragment& f, const std::string& loop, int64_t length, int64_t depth, Buffering buffering,
                    const std::vector<std::string>& arrays, const std::set<std::string>& transposed,
                    const std::set<std::string>& tabled = {}) const;
+  // The workspace of reduction `node` split into `parts` takes at most kMaxSplitWorkspaceBytes.
+  bool workspaceFits(const Node* node, int64_t parts) const;
   // Reduction loop `loop` (of `length` iterations) split into `parts` (the split step, its part
-  // loop onto grid.z), each part's strips of `depth` (0: not staged) whole or partial in `f`'s shape.
-  void splitParts(Fragment& f, const std::string& loop, int64_t length, int64_t parts, int64_t depth) const;
+  // loop onto grid.z; `workspace`: its parts combined there), each part's strips of `depth` (0: not
+  // staged) whole or partial in `f`'s shape.
+  void splitParts(Fragment& f, const std::string& loop, int64_t length, int64_t parts, int64_t depth,
+                  bool workspace) const;
   // `step` with the loops it makes named by the naming rule, against the names the kernel and
   // `f`'s steps use.
   RecipeStep named(const Fragment& f, RecipeStep step) const;

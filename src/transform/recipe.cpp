@@ -26,7 +26,7 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Stage, "stage", "stage ARRAY at LOOP [transposed] [interleaved N | pad N | swizzle [slabs N]] [table]"},
     {StepKind::RegisterTile, "regtile", "regtile LOOP,LOOP... FACTOR,FACTOR... [into NAME,NAME...]"},
     {StepKind::Vectorize, "vectorize", "vectorize LOOP WIDTH [into NAME]"},
-    {StepKind::Split, "split", "split LOOP PARTS [into NAME]"},
+    {StepKind::Split, "split", "split LOOP PARTS [workspace] [into NAME]"},
     {StepKind::Lanes, "lanes", "lanes ROWS,COLS"},
     {StepKind::Collapse, "collapse", "collapse LOOP,LOOP... [into NAME]"},
     {StepKind::Mma, "mma", "mma I,J,K 16,8,16 [prefetch]"},
@@ -280,6 +280,8 @@ class Parser {
                                                                                      : "a factor");
         step.loops = {loop};
         step.factors = {n};
+        if (ok && step.kind == StepKind::Split && tok_.kind == Token::Word && tok_.text == "workspace")
+          advance(), step.factors.push_back(1);
         ok = ok && into(step.into, 1);
         break;
       case StepKind::Tile:
@@ -460,6 +462,9 @@ std::string RecipeStep::str() const {
     case StepKind::Raster:
     case StepKind::Resident: return s + " " + join(factors);
     case StepKind::Collapse: return s + " " + join(loops) + (into.empty() ? "" : " into " + join(into));
+    case StepKind::Split:
+      return s + " " + loops.at(0) + " " + std::to_string(factors.at(0)) + (factors.size() == 2 ? " workspace" : "") +
+             (into.empty() ? "" : " into " + join(into));
     case StepKind::Peel:
     case StepKind::Prefetch: return s + " " + join(loops);
     case StepKind::RoundUp: return s;
@@ -524,7 +529,8 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
       if (arity(1, 1)) return vectorize(kernel, step.loops[0], static_cast<int>(step.factors[0]), step.into);
       break;
     case StepKind::Split:
-      if (arity(1, 1)) return splitReduction(kernel, step.loops[0], step.factors[0], step.into);
+      if (arity(1, 1) || arity(1, 2))
+        return splitReduction(kernel, step.loops[0], step.factors[0], step.into, step.factors.size() == 2);
       break;
     case StepKind::Collapse:
       if (step.factors.empty()) return collapse(kernel, step.loops, step.into);

@@ -21,6 +21,7 @@
 //   regtile i,j 4,4         registerTile({i, j}, {4, 4})
 //   vectorize j 4           vectorize(j, 4)
 //   split k 4               splitReduction(k, 4)
+//   split k 4 workspace     splitReduction(k, 4, {}, true): the parts' sums meet in a workspace
 //   lanes 8,4               arrangeLanes(8, 4): a warp covers 8 rows of block.y by 4 of block.x
 //   collapse n,oh,ow        collapse({n, oh, ow}): one loop n_oh_ow over the perfect nest
 //   collapse c,r,s into q   the same, the new loop named q

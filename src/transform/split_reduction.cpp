@@ -1,5 +1,7 @@
 #include <algorithm>
+#include <set>
 
+#include "src/loop/tree_walk.hpp"
 #include "src/transform/loop_names.hpp"
 #include "src/transform/strip.hpp"
 #include "src/transform/transforms.hpp"
@@ -28,12 +30,28 @@ NodePtr atomically(const NodePtr& node) {
 
 }  // namespace
 
+int64_t splitWorkspaceBytes(const Kernel& kernel, const Node& reduction, int64_t parts) {
+  std::set<std::string> outputs;
+  forEachNode(reduction, [&](const Node& n) {
+    if (n.kind == NodeKind::Assign) outputs.insert(n.target.array);
+  });
+  int64_t bytes = 0;
+  for (const std::string& name : outputs) {
+    const Array* array = kernel.findParam(name);
+    if (!array) return -1;
+    bytes += parts * array->elements() * std::max(scalarTypeBytes(array->type), 4);  // 16-bit outputs' sums in float
+  }
+  return bytes;
+}
+
 // The part loop goes outside everything, so the path from the root to the reduction loop may
 // hold only loops and, beside the reduction loop, the zero initialisations of what it
 // accumulates (they become Kernel::zeroFirst): anything else would run once a part.
 TransformResult splitReduction(const Kernel& kernel, const std::string& loop, int64_t parts,
-                               const std::vector<std::string>& into) {
+                               const std::vector<std::string>& into, bool workspace) {
   if (parts < 2) return TransformResult::refuse("a reduction is split into at least 2 parts, not " + std::to_string(parts));
+  if (workspace && !kernel.workspaceSplit.empty())
+    return TransformResult::refuse("the parts of split " + kernel.workspaceSplit + " meet in the workspace already");
   NewLoopNames names = newLoopNames(kernel, StepKind::Split, {loop}, into);
   if (!names.refusal.empty()) return TransformResult::refuse(names.refusal);
   const std::string& partName = names.names[0];
@@ -60,6 +78,14 @@ TransformResult splitReduction(const Kernel& kernel, const std::string& loop, in
     targets.push_back(n->target);
   });
   if (writesPlainly) return TransformResult::refuse("loop " + loop + " assigns with `=`, so its parts cannot be summed");
+  if (workspace) {
+    int64_t bytes = splitWorkspaceBytes(kernel, red, parts);
+    if (bytes < 0) return TransformResult::refuse("loop " + loop + " accumulates into what is no global array");
+    if (bytes > kMaxSplitWorkspaceBytes)
+      return TransformResult::refuse("the workspace of " + std::to_string(parts) + " parts would take " +
+                                     std::to_string(bytes >> 20) + " MiB, more than the " +
+                                     std::to_string(kMaxSplitWorkspaceBytes >> 20) + " MiB allowed");
+  }
   std::vector<std::string> zeroFirst = kernel.zeroFirst;
   std::string why;
   // Rebuilds the path to the reduction loop; `node` lies on it.
@@ -98,6 +124,7 @@ TransformResult splitReduction(const Kernel& kernel, const std::string& loop, in
   outer->loopKind = LoopKind::Parallel;  // the parts run at once; their sums meet atomically
   Kernel result = kernel;
   result.zeroFirst = zeroFirst;
+  if (workspace) result.workspaceSplit = partName;
   return accept(result, outer);
 }
 

@@ -100,9 +100,14 @@ TransformResult vectorize(const Kernel& kernel, const std::string& loop, int wid
 
 // Splits reduction loop `loop` into `parts` parts run in parallel by a new outermost parallel
 // loop (`<loop>_s` by default); the parts accumulate atomically into the target, which the kernel
-// zeroes first (Kernel::zeroFirst) in place of the initialisation it removes.
+// zeroes first (Kernel::zeroFirst) in place of the initialisation it removes. With `workspace`
+// the GPU combines them in a workspace instead (Kernel::workspaceSplit), refused where it would
+// pass kMaxSplitWorkspaceBytes or a split of the kernel does so already.
 TransformResult splitReduction(const Kernel& kernel, const std::string& loop, int64_t parts,
-                               const std::vector<std::string>& into = {});
+                               const std::vector<std::string>& into = {}, bool workspace = false);
+// The bytes of that workspace for `reduction` split into `parts`: every part's sums of each array
+// the loop accumulates into (16-bit ones in float); -1 where one is no global array.
+int64_t splitWorkspaceBytes(const Kernel& kernel, const Node& reduction, int64_t parts);
 
 // Arranges the 32 threads of each warp as `rows` values of the block.y loop by `cols` of block.x
 // (Kernel::laneRows): powers of two whose product is 32. The block's threads must come in whole

@@ -59,6 +59,10 @@ const std::vector<RecipeCase>& recipeCases() {
        "split k 2\nmap k_s grid.z\ntile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\n"
        "regtile i,j 4,4\nstrip k 8\nstage A at k_o transposed\nstage B at k_o\nmap k_o async\nunroll k 8\n"
        "roundup\npeel i_o,k_o"},
+      {"matmul", {{"M", 127}, {"N", 4099}, {"K", 513}},  // peeled, a split's parts combined in a workspace
+       "split k 3 workspace\nmap k_s grid.z\ntile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\n"
+       "map j block.x\nregtile i,j 8,4\nstrip k 16\nstage A at k_o transposed\nstage B at k_o\nmap k_o pipelined\n"
+       "unroll k 16\nroundup\npeel i_o,j_o,k_o\nraster 8"},
       {"matmul", {{"M", 1000}, {"N", 1000}, {"K", 1000}},  // peeled, single buffers, 128-bit columns
        "tile i,j 64,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 8,8\n"
        "strip k 16\nstage A at k_o transposed\nstage B at k_o\nunroll k 16\nvectorize j 4\nroundup\n"

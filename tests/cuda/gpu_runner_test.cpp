@@ -645,6 +645,34 @@ TEST_F(GpuRunner, PeeledEdgesVerify) {
   EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
 }
 
+TEST_F(GpuRunner, SplitPartsCombinedInAWorkspaceVerify) {
+  // Each part stores its sums, the last of a tile adds them up: verified on the second launch of
+  // fresh arrays, so that a launch that left a counter set would fail. Partial tiles and strips
+  // (peeled), rastered blocks, and a convolution's gathered split, against cuBLAS and cuDNN.
+  Kernel k = testing::loadExample("matmul.loop", {{"M", 127}, {"N", 4099}, {"K", 513}});
+  const std::string tiles = "tile i,j 64,64; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+                            "regtile i,j 8,4; strip k 16; stage A at k_o transposed; stage B at k_o; "
+                            "map k_o pipelined; unroll k 16; ";
+  for (const std::string& recipe : {"split k 2 workspace; map k_s grid.z; " + tiles + "roundup; peel i_o,j_o,k_o",
+                                    "split k 5 workspace; map k_s grid.z; " + tiles + "lanes 4,8; raster 8"}) {
+    SCOPED_TRACE(recipe);
+    auto e = emitUnder(k, recipe);
+    ASSERT_TRUE(e);
+    ASSERT_FALSE(e->workspaces.empty());
+    RunResult r = runner_->measure(k, *e, build(*e));
+    EXPECT_EQ(r.status, RunStatus::Ok) << r.reason << " (" << r.reference << ")";
+    EXPECT_GT(r.ms, 0);
+  }
+  Kernel conv = testing::loadExample("conv2d.loop", {{"N", 2}, {"C", 7}, {"H", 9}, {"W", 10}, {"K", 40}});
+  auto e = emitUnder(conv, "collapse c,r,s into q; split q 3 workspace; interchange n k; collapse n,oh,ow into m; "
+                           "tile k,m 32,64; map q_s grid.z; map k_o grid.y; map m_o grid.x; map k block.y; "
+                           "map m block.x; regtile k,m 4,4; strip q 8; stage In at q_o; stage Wt at q_o; unroll q 8; "
+                           "map q_o pipelined");
+  ASSERT_TRUE(e);
+  RunResult r = runner_->measure(conv, *e, build(*e, true));
+  EXPECT_EQ(r.status, RunStatus::Ok) << r.reason << " (" << r.reference << ")";
+}
+
 TEST_F(GpuRunner, SplitImplicitGemmsVerifyAgainstCudnn) {
   // The gathered reduction (c*r*s) split into parts on grid.z, each part's strips gathered from
   // where it starts, the last one of a part cut and read past into the next part's taps, which it

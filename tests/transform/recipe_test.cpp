@@ -56,10 +56,12 @@ TEST(Recipe, EveryStepKindRoundTrips) {
       "strip k 16\ntile i,j 64,64\nunroll k 4\ninterchange j k\ndistribute j\nmap i_o grid.z\n"
       "stage A at k_o\nregtile i,j 4,4\nvectorize j 4\nsplit k 4\nmap k none\nmap k serial\n"
       "stage A at k_o transposed\nstrip k 16 into kk\ntile i,j 64,64 into bi,bj\nunroll k 4 into ku\n"
-      "regtile i,j 4,4 into ti,tj\nvectorize j 4 into jv\nsplit k 4 into part\n";
+      "regtile i,j 4,4 into ti,tj\nvectorize j 4 into jv\nsplit k 4 into part\nsplit k 4 workspace into p\n";
   auto r = recipeFromText(text);
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->steps.size(), 19u);
+  EXPECT_EQ(r->steps.size(), 20u);
+  EXPECT_EQ(r->steps[19].factors, (std::vector<int64_t>{4, 1}));
+  EXPECT_NE(r->steps[18], r->steps[19]);
   EXPECT_FALSE(r->steps[6].transposed);
   EXPECT_TRUE(r->steps[12].transposed);
   EXPECT_NE(r->steps[6], r->steps[12]);

@@ -519,6 +519,31 @@ TEST(SplitReduction, SplitsIntoAtomicParts) {
   EXPECT_EQ(differenceFrom(k, r), "");
 }
 
+TEST(SplitReduction, PartsMeetInAWorkspaceOnlyWhereItFits) {
+  // The tree is the same as the atomic split's: only how the GPU combines the parts changes.
+  Kernel k = smallExample("matmul");
+  Kernel atomic = applied(splitReduction(k, "k", 3));
+  Kernel t = applied(splitReduction(k, "k", 3, {}, true));
+  EXPECT_EQ(t.workspaceSplit, "k_s");
+  EXPECT_TRUE(atomic.workspaceSplit.empty());
+  EXPECT_EQ(printNode(*t.body), printNode(*atomic.body));
+  EXPECT_EQ(t.zeroFirst, atomic.zeroFirst);
+  EXPECT_EQ(differenceFrom(k, t), "");
+  EXPECT_EQ(splitWorkspaceBytes(k, *findLoop(k, "k"), 3), 3 * k.findParam("C")->elements() * 4);
+  expectRefusal(splitReduction(t, "k", 2, {}, true), "workspace already");
+  // 2048 x 4096 floats in 9 parts: 288 MiB, over the 256 allowed.
+  Kernel big = kernelFromText(
+      "size M = 2048, N = 4096, K = 64;\n"
+      "kernel mm(float C[M][N], const float A[M][K], const float B[K][N]) {\n"
+      "  parallel for (i = 0; i < M; i++) parallel for (j = 0; j < N; j++) {\n"
+      "    C[i][j] = 0;\n"
+      "    reduce for (k = 0; k < K; k++) C[i][j] += A[i][k] * B[k][j];\n"
+      "  }\n"
+      "}\n");
+  expectRefusal(splitReduction(big, "k", 9, {}, true), "more than the 256 MiB");
+  EXPECT_TRUE(splitReduction(big, "k", 8, {}, true).ok());
+}
+
 TEST(SplitReduction, Refuses) {
   Kernel k = smallExample("matmul");
   expectRefusal(splitReduction(k, "i", 2), "not a reduce loop");

@@ -307,6 +307,7 @@ void KernelWriter::emitAssign(const Node& node, const Scope& scope) {
   if (!array) return;
   ScalarType targetType = typeOf(*array);
   std::string value = exprText(*node.value, computeType(targetType), scope, true);
+  if (node.atomic && !kernel_.workspaceSplit.empty()) return emitSplitSum(node, *array, value, scope);
   line(storeText(node, accessText(node.target, scope), targetType, value));
 }
 
@@ -347,6 +348,7 @@ bool KernelWriter::openGuard(const Node& loop, const Affine& lastIndex, const Sc
 }
 
 void KernelWriter::emitBlockLoop(const Node& loop, const Scope& scope) {
+  if (writesSplitSums(loop)) return emitWorkspaceCombine(loop, scope);
   int axis = loop.mapping == Mapping::BlockX ? 0 : loop.mapping == Mapping::BlockY ? 1 : 2;
   auto trips = scope.ranges.maxTripCount(loop);
   Scope inner = scope;
@@ -361,7 +363,9 @@ void KernelWriter::emitBlockLoop(const Node& loop, const Scope& scope) {
   line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, coordinate(unit + kAxis[axis])) + ";");
   std::vector<size_t> derived = declareDerived(loop);
   bool guarded = openGuard(loop, loop.lower + Affine((units - 1) * loop.step), scope);
+  ++blockLoopDepth_;
   emit(*loop.body(), inner);
+  --blockLoopDepth_;
   if (guarded) close();
   close();
   dropDerived(loop, derived);
@@ -663,9 +667,14 @@ std::string KernelWriter::header() {
     << " threads; shared memory " << plan_.sharedBytes << " bytes";
   if (plan_.sharedBytes > 0) h << (plan_.dynamicShared ? " (dynamic)" : " (static)");
   h << "\n";
-  if (!kernel_.zeroFirst.empty()) {
+  if (std::vector<std::string> zeroed = zeroedBeforeLaunch(); !zeroed.empty()) {
     h << "// Before the launch, set to zero:";
-    for (const auto& z : kernel_.zeroFirst) h << " " << z;
+    for (const auto& z : zeroed) h << " " << z;
+    h << "\n";
+  }
+  if (!workspaces_.empty()) {
+    h << "// Workspace, zeroed once before the first launch (every launch leaves it so):";
+    for (const KernelWorkspace& w : workspaces_) h << " " << w.name << "[" << w.elements << "]";
     h << "\n";
   }
   if (usesHalf_) h << "#include <cuda_fp16.h>\n";
@@ -795,6 +804,7 @@ EmitResult KernelWriter::write() {
     out.params.push_back(p.name);
   }
   emitGridLoops(0, scope);
+  for (const KernelWorkspace& w : workspaces_) params += ", " + cudaType(w.type) + "* __restrict__ " + w.name;
   for (const TensorMapParam& m : tensorMaps_)  // by value, in the kernel's parameter space, as the TMA reads them
     params += ", const __grid_constant__ " + std::string(kTensorMapType) + " " + m.name;
   if (kernel_.laneRows > 0) {
@@ -828,7 +838,8 @@ EmitResult KernelWriter::write() {
   out.needsSharedMemoryAttribute = plan_.dynamicShared;
   if (!wgmmaShapes_.empty() || !wgmmaRegisterShapes_.empty()) out.requiredArch = "sm_90a";  // wgmma: Hopper's architecture-specific features
   out.recipe = options_.recipe;
-  out.zeroFirst = kernel_.zeroFirst;
+  out.zeroFirst = zeroedBeforeLaunch();
+  out.workspaces = workspaces_;
   out.tensorMaps = tensorMaps_;
   out.elementType = elementType_.value_or(ScalarType::Float);
   for (const Array& p : kernel_.params) {

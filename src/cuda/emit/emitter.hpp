@@ -14,6 +14,15 @@
 
 namespace cudaburg {
 
+// Device memory a kernel takes after its arrays that is no array of the nest (a split
+// reduction's workspace, Kernel::workspaceSplit): allocated zeroed, once, and left by every launch
+// as the launch found it, so that the next one needs no zeroing either.
+struct KernelWorkspace {
+  std::string name;
+  ScalarType type = ScalarType::Float;
+  int64_t elements = 0;
+};
+
 struct CudaKernel {
   std::string source;  // the whole translation unit
   std::string entry;   // the extern "C" __global__ function to launch
@@ -28,6 +37,7 @@ struct CudaKernel {
   std::string recipe;                 // the recipe it was made by (may be empty)
   std::vector<std::string> params;    // parameter names, in order: the kernel's global arrays
   std::vector<std::string> zeroFirst; // outputs the runner sets to zero before the launch
+  std::vector<KernelWorkspace> workspaces;  // its parameters after `params`, in order
   ScalarType elementType = ScalarType::Float;  // the type its floating-point arrays have here
   std::vector<ScalarType> paramTypes;         // the type each parameter has here, in order
   // The tensor maps it takes after its arrays (`const __grid_constant__ tensor_map <array>_map`),

@@ -418,6 +418,18 @@ class KernelWriter {
   // later declarations of them then skip.
   void hoistShared(const Node& node, int copies);
 
+  // A split reduction's parts combined in a workspace (Kernel::workspaceSplit; emit_split_combine.cpp).
+  // Whether the block-level `loop` (outside every block loop) is where the register sums go out:
+  // it holds the split's atomic accumulations. It is then written by emitWorkspaceCombine, twice:
+  // the sums stored into this part's workspace, and, in the last part of its tile to arrive, the
+  // parts' sums added up into the outputs.
+  bool writesSplitSums(const Node& loop) const;
+  void emitWorkspaceCombine(const Node& loop, const Scope& scope);
+  // An atomic accumulation of the split, of `value` into `array`, as the combine's phase writes it.
+  void emitSplitSum(const Node& assign, const Array& array, const std::string& value, const Scope& scope);
+  // The outputs the launch must zero: Kernel::zeroFirst but those the combine writes whole.
+  std::vector<std::string> zeroedBeforeLaunch() const;
+
   // Expressions.
   std::string accessText(const Access& a, const Scope& scope);
   // Where swizzled `array` stores element `column` of row `row` (emitter.cpp), "" when unswizzled.
@@ -469,6 +481,12 @@ class KernelWriter {
   std::set<std::string> usedCoordinates_;
   std::map<std::string, std::vector<int64_t>> hoistedShared_;  // declared before a peeled block's copies
   const StripTail* stripTail_ = nullptr;  // the pipelined strip around the work being written
+  int blockLoopDepth_ = 0;                 // block-mapped loops around what is being written
+  // What the split's atomic accumulations write (Kernel::workspaceSplit): the atomic add, this
+  // part's sums into the workspace, or the sum of all parts into the outputs.
+  enum class SplitPhase { Atomic, Store, Sum };
+  SplitPhase splitPhase_ = SplitPhase::Atomic;
+  std::vector<KernelWorkspace> workspaces_;  // the kernel's parameters after its arrays
 };
 
 // In a whole iteration of `peeled` (index + step within each of its upper bounds), a loop below

@@ -42,12 +42,13 @@ const char* arrayInitName(ArrayInit init) {
     case ArrayInit::Random: return "random";
     case ArrayInit::Poison: return "poison";
     case ArrayInit::Zero: return "zero";
+    case ArrayInit::Workspace: return "workspace";
   }
   return "poison";
 }
 
 bool parseArrayInit(const std::string& name, ArrayInit& out) {
-  for (ArrayInit init : {ArrayInit::Random, ArrayInit::Poison, ArrayInit::Zero}) {
+  for (ArrayInit init : {ArrayInit::Random, ArrayInit::Poison, ArrayInit::Zero, ArrayInit::Workspace}) {
     if (name == arrayInitName(init)) {
       out = init;
       return true;

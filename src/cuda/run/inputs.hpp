@@ -16,8 +16,10 @@ constexpr uint32_t kPoison32 = 0x7FF8BAD0u;
 // The 16-bit fill of a poisoned half or bfloat16 array: a quiet NaN in both formats.
 constexpr uint16_t kPoison16 = 0x7FFFu;
 
-enum class ArrayInit { Random, Poison, Zero };
-const char* arrayInitName(ArrayInit init);  // "random", "poison", "zero"
+// Workspace: a kernel's own memory beside the nest's arrays (CudaKernel::workspaces), zeroed once
+// when allocated, which every launch leaves as it found it.
+enum class ArrayInit { Random, Poison, Zero, Workspace };
+const char* arrayInitName(ArrayInit init);  // "random", "poison", "zero", "workspace"
 bool parseArrayInit(const std::string& name, ArrayInit& out);
 
 // How each global array of `kernel` starts a verification run, in parameter order: inputs, and

@@ -83,6 +83,8 @@ std::vector<ArraySpec> variantArrays(const Kernel& kernel, const CudaKernel& var
       if (z == name) s.init = ArrayInit::Zero;
     arrays.push_back(std::move(s));
   }
+  for (const KernelWorkspace& w : variant.workspaces)
+    arrays.push_back(ArraySpec{w.name, w.type, {w.elements}, ArrayInit::Workspace, false});
   return arrays;
 }
 

@@ -56,6 +56,18 @@ void initOutputs(CUstream stream, DeviceArrays& arrays, bool zeroOnly) {
   }
 }
 
+// Zeroes the workspaces, once, when they are allocated: every launch leaves them so. Says whether
+// there are any.
+bool zeroWorkspaces(CUstream stream, DeviceArrays& arrays) {
+  bool any = false;
+  for (size_t i = 0; i < arrays.specs.size(); ++i)
+    if (arrays.specs[i].init == ArrayInit::Workspace) {
+      checkCuda(cuMemsetD8Async(arrays.buffers[i].ptr(), 0, arrays.specs[i].bytes(), stream), "cuMemsetD8Async");
+      any = true;
+    }
+  return any;
+}
+
 // Device memory for the elements of `a` held as `type` (a library's output in its own type).
 DeviceBuffer bufferOf(const ArraySpec& a, ScalarType type) {
   return DeviceBuffer(size_t(a.elements()) * scalarTypeBytes(type));
@@ -119,6 +131,7 @@ MeasureReply WorkerSession::measure(const MeasureRequest& request) {
   std::string stage = "preparing the arrays";
   try {
     DeviceArrays arrays = allocate(request.arrays);
+    bool workspace = zeroWorkspaces(stream, arrays);
     const DeviceChecks& checks = checksFrom(request.checksCubin);
     fillInputs(stream, checks, arrays, request.arrays, request.seed);
     stage = "loading the kernel";
@@ -128,6 +141,10 @@ MeasureReply WorkerSession::measure(const MeasureRequest& request) {
       stage = "running the kernel";
       initOutputs(stream, arrays, false);
       variant.launch(stream, arrays.buffers);
+      if (workspace) {  // a launch must leave its workspace as it found it: the next one's results are checked
+        initOutputs(stream, arrays, false);
+        variant.launch(stream, arrays.buffers);
+      }
       synchronize(stream, "running the kernel");
 
       stage = "computing the reference";
