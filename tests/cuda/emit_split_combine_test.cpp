@@ -59,6 +59,17 @@ TEST(EmitSplitCombine, PeeledTilesCombineInBothCopies) {
   EXPECT_EQ(k->workspaces.size(), 2u);  // declared once for both copies
 }
 
+TEST(EmitSplitCombine, VectorizedColumnsCombineLaneByLane) {
+  auto k = testing::emittedKernel("matmul.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}},
+                                  "split k 2 workspace; map k_s grid.z; " + kTiles + "vectorize j 4");
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->source.find("atomicAdd(&C["), std::string::npos) << k->source;
+  EXPECT_NE(k->source.find("C_parts[1000000 * split_part + 1000*i + j_o2 + 3] = C_r[i_u][3];"),
+            std::string::npos)
+      << k->source;
+  EXPECT_NE(k->source.find("C[1000*i + j_o2 + 3] = split_sum;"), std::string::npos);
+}
+
 TEST(EmitSplitCombine, UpdatedOutputsGetTheSumAdded) {
   // C is read as well as accumulated into (no zero initialisation): the sum is added to it.
   common::SourceFile file("update.loop", R"(size M = 64, N = 64, K = 128;

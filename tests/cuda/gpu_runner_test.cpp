@@ -654,7 +654,9 @@ TEST_F(GpuRunner, SplitPartsCombinedInAWorkspaceVerify) {
                             "regtile i,j 8,4; strip k 16; stage A at k_o transposed; stage B at k_o; "
                             "map k_o pipelined; unroll k 16; ";
   for (const std::string& recipe : {"split k 2 workspace; map k_s grid.z; " + tiles + "roundup; peel i_o,j_o,k_o",
-                                    "split k 5 workspace; map k_s grid.z; " + tiles + "lanes 4,8; raster 8"}) {
+                                    "split k 5 workspace; map k_s grid.z; " + tiles + "lanes 4,8; raster 8",
+                                    "split k 2 workspace; map k_s grid.z; " + tiles + "vectorize j 4; roundup; "
+                                    "peel i_o,j_o,k_o"}) {
     SCOPED_TRACE(recipe);
     auto e = emitUnder(k, recipe);
     ASSERT_TRUE(e);

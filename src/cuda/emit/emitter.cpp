@@ -305,10 +305,17 @@ void KernelWriter::emitAssign(const Node& node, const Scope& scope) {
   if (scope.readingAhead) return emitOperandLoads(node, scope);
   const Array* array = findArray(node.target.array, scope);
   if (!array) return;
-  ScalarType targetType = typeOf(*array);
-  std::string value = exprText(*node.value, computeType(targetType), scope, true);
-  if (node.atomic && !kernel_.workspaceSplit.empty()) return emitSplitSum(node, *array, value, scope);
-  line(storeText(node, accessText(node.target, scope), targetType, value));
+  std::string value = exprText(*node.value, computeType(typeOf(*array)), scope, true);
+  emitStore(node, node.target, *array, value, scope);
+}
+
+void KernelWriter::emitStore(const Node& assign, const Access& target, const Array& array, const std::string& value,
+                             const Scope& scope) {
+  if (!assign.atomic || kernel_.workspaceSplit.empty())
+    return line(storeText(assign, accessText(target, scope), typeOf(array), value));
+  Node lane = assign;
+  lane.target = target;
+  emitSplitSum(lane, array, value, scope);
 }
 
 void KernelWriter::emit(const Node& node, const Scope& scope) {
@@ -531,10 +538,8 @@ void KernelWriter::emitVectorLoop(const Node& loop, const Scope& scope) {
     bool wideStore = !stmt->atomic && stmt->target.subscripts.back().uses(loop.index) &&
                      wideAccessOk(stmt->target, loop.index, loop.lower, width, scope);
     if (!wideStore) {
-      for (int v = 0; v < width; ++v) {
-        Access lane = substituteAccess(stmt->target, loop.index, loop.lower + Affine(v));
-        line(storeText(*stmt, accessText(lane, lanes), targetType, values[v]));
-      }
+      for (int v = 0; v < width; ++v)
+        emitStore(*stmt, substituteAccess(stmt->target, loop.index, loop.lower + Affine(v)), *target, values[v], lanes);
       continue;
     }
     std::string vtype = std::string(cudaType(targetType)) + std::to_string(width);

@@ -439,6 +439,10 @@ class KernelWriter {
   std::string exprText(const Expr& e, ScalarType type, const Scope& scope, bool top = false);
   std::string storeText(const Node& assign, const std::string& target, ScalarType targetType,
                         const std::string& value);
+  // `assign`'s store of `value` into `target`, an element of `array` (a split's sum as its
+  // combine writes it).
+  void emitStore(const Node& assign, const Access& target, const Array& array, const std::string& value,
+                 const Scope& scope);
   const Array* findArray(const std::string& name, const Scope& scope);
   Affine flatOffset(const Access& a, const Array& array);
   bool wideAccessOk(const Access& a, const std::string& index, const Affine& lower, int width, const Scope& scope);
