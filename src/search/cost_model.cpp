@@ -190,6 +190,12 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   int64_t tilesY = ceilDiv(s.rows, s.blockRows), tilesX = ceilDiv(s.cols, s.blockCols);
   double blocks = static_cast<double>(tilesY) * tilesX * s.outer * s.split;  // may pass 64 bits
   double paddedOutputs = static_cast<double>(tilesY * s.blockRows) * (tilesX * s.blockCols) * s.outer * s.serial;
+  // Each multiprocessor runs its share of the blocks, as many at once as fit: on a grid too short
+  // to fill every slot, fewer, whose warps then hide less latency (a lone block still has the
+  // multiprocessor to itself).
+  double smBlocks = std::ceil(blocks / gpu.multiprocessors);
+  double residentNow = std::min(static_cast<double>(perSm), smBlocks);
+  double runOccupancy = residentNow * warpsPerBlock * 32 / gpu.maxThreadsPerSm;
   // `reduction` is one part's length: a split reduction's parts together do the whole of it.
   double flops = 2.0 * paddedOutputs * s.reduction * s.split;
   // A gathered stage finds each copy's source by index arithmetic (an issue slot an operation,
@@ -259,7 +265,10 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   if (s.warpGroups) inFlight += 0.2;
   // A thread's register tile of CUDA-core multiply-adds hides much of the latency itself: its
   // warps count half as much as tensor cores' do.
-  double latency = std::min(1.0, inFlight + (s.tensorCores ? 1.0 : 0.5) * e.occupancy);
+  // Below two warps a scheduler (of four), a multiprocessor issues from too few to keep busy.
+  double warpsPerScheduler = residentNow * static_cast<double>(warpsPerBlock) / 4;
+  double latency = std::min(1.0, inFlight + (s.tensorCores ? 1.0 : 0.5) * runOccupancy) *
+                   std::min(1.0, warpsPerScheduler / 2);
   // tf32 runs at half the 16-bit types' rate, on wgmma as on mma.sync.
   const double tf32Share = s.elementBytes == 4 ? 0.5 : 1.0;
   double rate = s.warpGroups ? gpu.wgmmaTflops * tf32Share : s.tensorCores ? gpu.mmaTflops * tf32Share : gpu.fp32Tflops;
@@ -320,9 +329,8 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
     outputNs += static_cast<double>(s.blockRows) * s.blockCols * (s.split - 1) * 4 / (gpu.l2GBps / gpu.multiprocessors);
 
   // Waves: the last one runs partly empty.
-  double slots = static_cast<double>(perSm) * gpu.multiprocessors;
-  double waves = std::ceil(blocks / slots);
-  double waveEfficiency = blocks / (waves * slots);
+  double waves = std::ceil(smBlocks / residentNow);
+  double waveEfficiency = blocks / (waves * residentNow * gpu.multiprocessors);
   // A barrier a strip; its wait, and the first shared reads after it, hidden where the strip's last
   // element's multiply-adds come after it (prefetched).
   double barrierNs = s.prefetched ? 10.0 : s.pipelined || s.asyncCopies ? 20.0 : 40.0;
