@@ -50,8 +50,11 @@ int64_t splitWorkspaceBytes(const Kernel& kernel, const Node& reduction, int64_t
 TransformResult splitReduction(const Kernel& kernel, const std::string& loop, int64_t parts,
                                const std::vector<std::string>& into, bool workspace) {
   if (parts < 2) return TransformResult::refuse("a reduction is split into at least 2 parts, not " + std::to_string(parts));
-  if (workspace && !kernel.workspaceSplit.empty())
-    return TransformResult::refuse("the parts of split " + kernel.workspaceSplit + " meet in the workspace already");
+  // The workspace takes all of a kernel's split sums: no other split beside it.
+  if (!kernel.workspaceSplit.empty())
+    return TransformResult::refuse("the parts of " + kernel.workspaceSplit + " meet in a workspace: no other split may join them");
+  if (workspace && anyNode(kernel.body, [](const Node& n) { return n.kind == NodeKind::Assign && n.atomic; }))
+    return TransformResult::refuse("a split's parts add up atomically already: no split may meet in a workspace beside them");
   NewLoopNames names = newLoopNames(kernel, StepKind::Split, {loop}, into);
   if (!names.refusal.empty()) return TransformResult::refuse(names.refusal);
   const std::string& partName = names.names[0];

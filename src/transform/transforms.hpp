@@ -102,7 +102,7 @@ TransformResult vectorize(const Kernel& kernel, const std::string& loop, int wid
 // loop (`<loop>_s` by default); the parts accumulate atomically into the target, which the kernel
 // zeroes first (Kernel::zeroFirst) in place of the initialisation it removes. With `workspace`
 // the GPU combines them in a workspace instead (Kernel::workspaceSplit), refused where it would
-// pass kMaxSplitWorkspaceBytes or a split of the kernel does so already.
+// pass kMaxSplitWorkspaceBytes or beside another split (the workspace takes all the split sums).
 TransformResult splitReduction(const Kernel& kernel, const std::string& loop, int64_t parts,
                                const std::vector<std::string>& into = {}, bool workspace = false);
 // The bytes of that workspace for `reduction` split into `parts`: every part's sums of each array

@@ -530,7 +530,9 @@ TEST(SplitReduction, PartsMeetInAWorkspaceOnlyWhereItFits) {
   EXPECT_EQ(t.zeroFirst, atomic.zeroFirst);
   EXPECT_EQ(differenceFrom(k, t), "");
   EXPECT_EQ(splitWorkspaceBytes(k, *findLoop(k, "k"), 3), 3 * k.findParam("C")->elements() * 4);
-  expectRefusal(splitReduction(t, "k", 2, {}, true), "workspace already");
+  expectRefusal(splitReduction(t, "k", 2, {}, true), "meet in a workspace: no other split");
+  expectRefusal(splitReduction(t, "k", 2), "meet in a workspace: no other split");
+  expectRefusal(splitReduction(atomic, "k", 2, {}, true), "add up atomically already");
   // 2048 x 4096 floats in 9 parts: 288 MiB, over the 256 allowed.
   Kernel big = kernelFromText(
       "size M = 2048, N = 4096, K = 64;\n"
