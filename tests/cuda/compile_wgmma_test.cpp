@@ -118,6 +118,23 @@ TEST(CompileWgmma, TmaProducersCompileForSm90a) {
   }
 }
 
+// A tf32 product's recipe: a block tile of `block` (its threads mapped as `threads` says) whose
+// warpgroups hold `group`, over strips of 32 (B staged as `stageB` says) in `buffers` buffers,
+// multiplied by `wgmma`, rastered.
+std::string tf32WgmmaRecipe(const std::string& threads, const std::string& block, const std::string& group,
+                            const std::string& stageB, int buffers, const std::string& wgmma) {
+  return "tile i,j " + block + "; map i_o grid.y; map j_o grid.x; " + threads + "; regtile i,j " + group +
+         "; strip k 32; stage A at k_o swizzle; " + stageB + "; map k_o async " + std::to_string(buffers) +
+         "; unroll k 32; " + wgmma + "; raster 8";
+}
+
+// A tf32 case: the size of its square product, its recipe and the instruction it must use.
+struct Tf32Case {
+  int64_t size;
+  std::string recipe;
+  const char* instruction;
+};
+
 // tf32 (B stored transposed, K-major): the k8 instruction, B's copies 4 bytes a cp.async, by the
 // block or by a producer warpgroup, with the same sane resources. (Where a thread holds 128
 // accumulators and copies 32 of B's elements a strip, 64 x 256 or one warpgroup's 128 x 128, or a
@@ -125,21 +142,15 @@ TEST(CompileWgmma, TmaProducersCompileForSm90a) {
 TEST(CompileWgmma, Tf32ProductsCompileForSm90aWithoutLocalMemory) {
   auto tf32Recipe = [](const std::string& block, const std::string& group, int64_t n, int buffers,
                        const std::string& options = "") {
-    return "tile i,j " + block + "; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j " + group +
-           "; strip k 32; stage A at k_o swizzle; stage B at k_o transposed swizzle; map k_o async " +
-           std::to_string(buffers) + "; unroll k 32; wgmma i,j,k 64," + std::to_string(n) + ",8" + options + "; raster 8";
+    return tf32WgmmaRecipe("map i block.y; map j block.x", block, group, "stage B at k_o transposed swizzle", buffers,
+                           "wgmma i,j,k 64," + std::to_string(n) + ",8" + options);
   };
-  struct Case {
-    int64_t size;
-    std::string recipe;
-    const char* instruction;
-  };
-  for (const Case& c : {Case{4096, tf32Recipe("256,128", "128,128", 128, 4), "m64n128k8.f32.tf32.tf32"},
-                        Case{4096, tf32Recipe("256,128", "128,128", 128, 3), "m64n128k8.f32.tf32.tf32"},
-                        Case{1000, tf32Recipe("128,128", "64,128", 128, 3, " wait 0"), "m64n128k8.f32.tf32.tf32"},
-                        Case{4096, tf32Recipe("128,128", "64,128", 128, 4, " producer"), "m64n128k8.f32.tf32.tf32"},
-                        Case{4096, tf32Recipe("256,128", "128,128", 128, 4, " producer"), "m64n128k8.f32.tf32.tf32"},
-                        Case{4096, tf32Recipe("256,64", "128,64", 64, 4, " producer"), "m64n64k8.f32.tf32.tf32"}}) {
+  for (const Tf32Case& c : {Tf32Case{4096, tf32Recipe("256,128", "128,128", 128, 4), "m64n128k8.f32.tf32.tf32"},
+                        Tf32Case{4096, tf32Recipe("256,128", "128,128", 128, 3), "m64n128k8.f32.tf32.tf32"},
+                        Tf32Case{1000, tf32Recipe("128,128", "64,128", 128, 3, " wait 0"), "m64n128k8.f32.tf32.tf32"},
+                        Tf32Case{4096, tf32Recipe("128,128", "64,128", 128, 4, " producer"), "m64n128k8.f32.tf32.tf32"},
+                        Tf32Case{4096, tf32Recipe("256,128", "128,128", 128, 4, " producer"), "m64n128k8.f32.tf32.tf32"},
+                        Tf32Case{4096, tf32Recipe("256,64", "128,64", 64, 4, " producer"), "m64n64k8.f32.tf32.tf32"}}) {
     SCOPED_TRACE(std::to_string(c.size) + " under " + c.recipe);
     CompileResult r = expectWgmmaCompiled("tf32gemm.loop", c.size, c.recipe, c.instruction);
     if (!r.compiled) continue;
@@ -155,22 +166,16 @@ TEST(CompileWgmma, Tf32ProductsCompileForSm90aWithoutLocalMemory) {
 TEST(CompileWgmma, Tf32RegisterAProductsCompileForSm90aWithoutLocalMemory) {
   auto rsRecipe = [](const std::string& block, const std::string& group, int64_t n, int buffers,
                      const std::string& options = "") {
-    return "tile i,j " + block + "; map i_o grid.y; map j_o grid.x; map i block.x; map j block.y; regtile i,j " + group +
-           "; strip k 32; stage A at k_o swizzle; stage B at k_o swizzle slabs 32; map k_o async " +
-           std::to_string(buffers) + "; unroll k 32; wgmma j,i,k 64," + std::to_string(n) + ",8" + options + "; raster 8";
+    return tf32WgmmaRecipe("map i block.x; map j block.y", block, group, "stage B at k_o swizzle slabs 32", buffers,
+                           "wgmma j,i,k 64," + std::to_string(n) + ",8" + options);
   };
-  struct Case {
-    int64_t size;
-    std::string recipe;
-    const char* instruction;
-  };
-  for (const Case& c : {Case{4096, rsRecipe("128,128", "128,64", 128, 4, " producer tma"), "m64n128k8.f32.tf32.tf32"},
-                        Case{4096, rsRecipe("256,128", "256,64", 256, 4, " producer tma"), "m64n256k8.f32.tf32.tf32"},
-                        Case{4096, rsRecipe("256,64", "256,64", 256, 3, " producer tma"), "m64n256k8.f32.tf32.tf32"},
-                        Case{520, rsRecipe("128,128", "128,128", 128, 3, " producer tma"), "m64n128k8.f32.tf32.tf32"},
-                        Case{1000, rsRecipe("128,128", "128,64", 128, 4, " producer tma"), "m64n128k8.f32.tf32.tf32"},
-                        Case{4096, rsRecipe("128,128", "128,64", 128, 4, " producer"), "m64n128k8.f32.tf32.tf32"},
-                        Case{1000, rsRecipe("128,128", "128,64", 128, 3), "m64n128k8.f32.tf32.tf32"}}) {
+  for (const Tf32Case& c : {Tf32Case{4096, rsRecipe("128,128", "128,64", 128, 4, " producer tma"), "m64n128k8.f32.tf32.tf32"},
+                        Tf32Case{4096, rsRecipe("256,128", "256,64", 256, 4, " producer tma"), "m64n256k8.f32.tf32.tf32"},
+                        Tf32Case{4096, rsRecipe("256,64", "256,64", 256, 3, " producer tma"), "m64n256k8.f32.tf32.tf32"},
+                        Tf32Case{520, rsRecipe("128,128", "128,128", 128, 3, " producer tma"), "m64n128k8.f32.tf32.tf32"},
+                        Tf32Case{1000, rsRecipe("128,128", "128,64", 128, 4, " producer tma"), "m64n128k8.f32.tf32.tf32"},
+                        Tf32Case{4096, rsRecipe("128,128", "128,64", 128, 4, " producer"), "m64n128k8.f32.tf32.tf32"},
+                        Tf32Case{1000, rsRecipe("128,128", "128,64", 128, 3), "m64n128k8.f32.tf32.tf32"}}) {
     SCOPED_TRACE(std::to_string(c.size) + " under " + c.recipe);
     CompileResult r = expectWgmmaCompiled("tf32gemm.loop", c.size, c.recipe, c.instruction);
     if (!r.compiled) continue;

@@ -32,21 +32,28 @@ std::string refusal(const Kernel& k, const std::string& text) {
   return r.ok() ? std::string("applied") : r.reason;
 }
 
-// A block tile of `block` whose warpgroups each hold a register tile of `group`, over strips of
-// 64 staged for wgmma (B in slabs of 64 columns), `buffers` a stage.
+// A block tile of `block` whose warpgroups each hold a register tile of `group` (its rows i on
+// block.y, or with `columnsOnY` its columns j), over strips of `depth` staged for wgmma (B as
+// `stageB` says), `buffers` a stage.
+std::string wgmmaStaged(const std::string& block, const std::string& group, int depth, int buffers,
+                        const std::string& stageB, bool columnsOnY = false) {
+  std::string d = std::to_string(depth);
+  return "tile i,j " + block + "; map i_o grid.y; map j_o grid.x; " +
+         (columnsOnY ? "map i block.x; map j block.y" : "map i block.y; map j block.x") + "; regtile i,j " + group +
+         "; strip k " + d + "; stage A at k_o swizzle; " + stageB + "; map k_o async " + std::to_string(buffers) +
+         "; unroll k " + d + "; ";
+}
+
+// Strips of 64, B in slabs of 64 columns.
 std::string staged(const std::string& block, const std::string& group, int buffers = 4,
                    const std::string& stageB = "stage B at k_o swizzle slabs 64") {
-  return "tile i,j " + block + "; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j " + group +
-         "; strip k 64; stage A at k_o swizzle; " + stageB + "; map k_o async " + std::to_string(buffers) +
-         "; unroll k 64; ";
+  return wgmmaStaged(block, group, 64, buffers, stageB);
 }
 
 // The same for tf32: strips of 32 (A's rows and B's transposed rows 128 bytes of k).
 std::string tf32Staged(const std::string& block, const std::string& group, int buffers = 4,
                        const std::string& stageB = "stage B at k_o transposed swizzle") {
-  return "tile i,j " + block + "; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j " + group +
-         "; strip k 32; stage A at k_o swizzle; " + stageB + "; map k_o async " + std::to_string(buffers) +
-         "; unroll k 32; ";
+  return wgmmaStaged(block, group, 32, buffers, stageB);
 }
 
 TEST(Wgmma, WarpgroupTilesComputeWhatTheRegisterTileDid) {
@@ -159,9 +166,7 @@ TEST(Wgmma, RefusesWhatWgmmaDoesNotRun) {
 // lies, rows of k in slabs of 32 columns, its fragments from registers; A by descriptor.
 std::string registerAStaged(const std::string& block, const std::string& group, int buffers = 4,
                             const std::string& stageB = "stage B at k_o swizzle slabs 32") {
-  return "tile i,j " + block + "; map i_o grid.y; map j_o grid.x; map i block.x; map j block.y; regtile i,j " + group +
-         "; strip k 32; stage A at k_o swizzle; " + stageB + "; map k_o async " + std::to_string(buffers) +
-         "; unroll k 32; ";
+  return wgmmaStaged(block, group, 32, buffers, stageB, true);
 }
 
 // The register tile's loops and its accumulators are interchanged (R[j][i]), so that the fragment
