@@ -102,6 +102,16 @@ TEST(EmitSplitCombine, RefusedWherePartsAreNotOnGridZ) {
   EXPECT_NE(e.refusal.find("grid.z"), std::string::npos) << e.refusal;
 }
 
+TEST(EmitSplitCombine, RefusedOnTensorCores) {
+  EmitResult e = testing::emitExample("hgemm.loop", {{"M", 512}, {"N", 512}, {"K", 512}},
+                                      "split k 2 workspace; map k_s grid.z; tile i,j 128,128; map i_o grid.y; "
+                                      "map j_o grid.x; map i block.y; map j block.x; regtile i,j 64,64; strip k 32; "
+                                      "stage A at k_o pad 8; stage B at k_o pad 8; map k_o async; unroll k 32; "
+                                      "mma i,j,k 16,8,16");
+  EXPECT_FALSE(e.ok());
+  EXPECT_NE(e.refusal.find("register tiles"), std::string::npos) << e.refusal;
+}
+
 TEST(EmitSplitCombine, AtomicSplitsAreWrittenAsBefore) {
   auto k = testing::emittedKernel("matmul.loop", {{"M", 100}, {"N", 200}, {"K", 300}},
                                   "split k 3; map k_s grid.z; " + kTiles);

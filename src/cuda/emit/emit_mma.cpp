@@ -220,10 +220,11 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
   if (target) {
     ScalarType targetType = typeOf(*target);
     std::string value = exprText(*stmt.value, computeType(targetType), inner, true);
-    std::string where = isFragment(stmt.target)
-                            ? fragmentText(stmt.target, iLoop.index, iLoop.lower, jLoop.index, jLoop.lower, scope) + "[mma_r]"
-                            : accessText(stmt.target, inner);
-    line(storeText(stmt, where, targetType, value));
+    if (isFragment(stmt.target))
+      line(storeText(stmt, fragmentText(stmt.target, iLoop.index, iLoop.lower, jLoop.index, jLoop.lower, scope) + "[mma_r]",
+                     targetType, value));
+    else
+      emitStore(stmt, stmt.target, *target, value, inner);
   }
   inMmaTile_ = false;
   if (!conds.empty()) close();
