@@ -73,7 +73,7 @@ Fragment LoopRules::gathered(const Node* node, int64_t depth, Buffering bufferin
 
 Fragment LoopRules::implicitGemm(const Node* outer, const Fragment& body, int64_t bm, int64_t bn, int64_t tm,
                                  int64_t tn) const {
-  return tiled_.get({FragmentMemo::Builder::ImplicitGemm, outer, &body, {bm, bn, tm, tn}}, body,
+  return tiled_.get({FragmentMemo::Builder::ImplicitGemm, outer, &body, {bm, bn, tm, tn, 0}}, body,
                     [&] { return gemmTiles(outer, body, bm, bn, tm, tn); });
 }
 

@@ -163,7 +163,7 @@ std::set<std::string> LoopRules::transposableArrays(const Node* node) const {
 // ---- builders ----------------------------------------------------------------------------------
 
 RecipeStep LoopRules::named(const Fragment& f, RecipeStep step) const {
-  step.into = defaultLoopNamesWhere(step.kind, step.loops,
+  step.into = defaultLoopNamesWhere(step.kind, loopsNamedFrom(step),
                                     [&](const std::string& name) { return kernelNames_.count(name) || f.namesLoop(name); });
   return step;
 }
@@ -240,12 +240,12 @@ void LoopRules::splitParts(Fragment& f, const std::string& loop, int64_t length,
 }
 
 Fragment LoopRules::tiles(const Node* y, const Node* x, const Fragment& body, const Node* middle, int64_t bm,
-                          int64_t bn, int64_t tm, int64_t tn) const {
-  return tiles({y->index, trip(y), true}, {x->index, trip(x), true}, body, middle, bm, bn, tm, tn);
+                          int64_t bn, int64_t tm, int64_t tn, int64_t spread) const {
+  return tiles({y->index, trip(y), true}, {x->index, trip(x), true}, body, middle, bm, bn, tm, tn, spread);
 }
 
 Fragment LoopRules::tiles(const TiledLoop& y, const TiledLoop& x, const Fragment& body, const Node* middle,
-                          int64_t bm, int64_t bn, int64_t tm, int64_t tn) const {
+                          int64_t bm, int64_t bn, int64_t tm, int64_t tn, int64_t spread) const {
   Fragment f = body;
   f.shape.rows = y.trip;
   f.shape.cols = x.trip;
@@ -254,6 +254,9 @@ Fragment LoopRules::tiles(const TiledLoop& y, const TiledLoop& x, const Fragment
   f.shape.blockCols = bn;
   f.shape.threadRows = tm;
   f.shape.threadCols = tn;
+  f.shape.spread = spread > 0;
+  if (spread > 0 && (tm % spread || tn % spread))
+    f.refused = "a tile spread in runs of " + std::to_string(spread) + " needs a register tile of multiples of it";
   if (f.shape.staged) f.shape.stagedFootprint = (bm + bn) * f.shape.stageDepth;
   // The body's split comes before the tile (f.nest holds it); the tile's mappings and register
   // tile come before the body's staging (f.inTile holds it). A middle loop moves out of the way
@@ -271,7 +274,9 @@ Fragment LoopRules::tiles(const TiledLoop& y, const TiledLoop& x, const Fragment
                                  makeStep(StepKind::Map, {f.gridCols}, {}, Mapping::GridX),
                                  makeStep(StepKind::Map, {y.index}, {}, Mapping::BlockY),
                                  makeStep(StepKind::Map, {x.index}, {}, Mapping::BlockX),
-                                 named(f, makeStep(StepKind::RegisterTile, {y.index, x.index}, {tm, tn}))};
+                                 named(f, makeStep(StepKind::RegisterTile, {y.index, x.index},
+                                                   spread > 0 ? std::vector<int64_t>{tm, tn, spread}
+                                                              : std::vector<int64_t>{tm, tn}))};
   f.inTile.prepend(std::move(mapped));
   // 128-bit accesses along a thread's columns, where rows keep them aligned.
   std::map<std::string, bool> staged;
@@ -285,9 +290,9 @@ Fragment LoopRules::tiles(const TiledLoop& y, const TiledLoop& x, const Fragment
 }
 
 Fragment LoopRules::blockTile(const Node* rows, const Fragment& body, int64_t bm, int64_t bn, int64_t tm,
-                              int64_t tn) const {
-  return tiled_.get({FragmentMemo::Builder::BlockTile, rows, &body, {bm, bn, tm, tn}}, body,
-                    [&] { return tiles(rows, rows->body().get(), body, nullptr, bm, bn, tm, tn); });
+                              int64_t tn, int64_t spread) const {
+  return tiled_.get({FragmentMemo::Builder::BlockTile, rows, &body, {bm, bn, tm, tn, spread}}, body,
+                    [&] { return tiles(rows, rows->body().get(), body, nullptr, bm, bn, tm, tn, spread); });
 }
 
 Fragment LoopRules::outerInnerTile(const Node* outer, const Fragment& body, int64_t bm, int64_t bn, int64_t tm,
@@ -296,22 +301,8 @@ Fragment LoopRules::outerInnerTile(const Node* outer, const Fragment& body, int6
   return tiles(outer, middle->body().get(), body, middle, bm, bn, tm, tn);
 }
 
-Fragment LoopRules::interleaved(Fragment f) const {
-  int64_t tn = f.shape.threadCols;
-  bool changed = false;
-  if (tn % 4 == 0 && tn >= 8)
-    for (size_t i = 0; i < f.inTile.size(); ++i)
-      if (const RecipeStep& s = f.inTile[i]; s.kind == StepKind::Stage && !s.transposed && readAlong(s.array, f.tileCols)) {
-        f.inTile.edit(i, [&](RecipeStep& stage) { stage.interleave = tn; });
-        changed = true;
-      }
-  f.shape.interleaved = changed;
-  if (!changed) f.refused = "no stage is read along a thread's run of 8 or more columns";
-  return f;
-}
-
 Fragment LoopRules::lanes(Fragment f, int64_t rows) const {
-  if (rows == 0) return f;
+  if (rows == 0 || !f.refused.empty()) return f;
   int64_t cols = 32 / rows;
   f.refused = warpLanesProblem(rows, cols, f.shape.blockRows / f.shape.threadRows, f.shape.blockCols / f.shape.threadCols);
   if (!f.refused.empty()) return f;

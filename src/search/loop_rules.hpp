@@ -71,15 +71,15 @@ class LoopRules {
   Fragment split(const Node* node, int64_t parts, int64_t depth = 0, Buffering buffering = Buffering::Double,
                  bool workspace = false) const;
   // Two parallel loops, `rows` and the loop right inside it, onto a 2-D block tile of bm x bn
-  // outputs whose threads each compute a tm x tn register tile, over the fragment of their body.
-  Fragment blockTile(const Node* rows, const Fragment& body, int64_t bm, int64_t bn, int64_t tm, int64_t tn) const;
+  // outputs whose threads each compute a tm x tn register tile, over the fragment of their body;
+  // spread > 0: each thread's tile taken as runs of `spread` rows and columns, the threads' runs
+  // side by side (registerTile), refused where tm or tn is no multiple of it.
+  Fragment blockTile(const Node* rows, const Fragment& body, int64_t bm, int64_t bn, int64_t tm, int64_t tn,
+                     int64_t spread = 0) const;
   // Three nested parallel loops: the outer and the inner one onto the block tile (filters and
   // pixels of a convolution), the middle one moved inside the tile's grid loops and run in turn.
   Fragment outerInnerTile(const Node* outer, const Fragment& body, int64_t bm, int64_t bn, int64_t tm,
                           int64_t tn) const;
-  // A tiled fragment with the operands read along the tile's columns (matmul's B[k][j]) staged
-  // interleaved, each thread's run of columns read 4 at a time; refused when nothing changes.
-  Fragment interleaved(Fragment tiled) const;
   // A tiled fragment whose warps each cover `rows` x (32 / rows) of the block's threads
   // (arrangeLanes); 0 keeps CUDA's order. Refused when such warps do not tile the block.
   Fragment lanes(Fragment tiled, int64_t rows) const;
@@ -214,7 +214,7 @@ class LoopRules {
   // `rows` and `cols` onto the block tile over `body`; `middle`, when set, the loop between them,
   // moved inside the tile's grid loops.
   Fragment tiles(const Node* rows, const Node* cols, const Fragment& body, const Node* middle, int64_t bm, int64_t bn,
-                 int64_t tm, int64_t tn) const;
+                 int64_t tm, int64_t tn, int64_t spread = 0) const;
   // A loop onto the block tile by its index and trip count (one a step made, such as a collapse);
   // vectorizable: a thread's run along it may be done 4 elements at a time.
   struct TiledLoop {
@@ -223,7 +223,7 @@ class LoopRules {
     bool vectorizable = true;
   };
   Fragment tiles(const TiledLoop& rows, const TiledLoop& cols, const Fragment& body, const Node* middle, int64_t bm,
-                 int64_t bn, int64_t tm, int64_t tn) const;
+                 int64_t bn, int64_t tm, int64_t tn, int64_t spread = 0) const;
   // implicitGemm, made anew.
   Fragment gemmTiles(const Node* outer, const Fragment& body, int64_t bm, int64_t bn, int64_t tm, int64_t tn) const;
   // The reduction loop `loop` (of `length` iterations) strip-mined by `depth`, `arrays` staged at the strip loop (those in

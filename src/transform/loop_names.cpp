@@ -39,6 +39,13 @@ bool makesLoops(StepKind kind) {
   }
 }
 
+std::vector<std::string> loopsNamedFrom(const RecipeStep& step) {
+  std::vector<std::string> loops = step.loops;
+  if (step.kind == StepKind::RegisterTile && step.factors.size() > step.loops.size())
+    loops.insert(loops.end(), step.loops.begin(), step.loops.end());
+  return loops;
+}
+
 std::vector<std::string> defaultLoopNamesWhere(StepKind kind, const std::vector<std::string>& loops,
                                                const std::function<bool(const std::string&)>& taken) {
   auto fresh = [&](const std::string& base, const std::vector<std::string>& chosen) {
@@ -88,8 +95,8 @@ Recipe withDefaultNamesLeftOut(const Kernel& kernel, Recipe recipe) {
   std::set<std::string> certain = usedNames(kernel), possible = certain;
   for (RecipeStep& step : recipe.steps) {
     if (!makesLoops(step.kind)) continue;
-    std::vector<std::string> fromCertain = defaultLoopNames(step.kind, step.loops, certain);
-    std::vector<std::string> fromPossible = defaultLoopNames(step.kind, step.loops, possible);
+    std::vector<std::string> fromCertain = defaultLoopNames(step.kind, loopsNamedFrom(step), certain);
+    std::vector<std::string> fromPossible = defaultLoopNames(step.kind, loopsNamedFrom(step), possible);
     bool known = fromCertain == fromPossible;
     if (known && step.into == fromCertain) step.into.clear();
     const std::vector<std::string>& names = step.into.empty() ? fromCertain : step.into;

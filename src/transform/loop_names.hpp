@@ -21,6 +21,10 @@ namespace cudaburg {
 // and makes none.
 bool makesLoops(StepKind kind);
 
+// The loops a step makes new loops from, one a new loop: its loops (a spread regtile's twice:
+// its thread loops, then its run loops).
+std::vector<std::string> loopsNamedFrom(const RecipeStep& step);
+
 // The naming rule. The loops a step of `kind` makes from `loops` (one each) are named `<loop>_o`
 // (a split's part loop: `<loop>_s`; the one loop of a collapse: the indices joined by '_'), or, where `taken` holds that name already, `<loop>_o2`,
 // `<loop>_o3`, ...: the first name free, each name reserved before the next loop's is chosen.

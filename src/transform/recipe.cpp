@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 
+#include "src/transform/loop_names.hpp"
 #include "src/transform/transforms.hpp"
 
 namespace cudaburg {
@@ -24,7 +25,7 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Distribute, "distribute", "distribute LOOP"},
     {StepKind::Map, "map", "map LOOP MAPPING (map LOOP async [BUFFERS])"},
     {StepKind::Stage, "stage", "stage ARRAY at LOOP [transposed] [interleaved N | pad N | swizzle [slabs N]] [table]"},
-    {StepKind::RegisterTile, "regtile", "regtile LOOP,LOOP... FACTOR,FACTOR... [into NAME,NAME...]"},
+    {StepKind::RegisterTile, "regtile", "regtile LOOP,LOOP... FACTOR,FACTOR... [spread N] [into NAME,NAME...]"},
     {StepKind::Vectorize, "vectorize", "vectorize LOOP WIDTH [into NAME]"},
     {StepKind::Split, "split", "split LOOP PARTS [workspace] [into NAME]"},
     {StepKind::Lanes, "lanes", "lanes ROWS,COLS"},
@@ -286,8 +287,13 @@ class Parser {
         break;
       case StepKind::Tile:
       case StepKind::RegisterTile:
-        ok = names(step.loops) && numbers(step.factors, step.loops.size()) &&
-             into(step.into, step.loops.size());
+        ok = names(step.loops) && numbers(step.factors, step.loops.size());
+        if (ok && step.kind == StepKind::RegisterTile && tok_.kind == Token::Word && tok_.text == "spread") {
+          advance();
+          ok = number(n, "the length of a thread's runs");
+          step.factors.push_back(n);
+        }
+        ok = ok && into(step.into, loopsNamedFrom(step).size());
         break;
       case StepKind::Collapse:
         ok = names(step.loops) && into(step.into, 1);
@@ -462,6 +468,12 @@ std::string RecipeStep::str() const {
     case StepKind::Raster:
     case StepKind::Resident: return s + " " + join(factors);
     case StepKind::Collapse: return s + " " + join(loops) + (into.empty() ? "" : " into " + join(into));
+    case StepKind::RegisterTile: {
+      std::vector<int64_t> tile(factors.begin(), factors.begin() + std::min(factors.size(), loops.size()));
+      return s + " " + join(loops) + " " + join(tile) +
+             (factors.size() > loops.size() ? " spread " + std::to_string(factors.back()) : "") +
+             (into.empty() ? "" : " into " + join(into));
+    }
     case StepKind::Split:
       return s + " " + loops.at(0) + " " + std::to_string(factors.at(0)) + (factors.size() == 2 ? " workspace" : "") +
              (into.empty() ? "" : " into " + join(into));
@@ -523,8 +535,12 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
         return stage(kernel, step.array, step.loops[0], step.transposed, step.interleave, step.padding, step.swizzled,
                      step.slab, step.table);
       break;
-    case StepKind::RegisterTile:
-      return registerTile(kernel, step.loops, step.factors, step.into);
+    case StepKind::RegisterTile: {
+      if (step.factors.size() == step.loops.size()) return registerTile(kernel, step.loops, step.factors, step.into);
+      if (step.factors.size() != step.loops.size() + 1) break;
+      std::vector<int64_t> tile(step.factors.begin(), step.factors.end() - 1);
+      return registerTile(kernel, step.loops, tile, step.into, step.factors.back());
+    }
     case StepKind::Vectorize:
       if (arity(1, 1)) return vectorize(kernel, step.loops[0], static_cast<int>(step.factors[0]), step.into);
       break;

@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "src/transform/loop_facts.hpp"
 #include "src/transform/loop_names.hpp"
 #include "src/transform/strip.hpp"
 #include "src/transform/transforms.hpp"
@@ -69,19 +70,59 @@ NodePtr withoutAtomics(const NodePtr& node) {
   return withKids(node, std::move(kids));
 }
 
+// A spread tile of a block loop `for i = lo; i < min(lo + T*f, ...)`: the thread loop over the
+// threads' first elements, `spread` apart; a run loop over the runs of the thread's tile; the
+// element loop over a run's elements, the threads' runs side by side:
+//   for i_o2 = lo; i_o2 < lo + T*spread; i_o2 += spread       (the block mapping)
+//     for i_o3 = 0; i_o3 < f; i_o3 += spread                  (unrolled)
+//       for i = i_o2 + T*i_o3; i < min(i_o2 + T*i_o3 + spread, ...); i++   (unrolled)
+// The element's place in the thread's tile is i - i_o2 - (T-1)*i_o3.
+struct SpreadLoops {
+  int64_t threads = 0;  // T
+  std::string thread, run;
+};
+
+NodePtr spreadThreadLoop(const Node& loop, const SpreadLoops& s, int64_t spread, NodePtr body) {
+  std::vector<Affine> upper = {loop.lower + Affine(s.threads * spread)};
+  for (const auto& u : loop.upper)
+    if (!(u - loop.lower).isConstant()) upper.push_back(u);
+  return makeFor(s.thread, loop.lower, std::move(upper), spread, loop.loopKind, std::move(body), loop.mapping, loop.loc);
+}
+
+NodePtr spreadRunLoops(const Node& loop, const SpreadLoops& s, int64_t factor, int64_t spread, NodePtr body) {
+  Affine first = Affine::var(s.thread) + Affine::var(s.run, s.threads);
+  std::vector<Affine> upper = {first + Affine(spread)};
+  for (const auto& u : loop.upper)
+    if (!(u - loop.lower).isConstant()) upper.push_back(u);  // the tile's own bound is never passed
+  auto element = std::make_shared<Node>(*makeFor(loop.index, first, std::move(upper), 1, loop.loopKind, std::move(body),
+                                                  Mapping::Unrolled, loop.loc));
+  element->collapsed = loop.collapsed;
+  return makeFor(s.run, Affine(0), {Affine(factor)}, spread, loop.loopKind, element, Mapping::Unrolled, loop.loc);
+}
+
 }  // namespace
 
 TransformResult registerTile(const Kernel& kernel, const std::vector<std::string>& loops,
-                             const std::vector<int64_t>& factors, const std::vector<std::string>& into) {
+                             const std::vector<int64_t>& factors, const std::vector<std::string>& into,
+                             int64_t spread) {
   if (loops.empty() || loops.size() != factors.size())
     return TransformResult::refuse("register tiling needs one factor a loop");
   for (int64_t f : factors)
     if (f < 1) return TransformResult::refuse("register tiling needs factors of at least 1, not " + std::to_string(f));
-  NewLoopNames names = newLoopNames(kernel, StepKind::RegisterTile, loops, into);
+  if (spread < 0) return TransformResult::refuse("a tile's runs are spread 1 or more elements long, not " + std::to_string(spread));
+  for (int64_t f : factors)
+    if (spread > 0 && f % spread != 0)
+      return TransformResult::refuse("a tile spread in runs of " + std::to_string(spread) + " needs factors that are " +
+                                     "multiples of it, not " + std::to_string(f));
+  std::vector<std::string> named = loops;  // a spread tile's run loops are named after its thread loops
+  if (spread > 0) named.insert(named.end(), loops.begin(), loops.end());
+  NewLoopNames names = newLoopNames(kernel, StepKind::RegisterTile, named, into);
   if (!names.refusal.empty()) return TransformResult::refuse(names.refusal);
-  const std::vector<std::string>& strips = names.names;
-  std::set<std::string> taken = usedNames(kernel);  // the register buffer's name is fresh beside the strips'
-  taken.insert(strips.begin(), strips.end());
+  const std::vector<std::string> strips(names.names.begin(), names.names.begin() + static_cast<long>(loops.size()));
+  std::set<std::string> taken = usedNames(kernel);  // the register buffer's name is fresh beside the new loops'
+  taken.insert(names.names.begin(), names.names.end());
+  std::vector<SpreadLoops> spreads;
+  for (size_t k = 0; spread > 0 && k < loops.size(); ++k) spreads.push_back({0, strips[k], names.names[loops.size() + k]});
   std::string registerName;
 
   return editLoops(kernel, loops[0], [&](const NodePtr& first, const Ancestors&) -> LoopEdit {
@@ -108,6 +149,13 @@ TransformResult registerTile(const Kernel& kernel, const std::vector<std::string
       return false;
     });
     if (nonRectangular) return {nullptr, "the reduction loops' bounds use the tiled indices"};
+    for (size_t k = 0; k < spreads.size(); ++k) {
+      auto trips = constantTripCount(*band[k]);
+      if (!trips || *trips % factors[k] != 0)
+        return {nullptr, "a spread tile needs loop " + band[k]->index + " to run a whole number of tiles of " +
+                             std::to_string(factors[k]) + " (its block tile's size known)"};
+      spreads[k].threads = *trips / factors[k];
+    }
 
     const Array* targetArray = kernel.findParam(shape.target.array);
     if (!targetArray) return {nullptr, "the accumulated " + shape.target.array + " is not a kernel parameter"};
@@ -118,12 +166,20 @@ TransformResult registerTile(const Kernel& kernel, const std::vector<std::string
     reg.extents = factors;
     reg.space = MemorySpace::Register;
     Access regAccess{registerName, {}};
-    for (size_t k = 0; k < band.size(); ++k)
-      regAccess.subscripts.push_back(Affine::var(loops[k]) - Affine::var(strips[k]));
+    for (size_t k = 0; k < band.size(); ++k) {
+      Affine place = Affine::var(loops[k]) - Affine::var(strips[k]);
+      if (!spreads.empty()) place = place - Affine::var(spreads[k].run, spreads[k].threads - 1);
+      regAccess.subscripts.push_back(place);
+    }
 
     // threads(elements(stmt)): the thread loops (strips, keeping the block mapping) around the
     // unrolled element loops of one thread's tile.
     auto perThread = [&](NodePtr stmt) {
+      if (!spreads.empty()) {
+        for (size_t k = band.size(); k-- > 0;) stmt = spreadRunLoops(*band[k], spreads[k], factors[k], spread, stmt);
+        for (size_t k = band.size(); k-- > 0;) stmt = spreadThreadLoop(*band[k], spreads[k], spread, stmt);
+        return stmt;
+      }
       for (size_t k = band.size(); k-- > 0;)
         stmt = stripInnerLoop(*band[k], strips[k], factors[k], stmt, Mapping::Unrolled);
       for (size_t k = band.size(); k-- > 0;) stmt = stripOuterLoop(*band[k], strips[k], factors[k], stmt);

@@ -190,6 +190,7 @@ class RoundUp {
     if (!x) return false;
     index = x->index;
     base = Affine::var(x->index) - sub;
+    if (spreadRun(*x, base, loops, chain)) return true;
     std::vector<const Node*> links;
     for (const Node* l = x; l && links.size() <= loops.size(); l = loopOf(l->lower)) {
       links.push_back(l);
@@ -208,6 +209,22 @@ class RoundUp {
     };
     for (const Node* l : links)
       if (edges(*l) != edges(*x)) return false;
+    return true;
+  }
+
+  // Whether x is the element loop of a spread tile (register_tile.cpp) and `x - base` its place
+  // in the thread's tile: x starts at base plus a run loop's index r (`i = i_o2 + 16*i_o3 + e`,
+  // place `i - i_o2 - 15*i_o3`), r from 0 in steps no shorter than x's run, so that each place
+  // stands for one value of x. The chain is x and r; x alone has edges.
+  static bool spreadRun(const Node& x, const Affine& base, const std::vector<const Node*>& loops,
+                        std::set<std::string>& chain) {
+    Affine runs = x.lower - base;
+    if (runs.constant != 0 || runs.terms.size() != 1 || runs.terms.begin()->second != 1) return false;
+    const std::string& r = runs.terms.begin()->first;
+    auto run = std::find_if(loops.begin(), loops.end(), [&](const Node* l) { return l->index == r; });
+    auto elements = constantTripCount(x);
+    if (run == loops.end() || (*run)->lower != Affine(0) || !elements || (*run)->step < *elements * x.step) return false;
+    chain = {x.index, r};
     return true;
   }
 

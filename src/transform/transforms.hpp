@@ -89,8 +89,14 @@ TransformResult stage(const Kernel& kernel, const std::string& array, const std:
 // a Register buffer `<target>_r`, initialised before the reduction loop, written back once after.
 // The reduction loops move outside the thread loops, which are split into three phases
 // (initialise, accumulate, write back). The loops must be mapped to block threads first.
+// `spread` > 0: each thread's tile is taken as runs of `spread` elements along each loop, the
+// threads' runs side by side (thread t's runs start at spread*t, spread*(t + T), ... for T
+// threads along the loop) rather than one block of consecutive elements: a warp's 128-bit reads
+// of a row of a stage then fall on consecutive addresses. Each loop is then a thread loop of step
+// `spread`, a run loop and the element loop; `into` names the thread loops, then the run loops.
 TransformResult registerTile(const Kernel& kernel, const std::vector<std::string>& loops,
-                             const std::vector<int64_t>& factors, const std::vector<std::string>& into = {});
+                             const std::vector<int64_t>& factors, const std::vector<std::string>& into = {},
+                             int64_t spread = 0);
 
 // A contiguous innermost loop done `width` (2 or 4) elements at a time as one wide access: the
 // loop is strip-mined by `width` and the element loop becomes Mapping::Vector (a loop of exactly

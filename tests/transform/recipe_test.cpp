@@ -204,6 +204,35 @@ TEST(Recipe, InterleavedAndPipelinedStagesRoundTripAndComputeTheSame) {
   EXPECT_NE(both.find("not a multiple of 32"), std::string::npos) << both;
 }
 
+TEST(Recipe, SpreadRegisterTilesRoundTripNameTheirRunLoopsAndComputeTheSame) {
+  const char* text =
+      "tile i,j 16,32\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 4,8 spread 4\n"
+      "strip k 4\nstage A at k_o transposed\nstage B at k_o\nmap k_o pipelined\nunroll k 4\nvectorize j 4\n";
+  auto r = recipeFromText(text);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->steps[5].factors, (std::vector<int64_t>{4, 8, 4}));
+  EXPECT_EQ(printRecipe(*r), text);
+  Kernel k = testing::intMatmul(37, 68, 9);  // partial tiles both ways, a partial strip
+  Kernel a = testing::applied(applyRecipe(k, *r));
+  EXPECT_EQ(testing::differenceFrom(k, a), "");
+  // The run loops are named after the thread loops, by the rule or by `into`.
+  std::string printed = printKernel(a);
+  EXPECT_NE(printed.find("i_o3 = 0; i_o3 < 4; i_o3 += 4"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("j = j_o2 + 4*j_o3; j < min(j_o2 + 4*j_o3 + 4, 68)"), std::string::npos) << printed;
+  auto named = recipeFromText("tile i,j 16,32\nmap i block.y\nmap j block.x\nregtile i,j 4,8 spread 4 into ti,tj,ri,rj\n");
+  ASSERT_TRUE(named);
+  EXPECT_EQ(printRecipeLine(withDefaultNamesLeftOut(k, *named)),
+            "tile i,j 16,32; map i block.y; map j block.x; regtile i,j 4,8 spread 4 into ti,tj,ri,rj");
+  EXPECT_EQ(testing::differenceFrom(k, testing::applied(applyRecipe(k, *named))), "");
+  std::string errors;
+  EXPECT_FALSE(recipeFromText("regtile i,j 4,8 spread 4 into ti,tj\n", &errors));
+  std::string odd = refusalOf(k, "tile i,j 16,32\nmap i block.y\nmap j block.x\nregtile i,j 4,6 spread 4\n");
+  EXPECT_NE(odd.find("multiples of it, not 6"), std::string::npos) << odd;
+  // Edges rounded up and peeled as a contiguous tile's are.
+  Kernel peeled = testing::applied(applyRecipe(k, *recipeFromText(std::string(text) + "peel i_o,j_o,k_o\nroundup\n")));
+  EXPECT_EQ(testing::differenceFrom(k, peeled), "");
+}
+
 TEST(Recipe, SwizzledStagesAndDeeperAsyncPipelinesRoundTripAndComputeTheSame) {
   const char* text =
       "tile i,j 8,16\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 2,4\n"
