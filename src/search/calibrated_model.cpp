@@ -51,23 +51,23 @@ std::vector<double> ranks(const std::vector<double>& v) {
 
 const std::vector<std::string>& CalibratedModel::names() {
   static const std::vector<std::string> n = {
-      "1", "ln estimate", "ln 1/occupancy", "pipelined", "transposed", "spread", "vectorized", "staged",
+      "1", "ln estimate", "ln 1/occupancy", "pipelined", "transposed", "interleaved", "vectorized", "staged",
       "ln split", "ln tm*tn", "ln threads", "ln (tm+tn)", "staged ln depth", "ln bm*bn",
       "single-buffered ln tm*tn", "direct ln tm*tn", "ln registers", "pipelined ln tm*tn", "ln reduction",
-      "ln split * ln outputs", "ln tm", "ln bm", "staged ln bm/bn", "unspread ln tn"};
+      "ln split * ln outputs", "ln tm", "ln bm", "staged ln bm/bn", "uninterleaved ln tn"};
   return n;
 }
 
 std::vector<double> CalibratedModel::features(const CandidateShape& s, const GpuModel& gpu) {
   Estimate e = estimate(s, gpu);
-  double staged = s.staged, pipelined = s.pipelined || s.asyncCopies, spread = s.spread;
+  double staged = s.staged, pipelined = s.pipelined || s.asyncCopies, interleaved = s.interleaved || s.spread;  // both read a thread's runs conflict-free
   double tile = ln(double(s.threadRows) * s.threadCols);
   return {1.0,
           ln(e.ns),
           ln(1.0 / std::max(e.occupancy, 1e-3)),
           pipelined,
           double(s.transposed),
-          spread,
+          interleaved,
           double(s.vectorized),
           staged,
           ln(double(s.split)),
@@ -85,7 +85,7 @@ std::vector<double> CalibratedModel::features(const CandidateShape& s, const Gpu
           ln(double(s.threadRows)),
           ln(double(s.blockRows)),
           staged * ln(double(s.blockRows) / double(s.blockCols)),
-          (1 - spread) * ln(double(s.threadCols))};
+          (1 - interleaved) * ln(double(s.threadCols))};
 }
 
 std::vector<double> CalibratedModel::compiledFeatures(std::vector<double> shapeFeatures, int registers,

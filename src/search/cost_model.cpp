@@ -213,14 +213,15 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   double reuse = static_cast<double>(s.threadRows * s.threadCols) / (s.threadRows + s.threadCols);
   double issue = std::min(1.0, reuse / (s.staged ? kSaturatingReuse : 4.0));
   // Shared-memory reads that collide in banks cost issue slots: a stage read down its columns as it
-  // lies (not transposed), or a thread's run of 8 or more columns read where its tile is not spread.
+  // lies (not transposed), or a thread's run of 8 or more columns read where it is neither interleaved
+  // nor spread.
   // A thread tile wider than tall spreads a warp's accesses over more rows. (Factors from the
-  // matmul measurements in tests/data: about 0.93x transposed, 0.87x with B's stage interleaved, 0.7x for 8x4
+  // matmul measurements in tests/data: about 0.93x transposed, 0.87x interleaved, 0.7x for 8x4
   // against 4x8 on large products.) Tensor cores' warps read their fragments by ldmatrix from
   // padded or swizzled stages, without conflicts: the shared-memory term below counts them.
   bool threadReads = s.staged && !s.tensorCores;
   if (threadReads && !s.transposed) issue /= 1.07;
-  if (threadReads && s.threadCols >= 8 && !s.spread) issue /= 1.1;
+  if (threadReads && s.threadCols >= 8 && !s.interleaved && !s.spread) issue /= 1.1;
   if (!s.tensorCores && s.threadCols > s.threadRows)
     issue /= 1.0 + 0.1 * std::log2(double(s.threadCols) / double(s.threadRows));
   // A warp reads the staged rows and columns of the threads it covers each step: fewer 128-byte

@@ -52,7 +52,8 @@ struct CandidateShape {
   bool pipelined = false;        // stages double-buffered: the next strip loads during this one
   bool asyncCopies = false;      // stages pipelined by asynchronous copies, asyncStages buffers a stage
   int asyncStages = 3;           // buffers a stage when asyncCopies (Kernel::asyncStages)
-  bool spread = false;           // a thread's tile as runs of 4 spread across the block: conflict-free 128-bit reads
+  bool interleaved = false;      // a stage's rows interleaved for conflict-free 128-bit reads
+  bool spread = false;           // a thread's tile as runs of 4 spread across the block: the same, rows and columns
   bool transposed = false;       // operands read along the reduction staged transposed
   bool vectorized = false;       // 128-bit accesses along a thread's columns
   int64_t laneRows = 0;          // a warp's threads as laneRows x (32 / laneRows) of the block (0: rows of block.x)

@@ -1,7 +1,8 @@
 #pragma once
 // The fragments a builder made from a kid's fragment and a tile, kept for the next call alike: the
 // grammar asks for the same tile over the same kid again for every binding of the parameters that
-// only refine it (lanes, peel, raster, resident). A kid's fragment is found by its address and checked against the copy kept with
+// only refine it (lanes, peel, raster, resident) and once more for a rule that builds on it
+// (interleaved). A kid's fragment is found by its address and checked against the copy kept with
 // the entry, which keeps the kid's steps alive: steps shared with the copy are the same steps.
 #include <array>
 #include <cstdint>

@@ -301,6 +301,20 @@ Fragment LoopRules::outerInnerTile(const Node* outer, const Fragment& body, int6
   return tiles(outer, middle->body().get(), body, middle, bm, bn, tm, tn);
 }
 
+Fragment LoopRules::interleaved(Fragment f) const {
+  int64_t tn = f.shape.threadCols;
+  bool changed = false;
+  if (tn % 4 == 0 && tn >= 8)
+    for (size_t i = 0; i < f.inTile.size(); ++i)
+      if (const RecipeStep& s = f.inTile[i]; s.kind == StepKind::Stage && !s.transposed && readAlong(s.array, f.tileCols)) {
+        f.inTile.edit(i, [&](RecipeStep& stage) { stage.interleave = tn; });
+        changed = true;
+      }
+  f.shape.interleaved = changed;
+  if (!changed) f.refused = "no stage is read along a thread's run of 8 or more columns";
+  return f;
+}
+
 Fragment LoopRules::lanes(Fragment f, int64_t rows) const {
   if (rows == 0 || !f.refused.empty()) return f;
   int64_t cols = 32 / rows;

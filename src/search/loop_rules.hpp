@@ -80,6 +80,9 @@ class LoopRules {
   // pixels of a convolution), the middle one moved inside the tile's grid loops and run in turn.
   Fragment outerInnerTile(const Node* outer, const Fragment& body, int64_t bm, int64_t bn, int64_t tm,
                           int64_t tn) const;
+  // A tiled fragment with the operands read along the tile's columns (matmul's B[k][j]) staged
+  // interleaved, each thread's run of columns read 4 at a time; refused when nothing changes.
+  Fragment interleaved(Fragment tiled) const;
   // A tiled fragment whose warps each cover `rows` x (32 / rows) of the block's threads
   // (arrangeLanes); 0 keeps CUDA's order. Refused when such warps do not tile the block.
   Fragment lanes(Fragment tiled, int64_t rows) const;

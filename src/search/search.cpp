@@ -9,7 +9,7 @@ namespace {
 // The decisions of a candidate, one entry each: neighbours differ in exactly one.
 std::vector<int64_t> decisions(const CandidateShape& s) {
   return {s.blockRows, s.blockCols,  s.threadRows,  s.threadCols, s.staged ? s.stageDepth : 0, s.split,
-          s.pipelined, s.asyncCopies, s.spread, s.transposed, s.serial,                     s.outer,
+          s.pipelined, s.asyncCopies, s.interleaved, s.spread, s.transposed, s.serial,                     s.outer,
           s.laneRows, s.peeled, s.asyncCopies ? s.asyncStages : 0, s.swizzled, s.rasterRows, s.prefetched,
           s.residentBlocks, s.tabled, s.warpGroups};
 }

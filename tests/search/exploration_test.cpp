@@ -117,6 +117,15 @@ TEST(Exploration, FullGrammarOffersStagedSplitAndDirectCandidates) {
   EXPECT_GT(direct, 0u);
   EXPECT_GT(splitStaged, 0u);  // parts of a split reduction staged too
   for (size_t i = 1; i < fs.size(); ++i) EXPECT_LE(fs[i - 1].cost, fs[i].cost) << "ranked by the model";
+  size_t interleaved = 0;  // B[k][j], read along the thread's columns, is also offered interleaved
+  for (const auto& f : fs)
+    for (const auto& s : f.recipe.steps)
+      if (s.kind == StepKind::Stage && s.interleave) {
+        ++interleaved;
+        EXPECT_EQ(s.array, "B");
+        EXPECT_EQ(s.interleave, f.shape.threadCols);
+      }
+  EXPECT_GT(interleaved, 0u);
   size_t spread = 0;  // register tiles of multiples of 4 are also offered spread in runs of 4
   for (const auto& f : fs)
     for (const auto& s : f.recipe.steps)
