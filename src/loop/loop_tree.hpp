@@ -335,6 +335,12 @@ struct Kernel {
   // one way wgmma multiplies a 32-bit operand that is not K-major. The other operand is read by
   // descriptor, K-major.
   bool wgmmaRegisterA = false;
+  // With wgmmaRegisterA and float operands computed as three tf32 products (the wgmma step's
+  // tf32x3): the stage read by descriptor, each of whose copies has a second copy beside it
+  // (copy asyncStages + s beside copy s) where the producer warpgroup puts the low tf32 parts of
+  // a landed strip, its high parts written in place; "" otherwise. Each product is computed to
+  // within about 2^-21 of itself (wgmmaTile in transforms.hpp); only how the GPU runs it changes.
+  std::string wgmmaSplitBuffer;
   // The buffers of each stage an AsyncPipelined loop keeps (2 to kMaxAsyncStages): its copies are
   // issued asyncStages - 1 iterations ahead. Only how the GPU runs it changes.
   int asyncStages = kAsyncStages;

@@ -273,6 +273,9 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // tf32 runs at half the 16-bit types' rate, on wgmma as on mma.sync.
   const double tf32Share = s.elementBytes == 4 ? 0.5 : 1.0;
   double rate = s.warpGroups ? gpu.wgmmaTflops * tf32Share : s.tensorCores ? gpu.mmaTflops * tf32Share : gpu.fp32Tflops;
+  // tf32x3 computes each product as three, each reading its operands again.
+  const double passes = s.tf32x3 ? 3.0 : 1.0;
+  rate /= passes;
   double computeNs = flops / (rate * 1e3 * issue * latency);
   if (s.tensorCores) computeNs += gatherFlops / (gpu.fp32Tflops * 1e3 * latency);
   // A warp's tile reads its operands' fragments from shared memory each k step: (tm + tn) rows
@@ -285,7 +288,7 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   int64_t readRows = s.registerA ? 64 : s.warpGroups ? std::min<int64_t>(s.threadRows, 64) : s.threadRows;
   int64_t readCols = s.registerA ? s.threadRows : s.threadCols;
   if (s.tensorCores && s.staged) {
-    double sharedNs = flops / 2 * s.elementBytes * static_cast<double>(readRows + readCols) /
+    double sharedNs = passes * flops / 2 * s.elementBytes * static_cast<double>(readRows + readCols) /
                       static_cast<double>(readRows * readCols) / gpu.sharedGBps;
     computeNs = std::max(computeNs, sharedNs) + (s.warpGroups ? 0.5 * std::min(computeNs, sharedNs) : 0.0);
   }

@@ -448,9 +448,9 @@ Fragment LoopRules::mmaStrips(const Node* node, int64_t depth, int64_t buffers, 
   return f;
 }
 
-Fragment LoopRules::tensorCores(const Fragment& tiled, int64_t prefetch) const {
+Fragment LoopRules::tensorCores(const Fragment& tiled, int64_t prefetch, int64_t k) const {
   Fragment f = tiled;
-  int64_t k = mmaK();
+  if (k == 0) k = mmaK();
   // An implicit GEMM's gathers are stored transposed: rows of the tile's pixels (or filters), each
   // holding a strip of the reduction, as ldmatrix reads them and 16-byte copies of channels fill them.
   bool gathered = f.shape.gatherOps > 0;
@@ -509,8 +509,15 @@ Fragment LoopRules::tensorCores(const Fragment& tiled, int64_t prefetch) const {
 
 bool LoopRules::wgmmaRuns() const { return gpu_.arch == "sm_90" && mmaK() != 0; }
 
-// A 128-byte row holds 64 elements of 16 bits, 32 of tf32 (mma's k is 32 bytes of either).
-int64_t LoopRules::wgmmaStripDepth() const { return mmaK() == 8 ? 32 : 64; }
+bool LoopRules::tf32x3Runs() const {
+  if (gpu_.arch != "sm_90") return false;
+  for (const auto& p : kernel_.params)
+    if (p.input && p.type != ScalarType::Float) return false;
+  return true;
+}
+
+// A 128-byte row holds 64 elements of 16 bits, 32 of 32 bits (mma's k is 32 bytes of either).
+int64_t LoopRules::wgmmaStripDepth() const { return mmaK() == 16 ? 64 : 32; }
 
 Fragment LoopRules::wgmmaStrips(const Node* node, int64_t buffers) const {
   return mmaStrips(node, wgmmaStripDepth(), buffers, 1);
@@ -529,12 +536,14 @@ bool tf32CopiesSpill(const CandidateShape& s, int64_t producer) {
 
 }  // namespace
 
-Fragment LoopRules::wgmmaTiles(const Fragment& tiled, std::string& reduction) const {
-  Fragment f = tensorCores(tiled);
+Fragment LoopRules::wgmmaTiles(const Fragment& tiled, std::string& reduction, bool tf32x3) const {
+  Fragment f = tensorCores(tiled, 0, tf32x3 ? 8 : 0);
   if (!f.refused.empty()) return f;
   for (const auto& s : f.inTile)
     if (s.kind == StepKind::StripMine) reduction = s.loops[0];
-  if (!wgmmaRuns()) f.refused = "wgmma runs on an sm_90 GPU, on half, bfloat16 or tf32 operands";
+  if (tf32x3 ? !tf32x3Runs() : !wgmmaRuns())
+    f.refused = tf32x3 ? "tf32x3 runs on an sm_90 GPU, on float operands"
+                       : "wgmma runs on an sm_90 GPU, on half, bfloat16 or tf32 operands";
   else if (f.shape.gatherOps > 0) f.refused = "wgmma reads staged boxes, not gathers";
   else if (f.shape.stageDepth != wgmmaStripDepth())
     f.refused = "wgmma reads strips of " + std::to_string(wgmmaStripDepth()) + " (rows of 128 bytes)";
@@ -569,12 +578,13 @@ Fragment LoopRules::warpGroups(const Fragment& tiled, int64_t producer) const {
   return f;
 }
 
-Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer) const {
+Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer, bool tf32x3) const {
   std::string reduction;
-  Fragment f = wgmmaTiles(tiled, reduction);
+  Fragment f = wgmmaTiles(tiled, reduction, tf32x3);
   if (!f.refused.empty()) return f;
   const CandidateShape& s = f.shape;
-  if (mmaK() != 8) f.refused = "wgmma's A from registers is offered for tf32 (16-bit B is read N-major by descriptor)";
+  if (!tf32x3 && mmaK() != 8) f.refused = "wgmma's A from registers is offered for tf32 (16-bit B is read N-major by descriptor)";
+  else if (tf32x3 && producer != kWgmmaTmaProducer) f.refused = "tf32x3's strips are split by a producer that copies by TMA";
   else if (s.threadRows != s.blockRows || s.threadRows % 8 != 0 || s.threadRows > 256)
     f.refused = "each warpgroup takes all the block's rows (N, at most 256)";
   else if (s.threadCols % 64 != 0 || s.threadCols > 128)
@@ -600,11 +610,14 @@ Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer) 
     else if (step.kind == StepKind::Mma)
       f.inTile.edit(i, [&](RecipeStep& mma) {
         mma = makeStep(StepKind::Wgmma, {mma.loops[1], mma.loops[0], mma.loops[2]},
-                       {64, f.shape.threadRows, mmaK(), kWgmmaPending, producer});
+                       {64, f.shape.threadRows, 8, kWgmmaPending, producer});
+        if (tf32x3) mma.factors.push_back(1);
       });
   }
   f.shape.warpGroups = true;
   f.shape.registerA = true;
+  f.shape.tf32x3 = tf32x3;
+  if (tf32x3) f.shape.stagedFootprint += f.shape.blockRows * f.shape.stageDepth;  // the low parts' copy of A's stage
   return f;
 }
 

@@ -156,11 +156,15 @@ class LoopRules {
   // transposes) unless gathered (an implicit GEMM's gathers stored transposed are rows of the
   // reduction, padded), by asynchronous copies where it was pipelined. Refused when the stage
   // depth is no multiple of the shape's k or the reduction is not staged.
-  Fragment tensorCores(const Fragment& tiled, int64_t prefetch = 0) const;
+  // `k` is the shape's k: mmaK() where 0, 8 for float operands split into tf32 parts.
+  Fragment tensorCores(const Fragment& tiled, int64_t prefetch = 0, int64_t k = 0) const;
   // Hopper's warpgroup MMA applies: an sm_90 GPU and operands of one tensor-core type (half,
   // bfloat16, tf32).
   bool wgmmaRuns() const;
-  // wgmma's strips: A's rows one 128-byte swizzle atom of k (64 16-bit elements, 32 tf32).
+  // FP32 on Hopper's tensor cores applies (tf32x3: float operands split into tf32 parts, three
+  // products each): an sm_90 GPU and float operands.
+  bool tf32x3Runs() const;
+  // wgmma's strips: A's rows one 128-byte swizzle atom of k (64 16-bit elements, 32 of 32 bits).
   int64_t wgmmaStripDepth() const;
   // The reduction `node` staged for wgmma: strips of wgmmaStripDepth(), by asynchronous copies
   // into `buffers` buffers a stage, swizzled by warpGroups().
@@ -174,15 +178,19 @@ class LoopRules {
   // Refused where tensorCores() refuses, or the tile or strip is not of those shapes.
   Fragment warpGroups(const Fragment& tiled, int64_t producer = kWgmmaNoProducer) const;
   // What both wgmma forms share: tensorCores(), refused off sm_90, on gathers, or on strips that
-  // are not one 128-byte row; the reduction's strip loop in `reduction`.
-  Fragment wgmmaTiles(const Fragment& tiled, std::string& reduction) const;
+  // are not one 128-byte row; the reduction's strip loop in `reduction`. With `tf32x3`, for float
+  // operands split into tf32 parts.
+  Fragment wgmmaTiles(const Fragment& tiled, std::string& reduction, bool tf32x3 = false) const;
   // The same for tf32 with the instruction's M along the tile's columns (wgmma j,i,k: A, the
   // operand read along them, from registers that the threads load from B's stage in its natural
   // layout, rows of k in swizzled slabs of 32 columns, which TMA can fill): each warpgroup takes
   // all of the block's tm = bm rows as N (at most 256) by tn (64 or 128) of its columns, the
   // warpgroups side by side along the columns (block.y; the rows on block.x). Refused where
   // tensorCores() refuses, for other types, and where the accumulators would not fit.
-  Fragment registerWarpGroups(const Fragment& tiled, int64_t producer = kWgmmaNoProducer) const;
+  // With `tf32x3`, the same for float operands, each split into a high and a low tf32 part and
+  // each product computed as three (`wgmma ... tf32x3`): only with a TMA producer, whose warpgroup
+  // splits the strips of the operand read by descriptor into a second copy of its stage.
+  Fragment registerWarpGroups(const Fragment& tiled, int64_t producer = kWgmmaNoProducer, bool tf32x3 = false) const;
   // The elements an implicit GEMM's gathers copy at once (`width`, or 1): see loop_rules.cpp.
   int gatherWidth(const Fragment& f, const std::string& reduction, int width) const;
 

@@ -42,6 +42,7 @@ struct TileShape {
   int64_t rows = 16, cols = 8, k = 16, elementCols = 8;
   bool wgmma = false;  // warpgroup tiles (wgmma), else warp tiles (mma.sync)
   bool registerA = false;  // wgmma's A from registers (Kernel::wgmmaRegisterA)
+  bool tf32x3 = false;     // with registerA, float operands as three tf32 products (Kernel::wgmmaSplitBuffer)
 };
 
 // Why wgmma cannot read `a` (A[i][k], `isA`) or `b` (B[k][j]) as it is stored, or "": from a
@@ -51,7 +52,7 @@ struct TileShape {
 // of 32 k, as A's.
 std::string wgmmaOperandProblem(const Access& a, const Array& buffer, bool isA, const std::string& row,
                                 const std::string& col) {
-  const bool tf32 = buffer.type == ScalarType::TF32;
+  const bool tf32 = scalarTypeBytes(buffer.type) == 4;  // tf32, or float split into tf32 parts
   std::string what = isA ? "A from a shared buffer whose rows hold " + std::string(tf32 ? "32" : "64") +
                                " elements of " + col + " (128 bytes), swizzled: strip " + col + " by " +
                                (tf32 ? "32" : "64") + " and `stage A at ... swizzle`"
@@ -76,7 +77,7 @@ std::string wgmmaOperandProblem(const Access& a, const Array& buffer, bool isA, 
 std::string registerOperandProblem(const Access& a, const Array& buffer, const std::string& m, const std::string& k) {
   int64_t rowElements = buffer.slab != 0 ? buffer.slab : buffer.extents.empty() ? 0 : buffer.extents.back();
   bool stored = buffer.space == MemorySpace::Shared && buffer.swizzled && buffer.extents.size() == 2 &&
-                a.subscripts.size() == 2 && buffer.type == ScalarType::TF32 &&
+                a.subscripts.size() == 2 && (buffer.type == ScalarType::TF32 || buffer.type == ScalarType::Float) &&
                 rowElements * scalarTypeBytes(buffer.type) == 128 && a.subscripts[0].coef(k) == 1 &&
                 a.subscripts[1].coef(m) == 1;
   return stored ? "" : "wgmma's A from registers is loaded from a shared buffer whose rows hold " + m +
@@ -109,6 +110,7 @@ class MmaRewriter {
 
   std::string why;
   int accumulations = 0;
+  std::string splitBuffer;  // with tf32x3, the stage read by descriptor (Kernel::wgmmaSplitBuffer)
 
  private:
   // Whether `body` is block loops around the register tile's loop `i`.
@@ -191,7 +193,10 @@ class MmaRewriter {
     ScalarType ta = arrays_.at(a->array).type, tb = arrays_.at(b->array).type;
     ScalarType target = arrays_.at(stmt->target.array).type;
     bool k16 = ta == tb && (ta == ScalarType::Half || ta == ScalarType::BFloat16);
-    bool k8 = ta == tb && ta == ScalarType::TF32;
+    bool k8 = ta == tb && ta == (shape_.tf32x3 ? ScalarType::Float : ScalarType::TF32);
+    if (shape_.tf32x3 && !k8)
+      return fail(std::string("tf32x3 splits float operands into tf32 parts, not ") + scalarTypeName(ta) + " and " +
+                  scalarTypeName(tb)), kLoop;
     if (!(k16 || k8))
       return fail(std::string("tensor cores multiply half, bfloat16 or tf32 operands of one type, not ") +
                   scalarTypeName(ta) + " and " + scalarTypeName(tb)), kLoop;
@@ -212,6 +217,7 @@ class MmaRewriter {
         if (std::string why = registerOperandProblem(*a, arrays_.at(a->array), i_, k_); !why.empty()) return fail(why), kLoop;
         if (std::string why = wgmmaOperandProblem(*b, arrays_.at(b->array), true, j_, k_); !why.empty())
           return fail(why), kLoop;
+        if (shape_.tf32x3) splitBuffer = b->array;
       } else {
         for (const auto& [x, isA] : {std::pair{a, true}, {b, false}})
           if (std::string why = wgmmaOperandProblem(*x, arrays_.at(x->array), isA, isA ? i_ : k_, isA ? k_ : j_);
@@ -299,6 +305,7 @@ TransformResult tensorCoreTiles(const Kernel& kernel, const std::vector<std::str
   Kernel warps = kernel;
   warps.warpTiles = true;
   warps.warpGroupTiles = shape.wgmma;
+  warps.wgmmaSplitBuffer = rewriter.splitBuffer;
   return accept(warps, body);
 }
 
@@ -403,7 +410,7 @@ TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& lo
 }
 
 TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& shape,
-                          int pending, int64_t producer) {
+                          int pending, int64_t producer, bool tf32x3) {
   if (loops.size() != 3 || shape.size() != 3)
     return TransformResult::refuse("wgmma takes the loops i,j,k of a register tile and a shape 64,N,16 (tf32: 64,N,8)");
   // `wgmma j,i,k` on a register tile i { j }: the instruction's M along the tile's columns, its A
@@ -427,9 +434,13 @@ TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& 
     return TransformResult::refuse("with " + std::to_string(pending) + " group of wgmma in flight, the pipelined loop "
                                    "needs at least " + std::to_string(2 + pending) + " buffers a stage, not " +
                                    std::to_string(kernel.asyncStages));
+  if (tf32x3 && (!registerA || producer != kWgmmaTmaProducer))
+    return TransformResult::refuse("tf32x3 is built for wgmma with its A from registers (`wgmma j,i,k` on a tile i { j }) "
+                                   "and a producer that copies by TMA (`producer tma`), whose warpgroup splits the strips "
+                                   "read by descriptor");
   TransformResult swapped = registerA ? interchangeTiles(kernel, loops[0], loops[1]) : TransformResult::success(kernel);
   if (!swapped.ok()) return swapped;
-  TransformResult r = tensorCoreTiles(*swapped.kernel, loops, TileShape{64, shape[1], shape[2], 8, true, registerA});
+  TransformResult r = tensorCoreTiles(*swapped.kernel, loops, TileShape{64, shape[1], shape[2], 8, true, registerA, tf32x3});
   if (r.ok()) {
     r.kernel->wgmmaPending = pending;
     r.kernel->wgmmaProducer = producer != kWgmmaNoProducer;

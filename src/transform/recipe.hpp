@@ -71,7 +71,8 @@ struct RecipeStep {
                                    // Winograd: m, the block's tiles, filters, channels, the thread's
                                    // tiles, filters, points, prefetch (0 or 1); Wgmma:
                                    // the shape's three, the groups left in flight, producer (0, 1, 2:
-                                   // kWgmmaNoProducer, ...)
+                                   // kWgmmaNoProducer, ...), and 1 for float operands as three
+                                   // tf32 products (tf32x3)
   Mapping mapping = Mapping::None;  // Map
   std::string array;               // Stage: the array staged (the loop is loops[0])
   bool transposed = false;         // Stage: the box stored transposed

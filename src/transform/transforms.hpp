@@ -169,8 +169,15 @@ TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& lo
 // descriptor (`stage A at k_o swizzle`), N a multiple of 8 up to 256. The tile's loops are
 // interchanged (j { i }) and its register buffers transposed (C_r[j][i]), which changes only the
 // order of independent iterations: each element is summed as before.
+// With `tf32x3` (that form, a TMA producer, float operands), each float x is split into a high
+// tf32 part h = rna(x) and a low one l = rna(x - h), and each product a * b is computed on the
+// tensor cores as al * bh + ah * bl + ah * bh, the term al * bl dropped: each product within about
+// 2^-21 of itself (fp32 rounds it within 2^-24), the sums in fp32, at a third of the tf32 rate
+// (CUTLASS's 3xTF32). The threads split A's fragments in registers; the producer warpgroup splits
+// each strip of the stage read by descriptor once it lands, the high parts in place and the low
+// ones into a second copy (Kernel::wgmmaSplitBuffer).
 TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& shape,
-                          int pending = kWgmmaPending, int64_t producer = kWgmmaNoProducer);
+                          int pending = kWgmmaPending, int64_t producer = kWgmmaNoProducer, bool tf32x3 = false);
 // Runs the edges of `loops` apart on the GPU (Kernel::peeled, rule 7 of loop_tree.hpp): grid
 // loops, whose whole blocks then run without the guards only an edge needs, and uniform serial
 // loops outside the block loops (a reduction's strip loop), whose whole iterations run as a loop

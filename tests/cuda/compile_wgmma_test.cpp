@@ -187,6 +187,33 @@ TEST(CompileWgmma, Tf32RegisterAProductsCompileForSm90aWithoutLocalMemory) {
   }
 }
 
+// FP32 as three tf32 products (tf32x3): the register-A form on float operands, B's fragments split
+// in registers (cvt.rna.tf32), A's strips split by the TMA producer's warpgroup into a second copy
+// of its stage, three wgmma a tile and k step; whole and uneven sizes, the same sane resources.
+TEST(CompileWgmma, Tf32x3ProductsCompileForSm90aWithoutLocalMemory) {
+  auto splitRecipe = [](const std::string& block, const std::string& group, int64_t n, int buffers) {
+    return tf32WgmmaRecipe("map i block.x; map j block.y", block, group, "stage B at k_o swizzle slabs 32", buffers,
+                           "wgmma j,i,k 64," + std::to_string(n) + ",8 producer tma tf32x3");
+  };
+  for (const Tf32Case& c : {Tf32Case{4096, splitRecipe("128,128", "128,64", 128, 4), "m64n128k8.f32.tf32.tf32"},
+                            Tf32Case{4096, splitRecipe("256,64", "256,64", 256, 3), "m64n256k8.f32.tf32.tf32"},
+                            Tf32Case{1000, splitRecipe("128,128", "128,64", 128, 4), "m64n128k8.f32.tf32.tf32"},
+                            Tf32Case{520, splitRecipe("64,128", "64,64", 64, 3), "m64n64k8.f32.tf32.tf32"}}) {
+    SCOPED_TRACE(std::to_string(c.size) + " under " + c.recipe);
+    CompileResult r = expectWgmmaCompiled("matmul.loop", c.size, c.recipe, c.instruction);
+    if (!r.compiled) continue;
+    EXPECT_NE(r.ptx.find("cvt.rna.tf32.f32"), std::string::npos);
+    EXPECT_NE(r.ptx.find("cp.async.bulk.tensor.2d"), std::string::npos);
+    EXPECT_NE(r.ptx.find("fence.proxy.async.shared::cta"), std::string::npos);  // the producer's split, made visible
+    size_t instructions = 0;
+    for (size_t at = r.ptx.find("wgmma.mma_async"); at != std::string::npos; at = r.ptx.find("wgmma.mma_async", at + 1))
+      ++instructions;
+    EXPECT_EQ(instructions % 3, 0u);  // three products a tile and k step, the k steps unrolled
+    EXPECT_GE(instructions, 3u * 4);
+    expectNoLocalMemory(r);
+  }
+}
+
 // Every register-A candidate the grammar offers for tf32 (its pinned list, at 4096^3): the
 // grammar refuses the tiles whose registers would have ptxas serialize the wgmma, so none does.
 TEST(CompileWgmma, EveryOfferedTf32RegisterACandidateCompilesUnserialized) {

@@ -234,6 +234,52 @@ TEST(Wgmma, RegisterARefusesWhatItCannotLoad) {
   EXPECT_NE(refusal(half, halfStaged + "wgmma j,i,k 64,128,16").find("64,N,8 for tf32"), std::string::npos);
 }
 
+// tf32x3: float operands in the register-A form with a TMA producer. The tree is the same as the
+// tf32 form's (the split is how the GPU runs it), so the CPU executor computes what the register
+// tile did; the stage read by descriptor is named for its second copy, the low parts.
+TEST(Wgmma, Tf32x3TilesComputeWhatTheRegisterTileDidAndNameTheSplitStage) {
+  for (const auto& [m, n, k] : {std::tuple{128, 128, 96}, {100, 200, 72}}) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+    Kernel fp32 = gemm("matmul", m, n, k);
+    std::string registers = registerAStaged("128,128", "128,64");
+    TransformResult plain = applyText(fp32, registers);
+    ASSERT_TRUE(plain.ok()) << plain.reason;
+    TransformResult split = applyText(fp32, registers + "wgmma j,i,k 64,128,8 producer tma tf32x3");
+    ASSERT_TRUE(split.ok()) << split.reason;
+    EXPECT_TRUE(split.kernel->wgmmaRegisterA);
+    EXPECT_TRUE(split.kernel->wgmmaTma);
+    EXPECT_EQ(split.kernel->wgmmaSplitBuffer, "A_s");
+    Buffers expected = fillRandom(fp32, 5), actual = expected;
+    execute(*plain.kernel, expected);
+    execute(*split.kernel, actual);
+    EXPECT_EQ(expected.data["C"], actual.data["C"]);
+  }
+  // The tf32 form splits nothing.
+  TransformResult tf32 = applyText(gemm("tf32gemm", 128, 128, 96), registerAStaged("128,128", "128,64") +
+                                                                        "wgmma j,i,k 64,128,8 producer tma");
+  ASSERT_TRUE(tf32.ok()) << tf32.reason;
+  EXPECT_EQ(tf32.kernel->wgmmaSplitBuffer, "");
+}
+
+TEST(Wgmma, Tf32x3RefusesWhatItCannotSplit) {
+  Kernel fp32 = gemm("matmul", 128, 128, 128), tf32 = gemm("tf32gemm", 128, 128, 128);
+  const std::string registers = registerAStaged("128,128", "128,64");
+  // Without a TMA producer, nobody splits A's strips; the plain tf32 form refuses float operands.
+  for (const char* options : {"", " producer", " wait 0 producer"})
+    EXPECT_NE(refusal(fp32, registers + "wgmma j,i,k 64,128,8" + options + " tf32x3").find("producer tma"),
+              std::string::npos)
+        << options;
+  EXPECT_NE(refusal(fp32, registers + "wgmma j,i,k 64,128,8 producer tma").find("not float and float"),
+            std::string::npos);
+  // tf32 operands are not split (their reads are rounded to tf32 already).
+  EXPECT_NE(refusal(tf32, registers + "wgmma j,i,k 64,128,8 producer tma tf32x3").find("splits float operands"),
+            std::string::npos);
+  // Only the register-A form.
+  EXPECT_NE(refusal(fp32, tf32Staged("128,128", "64,128") + "wgmma i,j,k 64,128,8 producer tma tf32x3")
+                .find("A from registers"),
+            std::string::npos);
+}
+
 // A reduction bound that is no edge of the staged arrays would let wgmma multiply what lies past
 // it (the stages hold the arrays' elements there, not zeros).
 TEST(Wgmma, RefusesAReductionCutShortOfItsArrays) {
@@ -267,7 +313,8 @@ TEST(Wgmma, PrintsAndParsesBack) {
   const std::string text = "stage B at k_o swizzle slabs 64\nwgmma i,j,k 64,256,16\nwgmma i,j,k 64,128,16 wait 0\n"
                            "wgmma i,j,k 64,128,16 producer\nwgmma i,j,k 64,64,16 wait 0 producer\n"
                            "wgmma i,j,k 64,256,16 producer tma\nwgmma i,j,k 64,128,16 wait 0 producer tma\n"
-                           "stage B at k_o transposed swizzle\nwgmma i,j,k 64,256,8 producer\n";
+                           "stage B at k_o transposed swizzle\nwgmma i,j,k 64,256,8 producer\n"
+                           "wgmma j,i,k 64,128,8 producer tma tf32x3\n";
   std::string errors;
   auto recipe = testing::recipeFromText(text, &errors);
   ASSERT_TRUE(recipe) << errors;
@@ -278,6 +325,7 @@ TEST(Wgmma, PrintsAndParsesBack) {
   EXPECT_EQ(recipe->steps[6].factors, (std::vector<int64_t>{64, 128, 16, 0, kWgmmaTmaProducer}));
   EXPECT_TRUE(recipe->steps[7].transposed && recipe->steps[7].swizzled);
   EXPECT_EQ(recipe->steps[8].factors, (std::vector<int64_t>{64, 256, 8, 1, kWgmmaCpAsyncProducer}));
+  EXPECT_EQ(recipe->steps[9].factors, (std::vector<int64_t>{64, 128, 8, 1, kWgmmaTmaProducer, 1}));
 }
 
 TEST(Wgmma, BadStepsGetAClearError) {

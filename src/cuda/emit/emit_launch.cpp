@@ -109,7 +109,7 @@ class PhaseChecker {
     if (isPipelined(loop.mapping)) {
       PipelineParts parts = pipelineParts(loop);
       if (!parts.ok()) return refuse(parts.problem);
-      for (const Node* b : parts.buffers) copies_[b] = bufferCopies(kernel_, loop.mapping);
+      for (const Node* b : parts.buffers) copies_[b] = bufferCopies(kernel_, loop.mapping, b->buffer.name);
     }
     IndexRanges inner = ranges;
     inner.bindLoop(loop, ranges.loopIndexRange(loop, *trips));
@@ -214,8 +214,9 @@ bool isPermuted(const std::vector<int>& layout) {
   return false;
 }
 
-int bufferCopies(const Kernel& kernel, Mapping m) {
-  return m == Mapping::Pipelined ? 2 : m == Mapping::AsyncPipelined ? kernel.asyncStages : 1;
+int bufferCopies(const Kernel& kernel, Mapping m, const std::string& buffer) {
+  int copies = m == Mapping::Pipelined ? 2 : m == Mapping::AsyncPipelined ? kernel.asyncStages : 1;
+  return !buffer.empty() && buffer == kernel.wgmmaSplitBuffer ? 2 * copies : copies;
 }
 
 std::vector<int64_t> declaredExtents(const Node& alloc, int copies, std::optional<ScalarType> elementType) {
@@ -259,7 +260,7 @@ LaunchPlanResult planLaunch(const Kernel& kernel, std::optional<ScalarType> elem
       return result;
     }
     plan.block[1] += 1;
-    plan.sharedBytes += 2 * 8 * kernel.asyncStages;
+    plan.sharedBytes += (kernel.wgmmaSplitBuffer.empty() ? 2 : 3) * 8 * kernel.asyncStages;
   }
   checker.finish();
   if (!checker.refusal.empty()) {

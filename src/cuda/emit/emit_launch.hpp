@@ -60,7 +60,8 @@ bool isPermuted(const std::vector<int>& layout);
 std::vector<int64_t> declaredExtents(const Node& alloc, int copies, std::optional<ScalarType> elementType);
 // The bytes of that declaration, rounded up to 16.
 int64_t declaredBytes(const Node& alloc, int copies, std::optional<ScalarType> elementType);
-// The copies of its buffers a pipelined loop of `kernel` keeps (1 for any other loop).
-int bufferCopies(const Kernel& kernel, Mapping m);
+// The copies of its buffers a pipelined loop of `kernel` keeps (1 for any other loop); of
+// `buffer`, twice as many where it is Kernel::wgmmaSplitBuffer (the low parts beside the high).
+int bufferCopies(const Kernel& kernel, Mapping m, const std::string& buffer = "");
 
 }  // namespace cudaburg

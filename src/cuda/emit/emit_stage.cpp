@@ -493,7 +493,7 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
       tma.push_back(*t);
       if (std::find(tensorMaps_.begin(), tensorMaps_.end(), t->map) == tensorMaps_.end()) tensorMaps_.push_back(t->map);
     }
-    for (const Node* b : parts.buffers) declareShared(*b, buffers);
+    for (const Node* b : parts.buffers) declareShared(*b, bufferCopies(kernel_, loop.mapping, b->buffer.name));
     return emitProducerPipelinedLoop(loop, *trips, inner, [&](const std::string& slot) {
       emitTmaCopies(tma, "wgmma_full[" + slot + "]", scopeAt(slot, *trips));
     });
@@ -591,11 +591,15 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
 // and, once their group of wgmma for the strip before is done, release that strip's copy.
 // With the Tensor Memory Accelerator (Kernel::wgmmaTma), one producer thread fills each copy:
 // full[s] then completes on its one arrival and the bytes that arrival said would land.
+// With Kernel::wgmmaSplitBuffer, the producer warpgroup also splits each landed strip of that
+// buffer into tf32 parts (emitProducerSplit) and the consumers wait for ready[s] instead.
 void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, const Scope& inner,
                                              const std::function<void(const std::string& slot)>& issue) {
   if (isPeeled(loop.index)) return refuse("a loop pipelined by a producer warpgroup runs whole, not peeled");
   const int64_t buffers = kernel_.asyncStages, consumers = plan_.block[1] - 1;
   const std::string b = std::to_string(buffers), it = iterationText(loop);
+  const bool split = !kernel_.wgmmaSplitBuffer.empty();
+  if (split && !kernel_.wgmmaTma) return refuse("tf32x3's strips are split by the producer warpgroup of a TMA pipeline");
   line("// " + loop.index + " pipelined by the producer warpgroup: " + b + " copies of each buffer, each filled once " +
        "its readers are done with it");
   declareBarriers(buffers);
@@ -607,6 +611,7 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
   else
     line("mbarrier_init(&wgmma_full[s], 128);  // the producer's threads, as their copies land");
   line("mbarrier_init(&wgmma_empty[s], " + std::to_string(128 * consumers) + ");  // every consumer thread");
+  if (split) line("mbarrier_init(&wgmma_ready[s], 128);  // the producer's threads, the strip split");
   close();
   if (kernel_.wgmmaTma) line("mbarrier_init_fence();  // the barriers set up for the TMA's copies too");
   close();
@@ -619,7 +624,9 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
   const PipelineParts parts = pipelineParts(loop);
   for (const Node* n : parts.buffers) body.slots[n->buffer.name] = "stage_slot";
   open("if (threadIdx.y == " + std::to_string(consumers) + ") {  // the producer warpgroup");
-  if (kernel_.wgmmaTma) {
+  if (split) {
+    emitProducerSplit(header, slot, inner, [&] { issue("stage_slot"); });
+  } else if (kernel_.wgmmaTma) {
     open("if (threadIdx.x == 0) {  // its one thread issues the Tensor Memory Accelerator's copies");
     open(header);
     line(slot);
@@ -647,7 +654,10 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
   declared_.emplace_back();
   open(header);
   line(slot);
-  line("mbarrier_wait(&wgmma_full[stage_slot], stage_round & 1);  // this strip has landed");
+  if (split)
+    line("mbarrier_wait(&wgmma_ready[stage_slot], stage_round & 1);  // this strip has landed and been split");
+  else
+    line("mbarrier_wait(&wgmma_full[stage_slot], stage_round & 1);  // this strip has landed");
   // The TMA writes through the async proxy, which wgmma reads through; cp.async's copies do not.
   if (!kernel_.wgmmaTma) line("wgmma_proxy_fence();  // and is visible to wgmma's reads");
   openWgmmaStrip();
@@ -662,6 +672,49 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
          "]);  // done with the strip before");
   close();
   line("wgmma_wait<0>();  // every wgmma done: the accumulators may be read");
+  close();
+}
+
+// The producer warpgroup of a tf32x3 pipeline (Kernel::wgmmaSplitBuffer): its one thread issues
+// each strip's TMA copies as above, and the warpgroup splits the strip `lag` iterations behind once
+// it has landed: the high tf32 parts in place, the low ones into the copy `buffers` further on,
+// made visible to wgmma's reads and announced on ready[s]. The split comes before the copy of its
+// iteration, which may wait for the consumers to free a strip they read only once the strip
+// before is split: `lag` = buffers - 1 keeps that many strips in flight without a deadlock. The
+// last `lag` strips are split after the loop.
+void KernelWriter::emitProducerSplit(const std::string& header, const std::string& slot, const Scope& inner,
+                                     const std::function<void()>& issue) {
+  const int64_t buffers = kernel_.asyncStages, lag = buffers - 1;
+  const Array* split = findArray(kernel_.wgmmaSplitBuffer, inner);
+  int64_t elements = split ? 1 : 0;
+  for (int64_t e : split ? split->extents : std::vector<int64_t>{}) elements *= e;
+  if (elements == 0 || elements % (4 * 128) != 0)
+    return refuse("tf32x3 splits the stage `" + kernel_.wgmmaSplitBuffer + "` in pieces of 4 elements a producer thread: " +
+                  std::to_string(elements) + " elements");
+  const std::string b = std::to_string(buffers), buffer = kernel_.wgmmaSplitBuffer;
+  auto splitStrip = [&](const std::string& strip) {
+    line("const int split_slot = (" + strip + ") % " + b + ", split_round = (" + strip + ") / " + b + ";");
+    line("mbarrier_wait(&wgmma_full[split_slot], split_round & 1);  // the strip has landed");
+    line("tf32_split<" + std::to_string(elements) + ">(reinterpret_cast<float*>(" + buffer + " + split_slot), " +
+         "reinterpret_cast<float*>(" + buffer + " + " + b + " + split_slot), threadIdx.x);");
+    line("wgmma_proxy_fence();  // the parts visible to wgmma's reads");
+    line("mbarrier_arrive(&wgmma_ready[split_slot]);");
+  };
+  line("int produced = 0;  // strips whose copies were issued");
+  open(header);
+  line(slot);
+  open("if (produced >= " + std::to_string(lag) + ") {  // the strip " + std::to_string(lag) + " behind");
+  splitStrip("produced - " + std::to_string(lag));
+  close();
+  open("if (threadIdx.x == 0) {  // one thread issues the Tensor Memory Accelerator's copies");
+  line("if (stage_round > 0) mbarrier_wait(&wgmma_empty[stage_slot], (stage_round - 1) & 1);  // emptied");
+  issue();
+  close();
+  line("++produced;");
+  close();
+  open("for (int strip = produced < " + std::to_string(lag) + " ? 0 : produced - " + std::to_string(lag) +
+       "; strip < produced; ++strip) {  // the last strips");
+  splitStrip("strip");
   close();
 }
 

@@ -53,8 +53,9 @@ std::optional<TmaStage> KernelWriter::planTmaStage(const Node& stage, const Scop
     return refuse(what + ": TMA copies boxes of 2-D global arrays here"), std::nullopt;
   if (isPermuted(stage.layout)) return refuse(what + ": a box lands in the array's order, not transposed"), std::nullopt;
   const ScalarType type = typeOf(*source);
-  if (type != typeOf(buffer) || (type != ScalarType::Half && type != ScalarType::BFloat16 && type != ScalarType::TF32))
-    return refuse(what + ": TMA copies half, bfloat16 or tf32 elements as they are"), std::nullopt;
+  if (type != typeOf(buffer) || (type != ScalarType::Half && type != ScalarType::BFloat16 && type != ScalarType::TF32 &&
+                                  type != ScalarType::Float))
+    return refuse(what + ": TMA copies half, bfloat16, tf32 or float elements as they are"), std::nullopt;
   const int64_t bytes = scalarTypeBytes(type);
   const int64_t rowElements = buffer.slab > 0 ? buffer.slab : buffer.extents[1], rows = buffer.extents[0];
   // The tensor map's 128-byte swizzle is the buffer's where its rows (a slab's) are 128 bytes.

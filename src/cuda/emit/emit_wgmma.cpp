@@ -38,6 +38,36 @@ __device__ __forceinline__ void wgmma_wait() {
 __device__ __forceinline__ void wgmma_proxy_fence() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 )";
 
+const char* kTf32SplitHelpers = R"(
+// tf32x3: a float x as the sum of two tf32 values, high = rna(x) and low = rna(x - high) (the
+// instruction's rounding), so that a * b is al * bh + ah * bl + ah * bh but for al * bl.
+__device__ __forceinline__ float tf32_round(float x) {
+  unsigned bits;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(bits) : "f"(x));
+  return __uint_as_float(bits);
+}
+__device__ __forceinline__ void tf32_parts(float x, unsigned& high, unsigned& low) {
+  const float h = tf32_round(x);
+  high = __float_as_uint(h);
+  low = __float_as_uint(tf32_round(x - h));
+}
+// A strip of `Elements` floats split by the 128 threads of a warpgroup, `rank` among them, 4
+// elements at a time: the high parts in place, the low ones at the same place of `low`.
+template <int Elements>
+__device__ __forceinline__ void tf32_split(float* high, float* low, int rank) {
+  #pragma unroll
+  for (int e = 4 * rank; e < Elements; e += 4 * 128) {
+    float4 x = *reinterpret_cast<const float4*>(high + e), h, l;
+    tf32_parts(x.x, reinterpret_cast<unsigned&>(h.x), reinterpret_cast<unsigned&>(l.x));
+    tf32_parts(x.y, reinterpret_cast<unsigned&>(h.y), reinterpret_cast<unsigned&>(l.y));
+    tf32_parts(x.z, reinterpret_cast<unsigned&>(h.z), reinterpret_cast<unsigned&>(l.z));
+    tf32_parts(x.w, reinterpret_cast<unsigned&>(h.w), reinterpret_cast<unsigned&>(l.w));
+    *reinterpret_cast<float4*>(high + e) = h;
+    *reinterpret_cast<float4*>(low + e) = l;
+  }
+}
+)";
+
 const char* kBarrierHelpers = R"(
 // The barriers of a pipeline filled by a producer warpgroup (mbarriers in shared memory): set up
 // with the arrivals that complete each phase; a thread's arrival; its cp.async copies' arrival,
@@ -130,6 +160,7 @@ std::string KernelWriter::wgmmaHelpers() const {
   if (!kernel_.warpGroupTiles) return "";
   std::string out = kWgmmaHelpers;
   if (kernel_.wgmmaProducer) out += kBarrierHelpers;
+  if (!kernel_.wgmmaSplitBuffer.empty()) out += kTf32SplitHelpers;
   out += tmaHelpers();
   out += "// D += A * B on a warpgroup's fragments: A (64 x k, K-major) and B (k x N; N-major, or K-major for tf32)\n"
          "// by descriptor.\n";
@@ -166,9 +197,9 @@ std::string KernelWriter::wgmmaDescriptorText(const Access& a, bool isA, const s
   Affine row = first.subscripts[0], col = first.subscripts[1];
   for (const auto& [name, as] : scope.unrolledAs) row = row.substitute(name, as), col = col.substitute(name, as);
   const int64_t bytes = scalarTypeBytes(typeOf(*array)), rowElements = kWgmmaSwizzleBytes / bytes;
-  // Rows then columns of the buffer: A's m and k; N-major B's k and n; tf32's B, stored
-  // transposed, n and k (K-major as A).
-  const bool kMajor = isA || typeOf(*array) == ScalarType::TF32;
+  // Rows then columns of the buffer: A's m and k; N-major B's k and n; a 32-bit B (tf32, or float
+  // split into tf32 parts), stored transposed, n and k (K-major as A).
+  const bool kMajor = isA || bytes == 4;
   // The tile starts on a swizzle atom's first row; along the row, at a k step (K-major: 32 bytes)
   // or on a slab (N-major B).
   if (scope.ranges.multipleOf(row) % 8 != 0 ||
@@ -272,9 +303,14 @@ void KernelWriter::emitWgmmaRegisterTile(const WgmmaTileNest& nest, const Scope&
   const Array* aArray = findArray(a->array, scope);
   const Array* bArray = findArray(b->array, scope);
   if (!aArray || !bArray) return;
-  const ScalarType t = typeOf(*aArray);
-  if (t != ScalarType::TF32 || typeOf(*bArray) != t)
-    return refuse(std::string("wgmma's A from registers is built for tf32 operands, not ") + scalarTypeName(t));
+  // tf32x3 (Kernel::wgmmaSplitBuffer): float operands, split into tf32 parts.
+  const bool split = !kernel_.wgmmaSplitBuffer.empty();
+  if (typeOf(*aArray) != (split ? ScalarType::Float : ScalarType::TF32) || typeOf(*bArray) != typeOf(*aArray))
+    return refuse(std::string("wgmma's A from registers is built for tf32 operands, or float ones split (tf32x3), not ") +
+                  scalarTypeName(typeOf(*aArray)));
+  if (split && b->array != kernel_.wgmmaSplitBuffer)
+    return refuse("tf32x3 splits `" + kernel_.wgmmaSplitBuffer + "`, not the operand read by descriptor, `" + b->array + "`");
+  const ScalarType t = ScalarType::TF32;
   if (kTrips != instructionK(t) || nTrips % 8 != 0 || nTrips > 256)
     return refuse("a wgmma tile of " + std::to_string(nTrips) + " columns and " + std::to_string(kTrips) +
                   " of k: wgmma with A from registers is m64nNk8 here, N a multiple of 8 up to 256");
@@ -287,6 +323,7 @@ void KernelWriter::emitWgmmaRegisterTile(const WgmmaTileNest& nest, const Scope&
        " tiles of " + name + ", A's fragments of each row of tiles loaded from " + a->array + ", B read by descriptor");
   open("{");
   line("unsigned wgmma_a[" + rows + "][4];");
+  if (split) line("unsigned wgmma_a_low[" + rows + "][4];  // the low tf32 parts of A's fragments");
   Scope rowsScope = scope;
   openTileLoop(itLoop, itTrips, scope, rowsScope);
   Scope at = rowsScope;
@@ -297,7 +334,11 @@ void KernelWriter::emitWgmmaRegisterTile(const WgmmaTileNest& nest, const Scope&
     Affine row = Affine::var(itLoop.index) + fragmentRow(Affine(q & 1));
     Affine k = kLoop.lower + Affine::var("mma_t") + Affine(4 * (q >> 1));
     Access element = substituted(*a, {{iLoop.index, row}, {kLoop.index, k}});
-    line("wgmma_a[" + itLoop.index + "_u][" + std::to_string(q) + "] = __float_as_uint(" + accessText(element, at) + ");");
+    const std::string fragment = "[" + itLoop.index + "_u][" + std::to_string(q) + "]";
+    if (split)
+      line("tf32_parts(" + accessText(element, at) + ", wgmma_a" + fragment + ", wgmma_a_low" + fragment + ");");
+    else
+      line("wgmma_a" + fragment + " = __float_as_uint(" + accessText(element, at) + ");");
   }
   close();
   line("wgmma_fence();  // the fragments (and the accumulators) are written before the wgmma that read them");
@@ -305,7 +346,14 @@ void KernelWriter::emitWgmmaRegisterTile(const WgmmaTileNest& nest, const Scope&
   std::map<std::string, Affine> origin;
   std::string fragment = openWgmmaTiles(nest, scope, both, origin);
   std::string db = wgmmaDescriptorText(*b, false, origin, both);
-  line(name + "(" + fragment + ", wgmma_a[" + itLoop.index + "_u], " + db + ");");
+  const std::string high = "wgmma_a[" + itLoop.index + "_u]";
+  if (split) {  // the small terms first: A's low parts by B's high ones, A's high by B's low
+    Scope low = both;
+    low.slots[b->array] = "(" + both.slots.at(b->array) + ") + " + std::to_string(kernel_.asyncStages);
+    line(name + "(" + fragment + ", wgmma_a_low[" + itLoop.index + "_u], " + db + ");");
+    line(name + "(" + fragment + ", " + high + ", " + wgmmaDescriptorText(*b, false, origin, low) + ");");
+  }
+  line(name + "(" + fragment + ", " + high + ", " + db + ");");
   close();
   close();
   line("wgmma_commit();  // this k step: one group");

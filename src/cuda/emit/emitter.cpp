@@ -606,11 +606,15 @@ void KernelWriter::declareShared(const Node& alloc, int copies) {
 
 void KernelWriter::declareBarriers(int64_t buffers) {
   const std::string b = std::to_string(buffers);
+  const bool split = !kernel_.wgmmaSplitBuffer.empty();
   if (!plan_.dynamicShared) {
-    line("__shared__ __align__(8) unsigned long long wgmma_full[" + b + "], wgmma_empty[" + b + "];");
+    line("__shared__ __align__(8) unsigned long long wgmma_full[" + b + "], wgmma_empty[" + b + "]" +
+         (split ? ", wgmma_ready[" + b + "]" : "") + ";");
     return;
   }
-  for (const char* name : {"wgmma_full", "wgmma_empty"}) {
+  std::vector<std::string> names = {"wgmma_full", "wgmma_empty"};
+  if (split) names.push_back("wgmma_ready");
+  for (const std::string& name : names) {
     line(std::string("unsigned long long* ") + name + " = reinterpret_cast<unsigned long long*>(shared_memory + " +
          std::to_string(dynamicOffset_) + ");");
     dynamicOffset_ += 8 * buffers;

@@ -390,7 +390,12 @@ class KernelWriter {
   // iteration's strip into the buffers' copy `slot`.
   void emitProducerPipelinedLoop(const Node& loop, int64_t trips, const Scope& inner,
                                  const std::function<void(const std::string& slot)>& issue);
-  // The full and empty barriers of `buffers` copies (wgmma_full, wgmma_empty), in shared memory.
+  // The producer warpgroup's loop of a tf32x3 pipeline: `issue` writes a strip's TMA copies into
+  // copy stage_slot; `header` and `slot` open the loop and name the copy (emit_stage.cpp).
+  void emitProducerSplit(const std::string& header, const std::string& slot, const Scope& inner,
+                         const std::function<void()>& issue);
+  // The full and empty barriers of `buffers` copies (wgmma_full, wgmma_empty), and with
+  // Kernel::wgmmaSplitBuffer the ready ones (wgmma_ready), in shared memory.
   void declareBarriers(int64_t buffers);
   // The Tensor Memory Accelerator (emit_tma.cpp): its helpers; how a stage's buffer is filled by
   // it, or nothing (and a refusal) where it cannot be; the copies of `stages` into the copy of
