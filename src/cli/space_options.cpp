@@ -12,6 +12,8 @@ void addSpaceOptions(CLI::App& app, SpaceFlags& f) {
       ->capture_default_str();
   app.add_option("--split", f.split, "parts a split reduction may have")->option_text("RANGE")->capture_default_str();
   app.add_option("-D,--define", f.defines, "override a size: -D M=4096")->option_text("NAME=VALUE");
+  app.add_flag("--no-tf32x3", f.noTf32x3,
+               "float products on the CUDA cores only, not on tensor cores as three tf32 products each");
   app.add_option("--strategy", f.strategy, "which candidates to measure: adaptive, model or exhaustive")
       ->option_text("STRATEGY")
       ->capture_default_str();
@@ -26,6 +28,7 @@ bool parseSpace(const SpaceFlags& f, SearchSpace& space, std::string& error) {
     if (!parsed) return false;
     r.into = *parsed;
   }
+  space.tf32x3 = !f.noTf32x3;
   return true;
 }
 

@@ -16,6 +16,7 @@ struct SpaceFlags {
   std::string tile = "32..256", unroll = "1..16", stage = "8..32", split = "2..8";
   std::vector<std::string> defines;
   std::string strategy = "adaptive";
+  bool noTf32x3 = false;
 };
 
 void addSpaceOptions(CLI::App& app, SpaceFlags& flags);

@@ -510,7 +510,7 @@ Fragment LoopRules::tensorCores(const Fragment& tiled, int64_t prefetch, int64_t
 bool LoopRules::wgmmaRuns() const { return gpu_.arch == "sm_90" && mmaK() != 0; }
 
 bool LoopRules::tf32x3Runs() const {
-  if (gpu_.arch != "sm_90") return false;
+  if (gpu_.arch != "sm_90" || !space_.tf32x3) return false;
   for (const auto& p : kernel_.params)
     if (p.input && p.type != ScalarType::Float) return false;
   return true;
@@ -591,6 +591,18 @@ Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer, 
     f.refused = "a warpgroup takes 64 or 128 of the block's columns (M)";
   else if (s.threadRows * s.threadCols > 128 * 128)
     f.refused = "a warpgroup's accumulators would not fit its registers";
+  if (!f.refused.empty()) return f;
+  // The registers' operand is the one read along the columns, staged as it lies (B[k][j]); the
+  // Tensor Memory Accelerator copies boxes of 2-D arrays whose rows are a multiple of 16 bytes.
+  int alongColumns = 0;
+  for (const RecipeStep& step : f.inTile) {
+    if (step.kind != StepKind::Stage) continue;
+    alongColumns += !readAlong(step.array, reduction);
+    const Array* a = kernel_.findParam(step.array);
+    if (producer == kWgmmaTmaProducer && (!a || a->extents.size() != 2 || a->extents[1] * 4 % 16 != 0))
+      f.refused = "the Tensor Memory Accelerator copies 2-D arrays whose rows are a multiple of 16 bytes, not " + step.array;
+  }
+  if (alongColumns != 1) f.refused = "wgmma's A from registers is the one operand read along the columns, staged as it lies";
   if (!f.refused.empty()) return f;
   // ptxas serializes the wgmma where a thread's accumulators, fragments and addresses (about 40
   // more) pass its share of the block's registers: 4 consumer warpgroups of 64 x 128, say.

@@ -162,7 +162,7 @@ class LoopRules {
   // bfloat16, tf32).
   bool wgmmaRuns() const;
   // FP32 on Hopper's tensor cores applies (tf32x3: float operands split into tf32 parts, three
-  // products each): an sm_90 GPU and float operands.
+  // products each): an sm_90 GPU, float operands, and the search space allows it.
   bool tf32x3Runs() const;
   // wgmma's strips: A's rows one 128-byte swizzle atom of k (64 16-bit elements, 32 of 32 bits).
   int64_t wgmmaStripDepth() const;

@@ -5,7 +5,7 @@
 set -u
 tool=$1 page=$2
 failures=0
-for option in $("$tool" --help | grep -oE -- '--[a-z][a-z-]*' | sort -u); do
+for option in $("$tool" --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u); do
   grep -qF -- "\\fB${option//-/\\-}\\fR" "$page" || { echo "FAIL: $option of --help is not on $page"; failures=$((failures + 1)); }
 done
 if command -v groff >/dev/null; then

@@ -138,9 +138,17 @@ TEST(Exploration, FullGrammarOffersStagedSplitAndDirectCandidates) {
   EXPECT_GT(spread, 0u);
 }
 
+// The CUDA cores' staging rules (of `red`); tf32x3's tensor-core strips are a rule of their own
+// (wgmmastrips), which these tests leave out of the space.
+SearchSpace cudaCoresOnly() {
+  SearchSpace s = smallSpace();
+  s.tf32x3 = false;
+  return s;
+}
+
 TEST(Exploration, RemovingTheStagedRulesRemovesStagedCandidates) {
-  auto full = offered<generated::LoopsMatcher>(smallMatmul());
-  auto unstaged = offered<unstaged::LoopsMatcher>(smallMatmul());
+  auto full = offered<generated::LoopsMatcher>(smallMatmul(), cudaCoresOnly());
+  auto unstaged = offered<unstaged::LoopsMatcher>(smallMatmul(), cudaCoresOnly());
   EXPECT_EQ(countWith(unstaged, StepKind::Stage), 0u);
   EXPECT_EQ(unstaged.size(), full.size() - countWith(full, StepKind::Stage));
 }
@@ -183,8 +191,8 @@ TEST(Exploration, ThePipelinedStagingRulesOfferPipelinedCandidates) {
 }
 
 TEST(Exploration, AnAsyncStagingRuleAddsAsynchronouslyPipelinedCandidates) {
-  auto full = offered<generated::LoopsMatcher>(smallMatmul());
-  auto async = offered<async::LoopsMatcher>(smallMatmul());
+  auto full = offered<generated::LoopsMatcher>(smallMatmul(), cudaCoresOnly());
+  auto async = offered<async::LoopsMatcher>(smallMatmul(), cudaCoresOnly());
   EXPECT_EQ(countMapped(full, Mapping::AsyncPipelined), 0u);  // not in the grammar as shipped
   EXPECT_GT(countMapped(async, Mapping::AsyncPipelined), 0u);
   EXPECT_EQ(async.size(), full.size() + countMapped(async, Mapping::AsyncPipelined));
@@ -230,6 +238,35 @@ TEST(Exploration, EveryOfferedConv2dCandidateComputesTheNest) {
 // The other layouts and forms of convolution (channels last, dilated, depthwise, 1-D, grouped,
 // 3-D), and the transposed products: whatever the grammar offers for them, implicit GEMMs with
 // their batches of groups or channels included, computes what they compute.
+// Float products on an sm_90 GPU are offered on tensor cores as three tf32 products (tf32x3):
+// the register-A form, filled by TMA, every such candidate a legal recipe; --no-tf32x3 (the
+// space's tf32x3 off) takes exactly those away. A batched product (3-D arrays, B transposed) and
+// rows that are no multiple of 16 bytes get none: TMA copies neither.
+TEST(Exploration, FloatProductsAreOfferedTf32x3WhereTheSpaceAllowsIt) {
+  auto isTf32x3 = [](const Offered& f) {
+    return std::any_of(f.recipe.steps.begin(), f.recipe.steps.end(), [](const RecipeStep& s) {
+      return s.kind == StepKind::Wgmma && s.factors.size() == 6 && s.factors[5] == 1;
+    });
+  };
+  auto all = offered<generated::LoopsMatcher>(smallMatmul());
+  auto cores = offered<generated::LoopsMatcher>(smallMatmul(), cudaCoresOnly());
+  size_t split = std::count_if(all.begin(), all.end(), isTf32x3);
+  EXPECT_GT(split, 0u);
+  EXPECT_EQ(std::count_if(cores.begin(), cores.end(), isTf32x3), 0);
+  EXPECT_EQ(cores.size(), all.size() - split);
+  for (const auto& f : all) {
+    if (!isTf32x3(f)) continue;
+    EXPECT_TRUE(f.shape.tf32x3 && f.shape.registerA && f.shape.warpGroups);
+    EXPECT_NE(printRecipeLine(f.recipe).find("producer tma tf32x3"), std::string::npos);
+  }
+  for (const auto& [example, sizes] :
+       {std::pair<const char*, std::map<std::string, int64_t>>{"matmul_bt.loop", {{"BATCH", 2}, {"M", 40}, {"N", 48}, {"K", 36}}},
+        {"matmul.loop", {{"M", 40}, {"N", 48}, {"K", 34}}}}) {
+    auto fs = offered<generated::LoopsMatcher>(loadExample(example, sizes));
+    EXPECT_EQ(std::count_if(fs.begin(), fs.end(), isTf32x3), 0) << example;
+  }
+}
+
 TEST(Exploration, EveryOfferedCandidateOfTheOtherExamplesComputesTheNest) {
   const std::pair<const char*, std::map<std::string, int64_t>> examples[] = {
       {"conv2d_nhwc.loop", {{"N", 2}, {"C", 3}, {"H", 9}, {"W", 10}, {"K", 5}, {"ST", 2}}},

@@ -10,7 +10,10 @@
 // writes. The pipelined loop around the tiles fences, commits and waits (emit_stage.cpp). With
 // A from registers (Kernel::wgmmaRegisterA, tf32), the threads load A's fragments from its stage
 // each k step and fence, commit and wait for themselves (emitWgmmaRegisterTile), D's rows
-// permuted as fragmentRow says.
+// permuted as fragmentRow says. With float operands split into tf32 parts
+// (Kernel::wgmmaSplitBuffer, tf32x3), they split A's fragments as they load them, and each tile
+// and k step is three instructions: A's low parts by B, A's high parts by B's low copy (the stage
+// copy the producer warpgroup split it into, emit_stage.cpp), and the high parts by each other.
 #include <cstdio>
 
 #include "src/cuda/emit/kernel_writer.hpp"
