@@ -198,7 +198,8 @@ TEST(CompileWgmma, Tf32x3ProductsCompileForSm90aWithoutLocalMemory) {
   for (const Tf32Case& c : {Tf32Case{4096, splitRecipe("128,128", "128,64", 128, 4), "m64n128k8.f32.tf32.tf32"},
                             Tf32Case{4096, splitRecipe("256,64", "256,64", 256, 3), "m64n256k8.f32.tf32.tf32"},
                             Tf32Case{1000, splitRecipe("128,128", "128,64", 128, 4), "m64n128k8.f32.tf32.tf32"},
-                            Tf32Case{520, splitRecipe("64,128", "64,64", 64, 3), "m64n64k8.f32.tf32.tf32"}}) {
+                            Tf32Case{520, splitRecipe("64,128", "64,64", 64, 3), "m64n64k8.f32.tf32.tf32"},
+                            Tf32Case{200, splitRecipe("128,128", "128,64", 128, 2), "m64n128k8.f32.tf32.tf32"}}) {
     SCOPED_TRACE(std::to_string(c.size) + " under " + c.recipe);
     CompileResult r = expectWgmmaCompiled("matmul.loop", c.size, c.recipe, c.instruction);
     if (!r.compiled) continue;
@@ -214,23 +215,28 @@ TEST(CompileWgmma, Tf32x3ProductsCompileForSm90aWithoutLocalMemory) {
   }
 }
 
-// Every register-A candidate the grammar offers for tf32 (its pinned list, at 4096^3): the
-// grammar refuses the tiles whose registers would have ptxas serialize the wgmma, so none does.
-TEST(CompileWgmma, EveryOfferedTf32RegisterACandidateCompilesUnserialized) {
-  std::ifstream in(std::string(CUDABURG_EXAMPLES_DIR) + "/../tests/search/golden/tf32gemm.recipes");
-  ASSERT_TRUE(in);
-  int compiled = 0;
-  for (std::string line; std::getline(in, line);) {
-    if (line.find("wgmma j,i,k") == std::string::npos) continue;
-    SCOPED_TRACE(line);
-    auto k = testing::emittedKernel("tf32gemm.loop", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, line);
-    ASSERT_TRUE(k);
-    CompileResult r = compiledForSm90(*k);
-    ASSERT_TRUE(r.compiled) << r.errorLog;
-    expectNoLocalMemory(r);
-    ++compiled;
+// Every register-A candidate the grammar offers for tf32, and for float as tf32x3 (their pinned
+// lists, at 4096^3): the grammar refuses the tiles whose registers would have ptxas serialize the
+// wgmma, so none does.
+TEST(CompileWgmma, EveryOfferedRegisterACandidateCompilesUnserialized) {
+  for (const char* example : {"tf32gemm", "matmul"}) {
+    SCOPED_TRACE(example);
+    std::ifstream in(std::string(CUDABURG_EXAMPLES_DIR) + "/../tests/search/golden/" + example + ".recipes");
+    ASSERT_TRUE(in);
+    int compiled = 0;
+    for (std::string line; std::getline(in, line);) {
+      if (line.find("wgmma j,i,k") == std::string::npos) continue;
+      SCOPED_TRACE(line);
+      auto k = testing::emittedKernel(std::string(example) + ".loop", {{"M", 4096}, {"N", 4096}, {"K", 4096}},
+                                      line);
+      ASSERT_TRUE(k);
+      CompileResult r = compiledForSm90(*k);
+      ASSERT_TRUE(r.compiled) << r.errorLog;
+      expectNoLocalMemory(r);
+      ++compiled;
+    }
+    EXPECT_GT(compiled, 10);
   }
-  EXPECT_GT(compiled, 10);
 }
 
 TEST(CompileWgmma, RefusedForAnyOtherGpu) {

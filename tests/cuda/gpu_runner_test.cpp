@@ -558,6 +558,29 @@ TEST_F(GpuRunner, Tf32RegisterAWgmmaProductsVerifyAgainstGemmEx) {
     expectVerifiedByGemmEx({"tf32gemm.loop", sizes, text});
 }
 
+// FP32 on tensor cores as three tf32 products (tf32x3): float operands in the register-A form,
+// the TMA producer's warpgroup splitting A's strips into a second copy of the stage. Verified
+// against cuBLAS SGEMM (TF32 off) by the float bound, as every float kernel is: whole products,
+// uneven ones (tiles past every edge, a partial last strip), two buffers (each strip split
+// right after its copies are issued) and a block of one warpgroup.
+TEST_F(GpuRunner, Tf32x3ProductsVerifyAgainstCublasSgemm) {
+  if (runner_->arch() != "sm_90") GTEST_SKIP() << "wgmma runs on sm_90 only, not on " << runner_->device();
+  for (const auto& [sizes, text] : std::vector<std::pair<std::map<std::string, int64_t>, std::string>>{
+           {{{"M", 4096}, {"N", 4096}, {"K", 4096}}, registerARecipe("128,128", "128,64", 128, 4, " producer tma tf32x3; raster 8")},
+           {{{"M", 1000}, {"N", 1000}, {"K", 1000}}, registerARecipe("64,128", "64,64", 64, 4, " producer tma tf32x3")},
+           {{{"M", 257}, {"N", 520}, {"K", 300}}, registerARecipe("256,64", "256,64", 256, 3, " producer tma tf32x3")},
+           {{{"M", 200}, {"N", 136}, {"K", 88}}, registerARecipe("128,128", "128,64", 128, 2, " producer tma tf32x3")},
+           {{{"M", 128}, {"N", 64}, {"K", 64}}, registerARecipe("128,64", "128,64", 128, 4, " producer tma tf32x3")}}) {
+    SCOPED_TRACE(text);
+    Kernel k = testing::loadExample("matmul.loop", sizes);
+    auto e = emitUnder(k, text);
+    ASSERT_TRUE(e);
+    RunResult r = runner_->measure(k, *e, build(*e));
+    EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
+    EXPECT_EQ(r.reference.rfind("cuBLAS SGEMM", 0), 0u) << r.reference;
+  }
+}
+
 // Tensor cores on implicit GEMMs of half NHWC convolutions (gathers of 8 channels by cp.async or
 // through registers, 3 channels an element at a time, pixels that fill no whole tile) and the
 // naive nest, against cuDNN's tensor-op convolution of half operands (a half output, widened).
