@@ -78,6 +78,11 @@ std::string searchReportMarkdown(const SearchOutcome& o, size_t top) {
   if (o.reference.measured)
     md << "- reference: " << o.reference.library << " " << fixed(o.reference.ms, 4) << " ms, "
        << fixed(o.reference.tflops, 2) << " TFLOPS\n";
+  // A winner on tensor cores computes float products as three tf32 products: say so, and what it costs.
+  if (auto b = o.best(); b && o.variants[*b].recipe.find(" tf32x3") != std::string::npos)
+    md << "- arithmetic: the winner computes float products on tensor cores as three tf32 products "
+          "(`tf32x3`), its sums the tensor cores' (they truncate as they add: the error, column `rel. error`, "
+          "grows with the reduction's length); `--no-tf32x3` keeps float products on the CUDA cores\n";
 
   auto best = ranked(o);
   md << "\n## Top variants\n\n";

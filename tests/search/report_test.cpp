@@ -60,6 +60,21 @@ TEST(SearchReport, MarkdownRanksAndListsFailures) {
   EXPECT_EQ(md.find("Not measured"), std::string::npos);
 }
 
+// A winner that computes float products as three tf32 products says so; one on the CUDA cores,
+// or a tf32x3 variant that did not win, says nothing of it.
+TEST(SearchReport, SaysWhenTheWinnerComputesFloatProductsAsTf32x3) {
+  SearchOutcome o = measuredOutcome();
+  EXPECT_EQ(searchReportMarkdown(o).find("arithmetic:"), std::string::npos);
+  o.variants[0].recipe = "wgmma j,i,k 64,64,8 producer tma tf32x3\n";  // 2.0 ms: not the winner
+  EXPECT_EQ(searchReportMarkdown(o).find("arithmetic:"), std::string::npos);
+  o.variants[2].recipe = "wgmma j,i,k 64,128,8 producer tma tf32x3\n";  // 1.0 ms: the winner
+  std::string md = searchReportMarkdown(o);
+  EXPECT_NE(md.find("- arithmetic: the winner computes float products on tensor cores as three tf32 products"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("`--no-tf32x3`"), std::string::npos);
+}
+
 TEST(SearchReport, ShowsTheRefitsEstimateOfWhatWasMeasured) {
   SearchOutcome o = measuredOutcome();
   o.modelSamples = 3;
