@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 
+#include "src/cuda/run/reference_check.hpp"
 #include "src/loop/tree_walk.hpp"
 #include "src/transform/loop_facts.hpp"
 #include "src/transform/loop_names.hpp"
@@ -585,6 +586,11 @@ Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer, 
   const CandidateShape& s = f.shape;
   if (!tf32x3 && mmaK() != 8) f.refused = "wgmma's A from registers is offered for tf32 (16-bit B is read N-major by descriptor)";
   else if (tf32x3 && producer != kWgmmaTmaProducer) f.refused = "tf32x3's strips are split by a producer that copies by TMA";
+  // The tensor cores truncate as they add: about a unit of fp32 for each 8 products summed (n / 8
+  // units: 3.0e-5 at K = 4096, 2.9e-5 measured on an H200), which must stay within the float
+  // bound every kernel is checked against (past K of about 13,000 it does not).
+  else if (tf32x3 && double(s.reduction) / 8 * 0x1p-24 > verificationTolerance(ScalarType::Float, s.reduction))
+    f.refused = "tf32x3's tensor-core sums of " + std::to_string(s.reduction) + " terms would pass the float bound";
   else if (s.threadRows != s.blockRows || s.threadRows % 8 != 0 || s.threadRows > 256)
     f.refused = "each warpgroup takes all the block's rows (N, at most 256)";
   else if (s.threadCols % 64 != 0 || s.threadCols > 128)
