@@ -20,11 +20,13 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// A product checked against cublasGemmEx: an example, its sizes, a recipe.
-struct GemmExCase {
+// A product checked against a library: an example, its sizes, a recipe, and the library (the
+// start of the reference's name).
+struct ProductCase {
   const char* file;
   std::map<std::string, int64_t> sizes;
   std::string recipe;
+  const char* library = "cuBLAS GemmEx";
 };
 
 class GpuRunner : public ::testing::Test {
@@ -39,8 +41,8 @@ class GpuRunner : public ::testing::Test {
   }
 
   // The case's nest under its recipe (with `tensorMaps` tensor maps when given), verified against
-  // cublasGemmEx.
-  void expectVerifiedByGemmEx(const GemmExCase& c, std::optional<size_t> tensorMaps = std::nullopt);
+  // the case's library.
+  void expectVerified(const ProductCase& c, std::optional<size_t> tensorMaps = std::nullopt);
 
   // `allowSpills`: for tests of what a kernel computes, not of how fast it runs.
   CompileResult build(const CudaKernel& k, bool allowSpills = false) {
@@ -464,7 +466,7 @@ std::string wgmmaRecipe(const std::string& block, const std::string& group, int 
          "; unroll k " + strip + "; wgmma i,j,k 64," + std::to_string(n) + (tf32 ? ",8" : ",16") + more;
 }
 
-void GpuRunner::expectVerifiedByGemmEx(const GemmExCase& c, std::optional<size_t> tensorMaps) {
+void GpuRunner::expectVerified(const ProductCase& c, std::optional<size_t> tensorMaps) {
   SCOPED_TRACE(std::string(c.file) + " under " + c.recipe);
   Kernel k = testing::loadExample(c.file, c.sizes);
   auto e = emitUnder(k, c.recipe);
@@ -474,7 +476,7 @@ void GpuRunner::expectVerifiedByGemmEx(const GemmExCase& c, std::optional<size_t
   }
   RunResult r = runner_->measure(k, *e, build(*e));
   EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
-  EXPECT_EQ(r.reference.rfind("cuBLAS GemmEx", 0), 0u) << r.reference;
+  EXPECT_EQ(r.reference.rfind(c.library, 0), 0u) << r.reference;
 }
 
 // Hopper's warpgroup MMA (the wgmma step; sm_90 only): whole and uneven products of half and
@@ -483,18 +485,18 @@ void GpuRunner::expectVerifiedByGemmEx(const GemmExCase& c, std::optional<size_t
 // cublasGemmEx.
 TEST_F(GpuRunner, WgmmaProductsVerifyAgainstGemmEx) {
   if (runner_->arch() != "sm_90") GTEST_SKIP() << "wgmma runs on sm_90 only, not on " << runner_->device();
-  for (const GemmExCase& c :
-       {GemmExCase{"hgemm.loop", {{"M", 256}, {"N", 256}, {"K", 256}}, wgmmaRecipe("128,128", "64,128", 128, 4)},
-        GemmExCase{"hgemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}}, wgmmaRecipe("128,256", "64,256", 256, 4, "; raster 8")},
-        GemmExCase{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, wgmmaRecipe("128,128", "64,128", 128, 3, " wait 0")},
-        GemmExCase{"bf16gemm.loop", {{"M", 512}, {"N", 256}, {"K", 192}}, wgmmaRecipe("256,128", "128,128", 128, 4)},
-        GemmExCase{"bf16gemm.loop", {{"M", 72}, {"N", 136}, {"K", 136}}, wgmmaRecipe("64,64", "64,64", 64, 3)},
+  for (const ProductCase& c :
+       {ProductCase{"hgemm.loop", {{"M", 256}, {"N", 256}, {"K", 256}}, wgmmaRecipe("128,128", "64,128", 128, 4)},
+        ProductCase{"hgemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}}, wgmmaRecipe("128,256", "64,256", 256, 4, "; raster 8")},
+        ProductCase{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, wgmmaRecipe("128,128", "64,128", 128, 3, " wait 0")},
+        ProductCase{"bf16gemm.loop", {{"M", 512}, {"N", 256}, {"K", 192}}, wgmmaRecipe("256,128", "128,128", 128, 4)},
+        ProductCase{"bf16gemm.loop", {{"M", 72}, {"N", 136}, {"K", 136}}, wgmmaRecipe("64,64", "64,64", 64, 3)},
         // A producer warpgroup filling the stages: more strips than buffers, and fewer.
-        GemmExCase{"hgemm.loop", {{"M", 256}, {"N", 512}, {"K", 512}}, wgmmaRecipe("128,256", "64,256", 256, 4, " producer")},
-        GemmExCase{"hgemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}}, wgmmaRecipe("128,128", "64,128", 128, 3, " producer")},
-        GemmExCase{"bf16gemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}},
+        ProductCase{"hgemm.loop", {{"M", 256}, {"N", 512}, {"K", 512}}, wgmmaRecipe("128,256", "64,256", 256, 4, " producer")},
+        ProductCase{"hgemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}}, wgmmaRecipe("128,128", "64,128", 128, 3, " producer")},
+        ProductCase{"bf16gemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}},
                    wgmmaRecipe("128,128", "64,128", 128, 2, " wait 0 producer")}})
-    expectVerifiedByGemmEx(c);
+    expectVerified(c);
 }
 
 // wgmma on tf32 operands (m64nNk8, B stored transposed so that it is read K-major): whole and
@@ -510,7 +512,7 @@ TEST_F(GpuRunner, Tf32WgmmaProductsVerifyAgainstGemmEx) {
            {{{"M", 200}, {"N", 136}, {"K", 88}}, wgmmaRecipe("128,128", "64,128", 128, 3, " wait 0", tf32)},
            {{{"M", 512}, {"N", 512}, {"K", 512}}, wgmmaRecipe("256,128", "128,128", 128, 3, " producer", tf32)},
            {{{"M", 1000}, {"N", 1000}, {"K", 1000}}, wgmmaRecipe("128,128", "64,128", 128, 2, " wait 0 producer", tf32)}})
-    expectVerifiedByGemmEx({"tf32gemm.loop", sizes, text});
+    expectVerified({"tf32gemm.loop", sizes, text});
 }
 
 // A producer warpgroup's one thread filling the stages by the Tensor Memory Accelerator (`producer
@@ -519,15 +521,15 @@ TEST_F(GpuRunner, Tf32WgmmaProductsVerifyAgainstGemmEx) {
 // 256 rows; against cublasGemmEx.
 TEST_F(GpuRunner, WgmmaTmaProductsVerifyAgainstGemmEx) {
   if (runner_->arch() != "sm_90") GTEST_SKIP() << "wgmma runs on sm_90 only, not on " << runner_->device();
-  for (const GemmExCase& c :
-       {GemmExCase{"hgemm.loop", {{"M", 1024}, {"N", 1024}, {"K", 1024}},
+  for (const ProductCase& c :
+       {ProductCase{"hgemm.loop", {{"M", 1024}, {"N", 1024}, {"K", 1024}},
                    wgmmaRecipe("128,256", "64,256", 256, 4, " producer tma; raster 8")},
-        GemmExCase{"hgemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}}, wgmmaRecipe("128,128", "64,128", 128, 3, " producer tma")},
-        GemmExCase{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, wgmmaRecipe("128,128", "64,128", 128, 2, " wait 0 producer tma")},
-        GemmExCase{"bf16gemm.loop", {{"M", 512}, {"N", 256}, {"K", 192}}, wgmmaRecipe("256,128", "128,128", 128, 4, " producer tma")},
-        GemmExCase{"bf16gemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}},
+        ProductCase{"hgemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}}, wgmmaRecipe("128,128", "64,128", 128, 3, " producer tma")},
+        ProductCase{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, wgmmaRecipe("128,128", "64,128", 128, 2, " wait 0 producer tma")},
+        ProductCase{"bf16gemm.loop", {{"M", 512}, {"N", 256}, {"K", 192}}, wgmmaRecipe("256,128", "128,128", 128, 4, " producer tma")},
+        ProductCase{"bf16gemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}},
                    wgmmaRecipe("128,256", "64,256", 256, 4, " producer tma")}})
-    expectVerifiedByGemmEx(c, 2);
+    expectVerified(c, 2);
 }
 
 // tf32 with the instruction's M along the columns and A from registers (wgmma j,i,k): B staged as
@@ -555,7 +557,7 @@ TEST_F(GpuRunner, Tf32RegisterAWgmmaProductsVerifyAgainstGemmEx) {
            {{{"M", 257}, {"N", 520}, {"K", 300}}, registerARecipe("128,128", "128,64", 128, 3)},
            // One warpgroup with two 64-column tiles of M.
            {{{"M", 520}, {"N", 264}, {"K", 200}}, registerARecipe("128,128", "128,128", 128, 3, " producer tma")}})
-    expectVerifiedByGemmEx({"tf32gemm.loop", sizes, text});
+    expectVerified({"tf32gemm.loop", sizes, text});
 }
 
 // FP32 on tensor cores as three tf32 products (tf32x3): float operands in the register-A form,
@@ -570,15 +572,8 @@ TEST_F(GpuRunner, Tf32x3ProductsVerifyAgainstCublasSgemm) {
            {{{"M", 1000}, {"N", 1000}, {"K", 1000}}, registerARecipe("64,128", "64,64", 64, 4, " producer tma tf32x3")},
            {{{"M", 257}, {"N", 520}, {"K", 300}}, registerARecipe("256,64", "256,64", 256, 3, " producer tma tf32x3")},
            {{{"M", 200}, {"N", 136}, {"K", 88}}, registerARecipe("128,128", "128,64", 128, 2, " producer tma tf32x3")},
-           {{{"M", 128}, {"N", 64}, {"K", 64}}, registerARecipe("128,64", "128,64", 128, 4, " producer tma tf32x3")}}) {
-    SCOPED_TRACE(text);
-    Kernel k = testing::loadExample("matmul.loop", sizes);
-    auto e = emitUnder(k, text);
-    ASSERT_TRUE(e);
-    RunResult r = runner_->measure(k, *e, build(*e));
-    EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
-    EXPECT_EQ(r.reference.rfind("cuBLAS SGEMM", 0), 0u) << r.reference;
-  }
+           {{{"M", 128}, {"N", 64}, {"K", 64}}, registerARecipe("128,64", "128,64", 128, 4, " producer tma tf32x3")}})
+    expectVerified({"matmul.loop", sizes, text, "cuBLAS SGEMM"});
 }
 
 // Tensor cores on implicit GEMMs of half NHWC convolutions (gathers of 8 channels by cp.async or
