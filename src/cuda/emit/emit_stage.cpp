@@ -686,8 +686,7 @@ void KernelWriter::emitProducerSplit(const std::string& header, const std::strin
                                      const std::function<void()>& issue) {
   const int64_t buffers = kernel_.asyncStages, lag = buffers - 1;
   const Array* split = findArray(kernel_.wgmmaSplitBuffer, inner);
-  int64_t elements = split ? 1 : 0;
-  for (int64_t e : split ? split->extents : std::vector<int64_t>{}) elements *= e;
+  const int64_t elements = split ? split->elements() : 0;
   if (elements == 0 || elements % (4 * 128) != 0)
     return refuse("tf32x3 splits the stage `" + kernel_.wgmmaSplitBuffer + "` in pieces of 4 elements a producer thread: " +
                   std::to_string(elements) + " elements");
@@ -696,7 +695,7 @@ void KernelWriter::emitProducerSplit(const std::string& header, const std::strin
     line("const int split_slot = (" + strip + ") % " + b + ", split_round = (" + strip + ") / " + b + ";");
     line("mbarrier_wait(&wgmma_full[split_slot], split_round & 1);  // the strip has landed");
     line("tf32_split<" + std::to_string(elements) + ">(reinterpret_cast<float*>(" + buffer + " + split_slot), " +
-         "reinterpret_cast<float*>(" + buffer + " + " + b + " + split_slot), threadIdx.x);");
+         "reinterpret_cast<float*>(" + buffer + " + " + lowPartsSlot("split_slot") + "), threadIdx.x);");
     line("wgmma_proxy_fence();  // the parts visible to wgmma's reads");
     line("mbarrier_arrive(&wgmma_ready[split_slot]);");
   };

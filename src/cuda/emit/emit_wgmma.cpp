@@ -352,7 +352,7 @@ void KernelWriter::emitWgmmaRegisterTile(const WgmmaTileNest& nest, const Scope&
   const std::string high = "wgmma_a[" + itLoop.index + "_u]";
   if (split) {  // the small terms first: A's low parts by B's high ones, A's high by B's low
     Scope low = both;
-    low.slots[b->array] = "(" + both.slots.at(b->array) + ") + " + std::to_string(kernel_.asyncStages);
+    low.slots[b->array] = lowPartsSlot(both.slots.at(b->array));
     line(name + "(" + fragment + ", wgmma_a_low[" + itLoop.index + "_u], " + db + ");");
     line(name + "(" + fragment + ", " + high + ", " + wgmmaDescriptorText(*b, false, origin, low) + ");");
   }

@@ -394,6 +394,11 @@ class KernelWriter {
   // copy stage_slot; `header` and `slot` open the loop and name the copy (emit_stage.cpp).
   void emitProducerSplit(const std::string& header, const std::string& slot, const Scope& inner,
                          const std::function<void()>& issue);
+  // The copy of Kernel::wgmmaSplitBuffer that holds the low tf32 parts of copy `slot` (its high
+  // parts), asyncStages further on.
+  std::string lowPartsSlot(const std::string& slot) const {
+    return "(" + slot + ") + " + std::to_string(kernel_.asyncStages);
+  }
   // The full and empty barriers of `buffers` copies (wgmma_full, wgmma_empty), and with
   // Kernel::wgmmaSplitBuffer the ready ones (wgmma_ready), in shared memory.
   void declareBarriers(int64_t buffers);
