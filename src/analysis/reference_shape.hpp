@@ -47,7 +47,8 @@ struct ConvShape {
   std::vector<std::string> outIndices;         // the loop indices of the output's spatial dimensions
 
   size_t rank() const { return in.size(); }  // spatial dimensions
-  ScalarType libraryOutput() const { return operands; }  // the type cuDNN writes the output in
+  // The type cuDNN writes the output in: the operands' (tf32 ones are floats in memory).
+  ScalarType libraryOutput() const { return operands == ScalarType::TF32 ? ScalarType::Float : operands; }
 };
 
 struct ReferencePlan {

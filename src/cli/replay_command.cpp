@@ -45,6 +45,7 @@ int runReplay(const ReplayFlags& f) {
   Progress progress(stderr, true);
   EvaluatorOptions options;
   options.replay = true;
+  options.measure.precision = space.precision;
   Evaluator evaluator(*kernel, options, nullptr, &*db, progress);
   if (!evaluator.outcome().gpuAvailable) {
     std::cerr << "cudaburg: error: " << f.db << " holds no measurement of " << kernel->name << " at "

@@ -105,13 +105,15 @@ std::string coverText(const SearchResult& r) {
 }
 
 void retimeWinner(Runner& runner, const Kernel& kernel, const Evaluator& evaluator, const Recipe& best,
-                  SearchOutcome& outcome) {
+                  const MeasureOptions& options, SearchOutcome& outcome) {
   std::string line = printRecipeLine(best);
   const CudaKernel* cuda = evaluator.kernelFor(line);
   const CompileResult* binary = evaluator.binaryFor(line);
   auto index = outcome.best();
   if (!cuda || !binary || !index) return;
-  RunResult r = runner.measure(kernel, *cuda, *binary);
+  MeasureOptions full;  // the full timing policy, the same contract
+  full.precision = options.precision;
+  RunResult r = runner.measure(kernel, *cuda, *binary, full);
   Measurement& m = outcome.variants[*index].result;
   if (!r.ok()) {  // verified once during the search, not now: say so rather than keep the old time
     m.status = r.status;
@@ -122,6 +124,24 @@ void retimeWinner(Runner& runner, const Kernel& kernel, const Evaluator& evaluat
   m.tflops = r.tflops;
   m.gbps = r.gbps;
   m.error = std::max(m.error, r.error);
+  m.libraryError = std::max(m.libraryError, r.libraryError);
+}
+
+// The bound the winner was verified with, for best.cu to check the same: twice the error the
+// library showed beside it, where one was measured.
+CheckBound checkBound(const Kernel& kernel, const SearchOutcome& outcome) {
+  auto index = outcome.best();
+  if (!index || !outcome.variants[*index].measured) return {};
+  const Measurement& m = outcome.variants[*index].result;
+  if (m.libraryError < 0) return {};
+  ScalarType output = ScalarType::Float;
+  for (const Array& a : kernel.params)
+    if (!a.input) output = a.type;
+  char error[32];
+  std::snprintf(error, sizeof error, "%.2e", m.libraryError);
+  std::string library = outcome.reference.library.empty() ? "the reference library" : outcome.reference.library;
+  return {contractBound(m.libraryError, output),
+          "twice " + library + "'s error on the search's inputs (" + error + "), --precision " + outcome.precision};
 }
 
 int runSearch(const SearchFlags& f) {
@@ -137,6 +157,7 @@ int runSearch(const SearchFlags& f) {
   options.started = started;
   options.compile.arch = f.arch;
   options.measure.seed = f.seed;
+  options.measure.precision = space.precision;
   // Brief timings while searching (the median of 5 runs of a kernel of 10 ms or more varies by
   // less than a percent); the winner is timed again with the full policy.
   options.measure.runs.minRuns = 5;
@@ -174,6 +195,11 @@ int runSearch(const SearchFlags& f) {
               << ") cannot run code built for it; leave --arch out, or search on such a GPU\n";
     return kUsageError;
   }
+  if (runner.available() && space.precision == Precision::Tf32 && !binaryRunsOn("sm_80", runner.arch())) {
+    std::cerr << "cudaburg: error: --precision tf32: the GPU (" << runner.arch()
+              << ") has no TF32 tensor cores (sm_80 and later); use --precision strict\n";
+    return kUsageError;
+  }
   if (!runner.available())
     progress.note(runner.device() + ": nothing will be timed; candidates are compiled and ranked by the model");
   else
@@ -183,8 +209,11 @@ int runSearch(const SearchFlags& f) {
   progress.start(0);
   // The reference library is timed while the labeler chooses among the measured kernels.
   std::future<ReferenceTiming> reference;
+  MeasureOptions referenceOptions;  // the full timing policy, in the library's math the contract names
+  referenceOptions.precision = space.precision;
   auto timeReference = [&] {
-    if (runner.available()) reference = std::async(std::launch::async, [&] { return runner.reference(*kernel); });
+    if (runner.available())
+      reference = std::async(std::launch::async, [&] { return runner.reference(*kernel, referenceOptions); });
   };
   SearchResult result = searchWith<generated::LoopsMatcher>(*kernel, space, evaluator, *strategy, timeReference);
   progress.finish();
@@ -195,10 +224,10 @@ int runSearch(const SearchFlags& f) {
   if (runner.available()) {
     // The winner and the reference library, timed again side by side with the full policy
     // (the search times each variant more briefly).
-    ReferenceTiming ref = reference.valid() ? reference.get() : runner.reference(*kernel);
+    ReferenceTiming ref = reference.valid() ? reference.get() : runner.reference(*kernel, referenceOptions);
     result.outcome.reference = {ref.library, ref.ms, ref.tflops, ref.ok()};
     if (!ref.ok() && f.verbose) progress.note("reference library not timed: " + ref.reason);
-    if (result.best) retimeWinner(runner, *kernel, evaluator, *result.best, result.outcome);
+    if (result.best) retimeWinner(runner, *kernel, evaluator, *result.best, options.measure, result.outcome);
   }
 
   std::filesystem::path dir = f.outDir.empty() ? "cudaburg-" + kernel->name : f.outDir;
@@ -213,7 +242,8 @@ int runSearch(const SearchFlags& f) {
   if (result.best) {
     const CudaKernel* best = evaluator.kernelFor(line);
     EmitResult reference = emitReference(*kernel);
-    if (best && reference.ok()) outputs.push_back({"best.cu", bestProgram(*kernel, *best, *reference.kernel)});
+    if (best && reference.ok())
+      outputs.push_back({"best.cu", bestProgram(*kernel, *best, *reference.kernel, checkBound(*kernel, result.outcome))});
   }
   auto madeFolders = makeOutputFolder(dir);
   if (!madeFolders || !writeOutputs(dir, *madeFolders, outputs)) return kInputError;

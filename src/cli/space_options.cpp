@@ -14,6 +14,11 @@ void addSpaceOptions(CLI::App& app, SpaceFlags& f) {
   app.add_option("-D,--define", f.defines, "override a size: -D M=4096")->option_text("NAME=VALUE");
   app.add_flag("--no-tf32x3", f.noTf32x3,
                "float products on the CUDA cores only, not on tensor cores as three tf32 products each");
+  app.add_option("--precision", f.precision,
+                 "how accurate every kernel must be: strict (at most twice the error of cuBLAS SGEMM or cuDNN "
+                 "in the nest's types, against FP64) or tf32 (of the same libraries with TF32 tensor cores)")
+      ->option_text("MODE")
+      ->capture_default_str();
   app.add_option("--strategy", f.strategy, "which candidates to measure: adaptive, model or exhaustive")
       ->option_text("STRATEGY")
       ->capture_default_str();
@@ -29,6 +34,12 @@ bool parseSpace(const SpaceFlags& f, SearchSpace& space, std::string& error) {
     r.into = *parsed;
   }
   space.tf32x3 = !f.noTf32x3;
+  auto precision = parsePrecision(f.precision);
+  if (!precision) {
+    error = "--precision: unknown mode '" + f.precision + "'; the modes are " + precisionNames();
+    return false;
+  }
+  space.precision = *precision;
   return true;
 }
 

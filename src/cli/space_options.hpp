@@ -17,6 +17,7 @@ struct SpaceFlags {
   std::vector<std::string> defines;
   std::string strategy = "adaptive";
   bool noTf32x3 = false;
+  std::string precision = "strict";
 };
 
 void addSpaceOptions(CLI::App& app, SpaceFlags& flags);

@@ -196,6 +196,7 @@ constexpr int kAsyncStages = 3;
 constexpr int kMaxAsyncStages = 6;
 // The most a split reduction's workspace (its parts' sums of every output) may take.
 constexpr int64_t kMaxSplitWorkspaceBytes = int64_t{256} << 20;
+constexpr int kMaxWgmmaPromote = 16;  // strips of partial sums at most (Kernel::wgmmaPromote)
 constexpr int kWgmmaPending = 1;  // groups of wgmma left in flight across iterations (Kernel::wgmmaPending)
 // Who fills the stages around wgmma (the wgmma step's producer, in recipes and the grammar): the
 // warpgroups that multiply, a producer warpgroup by cp.async, or one by the Tensor Memory Accelerator.
@@ -341,6 +342,12 @@ struct Kernel {
   // a landed strip, its high parts written in place; "" otherwise. Each product is computed to
   // within about 2^-21 of itself (wgmmaTile in transforms.hpp); only how the GPU runs it changes.
   std::string wgmmaSplitBuffer;
+  // With wgmmaSplitBuffer: the strips of the pipelined loop whose products the tensor cores sum in
+  // a second set of accumulators before those are added into the first in fp32 (the wgmma step's
+  // `promote P`); 0: the tensor cores add into the first set directly. The tensor cores truncate
+  // as they add, the same way for each strip: sums kept short, each added with fp32's rounding,
+  // keep that error from growing with K. Only how the GPU runs it changes.
+  int wgmmaPromote = 0;
   // The buffers of each stage an AsyncPipelined loop keeps (2 to kMaxAsyncStages): its copies are
   // issued asyncStages - 1 iterations ahead. Only how the GPU runs it changes.
   int asyncStages = kAsyncStages;

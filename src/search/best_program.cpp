@@ -113,7 +113,8 @@ std::string buildTarget(const CudaKernel& k) {
 
 }  // namespace
 
-std::string bestProgram(const Kernel& original, const CudaKernel& best, const CudaKernel& reference) {
+std::string bestProgram(const Kernel& original, const CudaKernel& best, const CudaKernel& reference,
+                        const CheckBound& bound) {
   WorkCount work = countWork(original);
   std::vector<ArrayInit> inits = arrayInits(original);
   std::ostringstream o;
@@ -208,8 +209,9 @@ std::string bestProgram(const Kernel& original, const CudaKernel& best, const Cu
     << "  std::sort(times.begin(), times.end());\n"
     << "  double ms = times[times.size() / 2];\n"
     << "  std::printf(\"time %.4f ms, %.2f TFLOPS\\n\", ms, " << work.flops << " / (ms * 1e9));\n"
-    << "  const double tolerance = " << std::max(kernelTolerance(original, {}, work.reductionLength), best.minTolerance)
-    << ";  // the bound the search verified with\n"
+    << "  const double tolerance = "
+    << (bound.value > 0 ? bound.value : std::max(kernelTolerance(original, {}, work.reductionLength), best.minTolerance))
+    << ";  // the bound the search verified with" << (bound.source.empty() ? "" : ": " + bound.source) << "\n"
     << "  std::printf(worst < tolerance ? \"verified\\n\" : \"WRONG: error above %g\\n\", tolerance);\n"
     << "  return worst < tolerance ? 0 : 1;\n}\n";
   return o.str();

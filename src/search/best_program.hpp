@@ -9,7 +9,16 @@
 
 namespace cudaburg {
 
+// The bound best.cu checks its kernel's error against the FP64 reference with: the one the search
+// verified it with (under the precision contract, twice the library's error it measured), and a
+// few words on where it comes from.
+struct CheckBound {
+  double value = 0;    // 0: the FP64 check's own bound for the nest (reference_check.hpp)
+  std::string source;  // "twice cuBLAS SGEMM's error (8.1e-07), --precision strict"
+};
+
 // `original` is the untransformed kernel (it defines the arrays and the reference).
-std::string bestProgram(const Kernel& original, const CudaKernel& best, const CudaKernel& reference);
+std::string bestProgram(const Kernel& original, const CudaKernel& best, const CudaKernel& reference,
+                        const CheckBound& bound = {});
 
 }  // namespace cudaburg

@@ -277,6 +277,9 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   const double passes = s.tf32x3 ? 3.0 : 1.0;
   rate /= passes;
   double computeNs = flops / (rate * 1e3 * issue * latency);
+  // Promoting tf32x3's partial sums waits for the strip's wgmma to finish and adds them in fp32:
+  // a share of a strip's work each time.
+  if (s.promote > 0) computeNs *= 1.0 + 0.15 / static_cast<double>(s.promote);
   if (s.tensorCores) computeNs += gatherFlops / (gpu.fp32Tflops * 1e3 * latency);
   // A warp's tile reads its operands' fragments from shared memory each k step: (tm + tn) rows
   // of elements for tm x tn multiply-adds, which small warp tiles make the bound. A wgmma reads

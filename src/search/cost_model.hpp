@@ -64,6 +64,7 @@ struct CandidateShape {
   bool warpGroups = false;       // with tensorCores, warpgroups of wgmma: threadRows x threadCols is a warpgroup's tile
   bool registerA = false;        // with warpGroups, M along the columns and A from registers: N = threadRows
   bool tf32x3 = false;           // with registerA, float operands as tf32 parts: three products each
+  int64_t promote = 0;           // with tf32x3, the strips the tensor cores sum before fp32 registers do
   bool swizzled = false;         // tensor cores' stages swizzled rather than padded
   bool partialStrip = false;     // a staged reduction's last strip (of some part) is partial
   bool peeled = false;           // edges run apart: register work rounded up, whole tiles and strips unguarded

@@ -75,6 +75,7 @@ Evaluator::Evaluator(const Kernel& kernel, EvaluatorOptions options, Runner* run
   outcome_.loopFile = kernel.sourceName;
   outcome_.sizes = sizesText(kernel);
   outcome_.toolkit = "CUDA " + nvrtcVersionString();
+  outcome_.precision = precisionName(options_.measure.precision);
   outcome_.gpuAvailable = runner_ && runner_->available();
   outcome_.device = runner_ ? runner_->device() : "no GPU";
   if (options_.replay) {
@@ -240,7 +241,10 @@ void Evaluator::measureOne(Prepared& p, VariantResult& v) {
   ++measured_;
   compileBudget_->measuredOne = true;
   if (db_) {
-    if (auto stored = db_->find(key)) {
+    // A row verified under another contract (or before there was one) is measured again; a replay
+    // answers with what was stored.
+    auto stored = db_->find(key);
+    if (stored && (options_.replay || stored->precision == precisionName(options_.measure.precision))) {
       v.measured = true;
       v.fromDatabase = true;
       v.result = *stored;
@@ -268,6 +272,8 @@ void Evaluator::measureOne(Prepared& p, VariantResult& v) {
   v.result.tflops = r.tflops;
   v.result.gbps = r.gbps;
   v.result.error = r.error;
+  v.result.libraryError = r.libraryError;
+  v.result.precision = precisionName(options_.measure.precision);
   noteFastest(v.result);
   if (db_) {
     std::string error;

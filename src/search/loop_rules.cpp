@@ -579,18 +579,20 @@ Fragment LoopRules::warpGroups(const Fragment& tiled, int64_t producer) const {
   return f;
 }
 
-Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer, bool tf32x3) const {
+Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer, bool tf32x3, int64_t promote) const {
   std::string reduction;
   Fragment f = wgmmaTiles(tiled, reduction, tf32x3);
   if (!f.refused.empty()) return f;
   const CandidateShape& s = f.shape;
   if (!tf32x3 && mmaK() != 8) f.refused = "wgmma's A from registers is offered for tf32 (16-bit B is read N-major by descriptor)";
   else if (tf32x3 && producer != kWgmmaTmaProducer) f.refused = "tf32x3's strips are split by a producer that copies by TMA";
-  // The tensor cores truncate as they add: about a unit of fp32 for each 8 products summed (n / 8
-  // units: 3.0e-5 at K = 4096, 2.9e-5 measured on an H200), which must stay within the float
-  // bound every kernel is checked against (past K of about 13,000 it does not).
-  else if (tf32x3 && double(s.reduction) / 8 * 0x1p-24 > verificationTolerance(ScalarType::Float, s.reduction))
-    f.refused = "tf32x3's tensor-core sums of " + std::to_string(s.reduction) + " terms would pass the float bound";
+  // The tensor cores truncate as they add, about a unit of fp32 for each 8 products summed into
+  // one accumulator (2.9e-5 at K = 4096): n / 8 units that pass twice SGEMM's error. Sums of a
+  // few strips, added into fp32 registers, do not grow with K (promote).
+  else if (tf32x3 && promote == 0 && space_.precision == Precision::Strict)
+    f.refused = "tf32x3 sums on the tensor cores alone err by K / 8 units of fp32, past twice SGEMM's error "
+                "(--precision strict): its partial sums are promoted into fp32 registers (promote 1, 2 or 4)";
+  else if (!tf32x3 && promote != 0) f.refused = "partial sums are promoted for tf32x3 alone";
   else if (s.threadRows != s.blockRows || s.threadRows % 8 != 0 || s.threadRows > 256)
     f.refused = "each warpgroup takes all the block's rows (N, at most 256)";
   else if (s.threadCols % 64 != 0 || s.threadCols > 128)
@@ -612,8 +614,10 @@ Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer, 
   if (!f.refused.empty()) return f;
   // ptxas serializes the wgmma where a thread's accumulators, fragments and addresses (about 40
   // more) pass its share of the block's registers: 4 consumer warpgroups of 64 x 128, say.
+  // Promoted sums are a second set of accumulators.
   const int64_t threads = 128 * (s.blockCols / s.threadCols + (producer == kWgmmaNoProducer ? 0 : 1));
-  if (s.threadRows * s.threadCols / 128 + 40 > 65536 / threads) {
+  const int64_t accumulators = s.threadRows * s.threadCols / 128 * (promote > 0 ? 2 : 1);
+  if (accumulators + 40 > std::min<int64_t>(255, 65536 / threads)) {
     f.refused = "a thread's accumulators and fragments pass its share of the block's registers (ptxas would serialize)";
     return f;
   }
@@ -630,11 +634,13 @@ Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer, 
         mma = makeStep(StepKind::Wgmma, {mma.loops[1], mma.loops[0], mma.loops[2]},
                        {64, f.shape.threadRows, 8, kWgmmaPending, producer});
         if (tf32x3) mma.factors.push_back(1);
+        if (promote > 0) mma.factors.push_back(promote);
       });
   }
   f.shape.warpGroups = true;
   f.shape.registerA = true;
   f.shape.tf32x3 = tf32x3;
+  f.shape.promote = promote;
   if (tf32x3) f.shape.stagedFootprint += f.shape.blockRows * f.shape.stageDepth;  // the low parts' copy of A's stage
   return f;
 }

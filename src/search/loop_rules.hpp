@@ -190,7 +190,10 @@ class LoopRules {
   // With `tf32x3`, the same for float operands, each split into a high and a low tf32 part and
   // each product computed as three (`wgmma ... tf32x3`): only with a TMA producer, whose warpgroup
   // splits the strips of the operand read by descriptor into a second copy of its stage.
-  Fragment registerWarpGroups(const Fragment& tiled, int64_t producer = kWgmmaNoProducer, bool tf32x3 = false) const;
+  // With `promote` P > 0 (tf32x3), the tensor cores' sums of P strips added into fp32 registers
+  // (a second set of accumulators); without it, refused under --precision strict.
+  Fragment registerWarpGroups(const Fragment& tiled, int64_t producer = kWgmmaNoProducer, bool tf32x3 = false,
+                              int64_t promote = 0) const;
   // The elements an implicit GEMM's gathers copy at once (`width`, or 1): see loop_rules.cpp.
   int gatherWidth(const Fragment& f, const std::string& reduction, int width) const;
 

@@ -39,6 +39,7 @@ struct SearchOutcome {
   std::string sizes;
   std::string device;       // "NVIDIA H200 (sm_90)", or "no GPU"
   std::string toolkit;
+  std::string precision;    // the contract the variants were verified under: "strict", "tf32"
   bool gpuAvailable = false;
   std::string notMeasuredReason;  // why nothing was timed, when nothing was
   double wallSeconds = 0;

@@ -1,5 +1,6 @@
 #pragma once
 // The values the search may choose from, as the command line gives them.
+#include "src/cuda/run/precision.hpp"
 #include "src/search/param_range.hpp"
 
 namespace cudaburg {
@@ -9,9 +10,11 @@ struct SearchSpace {
   ParamRange unroll{{1, 2, 4, 8, 16}}; // register tile edge of one thread (--unroll)
   ParamRange stage{{8, 16, 32}};       // reduction elements staged per step (--stage)
   ParamRange split{{2, 4, 8}};         // parts of a split reduction (--split)
-  // Float products may run on tensor cores as three tf32 products (tf32x3), whose tensor-core
-  // sums round less closely than fp32's (--no-tf32x3: CUDA cores only).
+  // Float products may run on tensor cores as three tf32 products (tf32x3) (--no-tf32x3: CUDA
+  // cores only).
   bool tf32x3 = true;
+  // Which library's error bounds every kernel's (--precision; precision.hpp).
+  Precision precision = Precision::Strict;
 };
 
 }  // namespace cudaburg

@@ -410,7 +410,7 @@ TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& lo
 }
 
 TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& shape,
-                          int pending, int64_t producer, bool tf32x3) {
+                          int pending, int64_t producer, bool tf32x3, int promote) {
   if (loops.size() != 3 || shape.size() != 3)
     return TransformResult::refuse("wgmma takes the loops i,j,k of a register tile and a shape 64,N,16 (tf32: 64,N,8)");
   // `wgmma j,i,k` on a register tile i { j }: the instruction's M along the tile's columns, its A
@@ -438,6 +438,10 @@ TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& 
     return TransformResult::refuse("tf32x3 is built for wgmma with its A from registers (`wgmma j,i,k` on a tile i { j }) "
                                    "and a producer that copies by TMA (`producer tma`), whose warpgroup splits the strips "
                                    "read by descriptor");
+  if (promote < 0 || promote > kMaxWgmmaPromote || (promote > 0 && !tf32x3))
+    return TransformResult::refuse("`promote P` adds tf32x3's partial sums into fp32 registers every P strips, P from 1 to " +
+                                   std::to_string(kMaxWgmmaPromote) + ", not " + std::to_string(promote) +
+                                   (tf32x3 ? "" : " (and only with tf32x3)"));
   TransformResult swapped = registerA ? interchangeTiles(kernel, loops[0], loops[1]) : TransformResult::success(kernel);
   if (!swapped.ok()) return swapped;
   TransformResult r = tensorCoreTiles(*swapped.kernel, loops, TileShape{64, shape[1], shape[2], 8, true, registerA, tf32x3});
@@ -446,6 +450,7 @@ TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& 
     r.kernel->wgmmaProducer = producer != kWgmmaNoProducer;
     r.kernel->wgmmaTma = producer == kWgmmaTmaProducer;
     r.kernel->wgmmaRegisterA = registerA;
+    r.kernel->wgmmaPromote = promote;
   }
   return r;
 }

@@ -31,7 +31,7 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Lanes, "lanes", "lanes ROWS,COLS"},
     {StepKind::Collapse, "collapse", "collapse LOOP,LOOP... [into NAME]"},
     {StepKind::Mma, "mma", "mma I,J,K 16,8,16 [prefetch]"},
-    {StepKind::Wgmma, "wgmma", "wgmma I,J,K 64,N,16|8 [wait PENDING] [producer [tma]] [tf32x3]"},
+    {StepKind::Wgmma, "wgmma", "wgmma I,J,K 64,N,16|8 [wait PENDING] [producer [tma]] [tf32x3 [promote P]]"},
     {StepKind::Peel, "peel", "peel LOOP,LOOP..."},
     {StepKind::RoundUp, "roundup", "roundup"},
     {StepKind::Raster, "raster", "raster ROWS"},
@@ -328,7 +328,16 @@ class Parser {
           ok = fail("`tma` is how a producer warpgroup fills the stages: write `producer tma`");
         }
         step.factors.push_back(producer);
-        if (ok && tok_.kind == Token::Word && tok_.text == "tf32x3") advance(), step.factors.push_back(1);
+        if (ok && tok_.kind == Token::Word && tok_.text == "tf32x3") {
+          advance();
+          step.factors.push_back(1);
+          if (tok_.kind == Token::Word && tok_.text == "promote") {
+            advance();
+            int64_t promote = 0;
+            ok = number(promote, "the strips of partial sums added into fp32 registers at a time");
+            step.factors.push_back(promote);
+          }
+        }
         break;
       }
       case StepKind::Lanes: {
@@ -459,7 +468,8 @@ std::string RecipeStep::str() const {
       int64_t producer = factors.size() >= 5 ? factors[4] : kWgmmaNoProducer;
       return s + " " + join(loops) + " " + join(shape) + (waits ? " wait " + std::to_string(factors[3]) : "") +
              (producer != kWgmmaNoProducer ? " producer" : "") + (producer == kWgmmaTmaProducer ? " tma" : "") +
-             (factors.size() >= 6 && factors[5] ? " tf32x3" : "");
+             (factors.size() >= 6 && factors[5] ? " tf32x3" : "") +
+             (factors.size() >= 7 && factors[6] ? " promote " + std::to_string(factors[6]) : "");
     }
     case StepKind::Mma:
       return s + " " + join(loops) + " " + join(std::vector<int64_t>(factors.begin(), factors.begin() + std::min<size_t>(3, factors.size()))) +
@@ -561,9 +571,10 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
         return mmaTile(kernel, step.loops, {step.factors[0], step.factors[1], step.factors[2]}, step.factors.size() == 4);
       break;
     case StepKind::Wgmma:
-      if (arity(3, 5) || arity(3, 6))
+      if (arity(3, 5) || arity(3, 6) || arity(3, 7))
         return wgmmaTile(kernel, step.loops, {step.factors[0], step.factors[1], step.factors[2]},
-                         static_cast<int>(step.factors[3]), step.factors[4], step.factors.size() == 6 && step.factors[5]);
+                         static_cast<int>(step.factors[3]), step.factors[4], step.factors.size() >= 6 && step.factors[5],
+                         step.factors.size() == 7 ? static_cast<int>(step.factors[6]) : 0);
       break;
     case StepKind::Peel:
       if (!step.loops.empty() && step.factors.empty()) return peel(kernel, step.loops);

@@ -29,7 +29,9 @@
 //   wgmma i,j,k 64,256,16   wgmmaTile({i, j, k}, {64, 256, 16}, 1): a register tile's warpgroups on
 //                           wgmma, one group of them in flight across strips (`wait 0`: none);
 //                           `producer` at the end: a warpgroup of its own fills the stages;
-//                           `producer tma`: its one thread, by the Tensor Memory Accelerator
+//                           `producer tma`: its one thread, by the Tensor Memory Accelerator;
+//                           `tf32x3 promote 2`: float operands as three tf32 products, the
+//                           tensor cores' sums of 2 strips added into fp32 registers
 //   roundup                 roundUp(): a tile's register work runs over whole tiles, past the edges
 //   peel i_o,j_o,k_o        peel({i_o, j_o, k_o}): whole blocks and whole strips run unguarded
 //   raster 8                rasterBlocks(8): the grid's blocks launched in groups of 8 rows
@@ -72,7 +74,8 @@ struct RecipeStep {
                                    // tiles, filters, points, prefetch (0 or 1); Wgmma:
                                    // the shape's three, the groups left in flight, producer (0, 1, 2:
                                    // kWgmmaNoProducer, ...), and 1 for float operands as three
-                                   // tf32 products (tf32x3)
+                                   // tf32 products (tf32x3), and with tf32x3 the
+                                   // strips between promotions (promote P)
   Mapping mapping = Mapping::None;  // Map
   std::string array;               // Stage: the array staged (the loop is loops[0])
   bool transposed = false;         // Stage: the box stored transposed

@@ -175,9 +175,12 @@ TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& lo
 // 2^-21 of itself (fp32 rounds it within 2^-24), the sums in fp32, at a third of the tf32 rate
 // (CUTLASS's 3xTF32). The threads split A's fragments in registers; the producer warpgroup splits
 // each strip of the stage read by descriptor once it lands, the high parts in place and the low
-// ones into a second copy (Kernel::wgmmaSplitBuffer).
+// ones into a second copy (Kernel::wgmmaSplitBuffer). With `promote` P > 0 (`tf32x3 promote P`),
+// the tensor cores sum P strips' products in a second set of accumulators, which are then added
+// into the first in fp32 (Kernel::wgmmaPromote): the same sums, rounded as fp32 rounds them.
 TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& shape,
-                          int pending = kWgmmaPending, int64_t producer = kWgmmaNoProducer, bool tf32x3 = false);
+                          int pending = kWgmmaPending, int64_t producer = kWgmmaNoProducer, bool tf32x3 = false,
+                          int promote = 0);
 // Runs the edges of `loops` apart on the GPU (Kernel::peeled, rule 7 of loop_tree.hpp): grid
 // loops, whose whole blocks then run without the guards only an edge needs, and uniform serial
 // loops outside the block loops (a reduction's strip loop), whose whole iterations run as a loop

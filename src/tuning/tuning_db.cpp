@@ -20,6 +20,7 @@ CREATE TABLE IF NOT EXISTS measurements (
   status TEXT NOT NULL, reason TEXT NOT NULL, ms REAL, tflops REAL, gbps REAL, error REAL,
   registers INTEGER, shared_bytes INTEGER,
   measured_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+  library_error REAL NOT NULL DEFAULT -1, precision TEXT NOT NULL DEFAULT '',
   PRIMARY KEY (nest, sizes, recipe, gpu, compute_capability, driver, arch, toolkit)
 );
 )sql";
@@ -76,6 +77,8 @@ bool wellFormed(const Statement& s, int col) {
     if (s.type(c) != SQLITE_INTEGER) return false;
   for (int c = col + 2; c <= col + 5; ++c)
     if (!std::isfinite(s.real(c)) || s.real(c) < 0) return false;
+  if ((s.type(col + 9) != SQLITE_FLOAT && s.type(col + 9) != SQLITE_INTEGER) || s.type(col + 10) != SQLITE_TEXT)
+    return false;
   return s.text(col) != runStatusName(RunStatus::Ok) || s.real(col + 2) > 0;
 }
 
@@ -91,18 +94,40 @@ Measurement readMeasurement(const Statement& s, int col) {
   m.registers = s.integer(col + 6);
   m.sharedBytes = s.integer(col + 7);
   m.measuredAt = s.text(col + 8);
+  m.libraryError = s.real(col + 9);
+  m.precision = s.text(col + 10);
   return m;
 }
 
 constexpr const char* kMeasurementColumns =
-    "status, reason, ms, tflops, gbps, error, registers, shared_bytes, measured_at";
+    "status, reason, ms, tflops, gbps, error, registers, shared_bytes, measured_at, library_error, precision";
 
 // The columns of the table and their declared types, as kSchema makes them.
 constexpr std::pair<const char*, const char*> kColumns[] = {
     {"nest", "TEXT"}, {"sizes", "TEXT"}, {"recipe", "TEXT"}, {"gpu", "TEXT"}, {"compute_capability", "TEXT"},
     {"driver", "TEXT"}, {"arch", "TEXT"}, {"toolkit", "TEXT"}, {"status", "TEXT"}, {"reason", "TEXT"},
     {"ms", "REAL"}, {"tflops", "REAL"}, {"gbps", "REAL"}, {"error", "REAL"}, {"registers", "INTEGER"},
-    {"shared_bytes", "INTEGER"}, {"measured_at", "TEXT"}};
+    {"shared_bytes", "INTEGER"}, {"measured_at", "TEXT"}, {"library_error", "REAL"}, {"precision", "TEXT"}};
+
+// The columns a database written before the precision contract lacks: the last two.
+constexpr size_t kColumnsBeforeContract = std::size(kColumns) - 2;
+
+// Adds the contract's columns to a table of the layout before it (its rows keep "" as their
+// precision: verified under no contract); a table that has them, or another layout, is left alone.
+bool addContractColumns(sqlite3* db, std::string& error) {
+  Statement s(db, "PRAGMA table_info(measurements)");
+  size_t columns = 0;
+  while (s.ok() && s.step() == SQLITE_ROW) ++columns;
+  if (columns != kColumnsBeforeContract) return true;
+  char* msg = nullptr;
+  const char* alter =
+      "ALTER TABLE measurements ADD COLUMN library_error REAL NOT NULL DEFAULT -1;"
+      "ALTER TABLE measurements ADD COLUMN precision TEXT NOT NULL DEFAULT '';";
+  if (sqlite3_exec(db, alter, nullptr, nullptr, &msg) == SQLITE_OK) return true;
+  error = msg ? msg : "unknown error";
+  sqlite3_free(msg);
+  return false;
+}
 
 // Why the measurements table of `db` is not the one kSchema makes (an older or foreign file), or "".
 std::string schemaMismatch(sqlite3* db) {
@@ -156,6 +181,11 @@ std::optional<TuningDb> TuningDb::open(const std::string& path, std::string& err
     sqlite3_close(db);
     return std::nullopt;
   }
+  if (std::string why; !addContractColumns(db, why)) {
+    error = "cannot add the precision contract's columns to the tuning database '" + path + "': " + why;
+    sqlite3_close(db);
+    return std::nullopt;
+  }
   if (std::string why = schemaMismatch(db); !why.empty()) {
     error = "the tuning database '" + path + "' has another layout than this version writes: " + why;
     sqlite3_close(db);
@@ -198,8 +228,8 @@ std::optional<Measurement> TuningDb::find(const MeasurementKey& key) const {
 bool TuningDb::store(const MeasurementKey& key, const Measurement& m, std::string& error) {
   Statement s(db_,
               "INSERT OR REPLACE INTO measurements (nest, sizes, recipe, gpu, compute_capability, driver, arch,"
-              " toolkit, status, reason, ms, tflops, gbps, error, registers, shared_bytes)"
-              " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
+              " toolkit, status, reason, ms, tflops, gbps, error, registers, shared_bytes, library_error, precision)"
+              " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
   if (!s.ok()) {
     error = sqlite3_errmsg(db_);
     return false;
@@ -213,6 +243,8 @@ bool TuningDb::store(const MeasurementKey& key, const Measurement& m, std::strin
   s.bind(14, m.error);
   s.bind(15, m.registers);
   s.bind(16, m.sharedBytes);
+  s.bind(17, m.libraryError);
+  s.bind(18, m.precision);
   if (s.step() != SQLITE_DONE) {
     error = std::string("cannot store a measurement: ") + sqlite3_errmsg(db_);
     return false;

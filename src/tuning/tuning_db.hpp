@@ -30,7 +30,9 @@ struct Measurement {
   double ms = 0;        // median kernel time
   double tflops = 0;
   double gbps = 0;
-  double error = 0;     // relative error against the reference
+  double error = 0;     // relative error against the exact FP64 outputs
+  double libraryError = -1;  // the reference library's own on the same inputs (-1: none was run)
+  std::string precision;     // the contract it was verified under: "strict", "tf32" ("": before there was one)
   int registers = 0;
   int sharedBytes = 0;
   std::string measuredAt;  // UTC time the row was written (filled by the database)

@@ -189,17 +189,22 @@ TEST(CompileWgmma, Tf32RegisterAProductsCompileForSm90aWithoutLocalMemory) {
 
 // FP32 as three tf32 products (tf32x3): the register-A form on float operands, B's fragments split
 // in registers (cvt.rna.tf32), A's strips split by the TMA producer's warpgroup into a second copy
-// of its stage, three wgmma a tile and k step; whole and uneven sizes, the same sane resources.
+// of its stage, three wgmma a tile and k step; whole and uneven sizes, the same sane resources;
+// with promoted partial sums (promote P) too, a second set of accumulators beside the first.
 TEST(CompileWgmma, Tf32x3ProductsCompileForSm90aWithoutLocalMemory) {
-  auto splitRecipe = [](const std::string& block, const std::string& group, int64_t n, int buffers) {
+  auto splitRecipe = [](const std::string& block, const std::string& group, int64_t n, int buffers,
+                        const std::string& promote = "") {
     return tf32WgmmaRecipe("map i block.x; map j block.y", block, group, "stage B at k_o swizzle slabs 32", buffers,
-                           "wgmma j,i,k 64," + std::to_string(n) + ",8 producer tma tf32x3");
+                           "wgmma j,i,k 64," + std::to_string(n) + ",8 producer tma tf32x3" + promote);
   };
   for (const Tf32Case& c : {Tf32Case{4096, splitRecipe("128,128", "128,64", 128, 4), "m64n128k8.f32.tf32.tf32"},
                             Tf32Case{4096, splitRecipe("256,64", "256,64", 256, 3), "m64n256k8.f32.tf32.tf32"},
                             Tf32Case{1000, splitRecipe("128,128", "128,64", 128, 4), "m64n128k8.f32.tf32.tf32"},
                             Tf32Case{520, splitRecipe("64,128", "64,64", 64, 3), "m64n64k8.f32.tf32.tf32"},
-                            Tf32Case{200, splitRecipe("128,128", "128,64", 128, 2), "m64n128k8.f32.tf32.tf32"}}) {
+                            Tf32Case{200, splitRecipe("128,128", "128,64", 128, 2), "m64n128k8.f32.tf32.tf32"},
+                            Tf32Case{4096, splitRecipe("128,128", "128,64", 128, 4, " promote 1"), "m64n128k8.f32.tf32.tf32"},
+                            Tf32Case{1000, splitRecipe("128,128", "128,64", 128, 3, " promote 2"), "m64n128k8.f32.tf32.tf32"},
+                            Tf32Case{520, splitRecipe("64,128", "64,64", 64, 3, " promote 4"), "m64n64k8.f32.tf32.tf32"}}) {
     SCOPED_TRACE(std::to_string(c.size) + " under " + c.recipe);
     CompileResult r = expectWgmmaCompiled("matmul.loop", c.size, c.recipe, c.instruction);
     if (!r.compiled) continue;

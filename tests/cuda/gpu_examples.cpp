@@ -73,7 +73,8 @@ void measureRecipe(Runner& runner, Example& ex, const std::string& name, const s
   CompileResult binary = compile(*emitted.kernel, compileOptions);
   if (!binary.ok) return fail("not compiled: " + binary.refusal);
   RunResult r = runner.measure(*ex.kernel, *emitted.kernel, binary);
-  std::string verdict = r.ok() ? "yes (" + scientific(r.error) + ")" : std::string(runStatusName(r.status)) + ": " + r.reason;
+  std::string errors = scientific(r.error) + (r.libraryError >= 0 ? "; library " + scientific(r.libraryError) : "");
+  std::string verdict = r.ok() ? "yes (" + errors + ")" : std::string(runStatusName(r.status)) + ": " + r.reason;
   double ratio = r.timed() && ex.reference.ok() ? ex.reference.ms / r.ms : -1;
   std::cout << verdict << " | " << fixed(r.ms, 3) << " | " << fixed(r.tflops, 2) << " | " << fixed(r.gbps, 0) << " | "
             << (ex.reference.ok() ? ex.reference.library : "-") << " | " << fixed(ex.reference.ms, 3) << " | "
@@ -103,7 +104,7 @@ int run(int argc, char** argv) {
   Runner runner;
   std::cout << "GPU: " << runner.device() << "\n\n";
   if (!runner.available()) return 0;
-  std::cout << "| example | sizes | recipe | verified (error) | ms | TFLOPS | GB/s | reference | reference ms | "
+  std::cout << "| example | sizes | recipe | verified (error against FP64; the library's) | ms | TFLOPS | GB/s | reference | reference ms | "
                "reference ms / ms |\n|---|---|---|---|---|---|---|---|---|---|\n";
   Example current;
   std::string line;

@@ -123,6 +123,9 @@ TEST(RunProtocol, ReplyWithUnboundedErrorRoundTrips) {
   EXPECT_EQ(back.algorithm, "WINOGRAD");
   EXPECT_DOUBLE_EQ(back.ms, 0.25);
   EXPECT_EQ(back.runs, 40);
+  EXPECT_EQ(back.libraryError, -1);
+  MeasureReply checked{RunStatus::Ok, "", 1.2e-6, 0.25, 40, false, "", 8.1e-7};
+  EXPECT_DOUBLE_EQ(measureReplyFromJson(toJson(checked)).libraryError, 8.1e-7);
 }
 
 TEST(RunProtocol, MalformedMessagesThrow) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "src/cuda/run/precision.hpp"
 #include "src/cuda/run/reference_check.hpp"
 
 namespace cudaburg {
@@ -46,28 +47,35 @@ TEST(RunReferenceCheck, TolerancePerType) {
   EXPECT_EQ(verificationTolerance(ScalarType::TF32, ScalarType::Float, 64), verificationTolerance(ScalarType::Float, 64));
 }
 
-// Against cuDNN's half output: its own fp32 arithmetic and the rounding of each element to half
-// (up to 2^-11 of it), beside the kernel's error.
-TEST(RunReferenceCheck, ReferenceToleranceAccountsForTheLibrarysRounding) {
-  double kernel = verificationTolerance(ScalarType::Float, ScalarType::Half, 576);
-  EXPECT_EQ(referenceTolerance(kernel, ScalarType::Float), kernel);
-  EXPECT_DOUBLE_EQ(referenceTolerance(kernel, ScalarType::Half), 2 * kernel + 0x1p-11);
-  EXPECT_DOUBLE_EQ(referenceTolerance(kernel, ScalarType::BFloat16), 2 * kernel + 0x1p-8);
-  // A float output rounded to half passes; one off by a part in a hundred does not.
-  std::vector<double> exact, rounded, wrong;
+// The contract: twice the library's own error against FP64, never below a unit of roundoff of the
+// output (precision.hpp).
+TEST(RunReferenceCheck, ContractBoundIsTwiceTheLibrarysError) {
+  EXPECT_DOUBLE_EQ(contractBound(8.1e-7, ScalarType::Float), 1.62e-6);
+  EXPECT_DOUBLE_EQ(contractBound(0, ScalarType::Float), 0x1p-24);
+  EXPECT_DOUBLE_EQ(contractBound(1e-9, ScalarType::Half), 0x1p-11);
+  // A kernel a hundred times less accurate than SGEMM fails; one as accurate passes.
+  std::vector<double> exact, library, close, far;
   for (int i = 0; i < 1000; ++i) {
     double v = std::sin(0.37 * i) * 12.5 + 0.01 * i;
     exact.push_back(v);
-    int e;
-    std::frexp(v, &e);
-    double unit = std::ldexp(1.0, e - 11);  // the spacing of half values around v
-    rounded.push_back(std::nearbyint(v / unit) * unit);
-    wrong.push_back(v * 1.01);
+    library.push_back(v * (1 + 1e-7 * std::cos(1.3 * i)));
+    close.push_back(v * (1 + 1e-7 * std::sin(0.7 * i)));
+    far.push_back(v * (1 + 1e-5 * std::sin(0.7 * i)));
   }
-  double tolerance = referenceTolerance(kernel, ScalarType::Half);
-  EXPECT_TRUE(compareArrays("Out", {1000}, exact, rounded, tolerance).passed);
-  EXPECT_FALSE(compareArrays("Out", {1000}, exact, rounded, kernel).passed);
-  EXPECT_FALSE(compareArrays("Out", {1000}, wrong, rounded, tolerance).passed);
+  double libraryError = compareArrays("Out", {1000}, library, exact, INFINITY).relativeError;
+  double bound = contractBound(libraryError, ScalarType::Float);
+  EXPECT_TRUE(compareArrays("Out", {1000}, close, exact, bound).passed);
+  EXPECT_FALSE(compareArrays("Out", {1000}, far, exact, bound).passed);
+}
+
+TEST(RunReferenceCheck, PrecisionModesParseAndName) {
+  EXPECT_EQ(parsePrecision("strict"), Precision::Strict);
+  EXPECT_EQ(parsePrecision("tf32"), Precision::Tf32);
+  EXPECT_FALSE(parsePrecision("fast").has_value());
+  EXPECT_EQ(precisionNames(), "strict, tf32");
+  EXPECT_EQ(libraryOperands(ScalarType::Float, Precision::Tf32), ScalarType::TF32);
+  EXPECT_EQ(libraryOperands(ScalarType::Half, Precision::Tf32), ScalarType::Half);
+  EXPECT_EQ(libraryOperands(ScalarType::Float, Precision::Strict), ScalarType::Float);
 }
 
 TEST(RunReferenceCheck, KernelToleranceReadsOutputsAgainstInputs) {

@@ -665,6 +665,7 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
   for (const auto& w : parts.work) emit(*w, body);
   inConsumers_ = false;
   closeWgmmaStrip();
+  promotePartialSums(it);
   if (kernel_.wgmmaPending == 0)
     line("mbarrier_arrive(&wgmma_empty[stage_slot]);  // done with this strip");
   else
@@ -672,6 +673,7 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
          "]);  // done with the strip before");
   close();
   line("wgmma_wait<0>();  // every wgmma done: the accumulators may be read");
+  promotePartialSums("");
   close();
 }
 

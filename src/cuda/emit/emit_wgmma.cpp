@@ -134,20 +134,22 @@ std::string instructionHelper(int64_t n, ScalarType t) {
 }
 
 // D (n/2 floats a lane) += A * B, A from four registers a lane (tf32: the m16n8k8 A fragment
-// of each warp's 16 rows), B by descriptor, K-major.
-std::string registerHelper(int64_t n, ScalarType t) {
+// of each warp's 16 rows), B by descriptor, K-major. With `overwrite`, the helper takes whether to
+// add (1) or to write D = A * B (0): the instruction's scale-d.
+std::string registerHelper(int64_t n, ScalarType t, bool overwrite) {
   const int64_t regs = n / 2;
   const auto [list, outs] = accumulatorOperands(regs);
   std::string type = operandType(t), a;
   for (int64_t q = 0; q < 4; ++q) a += (q ? ", %" : "%") + std::to_string(regs + q);
   return "__device__ __forceinline__ void " + instructionName(n, t) +
-         "_rs(float* d, const unsigned* a, unsigned long long b) {\n"
+         "_rs(float* d, const unsigned* a, unsigned long long b" + (overwrite ? ", int accumulate" : "") + ") {\n"
          "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(regs + 5) + ", 0;\\n\"\n"
          "               \"wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k" +
          std::to_string(instructionK(t)) + ".f32." + type + "." + type + " {" + list + "}, {" + a + "}, %" +
          std::to_string(regs + 4) + ", p, 1, 1;\\n}\\n\"\n"
          "               : " + outs + "\n"
-         "               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(b), \"r\"(1) : \"memory\");\n"
+         "               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(b), \"r\"(" + (overwrite ? "accumulate" : "1") +
+         ") : \"memory\");\n"
          "}\n";
 }
 
@@ -170,7 +172,7 @@ std::string KernelWriter::wgmmaHelpers() const {
   for (const auto& [n, t] : wgmmaShapes_) out += instructionHelper(n, t);
   if (!wgmmaRegisterShapes_.empty())
     out += "// The same with A (64 x k) from registers, four a lane, and B (k x N, K-major) by descriptor.\n";
-  for (const auto& [n, t] : wgmmaRegisterShapes_) out += registerHelper(n, t);
+  for (const auto& [n, t] : wgmmaRegisterShapes_) out += registerHelper(n, t, kernel_.wgmmaPromote > 0);
   return out;
 }
 
@@ -189,6 +191,43 @@ void KernelWriter::closeWgmmaStrip() {
   line("wgmma_commit();  // this strip's wgmma: one group");
   line("wgmma_wait<" + std::to_string(kernel_.wgmmaPending) + ">();  // " +
        (kernel_.wgmmaPending == 0 ? "all done" : "all but this strip's group done"));
+}
+
+void KernelWriter::declarePartialSums(const Array& buffer) {
+  const std::string name = buffer.name + "_partial";
+  line("float " + name + "[" + std::to_string(buffer.extents[0] / fragmentRows()) + "][" +
+       std::to_string(buffer.extents[1] / 8) + "][4] = {};  // the tensor cores' sums of the last strips");
+  line("int " + buffer.name + "_adding = 0;  // whether they hold products yet: else the next wgmma overwrites them");
+  partialSums_.push_back(buffer);
+}
+
+std::string KernelWriter::partialSumsOf(const std::string& fragment) const {
+  for (const Array& b : partialSums_)
+    if (fragment.compare(0, b.name.size() + 1, b.name + "[") == 0) return b.name + "_partial" + fragment.substr(b.name.size());
+  return fragment;
+}
+
+void KernelWriter::promotePartialSums(const std::string& iteration) {
+  if (kernel_.wgmmaPromote == 0) return;
+  if (iteration.empty()) {
+    line("// the partial sums of the last strips, where they hold any");
+  } else {
+    const std::string every = std::to_string(kernel_.wgmmaPromote);
+    open(kernel_.wgmmaPromote == 1 ? std::string("{  // the strip's sums into the accumulators")
+                                   : "if ((" + iteration + " + 1) % " + every + " == 0) {  // every " + every +
+                                         " strips, their sums into the accumulators");
+    line("wgmma_wait<0>();  // every wgmma done: the partial sums may be read");
+  }
+  for (const Array& b : partialSums_) {
+    const std::string elements = std::to_string(b.extents[0] / fragmentRows() * (b.extents[1] / 8) * 4);
+    open(iteration.empty() ? "if (" + b.name + "_adding) {" : std::string("{"));
+    line("#pragma unroll");
+    line("for (int t = 0; t < " + elements + "; ++t) (&" + b.name + "[0][0][0])[t] += (&" + b.name +
+         "_partial[0][0][0])[t];");
+    line(b.name + "_adding = 0;");
+    close();
+  }
+  if (!iteration.empty()) close();
 }
 
 std::string KernelWriter::wgmmaDescriptorText(const Access& a, bool isA, const std::map<std::string, Affine>& origin,
@@ -350,15 +389,22 @@ void KernelWriter::emitWgmmaRegisterTile(const WgmmaTileNest& nest, const Scope&
   std::string fragment = openWgmmaTiles(nest, scope, both, origin);
   std::string db = wgmmaDescriptorText(*b, false, origin, both);
   const std::string high = "wgmma_a[" + itLoop.index + "_u]";
+  // With promoted sums (Kernel::wgmmaPromote), into the partial sums, the first product after a
+  // promotion overwriting them.
+  const bool promoted = kernel_.wgmmaPromote > 0;
+  const std::string adding = promoted ? stmt.target.array + "_adding" : "";
+  const std::string into = promoted ? partialSumsOf(fragment) : fragment;
+  auto mode = [&](bool first) { return promoted ? ", " + (first ? adding : std::string("1")) : std::string(); };
   if (split) {  // the small terms first: A's low parts by B's high ones, A's high by B's low
     Scope low = both;
     low.slots[b->array] = lowPartsSlot(both.slots.at(b->array));
-    line(name + "(" + fragment + ", wgmma_a_low[" + itLoop.index + "_u], " + db + ");");
-    line(name + "(" + fragment + ", " + high + ", " + wgmmaDescriptorText(*b, false, origin, low) + ");");
+    line(name + "(" + into + ", wgmma_a_low[" + itLoop.index + "_u], " + db + mode(true) + ");");
+    line(name + "(" + into + ", " + high + ", " + wgmmaDescriptorText(*b, false, origin, low) + mode(false) + ");");
   }
-  line(name + "(" + fragment + ", " + high + ", " + db + ");");
+  line(name + "(" + into + ", " + high + ", " + db + mode(!split) + ");");
   close();
   close();
+  if (promoted) line(adding + " = 1;");
   line("wgmma_commit();  // this k step: one group");
   line("wgmma_wait<1>();  // the step before done: its fragments' registers may be written again");
   close();

@@ -385,6 +385,13 @@ class KernelWriter {
   // In a pipelined loop around wgmma: the lines before and after an iteration's work.
   void openWgmmaStrip();
   void closeWgmmaStrip();
+  // With Kernel::wgmmaPromote: the partial sums' fragments of register buffer `buffer` declared
+  // beside its own; their name in a fragment's text; after the strip of iteration `iteration`
+  // (every wgmmaPromote strips), or after the loop (`iteration` empty, where they hold products),
+  // the partial sums added into the accumulators once every wgmma is done.
+  void declarePartialSums(const Array& buffer);
+  std::string partialSumsOf(const std::string& fragment) const;
+  void promotePartialSums(const std::string& iteration);
   // An asynchronously pipelined loop whose stages a producer warpgroup fills while the others
   // multiply (Kernel::wgmmaProducer; emit_stage.cpp). `issue` writes the copies of the current
   // iteration's strip into the buffers' copy `slot`.
@@ -481,6 +488,7 @@ class KernelWriter {
   bool usesMma_ = false;   // mma.sync and ldmatrix helpers
   std::set<std::pair<int64_t, ScalarType>> wgmmaShapes_;  // the N and operand type of each wgmma used
   std::set<std::pair<int64_t, ScalarType>> wgmmaRegisterShapes_;  // the same of those with A from registers
+  std::vector<Array> partialSums_;  // the register buffers whose partial sums are promoted (Kernel::wgmmaPromote)
   bool producerCopies_ = false;  // the producer warpgroup's copies are being written
   std::vector<TensorMapParam> tensorMaps_;  // the kernel's tensor-map parameters, after its arrays
   bool inConsumers_ = false;     // the part of a pipelined loop only the warpgroups that multiply run

@@ -55,11 +55,6 @@ double kernelTolerance(const Kernel& kernel, const std::vector<ScalarType>& type
   return verificationTolerance(*output, operands.value_or(*output), reductionLength);
 }
 
-double referenceTolerance(double kernel, ScalarType libraryOutput) {
-  if (libraryOutput == ScalarType::Float || libraryOutput == ScalarType::Double) return kernel;
-  return 2 * kernel + unitRoundoff(libraryOutput);
-}
-
 std::string elementName(const std::string& name, const std::vector<int64_t>& extents, size_t flat) {
   std::vector<int64_t> index(extents.size());
   for (size_t d = extents.size(); d-- > 0;) {

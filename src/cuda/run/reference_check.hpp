@@ -21,12 +21,6 @@ double verificationTolerance(ScalarType output, ScalarType operands, int64_t red
 // The tolerance of a kernel whose parameters have the types `types` (in parameter order; the
 // declared types where it is short): the least precise output against the least precise input.
 double kernelTolerance(const Kernel& kernel, const std::vector<ScalarType>& types, int64_t reductionLength);
-// The tolerance against a reference library that writes its output as `libraryOutput`, for a
-// kernel whose own tolerance is `kernel`: unchanged for float; for half or bfloat16 (cuDNN's
-// convolutions of 16-bit operands) the library's arithmetic may err as much as the kernel's, and
-// rounding each output element moves it by up to a unit roundoff of that type, which bounds the
-// relative 2-norm error it adds (2^-11 for half, 2^-8 for bfloat16).
-double referenceTolerance(double kernel, ScalarType libraryOutput);
 
 struct Comparison {
   bool passed = false;

@@ -186,11 +186,12 @@ std::string Runner::driver() {
   return available_ ? driver_ : "";
 }
 
-ReferencePlan Runner::referencePlan(const Kernel& kernel, ScalarType elementType) {
+ReferencePlan Runner::referencePlan(const Kernel& kernel, Precision precision) {
   ensureWorker();
-  // The libraries compute in fp32: other precisions are checked against the exact nest.
-  if (elementType != ScalarType::Float) return ReferencePlan{};
-  return planReference(kernel, convLibrary_);
+  ReferencePlan plan = planReference(kernel, convLibrary_);
+  plan.gemm.operands = libraryOperands(plan.gemm.operands, precision);
+  plan.conv.operands = libraryOperands(plan.conv.operands, precision);
+  return plan;
 }
 
 const Runner::CompiledReference& Runner::exactReference(const Kernel& kernel) {
@@ -273,14 +274,17 @@ RunResult Runner::measureCubin(const Kernel& kernel, const CudaKernel& variant, 
   request.arrays = variantArrays(kernel, variant, error);
   if (!error.empty()) return resultWith(RunStatus::Failed, error);
 
-  // The libraries compute in the nest's own types: a variant in another precision is checked
-  // against the exact nest.
-  ReferencePlan plan = declaredTypes(kernel, variant) ? referencePlan(kernel, ScalarType::Float) : ReferencePlan{};
+  // The libraries compute in the nest's own types: a variant in another precision, or one given
+  // its own bound, is held to the bound against the exact nest alone.
+  ReferencePlan plan = declaredTypes(kernel, variant) && options.tolerance <= 0
+                           ? referencePlan(kernel, options.precision)
+                           : ReferencePlan{};
   request.reference.kind = plan.kind;
   request.reference.gemm = plan.gemm;
   request.reference.conv = plan.conv;
   std::string referenceName = plan.describe();
-  if (options.verify && plan.kind == ReferencePlan::Kind::Exact) {
+  // The exact outputs: cuBLAS DGEMM computes a matrix product's; the FP64 nest every other.
+  if (options.verify && plan.kind != ReferencePlan::Kind::Gemm) {
     const CompiledReference& ref = exactReference(kernel);
     if (!ref.error.empty()) return resultWith(RunStatus::Failed, ref.error);
     if (ref.kernel.params != variant.params)
@@ -303,8 +307,6 @@ RunResult Runner::measureCubin(const Kernel& kernel, const CudaKernel& variant, 
   for (const Array& a : kernel.params) types.push_back(variantType(a, variant));
   request.tolerance = options.tolerance > 0 ? options.tolerance
                                             : std::max(kernelTolerance(kernel, types, work.reductionLength), variant.minTolerance);
-  if (options.tolerance <= 0 && plan.kind == ReferencePlan::Kind::Conv)
-    request.tolerance = referenceTolerance(request.tolerance, plan.conv.libraryOutput());
   request.verify = options.verify;
   request.time = options.time;
   request.warmupRuns = options.warmupRuns;
@@ -314,6 +316,7 @@ RunResult Runner::measureCubin(const Kernel& kernel, const CudaKernel& variant, 
   RunResult result = resultWith(reply.status, reply.reason);
   result.reference = referenceName;
   result.error = options.verify ? reply.error : -1;
+  result.libraryError = options.verify ? reply.libraryError : -1;
   if (result.ok() && reply.ms >= 0) {
     result.ms = reply.ms;
     result.runs = reply.runs;
@@ -329,7 +332,7 @@ ReferenceTiming Runner::reference(const Kernel& kernel, const MeasureOptions& op
     timing.reason = device_;
     return timing;
   }
-  ReferencePlan plan = planReference(kernel, convLibrary_);
+  ReferencePlan plan = referencePlan(kernel, options.precision);
   timing.library = plan.library();
   if (plan.kind == ReferencePlan::Kind::Exact) {
     timing.reason = "no reference library computes this loop nest";

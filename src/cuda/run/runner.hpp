@@ -5,10 +5,12 @@
 // returns "not measured" with the reason, never a number.
 //
 // Verification: fresh random inputs (a new seed each call), poisoned outputs, and the relative
-// error ||out - ref|| / ||ref|| against cuBLAS SGEMM (matrix products), cuDNN (2-D
-// convolutions) or the exact FP64 nest (everything else); inputs are made and outputs compared
-// on the GPU (device_checks_source.hpp), so that no array crosses to the host. Timing: CUDA events, the median of
-// repeated runs, each after an L2 flush.
+// error ||out - ref|| / ||ref|| against the exact FP64 outputs (cuBLAS DGEMM for matrix products,
+// the nest compiled in FP64 otherwise), held to the precision contract (precision.hpp): at most
+// twice the error of cuBLAS (matrix products) or cuDNN (convolutions) on the same inputs, or the
+// bound of reference_check.hpp where no library computes the nest. Inputs are made and outputs
+// compared on the GPU (device_checks_source.hpp), so that no array crosses to the host. Timing:
+// CUDA events, the median of repeated runs, each after an L2 flush.
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -18,6 +20,7 @@
 
 #include "src/cuda/emit/emitter.hpp"
 #include "src/analysis/reference_shape.hpp"
+#include "src/cuda/run/precision.hpp"
 #include "src/cuda/run/run_status.hpp"
 #include "src/cuda/run/timing.hpp"
 #include "src/loop/loop_tree.hpp"
@@ -32,7 +35,8 @@ struct MeasureOptions {
   bool verify = true;
   bool time = true;
   uint64_t seed = 0;       // 0: a fresh seed each call
-  double tolerance = 0;    // 0: verificationTolerance(element type, the nest's reduction length)
+  double tolerance = 0;    // 0: the contract (precision.hpp), else this bound against the FP64 nest
+  Precision precision = Precision::Strict;  // which library call's error bounds the kernel's
   int warmupRuns = 3;
   RunCountPolicy runs;     // at least 20 runs and 100 ms of kernel time, at most 1000 and 2 s
   std::chrono::milliseconds deadline{30000};  // for one variant; then the worker is killed
@@ -42,7 +46,8 @@ struct RunResult {
   RunStatus status = RunStatus::NotMeasured;
   std::string reason;    // why it is not ok (empty when ok)
   std::string reference; // what it was checked against: "cuBLAS SGEMM 512x512x512"
-  double error = -1;     // relative error against the reference; -1 when not verified
+  double error = -1;     // relative error against the exact FP64 outputs; -1 when not verified
+  double libraryError = -1;  // the library's own on the same inputs; -1 when no library was run
   double ms = -1;        // median time; -1 when not timed
   double tflops = -1;
   double gbps = -1;
@@ -94,11 +99,13 @@ class Runner {
   // The same with the CUBIN image given as bytes.
   RunResult measureCubin(const Kernel& kernel, const CudaKernel& variant, const std::string& cubin,
                          const MeasureOptions& options = {});
-  // Times the library that the nest's reference is (cuBLAS, cuDNN), for the ratio in reports.
+  // Times the library that the nest's reference is (cuBLAS, cuDNN; in options.precision's math),
+  // for the ratio in reports.
   ReferenceTiming reference(const Kernel& kernel, const MeasureOptions& options = {});
 
-  // Which reference checks `kernel`'s variants of element type `elementType` on this runner.
-  ReferencePlan referencePlan(const Kernel& kernel, ScalarType elementType);
+  // Which library's error bounds `kernel`'s variants (computed in its declared types) on this
+  // runner under `precision`.
+  ReferencePlan referencePlan(const Kernel& kernel, Precision precision = Precision::Strict);
 
  private:
   struct CompiledReference;

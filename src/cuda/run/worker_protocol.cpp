@@ -74,7 +74,8 @@ json toJson(const ReferenceSpec& s) {
                  {"channels_last", c.layout == ConvShape::Layout::ChannelsLast}, {"n", c.n}, {"c", c.c}, {"k", c.k},
                  {"groups", c.groups}, {"in", c.in}, {"filter", c.filter}, {"out", c.out}, {"pad", c.pad},
                  {"stride", c.stride}, {"dilation", c.dilation}, {"operands", scalarTypeName(c.operands)}};
-  } else {
+  }
+  if (!s.exact.entry.empty()) {
     j["kernel"] = toJson(s.exact);
     json types = json::array();
     for (ScalarType t : s.exactTypes) types.push_back(scalarTypeName(t));
@@ -95,9 +96,10 @@ json toJson(const MeasureRequest& r) {
 
 json toJson(const MeasureReply& r) {
   // JSON has no infinity: an unbounded error (non-finite output) travels as null.
-  json error = std::isfinite(r.error) ? json(r.error) : json(nullptr);
-  return {{"status", runStatusName(r.status)}, {"reason", r.reason}, {"error", error}, {"ms", r.ms}, {"runs", r.runs},
-          {"fatal", r.fatal}, {"algorithm", r.algorithm}};
+  auto finite = [](double e) { return std::isfinite(e) ? json(e) : json(nullptr); };
+  return {{"status", runStatusName(r.status)}, {"reason", r.reason}, {"error", finite(r.error)},
+          {"library_error", finite(r.libraryError)}, {"ms", r.ms}, {"runs", r.runs}, {"fatal", r.fatal},
+          {"algorithm", r.algorithm}};
 }
 
 LaunchSpec launchSpecFromJson(const json& j) {
@@ -166,10 +168,12 @@ ReferenceSpec referenceSpecFromJson(const json& j) {
     if (c.contains("operands")) o.operands = typeFromJson(c.at("operands"));
   } else if (kind == "exact") {
     s.kind = ReferencePlan::Kind::Exact;
-    s.exact = launchSpecFromJson(j.at("kernel"));
-    for (const auto& t : j.at("types")) s.exactTypes.push_back(typeFromJson(t));
   } else {
     throw std::invalid_argument("unknown reference kind " + kind);
+  }
+  if (j.contains("kernel")) {
+    s.exact = launchSpecFromJson(j.at("kernel"));
+    for (const auto& t : j.at("types")) s.exactTypes.push_back(typeFromJson(t));
   }
   return s;
 }
@@ -201,7 +205,11 @@ MeasureReply measureReplyFromJson(const json& j) {
   if (!known) throw std::invalid_argument("unknown status '" + status + "'");
   r.status = *known;
   r.reason = j.value("reason", "");
-  r.error = !j.contains("error") ? -1.0 : j.at("error").is_null() ? INFINITY : j.at("error").get<double>();
+  auto error = [&](const char* key) {
+    return !j.contains(key) ? -1.0 : j.at(key).is_null() ? INFINITY : j.at(key).get<double>();
+  };
+  r.error = error("error");
+  r.libraryError = error("library_error");
   r.ms = j.value("ms", -1.0);
   r.runs = j.value("runs", 0);
   r.algorithm = j.value("algorithm", "");

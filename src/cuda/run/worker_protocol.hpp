@@ -51,7 +51,9 @@ struct ReferenceSpec {
   ReferencePlan::Kind kind = ReferencePlan::Kind::Exact;
   GemmShape gemm;
   ConvShape conv;
-  LaunchSpec exact;                  // Exact: the FP64 kernel, with the same arrays in its types
+  // The FP64 nest compiled, with the same arrays in its types: the exact outputs every kernel
+  // (and, for Conv, the library) is compared with. Gemm's come from cuBLAS DGEMM instead.
+  LaunchSpec exact;
   std::vector<ScalarType> exactTypes;
 };
 
@@ -61,7 +63,7 @@ struct MeasureRequest {
   ReferenceSpec reference;
   std::string checksCubin;  // the checking kernels (device_checks_source.hpp), compiled
   uint64_t seed = 1;
-  double tolerance = 1e-4;
+  double tolerance = 1e-4;  // the bound where no library measures its own error (Kind::Exact)
   bool verify = true;
   bool time = true;
   int warmupRuns = 3;
@@ -72,11 +74,12 @@ struct MeasureRequest {
 struct MeasureReply {
   RunStatus status = RunStatus::Failed;
   std::string reason;
-  double error = -1;   // the relative error; -1 when not verified
+  double error = -1;   // the relative error against the exact FP64 outputs; -1 when not verified
   double ms = -1;      // the median time; -1 when not timed
   int runs = 0;
   bool fatal = false;  // the worker's CUDA context is lost: it exits after this reply
   std::string algorithm;  // reference timings: the library's algorithm, when it chooses one
+  double libraryError = -1;  // the library's own error on the same inputs; -1 when none was run
 };
 
 nlohmann::json toJson(const TensorMapParam& m);

@@ -174,16 +174,33 @@ void ReferenceLibraries::gemm(CUstream stream, const GemmShape& g, CUdeviceptr a
   }
 }
 
+void ReferenceLibraries::gemmDouble(CUstream stream, const GemmShape& g, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c) {
+  checkCublas(cublasSetStream(handles_->cublas, stream), "cublasSetStream");
+  const double one = 1, zero = 0;
+  cublasOperation_t opA = g.aTransposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasOperation_t opB = g.bTransposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+  auto* A = reinterpret_cast<const double*>(a);
+  auto* B = reinterpret_cast<const double*>(b);
+  auto* C = reinterpret_cast<double*>(c);
+  if (g.batch == 1) {
+    checkCublas(cublasDgemm(handles_->cublas, opB, opA, int(g.n), int(g.m), int(g.k), &one, B, int(g.ldb), A,
+                            int(g.lda), &zero, C, int(g.ldc)),
+                "cublasDgemm");
+  } else {
+    checkCublas(cublasDgemmStridedBatched(handles_->cublas, opB, opA, int(g.n), int(g.m), int(g.k), &one, B,
+                                          int(g.ldb), g.strideB, A, int(g.lda), g.strideA, &zero, C, int(g.ldc),
+                                          g.strideC, int(g.batch)),
+                "cublasDgemmStridedBatched");
+  }
+}
+
 std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdeviceptr input, CUdeviceptr weight,
-                                     CUdeviceptr output, ConvUse use) {
+                                     CUdeviceptr output) {
 #ifdef CUDABURG_HAVE_CUDNN
   if (!handles_->cudnn) checkCudnn(cudnnCreate(&handles_->cudnn), "cudnnCreate");
   checkCudnn(cudnnSetStream(handles_->cudnn, stream), "cudnnSetStream");
   bool tensorOps = s.operands != ScalarType::Float;
-  // Checks of 16-bit operands need an algorithm that sums the products as the nest does; timings
-  // take the fastest (a plan of each).
-  bool directOnly = tensorOps && use == ConvUse::Check;
-  auto& plan = handles_->convPlans[convKey(s) + (directOnly ? " direct" : "")];
+  auto& plan = handles_->convPlans[convKey(s)];
   if (!plan) {
     auto p = std::make_unique<ConvPlan>();
     checkCudnn(cudnnCreateTensorDescriptor(&p->input), "cudnnCreateTensorDescriptor");
@@ -202,12 +219,13 @@ std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdevi
     filter.insert(filter.begin(), {int(s.k), int(s.c / s.groups)});
     int dims = int(in.size());
     cudnnTensorFormat_t format = last ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
-    // Float operands with FMA math; half or bfloat16 ones (x, w and y alike: the legacy API wants
-    // one type) on tensor cores, accumulating in fp32 as the kernels do.
+    // Float operands with FMA math (tf32 ones, floats in memory, with tensor-op math); half or
+    // bfloat16 ones (x, w and y alike: the legacy API wants one type) on tensor cores, accumulating
+    // in fp32 as the kernels do.
     cudnnDataType_t data = s.operands == ScalarType::Half       ? CUDNN_DATA_HALF
                            : s.operands == ScalarType::BFloat16 ? CUDNN_DATA_BFLOAT16
                                                                 : CUDNN_DATA_FLOAT;
-    if (tensorOps && data == CUDNN_DATA_FLOAT)
+    if (s.operands == ScalarType::Double || s.operands == ScalarType::Int)
       throw std::runtime_error(std::string("cuDNN convolves no ") + scalarTypeName(s.operands) + " operands here");
     cudnnMathType_t math = tensorOps ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH;
     // 2-D through the 4-D calls: with them cuDNN offers all its algorithms (Winograd, FFT).
@@ -241,10 +259,8 @@ std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdevi
     for (int64_t e : s.out) expected.push_back(int(e));
     if (out != expected) throw std::runtime_error("cuDNN computes a different output size for this convolution");
     setTensor(p->output, out, "setting the output descriptor");
-    // The fastest algorithm that keeps to the math chosen (FMA: no TF32). For 16-bit operands,
-    // tensor ops (else the fastest of any math); to check a kernel, only algorithms that sum the
-    // products as the nest does: Winograd and FFT keep their transformed operands in the
-    // tensors' type, errors of their own that would fail a correct kernel.
+    // The fastest algorithm that keeps to the math chosen (FMA: no TF32). For 16-bit and tf32
+    // operands, tensor ops (else the fastest of any math).
     // Room for every algorithm in every math type: cudnnFind lists an algorithm once a math type,
     // fastest first, and a list of only CUDNN_CONVOLUTION_FWD_ALGO_COUNT entries would lose the
     // FMA entry of an algorithm whenever faster other-math entries fill it.
@@ -256,22 +272,17 @@ std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdevi
     checkCudnn(cudnnFindConvolutionForwardAlgorithm(handles_->cudnn, p->input, p->filter, p->conv, p->output,
                                                     int(perf.size()), &found, perf.data()),
                "cudnnFindConvolutionForwardAlgorithm");
-    auto direct = [](cudnnConvolutionFwdAlgo_t a) {
-      return a == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM || a == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM ||
-             a == CUDNN_CONVOLUTION_FWD_ALGO_GEMM || a == CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
-    };
     std::vector<const cudnnConvolutionFwdAlgoPerf_t*> allowed;
     for (bool anyMath : {false, true}) {
       if (anyMath && (!allowed.empty() || !tensorOps)) break;
       for (int i = 0; i < found; ++i)
-        if (perf[i].status == CUDNN_STATUS_SUCCESS && (anyMath || perf[i].mathType == math) &&
-            (!directOnly || direct(perf[i].algo)))
+        if (perf[i].status == CUDNN_STATUS_SUCCESS && (anyMath || perf[i].mathType == math))
           allowed.push_back(&perf[i]);
     }
-    // cudnnFind times each algorithm once: to be timed, the allowed ones are timed again (ten
-    // runs each) and the fastest kept, so that one slow trial cannot hide it.
+    // cudnnFind times each algorithm once: the allowed ones are timed again (ten runs each) and
+    // the fastest kept, so that one slow trial cannot hide it.
     const cudnnConvolutionFwdAlgoPerf_t* chosen = allowed.empty() ? nullptr : allowed.front();
-    if (use == ConvUse::Time && allowed.size() > 1) {
+    if (allowed.size() > 1) {
       double best = INFINITY;
       for (const cudnnConvolutionFwdAlgoPerf_t* a : allowed) {
         double ms = forwardMs(handles_->cudnn, stream, *p, *a, input, weight, output);
@@ -293,7 +304,7 @@ std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdevi
              "cudnnConvolutionForward");
   return algorithmName(plan->algorithm);
 #else
-  (void)stream, (void)s, (void)input, (void)weight, (void)output, (void)use;
+  (void)stream, (void)s, (void)input, (void)weight, (void)output;
   throw std::runtime_error("this build has no cuDNN");
 #endif
 }

@@ -1,8 +1,9 @@
 #pragma once
-// The libraries a variant is checked and compared against, run in the worker: cuBLAS SGEMM with
-// TF32 off (cublasGemmEx with fp32 accumulation for half, bfloat16 and tf32 operands, TF32 math
-// for tf32 alone), and cuDNN's convolution (N-d, channels first or last, grouped) when the build
-// has cuDNN: of float operands with FMA math (no tensor cores), of half or bfloat16 ones with
+// The libraries a variant is compared against, run in the worker: cuBLAS SGEMM with TF32 off
+// (cublasGemmEx with fp32 accumulation for half, bfloat16 and tf32 operands, TF32 math for tf32
+// alone), cuBLAS DGEMM for the exact outputs of matrix products, and cuDNN's convolution (N-d,
+// channels first or last, grouped) when the build has cuDNN: of float operands with FMA math (no
+// tensor cores; tf32 ones, float in memory, with tensor-op math), of half or bfloat16 ones with
 // tensor-op math and fp32 accumulation, writing its output in their type.
 #include <cuda.h>
 
@@ -26,15 +27,14 @@ class ReferenceLibraries {
 
   // Enqueue C = op(A) op(B) (row major, as in GemmShape) on the stream; throws on failure.
   void gemm(CUstream stream, const GemmShape& shape, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c);
-  // What a convolution runs for: to check a kernel's outputs, or to be timed beside it.
-  enum class ConvUse { Check, Time };
+  // The same product of double arrays (cuBLAS DGEMM): the exact outputs a float one is held to.
+  void gemmDouble(CUstream stream, const GemmShape& shape, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c);
   // Enqueue the convolution on the stream and return the name of cuDNN's algorithm for it, found
-  // once a shape: the fastest with FMA math; for 16-bit operands the fastest with tensor-op math,
-  // of the implicit GEMM, GEMM and direct ones only when checking (Winograd and FFT round their
-  // transformed operands to 16 bits). `output` holds shape.libraryOutput() elements. Throws on
+  // once a shape: the fastest with FMA math (float operands); with tensor-op math for 16-bit and
+  // tf32 operands, else the fastest of any math. Its error is what the kernels are held to, so it is
+  // the algorithm timed beside them. `output` holds shape.libraryOutput() elements. Throws on
   // failure (or when the build has no cuDNN).
-  std::string conv(CUstream stream, const ConvShape& shape, CUdeviceptr input, CUdeviceptr weight, CUdeviceptr output,
-                   ConvUse use);
+  std::string conv(CUstream stream, const ConvShape& shape, CUdeviceptr input, CUdeviceptr weight, CUdeviceptr output);
 
  private:
   struct Handles;

@@ -1,11 +1,13 @@
 #include "src/cuda/worker/worker_session.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "src/cuda/worker/device.hpp"
 #include "src/cuda/worker/device_checks.hpp"
 #include "src/cuda/worker/launch.hpp"
+#include "src/cuda/run/precision.hpp"
 #include "src/cuda/run/reference_check.hpp"
 #include "src/cuda/worker/reference_library.hpp"
 #include "src/cuda/worker/timing_events.hpp"
@@ -147,56 +149,70 @@ MeasureReply WorkerSession::measure(const MeasureRequest& request) {
       }
       synchronize(stream, "running the kernel");
 
-      stage = "computing the reference";
-      // Each output compared: its index in the variant's arrays, and the reference's values.
-      struct Expected {
-        size_t index;
-        CUdeviceptr values;
-        ScalarType type;
-      };
-      std::vector<Expected> expected;
-      DeviceBuffer libraryResult;
-      DeviceArrays refArrays;
+      stage = "computing the exact outputs";
+      // The FP64 outputs every float kernel is held to, on the same inputs held as doubles: cuBLAS
+      // DGEMM for a matrix product, else the nest itself compiled in FP64.
       const ReferenceSpec& ref = request.reference;
+      std::vector<ArraySpec> exactSpecs = request.arrays;
+      if (ref.kind == ReferencePlan::Kind::Gemm) {
+        for (ArraySpec& a : exactSpecs)
+          if (a.type != ScalarType::Int) a.type = ScalarType::Double;
+      } else {
+        // The nest's arrays come first; a variant's workspaces after them keep their type.
+        if (ref.exactTypes.empty() || ref.exactTypes.size() > request.arrays.size())
+          throw std::runtime_error("the reference kernel's arrays differ from the variant's");
+        for (size_t i = 0; i < ref.exactTypes.size(); ++i) exactSpecs[i].type = ref.exactTypes[i];
+      }
+      DeviceArrays exact = allocate(exactSpecs);
+      fillInputs(stream, checks, exact, request.arrays, request.seed);
+      initOutputs(stream, exact, false);
+      if (ref.kind == ReferencePlan::Kind::Gemm) {
+        libraries_->gemmDouble(stream, ref.gemm, exact.buffers[exact.find(ref.gemm.a)].ptr(),
+                               exact.buffers[exact.find(ref.gemm.b)].ptr(), exact.buffers[exact.find(ref.gemm.c)].ptr());
+      } else {
+        LoadedKernel nest(ref.exact);
+        nest.launch(stream, exact.buffers);
+      }
+      synchronize(stream, "computing the exact outputs");
+
+      // One output against its exact values.
+      auto compare = [&](size_t index, CUdeviceptr values, ScalarType type, double bound) {
+        const ArraySpec& s = exactSpecs[index];
+        DeviceChecks::Result r = checks.compare(stream, values, type, exact.buffers[index].ptr(), s.type,
+                                                size_t(s.elements()));
+        return judge(s.name, s.extents, size_t(s.elements()), r.sums, r.worstOut, r.worstRef, bound);
+      };
+
+      // The library's own error on the same inputs sets the bound (precision.hpp).
+      double bound = request.tolerance;
       if (ref.kind == ReferencePlan::Kind::Gemm || ref.kind == ReferencePlan::Kind::Conv) {
+        stage = "running the reference library";
         bool gemm = ref.kind == ReferencePlan::Kind::Gemm;
         size_t out = arrays.find(gemm ? ref.gemm.c : ref.conv.output);
-        // cuDNN writes a convolution of 16-bit operands in their type: compared as it is.
+        // cuDNN writes a convolution of 16-bit operands in their type: its error counts that rounding.
         ScalarType written = gemm ? arrays.specs[out].type : ref.conv.libraryOutput();
-        libraryResult = bufferOf(arrays.specs[out], written);
+        DeviceBuffer libraryResult = bufferOf(arrays.specs[out], written);
         if (gemm) {
           libraries_->gemm(stream, ref.gemm, arrays.buffers[arrays.find(ref.gemm.a)].ptr(),
                            arrays.buffers[arrays.find(ref.gemm.b)].ptr(), libraryResult.ptr());
         } else {
           libraries_->conv(stream, ref.conv, arrays.buffers[arrays.find(ref.conv.input)].ptr(),
-                           arrays.buffers[arrays.find(ref.conv.weight)].ptr(), libraryResult.ptr(),
-                           ReferenceLibraries::ConvUse::Check);
+                           arrays.buffers[arrays.find(ref.conv.weight)].ptr(), libraryResult.ptr());
         }
         synchronize(stream, "running the reference library");
-        expected.push_back({out, libraryResult.ptr(), written});
-      } else {
-        if (ref.exactTypes.size() != request.arrays.size())
-          throw std::runtime_error("the reference kernel's arrays differ from the variant's");
-        std::vector<ArraySpec> refSpecs = request.arrays;
-        for (size_t i = 0; i < refSpecs.size(); ++i) refSpecs[i].type = ref.exactTypes[i];
-        refArrays = allocate(refSpecs);
-        fillInputs(stream, checks, refArrays, request.arrays, request.seed);
-        LoadedKernel exact(ref.exact);
-        initOutputs(stream, refArrays, false);
-        exact.launch(stream, refArrays.buffers);
-        synchronize(stream, "running the FP64 reference");
-        for (size_t i = 0; i < refSpecs.size(); ++i)
-          if (refSpecs[i].output) expected.push_back({i, refArrays.buffers[i].ptr(), refSpecs[i].type});
+        Comparison library = compare(out, libraryResult.ptr(), written, INFINITY);
+        if (!std::isfinite(library.relativeError))
+          throw std::runtime_error("the reference library's output is not finite: " + library.reason);
+        reply.libraryError = library.relativeError;
+        bound = contractBound(library.relativeError, arrays.specs[out].type);
       }
 
       stage = "comparing";
       reply.error = 0;
-      for (const Expected& e : expected) {
-        const ArraySpec& s = arrays.specs[e.index];
-        DeviceChecks::Result r =
-            checks.compare(stream, arrays.buffers[e.index].ptr(), s.type, e.values, e.type, size_t(s.elements()));
-        Comparison c = judge(s.name, s.extents, size_t(s.elements()), r.sums, r.worstOut, r.worstRef,
-                             request.tolerance);
+      for (size_t i = 0; i < arrays.specs.size(); ++i) {
+        const ArraySpec& s = arrays.specs[i];
+        if (!s.output || s.init == ArrayInit::Workspace) continue;
+        Comparison c = compare(i, arrays.buffers[i].ptr(), s.type, bound);
         reply.error = std::max(reply.error, c.relativeError);
         if (!c.passed) {
           reply.status = RunStatus::Wrong;
@@ -249,7 +265,7 @@ MeasureReply WorkerSession::timeReference(const MeasureRequest& request) {
         out = narrowOutput.ptr();
       }
       run = [&, in, w, out] {
-        algorithm = libraries_->conv(stream, ref.conv, in, w, out, ReferenceLibraries::ConvUse::Time);
+        algorithm = libraries_->conv(stream, ref.conv, in, w, out);
       };
     }
     // Once before timing: the library plans its algorithm (cuDNN times its candidates) on the first call.
