@@ -591,7 +591,7 @@ Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer, 
   // few strips, added into fp32 registers, do not grow with K (promote).
   else if (tf32x3 && promote == 0 && space_.precision == Precision::Strict)
     f.refused = "tf32x3 sums on the tensor cores alone err by K / 8 units of fp32, past twice SGEMM's error "
-                "(--precision strict): its partial sums are promoted into fp32 registers (promote 1, 2 or 4)";
+                "(--precision strict): its partial sums are promoted into fp32 registers (promote 1 or 2)";
   else if (!tf32x3 && promote != 0) f.refused = "partial sums are promoted for tf32x3 alone";
   else if (s.threadRows != s.blockRows || s.threadRows % 8 != 0 || s.threadRows > 256)
     f.refused = "each warpgroup takes all the block's rows (N, at most 256)";

@@ -241,12 +241,22 @@ TEST(Exploration, EveryOfferedConv2dCandidateComputesTheNest) {
 // Float products on an sm_90 GPU are offered on tensor cores as three tf32 products (tf32x3):
 // the register-A form, filled by TMA, every such candidate a legal recipe; --no-tf32x3 (the
 // space's tf32x3 off) takes exactly those away. A batched product (3-D arrays, B transposed) and
-// rows that are no multiple of 16 bytes get none: TMA copies neither.
+// rows that are no multiple of 16 bytes get none: TMA copies neither. Under --precision strict
+// every one promotes its partial sums into fp32 registers, at any K; under --precision tf32 the
+// sums on the tensor cores alone are offered too.
 TEST(Exploration, FloatProductsAreOfferedTf32x3WhereTheSpaceAllowsIt) {
-  auto isTf32x3 = [](const Offered& f) {
-    return std::any_of(f.recipe.steps.begin(), f.recipe.steps.end(), [](const RecipeStep& s) {
-      return s.kind == StepKind::Wgmma && s.factors.size() == 6 && s.factors[5] == 1;
-    });
+  auto wgmmaStep = [](const Offered& f) -> const RecipeStep* {
+    for (const RecipeStep& s : f.recipe.steps)
+      if (s.kind == StepKind::Wgmma) return &s;
+    return nullptr;
+  };
+  auto isTf32x3 = [&](const Offered& f) {
+    const RecipeStep* s = wgmmaStep(f);
+    return s && s->factors.size() >= 6 && s->factors[5] == 1;
+  };
+  auto promoted = [&](const Offered& f) {
+    const RecipeStep* s = wgmmaStep(f);
+    return s && s->factors.size() == 7 && s->factors[6] > 0;
   };
   auto all = offered<generated::LoopsMatcher>(smallMatmul());
   auto cores = offered<generated::LoopsMatcher>(smallMatmul(), cudaCoresOnly());
@@ -257,19 +267,22 @@ TEST(Exploration, FloatProductsAreOfferedTf32x3WhereTheSpaceAllowsIt) {
   for (const auto& f : all) {
     if (!isTf32x3(f)) continue;
     EXPECT_TRUE(f.shape.tf32x3 && f.shape.registerA && f.shape.warpGroups);
-    EXPECT_NE(printRecipeLine(f.recipe).find("producer tma tf32x3"), std::string::npos);
+    EXPECT_TRUE(promoted(f)) << printRecipeLine(f.recipe);
+    EXPECT_NE(printRecipeLine(f.recipe).find("producer tma tf32x3 promote "), std::string::npos);
   }
-  // Nor do reductions so long that the tensor cores' truncated sums (K / 8 units of fp32) would
-  // pass the float bound (1e-4 past K of 13,000 or so).
+  SearchSpace tf32 = smallSpace();
+  tf32.precision = Precision::Tf32;
+  auto loose = offered<generated::LoopsMatcher>(smallMatmul(), tf32);
+  EXPECT_GT(std::count_if(loose.begin(), loose.end(), [&](const Offered& f) { return isTf32x3(f) && !promoted(f); }), 0);
   for (const auto& [example, sizes] :
        {std::pair<const char*, std::map<std::string, int64_t>>{"matmul_bt.loop", {{"BATCH", 2}, {"M", 40}, {"N", 48}, {"K", 36}}},
-        {"matmul.loop", {{"M", 40}, {"N", 48}, {"K", 34}}},
-        {"matmul.loop", {{"M", 64}, {"N", 64}, {"K", 16384}}}}) {
+        {"matmul.loop", {{"M", 40}, {"N", 48}, {"K", 34}}}}) {
     auto fs = offered<generated::LoopsMatcher>(loadExample(example, sizes));
     EXPECT_EQ(std::count_if(fs.begin(), fs.end(), isTf32x3), 0) << example << " K=" << sizes.at("K");
   }
-  auto long8192 = offered<generated::LoopsMatcher>(loadExample("matmul.loop", {{"M", 64}, {"N", 64}, {"K", 8192}}));
-  EXPECT_GT(std::count_if(long8192.begin(), long8192.end(), isTf32x3), 0);
+  // Promoted, the error no longer grows with K: long reductions are offered too.
+  auto longK = offered<generated::LoopsMatcher>(loadExample("matmul.loop", {{"M", 64}, {"N", 64}, {"K", 16384}}));
+  EXPECT_GT(std::count_if(longK.begin(), longK.end(), isTf32x3), 0);
 }
 
 TEST(Exploration, EveryOfferedCandidateOfTheOtherExamplesComputesTheNest) {

@@ -29,7 +29,7 @@ std::string precisionNames() {
 }
 
 double contractBound(double libraryError, ScalarType output) {
-  return std::max(kLibraryErrorFactor * libraryError, unitRoundoff(output));
+  return std::max(kLibraryErrorFactor * libraryError, kRoundoffFloor * unitRoundoff(output));
 }
 
 ScalarType libraryOperands(ScalarType operands, Precision mode) {

@@ -307,6 +307,7 @@ RunResult Runner::measureCubin(const Kernel& kernel, const CudaKernel& variant, 
   for (const Array& a : kernel.params) types.push_back(variantType(a, variant));
   request.tolerance = options.tolerance > 0 ? options.tolerance
                                             : std::max(kernelTolerance(kernel, types, work.reductionLength), variant.minTolerance);
+  request.winograd = variant.minTolerance > 0;
   request.verify = options.verify;
   request.time = options.time;
   request.warmupRuns = options.warmupRuns;

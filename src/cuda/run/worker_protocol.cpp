@@ -88,7 +88,7 @@ json toJson(const MeasureRequest& r) {
   json arrays = json::array();
   for (const auto& a : r.arrays) arrays.push_back(toJson(a));
   return {{"op", "measure"}, {"variant", toJson(r.variant)}, {"arrays", arrays}, {"reference", toJson(r.reference)},
-          {"checks", r.checksCubin}, {"seed", r.seed}, {"tolerance", r.tolerance}, {"verify", r.verify}, {"time", r.time},
+          {"checks", r.checksCubin}, {"seed", r.seed}, {"tolerance", r.tolerance}, {"winograd", r.winograd}, {"verify", r.verify}, {"time", r.time},
           {"warmup_runs", r.warmupRuns}, {"min_runs", r.runs.minRuns}, {"max_runs", r.runs.maxRuns},
           {"min_total_ms", r.runs.minTotalMs}, {"max_total_ms", r.runs.maxTotalMs},
           {"race_against_ms", r.runs.raceAgainstMs}, {"race_factor", r.runs.raceFactor}};
@@ -186,6 +186,7 @@ MeasureRequest measureRequestFromJson(const json& j) {
   r.checksCubin = j.value("checks", std::string());
   r.seed = j.value("seed", uint64_t(1));
   r.tolerance = j.value("tolerance", 1e-4);
+  r.winograd = j.value("winograd", false);
   r.verify = j.value("verify", true);
   r.time = j.value("time", true);
   r.warmupRuns = j.value("warmup_runs", 3);

@@ -64,6 +64,9 @@ struct MeasureRequest {
   std::string checksCubin;  // the checking kernels (device_checks_source.hpp), compiled
   uint64_t seed = 1;
   double tolerance = 1e-4;  // the bound where no library measures its own error (Kind::Exact)
+  // The variant transforms its operands (Winograd): a convolution's is held to cuDNN's Winograd
+  // algorithms, where cuDNN has one for the shape (else to `tolerance`).
+  bool winograd = false;
   bool verify = true;
   bool time = true;
   int warmupRuns = 3;

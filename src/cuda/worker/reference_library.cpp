@@ -195,12 +195,12 @@ void ReferenceLibraries::gemmDouble(CUstream stream, const GemmShape& g, CUdevic
 }
 
 std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdeviceptr input, CUdeviceptr weight,
-                                     CUdeviceptr output) {
+                                     CUdeviceptr output, bool winograd) {
 #ifdef CUDABURG_HAVE_CUDNN
   if (!handles_->cudnn) checkCudnn(cudnnCreate(&handles_->cudnn), "cudnnCreate");
   checkCudnn(cudnnSetStream(handles_->cudnn, stream), "cudnnSetStream");
   bool tensorOps = s.operands != ScalarType::Float;
-  auto& plan = handles_->convPlans[convKey(s)];
+  auto& plan = handles_->convPlans[convKey(s) + (winograd ? " winograd" : "")];
   if (!plan) {
     auto p = std::make_unique<ConvPlan>();
     checkCudnn(cudnnCreateTensorDescriptor(&p->input), "cudnnCreateTensorDescriptor");
@@ -276,7 +276,9 @@ std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdevi
     for (bool anyMath : {false, true}) {
       if (anyMath && (!allowed.empty() || !tensorOps)) break;
       for (int i = 0; i < found; ++i)
-        if (perf[i].status == CUDNN_STATUS_SUCCESS && (anyMath || perf[i].mathType == math))
+        if (perf[i].status == CUDNN_STATUS_SUCCESS && (anyMath || perf[i].mathType == math) &&
+            (!winograd || perf[i].algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD ||
+             perf[i].algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED))
           allowed.push_back(&perf[i]);
     }
     // cudnnFind times each algorithm once: the allowed ones are timed again (ten runs each) and
@@ -290,7 +292,8 @@ std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdevi
       }
     }
     if (!chosen)
-      throw std::runtime_error(std::string("cuDNN has no ") + (tensorOps ? "" : "fp32 ") + "algorithm for this convolution");
+      throw std::runtime_error(std::string("cuDNN has no ") + (tensorOps ? "" : "fp32 ") +
+                               (winograd ? "Winograd " : "") + "algorithm for this convolution");
     p->algorithm = chosen->algo;
     p->workspace = DeviceBuffer(chosen->memory);
     checkCudnn(cudnnSetConvolutionMathType(p->conv, chosen->mathType), "cudnnSetConvolutionMathType");
@@ -304,7 +307,7 @@ std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdevi
              "cudnnConvolutionForward");
   return algorithmName(plan->algorithm);
 #else
-  (void)stream, (void)s, (void)input, (void)weight, (void)output;
+  (void)stream, (void)s, (void)input, (void)weight, (void)output, (void)winograd;
   throw std::runtime_error("this build has no cuDNN");
 #endif
 }

@@ -34,7 +34,10 @@ class ReferenceLibraries {
   // tf32 operands, else the fastest of any math. Its error is what the kernels are held to, so it is
   // the algorithm timed beside them. `output` holds shape.libraryOutput() elements. Throws on
   // failure (or when the build has no cuDNN).
-  std::string conv(CUstream stream, const ConvShape& shape, CUdeviceptr input, CUdeviceptr weight, CUdeviceptr output);
+  // With `winograd`, the fastest of cuDNN's Winograd algorithms alone (throws when it has none for
+  // the shape): the library call a Winograd kernel is held to.
+  std::string conv(CUstream stream, const ConvShape& shape, CUdeviceptr input, CUdeviceptr weight, CUdeviceptr output,
+                   bool winograd = false);
 
  private:
   struct Handles;
