@@ -65,14 +65,31 @@ TEST(SearchReport, MarkdownRanksAndListsFailures) {
 TEST(SearchReport, SaysWhenTheWinnerComputesFloatProductsAsTf32x3) {
   SearchOutcome o = measuredOutcome();
   EXPECT_EQ(searchReportMarkdown(o).find("arithmetic:"), std::string::npos);
-  o.variants[0].recipe = "wgmma j,i,k 64,64,8 producer tma tf32x3\n";  // 2.0 ms: not the winner
+  o.variants[0].recipe = "wgmma j,i,k 64,64,8 producer tma tf32x3 promote 1\n";  // 2.0 ms: not the winner
   EXPECT_EQ(searchReportMarkdown(o).find("arithmetic:"), std::string::npos);
-  o.variants[2].recipe = "wgmma j,i,k 64,128,8 producer tma tf32x3\n";  // 1.0 ms: the winner
+  o.variants[2].recipe = "wgmma j,i,k 64,128,8 producer tma tf32x3 promote 1\n";  // 1.0 ms: the winner
   std::string md = searchReportMarkdown(o);
   EXPECT_NE(md.find("- arithmetic: the winner computes float products on tensor cores as three tf32 products"),
             std::string::npos)
       << md;
   EXPECT_NE(md.find("`--no-tf32x3`"), std::string::npos);
+}
+
+// The precision contract in the reports: the mode, and each kernel's error beside the library's
+// own on the same inputs.
+TEST(SearchReport, ShowsEachErrorBesideTheLibrarysAndTheMode) {
+  SearchOutcome o = measuredOutcome();
+  o.precision = "strict";
+  o.variants[2].result.error = 3.1e-7;
+  o.variants[2].result.libraryError = 1.1e-6;
+  std::string md = searchReportMarkdown(o);
+  EXPECT_NE(md.find("- precision: `strict`: each kernel's error against the exact FP64 nest"), std::string::npos) << md;
+  EXPECT_NE(md.find("| rel. error | library's error |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 3.1e-07 | 1.1e-06 |"), std::string::npos) << md;
+  nlohmann::json j = nlohmann::json::parse(searchReportJson(o));
+  EXPECT_EQ(j["precision"], "strict");
+  EXPECT_DOUBLE_EQ(j["variants"][2]["library_error"].get<double>(), 1.1e-6);
+  EXPECT_TRUE(j["variants"][0]["library_error"].is_null());  // no library measured beside it
 }
 
 TEST(SearchReport, ShowsTheRefitsEstimateOfWhatWasMeasured) {

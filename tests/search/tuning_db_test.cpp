@@ -5,6 +5,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include <filesystem>
 
 using cudaburg::Measurement;
@@ -48,6 +50,48 @@ TEST(TuningDb, StoresAndFindsByEveryKeyField) {
   MeasurementKey otherToolkit = key("tile i,j 64,64");
   otherToolkit.toolkit = "12.4";
   EXPECT_FALSE(db->find(otherToolkit));
+}
+
+// The contract's fields are kept; a database written before them gets them, its rows verified
+// under no contract (precision ""), so that a search measures them again.
+TEST(TuningDb, KeepsTheLibrarysErrorAndTheModeAndUpgradesOlderDatabases) {
+  std::string error;
+  std::string path = freshPath("contract.db");
+  {
+    auto db = TuningDb::open(path, error);
+    ASSERT_TRUE(db) << error;
+    Measurement m = timed(1.5);
+    m.error = 3.1e-7;
+    m.libraryError = 1.1e-6;
+    m.precision = "strict";
+    ASSERT_TRUE(db->store(key("tf32x3"), m, error)) << error;
+    auto found = db->find(key("tf32x3"));
+    ASSERT_TRUE(found);
+    EXPECT_DOUBLE_EQ(found->libraryError, 1.1e-6);
+    EXPECT_EQ(found->precision, "strict");
+  }
+  // A table of the layout before the contract, as an earlier version wrote it.
+  std::string old = freshPath("before-contract.db");
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(old.c_str(), &raw), SQLITE_OK);
+  const char* layout =
+      "CREATE TABLE measurements (nest TEXT NOT NULL, sizes TEXT NOT NULL, recipe TEXT NOT NULL, gpu TEXT NOT NULL,"
+      " compute_capability TEXT NOT NULL, driver TEXT NOT NULL, arch TEXT NOT NULL, toolkit TEXT NOT NULL,"
+      " status TEXT NOT NULL, reason TEXT NOT NULL, ms REAL, tflops REAL, gbps REAL, error REAL, registers INTEGER,"
+      " shared_bytes INTEGER, measured_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),"
+      " PRIMARY KEY (nest, sizes, recipe, gpu, compute_capability, driver, arch, toolkit));"
+      "INSERT INTO measurements (nest, sizes, recipe, gpu, compute_capability, driver, arch, toolkit, status, reason,"
+      " ms, tflops, gbps, error, registers, shared_bytes) VALUES ('nest1', 'M=64,N=64,K=64', 'tf32x3', 'NVIDIA H200',"
+      " '9.0', '580.1', 'sm_90', '13.0', 'ok', '', 1.5, 0.6, 1.0, 2.9e-5, 40, 0);";
+  ASSERT_EQ(sqlite3_exec(raw, layout, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+  auto upgraded = TuningDb::open(old, error);
+  ASSERT_TRUE(upgraded) << error;
+  auto row = upgraded->find(key("tf32x3"));
+  ASSERT_TRUE(row);
+  EXPECT_DOUBLE_EQ(row->error, 2.9e-5);
+  EXPECT_EQ(row->libraryError, -1);
+  EXPECT_EQ(row->precision, "");
 }
 
 TEST(TuningDb, ReplacesAndOrdersBestFirst) {
