@@ -28,6 +28,8 @@ expect 2 "cudaburg: error: --split: the upper bound is not a positive whole numb
   "$cudaburg" "$matmul" --split 2..99999999999999999999
 expect 2 "cudaburg: error: -D M needs an integer value, not '99999999999999999999'" \
   "$cudaburg" "$matmul" -D M=99999999999999999999
+expect 2 "cudaburg: error: --precision: unknown mode 'fast'; the modes are strict, tf32" \
+  "$cudaburg" "$matmul" --precision fast
 
 # A size -D makes too large for the arrays is an input error at the array, as in the file.
 expect 1 "$matmul:4:21: error: the size of 'C' in bytes (its extents times 4) overflows a 64-bit integer
