@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <iterator>
 #include <utility>
+#include <vector>
 #include <filesystem>
 
 namespace cudaburg {
@@ -133,15 +134,22 @@ bool addContractColumns(sqlite3* db, std::string& error) {
 std::string schemaMismatch(sqlite3* db) {
   Statement s(db, "PRAGMA table_info(measurements)");
   if (!s.ok()) return sqlite3_errmsg(db);
-  size_t i = 0;
-  while (s.step() == SQLITE_ROW) {
-    if (i == std::size(kColumns)) return "it has a column '" + s.text(1) + "' this version does not know";
-    if (s.text(1) != kColumns[i].first || s.text(2) != kColumns[i].second)
-      return "its column " + std::to_string(i + 1) + " is '" + s.text(1) + " " + s.text(2) + "', not '" +
-             kColumns[i].first + " " + kColumns[i].second + "'";
-    ++i;
+  std::vector<std::pair<std::string, std::string>> table;
+  while (s.step() == SQLITE_ROW) table.emplace_back(s.text(1), s.text(2));
+  // Our own columns in our order with some left out: name the first one left out.
+  size_t known = 0;
+  std::string lacked;
+  for (const auto& [name, type] : kColumns) {
+    if (known < table.size() && table[known].first == name && table[known].second == type) ++known;
+    else if (lacked.empty()) lacked = name;
   }
-  if (i < std::size(kColumns)) return std::string("it lacks the column '") + kColumns[i].first + "'";
+  if (known == table.size() && !lacked.empty()) return "it lacks the column '" + lacked + "'";
+  for (size_t i = 0; i < table.size(); ++i) {
+    if (i == std::size(kColumns)) return "it has a column '" + table[i].first + "' this version does not know";
+    if (table[i].first != kColumns[i].first || table[i].second != kColumns[i].second)
+      return "its column " + std::to_string(i + 1) + " is '" + table[i].first + " " + table[i].second + "', not '" +
+             kColumns[i].first + " " + kColumns[i].second + "'";
+  }
   return "";
 }
 
