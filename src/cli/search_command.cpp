@@ -131,7 +131,7 @@ void retimeWinner(Runner& runner, const Kernel& kernel, const Evaluator& evaluat
 // library showed beside it, where one was measured.
 CheckBound checkBound(const Kernel& kernel, const SearchOutcome& outcome) {
   auto index = outcome.best();
-  if (!index || !outcome.variants[*index].measured) return {};
+  if (!index || !outcome.variants[*index].measured) return {0, "", false};
   const Measurement& m = outcome.variants[*index].result;
   if (m.libraryError < 0) return {};
   ScalarType output = ScalarType::Float;
@@ -201,7 +201,7 @@ int runSearch(const SearchFlags& f) {
     return kUsageError;
   }
   if (!runner.available())
-    progress.note(runner.device() + ": nothing will be timed; candidates are compiled and ranked by the model");
+    progress.note("not measured: " + runner.device() + "; candidates are compiled and ranked by the model");
   else
     progress.note("measuring on " + runner.device());
 
@@ -271,7 +271,8 @@ int runSearch(const SearchFlags& f) {
                   result.outcome.reference.ms / m.ms);
     std::printf("\n");
   } else {
-    std::cout << "  not measured (" << result.outcome.notMeasuredReason << "): chosen by the model\n";
+    std::cout << "  not measured: " << result.outcome.notMeasuredReason
+              << "; the model's choice among the kernels that compiled, unverified\n";
   }
   std::cout << "  outputs in " << dir.string() << "/ (best.cu, report.md, report.json, search.svg, labeled.dot)\n";
   return kOk;

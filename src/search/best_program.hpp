@@ -15,6 +15,9 @@ namespace cudaburg {
 struct CheckBound {
   double value = 0;    // 0: the FP64 check's own bound for the nest (reference_check.hpp)
   std::string source;  // "twice cuBLAS SGEMM's error (8.1e-07), --precision strict"
+  // Whether the search verified and timed the kernel; without a GPU it is the model's choice
+  // among the kernels that compiled, checked by no one yet, and best.cu says so.
+  bool verified = true;
 };
 
 // `original` is the untransformed kernel (it defines the arrays and the reference).
