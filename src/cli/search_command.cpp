@@ -217,6 +217,9 @@ int runSearch(const SearchFlags& f) {
   };
   SearchResult result = searchWith<generated::LoopsMatcher>(*kernel, space, evaluator, *strategy, timeReference);
   progress.finish();
+  if (tensorCoreTiles(space.tile).empty())
+    result.outcome.notes.push_back("tensor cores: not considered: --tile allows none of the block tile edges their "
+                                   "rules take (64, 128, 256)");
   if (db && db->malformedRows() > 0)
     progress.warn(std::to_string(db->malformedRows()) + " row" + (db->malformedRows() == 1 ? "" : "s") +
                   " of the tuning database held values this version does not write (a wrong type, an unknown "

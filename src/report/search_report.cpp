@@ -73,6 +73,7 @@ std::string searchReportMarkdown(const SearchOutcome& o, size_t top) {
        << " refitted to this search's measurements"
        << (o.refitOnCompiledCode ? " and to the compiled kernels' registers and instructions" : "")
        << " (each predicted by a fit that did not see it); the refit's estimates in the column `refit`\n";
+  for (const std::string& note : o.notes) md << "- " << note << "\n";
   if (!o.gpuAvailable || measured == 0)
     md << "\n**Not measured**: " << (o.notMeasuredReason.empty() ? "no variant was timed" : o.notMeasuredReason)
        << ". Variants are ranked by the model's estimate; no time below is a measurement.\n";
@@ -136,6 +137,7 @@ std::string searchReportJson(const SearchOutcome& o) {
   j["wall_seconds"] = o.wallSeconds;
   j["phase_seconds"] = {{"labeling", o.phases.labeling}, {"measuring", o.phases.measuring},
                         {"final_labeling", o.phases.finalLabeling}};
+  j["notes"] = o.notes;
   j["compiled"] = o.compiled;
   j["strategy"] = o.strategy;
   j["candidates"] = o.candidates;

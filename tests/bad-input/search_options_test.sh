@@ -38,11 +38,15 @@ kernel matmul(float C[M][N], const float A[M][K], const float B[K][N]) {
 $matmul:4:42: error: the size of 'A' in bytes (its extents times 4) overflows a 64-bit integer
 kernel matmul(float C[M][N], const float A[M][K], const float B[K][N]) {
                                          ^" "$cudaburg" "$matmul" -D M=4611686018427387904 -D N=1 -q --no-db -o "$scratch/huge"
-# A tile edge of 65536 (once a SIGFPE in the model): its candidates are infeasible, the search
-# goes on with the others.
-expect_within 60 0 "" "$cudaburg" "$matmul" -D M=131072 -D N=131072 -D K=64 --tile 65536 --unroll 1 -q --no-db \
-  -o "$scratch/tile65536"
-grep -qF "best recipe for matmul" "$scratch/out" || fail "--tile 65536: no winner reported: $(cat "$scratch/out")"
+# A tile edge of 65536 (once a SIGFPE in the model, then accepted silently): no GPU can hold it.
+expect 2 "cudaburg: error: --tile: a block tile edge of 65536 is beyond what any GPU can hold (a block's outputs live in its at most 65536 registers); a tile edge may be at most 32768" \
+  "$cudaburg" "$matmul" -D M=131072 -D N=131072 -D K=64 --tile 65536 --unroll 1 -q --no-db -o "$scratch/tile65536"
+[ ! -e "$scratch/tile65536" ] || fail "--tile 65536: outputs were written for a refused command"
+# --tile bounds the tensor-core rules' tiles too: with 32 alone none applies, and the report says so.
+expect_within 120 0 "" "$cudaburg" "$matmul" --tile 32..32 -q --no-db -o "$scratch/tile32"
+grep -qF "tile i,j 32,32;" "$scratch/out" || fail "--tile 32..32: the winner's tile is not 32x32: $(cat "$scratch/out")"
+grep -qF "tensor cores: not considered: --tile allows none of the block tile edges their rules take (64, 128, 256)" \
+  "$scratch/tile32/report.md" || fail "--tile 32..32: the report does not say why tensor cores were left out"
 
 # A FIFO as the tuning database would block the search forever: it is not used, with a warning
 # even under -q, and the search runs.
