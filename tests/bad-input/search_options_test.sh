@@ -31,6 +31,15 @@ expect 2 "cudaburg: error: -D M needs an integer value, not '9999999999999999999
 expect 2 "cudaburg: error: --precision: unknown mode 'fast'; the modes are strict, tf32" \
   "$cudaburg" "$matmul" --precision fast
 
+# A mistyped command or option is named, with the nearest there is.
+expect 2 "cudaburg: error: unknown command 'shwo'; did you mean 'show'?" "$cudaburg" shwo "$matmul"
+expect 2 "cudaburg: error: unknown command 'frobnicate'; the commands are show and replay, or give a FILE.loop to search" \
+  "$cudaburg" frobnicate
+expect 2 "cudaburg: error: unknown option '--tiles'; did you mean '--tile'?" "$cudaburg" "$matmul" --tiles 64
+expect 2 "cudaburg: error: unknown option '--recipes'; did you mean '--recipe'?" "$cudaburg" show "$matmul" --recipes x
+expect 2 "cudaburg: error: unknown option '--strategie'; did you mean '--strategy'?" \
+  "$cudaburg" replay "$matmul" --db x.db --strategie model
+
 # A size -D makes too large for the arrays is an input error at the array, as in the file.
 expect 1 "$matmul:4:21: error: the size of 'C' in bytes (its extents times 4) overflows a 64-bit integer
 kernel matmul(float C[M][N], const float A[M][K], const float B[K][N]) {
