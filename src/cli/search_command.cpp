@@ -33,7 +33,7 @@ struct SearchFlags {
   int device = 0;
   std::string db;
   bool noDb = false;
-  uint64_t seed = 0;
+  std::string seed = "0";
   std::string outDir;
   bool verbose = false, quiet = false;
 };
@@ -156,7 +156,12 @@ int runSearch(const SearchFlags& f) {
   EvaluatorOptions options;
   options.started = started;
   options.compile.arch = f.arch;
-  options.measure.seed = f.seed;
+  // A seed is a whole number of 64 bits; "-1" is not one (once taken as 2^64 - 1).
+  auto [seedEnd, seedError] = std::from_chars(f.seed.data(), f.seed.data() + f.seed.size(), options.measure.seed);
+  if (f.seed.empty() || seedError != std::errc() || seedEnd != f.seed.data() + f.seed.size()) {
+    std::cerr << "cudaburg: error: --seed: '" << f.seed << "' is not a whole number from 0 to 18446744073709551615\n";
+    return kUsageError;
+  }
   options.measure.precision = space.precision;
   // Brief timings while searching (the median of 5 runs of a kernel of 10 ms or more varies by
   // less than a percent); the winner is timed again with the full policy.
@@ -220,10 +225,7 @@ int runSearch(const SearchFlags& f) {
   if (tensorCoreTiles(space.tile).empty())
     result.outcome.notes.push_back("tensor cores: not considered: --tile allows none of the block tile edges their "
                                    "rules take (64, 128, 256)");
-  if (db && db->malformedRows() > 0)
-    progress.warn(std::to_string(db->malformedRows()) + " row" + (db->malformedRows() == 1 ? "" : "s") +
-                  " of the tuning database held values this version does not write (a wrong type, an unknown "
-                  "status or a time that is not a positive number) and were ignored");
+  if (db && db->malformedRows() > 0) progress.warn(db->malformedRowsWarning());
   if (runner.available()) {
     // The winner and the reference library, timed again side by side with the full policy
     // (the search times each variant more briefly).

@@ -31,6 +31,9 @@ expect 2 "cudaburg: error: -D M needs an integer value, not '9999999999999999999
 expect 2 "cudaburg: error: --precision: unknown mode 'fast'; the modes are strict, tf32" \
   "$cudaburg" "$matmul" --precision fast
 
+# A seed is a whole number: -1 is refused, not taken as 2^64 - 1.
+expect 2 "cudaburg: error: --seed: '-1' is not a whole number from 0 to 18446744073709551615" "$cudaburg" "$matmul" --seed -1
+
 # A mistyped command or option is named, with the nearest there is.
 expect 2 "cudaburg: error: unknown command 'shwo'; did you mean 'show'?" "$cudaburg" shwo "$matmul"
 expect 2 "cudaburg: error: unknown command 'frobnicate'; the commands are show and replay, or give a FILE.loop to search" \
