@@ -6,12 +6,14 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <future>
 #include <iostream>
 #include <regex>
 
 #include "burggen/output_file.hpp"
 #include "src/cli/commands.hpp"
+#include "src/cli/input_guard.hpp"
 #include "src/cli/loop_input.hpp"
 #include "src/cli/space_options.hpp"
 #include "src/report/search_plot.hpp"
@@ -96,6 +98,18 @@ bool writeOutputs(const std::filesystem::path& dir, const std::vector<std::files
   for (const std::filesystem::path& folder : madeFolders)
     if (!std::filesystem::remove(folder, ec)) break;
   return false;
+}
+
+// The files a search writes into its output folder.
+constexpr const char* kOutputNames[] = {"report.md", "report.json", "search.svg", "labeled.dot", "cover.txt", "best.cu"};
+
+// Whether `path` is a best.cu an earlier search wrote (its first line says so), which this one
+// may remove; a file of that name the user wrote is left alone.
+bool writtenBySearch(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::string first;
+  std::getline(in, first);
+  return first.rfind(kBestProgramFirstLine, 0) == 0;
 }
 
 // The cover the labeler chose once measured times were in: the winning kernel's rules, with the
@@ -183,6 +197,15 @@ int runSearch(const SearchFlags& f) {
   }
   std::optional<Kernel> kernel = loadLoopFile(f.file, *sizes);
   if (!kernel) return kInputError;
+  // No output may replace an input (the .loop file, the tuning database): refused before the search.
+  std::filesystem::path dir = f.outDir.empty() ? "cudaburg-" + kernel->name : f.outDir;
+  std::vector<std::string> outputPaths;
+  for (const char* name : kOutputNames) outputPaths.push_back((dir / name).string());
+  std::string dbPath = f.noDb ? "" : f.db.empty() ? TuningDb::defaultPath() : f.db;
+  if (std::string why = outputReplacingInput(outputPaths, {f.file, dbPath}); !why.empty()) {
+    std::cerr << "cudaburg: error: " << why << "\n";
+    return kUsageError;
+  }
 
   Progress progress(stderr, f.quiet);
   std::optional<TuningDb> db;
@@ -235,7 +258,6 @@ int runSearch(const SearchFlags& f) {
     if (result.best) retimeWinner(runner, *kernel, evaluator, *result.best, options.measure, result.outcome);
   }
 
-  std::filesystem::path dir = f.outDir.empty() ? "cudaburg-" + kernel->name : f.outDir;
   std::vector<std::pair<std::string, std::string>> outputs = {
       {"report.md", searchReportMarkdown(result.outcome)},
       {"report.json", searchReportJson(result.outcome)},
@@ -257,7 +279,7 @@ int runSearch(const SearchFlags& f) {
   if (!wroteBest) {
     std::error_code ec;
     std::filesystem::path stale = dir / "best.cu";
-    if (std::filesystem::is_regular_file(std::filesystem::symlink_status(stale, ec)))
+    if (std::filesystem::is_regular_file(std::filesystem::symlink_status(stale, ec)) && writtenBySearch(stale))
       std::filesystem::remove(stale, ec);
   }
 

@@ -5,6 +5,7 @@
 
 #include "src/analysis/dependence.hpp"
 #include "src/cli/commands.hpp"
+#include "src/cli/input_guard.hpp"
 #include "src/cli/loop_input.hpp"
 #include "src/cuda/emit/emitter.hpp"
 #include "src/loop/dot.hpp"
@@ -63,6 +64,14 @@ int runShow(const ShowOptions& options) {
     std::cerr << "cudaburg: error: --dot - writes the DOT alone to standard output; give --deps and --cuda "
                  "without it, or write the DOT to a file.\n";
     return kUsageError;
+  }
+  // Checked before anything is read or printed: the DOT file must not be one of the inputs.
+  if (!dotOnly && !options.dotFile.empty()) {
+    std::string why = outputReplacingInput({options.dotFile}, {options.loopFile, options.recipe});
+    if (!why.empty()) {
+      std::cerr << "cudaburg: error: --dot " << why << "\n";
+      return kUsageError;
+    }
   }
   std::optional<Kernel> kernel = loadLoopFile(options.loopFile, *sizes);
   if (!kernel) return kInputError;
