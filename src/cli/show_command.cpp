@@ -37,7 +37,11 @@ std::optional<Recipe> loadRecipe(const std::string& arg) {
   }
   common::Diagnostics diags(*file);
   std::optional<Recipe> recipe = parseRecipe(*file, diags);
-  diags.printAll(std::cerr);
+  // A long recipe full of mistakes would flood the terminal: the first kMaxShown, then a count.
+  constexpr size_t kMaxShown = 50;
+  const auto& all = diags.all();
+  for (size_t i = 0; i < all.size() && i < kMaxShown; ++i) diags.print(std::cerr, all[i]);
+  if (all.size() > kMaxShown) std::cerr << "cudaburg: " << all.size() - kMaxShown << " more diagnostics not shown\n";
   return recipe;
 }
 

@@ -194,6 +194,14 @@ expect 1 "$scratch/int_literal.loop:4:12: error: 3000000000 does not fit a 32-bi
 loop float_divide 'size N = 4;\nkernel k(float A[N]) {\n  parallel for (i = 0; i < N; i++)\n    A[i] = 1 / 0;\n}\n'
 expect 0 "" "$cudaburg" show "$scratch/float_divide.loop"
 
+# A recipe of 80 mistakes: the first 50 are shown, then how many more there were.
+loop recipe_host 'size N = 4;\nkernel k(float A[N]) {\n  parallel for (i = 0; i < N; i++)\n    A[i] = 1;\n}\n'
+recipe=$(for ((s = 1; s <= 80; s++)); do printf 'frob x%d; ' "$s"; done)
+timeout 60 "$cudaburg" show "$scratch/recipe_host.loop" --recipe "$recipe" >"$scratch/out" 2>"$scratch/err"
+[ $? -eq 1 ] || fail "a recipe of 80 mistakes did not exit 1"
+[ "$(grep -c ': error: ' "$scratch/err")" -eq 50 ] || fail "not 50 recipe errors shown: $(grep -c ': error: ' "$scratch/err")"
+[ "$(tail -1 "$scratch/err")" = "cudaburg: 30 more diagnostics not shown" ] || fail "no count of the rest: $(tail -1 "$scratch/err")"
+
 # Input size: a file past 16 MiB is refused, not read whole.
 printf '%*s' $((16 * 1024 * 1024 + 1)) '' >"$scratch/large.loop"
 expect 1 "cudaburg: error: '$scratch/large.loop' is larger than 16 MiB, the most a source may hold" \
