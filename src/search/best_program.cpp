@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "src/cuda/emit/cuda_names.hpp"
 #include "src/cuda/run/inputs.hpp"
 #include "src/cuda/run/reference_check.hpp"
 #include "src/cuda/run/timing.hpp"
@@ -22,7 +23,7 @@ std::string launch(const CudaKernel& k, const std::string& prefix, const std::st
   std::ostringstream o;
   o << indent << k.entry << "<<<dim3(" << k.grid[0] << ", " << k.grid[1] << ", " << k.grid[2] << "), dim3("
     << k.block[0] << ", " << k.block[1] << ", " << k.block[2] << "), " << k.dynamicSharedBytes << ">>>(";
-  for (size_t i = 0; i < k.params.size(); ++i) o << (i ? ", " : "") << prefix << k.params[i];
+  for (size_t i = 0; i < k.params.size(); ++i) o << (i ? ", " : "") << prefix << cudaName(k.params[i]);
   for (const KernelWorkspace& w : k.workspaces) o << ", " << w.name;
   for (const TensorMapParam& m : k.tensorMaps) o << ", " << prefix << m.name;
   o << ");\n" << indent << "CHECK(cudaGetLastError());\n";
@@ -32,8 +33,10 @@ std::string launch(const CudaKernel& k, const std::string& prefix, const std::st
 // The outputs a kernel adds into, set to zero before each launch (CudaKernel::zeroFirst).
 std::string zeroOutputs(const CudaKernel& k, const std::string& indent = "  ") {
   std::string out;
-  for (const std::string& z : k.zeroFirst)
+  for (const std::string& nestName : k.zeroFirst) {
+    std::string z = cudaName(nestName);
     out += indent + "CHECK(cudaMemset(" + z + ", 0, n_" + z + " * sizeof(*" + z + ")));\n";
+  }
   return out;
 }
 
@@ -66,7 +69,7 @@ std::string encodeTensorMaps(const CudaKernel& k) {
       << "    const cuuint32_t box[] = {" << list(m.box) << "}, steps[] = {" << list(std::vector<int64_t>(m.box.size(), 1))
       << "};\n"
       << "    CUresult r = cuTensorMapEncodeTiled(reinterpret_cast<CUtensorMap*>(&" << m.name << "), "
-      << tensorMapDataTypeName(m.type) << ", " << m.dims.size() << ", " << m.array << ", dims, strides, box, steps,\n"
+      << tensorMapDataTypeName(m.type) << ", " << m.dims.size() << ", " << cudaName(m.array) << ", dims, strides, box, steps,\n"
       << "                                        CU_TENSOR_MAP_INTERLEAVE_NONE, " << tensorMapSwizzleName(m.swizzleBytes)
       << ", CU_TENSOR_MAP_L2_PROMOTION_L2_256B,\n"
       << "                                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n"
@@ -151,7 +154,7 @@ std::string bestProgram(const Kernel& original, const CudaKernel& best, const Cu
   // Host values in double; device copies in the variant's type and in double for the reference.
   for (size_t i = 0; i < original.params.size(); ++i) {
     const Array& a = original.params[i];
-    std::string n = a.name;
+    std::string n = cudaName(a.name);  // as the kernels name it
     o << "  const size_t n_" << n << " = " << a.elements() << ";\n"
       << "  std::vector<double> h_" << n << "(n_" << n << ");\n";
     // Values exact in the type (for tf32, in TF32), so that the variant and the reference read
@@ -186,7 +189,7 @@ std::string bestProgram(const Kernel& original, const CudaKernel& best, const Cu
   for (size_t i = 0; i < original.params.size(); ++i) {
     const Array& a = original.params[i];
     if (a.input) continue;
-    std::string n = a.name, vt = deviceType(a.type, false), rt = deviceType(a.type, true);
+    std::string n = cudaName(a.name), vt = deviceType(a.type, false), rt = deviceType(a.type, true);
     o << "  {\n"
       << "    CHECK(cudaMemcpy(v_" << n << ".data(), " << n << ", n_" << n << " * sizeof(" << vt
       << "), cudaMemcpyDeviceToHost));\n"
@@ -199,7 +202,7 @@ std::string bestProgram(const Kernel& original, const CudaKernel& best, const Cu
       << "      diff += (out - ref) * (out - ref);\n      norm += ref * ref;\n    }\n"
       << "    double error = norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);\n"
       << "    if (!(error == error)) error = INFINITY;  // NaN: an element was never written\n"
-      << "    std::printf(\"" << n << ": relative error %.3e\\n\", error);\n"
+      << "    std::printf(\"" << a.name << ": relative error %.3e\\n\", error);\n"
       << "    worst = std::max(worst, error);\n  }\n";
   }
   o << "\n  // Time: CUDA events around each run after a warm-up; the median of 51 runs.\n"
