@@ -27,19 +27,18 @@ const std::set<std::string>& reservedWords() {
       "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3", "half", "half2", "nv_bfloat16",
       "float2", "float4", "int2", "int4", "uint2", "uint4", "size_t", "ptrdiff_t", "int8_t", "int16_t", "int32_t",
       "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "min", "max", "fminf", "fmaxf", "fmin", "fmax",
-      "sqrt", "sqrtf", "exp", "expf", "fabs", "fabsf", "atomicAdd", "memcpy", "printf", "tensor_map", "acc", "lane",
+      "sqrt", "sqrtf", "exp", "expf", "fabs", "fabsf", "atomicAdd", "memcpy", "printf", "tensor_map", "shared_address",
       "CUtensorMap", "cuuint32_t", "cuuint64_t",
-      // best.cu's host program
-      "CHECK", "round_tf32", "rng", "uniform", "worst", "times", "ms", "start", "stop", "run", "diff", "norm",
-      "out", "ref", "error", "tolerance"};
+      // best.cu's host program: the names it declares where its arrays are declared
+      // (those of its inner blocks may be shadowed)
+      "CHECK", "round_tf32", "rng", "uniform", "worst", "times", "ms", "start", "stop", "tolerance"};
   return words;
 }
 
 // The families of names the emitter declares itself (thread_x, block_linear, stage_e, mma_a,
 // wgmma_full, split_part, ...): a user name in one of them is reserved.
 constexpr const char* kEmitterFamilies[] = {"thread_", "block_", "warp_", "stage_", "split_", "mma_", "wgmma_",
-                                            "mbarrier_", "tf32_", "tma_", "async_", "producer_", "shared_",
-                                            "tensor_", "make_", "d_r", "g_r"};
+                                            "mbarrier_", "tf32_", "tma_", "async_", "producer_", "make_"};
 
 }  // namespace
 
