@@ -284,9 +284,14 @@ std::optional<TuningDb> TuningDb::open(const std::string& path, std::string& err
       return refuse("the tuning database '" + path + "' is damaged (truncated or overwritten?): " + why);
   } else {
     // WAL with synchronous=FULL: each committed measurement survives a crash or kill -9.
+    // The application id marks a database cudaburg creates; one of an earlier version is left
+    // unmarked (known by its table), its file not rewritten for it.
+    std::string error;
+    auto tables = tableNames(db, error);
+    bool creating = tables && tables->empty();
     char* msg = nullptr;
-    std::string setup = "PRAGMA application_id=" + std::to_string(kApplicationId) +
-                        "; PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;" + kSchema;
+    std::string setup = (creating ? "PRAGMA application_id=" + std::to_string(kApplicationId) + ";" : std::string()) +
+                        "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;" + kSchema;
     if (sqlite3_exec(db, setup.c_str(), nullptr, nullptr, &msg) != SQLITE_OK) {
       std::string why = msg ? msg : "unknown error";
       sqlite3_free(msg);
