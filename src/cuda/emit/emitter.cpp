@@ -892,6 +892,11 @@ EmitResult emitKernel(const Kernel& kernel, const EmitOptions& options) {
   for (std::string& p : result.kernel->params) restore(p);
   for (std::string& z : result.kernel->zeroFirst) restore(z);
   for (TensorMapParam& m : result.kernel->tensorMaps) restore(m.array);
+  // The header says which kernel of the .loop file this is, by the name the file gives it.
+  std::string& source = result.kernel->source;
+  std::string mentioned = "from kernel `" + cudaName(kernel.name) + "`";
+  if (size_t at = source.find(mentioned); at != std::string::npos && cudaName(kernel.name) != kernel.name)
+    source.replace(at, mentioned.size(), "from kernel `" + kernel.name + "`");
   return result;
 }
 
