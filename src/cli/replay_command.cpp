@@ -5,6 +5,7 @@
 // the strategy made and after how many it came within 5% of the best the database holds, and how
 // well the model ranked what was measured.
 #include <cstdio>
+#include <string>
 #include <iostream>
 
 #include "src/cli/commands.hpp"
@@ -26,6 +27,13 @@ struct ReplayFlags {
 // Within this fraction of the best stored time counts as found.
 constexpr double kWithin = 1.05;
 
+// A time to 4 decimals, or in 5 significant digits where that would be long.
+std::string milliseconds(double ms) {
+  char text[64];
+  std::snprintf(text, sizeof text, ms < 1e6 ? "%.4f" : "%.5g", ms);
+  return text;
+}
+
 int runReplay(const ReplayFlags& f) {
   std::string error;
   SearchSpace space;
@@ -37,7 +45,7 @@ int runReplay(const ReplayFlags& f) {
   }
   std::optional<Kernel> kernel = loadLoopFile(f.file, *sizes);
   if (!kernel) return kInputError;
-  std::optional<TuningDb> db = TuningDb::open(f.db, error);
+  std::optional<TuningDb> db = TuningDb::open(f.db, error, DbAccess::ReadOnly);
   if (!db) {
     std::cerr << "cudaburg: error: " << error << "\n";
     return kInputError;
@@ -54,6 +62,13 @@ int runReplay(const ReplayFlags& f) {
   }
   SearchResult result = searchWith<generated::LoopsMatcher>(*kernel, space, evaluator, *strategy);
   const SearchOutcome& o = result.outcome;
+  // A read that failed part-way (a damaged file) leaves the replay without the rows it needs.
+  if (!db->readError().empty()) {
+    std::cerr << "cudaburg: error: cannot read the tuning database '" << f.db << "': " << db->readError() << "\n";
+    return kInputError;
+  }
+  // The rows ignored are said, as the search says them.
+  if (db->malformedRows() > 0) std::cerr << "cudaburg: warning: " << db->malformedRowsWarning() << "\n";
 
   // The best the database holds for this nest on that GPU, and when the replay came near it.
   double stored = -1;
@@ -64,6 +79,11 @@ int runReplay(const ReplayFlags& f) {
       ++rows;
       if (stored < 0 || m.ms < stored) stored = m.ms;
     }
+  if (!db->readError().empty() || stored <= 0) {
+    std::cerr << "cudaburg: error: the tuning database '" << f.db << "' holds no verified time of " << kernel->name
+              << " at " << o.sizes << (db->readError().empty() ? "" : " that can be read: " + db->readError()) << "\n";
+    return kInputError;
+  }
   size_t measured = 0, needed = 0;
   double best = -1;
   for (const auto& v : o.variants) {
@@ -83,8 +103,12 @@ int runReplay(const ReplayFlags& f) {
   }
   auto index = o.best();
   double winner = index && o.variants[*index].measured ? o.variants[*index].result.ms : -1;
-  std::printf("  winner: %s\n  winner %.4f ms; best stored %.4f ms; winner / best %.3f\n",
-              printRecipeLine(*result.best).c_str(), winner, stored, winner > 0 ? stored / winner : 0.0);
+  if (winner <= 0) {
+    std::printf("  winner: %s, not measured\n", printRecipeLine(*result.best).c_str());
+    return kInputError;
+  }
+  std::printf("  winner: %s\n  winner %s ms; best stored %s ms; winner / best %.3f\n", printRecipeLine(*result.best).c_str(),
+              milliseconds(winner).c_str(), milliseconds(stored).c_str(), winner / stored);
   if (needed) std::printf("  within 5%% of the best after %zu measurements\n", needed);
   else std::printf("  never within 5%% of the best\n");
   std::printf("  model: rho %.3f as ranked, %.3f calibrated (%zu measurements, cross-validated)\n", o.priorRho,

@@ -6,12 +6,14 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <future>
 #include <iostream>
 #include <regex>
 
 #include "burggen/output_file.hpp"
 #include "src/cli/commands.hpp"
+#include "src/cli/input_guard.hpp"
 #include "src/cli/loop_input.hpp"
 #include "src/cli/space_options.hpp"
 #include "src/report/search_plot.hpp"
@@ -33,7 +35,7 @@ struct SearchFlags {
   int device = 0;
   std::string db;
   bool noDb = false;
-  uint64_t seed = 0;
+  std::string seed = "0";
   std::string outDir;
   bool verbose = false, quiet = false;
 };
@@ -98,6 +100,18 @@ bool writeOutputs(const std::filesystem::path& dir, const std::vector<std::files
   return false;
 }
 
+// The files a search writes into its output folder.
+constexpr const char* kOutputNames[] = {"report.md", "report.json", "search.svg", "labeled.dot", "cover.txt", "best.cu"};
+
+// Whether `path` is a best.cu an earlier search wrote (its first line says so), which this one
+// may remove; a file of that name the user wrote is left alone.
+bool writtenBySearch(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::string first;
+  std::getline(in, first);
+  return first.rfind(kBestProgramFirstLine, 0) == 0;
+}
+
 // The cover the labeler chose once measured times were in: the winning kernel's rules, with the
 // parameters of each.
 std::string coverText(const SearchResult& r) {
@@ -131,7 +145,7 @@ void retimeWinner(Runner& runner, const Kernel& kernel, const Evaluator& evaluat
 // library showed beside it, where one was measured.
 CheckBound checkBound(const Kernel& kernel, const SearchOutcome& outcome) {
   auto index = outcome.best();
-  if (!index || !outcome.variants[*index].measured) return {};
+  if (!index || !outcome.variants[*index].measured) return {0, "", false};
   const Measurement& m = outcome.variants[*index].result;
   if (m.libraryError < 0) return {};
   ScalarType output = ScalarType::Float;
@@ -156,7 +170,12 @@ int runSearch(const SearchFlags& f) {
   EvaluatorOptions options;
   options.started = started;
   options.compile.arch = f.arch;
-  options.measure.seed = f.seed;
+  // A seed is a whole number of 64 bits; "-1" is not one (once taken as 2^64 - 1).
+  auto [seedEnd, seedError] = std::from_chars(f.seed.data(), f.seed.data() + f.seed.size(), options.measure.seed);
+  if (f.seed.empty() || seedError != std::errc() || seedEnd != f.seed.data() + f.seed.size()) {
+    std::cerr << "cudaburg: error: --seed: '" << f.seed << "' is not a whole number from 0 to 18446744073709551615\n";
+    return kUsageError;
+  }
   options.measure.precision = space.precision;
   // Brief timings while searching (the median of 5 runs of a kernel of 10 ms or more varies by
   // less than a percent); the winner is timed again with the full policy.
@@ -178,6 +197,15 @@ int runSearch(const SearchFlags& f) {
   }
   std::optional<Kernel> kernel = loadLoopFile(f.file, *sizes);
   if (!kernel) return kInputError;
+  // No output may replace an input (the .loop file, the tuning database): refused before the search.
+  std::filesystem::path dir = f.outDir.empty() ? "cudaburg-" + kernel->name : f.outDir;
+  std::vector<std::string> outputPaths;
+  for (const char* name : kOutputNames) outputPaths.push_back((dir / name).string());
+  std::string dbPath = f.noDb ? "" : f.db.empty() ? TuningDb::defaultPath() : f.db;
+  if (std::string why = outputReplacingInput(outputPaths, {f.file, dbPath}); !why.empty()) {
+    std::cerr << "cudaburg: error: " << why << "\n";
+    return kUsageError;
+  }
 
   Progress progress(stderr, f.quiet);
   std::optional<TuningDb> db;
@@ -201,7 +229,7 @@ int runSearch(const SearchFlags& f) {
     return kUsageError;
   }
   if (!runner.available())
-    progress.note(runner.device() + ": nothing will be timed; candidates are compiled and ranked by the model");
+    progress.note("not measured: " + runner.device() + "; candidates are compiled and ranked by the model");
   else
     progress.note("measuring on " + runner.device());
 
@@ -217,10 +245,10 @@ int runSearch(const SearchFlags& f) {
   };
   SearchResult result = searchWith<generated::LoopsMatcher>(*kernel, space, evaluator, *strategy, timeReference);
   progress.finish();
-  if (db && db->malformedRows() > 0)
-    progress.warn(std::to_string(db->malformedRows()) + " row" + (db->malformedRows() == 1 ? "" : "s") +
-                  " of the tuning database held values this version does not write (a wrong type, an unknown "
-                  "status or a time that is not a positive number) and were ignored");
+  if (tensorCoreTiles(space.tile).empty())
+    result.outcome.notes.push_back("tensor cores: not considered: --tile allows none of the block tile edges their "
+                                   "rules take (64, 128, 256)");
+  if (db && db->malformedRows() > 0) progress.warn(db->malformedRowsWarning());
   if (runner.available()) {
     // The winner and the reference library, timed again side by side with the full policy
     // (the search times each variant more briefly).
@@ -230,7 +258,6 @@ int runSearch(const SearchFlags& f) {
     if (result.best) retimeWinner(runner, *kernel, evaluator, *result.best, options.measure, result.outcome);
   }
 
-  std::filesystem::path dir = f.outDir.empty() ? "cudaburg-" + kernel->name : f.outDir;
   std::vector<std::pair<std::string, std::string>> outputs = {
       {"report.md", searchReportMarkdown(result.outcome)},
       {"report.json", searchReportJson(result.outcome)},
@@ -252,7 +279,7 @@ int runSearch(const SearchFlags& f) {
   if (!wroteBest) {
     std::error_code ec;
     std::filesystem::path stale = dir / "best.cu";
-    if (std::filesystem::is_regular_file(std::filesystem::symlink_status(stale, ec)))
+    if (std::filesystem::is_regular_file(std::filesystem::symlink_status(stale, ec)) && writtenBySearch(stale))
       std::filesystem::remove(stale, ec);
   }
 
@@ -271,7 +298,8 @@ int runSearch(const SearchFlags& f) {
                   result.outcome.reference.ms / m.ms);
     std::printf("\n");
   } else {
-    std::cout << "  not measured (" << result.outcome.notMeasuredReason << "): chosen by the model\n";
+    std::cout << "  not measured: " << result.outcome.notMeasuredReason
+              << "; the model's choice among the kernels that compiled, unverified\n";
   }
   std::cout << "  outputs in " << dir.string() << "/ (best.cu, report.md, report.json, search.svg, labeled.dot)\n";
   return kOk;

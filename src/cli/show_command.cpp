@@ -5,6 +5,7 @@
 
 #include "src/analysis/dependence.hpp"
 #include "src/cli/commands.hpp"
+#include "src/cli/input_guard.hpp"
 #include "src/cli/loop_input.hpp"
 #include "src/cuda/emit/emitter.hpp"
 #include "src/loop/dot.hpp"
@@ -36,7 +37,11 @@ std::optional<Recipe> loadRecipe(const std::string& arg) {
   }
   common::Diagnostics diags(*file);
   std::optional<Recipe> recipe = parseRecipe(*file, diags);
-  diags.printAll(std::cerr);
+  // A long recipe full of mistakes would flood the terminal: the first kMaxShown, then a count.
+  constexpr size_t kMaxShown = 50;
+  const auto& all = diags.all();
+  for (size_t i = 0; i < all.size() && i < kMaxShown; ++i) diags.print(std::cerr, all[i]);
+  if (all.size() > kMaxShown) std::cerr << "cudaburg: " << all.size() - kMaxShown << " more diagnostics not shown\n";
   return recipe;
 }
 
@@ -63,6 +68,14 @@ int runShow(const ShowOptions& options) {
     std::cerr << "cudaburg: error: --dot - writes the DOT alone to standard output; give --deps and --cuda "
                  "without it, or write the DOT to a file.\n";
     return kUsageError;
+  }
+  // Checked before anything is read or printed: the DOT file must not be one of the inputs.
+  if (!dotOnly && !options.dotFile.empty()) {
+    std::string why = outputReplacingInput({options.dotFile}, {options.loopFile, options.recipe});
+    if (!why.empty()) {
+      std::cerr << "cudaburg: error: --dot " << why << "\n";
+      return kUsageError;
+    }
   }
   std::optional<Kernel> kernel = loadLoopFile(options.loopFile, *sizes);
   if (!kernel) return kInputError;

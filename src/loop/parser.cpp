@@ -4,12 +4,15 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <set>
 
 #include "src/analysis/mark_check.hpp"
 #include "src/loop/bounds_check.hpp"
 #include "src/loop/checked_arith.hpp"
 #include "src/loop/lexer.hpp"
+#include "src/loop/nearest_name.hpp"
 
 namespace cudaburg {
 
@@ -75,6 +78,11 @@ class Parser {
   }
   SourceLoc loc(const Token& t) const { return file_.locate(t.offset); }
   bool at(Tok k) const { return tok_.kind == k; }
+  // The token after the current one, without moving.
+  Token peek() const {
+    LoopLexer ahead = lexer_;
+    return ahead.next();
+  }
   bool accept(Tok k) {
     if (!at(k)) return false;
     advance();
@@ -179,8 +187,47 @@ class Parser {
     return true;
   }
 
+  // The value of a constant expression of an int assignment as the emitted code computes it (in
+  // int, division truncating); nullopt where it reads an array or an index, or is not whole.
+  static std::optional<int64_t> intConstant(const Expr& e) {
+    if (e.kind == Expr::Kind::Constant) {
+      if (e.value != std::floor(e.value) || std::fabs(e.value) > 9e15) return std::nullopt;
+      return static_cast<int64_t>(e.value);
+    }
+    if (e.kind != Expr::Kind::Binary) return std::nullopt;
+    auto l = intConstant(*e.args[0]), r = intConstant(*e.args[1]);
+    if (!l || !r || (e.op == '/' && *r == 0)) return std::nullopt;
+    switch (e.op) {
+      case '+': return *l + *r;
+      case '-': return *l - *r;
+      case '*': return *l * *r;
+      default: return *l / *r;
+    }
+  }
+  static bool fitsInt(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+  // In an assignment to an int array the emitted code computes constants in int: a constant
+  // operation that divides by zero or leaves int's range is an error here, not undefined
+  // behaviour there. Operands were checked when they were made (each through combine).
+  bool checkIntOperation(const Token& at, const Expr& node) {
+    if (intTarget_.empty() || node.kind != Expr::Kind::Binary) return true;
+    auto l = intConstant(*node.args[0]), r = intConstant(*node.args[1]);
+    if (!l || !r) return true;
+    auto shown = [](int64_t v) { return v < 0 ? "(" + std::to_string(v) + ")" : std::to_string(v); };
+    std::string text = shown(*l) + " " + node.op + " " + shown(*r);
+    if (node.op == '/' && *r == 0) {
+      error(at, text + " divides by zero (in int, the type of '" + intTarget_ + "')");
+      return false;
+    }
+    if (!fitsInt(*l) || !fitsInt(*r) || !fitsInt(*intConstant(node))) {
+      error(at, text + " overflows a 32-bit int (the type of '" + intTarget_ + "')");
+      return false;
+    }
+    return true;
+  }
+
   // A binary or call node of depth 1 + its deepest operand, refused past kMaxExprDepth.
   ExprPtr combine(const Token& at, ExprPtr node) {
+    if (!checkIntOperation(at, *node)) return nullptr;
     int depth = 0;
     for (const ExprPtr& arg : node->args) {
       auto it = exprDepth_.find(arg.get());
@@ -210,13 +257,21 @@ class Parser {
   std::map<const Expr*, int> exprDepth_;  // of the operators built so far
   int statements_ = 0;                   // loops and assignments read so far
   bool stopped_ = false;                 // a limit was hit: the rest of the file is not read
+  std::string intTarget_;                // the int array whose value is being read, if any
 };
 
 std::optional<Kernel> Parser::parse() {
   while (at(Tok::Size) && !tooManyErrors()) parseSizeDecl();
+  std::vector<std::string> sizeNames;
+  for (const auto& [name, value] : sizes_) sizeNames.push_back(name);
   for (const auto& [name, value] : overrides_) {
-    if (!sizeValues_.count(name))
-      error(SourceLoc{}, "-D " + name + "=" + std::to_string(value) + " names no size of this file");
+    if (sizeValues_.count(name)) continue;
+    std::string known;
+    for (const std::string& n : sizeNames) known += (known.empty() ? "" : ", ") + n;
+    std::string suggestion = didYouMean(name, sizeNames);
+    error(SourceLoc{}, "-D " + name + "=" + std::to_string(value) + " names no size of this file" +
+                           (suggestion.empty() ? (sizeNames.empty() ? "; it declares none" : "; its sizes are " + known)
+                                               : suggestion));
   }
 
   Kernel kernel;
@@ -545,6 +600,15 @@ NodePtr Parser::parseStatement(int depth) {
   }
   if (at(Tok::LBrace)) return parseBlock(depth);
   if (at(Tok::Parallel) || at(Tok::Reduce) || at(Tok::For)) return parseLoop(depth);
+  // A misspelled loop mark ('paralel for'): one error, and the whole loop is skipped unread.
+  if (at(Tok::Ident) && !arrays_.count(std::string(tok_.text)) && peek().kind == Tok::For) {
+    std::string suggestion = didYouMean(tok_.text, {"parallel", "reduce"});
+    error(tok_, "unknown loop mark '" + std::string(tok_.text) + "'" +
+                    (suggestion.empty() ? "; a loop is marked 'parallel' or 'reduce', or not at all" : suggestion));
+    advance();
+    skipStatement();
+    return nullptr;
+  }
   if (at(Tok::Ident)) {
     NodePtr s = parseAssign();
     if (!s) recover({Tok::Semicolon});
@@ -695,8 +759,16 @@ NodePtr Parser::parseAssign() {
     error(tok_, "expected '=' or '+=' after " + target->str() + ", found " + describe(tok_));
     return nullptr;
   }
+  Token valueTok = tok_;
+  intTarget_ = arrays_[target->array].type == ScalarType::Int ? target->array : "";
   ExprPtr value = parseExpr(0);
+  std::string intTarget = std::move(intTarget_);
+  intTarget_.clear();
   if (!value) return nullptr;
+  if (auto v = intConstant(*value); !intTarget.empty() && v && !fitsInt(*v)) {
+    error(valueTok, std::to_string(*v) + " does not fit a 32-bit int (the type of '" + intTarget + "')");
+    return nullptr;
+  }
   if (!expect(Tok::Semicolon, "after the assignment")) return nullptr;
   return makeAssign(*target, value, accumulate, at);
 }

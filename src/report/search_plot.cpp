@@ -10,7 +10,8 @@ namespace cudaburg {
 namespace {
 
 constexpr double kWidth = 720, kHeight = 420;
-constexpr double kLeft = 70, kRight = 20, kTop = 40, kBottom = 50;
+constexpr double kLeft = 70, kRight = 20, kTop = 58, kBottom = 50;
+constexpr double kTitleSize = 15, kSubtitleSize = 12;
 
 std::string fmt(double v, int precision = 3) {
   std::ostringstream out;
@@ -35,6 +36,17 @@ std::string escape(const std::string& s) {
 std::string firstClause(const std::string& text) {
   size_t end = std::min(text.find(" ("), text.find(": "));
   return end == std::string::npos ? text : text.substr(0, end);
+}
+
+// A line of text that fits the picture's width: one that would run past the right edge (about
+// 0.6 em a character in a sans-serif font) is squeezed to the width there is instead of cut off.
+std::string fittedText(double x, double y, double size, const std::string& text) {
+  std::ostringstream out;
+  double room = kWidth - x - 8, wanted = 0.6 * size * static_cast<double>(text.size());
+  out << "<text x=\"" << x << "\" y=\"" << y << "\" font-size=\"" << size << "\"";
+  if (wanted > room) out << " textLength=\"" << room << "\" lengthAdjust=\"spacingAndGlyphs\"";
+  out << ">" << escape(text) << "</text>\n";
+  return out.str();
 }
 
 // The frame of a plot: n points along x, values on a log scale along y between 10^logLo and
@@ -68,18 +80,41 @@ void drawAxes(std::ostringstream& svg, const Frame& f, int count, const std::str
       << "</text>\n";
 }
 
-// Without measurements: each candidate's model estimate, in the model's order, the chosen first.
-void drawEstimates(std::ostringstream& svg, const std::vector<double>& estimates, const std::string& why) {
-  Frame f = frameFor(estimates.front(), estimates.back(), static_cast<int>(estimates.size()));
+// A candidate's model estimate, and whether it was refused (failed to compile, over a limit).
+struct Estimate {
+  double ms;
+  bool refused;
+};
+
+// Without measurements: each candidate's model estimate, in the model's order; the chosen (the
+// cheapest not refused) large, refused ones as red crosses apart from those that compiled.
+void drawEstimates(std::ostringstream& svg, const std::vector<Estimate>& estimates, const std::string& why) {
+  Frame f = frameFor(estimates.front().ms, estimates.back().ms, static_cast<int>(estimates.size()));
   svg << "<text x=\"" << kLeft + 6 << "\" y=\"" << kTop + 14 << "\" fill=\"#c33\">not measured (" << escape(firstClause(why))
       << "): the model's estimates</text>\n";
   drawAxes(svg, f, static_cast<int>(estimates.size()), "candidates, in the model's order",
-           "model estimate of the kernel time (log scale)");
-  for (size_t i = 0; i < estimates.size(); ++i)
-    svg << "<circle cx=\"" << f.x(static_cast<double>(i) + 1) << "\" cy=\"" << f.y(estimates[i]) << "\" r=\""
-        << (i == 0 ? 5 : 3) << "\" fill=\"" << (i == 0 ? "#1f5fbf" : "#9ab") << "\" fill-opacity=\"0.8\"/>\n";
-  svg << "<text x=\"" << kLeft + f.plotW - 4 << "\" y=\"" << kTop + 14 << "\" text-anchor=\"end\" fill=\"#1f5fbf\">chosen: "
-      << fmt(estimates.front()) << "</text>\n</svg>\n";
+           "model's estimate of the kernel time, ms (log scale)");
+  bool chosen = false;
+  size_t refused = 0;
+  for (size_t i = 0; i < estimates.size(); ++i) {
+    double x = f.x(static_cast<double>(i) + 1), y = f.y(estimates[i].ms);
+    if (estimates[i].refused) {
+      ++refused;
+      svg << "<text x=\"" << x << "\" y=\"" << y + 4 << "\" text-anchor=\"middle\" fill=\"#c33\">x</text>\n";
+      continue;
+    }
+    bool first = !chosen;
+    chosen = true;
+    svg << "<circle cx=\"" << x << "\" cy=\"" << y << "\" r=\"" << (first ? 5 : 3) << "\" fill=\""
+        << (first ? "#1f5fbf" : "#9ab") << "\" fill-opacity=\"0.8\"/>\n";
+    if (first)
+      svg << "<text x=\"" << kLeft + f.plotW - 4 << "\" y=\"" << kTop + 14
+          << "\" text-anchor=\"end\" fill=\"#1f5fbf\">chosen: " << fmt(estimates[i].ms) << " ms</text>\n";
+  }
+  if (refused > 0)
+    svg << "<text x=\"" << kLeft + 6 << "\" y=\"" << kTop + 30 << "\" fill=\"#c33\">x: refused (" << refused
+        << "), not a candidate</text>\n";
+  svg << "</svg>\n";
 }
 
 }  // namespace
@@ -99,14 +134,17 @@ std::string searchPlotSvg(const SearchOutcome& outcome) {
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << kHeight
       << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   svg << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  svg << "<text x=\"" << kLeft << "\" y=\"22\" font-size=\"15\">" << escape(outcome.kernelName) << " "
-      << escape(outcome.sizes) << " on " << escape(firstClause(outcome.device)) << "</text>\n";
+  // The title, then the device on a line of its own: each fitted to the width, never cut off.
+  svg << fittedText(kLeft, 22, kTitleSize, outcome.kernelName + " (" + outcome.sizes + ")");
+  svg << fittedText(kLeft, 40, kSubtitleSize,
+                    outcome.gpuAvailable ? "on " + outcome.device : "not measured: " + outcome.device);
   if (ok.empty()) {
     std::string why = outcome.notMeasuredReason.empty() ? "no variant was verified and timed" : outcome.notMeasuredReason;
-    std::vector<double> estimates;
+    std::vector<Estimate> estimates;
     for (const auto& v : outcome.variants)
-      if (v.modelCost > 0) estimates.push_back(v.modelCost);
-    std::sort(estimates.begin(), estimates.end());
+      if (v.modelCost > 0)
+        estimates.push_back({v.modelCost, v.result.status != RunStatus::Ok && v.result.status != RunStatus::NotMeasured});
+    std::stable_sort(estimates.begin(), estimates.end(), [](const Estimate& a, const Estimate& b) { return a.ms < b.ms; });
     if (!estimates.empty()) {
       drawEstimates(svg, estimates, why);
       return svg.str();

@@ -62,8 +62,9 @@ std::string searchReportMarkdown(const SearchOutcome& o, size_t top) {
   }
   md << "- variants: " << o.variants.size() << " considered, " << o.compiled << " compiled, " << measured
      << " measured (" << reused << " reused from the tuning database), " << failed << " failed or refused\n";
-  md << "- wall time: " << fixed(o.wallSeconds, 1) << " s (labeling " << fixed(o.phases.labeling, 1) << " s, measuring "
-     << fixed(o.phases.measuring, 1) << " s, labeling with measured times " << fixed(o.phases.finalLabeling, 1) << " s)\n";
+  // The middle phase compiles every candidate and times those it measures; without a GPU it only compiles.
+  md << "- wall time: " << fixed(o.wallSeconds, 1) << " s (labeling " << fixed(o.phases.labeling, 1) << " s, "
+     << (measured > 0 ? "compiling and measuring " : "compiling ") << fixed(o.phases.measuring, 1) << " s, " << (measured > 0 ? "labeling with measured times " : "labeling again ") << fixed(o.phases.finalLabeling, 1) << " s)\n";
   if (!o.strategy.empty())
     md << "- strategy: " << o.strategy << ", over " << o.candidates << " distinct candidates the labeler offered\n";
   if (o.modelSamples > 0)
@@ -72,6 +73,7 @@ std::string searchReportMarkdown(const SearchOutcome& o, size_t top) {
        << " refitted to this search's measurements"
        << (o.refitOnCompiledCode ? " and to the compiled kernels' registers and instructions" : "")
        << " (each predicted by a fit that did not see it); the refit's estimates in the column `refit`\n";
+  for (const std::string& note : o.notes) md << "- " << note << "\n";
   if (!o.gpuAvailable || measured == 0)
     md << "\n**Not measured**: " << (o.notMeasuredReason.empty() ? "no variant was timed" : o.notMeasuredReason)
        << ". Variants are ranked by the model's estimate; no time below is a measurement.\n";
@@ -135,6 +137,7 @@ std::string searchReportJson(const SearchOutcome& o) {
   j["wall_seconds"] = o.wallSeconds;
   j["phase_seconds"] = {{"labeling", o.phases.labeling}, {"measuring", o.phases.measuring},
                         {"final_labeling", o.phases.finalLabeling}};
+  j["notes"] = o.notes;
   j["compiled"] = o.compiled;
   j["strategy"] = o.strategy;
   j["candidates"] = o.candidates;

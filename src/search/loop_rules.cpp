@@ -66,7 +66,8 @@ std::ostream& operator<<(std::ostream& out, Buffering b) {
 }
 
 LoopRules::LoopRules(const Kernel& kernel, SearchSpace space, GpuModel gpu, CalibratedModel model)
-    : kernel_(kernel), kernelNames_(usedNames(kernel)), space_(std::move(space)), gpu_(gpu), model_(std::move(model)) {}
+    : kernel_(kernel), kernelNames_(usedNames(kernel)), space_(std::move(space)),
+      tensorCoreTiles_(cudaburg::tensorCoreTiles(space_.tile)), gpu_(gpu), model_(std::move(model)) {}
 
 // ---- facts -------------------------------------------------------------------------------------
 

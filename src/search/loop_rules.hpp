@@ -44,6 +44,8 @@ class LoopRules {
   const std::vector<int64_t>& unrolls() const { return space_.unroll.values; }
   const std::vector<int64_t>& stages() const { return space_.stage.values; }
   const std::vector<int64_t>& splits() const { return space_.split.values; }
+  // The tensor-core rules' block tile edges within --tile (search_space.hpp).
+  const std::vector<int64_t>& tensorCoreTiles() const { return tensorCoreTiles_; }
 
   // ---- facts the grammar's constraints read -------------------------------------------------
   int64_t trip(const Node* loop) const;
@@ -261,6 +263,7 @@ class LoopRules {
   const Kernel& kernel_;
   std::set<std::string> kernelNames_;  // every name the kernel uses
   SearchSpace space_;
+  std::vector<int64_t> tensorCoreTiles_;
   GpuModel gpu_;
   CalibratedModel model_;
   std::optional<MeasuredKernels> measured_;

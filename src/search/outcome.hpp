@@ -55,6 +55,8 @@ struct SearchOutcome {
   bool refitOnCompiledCode = false;  // the refit saw each kernel's registers and instructions too
   std::vector<VariantResult> variants;
   ReferenceResult reference;
+  // What the search's options left out, a sentence each ("tensor cores: not considered: ...").
+  std::vector<std::string> notes;
 
   // The fastest verified variant (or the model's best when nothing was measured).
   std::optional<size_t> best() const;

@@ -1,5 +1,9 @@
 #pragma once
 // The values the search may choose from, as the command line gives them.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
 #include "src/cuda/run/precision.hpp"
 #include "src/search/param_range.hpp"
 
@@ -16,5 +20,14 @@ struct SearchSpace {
   // Which library's error bounds every kernel's (--precision; precision.hpp).
   Precision precision = Precision::Strict;
 };
+
+// The block tile edges the tensor-core rules (mma, wgmma) take: 64, 128 and 256, those of them
+// that `tile` (--tile) allows. Empty: those rules make no candidate.
+inline std::vector<int64_t> tensorCoreTiles(const ParamRange& tile) {
+  std::vector<int64_t> out;
+  for (int64_t edge : {64, 128, 256})
+    if (std::find(tile.values.begin(), tile.values.end(), edge) != tile.values.end()) out.push_back(edge);
+  return out;
+}
 
 }  // namespace cudaburg

@@ -1,6 +1,7 @@
 #include "src/tuning/tuning_db.hpp"
 
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -61,6 +62,13 @@ void bindKey(Statement& s, const MeasurementKey& k) {
   s.bind(8, k.toolkit);
 }
 
+// SQLite's application id of a database cudaburg created ("CDBG"): how it knows its own files.
+constexpr int kApplicationId = 0x43444247;
+
+// No kernel time the worker reports is above an hour (it stops a kernel long before): a larger
+// stored time was not written by store().
+constexpr double kMaxStoredMs = 3600e3;
+
 // The statuses a stored measurement may have: all but "not measured".
 bool storedStatus(const std::string& name) {
   auto status = runStatusFromName(name);
@@ -80,6 +88,7 @@ bool wellFormed(const Statement& s, int col) {
     if (!std::isfinite(s.real(c)) || s.real(c) < 0) return false;
   if ((s.type(col + 9) != SQLITE_FLOAT && s.type(col + 9) != SQLITE_INTEGER) || s.type(col + 10) != SQLITE_TEXT)
     return false;
+  if (s.real(col + 2) > kMaxStoredMs) return false;
   return s.text(col) != runStatusName(RunStatus::Ok) || s.real(col + 2) > 0;
 }
 
@@ -153,7 +162,75 @@ std::string schemaMismatch(sqlite3* db) {
   return "";
 }
 
+// The names of the tables in `db`; nullopt (with SQLite's reason in `error`) when they cannot be
+// read, as in a file that is not a database.
+std::optional<std::vector<std::string>> tableNames(sqlite3* db, std::string& error) {
+  Statement s(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+  std::vector<std::string> names;
+  int rc = s.ok() ? s.step() : SQLITE_ERROR;
+  for (; rc == SQLITE_ROW; rc = s.step()) names.push_back(s.text(0));
+  if (rc != SQLITE_DONE) {
+    error = sqlite3_errmsg(db);
+    return std::nullopt;
+  }
+  return names;
+}
+
+// Whether the measurements table has the columns of this version's layout or of the one before
+// the precision contract: a file an earlier cudaburg wrote, before it set its application id.
+bool earlierLayout(sqlite3* db) {
+  Statement s(db, "PRAGMA table_info(measurements)");
+  size_t i = 0;
+  for (; s.ok() && s.step() == SQLITE_ROW; ++i)
+    if (i == std::size(kColumns) || s.text(1) != kColumns[i].first || s.text(2) != kColumns[i].second) return false;
+  return i == std::size(kColumns) || i == kColumnsBeforeContract;
+}
+
+// Why `db` is not cudaburg's to use ("" when it is): a file of another program is never written.
+std::string notOurs(sqlite3* db, const std::string& path, DbAccess access) {
+  std::string error;
+  auto tables = tableNames(db, error);
+  if (!tables) return "cannot read the tuning database '" + path + "': " + error;
+  Statement id(db, "PRAGMA application_id");
+  int applicationId = id.ok() && id.step() == SQLITE_ROW ? id.integer(0) : 0;
+  if (applicationId == kApplicationId) return "";
+  if (applicationId == 0 && tables->empty() && access == DbAccess::ReadWrite) return "";  // new: cudaburg makes it
+  if (applicationId == 0 && *tables == std::vector<std::string>{"measurements"}) {
+    if (earlierLayout(db)) return "";
+    return "the tuning database '" + path + "' has another layout than this version writes: " + schemaMismatch(db);
+  }
+  std::string names;
+  for (const std::string& t : *tables) names += (names.empty() ? "'" : ", '") + t + "'";
+  return "'" + path + "' is not a tuning database cudaburg wrote (" +
+         (applicationId != 0 ? "another program's application id"
+                             : names.empty() ? "it holds no table" : "its tables: " + names) +
+         "); it is left as it is";
+}
+
+// A damaged file (truncated, overwritten) found before a replay trusts what it reads.
+std::string damage(sqlite3* db) {
+  Statement s(db, "PRAGMA quick_check");
+  if (!s.ok()) return sqlite3_errmsg(db);
+  int rc = s.step();
+  if (rc != SQLITE_ROW) return sqlite3_errmsg(db);
+  return s.text(0) == "ok" ? "" : s.text(0);
+}
+
 }  // namespace
+
+std::string TuningDb::malformedRowsWarning() const {
+  if (malformedRows_ == 0) return "";
+  return std::to_string(malformedRows_) + " row" + (malformedRows_ == 1 ? "" : "s") +
+         " of the tuning database held values this version does not write (a wrong type, an unknown status or a "
+         "time that is not a positive number of at most an hour) and " + (malformedRows_ == 1 ? "was" : "were") +
+         " ignored";
+}
+
+bool TuningDb::readEnded(int rc) const {
+  if (rc == SQLITE_DONE || rc == SQLITE_ROW) return true;
+  if (readError_.empty()) readError_ = sqlite3_errmsg(db_);
+  return false;
+}
 
 std::string TuningDb::defaultPath() {
   if (const char* p = std::getenv("CUDABURG_DB"); p && *p) return p;
@@ -164,41 +241,65 @@ std::string TuningDb::defaultPath() {
   return (base / "cudaburg" / "tuning.db").string();
 }
 
-std::optional<TuningDb> TuningDb::open(const std::string& path, std::string& error) {
+std::optional<TuningDb> TuningDb::open(const std::string& path, std::string& error, DbAccess access) {
   std::error_code ec;
-  auto parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  bool readOnly = access == DbAccess::ReadOnly;
+  bool exists = std::filesystem::exists(path, ec);
+  if (readOnly && !exists) {
+    error = "the tuning database '" + path + "' does not exist";
+    return std::nullopt;
+  }
   // A FIFO would block the open forever, a device would be written over.
-  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
+  if (exists && !std::filesystem::is_regular_file(path, ec)) {
     error = "the tuning database '" + path + "' is not a regular file";
     return std::nullopt;
   }
+  auto parent = std::filesystem::path(path).parent_path();
+  if (!readOnly && !parent.empty()) std::filesystem::create_directories(parent, ec);
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+  // Reading alone: a file that may be written is still opened so (never created, and the
+  // connection made query-only below), for SQLite then removes the -wal and -shm files it makes
+  // when it closes; a read-only file is opened read-only.
+  int flags = !readOnly                       ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+              : ::access(path.c_str(), W_OK) == 0 ? SQLITE_OPEN_READWRITE
+                                                : SQLITE_OPEN_READONLY;
+  if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
     error = "cannot open the tuning database '" + path + "': " + (db ? sqlite3_errmsg(db) : "out of memory");
     sqlite3_close(db);
     return std::nullopt;
   }
   sqlite3_busy_timeout(db, 5000);
-  // WAL with synchronous=FULL: each committed measurement survives a crash or kill -9.
-  char* msg = nullptr;
-  std::string setup = std::string("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;") + kSchema;
-  if (sqlite3_exec(db, setup.c_str(), nullptr, nullptr, &msg) != SQLITE_OK) {
-    error = "cannot use the tuning database '" + path + "': " + (msg ? msg : "unknown error");
-    sqlite3_free(msg);
+  auto refuse = [&](std::string why) {
+    error = std::move(why);
     sqlite3_close(db);
     return std::nullopt;
+  };
+  if (std::string why = notOurs(db, path, access); !why.empty()) return refuse(why);
+  if (readOnly) {
+    sqlite3_exec(db, "PRAGMA query_only=1", nullptr, nullptr, nullptr);
+    if (std::string why = damage(db); !why.empty())
+      return refuse("the tuning database '" + path + "' is damaged (truncated or overwritten?): " + why);
+  } else {
+    // WAL with synchronous=FULL: each committed measurement survives a crash or kill -9.
+    // The application id marks a database cudaburg creates; one of an earlier version is left
+    // unmarked (known by its table), its file not rewritten for it.
+    std::string error;
+    auto tables = tableNames(db, error);
+    bool creating = tables && tables->empty();
+    char* msg = nullptr;
+    std::string setup = (creating ? "PRAGMA application_id=" + std::to_string(kApplicationId) + ";" : std::string()) +
+                        "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;" + kSchema;
+    if (sqlite3_exec(db, setup.c_str(), nullptr, nullptr, &msg) != SQLITE_OK) {
+      std::string why = msg ? msg : "unknown error";
+      sqlite3_free(msg);
+      return refuse("cannot use the tuning database '" + path + "': " + why);
+    }
+    if (std::string why; !addContractColumns(db, why))
+      return refuse("cannot add the precision contract's columns to the tuning database '" + path + "': " + why);
   }
-  if (std::string why; !addContractColumns(db, why)) {
-    error = "cannot add the precision contract's columns to the tuning database '" + path + "': " + why;
-    sqlite3_close(db);
-    return std::nullopt;
-  }
-  if (std::string why = schemaMismatch(db); !why.empty()) {
-    error = "the tuning database '" + path + "' has another layout than this version writes: " + why;
-    sqlite3_close(db);
-    return std::nullopt;
-  }
+  if (std::string why = schemaMismatch(db); !why.empty())
+    return refuse("the tuning database '" + path + "' has another layout than this version " +
+                  (readOnly ? "reads (run a search with it once to bring it up to date)" : "writes") + ": " + why);
   return TuningDb(db);
 }
 
@@ -225,7 +326,10 @@ std::optional<Measurement> TuningDb::find(const MeasurementKey& key) const {
   Statement s(db_, sql.c_str());
   if (!s.ok()) return std::nullopt;
   bindKey(s, key);
-  if (s.step() != SQLITE_ROW) return std::nullopt;
+  if (int rc = s.step(); rc != SQLITE_ROW) {
+    readEnded(rc);
+    return std::nullopt;
+  }
   if (!wellFormed(s, 0)) {
     ++malformedRows_;
     return std::nullopt;
@@ -272,7 +376,8 @@ std::vector<std::pair<MeasurementKey, Measurement>> TuningDb::forNest(const std:
   s.bind(1, nest);
   s.bind(2, gpu);
   s.bind(3, toolkit);
-  while (s.step() == SQLITE_ROW) {
+  int rc = s.step();
+  for (; rc == SQLITE_ROW; rc = s.step()) {
     if (!wellFormed(s, 8)) {
       ++malformedRows_;
       continue;
@@ -280,6 +385,7 @@ std::vector<std::pair<MeasurementKey, Measurement>> TuningDb::forNest(const std:
     MeasurementKey k{s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.text(6), s.text(7)};
     rows.emplace_back(k, readMeasurement(s, 8));
   }
+  readEnded(rc);
   return rows;
 }
 
@@ -295,7 +401,10 @@ std::optional<MeasurementKey> TuningDb::mostMeasuredDevice(const std::string& ne
   if (!s.ok()) return std::nullopt;
   s.bind(1, nest);
   s.bind(2, sizes);
-  if (s.step() != SQLITE_ROW) return std::nullopt;
+  if (int rc = s.step(); rc != SQLITE_ROW) {
+    readEnded(rc);
+    return std::nullopt;
+  }
   return MeasurementKey{nest, sizes, "", s.text(0), s.text(1), s.text(2), s.text(3), s.text(4)};
 }
 

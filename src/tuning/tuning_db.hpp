@@ -38,12 +38,19 @@ struct Measurement {
   std::string measuredAt;  // UTC time the row was written (filled by the database)
 };
 
+// How a database is opened: to read and store (a search), or only to read (a replay, which
+// neither creates the file or its folders nor changes it, and can read a read-only file).
+enum class DbAccess { ReadWrite, ReadOnly };
+
 class TuningDb {
  public:
-  // Opens (creating when needed) the database at `path`; returns nullopt and says why in
-  // `error` when it cannot.
-  // A database whose table has another layout (another version's, or not ours) is refused.
-  static std::optional<TuningDb> open(const std::string& path, std::string& error);
+  // Opens the database at `path` (with ReadWrite creating it, and its folders, when needed);
+  // returns nullopt and says why in `error` when it cannot. Only a database cudaburg wrote is
+  // used: one marked with cudaburg's application id (set when cudaburg creates it), or one of an
+  // earlier version's layout (a measurements table alone). Any other SQLite file is refused
+  // before anything is written to it. With ReadOnly, a damaged (say truncated) file is refused.
+  static std::optional<TuningDb> open(const std::string& path, std::string& error,
+                                      DbAccess access = DbAccess::ReadWrite);
   // $CUDABURG_DB, else $XDG_DATA_HOME/cudaburg/tuning.db, else ~/.local/share/cudaburg/tuning.db.
   static std::string defaultPath();
 
@@ -67,11 +74,18 @@ class TuningDb {
   std::optional<MeasurementKey> mostMeasuredDevice(const std::string& nest, const std::string& sizes) const;
   // Rows find() and forNest() met and ignored since the database was opened.
   size_t malformedRows() const { return malformedRows_; }
+  // The warning about them that a search or a replay prints, or "" when there were none.
+  std::string malformedRowsWarning() const;
+  // Why a read stopped before its end (a damaged file), or "" when none did.
+  const std::string& readError() const { return readError_; }
 
  private:
   explicit TuningDb(sqlite3* db) : db_(db) {}
   sqlite3* db_ = nullptr;
+  // Whether `rc`, the last step of a read, ended it cleanly; if not, the reason is kept.
+  bool readEnded(int rc) const;
   mutable size_t malformedRows_ = 0;
+  mutable std::string readError_;
 };
 
 }  // namespace cudaburg

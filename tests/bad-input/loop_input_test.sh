@@ -163,6 +163,45 @@ expect_within 10 1 "$scratch/parens.loop:1:232: error: nesting is too deep (more
 $(cat "$scratch/parens.loop")
 $(printf '%*s' 231 '')^" "$cudaburg" show "$scratch/parens.loop"
 
+# A misspelled loop mark is one error naming the word, with the nearest mark; nothing cascades.
+loop mark 'size N = 64;\nkernel k(float A[N]) {\n  paralel for (i = 0; i < N; i++)\n    A[i] = 1;\n}\n'
+expect 1 "$scratch/mark.loop:3:3: error: unknown loop mark 'paralel'; did you mean 'parallel'?
+  paralel for (i = 0; i < N; i++)
+  ^" "$cudaburg" show "$scratch/mark.loop"
+
+# -D of a size the file does not have lists the sizes there are (or the nearest one).
+loop sizes 'size M = 8, N = 8;\nkernel k(float A[M][N]) { A[0][0] = 1; }\n'
+expect 1 "$scratch/sizes.loop: error: -D Q=64 names no size of this file; its sizes are M, N" \
+  "$cudaburg" show "$scratch/sizes.loop" -D Q=64
+expect 1 "$scratch/sizes.loop: error: -D MM=64 names no size of this file; did you mean 'M'?" \
+  "$cudaburg" show "$scratch/sizes.loop" -D MM=64
+
+# Constants of an int value are computed in int by the emitted code: a division by zero or a
+# result past int's range is an error at the operator, not undefined behaviour in the kernel.
+loop int_divide 'size N = 4;\nkernel k(int A[N]) {\n  parallel for (i = 0; i < N; i++)\n    A[i] = i + 1 / 0;\n}\n'
+expect 1 "$scratch/int_divide.loop:4:18: error: 1 / 0 divides by zero (in int, the type of 'A')
+    A[i] = i + 1 / 0;
+                 ^" "$cudaburg" show "$scratch/int_divide.loop"
+loop int_overflow 'size N = 4;\nkernel k(int A[N]) {\n  parallel for (i = 0; i < N; i++)\n    A[i] = 2147483647 + 1;\n}\n'
+expect 1 "$scratch/int_overflow.loop:4:23: error: 2147483647 + 1 overflows a 32-bit int (the type of 'A')
+    A[i] = 2147483647 + 1;
+                      ^" "$cudaburg" show "$scratch/int_overflow.loop"
+loop int_literal 'size N = 4;\nkernel k(int A[N]) {\n  parallel for (i = 0; i < N; i++)\n    A[i] = 3000000000;\n}\n'
+expect 1 "$scratch/int_literal.loop:4:12: error: 3000000000 does not fit a 32-bit int (the type of 'A')
+    A[i] = 3000000000;
+           ^" "$cudaburg" show "$scratch/int_literal.loop"
+# In float the same constants are well defined (an infinity), and accepted.
+loop float_divide 'size N = 4;\nkernel k(float A[N]) {\n  parallel for (i = 0; i < N; i++)\n    A[i] = 1 / 0;\n}\n'
+expect 0 "" "$cudaburg" show "$scratch/float_divide.loop"
+
+# A recipe of 80 mistakes: the first 50 are shown, then how many more there were.
+loop recipe_host 'size N = 4;\nkernel k(float A[N]) {\n  parallel for (i = 0; i < N; i++)\n    A[i] = 1;\n}\n'
+recipe=$(for ((s = 1; s <= 80; s++)); do printf 'frob x%d; ' "$s"; done)
+timeout 60 "$cudaburg" show "$scratch/recipe_host.loop" --recipe "$recipe" >"$scratch/out" 2>"$scratch/err"
+[ $? -eq 1 ] || fail "a recipe of 80 mistakes did not exit 1"
+[ "$(grep -c ': error: ' "$scratch/err")" -eq 50 ] || fail "not 50 recipe errors shown: $(grep -c ': error: ' "$scratch/err")"
+[ "$(tail -1 "$scratch/err")" = "cudaburg: 30 more diagnostics not shown" ] || fail "no count of the rest: $(tail -1 "$scratch/err")"
+
 # Input size: a file past 16 MiB is refused, not read whole.
 printf '%*s' $((16 * 1024 * 1024 + 1)) '' >"$scratch/large.loop"
 expect 1 "cudaburg: error: '$scratch/large.loop' is larger than 16 MiB, the most a source may hold" \

@@ -127,5 +127,27 @@ expect_within 60 1 "cudaburg: no kernel: no rule of the grammar covers this loop
 [ ! -e "$out/best.cu" ] || fail "an earlier run's best.cu was left beside a report of no kernel"
 grep -q "serial.loop" "$out/report.md" || fail "report.md is not this run's"
 leftovers
+# ... but a best.cu this program did not write (the user's own) is left as it is.
+printf 'my own kernel\n' >"$out/best.cu"
+expect_within 60 1 "cudaburg: no kernel: no rule of the grammar covers this loop nest (see $out/report.md)" \
+  "$cudaburg" "$scratch/serial.loop" -q --no-db -o "$out"
+[ "$(cat "$out/best.cu" 2>/dev/null)" = "my own kernel" ] || fail "a failing search removed a best.cu it did not write"
+
+# No output replaces an input, however its path is spelled: the .loop named as the DOT file, the
+# .loop (or the tuning database) where the search would write one of its outputs.
+cp "$examples/matmul.loop" "$scratch/kept.loop"
+expect 2 "cudaburg: error: --dot '$scratch/./kept.loop' is the input '$scratch/kept.loop'; an output never replaces an input, so name another" \
+  "$cudaburg" show "$scratch/kept.loop" --dot "$scratch/./kept.loop"
+cmp -s "$examples/matmul.loop" "$scratch/kept.loop" || fail "show --dot replaced its .loop file"
+mkdir -p "$scratch/inputs"
+cp "$examples/matmul.loop" "$scratch/inputs/report.md"
+expect 2 "cudaburg: error: '$scratch/inputs/report.md' is the input '$scratch/inputs/report.md'; an output never replaces an input, so name another" \
+  "$cudaburg" "$scratch/inputs/report.md" -q --no-db -o "$scratch/inputs"
+cmp -s "$examples/matmul.loop" "$scratch/inputs/report.md" || fail "the search replaced its .loop file"
+printf 'not a database\n' >"$scratch/inputs/cover.txt"
+expect 2 "cudaburg: error: '$scratch/inputs/cover.txt' is the input '$scratch/inputs/cover.txt'; an output never replaces an input, so name another" \
+  "$cudaburg" "$scratch/kept.loop" -q --db "$scratch/inputs/cover.txt" -o "$scratch/inputs"
+[ "$(cat "$scratch/inputs/cover.txt")" = "not a database" ] || fail "the search replaced its tuning database"
+leftovers
 
 finish

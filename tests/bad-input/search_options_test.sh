@@ -31,6 +31,18 @@ expect 2 "cudaburg: error: -D M needs an integer value, not '9999999999999999999
 expect 2 "cudaburg: error: --precision: unknown mode 'fast'; the modes are strict, tf32" \
   "$cudaburg" "$matmul" --precision fast
 
+# A seed is a whole number: -1 is refused, not taken as 2^64 - 1.
+expect 2 "cudaburg: error: --seed: '-1' is not a whole number from 0 to 18446744073709551615" "$cudaburg" "$matmul" --seed -1
+
+# A mistyped command or option is named, with the nearest there is.
+expect 2 "cudaburg: error: unknown command 'shwo'; did you mean 'show'?" "$cudaburg" shwo "$matmul"
+expect 2 "cudaburg: error: unknown command 'frobnicate'; the commands are show and replay, or give a FILE.loop to search" \
+  "$cudaburg" frobnicate
+expect 2 "cudaburg: error: unknown option '--tiles'; did you mean '--tile'?" "$cudaburg" "$matmul" --tiles 64
+expect 2 "cudaburg: error: unknown option '--recipes'; did you mean '--recipe'?" "$cudaburg" show "$matmul" --recipes x
+expect 2 "cudaburg: error: unknown option '--strategie'; did you mean '--strategy'?" \
+  "$cudaburg" replay "$matmul" --db x.db --strategie model
+
 # A size -D makes too large for the arrays is an input error at the array, as in the file.
 expect 1 "$matmul:4:21: error: the size of 'C' in bytes (its extents times 4) overflows a 64-bit integer
 kernel matmul(float C[M][N], const float A[M][K], const float B[K][N]) {
@@ -38,11 +50,15 @@ kernel matmul(float C[M][N], const float A[M][K], const float B[K][N]) {
 $matmul:4:42: error: the size of 'A' in bytes (its extents times 4) overflows a 64-bit integer
 kernel matmul(float C[M][N], const float A[M][K], const float B[K][N]) {
                                          ^" "$cudaburg" "$matmul" -D M=4611686018427387904 -D N=1 -q --no-db -o "$scratch/huge"
-# A tile edge of 65536 (once a SIGFPE in the model): its candidates are infeasible, the search
-# goes on with the others.
-expect_within 60 0 "" "$cudaburg" "$matmul" -D M=131072 -D N=131072 -D K=64 --tile 65536 --unroll 1 -q --no-db \
-  -o "$scratch/tile65536"
-grep -qF "best recipe for matmul" "$scratch/out" || fail "--tile 65536: no winner reported: $(cat "$scratch/out")"
+# A tile edge of 65536 (once a SIGFPE in the model, then accepted silently): no GPU can hold it.
+expect 2 "cudaburg: error: --tile: a block tile edge of 65536 is beyond what any GPU can hold (a block's outputs live in its at most 65536 registers); a tile edge may be at most 32768" \
+  "$cudaburg" "$matmul" -D M=131072 -D N=131072 -D K=64 --tile 65536 --unroll 1 -q --no-db -o "$scratch/tile65536"
+[ ! -e "$scratch/tile65536" ] || fail "--tile 65536: outputs were written for a refused command"
+# --tile bounds the tensor-core rules' tiles too: with 32 alone none applies, and the report says so.
+expect_within 120 0 "" "$cudaburg" "$matmul" --tile 32..32 -q --no-db -o "$scratch/tile32"
+grep -qF "tile i,j 32,32;" "$scratch/out" || fail "--tile 32..32: the winner's tile is not 32x32: $(cat "$scratch/out")"
+grep -qF "tensor cores: not considered: --tile allows none of the block tile edges their rules take (64, 128, 256)" \
+  "$scratch/tile32/report.md" || fail "--tile 32..32: the report does not say why tensor cores were left out"
 
 # A FIFO as the tuning database would block the search forever: it is not used, with a warning
 # even under -q, and the search runs.

@@ -221,8 +221,8 @@ TEST(CompileWgmma, Tf32x3ProductsCompileForSm90aWithoutLocalMemory) {
 }
 
 // Every register-A candidate the grammar offers for tf32, and for float as tf32x3 (their pinned
-// lists, at 4096^3): the grammar refuses the tiles whose registers would have ptxas serialize the
-// wgmma, so none does.
+// lists, at 4096^3, whose --tile 16,64 leaves the tensor cores tiles of 64): the grammar refuses
+// the tiles whose registers would have ptxas serialize the wgmma, so none does.
 TEST(CompileWgmma, EveryOfferedRegisterACandidateCompilesUnserialized) {
   for (const char* example : {"tf32gemm", "matmul"}) {
     SCOPED_TRACE(example);
@@ -240,7 +240,7 @@ TEST(CompileWgmma, EveryOfferedRegisterACandidateCompilesUnserialized) {
       expectNoLocalMemory(r);
       ++compiled;
     }
-    EXPECT_GT(compiled, 10);
+    EXPECT_GE(compiled, 4);
   }
 }
 

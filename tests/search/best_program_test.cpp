@@ -57,5 +57,25 @@ TEST(BestProgram, EncodesTheTensorMapsOfTmaCopies) {
   std::filesystem::remove_all(dir);
 }
 
+// Without a GPU nothing is verified or timed: best.cu says the kernel is the model's choice,
+// unverified, and claims no bound the search verified with.
+TEST(BestProgram, AnUnverifiedKernelIsNotCalledVerified) {
+  auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/matmul.loop");
+  ASSERT_TRUE(file);
+  common::Diagnostics diags(*file);
+  auto kernel = parseLoopFile(*file, diags, {{"M", 64}, {"N", 64}, {"K", 64}});
+  ASSERT_TRUE(kernel) << diags.str();
+  EmitResult best = emitKernel(*kernel), reference = emitReference(*kernel);
+  ASSERT_TRUE(best.ok() && reference.ok());
+  const std::string unverified = bestProgram(*kernel, *best.kernel, *reference.kernel, {0, "", false});
+  EXPECT_EQ(unverified.find("verified kernel"), std::string::npos) << unverified.substr(0, 400);
+  EXPECT_EQ(unverified.find("the search verified with"), std::string::npos);
+  EXPECT_NE(unverified.find("The model's choice for `matmul` among the kernels\n// that compiled, unverified"),
+            std::string::npos) << unverified.substr(0, 400);
+  const std::string verified = bestProgram(*kernel, *best.kernel, *reference.kernel);
+  EXPECT_NE(verified.find("The fastest verified kernel found for `matmul`"), std::string::npos);
+  EXPECT_NE(verified.find("the bound the search verified with"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace cudaburg

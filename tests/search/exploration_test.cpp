@@ -258,8 +258,15 @@ TEST(Exploration, FloatProductsAreOfferedTf32x3WhereTheSpaceAllowsIt) {
     const RecipeStep* s = wgmmaStep(f);
     return s && s->factors.size() == 7 && s->factors[6] > 0;
   };
-  auto all = offered<generated::LoopsMatcher>(smallMatmul());
-  auto cores = offered<generated::LoopsMatcher>(smallMatmul(), cudaCoresOnly());
+  // --tile bounds the tensor cores' tiles too: with no edge of 64, 128 or 256, none is offered.
+  auto narrow = offered<generated::LoopsMatcher>(smallMatmul());
+  EXPECT_EQ(std::count_if(narrow.begin(), narrow.end(), isTf32x3), 0);
+  SearchSpace space = smallSpace();
+  space.tile = {{16, 32, 64}};
+  SearchSpace coresOnly = space;
+  coresOnly.tf32x3 = false;
+  auto all = offered<generated::LoopsMatcher>(smallMatmul(), space);
+  auto cores = offered<generated::LoopsMatcher>(smallMatmul(), coresOnly);
   size_t split = std::count_if(all.begin(), all.end(), isTf32x3);
   EXPECT_GT(split, 0u);
   EXPECT_EQ(std::count_if(cores.begin(), cores.end(), isTf32x3), 0);
@@ -270,18 +277,19 @@ TEST(Exploration, FloatProductsAreOfferedTf32x3WhereTheSpaceAllowsIt) {
     EXPECT_TRUE(promoted(f)) << printRecipeLine(f.recipe);
     EXPECT_NE(printRecipeLine(f.recipe).find("producer tma tf32x3 promote "), std::string::npos);
   }
-  SearchSpace tf32 = smallSpace();
+  SearchSpace tf32 = space;
   tf32.precision = Precision::Tf32;
   auto loose = offered<generated::LoopsMatcher>(smallMatmul(), tf32);
   EXPECT_GT(std::count_if(loose.begin(), loose.end(), [&](const Offered& f) { return isTf32x3(f) && !promoted(f); }), 0);
   for (const auto& [example, sizes] :
        {std::pair<const char*, std::map<std::string, int64_t>>{"matmul_bt.loop", {{"BATCH", 2}, {"M", 40}, {"N", 48}, {"K", 36}}},
         {"matmul.loop", {{"M", 40}, {"N", 48}, {"K", 34}}}}) {
-    auto fs = offered<generated::LoopsMatcher>(loadExample(example, sizes));
+    auto fs = offered<generated::LoopsMatcher>(loadExample(example, sizes), space);
     EXPECT_EQ(std::count_if(fs.begin(), fs.end(), isTf32x3), 0) << example << " K=" << sizes.at("K");
   }
   // Promoted, the error no longer grows with K: long reductions are offered too.
-  auto longK = offered<generated::LoopsMatcher>(loadExample("matmul.loop", {{"M", 64}, {"N", 64}, {"K", 16384}}));
+  auto longK =
+      offered<generated::LoopsMatcher>(loadExample("matmul.loop", {{"M", 64}, {"N", 64}, {"K", 16384}}), space);
   EXPECT_GT(std::count_if(longK.begin(), longK.end(), isTf32x3), 0);
 }
 

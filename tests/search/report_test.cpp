@@ -113,11 +113,35 @@ TEST(SearchReport, SaysClearlyWhenNothingWasTimed) {
   o.variants = {variant("tile i,j 64,64", RunStatus::NotMeasured, 0, 1.0)};
   std::string md = searchReportMarkdown(o);
   EXPECT_NE(md.find("**Not measured**: no CUDA device"), std::string::npos);
+  // Nothing was measured: the middle phase compiled, and the report does not call it measuring.
+  EXPECT_NE(md.find("compiling 0.0 s"), std::string::npos) << md;
+  EXPECT_EQ(md.find("measuring"), std::string::npos) << md;
   auto j = nlohmann::json::parse(searchReportJson(o));
   EXPECT_FALSE(j["measured"].get<bool>());
   EXPECT_EQ(j["variants"][0]["status"], "not measured");
   EXPECT_FALSE(j["variants"][0].contains("ms"));
   EXPECT_NE(searchPlotSvg(o).find("not measured (no CUDA device)"), std::string::npos);
+}
+
+// Refused variants (failed to compile) are crosses apart from the candidates, counted; the
+// chosen one is the cheapest that was not refused; a long title is squeezed, not cut off; the
+// axis says its unit.
+TEST(SearchPlot, WithoutMeasurementsRefusedVariantsAreDrawnApart) {
+  SearchOutcome o;
+  o.kernelName = "a_kernel_with_a_rather_long_name_that_a_plot_title_must_still_show_whole";
+  o.sizes = "M=2048,N=2048,K=2048,P=2048,Q=2048";
+  o.device = "no CUDA driver on this machine (libcuda.so.1 not found)";
+  o.notMeasuredReason = o.device;
+  o.variants = {variant("a", RunStatus::Refused, 0, 5.0), variant("b", RunStatus::NotMeasured, 0, 10.0),
+                variant("c", RunStatus::NotMeasured, 0, 20.0)};
+  std::string svg = searchPlotSvg(o);
+  size_t dots = 0;
+  for (size_t p = svg.find("<circle"); p != std::string::npos; p = svg.find("<circle", p + 1)) ++dots;
+  EXPECT_EQ(dots, 2u) << svg;
+  EXPECT_NE(svg.find("x: refused (1)"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("chosen: 10 ms"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("lengthAdjust=\"spacingAndGlyphs\">" + o.kernelName), std::string::npos) << svg;
+  EXPECT_NE(svg.find("kernel time, ms (log scale)"), std::string::npos) << svg;
 }
 
 TEST(SearchPlot, WithoutMeasurementsPlotsTheModelsEstimates) {

@@ -88,7 +88,7 @@ inline std::vector<SearchProblem> shippedProblems() {
 // it most.
 inline std::vector<std::pair<MeasurementKey, Measurement>> shippedMeasurements(const SearchProblem& p) {
   std::string error;
-  auto db = TuningDb::open(std::string(CUDABURG_SOURCE_DIR) + "/tests/data/" + p.name + ".db", error);
+  auto db = TuningDb::open(std::string(CUDABURG_SOURCE_DIR) + "/tests/data/" + p.name + ".db", error, DbAccess::ReadOnly);
   EXPECT_TRUE(db) << error;
   if (!db) return {};
   Progress quiet(stderr, true);

@@ -4,11 +4,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <utility>
 
+#include "src/cuda/emit/cuda_names.hpp"
 #include "src/cuda/emit/emit_winograd.hpp"
 #include "src/cuda/emit/kernel_writer.hpp"
 #include "src/cuda/emit/wgmma_descriptor.hpp"
@@ -863,12 +865,39 @@ EmitResult KernelWriter::write() {
 
 namespace cudaburg {
 
-EmitResult emitKernel(const Kernel& kernel, const EmitOptions& options) {
+namespace {
+
+EmitResult emitNamed(const Kernel& kernel, const EmitOptions& options) {
   if (kernel.winograd) return emit_internal::emitWinograd(kernel, options);
   LaunchPlanResult planned = planLaunch(kernel, options.elementType);
   if (!planned.plan) return EmitResult{std::nullopt, planned.refusal};
   emit_internal::KernelWriter writer(kernel, *planned.plan, options);
   return writer.write();
+}
+
+}  // namespace
+
+// The kernel is written with its names as CUDA may hold them (cuda_names.hpp); what the runner
+// matches against the nest (its arrays, their tensor maps' arrays) keeps the nest's names.
+EmitResult emitKernel(const Kernel& kernel, const EmitOptions& options) {
+  EmitOptions named = options;
+  if (!named.entry.empty()) named.entry = cudaName(named.entry);
+  EmitResult result = emitNamed(withCudaNames(kernel), named);
+  if (!result.ok()) return result;
+  std::map<std::string, std::string> nestName;
+  for (const Array& a : kernel.params) nestName[cudaName(a.name)] = a.name;
+  auto restore = [&](std::string& name) {
+    if (auto it = nestName.find(name); it != nestName.end()) name = it->second;
+  };
+  for (std::string& p : result.kernel->params) restore(p);
+  for (std::string& z : result.kernel->zeroFirst) restore(z);
+  for (TensorMapParam& m : result.kernel->tensorMaps) restore(m.array);
+  // The header says which kernel of the .loop file this is, by the name the file gives it.
+  std::string& source = result.kernel->source;
+  std::string mentioned = "from kernel `" + cudaName(kernel.name) + "`";
+  if (size_t at = source.find(mentioned); at != std::string::npos && cudaName(kernel.name) != kernel.name)
+    source.replace(at, mentioned.size(), "from kernel `" + kernel.name + "`");
+  return result;
 }
 
 EmitResult emitReference(const Kernel& kernel) {

@@ -39,6 +39,20 @@ std::string findWorkerProgram(const std::string& given) {
 #endif
 }
 
+// Why nothing can be measured, as one plain sentence: a worker that the dynamic loader could not
+// start for want of the CUDA driver library says that, not the loader's own words.
+std::string noDeviceReason(const std::string& why) {
+  const std::string loader = "error while loading shared libraries: ";
+  if (size_t at = why.find(loader); at != std::string::npos) {
+    std::string library = why.substr(at + loader.size());
+    library = library.substr(0, library.find(':'));
+    if (library.rfind("libcuda.so", 0) == 0) return "no CUDA driver on this machine (" + library + " not found)";
+    return "the measuring worker cannot start (" + library + " not found)";
+  }
+  if (why.rfind("no CUDA device", 0) == 0 || why.rfind("no usable CUDA device", 0) == 0) return why;
+  return "no CUDA device (" + why + ")";
+}
+
 RunResult resultWith(RunStatus status, std::string reason) {
   RunResult r;
   r.status = status;
@@ -137,7 +151,7 @@ bool Runner::ensureWorker() {
   probed_ = true;
   available_ = false;
   if (!worker_->start(program, {}, error)) {
-    device_ = "no CUDA device: not measured (" + error + ")";
+    device_ = noDeviceReason(error);
     return false;
   }
   std::string reply;
@@ -145,13 +159,13 @@ bool Runner::ensureWorker() {
   if (outcome != WorkerProcess::Outcome::Reply) {
     std::string why = worker_->stderrTail();
     if (why.empty()) why = "the worker " + program + " ended: " + worker_->exitDescription();
-    device_ = "no CUDA device: not measured (" + why + ")";
+    device_ = noDeviceReason(why);
     return false;
   }
   try {
     auto hello = nlohmann::json::parse(reply);
     if (!hello.at("ok").get<bool>()) {
-      device_ = hello.at("reason").get<std::string>();
+      device_ = noDeviceReason(hello.at("reason").get<std::string>());
       worker_->stop();
       return false;
     }
@@ -161,7 +175,7 @@ bool Runner::ensureWorker() {
     convLibrary_ = hello.value("conv_library", false);
     driver_ = hello.value("driver", "");
   } catch (const std::exception& e) {
-    device_ = std::string("no CUDA device: not measured (the worker's greeting is malformed: ") + e.what() + ")";
+    device_ = std::string("no CUDA device (the worker's greeting is malformed: ") + e.what() + ")";
     worker_->stop();
     return false;
   }

@@ -93,7 +93,9 @@ WorkerSession::WorkerSession() {
     flusher_ = std::make_unique<L2Flusher>(device_->info());
     libraries_ = std::make_unique<ReferenceLibraries>();
   } catch (const std::exception& e) {
-    unavailable_ = std::string("no CUDA device: not measured (") + e.what() + ")";
+    // "no CUDA device" as it stands; any other failure to open the GPU, with its reason.
+    std::string what = e.what();
+    unavailable_ = what.rfind("no CUDA device", 0) == 0 ? what : "no usable CUDA device (" + what + ")";
     libraries_.reset();
     flusher_.reset();
     device_.reset();
