@@ -395,8 +395,8 @@ void MatcherWriter::writeReducer(std::ostream& o) const {
     int nt = static_cast<int>(ntIndex);
     o << resultType(nt) << " " << C << "::reduce_" << g_.nonterminals[nt - 1].name << "(NodePtr node) {\n"
       << "  switch (stateOf(node)->rule[" << ntConst(nt) << "]) {\n";
-    for (const RuleFacts& r : rules_) {
-      if (r.lhs != nt) continue;
+    for (const RuleFacts* rule : facts_.rulesFor[nt]) {
+      const RuleFacts& r = *rule;
       o << "    case " << r.index << ": {  // " << ruleComment(r) << "\n";
       bool passOn = !r.rule->action && typed(nt) && r.rule->isChain() && resultType(r.leaves[0].nt) == resultType(nt);
       if (passOn) {
