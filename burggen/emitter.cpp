@@ -191,7 +191,7 @@ void MatcherWriter::writeDeclarations(std::ostream& o) const {
     << "  static constexpr int kChunkStates = 4096;\n\n";
   writeNodeInterface(o, g_);
   o << "\n"
-    << "  static Cost add(Cost a, Cost b) { return a >= INF - b ? INF : a + b; }\n"
+    << "  static Cost add(Cost a, Cost b) { return " << P << "Add(a, b); }\n"
     << "  static Cost dynamicCost(Cost c) { return c < 0 ? 0 : c; }\n"
     << "  State* newState();\n"
     << "  State* labelNode(NodePtr node);\n"

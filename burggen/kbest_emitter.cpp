@@ -283,7 +283,7 @@ void KBestWriter::writeDeclarations(std::ostream& o) const {
   writeStateDeclarations(o);
   writeNodeInterface(o, g_);
   o << "\n"
-    << "  static Cost add(Cost a, Cost b) { return a >= INF - b ? INF : a + b; }\n"
+    << "  static Cost add(Cost a, Cost b) { return " << P << "Add(a, b); }\n"
     << "  static Cost dynamicCost(Cost c) { return c < 0 ? 0 : c; }\n"
     << "  // A parameter is printed with operator<< where it has one, else as its index in its domain.\n"
     << "  template <typename T, typename = void>\n"

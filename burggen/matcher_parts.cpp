@@ -16,9 +16,16 @@ void writeIncludes(std::ostream& o, std::initializer_list<const char*> extra) {
 }
 
 void writePreamble(std::ostream& o, const burgspec::Grammar& g, const std::string& P) {
-  o << "// Costs are non-negative and ordered; " << P << "Infinity means \"does not match\". Sums saturate.\n"
+  o << "// Costs are non-negative and ordered; " << P << "Infinity means \"does not match\". A sum of\n"
+    << "// finite costs saturates at " << P << "MaxCost, the largest finite cost: a derivation too dear to\n"
+    << "// count is still a derivation, and a coverable tree keeps its cover.\n"
     << "using " << P << "Cost = std::int64_t;\n"
-    << "constexpr " << P << "Cost " << P << "Infinity = std::numeric_limits<" << P << "Cost>::max();\n\n";
+    << "constexpr " << P << "Cost " << P << "Infinity = std::numeric_limits<" << P << "Cost>::max();\n"
+    << "constexpr " << P << "Cost " << P << "MaxCost = " << P << "Infinity - 1;\n"
+    << "inline " << P << "Cost " << P << "Add(" << P << "Cost a, " << P << "Cost b) {\n"
+    << "  if (a >= " << P << "Infinity || b >= " << P << "Infinity) return " << P << "Infinity;\n"
+    << "  return a > " << P << "MaxCost - b ? " << P << "MaxCost : a + b;\n"
+    << "}\n\n";
   o << "// The operators (%term), by the numbers burg_op returns.\n"
     << "enum " << P << "Op : int {\n";
   for (const auto& t : g.terminals) o << "  " << P << "_" << t.name << " = " << t.number << ",\n";
