@@ -10,6 +10,7 @@
 #include "burggen/matcher_parts.hpp"
 #include "burggen/rule_facts.hpp"
 #include "burggen/string_literal.hpp"
+#include "burgspec/identifiers.hpp"
 
 namespace burggen {
 
@@ -24,12 +25,15 @@ bool isIdentifier(const std::string& name) {
                      [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
-bool isNamespaceName(const std::string& name) {
+std::string namespaceNameProblem(const std::string& name) {
   size_t at = 0;
   while (true) {
     size_t end = name.find("::", at);
-    if (!isIdentifier(name.substr(at, end == std::string::npos ? std::string::npos : end - at))) return false;
-    if (end == std::string::npos) return true;
+    std::string part = name.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    if (!isIdentifier(part)) return "is not a C++ namespace name";
+    if (auto why = burgspec::unusableIdentifier(part))
+      return part == name ? *why : "holds '" + part + "', which " + *why;
+    if (end == std::string::npos) return "";
     at = end + 2;
   }
 }

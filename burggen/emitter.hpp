@@ -37,7 +37,8 @@ bool emitMatcher(const burgspec::Grammar& grammar, const EmitOptions& options,
 
 // Whether `name` can be used as a C++ identifier (letters, digits, underscores, not a digit first).
 bool isIdentifier(const std::string& name);
-// Whether `name` is identifiers joined by "::" (a namespace that may be nested).
-bool isNamespaceName(const std::string& name);
+// Why `name` cannot name a C++ namespace (identifiers joined by "::", none of them a keyword or
+// a reserved name), as the end of a sentence that names it; empty when it can.
+std::string namespaceNameProblem(const std::string& name);
 
 }  // namespace burggen

@@ -65,8 +65,8 @@ bool collectFacts(const Grammar& g, const EmitOptions& opt, common::Diagnostics&
     diag.error({}, "the prefix '" + opt.prefix + "' is not a C++ identifier");
     return false;
   }
-  if (!opt.nameSpace.empty() && !isNamespaceName(opt.nameSpace)) {
-    diag.error({}, "the namespace '" + opt.nameSpace + "' is not a C++ namespace name");
+  if (!opt.nameSpace.empty() && !namespaceNameProblem(opt.nameSpace).empty()) {
+    diag.error({}, "the namespace '" + opt.nameSpace + "' " + namespaceNameProblem(opt.nameSpace));
     return false;
   }
   if (g.nonterminals.empty()) {
