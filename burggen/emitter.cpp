@@ -370,7 +370,9 @@ void MatcherWriter::writeDynamicCosts(std::ostream& o) const {
     for (const Leaf& l : r.leaves)
       if (!l.binding.empty()) o << "  (void)" << l.binding << ";\n";
     for (const NodeBinding& b : r.nodeBindings) o << "  (void)" << b.name << ";\n";
-    o << "  return dynamicCost(static_cast<Cost>(" << r.rule->cost.code << "));\n}\n\n";
+    o << "  return dynamicCost(static_cast<Cost>(";
+    writeSpecCode(o, opt_, r.rule->cost.loc, r.rule->cost.code);
+    o << "));\n}\n\n";
   }
 }
 
@@ -381,7 +383,8 @@ void MatcherWriter::writeActions(std::ostream& o) const {
     for (const Leaf& l : r.leaves)
       if (!l.binding.empty()) o << "  (void)" << l.binding << ";\n";
     for (const NodeBinding& b : r.nodeBindings) o << "  (void)" << b.name << ";\n";
-    o << *r.rule->action << "\n}\n\n";
+    writeSpecCode(o, opt_, diag_.file().locate(r.rule->actionOffset), *r.rule->action);
+    o << "\n}\n\n";
   }
 }
 

@@ -21,6 +21,11 @@ struct EmitOptions {
   // at 0, keeping 1.
   int kbest = 0;
   TieOrder ties = TieOrder::Iburg;  // which of equal-cost rules wins
+  // When both are set, the spec's code (actions, costs) is framed by #line directives, so that
+  // a compiler's messages about it name the spec's lines: specPath as the compiler should name
+  // the spec, sourcePath the generated source, to which the lines after the code belong.
+  std::string specPath;
+  std::string sourcePath;
 };
 
 struct EmittedMatcher {

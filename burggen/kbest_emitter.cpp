@@ -559,8 +559,11 @@ void KBestWriter::writeEvaluators(std::ostream& o) const {
     }
     const burgspec::Cost& cost = r.rule->cost;
     if (cost.dynamic)
-      o << "  Cost own = dynamicCost(static_cast<Cost>("
-        << burgspec::replaceValueRefs(cost.code, kSelfValue, kKidValuePrefix) << "));\n";
+    {
+      o << "  Cost own = dynamicCost(static_cast<Cost>(";
+      writeSpecCode(o, opt_, cost.loc, burgspec::replaceValueRefs(cost.code, kSelfValue, kKidValuePrefix));
+      o << "));\n";
+    }
     else
       o << "  Cost own = " << cost.value << ";\n";
     if (labeled(r.lhs))
@@ -686,7 +689,9 @@ void KBestWriter::writeActions(std::ostream& o) const {
       if (!l.binding.empty()) o << "  (void)" << l.binding << ";\n";
     for (const Leaf* l : labeledLeaves(r)) o << "  (void)" << kKidValuePrefix << l->binding << ";\n";
     for (const NodeBinding& b : r.nodeBindings) o << "  (void)" << b.name << ";\n";
-    o << burgspec::replaceValueRefs(*r.rule->action, kSelfValue, kKidValuePrefix) << "\n}\n\n";
+    writeSpecCode(o, opt_, diag_.file().locate(r.rule->actionOffset),
+                  burgspec::replaceValueRefs(*r.rule->action, kSelfValue, kKidValuePrefix));
+    o << "\n}\n\n";
   }
 }
 

@@ -227,6 +227,10 @@ int main(int argc, char** argv) {
     options.specName = baseName(source.name());
     options.ties = tieOrder;
     options.kbest = kbest;
+    if (specPath != "-" && outputPath != "-") {
+      options.specPath = specPath;
+      options.sourcePath = outputPath;
+    }
     if (!headerPath.empty()) options.headerIncludeName = baseName(headerPath);
     ok = burggen::emitMatcher(grammar, options, diagnostics, matcher);
   }
