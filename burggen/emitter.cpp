@@ -181,7 +181,7 @@ void MatcherWriter::writeDeclarations(std::ostream& o) const {
     << "  using RuleIndex = " << (rules_.size() < 32767 ? "short" : "int") << ";\n"
     << "  struct State {\n"
     << "    int op;\n"
-    << "    int id;  // order of labeling, from 0: names the node in traces and pictures\n"
+    << "    int id;  // names the node in traces and pictures: nodes are numbered top down from the root, 0\n"
     << "    Cost cost[kNonterminals + 1];\n"
     << "    RuleIndex rule[kNonterminals + 1];  // index into kRules; 0: none\n"
     << "  };\n"

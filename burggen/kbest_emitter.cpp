@@ -353,7 +353,7 @@ void KBestWriter::writeStateDeclarations(std::ostream& o) const {
   }
   o << "  struct State {\n"
     << "    int op = 0;\n"
-    << "    int id = 0;  // order of labeling, from 0: names the node in traces\n"
+    << "    int id = 0;  // names the node in traces: nodes are numbered top down from the root, 0\n"
     << "    std::vector<Derivation> best[kNonterminals + 1];  // by nonterminal, cheapest first\n"
     << "    std::vector<int> ranks;  // the kids' ranks of all derivations kept here\n";
   for (size_t i = 1; i <= g_.nonterminals.size(); ++i) {
