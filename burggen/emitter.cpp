@@ -10,6 +10,7 @@
 #include "burggen/matcher_parts.hpp"
 #include "burggen/rule_facts.hpp"
 #include "burggen/string_literal.hpp"
+#include "burgspec/identifiers.hpp"
 
 namespace burggen {
 
@@ -24,12 +25,15 @@ bool isIdentifier(const std::string& name) {
                      [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
-bool isNamespaceName(const std::string& name) {
+std::string namespaceNameProblem(const std::string& name) {
   size_t at = 0;
   while (true) {
     size_t end = name.find("::", at);
-    if (!isIdentifier(name.substr(at, end == std::string::npos ? std::string::npos : end - at))) return false;
-    if (end == std::string::npos) return true;
+    std::string part = name.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    if (!isIdentifier(part)) return "is not a C++ namespace name";
+    if (auto why = burgspec::unusableIdentifier(part))
+      return part == name ? *why : "holds '" + part + "', which " + *why;
+    if (end == std::string::npos) return "";
     at = end + 2;
   }
 }
@@ -177,7 +181,7 @@ void MatcherWriter::writeDeclarations(std::ostream& o) const {
     << "  using RuleIndex = " << (rules_.size() < 32767 ? "short" : "int") << ";\n"
     << "  struct State {\n"
     << "    int op;\n"
-    << "    int id;  // order of labeling, from 0: names the node in traces and pictures\n"
+    << "    int id;  // names the node in traces and pictures: nodes are numbered top down from the root, 0\n"
     << "    Cost cost[kNonterminals + 1];\n"
     << "    RuleIndex rule[kNonterminals + 1];  // index into kRules; 0: none\n"
     << "  };\n"
@@ -191,7 +195,7 @@ void MatcherWriter::writeDeclarations(std::ostream& o) const {
     << "  static constexpr int kChunkStates = 4096;\n\n";
   writeNodeInterface(o, g_);
   o << "\n"
-    << "  static Cost add(Cost a, Cost b) { return a >= INF - b ? INF : a + b; }\n"
+    << "  static Cost add(Cost a, Cost b) { return " << P << "Add(a, b); }\n"
     << "  static Cost dynamicCost(Cost c) { return c < 0 ? 0 : c; }\n"
     << "  State* newState();\n"
     << "  State* labelNode(NodePtr node);\n"
@@ -366,7 +370,9 @@ void MatcherWriter::writeDynamicCosts(std::ostream& o) const {
     for (const Leaf& l : r.leaves)
       if (!l.binding.empty()) o << "  (void)" << l.binding << ";\n";
     for (const NodeBinding& b : r.nodeBindings) o << "  (void)" << b.name << ";\n";
-    o << "  return dynamicCost(static_cast<Cost>(" << r.rule->cost.code << "));\n}\n\n";
+    o << "  return dynamicCost(static_cast<Cost>(";
+    writeSpecCode(o, opt_, r.rule->cost.loc, r.rule->cost.code);
+    o << "));\n}\n\n";
   }
 }
 
@@ -377,7 +383,8 @@ void MatcherWriter::writeActions(std::ostream& o) const {
     for (const Leaf& l : r.leaves)
       if (!l.binding.empty()) o << "  (void)" << l.binding << ";\n";
     for (const NodeBinding& b : r.nodeBindings) o << "  (void)" << b.name << ";\n";
-    o << *r.rule->action << "\n}\n\n";
+    writeSpecCode(o, opt_, diag_.file().locate(r.rule->actionOffset), *r.rule->action);
+    o << "\n}\n\n";
   }
 }
 
@@ -395,8 +402,8 @@ void MatcherWriter::writeReducer(std::ostream& o) const {
     int nt = static_cast<int>(ntIndex);
     o << resultType(nt) << " " << C << "::reduce_" << g_.nonterminals[nt - 1].name << "(NodePtr node) {\n"
       << "  switch (stateOf(node)->rule[" << ntConst(nt) << "]) {\n";
-    for (const RuleFacts& r : rules_) {
-      if (r.lhs != nt) continue;
+    for (const RuleFacts* rule : facts_.rulesFor[nt]) {
+      const RuleFacts& r = *rule;
       o << "    case " << r.index << ": {  // " << ruleComment(r) << "\n";
       bool passOn = !r.rule->action && typed(nt) && r.rule->isChain() && resultType(r.leaves[0].nt) == resultType(nt);
       if (passOn) {

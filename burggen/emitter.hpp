@@ -21,6 +21,11 @@ struct EmitOptions {
   // at 0, keeping 1.
   int kbest = 0;
   TieOrder ties = TieOrder::Iburg;  // which of equal-cost rules wins
+  // When both are set, the spec's code (actions, costs) is framed by #line directives, so that
+  // a compiler's messages about it name the spec's lines: specPath as the compiler should name
+  // the spec, sourcePath the generated source, to which the lines after the code belong.
+  std::string specPath;
+  std::string sourcePath;
 };
 
 struct EmittedMatcher {
@@ -37,7 +42,8 @@ bool emitMatcher(const burgspec::Grammar& grammar, const EmitOptions& options,
 
 // Whether `name` can be used as a C++ identifier (letters, digits, underscores, not a digit first).
 bool isIdentifier(const std::string& name);
-// Whether `name` is identifiers joined by "::" (a namespace that may be nested).
-bool isNamespaceName(const std::string& name);
+// Why `name` cannot name a C++ namespace (identifiers joined by "::", none of them a keyword or
+// a reserved name), as the end of a sentence that names it; empty when it can.
+std::string namespaceNameProblem(const std::string& name);
 
 }  // namespace burggen

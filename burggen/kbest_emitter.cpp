@@ -1,7 +1,9 @@
 #include "burggen/kbest_emitter.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <queue>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -140,8 +142,7 @@ bool KBestWriter::computePhases() {
 
 // Ties between nonterminals at equal cost: a chain rule that may cost 0 puts its right side
 // before its left, so that its derivations join the left side's before an equal one of a later
-// rule is taken. Those chain rules form no cycle (the checks allow only cycles of rules of
-// constant positive cost).
+// rule is taken.
 void KBestWriter::computeOrder() {
   size_t n = g_.nonterminals.size();
   std::vector<std::vector<int>> next(n + 1);
@@ -152,18 +153,27 @@ void KBestWriter::computeOrder() {
     next[r.leaves[0].nt].push_back(r.lhs);
     ++incoming[r.lhs];
   }
+  // The nonterminals in topological order, the lowest-numbered ready one first; on a cycle of
+  // chain rules that may cost 0, where none is ready, the lowest-numbered one left.
   order_.assign(n + 1, 0);
   std::vector<bool> placed(n + 1, false);
-  int position = 0;
-  for (size_t round = 0; round < n; ++round) {
-    int pick = 0;
-    for (size_t nt = 1; nt <= n && !pick; ++nt)
-      if (!placed[nt] && incoming[nt] == 0) pick = static_cast<int>(nt);
-    for (size_t nt = 1; nt <= n && !pick; ++nt)  // only on a cycle the checks refuse
-      if (!placed[nt]) pick = static_cast<int>(nt);
+  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
+  for (size_t nt = 1; nt <= n; ++nt)
+    if (incoming[nt] == 0) ready.push(static_cast<int>(nt));
+  size_t lowest = 1;
+  for (int position = 0; position < static_cast<int>(n); ++position) {
+    int pick;
+    if (!ready.empty()) {
+      pick = ready.top();
+      ready.pop();
+    } else {
+      while (placed[lowest]) ++lowest;
+      pick = static_cast<int>(lowest);
+    }
     placed[pick] = true;
-    order_[pick] = position++;
-    for (int to : next[pick]) --incoming[to];
+    order_[pick] = position;
+    for (int to : next[pick])
+      if (--incoming[to] == 0 && !placed[to]) ready.push(to);
   }
 }
 
@@ -273,7 +283,7 @@ void KBestWriter::writeDeclarations(std::ostream& o) const {
   writeStateDeclarations(o);
   writeNodeInterface(o, g_);
   o << "\n"
-    << "  static Cost add(Cost a, Cost b) { return a >= INF - b ? INF : a + b; }\n"
+    << "  static Cost add(Cost a, Cost b) { return " << P << "Add(a, b); }\n"
     << "  static Cost dynamicCost(Cost c) { return c < 0 ? 0 : c; }\n"
     << "  // A parameter is printed with operator<< where it has one, else as its index in its domain.\n"
     << "  template <typename T, typename = void>\n"
@@ -343,7 +353,7 @@ void KBestWriter::writeStateDeclarations(std::ostream& o) const {
   }
   o << "  struct State {\n"
     << "    int op = 0;\n"
-    << "    int id = 0;  // order of labeling, from 0: names the node in traces\n"
+    << "    int id = 0;  // names the node in traces: nodes are numbered top down from the root, 0\n"
     << "    std::vector<Derivation> best[kNonterminals + 1];  // by nonterminal, cheapest first\n"
     << "    std::vector<int> ranks;  // the kids' ranks of all derivations kept here\n";
   for (size_t i = 1; i <= g_.nonterminals.size(); ++i) {
@@ -549,8 +559,11 @@ void KBestWriter::writeEvaluators(std::ostream& o) const {
     }
     const burgspec::Cost& cost = r.rule->cost;
     if (cost.dynamic)
-      o << "  Cost own = dynamicCost(static_cast<Cost>("
-        << burgspec::replaceValueRefs(cost.code, kSelfValue, kKidValuePrefix) << "));\n";
+    {
+      o << "  Cost own = dynamicCost(static_cast<Cost>(";
+      writeSpecCode(o, opt_, cost.loc, burgspec::replaceValueRefs(cost.code, kSelfValue, kKidValuePrefix));
+      o << "));\n";
+    }
     else
       o << "  Cost own = " << cost.value << ";\n";
     if (labeled(r.lhs))
@@ -624,8 +637,8 @@ void KBestWriter::writeReducer(std::ostream& o) const {
       << "  const int* ranks = s->ranks.data() + d.kids;\n"
       << "  (void)ranks;\n"
       << "  switch (d.rule) {\n";
-    for (const RuleFacts& r : facts_.rules) {
-      if (r.lhs != nt) continue;
+    for (const RuleFacts* rule : facts_.rulesFor[nt]) {
+      const RuleFacts& r = *rule;
       o << "    case " << r.index << ": {  // " << ruleComment(r) << "\n";
       bool passOn = !r.rule->action && typed(nt) && r.rule->isChain() && resultType(r.leaves[0].nt) == resultType(nt);
       if (passOn) {
@@ -676,7 +689,9 @@ void KBestWriter::writeActions(std::ostream& o) const {
       if (!l.binding.empty()) o << "  (void)" << l.binding << ";\n";
     for (const Leaf* l : labeledLeaves(r)) o << "  (void)" << kKidValuePrefix << l->binding << ";\n";
     for (const NodeBinding& b : r.nodeBindings) o << "  (void)" << b.name << ";\n";
-    o << burgspec::replaceValueRefs(*r.rule->action, kSelfValue, kKidValuePrefix) << "\n}\n\n";
+    writeSpecCode(o, opt_, diag_.file().locate(r.rule->actionOffset),
+                  burgspec::replaceValueRefs(*r.rule->action, kSelfValue, kKidValuePrefix));
+    o << "\n}\n\n";
   }
 }
 

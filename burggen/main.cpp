@@ -1,6 +1,7 @@
 // burggen: reads a BURG spec and writes the C++ tree matcher it describes.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -12,6 +13,7 @@
 #include "burgspec/checks.hpp"
 #include "burgspec/lburg_parser.hpp"
 #include "burgspec/parser.hpp"
+#include "common/closest_name.hpp"
 
 namespace {
 
@@ -20,6 +22,40 @@ const char* kVersion = "0.1.0";
 std::string baseName(const std::string& path) {
   size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The first option on the command line that the app does not know ("" when all are known).
+// CLI11 takes an unknown option for a positional argument when one is free, and then reports a
+// consequence ("--output excludes destination") instead of the mistake.
+std::string unknownOption(const CLI::App& app, int argc, char** argv, std::vector<std::string>& known) {
+  for (const CLI::Option* option : app.get_options()) {
+    for (const auto& name : option->get_lnames()) known.push_back("--" + name);
+    for (const auto& name : option->get_snames()) known.push_back("-" + name);
+  }
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--") return "";
+    if (arg.size() < 2 || arg[0] != '-') continue;
+    // A long option may carry its value after '='; short ones may be run together (-IT).
+    std::string name = arg[1] == '-' ? arg.substr(0, arg.find('=')) : arg.substr(0, 2);
+    auto option = std::find(known.begin(), known.end(), name);
+    if (option == known.end()) return name;
+    // Skip the value of an option that takes one, given as the next argument.
+    const CLI::Option* taken = app.get_option_no_throw(name);
+    bool valueFollows = arg[1] == '-' ? arg.find('=') == std::string::npos : arg.size() == 2;
+    if (taken && taken->get_type_size() != 0 && valueFollows) ++i;
+  }
+  return "";
+}
+
+// Whether two paths name one file (through links too); a path to no file yet names none that exists.
+bool sameFile(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  if (std::filesystem::equivalent(a, b, ec)) return true;
+  std::filesystem::path canonicalA = std::filesystem::weakly_canonical(a, ec);
+  if (ec) return false;
+  std::filesystem::path canonicalB = std::filesystem::weakly_canonical(b, ec);
+  return !ec && canonicalA == canonicalB;
 }
 
 // Takes the part of `text` CLI11 shows for a whole usage message, keeping the first line only.
@@ -81,6 +117,15 @@ int main(int argc, char** argv) {
                         "  burggen --lburg x86linux.md x86linux.c"},
                        {"EXIT STATUS", "0 when the matcher was written, 1 when the spec has errors or a file cannot be\n"
                                        "read or written, 2 for a mistake on the command line."}});
+  std::vector<std::string> knownOptions;
+  std::string unknown = unknownOption(app, argc, argv, knownOptions);
+  if (!unknown.empty()) {
+    std::string suggestion = common::closestName(unknown, knownOptions);
+    std::cerr << "burggen: unknown option '" << unknown << "'"
+              << (suggestion.empty() ? "" : "; did you mean " + suggestion + "?")
+              << "\nRun 'burggen --help' for the options.\n";
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -122,8 +167,9 @@ int main(int argc, char** argv) {
     std::cerr << "burggen: --trace-calls applies to --iburg and --lburg; the C++ matcher has its trace member.\n";
     return 2;
   }
-  if (!nameSpace.empty() && !burggen::isNamespaceName(nameSpace)) {
-    std::cerr << "burggen: the namespace '" << nameSpace << "' is not a C++ namespace name.\n";
+  if (!nameSpace.empty() && !burggen::namespaceNameProblem(nameSpace).empty()) {
+    std::cerr << "burggen: the namespace '" << nameSpace << "' " << burggen::namespaceNameProblem(nameSpace)
+              << "; choose another name.\n";
     return 2;
   }
   if (kbestOption->count() > 0 && !ties.empty()) {
@@ -139,9 +185,15 @@ int main(int argc, char** argv) {
     std::cerr << "burggen: the header must be written to a file; only the source may go to standard output.\n";
     return 2;
   }
-  std::error_code ec;
-  if (!headerPath.empty() && outputPath != "-" &&
-      std::filesystem::weakly_canonical(headerPath, ec) == std::filesystem::weakly_canonical(outputPath, ec)) {
+  if (specPath != "-") {
+    for (const auto& [path, what] : {std::pair{outputPath, outputArgument.empty() ? "-o" : "the destination"}, std::pair{headerPath, "--header"}})
+      if (!path.empty() && path != "-" && sameFile(path, specPath)) {
+        std::cerr << "burggen: " << what << " names the spec '" << specPath
+                  << "' itself; the matcher would overwrite it. Name another file.\n";
+        return 2;
+      }
+  }
+  if (!headerPath.empty() && outputPath != "-" && sameFile(headerPath, outputPath)) {
     std::cerr << "burggen: --header and -o name the same file '" << headerPath
               << "'; the header would overwrite the matcher.\n";
     return 2;
@@ -175,6 +227,10 @@ int main(int argc, char** argv) {
     options.specName = baseName(source.name());
     options.ties = tieOrder;
     options.kbest = kbest;
+    if (specPath != "-" && outputPath != "-") {
+      options.specPath = specPath;
+      options.sourcePath = outputPath;
+    }
     if (!headerPath.empty()) options.headerIncludeName = baseName(headerPath);
     ok = burggen::emitMatcher(grammar, options, diagnostics, matcher);
   }

@@ -16,9 +16,16 @@ void writeIncludes(std::ostream& o, std::initializer_list<const char*> extra) {
 }
 
 void writePreamble(std::ostream& o, const burgspec::Grammar& g, const std::string& P) {
-  o << "// Costs are non-negative and ordered; " << P << "Infinity means \"does not match\". Sums saturate.\n"
+  o << "// Costs are non-negative and ordered; " << P << "Infinity means \"does not match\". A sum of\n"
+    << "// finite costs saturates at " << P << "MaxCost, the largest finite cost: a derivation too dear to\n"
+    << "// count is still a derivation, and a coverable tree keeps its cover.\n"
     << "using " << P << "Cost = std::int64_t;\n"
-    << "constexpr " << P << "Cost " << P << "Infinity = std::numeric_limits<" << P << "Cost>::max();\n\n";
+    << "constexpr " << P << "Cost " << P << "Infinity = std::numeric_limits<" << P << "Cost>::max();\n"
+    << "constexpr " << P << "Cost " << P << "MaxCost = " << P << "Infinity - 1;\n"
+    << "inline " << P << "Cost " << P << "Add(" << P << "Cost a, " << P << "Cost b) {\n"
+    << "  if (a >= " << P << "Infinity || b >= " << P << "Infinity) return " << P << "Infinity;\n"
+    << "  return a > " << P << "MaxCost - b ? " << P << "MaxCost : a + b;\n"
+    << "}\n\n";
   o << "// The operators (%term), by the numbers burg_op returns.\n"
     << "enum " << P << "Op : int {\n";
   for (const auto& t : g.terminals) o << "  " << P << "_" << t.name << " = " << t.number << ",\n";
@@ -134,6 +141,27 @@ void writeHtmlEscape(std::ostream& o, const std::string& prefix) {
 
 namespace {
 
+// What writeSpecCode leaves after the spec's code: a line no C++ code consists of.
+const std::string kResumeMark = "#line burggen_resumes_the_generated_source";
+
+// Replaces each resume mark by "#line N \"source\"", N the number of the line after it.
+std::string resolveResumeMarks(const std::string& text, const std::string& sourcePath) {
+  std::string out;
+  out.reserve(text.size());
+  size_t lineNumber = 1;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    size_t next = end == std::string::npos ? text.size() : end + 1;
+    if (text.compare(at, end - at, kResumeMark) == 0 && end != std::string::npos)
+      out += "#line " + std::to_string(lineNumber + 1) + " " + cString(sourcePath) + "\n";
+    else
+      out.append(text, at, next - at);
+    ++lineNumber;
+    at = next;
+  }
+  return out;
+}
+
 void openNamespace(std::ostream& o, const EmitOptions& opt) {
   if (!opt.nameSpace.empty()) o << "namespace " << opt.nameSpace << " {\n\n";
 }
@@ -143,6 +171,17 @@ void closeNamespace(std::ostream& o, const EmitOptions& opt) {
 }
 
 }  // namespace
+
+void writeSpecCode(std::ostream& o, const EmitOptions& opt, common::SourceLoc loc, const std::string& code) {
+  bool placed = !opt.specPath.empty() && !opt.sourcePath.empty() && loc.valid();
+  if (!placed) {
+    o << code;
+    return;
+  }
+  o << "\n#line " << loc.line << " " << cString(opt.specPath) << "\n"
+    << std::string(loc.col - 1, ' ') << code << "\n"
+    << kResumeMark << "\n";
+}
 
 void assembleMatcher(const burgspec::Grammar& g, const EmitOptions& opt,
                      std::initializer_list<const char*> extraIncludes,
@@ -173,6 +212,6 @@ void assembleMatcher(const burgspec::Grammar& g, const EmitOptions& opt,
   definitions(src);
   closeNamespace(src, opt);
   if (!g.epilogue.empty()) src << "\n" << g.epilogue << "\n";
-  out.source = src.str();
+  out.source = opt.specPath.empty() || opt.sourcePath.empty() ? src.str() : resolveResumeMarks(src.str(), opt.sourcePath);
 }
 }  // namespace burggen

@@ -23,10 +23,16 @@ void writeNameTables(std::ostream& o, const burgspec::Grammar& g, const std::str
 // <prefix>Html(const char*): text escaped for Graphviz's HTML labels, in an anonymous namespace.
 void writeHtmlEscape(std::ostream& o, const std::string& prefix);
 
+// Code from the spec (an action, a cost expression) that begins at `loc`. With
+// EmitOptions::specPath and sourcePath, on lines of its own: a #line directive before it, its
+// first line indented to its column, and a mark after it that assembleMatcher turns into a
+// #line directive back to the generated source. Otherwise just the code.
+void writeSpecCode(std::ostream& o, const EmitOptions& opt, common::SourceLoc loc, const std::string& code);
+
 // Assembles the matcher: the banner, the includes (the usual ones and `extraIncludes`), the
 // prologue and the declarations (written by `declarations`) in the header or at the top of the
 // source, then the definitions and the epilogue; declarations and definitions inside the
-// namespace when one is asked for.
+// namespace when one is asked for; the marks writeSpecCode left become #line directives.
 void assembleMatcher(const burgspec::Grammar& g, const EmitOptions& opt,
                      std::initializer_list<const char*> extraIncludes,
                      const std::function<void(std::ostream&)>& declarations,

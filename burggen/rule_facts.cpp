@@ -65,8 +65,8 @@ bool collectFacts(const Grammar& g, const EmitOptions& opt, common::Diagnostics&
     diag.error({}, "the prefix '" + opt.prefix + "' is not a C++ identifier");
     return false;
   }
-  if (!opt.nameSpace.empty() && !isNamespaceName(opt.nameSpace)) {
-    diag.error({}, "the namespace '" + opt.nameSpace + "' is not a C++ namespace name");
+  if (!opt.nameSpace.empty() && !namespaceNameProblem(opt.nameSpace).empty()) {
+    diag.error({}, "the namespace '" + opt.nameSpace + "' " + namespaceNameProblem(opt.nameSpace));
     return false;
   }
   if (g.nonterminals.empty()) {
@@ -80,6 +80,7 @@ bool collectFacts(const Grammar& g, const EmitOptions& opt, common::Diagnostics&
     return false;
   }
   facts.start = start->second;
+  facts.rulesFor.resize(g.nonterminals.size() + 1);
   facts.chainsFrom.resize(g.nonterminals.size() + 1);
   facts.rules.reserve(g.rules.size());
   for (size_t i = 0; i < g.rules.size(); ++i) {
@@ -98,6 +99,7 @@ bool collectFacts(const Grammar& g, const EmitOptions& opt, common::Diagnostics&
   }
   if (diag.hasErrors()) return false;
   for (const RuleFacts& r : facts.rules) {
+    facts.rulesFor[r.lhs].push_back(&r);
     if (r.rule->isChain())
       facts.chainsFrom[r.leaves[0].nt].push_back(&r);
     else

@@ -45,6 +45,7 @@ struct RuleFacts {
 struct GrammarFacts {
   std::map<std::string, int> ntNumber;
   std::vector<RuleFacts> rules;
+  std::vector<std::vector<const RuleFacts*>> rulesFor;    // by left side, in the spec's order
   std::vector<std::vector<const RuleFacts*>> chainsFrom;  // by the nonterminal on the right
   std::map<int, std::vector<const RuleFacts*>> baseRulesByOp;
   int start = 1;

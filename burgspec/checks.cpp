@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "burgspec/identifiers.hpp"
@@ -71,11 +72,7 @@ class GrammarChecker {
     }
   }
 
-  Terminal* terminal(const std::string& name) {
-    for (auto& t : grammar_.terminals)
-      if (t.name == name) return &t;
-    return nullptr;
-  }
+  Terminal* terminal(const std::string& name) { return const_cast<Terminal*>(grammar_.findTerminal(name)); }
 
   void numberTerminals() {
     int next = 1;
@@ -169,10 +166,10 @@ class GrammarChecker {
       grammar_.startLoc = grammar_.rules.front().loc;
     }
     std::vector<std::string> order;
+    std::unordered_set<std::string> seen;
     for (const auto& rule : grammar_.rules) {
-      if (isNonterminal(rule.lhs) && std::find(order.begin(), order.end(), rule.lhs) == order.end())
-        order.push_back(rule.lhs);
-      collectLeaves(rule.pattern, order);
+      if (isNonterminal(rule.lhs) && seen.insert(rule.lhs).second) order.push_back(rule.lhs);
+      collectLeaves(rule.pattern, order, seen);
     }
     auto start = std::find(order.begin(), order.end(), grammar_.start);
     if (start != order.end()) std::rotate(order.begin(), start, start + 1);
@@ -185,12 +182,13 @@ class GrammarChecker {
     }
   }
 
-  void collectLeaves(const Pattern& pattern, std::vector<std::string>& order) const {
+  void collectLeaves(const Pattern& pattern, std::vector<std::string>& order,
+                     std::unordered_set<std::string>& seen) const {
     if (pattern.kids.empty() && !pattern.isTerminal && isNonterminal(pattern.symbol) &&
-        std::find(order.begin(), order.end(), pattern.symbol) == order.end())
+        seen.insert(pattern.symbol).second)
       order.push_back(pattern.symbol);
     for (const auto& kid : pattern.kids)
-      collectLeaves(kid, order);
+      collectLeaves(kid, order, seen);
   }
 
   int indexOf(const std::string& name) const {
@@ -343,7 +341,11 @@ class GrammarChecker {
       if (!rule.numbered) rule.number = next++;
   }
 
-  // ---- Graph analyses: productivity, chain-rule cycles, reachability ----
+  // ---- Graph analyses: productivity, reachability ----
+  //
+  // Cycles of chain rules (`addr: reg; reg: addr;`) are allowed whatever their costs, as lburg
+  // allows them: costs are never negative (a dynamic cost below 0 counts as 0), so closing chain
+  // rules at a node, which records a rule only when it is strictly cheaper, stops.
 
   SymbolGraph makeGraph() const {
     SymbolGraph graph(grammar_.nonterminals.size());
@@ -353,7 +355,7 @@ class GrammarChecker {
       if (lhs == kNoIndex) continue;
       std::vector<int> leaves;
       leafIndices(rule.pattern, leaves);
-      graph.addRule(static_cast<int>(i), lhs, leaves, rule.isChain());
+      graph.addRule(static_cast<int>(i), lhs, leaves);
     }
     return graph;
   }
@@ -377,9 +379,6 @@ class GrammarChecker {
                    "nonterminal " + quoted(nt.name) +
                        " derives no finite tree: each of its rules needs a nonterminal that derives none");
     }
-    auto breaksCycle = [&](int rule) { return !positiveConstant(grammar_.rules[rule].cost); };
-    for (const auto& cycle : graph.chainCycles(breaksCycle))
-      reportCycle(cycle);
     int start = indexOf(grammar_.start);
     if (start == kNoIndex) return;
     std::vector<bool> reachable = graph.reachableFrom(start);
@@ -388,33 +387,6 @@ class GrammarChecker {
       const Nonterminal& nt = grammar_.nonterminals[i];
       diags_.warning(nt.loc, "nonterminal " + quoted(nt.name) +
                                  " is unreachable from the start nonterminal " + quoted(grammar_.start));
-    }
-  }
-
-  static bool positiveConstant(const Cost& cost) { return !cost.dynamic && cost.value > 0; }
-
-  // A cycle of chain rules is an error, unless every chain rule among its nonterminals has a
-  // constant positive cost: then the closure at a node cannot improve a cost by going around,
-  // so it stops (iburg allows such cycles), and it is only a warning. An error names a cycle
-  // through a rule that breaks that condition.
-  void reportCycle(const ChainCycle& cycle) {
-    std::string path;
-    for (int rule : cycle.rules)
-      path += grammar_.rules[rule].lhs + " -> ";
-    path += grammar_.rules[cycle.rules.front()].lhs;
-    const Rule& first = grammar_.rules[cycle.rules.front()];
-    std::string firstText = "'" + first.lhs + ": " + first.pattern.symbol + "'";
-    if (positiveConstant(first.cost))
-      diags_.warning(first.loc,
-                     "chain rules form a cycle: " + path + " (allowed: every rule on it costs more than 0)");
-    else
-      diags_.error(first.loc,
-                   "chain rules form a cycle: " + path + "; " + firstText +
-                       (first.cost.dynamic ? " has a dynamic cost" : " costs 0") +
-                       ", but a cycle is allowed only when all its rules have constant costs above 0");
-    for (size_t i = 1; i < cycle.rules.size(); ++i) {
-      const Rule& rule = grammar_.rules[cycle.rules[i]];
-      diags_.note(rule.loc, "the cycle continues with '" + rule.lhs + ": " + rule.pattern.symbol + "'");
     }
   }
 
@@ -449,7 +421,7 @@ class GrammarChecker {
 
 bool checkGrammar(Grammar& grammar, common::Diagnostics& diags) {
   int errorsBefore = diags.errorCount();
-  grammar.nonterminals.clear();
+  grammar.clearNonterminals();
   GrammarChecker(grammar, diags).run();
   return diags.errorCount() == errorsBefore;
 }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/source.hpp"
@@ -96,13 +97,16 @@ struct Grammar {
   // first appearance. Index in this vector + 1 is the nonterminal's number in the matcher.
   std::vector<Nonterminal> nonterminals;
 
-  const Terminal* findTerminal(const std::string& name) const {
-    for (const auto& t : terminals) if (t.name == name) return &t;
-    return nullptr;
+  // Empties `nonterminals` (checkGrammar fills it afresh) and forgets their names.
+  void clearNonterminals() {
+    nonterminals.clear();
+    nonterminalIndex_ = {};
   }
+  // The first terminal or nonterminal of that name; nullptr when none. Constant time: a grammar
+  // may have a hundred thousand of each.
+  const Terminal* findTerminal(const std::string& name) const { return terminalIndex_.find(terminals, name); }
   const Nonterminal* findNonterminal(const std::string& name) const {
-    for (const auto& n : nonterminals) if (n.name == name) return &n;
-    return nullptr;
+    return nonterminalIndex_.find(nonterminals, name);
   }
   // The C++ type %param declares for a parameter name; empty when undeclared.
   std::string paramType(const std::string& name) const {
@@ -112,6 +116,25 @@ struct Grammar {
   }
   // Whether labeling must keep derivations apart (k-best records): parameters or label values.
   bool usesDerivations() const { return !params.empty() || !labels.empty(); }
+
+ private:
+  // A name -> position map over a vector that only grows, brought up to date on each look-up;
+  // the first of equal names is the one found.
+  template <class T>
+  class NameIndex {
+   public:
+    const T* find(const std::vector<T>& items, const std::string& name) const {
+      for (; indexed_ < items.size(); ++indexed_) positions_.emplace(items[indexed_].name, indexed_);
+      auto it = positions_.find(name);
+      return it == positions_.end() ? nullptr : &items[it->second];
+    }
+
+   private:
+    mutable std::unordered_map<std::string, size_t> positions_;
+    mutable size_t indexed_ = 0;
+  };
+  NameIndex<Terminal> terminalIndex_;
+  NameIndex<Nonterminal> nonterminalIndex_;
 };
 
 }  // namespace burgspec

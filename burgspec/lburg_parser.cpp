@@ -174,8 +174,11 @@ class LburgParser {
       return;
     }
     size_t open = at_++;
-    size_t close = text_.find('"', at_);
-    if (close == std::string::npos || close > lineEnd_) {
+    // The template is the body of a C string literal: a backslash escapes the character after
+    // it, so `\"` does not close it and a template cannot end in a lone backslash.
+    size_t close = at_;
+    while (close < lineEnd_ && text_[close] != '"') close += text_[close] == '\\' ? 2 : 1;
+    if (close >= lineEnd_) {
       error(open, "unterminated template: missing '\"' on this line");
       return;
     }

@@ -15,9 +15,13 @@ namespace burgspec {
   identifier = [a-zA-Z_][a-zA-Z0-9_]*;
   space = [ \t\r\n\v\f]+;
   lineComment = "//" [^\n\x00]*;
+  // In C++ code, a backslash before a newline splices two lines (phase 2): a literal or a line
+  // comment goes on across it, so that a '}' on the next line is still inside it.
+  splice = [\\] ("\n" | "\r\n");
+  codeLineComment = "//" ([^\n\x00\\] | splice | [\\])*;
   blockComment = "/*" ([^*\x00] | "*"+ [^*/\x00])* "*"+ "/";
-  stringLiteral = ["] ([^"\\\n\x00] | [\\][^\n\x00])* ["];
-  charLiteral = ['] ([^'\\\n\x00] | [\\][^\n\x00])+ ['];
+  stringLiteral = ["] ([^"\\\n\x00] | splice | [\\][^\n\x00])* ["];
+  charLiteral = ['] ([^'\\\n\x00] | splice | [\\][^\n\x00])+ ['];
   ppNumber = [0-9] [0-9a-zA-Z_'.]*;
   rawStringStart = [uUL8]* "R" ["] [^ ()\\\t\v\f\r\n"\x00]* "(";
 */
@@ -107,7 +111,7 @@ Lexer::CodePiece Lexer::nextCodePiece(size_t& begin) {
     $              { return CodePiece::End; }
     stringLiteral  { cursor_ = YYCURSOR - base; return CodePiece::Skipped; }
     charLiteral    { cursor_ = YYCURSOR - base; return CodePiece::Skipped; }
-    lineComment    { cursor_ = YYCURSOR - base; return CodePiece::Skipped; }
+    codeLineComment { cursor_ = YYCURSOR - base; return CodePiece::Skipped; }
     blockComment   { cursor_ = YYCURSOR - base; return CodePiece::Skipped; }
     "/*"           { cursor_ = text.size(); return CodePiece::Skipped; }
     ppNumber       { cursor_ = YYCURSOR - base; return CodePiece::Skipped; }

@@ -13,6 +13,7 @@
 #include <cctype>
 #include <climits>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "burgspec/lexer.hpp"
@@ -436,11 +437,7 @@ class Parser {
     }
   }
 
-  bool isDeclaredOperator(std::string_view name) const {
-    for (const auto& t : grammar_.terminals)
-      if (t.name == name) return true;
-    return false;
-  }
+  bool isDeclaredOperator(std::string_view name) const { return grammar_.findTerminal(std::string(name)) != nullptr; }
 
   // Whether the parenthesized text after the current '(' has the shape of operand patterns:
   // symbols, bindings, commas and nested parentheses only, each '(' after a declared operator.
@@ -587,14 +584,15 @@ class Parser {
   // `reg: CNSTI (INF);` reads as an operand until the whole spec is known; a single name there
   // that is neither an operator nor any rule's left side is the rule's cost, as in iburg.
   void resolveLeafCosts() {
+    std::unordered_set<std::string> leftSides;
+    if (!leafCostCandidates_.empty())
+      for (const Rule& rule : grammar_.rules) leftSides.insert(rule.lhs);
     for (size_t index : leafCostCandidates_) {
       if (index >= grammar_.rules.size()) continue;
       Rule& rule = grammar_.rules[index];
       if (rule.pattern.kids.size() != 1) continue;
       const Pattern& kid = rule.pattern.kids[0];
-      bool symbol = isDeclaredOperator(kid.symbol);
-      for (const Rule& other : grammar_.rules) symbol = symbol || other.lhs == kid.symbol;
-      if (symbol) continue;
+      if (isDeclaredOperator(kid.symbol) || leftSides.count(kid.symbol)) continue;
       rule.cost.dynamic = true;
       rule.cost.code = kid.symbol;
       rule.cost.loc = kid.loc;

@@ -1,5 +1,6 @@
 #include "common/diagnostics.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 namespace common {
@@ -27,15 +28,42 @@ void Diagnostics::print(std::ostream& out, const Diagnostic& d) const {
   out << ": " << severityName(d.severity) << ": " << d.message << '\n';
   if (!d.loc.valid()) return;
   std::string_view line = file_->line(d.loc.line);
-  out << line << '\n';
+  size_t spot = std::min<size_t>(d.loc.col - 1, line.size());
+  // A long line is shown as a window around the spot, "..." marking what was cut.
+  size_t first = 0;
+  std::string before, after;
+  if (line.size() > kMaxLineShown) {
+    first = spot > kMaxLineShown / 2 ? std::min(spot - kMaxLineShown / 2, line.size() - kMaxLineShown) : 0;
+    if (first > 0) before = "...";
+    if (first + kMaxLineShown < line.size()) after = "...";
+    line = line.substr(first, kMaxLineShown);
+  }
+  out << before << line << after << '\n';
   // Keep tabs in the caret line so the caret lands under the spot in any tab width.
-  std::string caret;
-  for (uint32_t i = 1; i < d.loc.col && i <= line.size(); ++i) caret += line[i - 1] == '\t' ? '\t' : ' ';
+  std::string caret(before.size(), ' ');
+  for (size_t i = first; i < spot; ++i) caret += line[i - first] == '\t' ? '\t' : ' ';
   out << caret << "^\n";
 }
 
 void Diagnostics::printAll(std::ostream& out) const {
-  for (const auto& d : list_) print(out, d);
+  int shown = 0, hiddenErrors = 0, hiddenWarnings = 0;
+  bool showing = true;  // whether the last error or warning was shown: its notes go with it
+  for (const auto& d : list_) {
+    if (d.severity != Severity::Note) {
+      showing = limit_ <= 0 || shown < limit_;
+      if (showing)
+        ++shown;
+      else
+        ++(d.severity == Severity::Error ? hiddenErrors : hiddenWarnings);
+    }
+    if (showing) print(out, d);
+  }
+  if (hiddenErrors + hiddenWarnings == 0) return;
+  auto count = [](int n, const char* what) { return std::to_string(n) + " more " + what + (n == 1 ? "" : "s"); };
+  out << file_->name() << ": ";
+  if (hiddenErrors) out << count(hiddenErrors, "error") << (hiddenWarnings ? " and " : "");
+  if (hiddenWarnings) out << count(hiddenWarnings, "warning");
+  out << " not shown\n";
 }
 
 std::string Diagnostics::str() const {

@@ -4,6 +4,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -200,6 +201,90 @@ TEST(BurggenCommand, CommandLineMistakesOfTheCDialects) {
     EXPECT_EQ(run.output, c.message) << c.args;
   }
   EXPECT_FALSE(exists(scratch("mistake.c")));
+}
+
+}  // namespace
+
+namespace {
+
+// A spec over nodes of its own, with a C++ mistake in an action (line 8) and one in the epilogue.
+const char* kSpecWithMistakes =
+    "%{\n"
+    "struct N { int op; N* kid; void* state; };\n"
+    "inline int burg_op(N* n) { return n->op; }\n"
+    "inline N* burg_kid(N* n, int) { return n->kid; }\n"
+    "%}\n"
+    "%node <N*>\n"
+    "%term A=1\n%%\n"
+    "s: A { int x = \"}\"; (void)x; }\n"
+    "%%\n"
+    "int epilogue_mistake = undeclared_in_the_epilogue;\n";
+
+TEST(BurggenCommand, ACompilerErrorInAnActionNamesTheSpecsLine) {
+  std::string spec = scratch("mistakes.burg"), out = scratch("mistakes.cpp");
+  write(spec, kSpecWithMistakes);
+  CommandResult run = burggen(spec + " -o " + out);
+  ASSERT_EQ(run.status, 0) << run.output;
+  std::string source = read(out);
+  std::string compile = std::string(BURGGEN_TEST_CXX) + " -std=c++17 -fsyntax-only " + out + " 2>&1";
+  FILE* pipe = popen(compile.c_str(), "r");
+  std::string messages;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) messages.append(buffer, n);
+  pclose(pipe);
+  // The action's mistake at its line and column in the spec (the string after "int x = ").
+  EXPECT_NE(messages.find(spec + ":9:16: error:"), std::string::npos) << messages;
+  // The epilogue's, after the action, at its own line of the generated file.
+  size_t at = source.find("int epilogue_mistake");
+  ASSERT_NE(at, std::string::npos);
+  size_t line = 1 + std::count(source.begin(), source.begin() + at, '\n');
+  EXPECT_NE(messages.find(out + ":" + std::to_string(line) + ":"), std::string::npos) << messages;
+  // Written to standard output, the matcher has no #line directives: there is no file to return to.
+  CommandResult plain = burggen(spec + " -o -");
+  EXPECT_EQ(plain.output.find("#line"), std::string::npos);
+}
+
+TEST(BurggenCommand, AnUnknownOptionIsNamedWithTheClosestKnownOne) {
+  std::string spec = scratch("unknown.burg");
+  write(spec, kGoodSpec);
+  CommandResult run = burggen("--kbset 3 " + spec + " -o " + scratch("unknown.cpp"));
+  EXPECT_EQ(run.status, 2);
+  EXPECT_EQ(run.output, "burggen: unknown option '--kbset'; did you mean --kbest?\nRun 'burggen --help' for the options.\n");
+  CommandResult far = burggen(spec + " --frobnicate");
+  EXPECT_EQ(far.output, "burggen: unknown option '--frobnicate'\nRun 'burggen --help' for the options.\n");
+  EXPECT_FALSE(exists(scratch("unknown.cpp")));
+  // A value that begins with '-', after an option that takes one, is a value, not an option.
+  CommandResult value = burggen(spec + " --namespace -x -o " + scratch("unknown.cpp"));
+  EXPECT_EQ(value.output, "burggen: the namespace '-x' is not a C++ namespace name; choose another name.\n");
+}
+
+TEST(BurggenCommand, TheSpecIsNeverOverwritten) {
+  std::string spec = scratch("kept.burg");
+  write(spec, kGoodSpec);
+  CommandResult output = burggen(spec + " -o " + spec);
+  EXPECT_EQ(output.status, 2);
+  EXPECT_EQ(output.output, "burggen: -o names the spec '" + spec +
+                               "' itself; the matcher would overwrite it. Name another file.\n");
+  CommandResult header = burggen(spec + " -o " + scratch("kept.cpp") + " --header " + spec);
+  EXPECT_EQ(header.status, 2);
+  EXPECT_NE(header.output.find("--header names the spec"), std::string::npos) << header.output;
+  CommandResult destination = burggen("--iburg " + spec + " " + spec);
+  EXPECT_EQ(destination.status, 2);
+  EXPECT_EQ(read(spec), kGoodSpec);
+  EXPECT_FALSE(exists(scratch("kept.cpp")));
+}
+
+TEST(BurggenCommand, ANamespaceThatIsAKeywordIsRefused) {
+  std::string spec = scratch("keyword.burg");
+  write(spec, kGoodSpec);
+  CommandResult run = burggen(spec + " --namespace int -o " + scratch("keyword.cpp"));
+  EXPECT_EQ(run.status, 2);
+  EXPECT_EQ(run.output, "burggen: the namespace 'int' is a keyword of C or C++; choose another name.\n");
+  CommandResult nested = burggen(spec + " --namespace a::class -o " + scratch("keyword.cpp"));
+  EXPECT_EQ(nested.output,
+            "burggen: the namespace 'a::class' holds 'class', which is a keyword of C or C++; choose another name.\n");
+  EXPECT_FALSE(exists(scratch("keyword.cpp")));
 }
 
 }  // namespace

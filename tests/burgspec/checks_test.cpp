@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -153,56 +154,40 @@ TEST(Checks, DuplicateBindingInOnePattern) {
             "3:8: note: first bound here\n");
 }
 
-TEST(Checks, ChainCycleIsAnErrorNamingTheCycle) {
+// Cycles of chain rules are accepted whatever their costs, as lburg accepts lcc's machine
+// descriptions (`addr: reg` at 0 and `reg: addr` at 1): costs are never negative, so the
+// closure at a node stops.
+TEST(Checks, ChainCycleThroughARuleOfCostZeroIsAccepted) {
   auto spec = check("%term A\n%%\ns: a;\na: b;\nb: c;\nc: a;\nc: A;\n");
-  EXPECT_FALSE(spec->checked);
-  EXPECT_EQ(
-      spec->messages(),
-      "4:1: error: chain rules form a cycle: a -> b -> c -> a; 'a: b' costs 0, but a cycle is allowed only "
-      "when all its rules have constant costs above 0\n"
-      "5:1: note: the cycle continues with 'b: c'\n"
-      "6:1: note: the cycle continues with 'c: a'\n");
+  EXPECT_TRUE(spec->checked) << spec->messages();
+  EXPECT_EQ(spec->messages(), "");
 }
 
-TEST(Checks, ChainSelfLoopIsACycle) {
+TEST(Checks, ChainSelfLoopIsAccepted) {
   auto spec = check("%term A\n%%\na: A;\na: a;\n");
-  EXPECT_NE(spec->messages().find("4:1: error: chain rules form a cycle: a -> a"), std::string::npos)
-      << spec->messages();
+  EXPECT_TRUE(spec->checked) << spec->messages();
+  EXPECT_EQ(spec->messages(), "");
 }
 
-TEST(Checks, ChainCycleOfPositiveConstantCostsIsAWarning) {
-  auto spec = check("%term A\n%%\ns: a;\na: b (1);\nb: a (2);\nb: A;\n");
-  EXPECT_TRUE(spec->checked) << spec->diags.str();
-  EXPECT_EQ(
-      spec->messages(),
-      "4:1: warning: chain rules form a cycle: a -> b -> a (allowed: every rule on it costs more than 0)\n"
-      "5:1: note: the cycle continues with 'b: a'\n");
+TEST(Checks, ChainCycleOfPositiveOrDynamicCostsIsAccepted) {
+  auto spec = check("%term A\n%%\ns: a;\na: b (1);\nb: a (f(node));\nb: A;\nc: d (2);\nd: c (3);\nd: A;\n");
+  EXPECT_TRUE(spec->checked) << spec->messages();
+  EXPECT_EQ(spec->diags.errorCount(), 0);
 }
 
-TEST(Checks, ChainCycleWithADynamicCostIsAnError) {
-  auto spec = check("%term A\n%%\ns: a;\na: b (1);\nb: a (f(node));\nb: A;\n");
-  EXPECT_FALSE(spec->checked);
-  EXPECT_EQ(
-      spec->messages(),
-      "5:1: error: chain rules form a cycle: b -> a -> b; 'b: a' has a dynamic cost, but a cycle is allowed "
-      "only when all its rules have constant costs above 0\n"
-      "4:1: note: the cycle continues with 'a: b'\n");
-}
-
-TEST(Checks, ErrorNamesACycleThroughTheRuleThatBreaksTheCondition) {
-  // a -> b -> c -> a costs more than 0 all round, but c and d form a cycle of cost 0.
-  auto spec = check("%term A\n%%\ns: a;\na: b (1);\nb: c (2);\nc: a (3);\nc: d;\nd: c (1);\nd: A;\n");
-  EXPECT_FALSE(spec->checked);
-  EXPECT_EQ(spec->diags.errorCount(), 1);
-  EXPECT_NE(spec->messages().find("7:1: error: chain rules form a cycle: c -> d -> c; 'c: d' costs 0"),
-            std::string::npos)
-      << spec->messages();
-}
-
-TEST(Checks, ShortestCycleIsNamedWhenSeveralShareAComponent) {
-  auto spec = check("%term A\n%%\na: b (1);\nb: c (1);\nc: d (1);\nd: a (1);\nb: a (1);\na: A;\n");
-  EXPECT_EQ(spec->diags.warningCount(), 1) << spec->messages();
-  EXPECT_NE(spec->messages().find("cycle: a -> b -> a"), std::string::npos) << spec->messages();
+// A hundred thousand nonterminals, each derived from the next by an operator, the rule of the
+// last one written last: the checks take time linear in the grammar, whatever the order.
+TEST(Checks, LongChainWrittenLeafLastIsCheckedInLinearTime) {
+  const int n = 100000;
+  std::string text = "%term C A\n%%\n";
+  for (int i = n - 1; i > 0; --i) text += "n" + std::to_string(i) + ": A(n" + std::to_string(i - 1) + ");\n";
+  text += "n0: C;\n";
+  auto begin = std::chrono::steady_clock::now();
+  auto spec = check(text);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  EXPECT_TRUE(spec->checked) << spec->messages().substr(0, 500);
+  EXPECT_EQ(spec->grammar.nonterminals.size(), static_cast<size_t>(n));
+  EXPECT_LT(seconds, 10.0);
 }
 
 TEST(Checks, NonterminalThatDerivesNoFiniteTree) {

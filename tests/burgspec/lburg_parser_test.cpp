@@ -60,6 +60,20 @@ TEST(LburgParser, ReadsAMachineDescription) {
   EXPECT_EQ(g.epilogue, "static int range(Node a, int lo, int hi) { return 0; }\n");
 }
 
+// A template is the body of a C string literal: an escaped quote stays inside it, and one that
+// ends in a lone backslash (which would escape the closing quote in C) is unterminated.
+TEST(LburgParser, TemplatesKeepTheirEscapes) {
+  Parsed escaped("%term A=1 B=2\n%%\ns: A \"say \\\"hi\\\" \\\\\" 2\ns: B \"\"\n");
+  ASSERT_TRUE(escaped.ok) << escaped.diags.str();
+  EXPECT_EQ(escaped.grammar.rules[0].asmTemplate, "say \\\"hi\\\" \\\\");
+  EXPECT_EQ(escaped.grammar.rules[0].cost.value, 2);
+
+  Parsed backslash("%term A=1\n%%\ns: A \"x\\\" 1\n");
+  EXPECT_FALSE(backslash.ok);
+  EXPECT_EQ(backslash.diags.str(),
+            "x.md:3:6: error: unterminated template: missing '\"' on this line\ns: A \"x\\\" 1\n     ^\n");
+}
+
 TEST(LburgParser, ReportsEachErrorWhereItIs) {
   Parsed missingQuote("%term A=1\n%%\ns: A \"x\n");
   EXPECT_FALSE(missingQuote.ok);

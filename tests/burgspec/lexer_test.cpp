@@ -127,6 +127,15 @@ TEST(Lexer, CaptureIgnoresBracketsInLiteralsAndComments) {
   x = 1'000; )");
 }
 
+// A backslash before a newline continues a string, a character literal or a // comment on the
+// next line, in C++ as here: a '}' there is still inside it.
+TEST(Lexer, CaptureFollowsLineSplicesInLiteralsAndComments) {
+  common::SourceFile file("t", "{ s = \"a\\\n}\"; t = \"b\\\r\n}\"; // c \\\n } still a comment\n x; } after");
+  RawCapture c = captureAfter(file, '{', '}');
+  EXPECT_TRUE(c.closed);
+  EXPECT_EQ(c.text, " s = \"a\\\n}\"; t = \"b\\\r\n}\"; // c \\\n } still a comment\n x; ");
+}
+
 TEST(Lexer, CaptureSkipsRawStrings) {
   common::SourceFile file("t", "{ auto s = R\"x(a } \" )\" b)x\"; }");
   RawCapture c = captureAfter(file, '{', '}');
