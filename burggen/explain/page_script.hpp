@@ -144,8 +144,9 @@ const pos = [];
   const place = (id, depth) => {
     const n = nodes[id];
     n.kids.forEach((k) => place(k, depth + 1));
-    const x = n.kids.length ? (pos[n.kids[0]].x + pos[n.kids[n.kids.length - 1]].x) / 2 : (leaves++) * (BOX_W + GAP_X);
-    pos[id] = {x: x + GAP_X, y: depth * (BOX_H + GAP_Y) + GAP_X};
+    const x = n.kids.length ? (pos[n.kids[0]].x + pos[n.kids[n.kids.length - 1]].x) / 2
+                            : GAP_X + (leaves++) * (BOX_W + GAP_X);
+    pos[id] = {x, y: depth * (BOX_H + GAP_Y) + GAP_X};
   };
   place(D.root, 0);
 }
