@@ -176,7 +176,21 @@ void MatcherWriter::writeDeclarations(std::ostream& o) const {
     << "  void printDot(std::ostream& out, NodePtr root, int nt = kStart) const;\n\n"
     << "  static const char* opName(int op);\n"
     << "  static const char* nonterminalName(int nt);\n"
-    << "  static int arity(int op);\n\n"
+    << "  static int arity(int op);\n\n";
+  writeDrawingInterface(o);
+  o << "  std::vector<CoverStep> coverSteps(NodePtr root, int nt = kStart) const;\n"
+    << "  // When set, label() appends to it every match it tries (what `trace` prints) and, once a\n"
+    << "  // node's matches are done, a step with nt 0; null (the default), it costs nothing.\n"
+    << "  struct LabelStep {\n"
+    << "    int node;          // the node's number in labeling order\n"
+    << "    int nt;            // the nonterminal matched; 0: the node is labeled\n"
+    << "    Cost cost;\n"
+    << "    int rule;          // the rule's number in the spec\n"
+    << "    const char* text;  // the rule's text\n"
+    << "    bool better;       // whether it improved the node's entry for nt\n"
+    << "    bool chain;        // a chain rule, tried because its right side improved\n"
+    << "  };\n"
+    << "  std::vector<LabelStep>* steps = nullptr;\n\n"
     << " private:\n"
     << "  using RuleIndex = " << (rules_.size() < 32767 ? "short" : "int") << ";\n"
     << "  struct State {\n"
@@ -189,6 +203,7 @@ void MatcherWriter::writeDeclarations(std::ostream& o) const {
     << "    int number;\n"
     << "    int lhs;\n"
     << "    const char* text;\n"
+    << "    bool chain;\n"
     << "  };\n"
     << "  static const RuleInfo kRules[];\n"
     << "  static constexpr int kMaxKids = " << maxLeaves_ << ";\n"
@@ -205,6 +220,7 @@ void MatcherWriter::writeDeclarations(std::ostream& o) const {
     << "    if (c >= INF) return false;\n"
     << "    bool better = c < s->cost[nt] || (orEqual && c == s->cost[nt]);\n"
     << "    if (trace) traceMatch(*s, c, rule, better);\n"
+    << "    if (steps) steps->push_back({s->id, nt, c, kRules[rule].number, kRules[rule].text, better, kRules[rule].chain});\n"
     << "    if (!better) return false;\n"
     << "    s->cost[nt] = c;\n"
     << "    s->rule[nt] = static_cast<RuleIndex>(rule);\n"
@@ -232,9 +248,10 @@ void MatcherWriter::writeDeclarations(std::ostream& o) const {
 
 void MatcherWriter::writeTables(std::ostream& o) const {
   o << "const " << cls() << "::RuleInfo " << cls() << "::kRules[] = {\n"
-    << "    {0, 0, \"\"},\n";
+    << "    {0, 0, \"\", false},\n";
   for (const RuleFacts& r : rules_)
-    o << "    {" << r.rule->number << ", " << ntConst(r.lhs) << ", " << cString(r.text) << "},\n";
+    o << "    {" << r.rule->number << ", " << ntConst(r.lhs) << ", " << cString(r.text) << ", "
+      << (r.rule->isChain() ? "true" : "false") << "},\n";
   o << "};\n\n";
 
   writeNameTables(o, g_, cls());
@@ -335,7 +352,9 @@ void MatcherWriter::writeLabeler(std::ostream& o) const {
       }
     o << "      break;\n    }\n";
   }
-  o << "  }\n  return s;\n}\n\n";
+  o << "  }\n"
+    << "  if (steps) steps->push_back({s->id, 0, 0, 0, \"\", false, false});\n"
+    << "  return s;\n}\n\n";
 }
 
 void MatcherWriter::writeClosures(std::ostream& o) const {
@@ -483,6 +502,21 @@ void MatcherWriter::writeExplanations(std::ostream& o) const {
     << "  NodePtr kids[kMaxKids];\n  int nts[kMaxKids];\n"
     << "  int n = ruleKids(node, s->rule[nt], kids, nts);\n"
     << "  for (int i = 0; i < n; ++i) markCover(kids[i], nts[i], chosen);\n}\n\n";
+
+  o << "std::vector<" << C << "::CoverStep> " << C << "::coverSteps(NodePtr root, int nt) const {\n"
+    << "  struct Pending {\n    NodePtr node;\n    int nt;\n    int depth;\n  };\n"
+    << "  std::vector<CoverStep> out;\n"
+    << "  std::vector<Pending> todo{{root, nt, 0}};\n"
+    << "  while (!todo.empty()) {\n"
+    << "    Pending p = todo.back();\n"
+    << "    todo.pop_back();\n"
+    << "    const State* s = stateOf(p.node);\n"
+    << "    int rule = s->rule[p.nt];\n"
+    << "    if (rule == 0) throw noCover(p.node, p.nt);\n"
+    << "    out.push_back({s->id, p.nt, kRules[rule].number, kRules[rule].text, s->cost[p.nt], p.depth});\n"
+    << "    NodePtr kids[kMaxKids];\n    int nts[kMaxKids];\n"
+    << "    for (int i = ruleKids(p.node, rule, kids, nts) - 1; i >= 0; --i) todo.push_back({kids[i], nts[i], p.depth + 1});\n"
+    << "  }\n  return out;\n}\n\n";
 
   writeHtmlEscape(o, opt_.prefix);
 

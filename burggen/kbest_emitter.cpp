@@ -278,7 +278,10 @@ void KBestWriter::writeDeclarations(std::ostream& o) const {
     << "  CoverEnumerator covers(NodePtr root) const { return CoverEnumerator(*this, root); }\n\n"
     << "  static const char* opName(int op);\n"
     << "  static const char* nonterminalName(int nt);\n"
-    << "  static int arity(int op);\n\n"
+    << "  static int arity(int op);\n\n";
+  writeDrawingInterface(o);
+  o << "  // The rank-th cover's rules top down (rule text with its parameters); throws past the last.\n"
+    << "  std::vector<CoverStep> coverSteps(NodePtr root, int rank = 0) const;\n\n"
     << " private:\n";
   writeStateDeclarations(o);
   writeNodeInterface(o, g_);

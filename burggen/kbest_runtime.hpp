@@ -215,6 +215,31 @@ void $C::printCover(std::ostream& out, NodePtr node, int nt, int rank, int depth
   for (int i = 0; i < n; ++i) printCover(out, kids[i], nts[i], ranks[i], depth + 1);
 }
 
+std::vector<$C::CoverStep> $C::coverSteps(NodePtr root, int rank) const {
+  struct Pending {
+    NodePtr node;
+    int nt;
+    int rank;
+    int depth;
+  };
+  std::vector<CoverStep> out;
+  std::vector<Pending> todo{{root, kStart, rank, 0}};
+  while (!todo.empty()) {
+    Pending p = todo.back();
+    todo.pop_back();
+    const Derivation& d = derivation(p.node, p.nt, p.rank);
+    std::string text = kRules[d.rule].text;
+    std::string params = bindingText(p.node, p.nt, p.rank);
+    if (!params.empty()) text += " [" + params + "]";
+    out.push_back({stateOf(p.node)->id, p.nt, kRules[d.rule].number, text, d.cost, p.depth});
+    NodePtr kids[kMaxKids];
+    int nts[kMaxKids];
+    const int* ranks = stateOf(p.node)->ranks.data() + d.kids;
+    for (int i = ruleKids(p.node, d.rule, kids, nts) - 1; i >= 0; --i) todo.push_back({kids[i], nts[i], ranks[i], p.depth + 1});
+  }
+  return out;
+}
+
 void $C::traceKeep(NodePtr node, int nt, int rank) const {
   const State* s = stateOf(node);
   const Derivation& d = s->best[nt][rank];

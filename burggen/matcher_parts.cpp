@@ -124,6 +124,23 @@ void writeNameTables(std::ostream& o, const burgspec::Grammar& g, const std::str
     << "  return nt >= 1 && nt <= kNonterminals ? names[nt] : \"?\";\n}\n\n";
 }
 
+void writeDrawingInterface(std::ostream& o) {
+  o << "  // For drawing a labeled tree: a node's number in labeling order, its operator and kids; and\n"
+       "  // a cover's rules top down, each with its node, nonterminal, rule (number and text), the\n"
+       "  // cost of the subtree from that nonterminal and its depth in the cover.\n"
+       "  int nodeId(NodePtr node) const { return stateOf(node)->id; }\n"
+       "  static int nodeOp(NodePtr node) { return opOf(node); }\n"
+       "  static NodePtr nodeKid(NodePtr node, int i) { return kidOf(node, i); }\n"
+       "  struct CoverStep {\n"
+       "    int node;\n"
+       "    int nt;\n"
+       "    int rule;\n"
+       "    std::string text;\n"
+       "    Cost cost;\n"
+       "    int depth;\n"
+       "  };\n";
+}
+
 void writeHtmlEscape(std::ostream& o, const std::string& prefix) {
   o << "namespace {\n"
     << "std::string " << prefix << "Html(const char* text) {\n"

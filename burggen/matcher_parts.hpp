@@ -20,6 +20,11 @@ void writeNodeInterface(std::ostream& o, const burgspec::Grammar& g);
 // The static functions opName, arity and nonterminalName of class `cls`.
 void writeNameTables(std::ostream& o, const burgspec::Grammar& g, const std::string& cls);
 
+// The public members by which a driver draws a labeling (burggen/explain/labeling.hpp): the
+// nodes' numbers, operators and kids, and a cover's rules top down (coverSteps, defined by each
+// matcher).
+void writeDrawingInterface(std::ostream& o);
+
 // <prefix>Html(const char*): text escaped for Graphviz's HTML labels, in an anonymous namespace.
 void writeHtmlEscape(std::ostream& o, const std::string& prefix);
 

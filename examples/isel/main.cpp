@@ -1,12 +1,15 @@
 // isel: instruction selection for the tiny language, to show what a burggen matcher does.
-//   isel program.tiny [--cover] [--trace] [--dot tree.dot] [--munch] [--compare] [--kbest N]
+//   isel program.tiny [--cover] [--trace] [--dot tree.dot] [--html page.html] [--munch] [--compare] [--kbest N]
 #include <CLI/CLI.hpp>
 
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "burggen/explain/labeling_page.hpp"
+#include "burggen/output_file.hpp"
 #include "examples/isel/best_covers.hpp"
+#include "examples/isel/explain.hpp"
 #include "examples/isel/munch.hpp"
 #include "examples/isel/selector.hpp"
 
@@ -47,6 +50,24 @@ int printBestCovers(const common::SourceFile& file, int count, const std::string
   return 0;
 }
 
+// Writes the page that steps through the labeling of the last statement (with `bestCovers`
+// above 1, its covers side by side at the end).
+bool writePage(const common::SourceFile& file, int bestCovers, const std::string& pagePath) {
+  common::Diagnostics diags(file);
+  burggen::explain::Labeling labeling;
+  std::string error;
+  if (!isel::explainLastStatement(file, diags, bestCovers, labeling, error)) {
+    diags.printAll(std::cerr);
+    return false;
+  }
+  std::ostringstream page;
+  if (error.empty() && !burggen::explain::writeLabelingPage(page, labeling))
+    error = burggen::explain::pageSizeError(static_cast<int>(labeling.nodes.size()));
+  if (error.empty()) burggen::writeOutputFiles({{pagePath, page.str()}}, error);
+  if (!error.empty()) std::cerr << "isel: --html: " << error << ".\n";
+  return error.empty();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -57,6 +78,10 @@ int main(int argc, char** argv) {
   app.add_flag("--cover", showCover, "print each statement's cover: the rules chosen and their costs");
   app.add_flag("--trace", showTrace, "print every match the labeler finds and the reduction, before the instructions");
   app.add_option("--dot", dotPath, "write the labeled tree of the last statement as Graphviz DOT (- : standard output)")
+      ->option_text("FILE");
+  std::string pagePath;
+  app.add_option("--html", pagePath,
+                 "write a page that steps through the labeling of the last statement (with --kbest N, its N best covers)")
       ->option_text("FILE");
   app.add_flag("--munch", munch, "select by maximal munch (greedy, top down) instead of BURG");
   app.add_flag("--compare", compare, "print each statement's cost by BURG and by maximal munch");
@@ -75,6 +100,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const common::SourceFile& file = *read;
+  if (!pagePath.empty() && !writePage(file, bestCovers, pagePath)) return 1;
   if (bestCovers > 0) return printBestCovers(file, bestCovers, dotPath);
   common::Diagnostics diags(file);
   isel::Selection selection, munched;
