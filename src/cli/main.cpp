@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   int status = cudaburg::cli::kOk;
   cudaburg::cli::addShowCommand(app, status);
   cudaburg::cli::addReplayCommand(app, status);
+  cudaburg::cli::addExportCommand(app, status);
   cudaburg::cli::addSearchOptions(app, status);
   app.set_version_flag("--version", std::string("cudaburg ") + CUDABURG_VERSION);
   burggen::addManFlag(
