@@ -31,6 +31,8 @@ std::string cmakeLists(const ExportPlan& plan) {
     << "target_include_directories(" << lib << " PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>\n"
     << "                           $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)\n"
     << "target_link_libraries(" << lib << " PUBLIC CUDA::cudart)\n"
+    << "# nvcc's host code needs the C++ runtime: a C program that links the library gets it too.\n"
+    << "target_link_libraries(" << lib << " INTERFACE $<$<LINK_LANGUAGE:C>:stdc++>)\n"
     << "# The kernels are written for reading, not warning-free: unused index variables stay.\n"
     << "target_compile_options(" << lib << " PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-diag-suppress=177>)\n\n"
     << "install(TARGETS " << lib << " EXPORT " << lib << "Targets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})\n"
