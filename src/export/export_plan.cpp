@@ -57,8 +57,9 @@ std::optional<ExportPlan> planExport(std::vector<TunedKernel> kernels, const std
     if (f == plan.functions.end()) {
       plan.functions.push_back({k.nest.name, k.nest.params, {}, {}, k.nest.sourceName});
       f = plan.functions.end() - 1;
-    } else if (!sameArrays(f->arrays, k.nest.params)) {
-      error = "two problems define a kernel '" + k.nest.name + "' with different arrays (" + f->loopFile + " and " +
+    } else if (f->loopFile != k.nest.sourceName || !sameArrays(f->arrays, k.nest.params)) {
+      // One function runs one nest at several sizes: not two nests that share a name.
+      error = "two problems define a kernel '" + k.nest.name + "' differently (" + f->loopFile + " and " +
               k.nest.sourceName + "); export them separately";
       return std::nullopt;
     }

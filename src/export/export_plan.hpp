@@ -29,8 +29,8 @@ struct ExportPlan {
   bool usesTensorMaps = false;
 };
 
-// Groups the tuned kernels into functions (by kernel name: equal names need equal arrays and
-// different sizes), names each kernel's entry point and rebuilds it. `library` empty: the one
+// Groups the tuned kernels into functions (by kernel name: equal names need the same .loop file
+// and different sizes), names each kernel's entry point and rebuilds it. `library` empty: the one
 // function's name, or "cudaburg_kernels". Nullopt with a sentence in `error` otherwise.
 std::optional<ExportPlan> planExport(std::vector<TunedKernel> kernels, const std::string& library,
                                      std::string& error);
