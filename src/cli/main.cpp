@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
         "\n"
         "XDG_DATA_HOME, XDG_CACHE_HOME: the bases of the two defaults above."},
        {"SEE ALSO", "docs/search.md (how the search works), docs/loop-language.md (the .loop language, recipes and\n"
-                    "cudaburg show), burggen(1)."}});
+                    "cudaburg show), docs/export.md (cudaburg export: tuned kernels as a library and PyTorch\n"
+                    "operators), burggen(1)."}});
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
