@@ -17,6 +17,9 @@ void addSearchOptions(CLI::App& app, int& status);
 // `cudaburg replay FILE.loop --db DB [--strategy S] [ranges] [-D NAME=VALUE]...`
 void addReplayCommand(CLI::App& app, int& status);
 
+// `cudaburg export FILE.loop [-D NAME=VALUE]... [--problem P]... [--db DB]... -o DIR [--torch]`
+void addExportCommand(CLI::App& app, int& status);
+
 // `cudaburg show FILE.loop [-D NAME=VALUE]... [--recipe R] [--dot FILE] [--deps]`
 void addShowCommand(CLI::App& app, int& status);
 

@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
   int status = cudaburg::cli::kOk;
   cudaburg::cli::addShowCommand(app, status);
   cudaburg::cli::addReplayCommand(app, status);
+  cudaburg::cli::addExportCommand(app, status);
   cudaburg::cli::addSearchOptions(app, status);
   app.set_version_flag("--version", std::string("cudaburg ") + CUDABURG_VERSION);
   burggen::addManFlag(
@@ -79,7 +80,8 @@ int main(int argc, char** argv) {
         "\n"
         "XDG_DATA_HOME, XDG_CACHE_HOME: the bases of the two defaults above."},
        {"SEE ALSO", "docs/search.md (how the search works), docs/loop-language.md (the .loop language, recipes and\n"
-                    "cudaburg show), burggen(1)."}});
+                    "cudaburg show), docs/export.md (cudaburg export: tuned kernels as a library and PyTorch\n"
+                    "operators), burggen(1)."}});
   if (auto mistake = unknownCommand(app, argc, argv)) {
     std::cerr << "cudaburg: error: " << *mistake << "\n";
     return cudaburg::cli::kUsageError;

@@ -44,13 +44,13 @@ std::string textHash(const std::string& text) {
   return buf;
 }
 
-namespace {
-
 std::string sizesText(const Kernel& k) {
   std::string s;
   for (const auto& [name, value] : k.sizes) s += (s.empty() ? "" : ",") + name + "=" + std::to_string(value);
   return s;
 }
+
+namespace {
 
 // "NVIDIA H200 (sm_90)" -> name "NVIDIA H200", capability "9.0".
 void splitDevice(const std::string& described, std::string& name, std::string& capability) {

@@ -97,5 +97,7 @@ class Evaluator {
 
 // A short stable hash of a text, as hex (FNV-1a, 64 bits): names loop nests in the database.
 std::string textHash(const std::string& text);
+// A kernel's sizes as the database's sizes column holds them: "M=2048,N=2048,K=2048".
+std::string sizesText(const Kernel& k);
 
 }  // namespace cudaburg

@@ -389,6 +389,26 @@ std::vector<std::pair<MeasurementKey, Measurement>> TuningDb::forNest(const std:
   return rows;
 }
 
+std::vector<std::pair<MeasurementKey, Measurement>> TuningDb::verified(const std::string& nest,
+                                                                       const std::string& sizes) const {
+  std::string sql = std::string("SELECT nest, sizes, recipe, gpu, compute_capability, driver, arch, toolkit, ") +
+                    kMeasurementColumns + " FROM measurements WHERE nest=?1 AND sizes=?2 AND status='ok' ORDER BY ms";
+  Statement s(db_, sql.c_str());
+  std::vector<std::pair<MeasurementKey, Measurement>> rows;
+  if (!s.ok()) return rows;
+  s.bind(1, nest);
+  s.bind(2, sizes);
+  while (s.step() == SQLITE_ROW) {
+    if (!wellFormed(s, 8)) {
+      ++malformedRows_;
+      continue;
+    }
+    MeasurementKey k{s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.text(6), s.text(7)};
+    rows.emplace_back(k, readMeasurement(s, 8));
+  }
+  return rows;
+}
+
 size_t TuningDb::count() const {
   Statement s(db_, "SELECT COUNT(*) FROM measurements");
   return s.ok() && s.step() == SQLITE_ROW ? static_cast<size_t>(s.integer(0)) : 0;

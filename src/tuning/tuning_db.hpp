@@ -68,6 +68,9 @@ class TuningDb {
   // Every stored measurement of a nest on a GPU and toolkit, best time first.
   std::vector<std::pair<MeasurementKey, Measurement>> forNest(const std::string& nest, const std::string& gpu,
                                                              const std::string& toolkit) const;
+  // Every verified (ok) measurement of a nest at these sizes, on any GPU and toolkit, best time
+  // first: what an export chooses from.
+  std::vector<std::pair<MeasurementKey, Measurement>> verified(const std::string& nest, const std::string& sizes) const;
   size_t count() const;
   // The GPU, driver, architecture and toolkit with the most measurements of a nest at these sizes
   // (the key's recipe left empty), or nullopt when it has none: what a replay answers from.

@@ -1,0 +1,163 @@
+#include "src/export/torch_extension.hpp"
+
+#include <sstream>
+
+#include "src/export/c_signature.hpp"
+
+namespace cudaburg {
+
+namespace {
+
+const char* atenType(ScalarType t) {
+  switch (t) {
+    case ScalarType::Double: return "at::kDouble";
+    case ScalarType::Half: return "at::kHalf";
+    case ScalarType::BFloat16: return "at::kBFloat16";
+    case ScalarType::Int: return "at::kInt";
+    default: return "at::kFloat";  // float, and tf32 (stored as float)
+  }
+}
+
+std::string shapeList(const Array& a) {
+  std::string s;
+  for (int64_t e : a.extents) s += (s.empty() ? "" : ", ") + std::to_string(e);
+  return "{" + s + "}";
+}
+
+// The operator of one function: inputs checked, the size set chosen by their shapes, outputs
+// allocated, the function called on the current stream.
+std::string op(const ExportedFunction& f) {
+  std::vector<const Array*> inputs, outputs;
+  for (const Array& a : f.arrays) (a.input ? inputs : outputs).push_back(&a);
+  const std::string& n = f.name;
+  std::ostringstream o;
+  std::string result = outputs.size() == 1 ? "at::Tensor" : "std::vector<at::Tensor>";
+  o << result << " " << n << "_op(";
+  for (size_t i = 0; i < inputs.size(); ++i) o << (i ? ", " : "") << "const at::Tensor& " << inputs[i]->name;
+  o << ") {\n";
+  for (const Array* a : inputs)
+    o << "  TORCH_CHECK(" << a->name << ".is_cuda(), \"cudaburg::" << n << ": " << a->name << " must be on a CUDA device\");\n"
+      << "  TORCH_CHECK(" << a->name << ".device() == " << inputs.front()->name << ".device(), \"cudaburg::" << n
+      << ": " << a->name << " must be on the device of " << inputs.front()->name << "\");\n"
+      << "  TORCH_CHECK(" << a->name << ".scalar_type() == " << atenType(a->type) << ", \"cudaburg::" << n << ": "
+      << a->name << " must be " << scalarTypeName(a->type) << ", not \", " << a->name << ".scalar_type());\n"
+      << "  TORCH_CHECK(" << a->name << ".is_contiguous(), \"cudaburg::" << n << ": " << a->name << " must be contiguous\");\n";
+  // Each tuned size set: the shapes it takes, the sizes it passes.
+  o << "  int tuned = -1;\n";
+  std::string shapes;
+  for (size_t k = 0; k < f.kernels.size(); ++k) {
+    const Kernel& nest = f.kernels[k].nest;
+    o << "  if (tuned < 0";
+    std::string set;
+    for (size_t i = 0; i < f.arrays.size(); ++i)
+      if (f.arrays[i].input) {
+        o << " && " << f.arrays[i].name << ".sizes() == at::IntArrayRef(" << shapeList(nest.params[i]) << ")";
+        set += (set.empty() ? "" : ", ") + arrayShape(nest.params[i]);
+      }
+    o << ") tuned = " << k << ";\n";
+    shapes += (shapes.empty() ? "" : "; ") + set;
+  }
+  o << "  TORCH_CHECK(tuned >= 0, \"cudaburg::" << n << ": no kernel was tuned for these shapes (tuned: " << shapes
+    << ")\");\n"
+    << "  c10::cuda::CUDAGuard guard(" << inputs.front()->name << ".device());\n";
+  for (const Array* a : outputs) {
+    o << "  static const std::vector<int64_t> " << a->name << "_shapes[] = {";
+    for (size_t k = 0; k < f.kernels.size(); ++k) {
+      for (const Array& p : f.kernels[k].nest.params)
+        if (p.name == a->name) o << (k ? ", " : "") << shapeList(p);
+    }
+    o << "};\n"
+      << "  at::Tensor " << a->name << " = at::empty(" << a->name << "_shapes[tuned], " << inputs.front()->name
+      << ".options().dtype(" << atenType(a->type) << "));\n";
+  }
+  if (!f.sizeArgs.empty()) {
+    o << "  static const int64_t sizes[][" << f.sizeArgs.size() << "] = {";
+    for (size_t k = 0; k < f.kernels.size(); ++k) {
+      o << (k ? ", " : "") << "{";
+      for (size_t s = 0; s < f.sizeArgs.size(); ++s) o << (s ? ", " : "") << sizeValue(f.kernels[k].nest, f.sizeArgs[s]);
+      o << "}";
+    }
+    o << "};\n";
+  }
+  o << "  cudaError_t e = " << n << "(";
+  for (const Array& a : f.arrays)
+    o << "static_cast<" << (a.input ? "const " : "") << elementTypeName(a.type) << "*>(" << a.name << ".data_ptr()), ";
+  for (size_t s = 0; s < f.sizeArgs.size(); ++s) o << "sizes[tuned][" << s << "], ";
+  o << "at::cuda::getCurrentCUDAStream());\n"
+    << "  TORCH_CHECK(e == cudaSuccess, \"cudaburg::" << n << ": \", " << n << "_last_error());\n";
+  if (outputs.size() == 1) o << "  return " << outputs.front()->name << ";\n";
+  else {
+    o << "  return {";
+    for (size_t i = 0; i < outputs.size(); ++i) o << (i ? ", " : "") << outputs[i]->name;
+    o << "};\n";
+  }
+  o << "}\n";
+  return o.str();
+}
+
+std::string schema(const ExportedFunction& f) {
+  std::string s = f.name + "(";
+  size_t outputs = 0;
+  bool first = true;
+  for (const Array& a : f.arrays) {
+    if (!a.input) {
+      ++outputs;
+      continue;
+    }
+    s += (first ? "" : ", ") + std::string("Tensor ") + a.name;
+    first = false;
+  }
+  return s + ") -> " + (outputs == 1 ? "Tensor" : "Tensor[]");
+}
+
+}  // namespace
+
+std::string torchOperators(const ExportPlan& plan) {
+  std::ostringstream o;
+  o << "// " << plan.library << "_torch.cpp: generated by cudaburg export. The library's functions as PyTorch operators:\n";
+  for (const ExportedFunction& f : plan.functions) o << "//   torch.ops.cudaburg." << schema(f) << "\n";
+  o << "// Inputs: CUDA tensors of the .loop's types, contiguous, of the shapes a kernel was tuned for; the\n"
+    << "// outputs are allocated on their device and computed on the current stream.\n"
+    << "#include <ATen/ATen.h>\n#include <ATen/cuda/CUDAContext.h>\n#include <c10/cuda/CUDAGuard.h>\n"
+    << "#include <torch/library.h>\n\n#include <vector>\n\n";
+  for (const ExportedFunction& f : plan.functions) o << "#include \"" << f.name << ".h\"\n";
+  o << "\nnamespace {\n\n";
+  for (const ExportedFunction& f : plan.functions) o << op(f) << "\n";
+  o << "}  // namespace\n\n"
+    << "// A fragment: several exported libraries may add operators to the cudaburg namespace.\n"
+    << "TORCH_LIBRARY_FRAGMENT(cudaburg, m) {\n";
+  for (const ExportedFunction& f : plan.functions) o << "  m.def(\"" << schema(f) << "\");\n";
+  o << "}\n\nTORCH_LIBRARY_IMPL(cudaburg, CUDA, m) {\n";
+  for (const ExportedFunction& f : plan.functions) o << "  m.impl(\"" << f.name << "\", &" << f.name << "_op);\n";
+  o << "}\n";
+  return o.str();
+}
+
+std::string torchLoader(const ExportPlan& plan) {
+  const std::string& lib = plan.library;
+  std::ostringstream o;
+  o << "\"\"\"" << lib << "'s kernels as PyTorch operators (generated by cudaburg export).\n\n"
+    << "    import " << lib << "  # builds the library with CMake, then the operators, once\n";
+  for (const ExportedFunction& f : plan.functions) o << "    torch.ops.cudaburg." << f.name << "(...)\n";
+  o << "\"\"\"\n"
+    << "import os\nimport subprocess\n\nimport torch\nfrom torch.utils import cpp_extension\n\n"
+    << "_here = os.path.dirname(os.path.abspath(__file__))\n"
+    << "_root = os.path.dirname(_here)\n"
+    << "_build = os.path.join(_here, \"build\")\n\n"
+    << "# The kernels are built by the export's own CMakeLists.txt (nvcc with the flags they were tuned with),\n"
+    << "# the operators by PyTorch's extension builder, linked against that static library.\n"
+    << "subprocess.run([\"cmake\", \"-S\", _root, \"-B\", _build, \"-DCMAKE_BUILD_TYPE=Release\"], check=True,\n"
+    << "               stdout=subprocess.DEVNULL)\n"
+    << "subprocess.run([\"cmake\", \"--build\", _build], check=True, stdout=subprocess.DEVNULL)\n"
+    << "cpp_extension.load(\n"
+    << "    name=\"" << lib << "_torch\",\n"
+    << "    sources=[os.path.join(_here, \"" << lib << "_torch.cpp\")],\n"
+    << "    extra_include_paths=[os.path.join(_root, \"include\")],\n"
+    << "    extra_ldflags=[os.path.join(_build, \"lib" << lib << ".a\")],\n"
+    << "    with_cuda=True,\n"
+    << "    is_python_module=False,\n"
+    << ")\n";
+  return o.str();
+}
+
+}  // namespace cudaburg
