@@ -176,6 +176,7 @@ class Parser {
     if (it != locals_.end() && !it->second.set)
       error(name, "local '" + it->first + "' is used before it is set (give it a value with '=' first" +
                       std::string(it->second.loopDepth < indices_.size() ? ", outside the loops below its declaration)" : ")"));
+    if (it != locals_.end()) it->second.set = true;  // reported once
   }
   std::optional<Access> parseAccess(bool forWrite);
 
