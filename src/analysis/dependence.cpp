@@ -344,9 +344,35 @@ DependenceKind kindOf(Role source, Role sink, bool sameStatementTargets) {
   return DependenceKind::Anti;
 }
 
+// The loops around the Alloc of each buffer (the least, where several Allocs share a name): each
+// iteration of them has its own copy of the buffer (a local scalar, a block's shared tile), so no
+// dependence on it crosses their iterations.
+std::map<std::string, size_t> privateLoopDepths(const Node& root) {
+  std::map<std::string, size_t> depths;
+  walkTree(root, [&](const Node& node, const std::vector<const Node*>& loops) {
+    if (node.kind != NodeKind::Alloc) return Walk::Into;
+    auto [it, inserted] = depths.emplace(node.buffer.name, loops.size());
+    if (!inserted) it->second = std::min(it->second, loops.size());
+    return Walk::Into;
+  });
+  return depths;
+}
+
+// Keeps a direction vector's dependence on a buffer only within one iteration of the loops outside
+// its Alloc: false where it crosses them, those loops' '*' narrowed to '='.
+bool withinPrivateCopy(std::vector<Direction>& dirs, size_t privateLoops) {
+  for (size_t l = 0; l < dirs.size() && l < privateLoops; ++l) {
+    if (dirs[l] == Direction::Less || dirs[l] == Direction::Greater) return false;
+    dirs[l] = Direction::Equal;
+  }
+  return true;
+}
+
 }  // namespace
 
 DependenceGraph::DependenceGraph(const Kernel& kernel) {
+  std::map<std::string, size_t> privateLoops;
+  if (kernel.body) privateLoops = privateLoopDepths(*kernel.body);
   if (kernel.body) collectStatements(*kernel.body, statements_);
   for (const Statement& s : statements_) boost::add_vertex(s, graph_);
 
@@ -361,7 +387,9 @@ DependenceGraph::DependenceGraph(const Kernel& kernel) {
           const AccessSite& b = accesses[j][y];
           if (a.array != b.array || (!writes(a.role) && !writes(b.role))) continue;
           PairTest test(statements_[i], a, statements_[j], b);
-          for (const std::vector<Direction>& dirs : test.directionVectors()) {
+          auto buffer = privateLoops.find(a.array);
+          for (std::vector<Direction> dirs : test.directionVectors()) {
+            if (buffer != privateLoops.end() && !withinPrivateCopy(dirs, buffer->second)) continue;
             int o = orientation(dirs);
             if (o == 0 && i == j) continue;  // one instance of one statement
             bool forward = o > 0 || (o == 0 && statements_[i].order < statements_[j].order);

@@ -9,6 +9,7 @@
 
 #include "src/exec/winograd_exec.hpp"
 #include "src/loop/gather_table.hpp"
+#include "src/loop/math_functions.hpp"
 #include "src/loop/scalar_types.hpp"
 
 namespace cudaburg {
@@ -39,8 +40,8 @@ struct CExpr {
   CAffine index;
   CAccess load;
   char op = '+';
-  bool isMin = false;
-  std::unique_ptr<CExpr> lhs, rhs;
+  const MathFunction* function = nullptr;  // Call
+  std::unique_ptr<CExpr> lhs, rhs;          // rhs: null for a function of one argument
 };
 
 struct CNode {
@@ -168,11 +169,16 @@ class Machine {
       case Expr::Kind::Index: c->index = compile(e.index); break;
       case Expr::Kind::Load: c->load = compile(e.load); break;
       case Expr::Kind::Binary:
-      case Expr::Kind::Call:
         c->op = e.op;
-        c->isMin = e.callee == "min";
         c->lhs = compile(*e.args.at(0));
         c->rhs = compile(*e.args.at(1));
+        break;
+      case Expr::Kind::Call:
+        c->function = findMathFunction(e.callee);
+        if (!c->function || static_cast<int>(e.args.size()) != c->function->arity)
+          throw ExecutionError("unknown function " + e.callee + " of " + std::to_string(e.args.size()) + " arguments");
+        c->lhs = compile(*e.args.at(0));
+        if (e.args.size() > 1) c->rhs = compile(*e.args.at(1));
         break;
     }
     return c;
@@ -294,8 +300,9 @@ class Machine {
       case Expr::Kind::Index: return static_cast<double>(e.index.eval(env_));
       case Expr::Kind::Load: return load(e.load);
       case Expr::Kind::Call: {
-        double l = eval(*e.lhs, t), r = eval(*e.rhs, t);
-        return e.isMin ? std::min(l, r) : std::max(l, r);
+        // The exact value of the function at the rounded arguments, rounded as an operation is.
+        double l = eval(*e.lhs, t), r = e.rhs ? eval(*e.rhs, t) : 0;
+        return roundTo(t, applyMathFunction(*e.function, l, r));
       }
       case Expr::Kind::Binary: {
         double l = eval(*e.lhs, t), r = eval(*e.rhs, t);

@@ -22,6 +22,7 @@ enum class Tok {
   For,
   Min,
   Max,
+  Function,  // a math function of one argument: exp log tanh erf sqrt rsqrt abs
   Float,
   Double,
   Half,

@@ -20,6 +20,7 @@ const char* tokenName(Tok t) {
     case Tok::For: return "'for'";
     case Tok::Min: return "'min'";
     case Tok::Max: return "'max'";
+    case Tok::Function: return "a math function";
     case Tok::Float: return "'float'";
     case Tok::Double: return "'double'";
     case Tok::Half: return "'half'";
@@ -81,6 +82,7 @@ Token LoopLexer::next() {
       "for" { return token(Tok::For); }
       "min" { return token(Tok::Min); }
       "max" { return token(Tok::Max); }
+      "exp" | "log" | "tanh" | "erf" | "sqrt" | "rsqrt" | "abs" { return token(Tok::Function); }
       "float" { return token(Tok::Float); }
       "double" { return token(Tok::Double); }
       "half" { return token(Tok::Half); }
@@ -90,7 +92,7 @@ Token LoopLexer::next() {
       ident { return token(Tok::Ident); }
 
       digit+ { return token(Tok::Integer); }
-      digit+ exponent | digit* "." digit+ exponent? | digit+ "." exponent? { return token(Tok::Real); }
+      (digit+ exponent | digit* "." digit+ exponent? | digit+ "." exponent?) [fF]? { return token(Tok::Real); }
 
       "(" { return token(Tok::LParen); }
       ")" { return token(Tok::RParen); }

@@ -148,10 +148,14 @@ ExprPtr Expr::binary(char op, ExprPtr l, ExprPtr r) {
 }
 
 ExprPtr Expr::call(std::string callee, ExprPtr l, ExprPtr r) {
+  return call(std::move(callee), std::vector<ExprPtr>{std::move(l), std::move(r)});
+}
+
+ExprPtr Expr::call(std::string callee, std::vector<ExprPtr> args) {
   auto e = std::make_shared<Expr>();
   e->kind = Kind::Call;
   e->callee = std::move(callee);
-  e->args = {std::move(l), std::move(r)};
+  e->args = std::move(args);
   return e;
 }
 
@@ -165,7 +169,11 @@ std::string Expr::str() const {
     case Kind::Index: return index.str();
     case Kind::Load: return load.str();
     case Kind::Binary: return "(" + args[0]->str() + " " + op + " " + args[1]->str() + ")";
-    case Kind::Call: return callee + "(" + args[0]->str() + ", " + args[1]->str() + ")";
+    case Kind::Call: {
+      std::string s = callee + "(";
+      for (size_t a = 0; a < args.size(); ++a) s += (a ? ", " : "") + args[a]->str();
+      return s + ")";
+    }
   }
   return "?";
 }

@@ -151,6 +151,10 @@ struct Array {
   int64_t elements() const;
 };
 
+// A local scalar of the .loop language (`float acc = 0;`): a register buffer of no extents, whose
+// Alloc is its scope, so that each iteration of the loops around it has its own.
+inline bool isLocalScalar(const Array& a) { return a.space == MemorySpace::Register && a.extents.empty(); }
+
 struct Access {
   std::string array;
   std::vector<Affine> subscripts;
@@ -160,7 +164,8 @@ struct Access {
 struct Expr;
 using ExprPtr = std::shared_ptr<const Expr>;
 
-// Right-hand sides: constants, index values, loads, + - * /, min and max.
+// Right-hand sides: constants, index values, loads, + - * /, and calls of the math functions of
+// src/loop/math_functions.hpp (min, max, exp, tanh, ...).
 struct Expr {
   enum class Kind { Constant, Index, Load, Binary, Call };
   Kind kind = Kind::Constant;
@@ -168,14 +173,15 @@ struct Expr {
   Affine index;            // Index: the value of an affine expression of indices
   Access load;             // Load
   char op = '+';           // Binary: + - * /
-  std::string callee;      // Call: "min" or "max"
-  std::vector<ExprPtr> args;  // Binary: 2; Call: 2
+  std::string callee;      // Call: a math function's name ("min", "exp", ...)
+  std::vector<ExprPtr> args;  // Binary: 2; Call: the function's arity
 
   static ExprPtr constant(double v);
   static ExprPtr indexValue(Affine a);
   static ExprPtr read(Access a);
   static ExprPtr binary(char op, ExprPtr l, ExprPtr r);
   static ExprPtr call(std::string callee, ExprPtr l, ExprPtr r);
+  static ExprPtr call(std::string callee, std::vector<ExprPtr> args);
   std::string str() const;
 };
 

@@ -12,7 +12,9 @@
 #include "src/loop/bounds_check.hpp"
 #include "src/loop/checked_arith.hpp"
 #include "src/loop/lexer.hpp"
+#include "src/loop/math_functions.hpp"
 #include "src/loop/nearest_name.hpp"
+#include "src/loop/scalar_types.hpp"
 
 namespace cudaburg {
 
@@ -148,6 +150,9 @@ class Parser {
   void parseSizeDecl();
   std::optional<Array> parseParam();
   std::optional<ScalarType> parseType();
+  bool atType() const {
+    return at(Tok::Float) || at(Tok::Double) || at(Tok::Half) || at(Tok::Int) || at(Tok::BFloat16) || at(Tok::Tf32);
+  }
 
   // --- integer expressions (sizes, extents, bounds, subscripts)
   std::optional<Affine> parseAffine(bool allowIndices, int depth = 0);
@@ -161,6 +166,26 @@ class Parser {
   NodePtr parseStatement(int depth);
   NodePtr parseLoop(int depth);
   NodePtr parseAssign();
+  // A local scalar's declaration: the local, and its initialisation (null without one).
+  struct LocalDecl {
+    Array local;
+    NodePtr init;
+  };
+  std::optional<LocalDecl> parseLocal();
+  bool countStatement() {
+    if (++statements_ <= kMaxStatements) return true;
+    error(tok_, "more than " + std::to_string(kMaxStatements) + " statements; a kernel may have at most that many");
+    stopped_ = true;  // nothing after this is read
+    return false;
+  }
+  // Reports a read (or `+=`) of a local scalar that no `=` has set before it.
+  void checkLocalSet(const Token& name) {
+    auto it = locals_.find(std::string(name.text));
+    if (it != locals_.end() && !it->second.set)
+      error(name, "local '" + it->first + "' is used before it is set (give it a value with '=' first" +
+                      std::string(it->second.loopDepth < indices_.size() ? ", outside the loops below its declaration)" : ")"));
+    if (it != locals_.end()) it->second.set = true;  // reported once
+  }
   std::optional<Access> parseAccess(bool forWrite);
 
   // --- value expressions
@@ -168,6 +193,7 @@ class Parser {
   ExprPtr parseExprTerm(int depth);
   ExprPtr parseExprUnary(int depth);
   ExprPtr parseExprPrimary(int depth);
+  ExprPtr parseCall(int depth);
 
   bool isIndex(const std::string& name) const {
     return std::find(indices_.begin(), indices_.end(), name) != indices_.end();
@@ -254,6 +280,14 @@ class Parser {
   std::map<std::string, Array> arrays_;
   std::vector<Array> params_;
   std::vector<std::string> indices_;  // loop indices in scope, outermost first
+  // The local scalars in scope (also in arrays_, as scalar register buffers): the loops around
+  // each one's declaration, and whether an `=` at that depth has set it yet.
+  struct LocalState {
+    size_t loopDepth = 0;
+    bool set = false;
+  };
+  std::map<std::string, LocalState> locals_;
+  ScalarType statementType_ = ScalarType::Float;  // the type the statement being read computes in
   std::map<const Expr*, int> exprDepth_;  // of the operators built so far
   int statements_ = 0;                   // loops and assignments read so far
   bool stopped_ = false;                 // a limit was hit: the rest of the file is not read
@@ -535,6 +569,11 @@ std::optional<Affine> Parser::parseAffineUnary(bool allowIndices, int depth) {
     if (!expect(Tok::RParen, "to close '('")) return std::nullopt;
     return a;
   }
+  if (at(Tok::Function)) {
+    error(tok_, std::string(tok_.text) + "() is a math function of values; sizes, bounds and subscripts are integers");
+    advance();
+    return std::nullopt;
+  }
   if (at(Tok::Min) || at(Tok::Max)) {
     error(tok_, std::string(tok_.text) + "() is allowed only as a loop's upper bound");
     advance();
@@ -567,13 +606,41 @@ NodePtr Parser::parseBlock(int depth) {
   Token open = tok_;
   advance();  // '{'
   std::vector<NodePtr> stmts;
+  // The block's locals, each with the first statement of its scope (which runs to the block's end).
+  std::vector<std::pair<size_t, Array>> locals;
   bool failed = false;
   while (!at(Tok::RBrace) && !at(Tok::End) && !tooManyErrors()) {
+    if (atType()) {
+      std::optional<LocalDecl> decl = parseLocal();
+      if (!decl) {
+        failed = true;
+        continue;
+      }
+      locals.emplace_back(stmts.size(), decl->local);
+      if (decl->init) stmts.push_back(decl->init);
+      continue;
+    }
     NodePtr s = parseStatement(depth + 1);
     if (s)
       stmts.push_back(s);
     else
       failed = true;
+  }
+  // Each local's scope becomes the Alloc of a scalar register buffer around the statements it
+  // covers: each iteration of the loops around it has its own.
+  for (auto it = locals.rbegin(); it != locals.rend(); ++it) {
+    const auto& [first, local] = *it;
+    arrays_.erase(local.name);
+    locals_.erase(local.name);
+    if (failed) continue;
+    if (first == stmts.size()) {
+      error(local.loc, "local '" + local.name + "' is declared but never used");
+      failed = true;
+      continue;
+    }
+    NodePtr scope = makeAlloc(local, makeSeq(std::vector<NodePtr>(stmts.begin() + static_cast<std::ptrdiff_t>(first), stmts.end())));
+    stmts.resize(first);
+    stmts.push_back(scope);
   }
   if (!accept(Tok::RBrace)) {
     if (!tooManyErrors())
@@ -593,12 +660,13 @@ NodePtr Parser::parseStatement(int depth) {
     recover({Tok::Semicolon});
     return nullptr;
   }
-  if (!at(Tok::LBrace) && ++statements_ > kMaxStatements) {
-    error(tok_, "more than " + std::to_string(kMaxStatements) + " statements; a kernel may have at most that many");
-    stopped_ = true;  // nothing after this is read
+  if (!at(Tok::LBrace) && !countStatement()) return nullptr;
+  if (at(Tok::LBrace)) return parseBlock(depth);
+  if (atType()) {
+    error(tok_, "a local scalar is declared inside a block '{ ... }', where its scope is the rest of the block");
+    recover({Tok::Semicolon});
     return nullptr;
   }
-  if (at(Tok::LBrace)) return parseBlock(depth);
   if (at(Tok::Parallel) || at(Tok::Reduce) || at(Tok::For)) return parseLoop(depth);
   // A misspelled loop mark ('paralel for'): one error, and the whole loop is skipped unread.
   if (at(Tok::Ident) && !arrays_.count(std::string(tok_.text)) && peek().kind == Tok::For) {
@@ -750,17 +818,20 @@ NodePtr Parser::parseAssign() {
     }
     return nullptr;
   }
+  Token nameTok = tok_;
   std::optional<Access> target = parseAccess(true);
   if (!target) return nullptr;
   bool accumulate = false;
   if (accept(Tok::PlusAssign)) {
     accumulate = true;
+    checkLocalSet(nameTok);
   } else if (!accept(Tok::Assign)) {
     error(tok_, "expected '=' or '+=' after " + target->str() + ", found " + describe(tok_));
     return nullptr;
   }
   Token valueTok = tok_;
-  intTarget_ = arrays_[target->array].type == ScalarType::Int ? target->array : "";
+  intTarget_ = arrays_.at(target->array).type == ScalarType::Int ? target->array : "";
+  statementType_ = arithmeticType(arrays_.at(target->array).type);
   ExprPtr value = parseExpr(0);
   std::string intTarget = std::move(intTarget_);
   intTarget_.clear();
@@ -770,7 +841,71 @@ NodePtr Parser::parseAssign() {
     return nullptr;
   }
   if (!expect(Tok::Semicolon, "after the assignment")) return nullptr;
+  // An `=` at the local's own depth sets it for what follows; one in a loop below may not run.
+  auto local = locals_.find(target->array);
+  if (!accumulate && local != locals_.end() && local->second.loopDepth == indices_.size()) local->second.set = true;
   return makeAssign(*target, value, accumulate, at);
+}
+
+// `TYPE name;` or `TYPE name = EXPR;`: a local scalar, in scope to the end of its block.
+std::optional<Parser::LocalDecl> Parser::parseLocal() {
+  if (!countStatement()) return std::nullopt;
+  SourceLoc start = loc(tok_);
+  Token typeTok = tok_;
+  std::optional<ScalarType> type = parseType();
+  if (!type) return std::nullopt;
+  if (!at(Tok::Ident)) {
+    error(tok_, "expected the local's name after its type, found " + describe(tok_));
+    recover({Tok::Semicolon});
+    return std::nullopt;
+  }
+  Token nameTok = tok_;
+  std::string name(tok_.text);
+  advance();
+  bool ok = true;
+  if (*type == ScalarType::TF32) {
+    error(typeTok, "a local cannot be tf32 (tf32 describes how an array's elements are read); declare it float");
+    ok = false;
+  }
+  if (locals_.count(name)) {
+    error(nameTok, "local '" + name + "' is already declared in this scope");
+    ok = false;
+  } else if (arrays_.count(name)) {
+    error(nameTok, "local '" + name + "' would shadow the array '" + name + "'; give it another name");
+    ok = false;
+  } else if (nameTaken(name)) {
+    error(nameTok, "'" + name + "' is already declared; a local needs a fresh name");
+    ok = false;
+  }
+  if (!ok) {
+    recover({Tok::Semicolon});
+    return std::nullopt;
+  }
+  LocalDecl decl;
+  decl.local.name = name;
+  decl.local.type = *type;
+  decl.local.space = MemorySpace::Register;
+  decl.local.loc = loc(nameTok);
+  arrays_[name] = decl.local;  // in scope in its own initialiser, where reading it is an error
+  locals_[name] = LocalState{indices_.size(), false};
+  if (accept(Tok::Assign)) {
+    statementType_ = arithmeticType(*type);
+    ExprPtr value = parseExpr(0);
+    if (!value || !expect(Tok::Semicolon, "after the local's declaration")) {
+      arrays_.erase(name);
+      locals_.erase(name);
+      recover({Tok::Semicolon});
+      return std::nullopt;
+    }
+    decl.init = makeAssign(Access{name, {}}, value, false, start);
+    locals_[name].set = true;
+  } else if (!expect(Tok::Semicolon, "or '=' after the local's name")) {
+    arrays_.erase(name);
+    locals_.erase(name);
+    recover({Tok::Semicolon});
+    return std::nullopt;
+  }
+  return decl;
 }
 
 ExprPtr Parser::parseExpr(int depth) {
@@ -821,7 +956,9 @@ ExprPtr Parser::parseExprUnary(int depth) {
 ExprPtr Parser::parseExprPrimary(int depth) {
   if (at(Tok::Integer) || at(Tok::Real)) {
     double v = 0;
-    auto [end, ec] = std::from_chars(tok_.text.data(), tok_.text.data() + tok_.text.size(), v);
+    std::string_view digits = tok_.text;
+    if (!digits.empty() && (digits.back() == 'f' || digits.back() == 'F')) digits.remove_suffix(1);  // C's float suffix
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
     if (ec != std::errc()) {
       error(tok_, "number '" + std::string(tok_.text) + "' is out of range");
       advance();
@@ -833,6 +970,7 @@ ExprPtr Parser::parseExprPrimary(int depth) {
   if (at(Tok::Ident)) {
     std::string name(tok_.text);
     if (arrays_.count(name)) {
+      checkLocalSet(tok_);
       std::optional<Access> a = parseAccess(false);
       return a ? Expr::read(*a) : nullptr;
     }
@@ -848,24 +986,41 @@ ExprPtr Parser::parseExprPrimary(int depth) {
     advance();
     return nullptr;
   }
-  if (at(Tok::Min) || at(Tok::Max)) {
-    Token callTok = tok_;
-    std::string callee(tok_.text);
-    advance();
-    if (!expect(Tok::LParen, ("after '" + callee + "'").c_str())) return nullptr;
-    ExprPtr a = parseExpr(depth + 1);
-    if (!a || !expect(Tok::Comma, ("between " + callee + "()'s arguments").c_str())) return nullptr;
-    ExprPtr b = parseExpr(depth + 1);
-    if (!b || !expect(Tok::RParen, ("to close " + callee + "(").c_str())) return nullptr;
-    return combine(callTok, Expr::call(callee, a, b));
-  }
+  if (at(Tok::Min) || at(Tok::Max) || at(Tok::Function)) return parseCall(depth);
   if (accept(Tok::LParen)) {
     ExprPtr e = parseExpr(depth + 1);
     if (!e || !expect(Tok::RParen, "to close '('")) return nullptr;
     return e;
   }
-  error(tok_, "expected a value (a number, an array element, an index, min or max), found " + describe(tok_));
+  error(tok_, "expected a value (a number, an array element, a local, an index or a math function), found " +
+                  describe(tok_));
   return nullptr;
+}
+
+// `f(a)` or `f(a, b)`: a math function, its arguments counted against its arity.
+ExprPtr Parser::parseCall(int depth) {
+  Token callTok = tok_;
+  std::string callee(tok_.text);
+  const MathFunction* f = findMathFunction(callee);
+  advance();
+  if (!expect(Tok::LParen, ("after '" + callee + "'").c_str())) return nullptr;
+  std::vector<ExprPtr> args;
+  do {
+    ExprPtr a = parseExpr(depth + 1);
+    if (!a) return nullptr;
+    args.push_back(a);
+  } while (accept(Tok::Comma));
+  if (!expect(Tok::RParen, ("to close " + callee + "(").c_str())) return nullptr;
+  if (static_cast<int>(args.size()) != f->arity) {
+    error(callTok, callee + "() takes " + std::to_string(f->arity) + " argument" + (f->arity == 1 ? "" : "s") +
+                       ", not " + std::to_string(args.size()));
+    return nullptr;
+  }
+  if (statementType_ == ScalarType::Int && f->arity == 1) {
+    error(callTok, callee + "() computes on floating-point values, but this statement computes in int");
+    return nullptr;
+  }
+  return combine(callTok, Expr::call(callee, std::move(args)));
 }
 
 }  // namespace

@@ -73,6 +73,21 @@ std::string collapsedText(const std::vector<CollapsedLoop>& loops) {
   return s;
 }
 
+bool isLocal(const Node& node) { return node.kind == NodeKind::Alloc && isLocalScalar(node.buffer); }
+
+void print(const Node& node, int indent, std::string& out);
+
+// A local scalar as declared: `float acc = 0;` (its first statement, where that sets it), then
+// the rest of its scope at the same depth.
+void printLocal(const Node& alloc, int indent, std::string& out) {
+  std::vector<NodePtr> scope = flattenSeq(alloc.body());
+  const Node& first = *scope.front();
+  bool init = first.kind == NodeKind::Assign && !first.accumulate && first.target.array == alloc.buffer.name;
+  out += std::string(indent, ' ') + scalarTypeName(alloc.buffer.type) + " " + alloc.buffer.name;
+  out += init ? " = " + printExpr(*first.value) + ";\n" : ";\n";
+  for (size_t s = init ? 1 : 0; s < scope.size(); ++s) print(*scope[s], indent, out);
+}
+
 void print(const Node& node, int indent, std::string& out) {
   std::string pad(indent, ' ');
   switch (node.kind) {
@@ -85,7 +100,7 @@ void print(const Node& node, int indent, std::string& out) {
       out += "for (" + node.index + " = " + node.lower.str() + "; " + node.index + " < " +
              printUpper(node.upper) + "; " + node.index +
              (node.step == 1 ? "++" : " += " + std::to_string(node.step)) + ")";
-      bool block = node.body()->kind == NodeKind::Seq;
+      bool block = node.body()->kind == NodeKind::Seq || isLocal(*node.body());
       if (block) out += " {";
       std::string notes;
       if (node.mapping != Mapping::None) notes = mappingName(node.mapping);
@@ -102,6 +117,7 @@ void print(const Node& node, int indent, std::string& out) {
       out += "\n";
       return;
     case NodeKind::Alloc:
+      if (isLocal(node)) return printLocal(node, indent, out);
       out += pad + "alloc " + spaceName(node.buffer.space) + " " + arrayDecl(node.buffer) +
              layoutText(node.layout, node.buffer.interleave) + " {\n";
       print(*node.body(), indent + 2, out);
@@ -146,8 +162,11 @@ std::string printExpr(const Expr& e) {
       return e.index.str();
     case Expr::Kind::Load:
       return e.load.str();
-    case Expr::Kind::Call:
-      return e.callee + "(" + printExpr(*e.args[0]) + ", " + printExpr(*e.args[1]) + ")";
+    case Expr::Kind::Call: {
+      std::string s = e.callee + "(";
+      for (size_t a = 0; a < e.args.size(); ++a) s += (a ? ", " : "") + printExpr(*e.args[a]);
+      return s + ")";
+    }
     case Expr::Kind::Binary: {
       const Expr& l = *e.args[0];
       const Expr& r = *e.args[1];

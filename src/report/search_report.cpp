@@ -77,6 +77,9 @@ std::string searchReportMarkdown(const SearchOutcome& o, size_t top) {
   if (!o.gpuAvailable || measured == 0)
     md << "\n**Not measured**: " << (o.notMeasuredReason.empty() ? "no variant was timed" : o.notMeasuredReason)
        << ". Variants are ranked by the model's estimate; no time below is a measurement.\n";
+  if (!o.notTiledReason.empty())
+    md << "\n**No tiled kernel**: " << o.notTiledReason
+       << ". The nest as written is the fallback kernel, compiled, verified and timed like any other.\n";
   if (o.reference.measured)
     md << "- reference: " << o.reference.library << " " << fixed(o.reference.ms, 4) << " ms, "
        << fixed(o.reference.tflops, 2) << " TFLOPS\n";
@@ -134,6 +137,7 @@ std::string searchReportJson(const SearchOutcome& o) {
   j["gpu_available"] = o.gpuAvailable;
   j["measured"] = o.gpuAvailable && o.notMeasuredReason.empty();
   if (!o.notMeasuredReason.empty()) j["not_measured_reason"] = o.notMeasuredReason;
+  if (!o.notTiledReason.empty()) j["not_tiled_reason"] = o.notTiledReason;
   j["wall_seconds"] = o.wallSeconds;
   j["phase_seconds"] = {{"labeling", o.phases.labeling}, {"measuring", o.phases.measuring},
                         {"final_labeling", o.phases.finalLabeling}};

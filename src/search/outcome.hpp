@@ -42,6 +42,9 @@ struct SearchOutcome {
   std::string precision;    // the contract the variants were verified under: "strict", "tf32"
   bool gpuAvailable = false;
   std::string notMeasuredReason;  // why nothing was timed, when nothing was
+  // Why no rule of the grammar tiles the nest, when none does: the nest as written was the one
+  // candidate (src/search/untiled_reason.hpp).
+  std::string notTiledReason;
   double wallSeconds = 0;
   SearchPhases phases;
   size_t compiled = 0;

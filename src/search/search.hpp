@@ -19,6 +19,7 @@
 #include "src/search/evaluator.hpp"
 #include "src/search/loop_rules.hpp"
 #include "src/search/strategy.hpp"
+#include "src/search/untiled_reason.hpp"
 
 namespace cudaburg {
 
@@ -82,7 +83,21 @@ SearchResult searchWith(const Kernel& kernel, const SearchSpace& space, Evaluato
       result.why = "no candidate compiled and verified";
     }
   } else {
-    result.why = "no rule of the grammar covers this loop nest";
+    // No rule covers the nest: the nest as written (the emitter's naive mapping) is still a
+    // kernel, compiled, verified and timed as the fallback, and the report says what stood in the
+    // way of tiling it.
+    evaluator.outcome().notTiledReason = whyNotTiled(kernel);
+    evaluator.outcome().candidates = 1;
+    evaluator.evaluate({Candidate{Recipe{}, "kernel <- the nest as written (no rule covers it)", 0}});
+    const VariantResult& v = evaluator.outcome().variants.back();
+    bool usable = v.measured ? v.result.status == RunStatus::Ok : v.result.status != RunStatus::Refused;
+    if (usable) {
+      result.best = Recipe{};
+      result.cover = v.cover;
+    } else {
+      result.why = "no rule of the grammar covers this loop nest (" + evaluator.outcome().notTiledReason +
+                   "), and the nest as written failed: " + v.result.reason;
+    }
   }
   std::ostringstream dot;
   matcher.printDot(dot, root);

@@ -108,9 +108,11 @@ ExprPtr rewriteAccesses(const ExprPtr& expr, const std::function<Access(const Ac
     case Expr::Kind::Load: return Expr::read(rewrite(expr->load));
     case Expr::Kind::Binary:
       return Expr::binary(expr->op, rewriteAccesses(expr->args[0], rewrite), rewriteAccesses(expr->args[1], rewrite));
-    case Expr::Kind::Call:
-      return Expr::call(expr->callee, rewriteAccesses(expr->args[0], rewrite),
-                        rewriteAccesses(expr->args[1], rewrite));
+    case Expr::Kind::Call: {
+      std::vector<ExprPtr> args;
+      for (const ExprPtr& arg : expr->args) args.push_back(rewriteAccesses(arg, rewrite));
+      return Expr::call(expr->callee, std::move(args));
+    }
     default: return expr;
   }
 }

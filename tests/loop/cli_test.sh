@@ -23,6 +23,20 @@ has "$out" "parallel for (j = 0; j < 32; j++) {"
 has "$out" "C[i][j] += A[i][k] * B[k][j];"
 [ -z "$err" ] || fail "unexpected stderr: $err"
 
+# The fused layers show, as .loop text that reads back the same, and as CUDA.
+for layer in linear_relu linear_gelu resnet_bn_relu bottleneck_shortcut linear_half mlp2; do
+  "$cudaburg" show "$examples/$layer.loop" >"$scratch/$layer.loop" 2>&1 || fail "$layer does not show"
+  run 0 show "$scratch/$layer.loop"
+  [ "$out" = "$(cat "$scratch/$layer.loop")" ] || fail "printing $layer twice differs"
+  run 0 show "$examples/$layer.loop" --cuda
+  has "$out" "__global__"
+done
+run 0 show "$examples/linear_gelu.loop" --cuda
+has "$out" "float acc;  // registers of one thread"
+has "$out" "tanhf("
+run 0 show "$examples/linear_half.loop" --cuda
+has "$out" "= __float2half(acc + __half2float(b[j]));"
+
 # The printed kernel is itself a .loop file that shows the same.
 "$cudaburg" show "$examples/conv2d.loop" >"$scratch/conv2d.loop" 2>&1 || fail "conv2d does not show"
 run 0 show "$scratch/conv2d.loop"

@@ -14,6 +14,7 @@
 #include "src/cuda/emit/emit_winograd.hpp"
 #include "src/cuda/emit/kernel_writer.hpp"
 #include "src/cuda/emit/wgmma_descriptor.hpp"
+#include "src/loop/math_functions.hpp"
 #include "src/loop/pipeline.hpp"
 #include "src/loop/swizzle.hpp"
 
@@ -274,10 +275,14 @@ std::string KernelWriter::exprText(const Expr& e, ScalarType type, const Scope& 
       return top ? s : "(" + s + ")";
     }
     case Expr::Kind::Call: {
-      std::string fn = e.callee;
-      if (type == ScalarType::Float) fn = e.callee == "min" ? "fminf" : "fmaxf";
-      else if (type == ScalarType::Double) fn = e.callee == "min" ? "fmin" : "fmax";
-      return fn + "(" + exprText(*e.args[0], type, scope, true) + ", " + exprText(*e.args[1], type, scope, true) + ")";
+      // Statements compute in float or double (half and bfloat16 ones in float); int ones call
+      // only min and max, which CUDA has for integers.
+      const MathFunction* f = findMathFunction(e.callee);
+      if (!f) return refuse("unknown function `" + e.callee + "`"), "?";
+      std::string fn = type == ScalarType::Double ? f->cudaDouble : type == ScalarType::Int ? f->name : f->cudaFloat;
+      std::string args;
+      for (size_t a = 0; a < e.args.size(); ++a) args += (a ? ", " : "") + exprText(*e.args[a], type, scope, true);
+      return fn + "(" + args + ")";
     }
   }
   return "?";

@@ -1,0 +1,83 @@
+#include "src/search/untiled_reason.hpp"
+
+#include <vector>
+
+#include "src/loop/printer.hpp"
+#include "src/loop/tree_walk.hpp"
+
+namespace cudaburg {
+
+namespace {
+
+// "`Y[i][j] = max(Y[i][j] + b[j], 0);` (line 12)": a statement as written, where it is.
+std::string quoted(const Node& stmt) {
+  std::string text = stmt.kind == NodeKind::Assign ? printNode(stmt) : "for (" + stmt.index + " ...)";
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  std::string where = stmt.loc.valid() ? " (line " + std::to_string(stmt.loc.line) + ")" : "";
+  return "`" + text + "`" + where;
+}
+
+// A read in `e` of `array` at another element than `element`, or null.
+const Access* otherElementRead(const Expr& e, const Access& element) {
+  if (e.kind == Expr::Kind::Load && e.load.array == element.array && e.load.subscripts != element.subscripts)
+    return &e.load;
+  for (const ExprPtr& arg : e.args)
+    if (const Access* a = otherElementRead(*arg, element)) return a;
+  return nullptr;
+}
+
+// The `+=` a reduction nest ends in, or null where its innermost body is anything else.
+const Node* accumulation(const Node* loop) {
+  while (loop->kind == NodeKind::For && loop->loopKind == LoopKind::Reduce) loop = loop->body().get();
+  return loop->kind == NodeKind::Assign && loop->accumulate ? loop : nullptr;
+}
+
+}  // namespace
+
+std::string whyNotTiled(const Kernel& kernel) {
+  std::vector<NodePtr> nests = flattenSeq(kernel.body);
+  if (nests.size() > 1)
+    return "the kernel's body is " + std::to_string(nests.size()) +
+           " statements in a row; each rule of the grammar tiles one nest, so the whole body runs as written";
+  NodePtr cur = kernel.body;
+  bool parallel = false;
+  for (; cur->kind == NodeKind::For && cur->loopKind == LoopKind::Parallel; cur = cur->body()) parallel = true;
+  if (!parallel) return "the nest has no parallel loop outermost, whose iterations the grid and blocks would share";
+  if (const Node* local = findNode(*cur, [](const Node& n) { return n.kind == NodeKind::Alloc; }))
+    return "the local `" + std::string(scalarTypeName(local->buffer.type)) + " " + local->buffer.name + "` (line " +
+           std::to_string(local->buffer.loc.line) +
+           ") keeps each output's value in a scalar; the tiled rules keep a thread's outputs in register tiles "
+           "they make themselves, and tile no nest that declares locals";
+  std::vector<NodePtr> stmts = flattenSeq(cur);
+  size_t r = 0;
+  while (r < stmts.size() && !(stmts[r]->kind == NodeKind::For && stmts[r]->loopKind == LoopKind::Reduce)) ++r;
+  if (r == stmts.size())
+    return "the nest reduces nothing: the tiled rules cover products and convolutions, each output a reduction";
+  const Node* update = accumulation(stmts[r].get());
+  if (!update)
+    return "the reduction over " + stmts[r]->index + " " + quoted(*stmts[r]) +
+           " does more than one `+=` into an output: the tiled rules reduce one product into each output";
+  for (size_t s = 0; s < r; ++s) {
+    const Node& stmt = *stmts[s];
+    if (stmt.kind == NodeKind::Assign && !stmt.accumulate && stmt.value->kind == Expr::Kind::Constant &&
+        stmt.target.str() == update->target.str())
+      continue;
+    return "the statement " + quoted(stmt) + " before the reduction over " + stmts[r]->index +
+           ": the tiled rules only set each output to 0 before they reduce into it";
+  }
+  for (size_t s = r + 1; s < stmts.size(); ++s) {
+    const Node& stmt = *stmts[s];
+    if (stmt.kind != NodeKind::Assign || stmt.accumulate)
+      return "the statement " + quoted(stmt) + " after the reduction over " + stmts[r]->index +
+             " reduces again (a reduction after the epilogue): a tile writes each output once, after its one reduction";
+    if (const Access* other = otherElementRead(*stmt.value, update->target))
+      return "the statement " + quoted(stmt) + " reads " + other->str() + ", an output element other than the " +
+             update->target.str() + " it follows: a tile holds only its own elements when it writes them back";
+  }
+  if (r + 1 < stmts.size())
+    return "the statement " + quoted(*stmts[r + 1]) + " after the reduction over " + stmts[r]->index +
+           ": no rule of the grammar carries element-wise statements after a reduction into a tiled kernel's write-back";
+  return "the nest's shape matches none of the grammar's idioms";
+}
+
+}  // namespace cudaburg
