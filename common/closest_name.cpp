@@ -35,4 +35,9 @@ std::string closestName(const std::string& word, const std::vector<std::string>&
   return best;
 }
 
+std::string didYouMean(const std::string& word, const std::vector<std::string>& names) {
+  std::string closest = closestName(word, names);
+  return closest.empty() ? "" : "; did you mean '" + closest + "'?";
+}
+
 }  // namespace common

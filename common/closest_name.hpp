@@ -10,4 +10,7 @@ namespace common {
 // and fewer than half of the word's length. Empty when none is.
 std::string closestName(const std::string& word, const std::vector<std::string>& names);
 
+// "; did you mean 'show'?" to end an error's sentence, or "" when no name is close.
+std::string didYouMean(const std::string& word, const std::vector<std::string>& names);
+
 }  // namespace common

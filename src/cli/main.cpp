@@ -10,7 +10,7 @@
 
 #include "burggen/man_page.hpp"
 #include "src/cli/commands.hpp"
-#include "src/loop/nearest_name.hpp"
+#include "common/closest_name.hpp"
 
 namespace {
 
@@ -28,7 +28,7 @@ std::optional<std::string> unknownCommand(CLI::App& app, int argc, char** argv) 
   std::error_code ec;
   if (contains(commands, word) || word.find_first_of("./") != std::string::npos || std::filesystem::exists(word, ec))
     return std::nullopt;
-  std::string suggestion = cudaburg::didYouMean(word, commands);
+  std::string suggestion = common::didYouMean(word, commands);
   return "unknown command '" + word + "'" +
          (suggestion.empty() ? "; the commands are show and replay, or give a FILE.loop to search" : suggestion);
 }
@@ -49,7 +49,7 @@ std::optional<std::string> unknownOption(CLI::App& app, int argc, char** argv) {
     std::vector<std::string> options;
     for (const CLI::Option* o : scope->get_options())
       for (const std::string& l : o->get_lnames()) options.push_back("--" + l);
-    if (!contains(options, name)) return "unknown option '" + name + "'" + cudaburg::didYouMean(name, options);
+    if (!contains(options, name)) return "unknown option '" + name + "'" + common::didYouMean(name, options);
   }
   return std::nullopt;
 }

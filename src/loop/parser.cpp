@@ -13,7 +13,7 @@
 #include "src/loop/checked_arith.hpp"
 #include "src/loop/lexer.hpp"
 #include "src/loop/math_functions.hpp"
-#include "src/loop/nearest_name.hpp"
+#include "common/closest_name.hpp"
 #include "src/loop/scalar_types.hpp"
 
 namespace cudaburg {
@@ -302,7 +302,7 @@ std::optional<Kernel> Parser::parse() {
     if (sizeValues_.count(name)) continue;
     std::string known;
     for (const std::string& n : sizeNames) known += (known.empty() ? "" : ", ") + n;
-    std::string suggestion = didYouMean(name, sizeNames);
+    std::string suggestion = common::didYouMean(name, sizeNames);
     error(SourceLoc{}, "-D " + name + "=" + std::to_string(value) + " names no size of this file" +
                            (suggestion.empty() ? (sizeNames.empty() ? "; it declares none" : "; its sizes are " + known)
                                                : suggestion));
@@ -670,7 +670,7 @@ NodePtr Parser::parseStatement(int depth) {
   if (at(Tok::Parallel) || at(Tok::Reduce) || at(Tok::For)) return parseLoop(depth);
   // A misspelled loop mark ('paralel for'): one error, and the whole loop is skipped unread.
   if (at(Tok::Ident) && !arrays_.count(std::string(tok_.text)) && peek().kind == Tok::For) {
-    std::string suggestion = didYouMean(tok_.text, {"parallel", "reduce"});
+    std::string suggestion = common::didYouMean(std::string(tok_.text), {"parallel", "reduce"});
     error(tok_, "unknown loop mark '" + std::string(tok_.text) + "'" +
                     (suggestion.empty() ? "; a loop is marked 'parallel' or 'reduce', or not at all" : suggestion));
     advance();

@@ -160,8 +160,8 @@ grep -qF "output A: S1 -> S1 (=, =, =, =, =, =, =, =, =, =, =, =, =, =, <, =)" "
   printf '; }\n'
 } >"$scratch/parens.loop"
 expect_within 10 1 "$scratch/parens.loop:1:232: error: nesting is too deep (more than 200 levels)
-$(cat "$scratch/parens.loop")
-$(printf '%*s' 231 '')^" "$cudaburg" show "$scratch/parens.loop"
+...$(cut -c152-311 "$scratch/parens.loop")...
+$(printf '%*s' 83 '')^" "$cudaburg" show "$scratch/parens.loop"
 
 # A misspelled loop mark is one error naming the word, with the nearest mark; nothing cascades.
 loop mark 'size N = 64;\nkernel k(float A[N]) {\n  paralel for (i = 0; i < N; i++)\n    A[i] = 1;\n}\n'
@@ -173,7 +173,7 @@ expect 1 "$scratch/mark.loop:3:3: error: unknown loop mark 'paralel'; did you me
 loop sizes 'size M = 8, N = 8;\nkernel k(float A[M][N]) { A[0][0] = 1; }\n'
 expect 1 "$scratch/sizes.loop: error: -D Q=64 names no size of this file; its sizes are M, N" \
   "$cudaburg" show "$scratch/sizes.loop" -D Q=64
-expect 1 "$scratch/sizes.loop: error: -D MM=64 names no size of this file; did you mean 'M'?" \
+expect 1 "$scratch/sizes.loop: error: -D MM=64 names no size of this file; its sizes are M, N" \
   "$cudaburg" show "$scratch/sizes.loop" -D MM=64
 
 # Constants of an int value are computed in int by the emitted code: a division by zero or a
