@@ -88,6 +88,8 @@ check exercise1 'a = b * 6;'
 check exercise2 'a = 5000;'
 check exercise3 '[&x + 4] = 0;'
 check exercise4 'w = a * 4 + b;'
+check ties 'a = 1 + 2;'
+check exercise7 'a = 0;'
 
 # --kbest 3: the last step shows the three cheapest covers with the costs isel --kbest prints.
 "$isel" "$examples/tutorial.tiny" --kbest 3 --html "$work/kbest.html" >/dev/null
