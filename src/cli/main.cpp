@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
   cudaburg::cli::addShowCommand(app, status);
   cudaburg::cli::addReplayCommand(app, status);
   cudaburg::cli::addExportCommand(app, status);
+  cudaburg::cli::addTuneCommand(app, status);
   cudaburg::cli::addSearchOptions(app, status);
   app.set_version_flag("--version", std::string("cudaburg ") + CUDABURG_VERSION);
   burggen::addManFlag(

@@ -68,6 +68,12 @@ std::vector<Problem> parseProblemList(const common::SourceFile& list, common::Di
     if (words[0].text.size() > 1 && words[0].text.back() == ':') {
       p.name = words[0].text.substr(0, words[0].text.size() - 1);
       first = 1;
+      // The name is the problem's folder among the outputs.
+      if (p.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos ||
+          p.name[0] == '.') {
+        diagnostics.error(words[0].loc, "a problem's name is made of letters, digits, '.', '_' and '-' (not first '.')");
+        continue;
+      }
     }
     if (first >= words.size() || words[first].text[0] == '-') {
       common::SourceLoc at = first < words.size() ? words[first].loc : words.back().loc;
@@ -89,13 +95,15 @@ std::vector<Problem> parseProblemList(const common::SourceFile& list, common::Di
       if (t.rfind("-D", 0) == 0) continue;
       p.key += " " + t;
     }
-    if (p.name.empty()) {
-      p.name = std::filesystem::path(p.file).stem().string();
-      for (const std::string& d : defs) p.name += "-" + sizeTag(d);
-    }
     if (auto same = byKey.find(p.key); same != byKey.end()) {
       problems[same->second].repeats.push_back(n);
       continue;
+    }
+    if (p.name.empty()) {  // made up: numbered where the same file and sizes come with other options
+      std::string base = std::filesystem::path(p.file).stem().string();
+      for (const std::string& d : defs) base += "-" + sizeTag(d);
+      p.name = base;
+      for (int k = 2; byName.count(p.name); ++k) p.name = base + "-" + std::to_string(k);
     }
     if (auto taken = byName.find(p.name); taken != byName.end()) {
       diagnostics.error(words.front().loc, "the name '" + p.name + "' is taken by the problem on line " +
