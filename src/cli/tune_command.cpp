@@ -10,6 +10,7 @@
 #include <iostream>
 #include <memory>
 
+#include "common/closest_name.hpp"
 #include "common/diagnostics.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/loop_input.hpp"
@@ -47,8 +48,9 @@ bool readOptions(const tune::Problem& p, SearchFlags& flags, common::Diagnostics
     if (w.text.size() < 2 || w.text[0] != '-') continue;
     std::string name = w.text.substr(0, w.text.rfind("--", 0) == 0 ? w.text.find('=') : 2);
     if (std::find(known.begin(), known.end(), name) == known.end()) {
-      diagnostics.error(w.loc, "unknown option '" + name + "' (a line takes the options of a search: -D, --tile, "
-                               "--unroll, --stage, --split, --strategy, --precision, --no-tf32x3, --budget, --exhaustive, --seed)");
+      std::string suggestion = common::didYouMean(name, known);
+      diagnostics.error(w.loc, "unknown option '" + name + "'" +
+                                   (suggestion.empty() ? " (a line takes a search's options: -D, --tile, --budget, ...)" : suggestion));
       return false;
     }
   }
