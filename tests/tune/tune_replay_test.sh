@@ -3,6 +3,7 @@
 # answered from their databases: each problem's winner is the one `cudaburg replay` finds for it
 # alone, a repeated problem is tuned once, a line that does not parse is reported with its place
 # and a caret while the others still run (exit status 1), and the table is written to summary.md.
+# Every problem of the lists in examples/networks loads.
 # Usage: tune_replay_test.sh CUDABURG SOURCE_DIR SCRATCH_DIR
 set -u
 cudaburg=$1 source=$2 scratch=$3
@@ -62,6 +63,15 @@ head -n 2 "$list" >"$scratch/good.txt"
 timeout 600 "$cudaburg" tune "$scratch/good.txt" -o "$scratch/good" "${dbs[@]}" >/dev/null 2>&1 || fail "a good list: exit $?"
 err=$("$cudaburg" tune "$scratch/good.txt" 2>&1)
 [ $? -eq 2 ] && [ "$err" = "cudaburg: error: tune needs -o DIR, the folder its outputs go to" ] || fail "without -o: $err"
+
+# Every problem of the example lists (examples/networks) is a nest that loads at its sizes.
+for l in examples/networks/*.txt; do
+  while read -r name file args; do
+    case "$name" in ''|'#'*) continue ;; esac
+    # shellcheck disable=SC2086
+    err=$("$cudaburg" show "examples/networks/$file" $args 2>&1 >/dev/null) || fail "$l: $name does not load: $err"
+  done <"$l"
+done
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures failures"
