@@ -29,7 +29,9 @@ constexpr double kHandoverSeconds = 0.02;
 std::vector<double> candidateCosts(const std::filesystem::path& db) {
   std::vector<double> seconds;
   sqlite3* handle = nullptr;
-  if (sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+  // Opened immutable: nothing is written beside the database (no -wal or -shm file).
+  std::string uri = "file:" + db.string() + "?immutable=1";
+  if (sqlite3_open_v2(uri.c_str(), &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) != SQLITE_OK) {
     sqlite3_close(handle);
     return seconds;
   }
