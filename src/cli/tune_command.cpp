@@ -13,6 +13,7 @@
 #include "common/closest_name.hpp"
 #include "common/diagnostics.hpp"
 #include "src/cli/commands.hpp"
+#include "src/cli/input_guard.hpp"
 #include "src/cli/loop_input.hpp"
 #include "src/cli/search_run.hpp"
 #include "src/tune/problem_list.hpp"
@@ -93,6 +94,11 @@ int runTune(const TuneFlags& f) {
     std::cerr << "cudaburg: error: --db and --no-db cannot both be given\n";
     return kUsageError;
   }
+  std::filesystem::path dir = f.outDir;
+  if (std::string why = outputReplacingInput({(dir / "summary.md").string()}, {f.list}); !why.empty()) {
+    std::cerr << "cudaburg: error: " << why << "\n";
+    return kUsageError;
+  }
   auto source = common::SourceFile::read(f.list);
   if (!source) {
     std::cerr << "cudaburg: error: " << source.error() << "\n";
@@ -100,7 +106,6 @@ int runTune(const TuneFlags& f) {
   }
   common::Diagnostics diagnostics(*source);
   std::vector<tune::Problem> problems = tune::parseProblemList(*source, diagnostics);
-  std::filesystem::path dir = f.outDir;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {

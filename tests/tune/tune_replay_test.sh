@@ -64,12 +64,19 @@ timeout 600 "$cudaburg" tune "$scratch/good.txt" -o "$scratch/good" "${dbs[@]}" 
 err=$("$cudaburg" tune "$scratch/good.txt" 2>&1)
 [ $? -eq 2 ] && [ "$err" = "cudaburg: error: tune needs -o DIR, the folder its outputs go to" ] || fail "without -o: $err"
 
+# The table may not replace the list.
+mkdir -p "$scratch/same" && cp "$scratch/good.txt" "$scratch/same/summary.md"
+"$cudaburg" tune "$scratch/same/summary.md" -o "$scratch/same" "${dbs[@]}" >/dev/null 2>&1
+[ $? -eq 2 ] && cmp -s "$scratch/good.txt" "$scratch/same/summary.md" || fail "the table replaced the list"
+
 # Every problem of the example lists (examples/networks) is a nest that loads at its sizes.
 for l in examples/networks/*.txt; do
   while read -r name file args; do
     case "$name" in ''|'#'*) continue ;; esac
     # shellcheck disable=SC2086
-    err=$("$cudaburg" show "examples/networks/$file" $args 2>&1 >/dev/null) || fail "$l: $name does not load: $err"
+    sizes=$(grep -oE -- '-D [A-Za-z_0-9]+=[0-9]+' <<<"$args" | tr '\n' ' ')
+    # shellcheck disable=SC2086
+    err=$("$cudaburg" show "examples/networks/$file" $sizes 2>&1 >/dev/null) || fail "$l: $name does not load: $err"
   done <"$l"
 done
 
