@@ -20,6 +20,9 @@ void addReplayCommand(CLI::App& app, int& status);
 // `cudaburg export FILE.loop [-D NAME=VALUE]... [--problem P]... [--db DB]... -o DIR [--torch]`
 void addExportCommand(CLI::App& app, int& status);
 
+// `cudaburg tune LIST -o DIR [--db FILE] [--replay DB]... [--budget B]`: every problem of a list
+void addTuneCommand(CLI::App& app, int& status);
+
 // `cudaburg show FILE.loop [-D NAME=VALUE]... [--recipe R] [--dot FILE] [--deps]`
 void addShowCommand(CLI::App& app, int& status);
 

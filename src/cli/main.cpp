@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
   cudaburg::cli::addShowCommand(app, status);
   cudaburg::cli::addReplayCommand(app, status);
   cudaburg::cli::addExportCommand(app, status);
+  cudaburg::cli::addTuneCommand(app, status);
   cudaburg::cli::addSearchOptions(app, status);
   app.set_version_flag("--version", std::string("cudaburg ") + CUDABURG_VERSION);
   burggen::addManFlag(
@@ -81,7 +82,7 @@ int main(int argc, char** argv) {
         "XDG_DATA_HOME, XDG_CACHE_HOME: the bases of the two defaults above."},
        {"SEE ALSO", "docs/search.md (how the search works), docs/loop-language.md (the .loop language, recipes and\n"
                     "cudaburg show), docs/export.md (cudaburg export: tuned kernels as a library and PyTorch\n"
-                    "operators), burggen(1)."}});
+                    "operators), docs/tune.md (cudaburg tune: every problem of a list), burggen(1)."}});
   if (auto mistake = unknownCommand(app, argc, argv)) {
     std::cerr << "cudaburg: error: " << *mistake << "\n";
     return cudaburg::cli::kUsageError;

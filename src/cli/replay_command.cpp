@@ -10,6 +10,7 @@
 
 #include "src/cli/commands.hpp"
 #include "src/cli/loop_input.hpp"
+#include "src/cli/search_run.hpp"
 #include "src/cli/space_options.hpp"
 #include "src/search/loops_matcher.hpp"
 #include "src/search/search.hpp"
@@ -17,12 +18,6 @@
 namespace cudaburg::cli {
 
 namespace {
-
-struct ReplayFlags {
-  std::string file;
-  std::string db;
-  SpaceFlags space;
-};
 
 // Within this fraction of the best stored time counts as found.
 constexpr double kWithin = 1.05;
@@ -34,7 +29,13 @@ std::string milliseconds(double ms) {
   return text;
 }
 
-int runReplay(const ReplayFlags& f) {
+}  // namespace
+
+int runReplay(const ReplayFlags& f, ProblemOutcome* problem) {
+  ProblemOutcome unused;
+  ProblemOutcome& said = problem ? *problem : unused;
+  said = {};
+  said.why = "refused: its options, its .loop file or the database (above)";
   std::string error;
   SearchSpace space;
   auto strategy = makeStrategy(f.space.strategy, error);
@@ -45,26 +46,38 @@ int runReplay(const ReplayFlags& f) {
   }
   std::optional<Kernel> kernel = loadLoopFile(f.file, *sizes);
   if (!kernel) return kInputError;
-  std::optional<TuningDb> db = TuningDb::open(f.db, error, DbAccess::ReadOnly);
-  if (!db) {
-    std::cerr << "cudaburg: error: " << error << "\n";
-    return kInputError;
-  }
   Progress progress(stderr, true);
   EvaluatorOptions options;
   options.replay = true;
   options.measure.precision = space.precision;
-  Evaluator evaluator(*kernel, options, nullptr, &*db, progress);
-  if (!evaluator.outcome().gpuAvailable) {
-    std::cerr << "cudaburg: error: " << f.db << " holds no measurement of " << kernel->name << " at "
-              << evaluator.outcome().sizes << "\n";
+  // The first database that holds the nest at these sizes answers.
+  std::optional<TuningDb> db;
+  std::optional<Evaluator> found;
+  std::string dbPath;
+  for (const std::string& path : f.dbs) {
+    found.reset();
+    db = TuningDb::open(path, error, DbAccess::ReadOnly);
+    if (!db) {
+      std::cerr << "cudaburg: error: " << error << "\n";
+      return kInputError;
+    }
+    found.emplace(*kernel, options, nullptr, &*db, progress);
+    dbPath = path;
+    if (found->outcome().gpuAvailable) break;
+  }
+  if (!found || !found->outcome().gpuAvailable) {
+    std::string names = f.dbs.size() == 1 ? f.dbs[0] : "none of the databases";
+    std::cerr << "cudaburg: error: " << names << " holds no measurement of " << kernel->name << " at "
+              << (found ? found->outcome().sizes : std::string("its sizes")) << "\n";
+    said.why = "not in the database";
     return kInputError;
   }
+  Evaluator& evaluator = *found;
   SearchResult result = searchWith<generated::LoopsMatcher>(*kernel, space, evaluator, *strategy);
   const SearchOutcome& o = result.outcome;
   // A read that failed part-way (a damaged file) leaves the replay without the rows it needs.
   if (!db->readError().empty()) {
-    std::cerr << "cudaburg: error: cannot read the tuning database '" << f.db << "': " << db->readError() << "\n";
+    std::cerr << "cudaburg: error: cannot read the tuning database '" << dbPath << "': " << db->readError() << "\n";
     return kInputError;
   }
   // The rows ignored are said, as the search says them.
@@ -80,7 +93,7 @@ int runReplay(const ReplayFlags& f) {
       if (stored < 0 || m.ms < stored) stored = m.ms;
     }
   if (!db->readError().empty() || stored <= 0) {
-    std::cerr << "cudaburg: error: the tuning database '" << f.db << "' holds no verified time of " << kernel->name
+    std::cerr << "cudaburg: error: the tuning database '" << dbPath << "' holds no verified time of " << kernel->name
               << " at " << o.sizes << (db->readError().empty() ? "" : " that can be read: " + db->readError()) << "\n";
     return kInputError;
   }
@@ -93,18 +106,20 @@ int runReplay(const ReplayFlags& f) {
     if (!needed && best > 0 && best <= stored * kWithin) needed = measured;
   }
 
-  std::printf("replay of %s (%s) from %s: %s, strategy %s\n", kernel->name.c_str(), o.sizes.c_str(), f.db.c_str(),
+  std::printf("replay of %s (%s) from %s: %s, strategy %s\n", kernel->name.c_str(), o.sizes.c_str(), dbPath.c_str(),
               o.device.c_str(), o.strategy.c_str());
   std::printf("  candidates: %zu; in the database: %zu measured\n", o.candidates, rows);
   std::printf("  measurements: %zu (%.0f%% of the database's)\n", measured, rows ? 100.0 * measured / rows : 0.0);
   if (!result.best) {
     std::printf("  no winner: %s\n", result.why.c_str());
+    said.why = "no kernel: " + result.why;
     return kInputError;
   }
   auto index = o.best();
   double winner = index && o.variants[*index].measured ? o.variants[*index].result.ms : -1;
   if (winner <= 0) {
     std::printf("  winner: %s, not measured\n", printRecipeLine(*result.best).c_str());
+    said.why = "the winner was not measured";
     return kInputError;
   }
   std::printf("  winner: %s\n  winner %s ms; best stored %s ms; winner / best %.3f\n", printRecipeLine(*result.best).c_str(),
@@ -113,16 +128,18 @@ int runReplay(const ReplayFlags& f) {
   else std::printf("  never within 5%% of the best\n");
   std::printf("  model: rho %.3f as ranked, %.3f calibrated (%zu measurements, cross-validated)\n", o.priorRho,
               o.calibratedRho, o.modelSamples);
+  said.ok = true;
+  said.winner = printRecipeLine(*result.best);
+  said.ms = winner;
+  said.why.clear();
   return kOk;
 }
-
-}  // namespace
 
 void addReplayCommand(CLI::App& app, int& status) {
   auto f = std::make_shared<ReplayFlags>();
   CLI::App* cmd = app.add_subcommand("replay", "re-run a stored search without a GPU, answering from a tuning database");
   cmd->add_option("file", f->file, "the .loop file the database measured")->option_text("FILE.loop")->required();
-  cmd->add_option("--db", f->db, "the tuning database to answer from")->option_text("FILE")->required();
+  cmd->add_option("--db", f->dbs, "the tuning database to answer from")->option_text("FILE")->allow_extra_args(false)->required();
   addSpaceOptions(*cmd, f->space);
   cmd->callback([f, &status] { status = runReplay(*f); });
 }

@@ -15,6 +15,7 @@
 #include "src/cli/commands.hpp"
 #include "src/cli/input_guard.hpp"
 #include "src/cli/loop_input.hpp"
+#include "src/cli/search_run.hpp"
 #include "src/cli/space_options.hpp"
 #include "src/report/search_plot.hpp"
 #include "src/report/search_report.hpp"
@@ -25,20 +26,6 @@
 namespace cudaburg::cli {
 
 namespace {
-
-struct SearchFlags {
-  std::string file;
-  SpaceFlags space;
-  std::string budget;
-  bool exhaustive = false;
-  std::string arch;  // empty: the GPU's own, or sm_90 without one
-  int device = 0;
-  std::string db;
-  bool noDb = false;
-  std::string seed = "0";
-  std::string outDir;
-  bool verbose = false, quiet = false;
-};
 
 // "--budget 60s" (or 5m) limits wall time; "--budget 300" the number of variants measured.
 // A budget past a week of measuring (or as many variants) is surely a typing mistake.
@@ -158,8 +145,14 @@ CheckBound checkBound(const Kernel& kernel, const SearchOutcome& outcome) {
           "twice " + library + "'s error on the search's inputs (" + error + "), --precision " + outcome.precision};
 }
 
-int runSearch(const SearchFlags& f) {
+}  // namespace
+
+int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
   auto started = std::chrono::steady_clock::now();  // the budget holds the whole command
+  ProblemOutcome unused;
+  ProblemOutcome& said = problem ? *problem : unused;
+  said = {};
+  said.why = "refused: its options or its .loop file (above)";
   std::string error;
   SearchSpace space;
   auto strategy = makeStrategy(f.exhaustive ? "exhaustive" : f.space.strategy, error);
@@ -273,6 +266,7 @@ int runSearch(const SearchFlags& f) {
       outputs.push_back({"best.cu", bestProgram(*kernel, *best, *reference.kernel, checkBound(*kernel, result.outcome))});
   }
   auto madeFolders = makeOutputFolder(dir);
+  said.why = "its outputs could not be written (above)";
   if (!madeFolders || !writeOutputs(dir, *madeFolders, outputs)) return kInputError;
   // The outputs describe this run: a best.cu an earlier run left goes when this one has none.
   bool wroteBest = std::any_of(outputs.begin(), outputs.end(), [](const auto& o) { return o.first == "best.cu"; });
@@ -283,7 +277,10 @@ int runSearch(const SearchFlags& f) {
       std::filesystem::remove(stale, ec);
   }
 
+  said.library = result.outcome.reference.library;
+  if (result.outcome.reference.measured) said.libraryMs = result.outcome.reference.ms;
   if (!result.best) {
+    said.why = "no kernel: " + result.why;
     std::cerr << "cudaburg: no kernel: " << result.why << " (see " << (dir / "report.md").string() << ")\n";
     return kInputError;
   }
@@ -292,6 +289,7 @@ int runSearch(const SearchFlags& f) {
   std::cout << "best recipe for " << kernel->name << ": " << (line.empty() ? "(the nest as written)" : line) << "\n";
   if (bestIndex && result.outcome.variants[*bestIndex].measured) {
     const Measurement& m = result.outcome.variants[*bestIndex].result;
+    said.ms = m.ms;
     std::printf("  %.4f ms, %.2f TFLOPS, relative error %.1e", m.ms, m.tflops, m.error);
     if (result.outcome.reference.measured)
       std::printf("; %s %.4f ms: ratio %.3f", result.outcome.reference.library.c_str(), result.outcome.reference.ms,
@@ -302,10 +300,11 @@ int runSearch(const SearchFlags& f) {
               << "; the model's choice among the kernels that compiled, unverified\n";
   }
   std::cout << "  outputs in " << dir.string() << "/ (best.cu, report.md, report.json, search.svg, labeled.dot)\n";
+  said.ok = true;
+  said.winner = line;
+  said.why.clear();
   return kOk;
 }
-
-}  // namespace
 
 void addSearchOptions(CLI::App& app, int& status) {
   auto f = std::make_shared<SearchFlags>();

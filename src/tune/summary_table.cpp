@@ -1,0 +1,45 @@
+#include "src/tune/summary_table.hpp"
+
+#include <cstdio>
+
+namespace cudaburg::tune {
+
+namespace {
+
+std::string number(const char* format, double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
+}
+
+std::string lines(const Row& r) {
+  std::string text = std::to_string(r.line);
+  for (size_t l : r.repeats) text += ", " + std::to_string(l);
+  return text;
+}
+
+}  // namespace
+
+std::string summaryMarkdown(const std::string& listName, const std::vector<Row>& rows, size_t failed) {
+  std::string out = "# Tuning of " + listName + "\n\n";
+  out += "| problem | lines | time (ms) | library (ms) | library / time | tuning (s) | status |\n";
+  out += "|---|---|---|---|---|---|---|\n";
+  double wall = 0;
+  for (const Row& r : rows) {
+    bool timed = r.ok && r.ms > 0;
+    std::string library = r.libraryMs > 0 ? number("%.4f", r.libraryMs) + " " + r.library : "-";
+    std::string ratio = timed && r.libraryMs > 0 ? number("%.3f", r.libraryMs / r.ms) : "-";
+    std::string status = !r.ok ? "failed: " + r.detail : timed ? "ok" : "not measured";
+    out += "| " + r.name + " | " + lines(r) + " | " + (timed ? number("%.4f", r.ms) : "-") + " | " + library + " | " +
+           ratio + " | " + number("%.1f", r.wallSeconds) + " | " + status + " |\n";
+    wall += r.wallSeconds;
+  }
+  out += "\n" + std::to_string(rows.size()) + " problems tuned in " + number("%.1f", wall) + " s; " +
+         std::to_string(failed) + " failed.\n";
+  out += "\nWinners:\n\n";
+  for (const Row& r : rows)
+    if (r.ok) out += "- " + r.name + ": " + (r.detail.empty() ? "(the nest as written)" : r.detail) + "\n";
+  return out;
+}
+
+}  // namespace cudaburg::tune
