@@ -148,13 +148,13 @@ cublasLtMatrixLayout_t ltLayout(const ColumnMajorMatrix& m, cudaDataType_t type,
 }
 
 std::string ltEngineName(const cublasLtMatmulAlgo_t& algo) {
-  int id = 0, splitK = 1;
-  uint16_t tile = 0;
+  int32_t id = 0, splitK = 1;
+  uint32_t tile = 0;  // the attributes' own types: a size that differs is refused
   size_t written = 0;
   cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, &written);
   cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile, &written);
   cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitK, sizeof splitK, &written);
-  return cublasLtEngineName(id, tileName(tile), std::max(splitK, 1));
+  return cublasLtEngineName(id, tileName(int(tile)), std::max(splitK, 1));
 }
 
 #ifdef CUDABURG_HAVE_CUDNN
