@@ -367,14 +367,19 @@ std::optional<ConvShape> recognizeConv(const Kernel& kernel) {
 std::string ReferencePlan::library(const std::string& algorithm) const {
   std::string name = "FP64 reference";
   std::vector<std::string> details;  // in parentheses after the name
+  std::string engine = algorithm;
   if (kind == Kind::Gemm) {
-    name = gemm.operands == ScalarType::Float ? "cuBLAS SGEMM" : "cuBLAS GemmEx";
+    // A cuBLASLt engine that was faster than the classic call names itself: "cuBLASLt algo 23, ...".
+    const std::string lt = "cuBLASLt ";
+    bool byLt = engine.rfind(lt, 0) == 0;
+    name = byLt ? "cuBLASLt matmul" : gemm.operands == ScalarType::Float ? "cuBLAS SGEMM" : "cuBLAS GemmEx";
+    if (byLt) engine = engine.substr(lt.size());
     if (gemm.operands != ScalarType::Float) details.push_back(scalarTypeName(gemm.operands));
   } else if (kind == Kind::Conv) {
     name = "cuDNN convolution";
     if (conv.operands != ScalarType::Float) details.push_back(scalarTypeName(conv.operands));
   }
-  if (!algorithm.empty()) details.push_back(algorithm);
+  if (!engine.empty()) details.push_back(engine);
   for (size_t i = 0; i < details.size(); ++i) name += (i ? ", " : " (") + details[i];
   return details.empty() ? name : name + ")";
 }

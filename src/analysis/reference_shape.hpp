@@ -58,7 +58,8 @@ struct ReferencePlan {
   ConvShape conv;
 
   // "cuBLAS SGEMM", "cuBLAS GemmEx (half)", "cuDNN convolution", "cuDNN convolution (half)",
-  // "FP64 reference"; with the library's algorithm: "cuDNN convolution (half, IMPLICIT_GEMM)".
+  // "FP64 reference"; with the library's algorithm: "cuDNN convolution (half, IMPLICIT_GEMM)",
+  // and for a cuBLASLt engine that beat the classic call "cuBLASLt matmul (half, algo 23, ...)".
   std::string library(const std::string& algorithm = "") const;
   // One line for reports: "cuBLAS SGEMM 4096x4096x4096 (A^T)".
   std::string describe() const;

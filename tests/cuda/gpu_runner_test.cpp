@@ -451,7 +451,43 @@ TEST_F(GpuRunner, TensorCoreProductsVerifyAgainstGemmEx) {
   }
   ReferenceTiming t = runner_->reference(testing::loadExample("hgemm.loop", {{"M", 1024}, {"N", 1024}, {"K", 1024}}));
   ASSERT_EQ(t.status, RunStatus::Ok) << t.reason;
-  EXPECT_EQ(t.library, "cuBLAS GemmEx (half)");
+  // The classic call or a faster cuBLASLt algorithm, named.
+  EXPECT_TRUE(t.library == "cuBLAS GemmEx (half)" || t.library.rfind("cuBLASLt matmul (half, algo ", 0) == 0)
+      << t.library;
+}
+
+// The GEMM reference is the fastest of the classic cuBLAS call and cuBLASLt's proposed algorithms,
+// named in the timing; whichever it is, its output is checked against the exact FP64 product and
+// its error (what a kernel's bound is made of) stays small: fp32 accumulation of exact operands.
+TEST_F(GpuRunner, FastestGemmEngineIsNamedAndAgreesWithTheExactProduct) {
+  struct EngineCase {
+    const char* file;
+    std::map<std::string, int64_t> sizes;
+    const char* classic;  // the classic call's name
+    const char* lt;       // the start of a cuBLASLt engine's
+    double most;          // the largest error expected of either
+  };
+  for (const EngineCase& c :
+       {EngineCase{"matmul.loop", {{"M", 1000}, {"N", 504}, {"K", 200}}, "cuBLAS SGEMM", "cuBLASLt matmul (algo ", 1e-5},
+        EngineCase{"hgemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 200}}, "cuBLAS GemmEx (half)",
+                   "cuBLASLt matmul (half, algo ", 1e-5},
+        EngineCase{"bf16gemm.loop", {{"M", 127}, {"N", 4099}, {"K", 513}}, "cuBLAS GemmEx (bfloat16)",
+                   "cuBLASLt matmul (bfloat16, algo ", 1e-5},
+        EngineCase{"tf32gemm.loop", {{"M", 512}, {"N", 384}, {"K", 256}}, "cuBLAS GemmEx (tf32)",
+                   "cuBLASLt matmul (tf32, algo ", 1e-2},
+        EngineCase{"matmul_bt.loop", {{"BATCH", 3}, {"M", 160}, {"N", 96}, {"K", 72}}, "cuBLAS SGEMM",
+                   "cuBLASLt matmul (algo ", 1e-5}}) {
+    SCOPED_TRACE(c.file);
+    Kernel k = testing::loadExample(c.file, c.sizes);
+    ReferenceTiming t = runner_->reference(k);
+    ASSERT_EQ(t.status, RunStatus::Ok) << t.reason;
+    EXPECT_GT(t.ms, 0);
+    EXPECT_TRUE(t.library == c.classic || t.library.rfind(c.lt, 0) == 0) << t.library;
+    RunResult r = measureNaive(k);
+    EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
+    EXPECT_GE(r.libraryError, 0);
+    EXPECT_LT(r.libraryError, c.most);
+  }
 }
 
 // A wgmma recipe: a block tile of warpgroups, each a `group` register tile computed as m64nNk16

@@ -1,6 +1,8 @@
 # The GPU runner's tests (included from this folder's CMakeLists.txt). run_* need no GPU; gpu_*
 # carry the label "gpu".
 add_executable(cuda_run_tests
+  run_column_major_gemm_test.cpp
+  run_epilogue_shape_test.cpp
   run_inputs_test.cpp
   run_no_gpu_test.cpp
   run_protocol_test.cpp

@@ -1,5 +1,6 @@
 #include "src/cuda/worker/reference_library.hpp"
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #ifdef CUDABURG_HAVE_CUDNN
 #include <cudnn.h>
@@ -7,9 +8,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 #include <vector>
 
+#include "src/cuda/run/column_major_gemm.hpp"
 #include "src/cuda/run/worker_protocol.hpp"
 
 namespace cudaburg {
@@ -19,6 +22,139 @@ void checkCublas(cublasStatus_t status, const char* what) {
   if (status != CUBLAS_STATUS_SUCCESS)
     throw std::runtime_error(std::string(what) + ": " + cublasGetStatusName(status) + " (" +
                              cublasGetStatusString(status) + ")");
+}
+
+// The mean time of one call that `enqueue` puts on the stream: two calls to warm up, then ten
+// back to back, so that host work inside a call overlaps the calls before it as in any real use.
+double meanMs(CUstream stream, const std::function<void()>& enqueue) {
+  constexpr int kRuns = 10;
+  enqueue(), enqueue();
+  CUevent start = nullptr, stop = nullptr;
+  checkCuda(cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
+  checkCuda(cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
+  checkCuda(cuEventRecord(start, stream), "cuEventRecord");
+  for (int run = 0; run < kRuns; ++run) enqueue();
+  checkCuda(cuEventRecord(stop, stream), "cuEventRecord");
+  checkCuda(cuEventSynchronize(stop), "cuEventSynchronize");
+  float elapsed = 0;
+  checkCuda(cuEventElapsedTime(&elapsed, start, stop), "cuEventElapsedTime");
+  cuEventDestroy(start);
+  cuEventDestroy(stop);
+  return elapsed / kRuns;
+}
+
+// A key that tells two reference shapes apart: their protocol JSON says everything.
+std::string shapeKey(const ReferenceSpec& spec) { return toJson(spec).dump(); }
+
+// The element types of a product: A and B hold `operands`, C holds float; tf32 operands are
+// floats multiplied on tensor cores.
+cudaDataType_t operandType(ScalarType operands) {
+  return operands == ScalarType::Half       ? CUDA_R_16F
+         : operands == ScalarType::BFloat16 ? CUDA_R_16BF
+                                            : CUDA_R_32F;
+}
+cublasComputeType_t computeType(ScalarType operands) {
+  return operands == ScalarType::TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+}
+
+// The classic cuBLAS call of a product (SGEMM with TF32 off for float operands, GemmEx with fp32
+// accumulation otherwise), enqueued on the handle's stream.
+void classicGemm(cublasHandle_t handle, const GemmShape& g, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c) {
+  ColumnMajorGemm cm = columnMajor(g);
+  const float one = 1, zero = 0;
+  cublasOperation_t opFirst = cm.first.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasOperation_t opSecond = cm.second.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+  int m = int(cm.m), n = int(cm.n), k = int(cm.k);
+  if (g.operands != ScalarType::Float) {
+    cudaDataType_t ab = operandType(g.operands);
+    cublasComputeType_t compute = computeType(g.operands);
+    auto* B = reinterpret_cast<const void*>(b);
+    auto* A = reinterpret_cast<const void*>(a);
+    auto* C = reinterpret_cast<void*>(c);
+    if (g.batch == 1) {
+      checkCublas(cublasGemmEx(handle, opFirst, opSecond, m, n, k, &one, B, ab, int(cm.first.ld), A, ab,
+                               int(cm.second.ld), &zero, C, CUDA_R_32F, int(cm.out.ld), compute, CUBLAS_GEMM_DEFAULT),
+                  "cublasGemmEx");
+    } else {
+      checkCublas(cublasGemmStridedBatchedEx(handle, opFirst, opSecond, m, n, k, &one, B, ab, int(cm.first.ld),
+                                             cm.first.stride, A, ab, int(cm.second.ld), cm.second.stride, &zero, C,
+                                             CUDA_R_32F, int(cm.out.ld), cm.out.stride, int(g.batch), compute,
+                                             CUBLAS_GEMM_DEFAULT),
+                  "cublasGemmStridedBatchedEx");
+    }
+    return;
+  }
+  auto* B = reinterpret_cast<const float*>(b);
+  auto* A = reinterpret_cast<const float*>(a);
+  auto* C = reinterpret_cast<float*>(c);
+  if (g.batch == 1) {
+    checkCublas(cublasSgemm(handle, opFirst, opSecond, m, n, k, &one, B, int(cm.first.ld), A, int(cm.second.ld), &zero,
+                            C, int(cm.out.ld)),
+                "cublasSgemm");
+  } else {
+    checkCublas(cublasSgemmStridedBatched(handle, opFirst, opSecond, m, n, k, &one, B, int(cm.first.ld),
+                                          cm.first.stride, A, int(cm.second.ld), cm.second.stride, &zero, C,
+                                          int(cm.out.ld), cm.out.stride, int(g.batch)),
+                "cublasSgemmStridedBatched");
+  }
+}
+
+// The name of a cuBLASLt tile shape ("256x128"), or "" for one this toolkit does not list.
+std::string tileName(int tile) {
+  static const std::map<int, std::string> names = {
+#include "cublaslt_tiles.inc"
+  };
+  auto it = names.find(tile);
+  return it == names.end() ? "" : it->second;
+}
+
+// One product's cuBLASLt descriptors, and which engine runs it: the classic call or a cuBLASLt
+// algorithm, whichever was fastest when the shape was first seen.
+struct GemmPlan {
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t first = nullptr, second = nullptr, out = nullptr;
+  bool classic = true;
+  cublasLtMatmulAlgo_t algorithm{};
+  std::string engine;  // "" for the classic call, else cublasLtEngineName's
+  DeviceBuffer workspace;
+
+  ~GemmPlan() {
+    if (first) cublasLtMatrixLayoutDestroy(first);
+    if (second) cublasLtMatrixLayoutDestroy(second);
+    if (out) cublasLtMatrixLayoutDestroy(out);
+    if (desc) cublasLtMatmulDescDestroy(desc);
+  }
+};
+
+// Room cuBLASLt may use: enough for its split-K and stream-K algorithms.
+constexpr size_t kLtWorkspaceBytes = size_t(64) << 20;
+// How many of its heuristic's algorithms are timed.
+constexpr int kLtCandidates = 8;
+
+cublasLtMatrixLayout_t ltLayout(const ColumnMajorMatrix& m, cudaDataType_t type, int64_t batch) {
+  cublasLtMatrixLayout_t layout = nullptr;
+  checkCublas(cublasLtMatrixLayoutCreate(&layout, type, uint64_t(m.rows), uint64_t(m.cols), m.ld),
+              "cublasLtMatrixLayoutCreate");
+  if (batch > 1) {
+    int32_t count = int32_t(batch);
+    int64_t stride = m.stride;
+    checkCublas(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count),
+                "setting the batch count");
+    checkCublas(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
+                                                 sizeof stride),
+                "setting the batch stride");
+  }
+  return layout;
+}
+
+std::string ltEngineName(const cublasLtMatmulAlgo_t& algo) {
+  int32_t id = 0, splitK = 1;
+  uint32_t tile = 0;  // the attributes' own types: a size that differs is refused
+  size_t written = 0;
+  cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, &written);
+  cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile, &written);
+  cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitK, sizeof splitK, &written);
+  return cublasLtEngineName(id, tileName(int(tile)), std::max(splitK, 1));
 }
 
 #ifdef CUDABURG_HAVE_CUDNN
@@ -42,45 +178,20 @@ struct ConvPlan {
   }
 };
 
-// The plans made so far, by shape (its protocol JSON says everything that tells two apart).
-using ConvKey = std::string;
-
-ConvKey convKey(const ConvShape& s) {
-  ReferenceSpec spec;
-  spec.kind = ReferencePlan::Kind::Conv;
-  spec.conv = s;
-  return toJson(spec).dump();
-}
-
 // The time a run of the convolution `plan` describes takes with algorithm `a` (its math type set
-// on the plan's descriptor as a side effect): two runs to warm up, then the mean of ten run back
-// to back, so that host work inside a call overlaps the runs before it as in any real use.
+// on the plan's descriptor as a side effect).
 double forwardMs(cudnnHandle_t handle, CUstream stream, const ConvPlan& plan, const cudnnConvolutionFwdAlgoPerf_t& a,
                  CUdeviceptr input, CUdeviceptr weight, CUdeviceptr output) {
   checkCudnn(cudnnSetConvolutionMathType(plan.conv, a.mathType), "cudnnSetConvolutionMathType");
   DeviceBuffer workspace(a.memory);
   const float one = 1, zero = 0;
-  auto forward = [&] {
+  return meanMs(stream, [&] {
     checkCudnn(cudnnConvolutionForward(handle, &one, plan.input, reinterpret_cast<const void*>(input), plan.filter,
                                        reinterpret_cast<const void*>(weight), plan.conv, a.algo,
                                        reinterpret_cast<void*>(workspace.ptr()), workspace.bytes(), &zero, plan.output,
                                        reinterpret_cast<void*>(output)),
                "cudnnConvolutionForward");
-  };
-  constexpr int kRuns = 10;
-  forward(), forward();
-  CUevent start = nullptr, stop = nullptr;
-  checkCuda(cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
-  checkCuda(cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
-  checkCuda(cuEventRecord(start, stream), "cuEventRecord");
-  for (int run = 0; run < kRuns; ++run) forward();
-  checkCuda(cuEventRecord(stop, stream), "cuEventRecord");
-  checkCuda(cuEventSynchronize(stop), "cuEventSynchronize");
-  float elapsed = 0;
-  checkCuda(cuEventElapsedTime(&elapsed, start, stop), "cuEventElapsedTime");
-  cuEventDestroy(start);
-  cuEventDestroy(stop);
-  return elapsed / kRuns;
+  });
 }
 
 const char* algorithmName(cudnnConvolutionFwdAlgo_t a) {
@@ -103,9 +214,11 @@ const char* algorithmName(cudnnConvolutionFwdAlgo_t a) {
 
 struct ReferenceLibraries::Handles {
   cublasHandle_t cublas = nullptr;
+  cublasLtHandle_t lt = nullptr;
+  std::map<std::string, std::unique_ptr<GemmPlan>> gemmPlans;  // by shapeKey
 #ifdef CUDABURG_HAVE_CUDNN
   cudnnHandle_t cudnn = nullptr;
-  std::map<ConvKey, std::unique_ptr<ConvPlan>> convPlans;
+  std::map<std::string, std::unique_ptr<ConvPlan>> convPlans;  // by shapeKey
 #endif
 };
 
@@ -113,6 +226,7 @@ ReferenceLibraries::ReferenceLibraries() : handles_(std::make_unique<Handles>())
   checkCublas(cublasCreate(&handles_->cublas), "cublasCreate");
   // Plain fp32 arithmetic: no TF32 tensor cores, so that the reference is as exact as the variant.
   checkCublas(cublasSetMathMode(handles_->cublas, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+  checkCublas(cublasLtCreate(&handles_->lt), "cublasLtCreate");
 }
 
 ReferenceLibraries::~ReferenceLibraries() {
@@ -120,6 +234,8 @@ ReferenceLibraries::~ReferenceLibraries() {
   handles_->convPlans.clear();
   if (handles_->cudnn) cudnnDestroy(handles_->cudnn);
 #endif
+  handles_->gemmPlans.clear();
+  if (handles_->lt) cublasLtDestroy(handles_->lt);
   if (handles_->cublas) cublasDestroy(handles_->cublas);
 }
 
@@ -131,47 +247,75 @@ bool ReferenceLibraries::hasConv() {
 #endif
 }
 
-void ReferenceLibraries::gemm(CUstream stream, const GemmShape& g, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c) {
-  // cuBLAS is column major: a row-major X[r][c] is the column-major c x r matrix X^T, so the
-  // product is computed as C^T = op(B)^T op(A)^T.
+std::string ReferenceLibraries::gemm(CUstream stream, const GemmShape& g, CUdeviceptr a, CUdeviceptr b,
+                                     CUdeviceptr c) {
   checkCublas(cublasSetStream(handles_->cublas, stream), "cublasSetStream");
+  ReferenceSpec spec;
+  spec.kind = ReferencePlan::Kind::Gemm;
+  spec.gemm = g;
+  auto& plan = handles_->gemmPlans[shapeKey(spec)];
   const float one = 1, zero = 0;
-  cublasOperation_t opA = g.aTransposed ? CUBLAS_OP_T : CUBLAS_OP_N;
-  cublasOperation_t opB = g.bTransposed ? CUBLAS_OP_T : CUBLAS_OP_N;
-  if (g.operands != ScalarType::Float) {
-    // Half, bfloat16 or tf32 operands, fp32 accumulation and a float C: what the kernels compute.
-    cudaDataType_t ab = g.operands == ScalarType::Half       ? CUDA_R_16F
-                        : g.operands == ScalarType::BFloat16 ? CUDA_R_16BF
-                                                             : CUDA_R_32F;
-    cublasComputeType_t compute = g.operands == ScalarType::TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-    auto* A = reinterpret_cast<const void*>(a);
-    auto* B = reinterpret_cast<const void*>(b);
-    auto* C = reinterpret_cast<void*>(c);
-    if (g.batch == 1) {
-      checkCublas(cublasGemmEx(handles_->cublas, opB, opA, int(g.n), int(g.m), int(g.k), &one, B, ab, int(g.ldb), A, ab,
-                               int(g.lda), &zero, C, CUDA_R_32F, int(g.ldc), compute, CUBLAS_GEMM_DEFAULT),
-                  "cublasGemmEx");
-    } else {
-      checkCublas(cublasGemmStridedBatchedEx(handles_->cublas, opB, opA, int(g.n), int(g.m), int(g.k), &one, B, ab,
-                                             int(g.ldb), g.strideB, A, ab, int(g.lda), g.strideA, &zero, C, CUDA_R_32F,
-                                             int(g.ldc), g.strideC, int(g.batch), compute, CUBLAS_GEMM_DEFAULT),
-                  "cublasGemmStridedBatchedEx");
+  auto ltMatmul = [&](const GemmPlan& p, const cublasLtMatmulAlgo_t& algo, const DeviceBuffer& workspace) {
+    checkCublas(cublasLtMatmul(handles_->lt, p.desc, &one, reinterpret_cast<const void*>(b), p.first,
+                               reinterpret_cast<const void*>(a), p.second, &zero, reinterpret_cast<void*>(c), p.out,
+                               reinterpret_cast<void*>(c), p.out, &algo, reinterpret_cast<void*>(workspace.ptr()),
+                               workspace.bytes(), reinterpret_cast<cudaStream_t>(stream)),
+                "cublasLtMatmul");
+  };
+  if (!plan) {
+    // The classic call and the algorithms cuBLASLt's heuristic proposes, each timed; the fastest
+    // is the reference from now on, its error the bound and its time the one a kernel is held to.
+    auto p = std::make_unique<GemmPlan>();
+    ColumnMajorGemm cm = columnMajor(g);
+    cudaDataType_t ab = operandType(g.operands);
+    checkCublas(cublasLtMatmulDescCreate(&p->desc, computeType(g.operands), CUDA_R_32F), "cublasLtMatmulDescCreate");
+    cublasOperation_t opFirst = cm.first.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasOperation_t opSecond = cm.second.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+    checkCublas(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_TRANSA, &opFirst, sizeof opFirst),
+                "setting the first operand's transpose");
+    checkCublas(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_TRANSB, &opSecond, sizeof opSecond),
+                "setting the second operand's transpose");
+    p->first = ltLayout(cm.first, ab, g.batch);
+    p->second = ltLayout(cm.second, ab, g.batch);
+    p->out = ltLayout(cm.out, CUDA_R_32F, g.batch);
+
+    double best = meanMs(stream, [&] { classicGemm(handles_->cublas, g, a, b, c); });
+    cublasLtMatmulPreference_t preference = nullptr;
+    checkCublas(cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
+    size_t room = kLtWorkspaceBytes;
+    cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &room, sizeof room);
+    std::vector<cublasLtMatmulHeuristicResult_t> proposed(kLtCandidates);
+    int found = 0;
+    cublasStatus_t asked = cublasLtMatmulAlgoGetHeuristic(handles_->lt, p->desc, p->first, p->second, p->out, p->out,
+                                                          preference, kLtCandidates, proposed.data(), &found);
+    cublasLtMatmulPreferenceDestroy(preference);
+    // No proposal (a layout cuBLASLt does not take) leaves the classic call as the reference.
+    for (int i = 0; asked == CUBLAS_STATUS_SUCCESS && i < found; ++i) {
+      if (proposed[i].state != CUBLAS_STATUS_SUCCESS) continue;
+      DeviceBuffer workspace(proposed[i].workspaceSize);
+      double ms = INFINITY;
+      try {
+        ms = meanMs(stream, [&] { ltMatmul(*p, proposed[i].algo, workspace); });
+      } catch (const CudaError&) {
+        throw;  // the device failed: nothing after it can be trusted
+      } catch (const std::runtime_error&) {
+        continue;  // an algorithm that refuses these arguments is not a candidate
+      }
+      if (ms < best) {
+        best = ms;
+        p->classic = false;
+        p->algorithm = proposed[i].algo;
+        p->workspace = std::move(workspace);
+      }
     }
-    return;
+    if (!p->classic) p->engine = ltEngineName(p->algorithm);
+    plan = std::move(p);
   }
-  auto* A = reinterpret_cast<const float*>(a);
-  auto* B = reinterpret_cast<const float*>(b);
-  auto* C = reinterpret_cast<float*>(c);
-  if (g.batch == 1) {
-    checkCublas(cublasSgemm(handles_->cublas, opB, opA, int(g.n), int(g.m), int(g.k), &one, B, int(g.ldb), A,
-                            int(g.lda), &zero, C, int(g.ldc)),
-                "cublasSgemm");
-  } else {
-    checkCublas(cublasSgemmStridedBatched(handles_->cublas, opB, opA, int(g.n), int(g.m), int(g.k), &one, B,
-                                          int(g.ldb), g.strideB, A, int(g.lda), g.strideA, &zero, C, int(g.ldc),
-                                          g.strideC, int(g.batch)),
-                "cublasSgemmStridedBatched");
-  }
+  if (plan->classic)
+    classicGemm(handles_->cublas, g, a, b, c);
+  else
+    ltMatmul(*plan, plan->algorithm, plan->workspace);
+  return plan->engine;
 }
 
 void ReferenceLibraries::gemmDouble(CUstream stream, const GemmShape& g, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c) {
@@ -200,7 +344,10 @@ std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdevi
   if (!handles_->cudnn) checkCudnn(cudnnCreate(&handles_->cudnn), "cudnnCreate");
   checkCudnn(cudnnSetStream(handles_->cudnn, stream), "cudnnSetStream");
   bool tensorOps = s.operands != ScalarType::Float;
-  auto& plan = handles_->convPlans[convKey(s) + (winograd ? " winograd" : "")];
+  ReferenceSpec spec;
+  spec.kind = ReferencePlan::Kind::Conv;
+  spec.conv = s;
+  auto& plan = handles_->convPlans[shapeKey(spec) + (winograd ? " winograd" : "")];
   if (!plan) {
     auto p = std::make_unique<ConvPlan>();
     checkCudnn(cudnnCreateTensorDescriptor(&p->input), "cudnnCreateTensorDescriptor");

@@ -1,8 +1,8 @@
 #pragma once
 // The libraries a variant is compared against, run in the worker: cuBLAS SGEMM with TF32 off
 // (cublasGemmEx with fp32 accumulation for half, bfloat16 and tf32 operands, TF32 math for tf32
-// alone), cuBLAS DGEMM for the exact outputs of matrix products, and cuDNN's convolution (N-d,
-// channels first or last, grouped) when the build has cuDNN: of float operands with FMA math (no
+// alone) or, where one is faster, a cuBLASLt matmul algorithm in the same math; cuBLAS DGEMM for
+// the exact outputs of matrix products; and cuDNN's convolution (N-d, channels first or last, grouped) when the build has cuDNN: of float operands with FMA math (no
 // tensor cores; tf32 ones, float in memory, with tensor-op math), of half or bfloat16 ones with
 // tensor-op math and fp32 accumulation, writing its output in their type.
 #include <cuda.h>
@@ -25,8 +25,12 @@ class ReferenceLibraries {
 
   static bool hasConv();  // whether this build has cuDNN
 
-  // Enqueue C = op(A) op(B) (row major, as in GemmShape) on the stream; throws on failure.
-  void gemm(CUstream stream, const GemmShape& shape, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c);
+  // Enqueue C = op(A) op(B) (row major, as in GemmShape) on the stream and return the engine that
+  // computes it, chosen once a shape: the classic call ("") or one of the algorithms cuBLASLt's
+  // heuristic proposes ("cuBLASLt algo 23, tile 256x128, splitK 1"), whichever was fastest. Its
+  // error is what the kernels are held to and its time the one they are compared with. Throws on
+  // failure.
+  std::string gemm(CUstream stream, const GemmShape& shape, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c);
   // The same product of double arrays (cuBLAS DGEMM): the exact outputs a float one is held to.
   void gemmDouble(CUstream stream, const GemmShape& shape, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c);
   // Enqueue the convolution on the stream and return the name of cuDNN's algorithm for it, found

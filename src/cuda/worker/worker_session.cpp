@@ -268,7 +268,7 @@ MeasureReply WorkerSession::timeReference(const MeasureRequest& request) {
     if (ref.kind == ReferencePlan::Kind::Gemm) {
       CUdeviceptr a = arrays.buffers[arrays.find(ref.gemm.a)].ptr(), b = arrays.buffers[arrays.find(ref.gemm.b)].ptr(),
                   c = arrays.buffers[arrays.find(ref.gemm.c)].ptr();
-      run = [&, a, b, c] { libraries_->gemm(stream, ref.gemm, a, b, c); };
+      run = [&, a, b, c] { algorithm = libraries_->gemm(stream, ref.gemm, a, b, c); };
     } else {
       size_t outIndex = arrays.find(ref.conv.output);
       CUdeviceptr in = arrays.buffers[arrays.find(ref.conv.input)].ptr(),
@@ -281,7 +281,8 @@ MeasureReply WorkerSession::timeReference(const MeasureRequest& request) {
         algorithm = libraries_->conv(stream, ref.conv, in, w, out);
       };
     }
-    // Once before timing: the library plans its algorithm (cuDNN times its candidates) on the first call.
+    // Once before timing: the library plans its algorithm (cuBLASLt's and cuDNN's candidates are
+    // timed) on the first call.
     run();
     synchronize(stream, "running the reference library");
     TimedRuns timed = timeRuns(stream, run, request.warmupRuns, request.runs, *flusher_);
