@@ -1,0 +1,114 @@
+// Register tiles that carry a nest's epilogue (the element-wise statements after its reduction)
+// into their write-back, run on the CPU executor against the nest as written.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "src/fusion/epilogue.hpp"
+#include "src/loop/tree_walk.hpp"
+#include "src/transform/transforms.hpp"
+#include "tests/transform/test_kernels.hpp"
+
+namespace cudaburg {
+namespace {
+
+using testing::applied;
+using testing::differenceFrom;
+using testing::kernelFromText;
+
+// Sizes no tile divides: partial block tiles, partial register tiles, a partial last strip of k.
+const std::map<std::string, int64_t> kUneven{{"M", 13}, {"N", 11}, {"K", 9}};
+
+Kernel example(const std::string& name) {
+  std::ifstream in(std::string(CUDABURG_EXAMPLES_DIR) + "/" + name + ".loop");
+  std::stringstream text;
+  text << in.rdbuf();
+  return kernelFromText(text.str(), kUneven);
+}
+
+// A linear layer Y = X W with `epilogue` after its reduction.
+Kernel linearWith(const std::string& epilogue) {
+  return kernelFromText(
+      "size M = 4, N = 4, K = 4;\n"
+      "kernel layer(float Y[M][N], const float X[M][K], const float W[K][N], const float b[N],\n"
+      "             const float S[M][N]) {\n"
+      "  parallel for (i = 0; i < M; i++)\n"
+      "    parallel for (j = 0; j < N; j++) {\n"
+      "      Y[i][j] = 0;\n"
+      "      reduce for (k = 0; k < K; k++)\n"
+      "        Y[i][j] += X[i][k] * W[k][j];\n" +
+          epilogue + "    }\n}\n",
+      kUneven);
+}
+
+// Block tiles of 8 x 8 on the grid, a thread's 2 x 2 register tile, X and W staged 4 steps of k
+// at a time: the CUDA-core product's recipe.
+Kernel registerTiled(const Kernel& k) {
+  Kernel t = applied(tile(k, {"i", "j"}, {8, 8}));
+  t = applied(mapLoop(t, "i_o", Mapping::GridY));
+  t = applied(mapLoop(t, "j_o", Mapping::GridX));
+  t = applied(mapLoop(t, "i", Mapping::BlockY));
+  t = applied(mapLoop(t, "j", Mapping::BlockX));
+  t = applied(registerTile(t, {"i", "j"}, {2, 2}));
+  t = applied(stripMine(t, "k", 4));
+  t = applied(stage(t, "X", "k_o"));
+  return applied(stage(t, "W", "k_o"));
+}
+
+// Stores into `array` in the kernel.
+int storesInto(const Kernel& k, const std::string& array) {
+  int n = 0;
+  walk(k.body, [&](const NodePtr& node, const Ancestors&) {
+    n += node->kind == NodeKind::Assign && node->target.array == array;
+  });
+  return n;
+}
+
+TEST(EpilogueTile, LinearReluIsAppliedAtTheWriteBack) {
+  Kernel k = example("linear_relu");
+  Kernel t = registerTiled(k);
+  EXPECT_EQ(differenceFrom(k, t), "");
+  EXPECT_EQ(storesInto(t, "Y"), 1);  // one pass over the output: the write-back alone
+}
+
+TEST(EpilogueTile, SeveralStatementsComposeInOrder) {
+  // A scale and shift, a shortcut of the output's shape, then an activation.
+  Kernel k = linearWith(
+      "      Y[i][j] = Y[i][j] * 0.5 + b[j];\n"
+      "      Y[i][j] = Y[i][j] + S[i][j];\n"
+      "      Y[i][j] = tanh(max(Y[i][j], 0) - Y[i][j] * 0.01);\n");
+  Kernel t = registerTiled(k);
+  EXPECT_EQ(differenceFrom(k, t), "");
+  EXPECT_EQ(differenceFrom(k, t, 9), "");
+  EXPECT_EQ(storesInto(t, "Y"), 1);
+}
+
+TEST(EpilogueTile, RefusesWhatItCannotFuse) {
+  Kernel t = applied(tile(linearWith("      Y[i][j] = Y[i][j] + Y[i][0];\n"), {"i", "j"}, {8, 8}));
+  t = applied(mapLoop(t, "i", Mapping::BlockY));
+  t = applied(mapLoop(t, "j", Mapping::BlockX));
+  TransformResult other = registerTile(t, {"i", "j"}, {2, 2});
+  EXPECT_NE(other.reason.find("reads Y[i][0], an output element other than the Y[i][j]"), std::string::npos) << other.reason;
+
+  Kernel again = applied(tile(linearWith("      reduce for (k = 0; k < K; k++) Y[i][j] += X[i][k];\n"), {"i", "j"}, {8, 8}));
+  again = applied(mapLoop(again, "i", Mapping::BlockY));
+  again = applied(mapLoop(again, "j", Mapping::BlockX));
+  TransformResult reduction = registerTile(again, {"i", "j"}, {2, 2});
+  EXPECT_NE(reduction.reason.find("a reduction after the epilogue"), std::string::npos) << reduction.reason;
+}
+
+TEST(EpilogueValue, ComposesTheStatementsIntoOneExpression) {
+  Kernel k = linearWith(
+      "      Y[i][j] = Y[i][j] + b[j];\n"
+      "      Y[i][j] = max(Y[i][j], 0);\n");
+  std::vector<NodePtr> stmts = flattenSeq(k.body->body()->body());
+  ASSERT_EQ(stmts.size(), 4u);
+  Epilogue epilogue;
+  ASSERT_EQ(readEpilogue({stmts[2], stmts[3]}, stmts[0]->target, epilogue), "");
+  ExprPtr value = epilogueValue(epilogue, stmts[0]->target, Expr::read(Access{"acc", {}}));
+  EXPECT_EQ(value->str(), "max(acc + b[j], 0)");
+}
+
+}  // namespace
+}  // namespace cudaburg
