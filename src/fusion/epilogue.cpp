@@ -52,6 +52,19 @@ std::string readEpilogue(const std::vector<NodePtr>& statements, const Access& t
   return "";
 }
 
+std::string whyNoTiledEpilogue(const Node& body) {
+  std::vector<NodePtr> stmts = flattenSeq(std::make_shared<Node>(body));
+  if (stmts.size() < 3 || stmts[0]->kind != NodeKind::Assign || stmts[0]->accumulate ||
+      stmts[1]->kind != NodeKind::For)
+    return "the body is not an initialisation, a reduction and the statements after it";
+  const Node* update = stmts[1].get();
+  while (update->kind == NodeKind::For) update = update->body().get();
+  if (update->kind != NodeKind::Assign || !update->accumulate || !sameElement(update->target, stmts[0]->target))
+    return "the reduction does not accumulate into the element initialised before it";
+  Epilogue epilogue;
+  return readEpilogue({stmts.begin() + 2, stmts.end()}, update->target, epilogue);
+}
+
 ExprPtr epilogueValue(const Epilogue& epilogue, const Access& target, ExprPtr sum) {
   for (const NodePtr& stmt : epilogue.statements) sum = substituted(stmt->value, target, sum);
   return sum;

@@ -20,6 +20,10 @@ struct Epilogue {
 // element of `target`'s array.
 std::string readEpilogue(const std::vector<NodePtr>& statements, const Access& target, Epilogue& epilogue);
 
+// Why the body of a nest's tiled loops, `T = v; reduce ... T += ...; epilogue`, carries no
+// epilogue a tile can apply at its write-back; "" when it does.
+std::string whyNoTiledEpilogue(const Node& body);
+
 // The value the epilogue leaves in `target` when its sum is `sum`: the statements composed into
 // one expression, each read of `target` replaced by the value the statements before it left.
 ExprPtr epilogueValue(const Epilogue& epilogue, const Access& target, ExprPtr sum);
