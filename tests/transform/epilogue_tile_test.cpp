@@ -85,6 +85,35 @@ TEST(EpilogueTile, SeveralStatementsComposeInOrder) {
   EXPECT_EQ(storesInto(t, "Y"), 1);
 }
 
+// The recipes the search builds for CUDA-core tiles: pipelined strips, vectorized columns, edges
+// rounded up and peeled; each with the layer's epilogue, against the nest as written.
+TEST(EpilogueTile, SearchedRecipesKeepTheEpilogue) {
+  const char* recipes[] = {
+      "tile i,j 8,8\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 2,4\n"
+      "strip k 4\nstage X at k_o transposed\nstage W at k_o\nmap k_o pipelined\nunroll k 4\nvectorize j 4",
+      "tile i,j 8,8\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 2,2\n"
+      "strip k 4\nstage X at k_o transposed\nstage W at k_o\nmap k_o pipelined\nunroll k 4\nlanes 2,2\n"
+      "roundup\npeel i_o,j_o,k_o",
+      "split k 2\nmap k_s grid.z\ntile i,j 8,8\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\n"
+      "regtile i,j 2,2",
+  };
+  Kernel k = example("linear_relu");
+  for (const char* text : recipes) {
+    std::string errors;
+    std::optional<Recipe> recipe = testing::recipeFromText(text, &errors);
+    ASSERT_TRUE(recipe) << errors;
+    TransformResult r = applyRecipe(k, *recipe);
+    if (std::string(text).rfind("split", 0) == 0) {
+      // A split's parts each hold a partial sum: the epilogue cannot apply before they are added.
+      EXPECT_FALSE(r.ok()) << text;
+      EXPECT_NE(r.reason.find("would run once a part"), std::string::npos) << r.reason;
+      continue;
+    }
+    ASSERT_TRUE(r.ok()) << text << "\n" << r.reason;
+    EXPECT_EQ(differenceFrom(k, *r.kernel), "") << text;
+  }
+}
+
 TEST(EpilogueTile, RefusesWhatItCannotFuse) {
   Kernel again = applied(tile(linearWith("      reduce for (k = 0; k < K; k++) Y[i][j] += X[i][k];\n"), {"i", "j"}, {8, 8}));
   again = applied(mapLoop(again, "i", Mapping::BlockY));
