@@ -21,11 +21,11 @@ using testing::kernelFromText;
 // Sizes no tile divides: partial block tiles, partial register tiles, a partial last strip of k.
 const std::map<std::string, int64_t> kUneven{{"M", 13}, {"N", 11}, {"K", 9}};
 
-Kernel example(const std::string& name) {
+Kernel example(const std::string& name, const std::map<std::string, int64_t>& sizes = kUneven) {
   std::ifstream in(std::string(CUDABURG_EXAMPLES_DIR) + "/" + name + ".loop");
   std::stringstream text;
   text << in.rdbuf();
-  return kernelFromText(text.str(), kUneven);
+  return kernelFromText(text.str(), sizes);
 }
 
 // A linear layer Y = X W with `epilogue` after its reduction.
@@ -91,13 +91,13 @@ TEST(EpilogueTile, SearchedRecipesKeepTheEpilogue) {
   const char* recipes[] = {
       "tile i,j 8,8\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 2,4\n"
       "strip k 4\nstage X at k_o transposed\nstage W at k_o\nmap k_o pipelined\nunroll k 4\nvectorize j 4",
-      "tile i,j 8,8\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 2,2\n"
-      "strip k 4\nstage X at k_o transposed\nstage W at k_o\nmap k_o pipelined\nunroll k 4\nlanes 2,2\n"
+      "tile i,j 16,16\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 2,2\n"
+      "strip k 4\nstage X at k_o transposed\nstage W at k_o\nmap k_o pipelined\nunroll k 4\nlanes 4,8\n"
       "roundup\npeel i_o,j_o,k_o",
       "split k 2\nmap k_s grid.z\ntile i,j 8,8\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\n"
       "regtile i,j 2,2",
   };
-  Kernel k = example("linear_relu");
+  Kernel k = example("linear_relu", {{"M", 37}, {"N", 44}, {"K", 9}});  // runs of 4 columns
   for (const char* text : recipes) {
     std::string errors;
     std::optional<Recipe> recipe = testing::recipeFromText(text, &errors);
