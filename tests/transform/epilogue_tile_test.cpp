@@ -114,6 +114,27 @@ TEST(EpilogueTile, SearchedRecipesKeepTheEpilogue) {
   }
 }
 
+// Convolutions with a folded batch norm and ReLU, or a shortcut added, under the recipes the
+// search picks for them (filters run in turn, pixels register-tiled, edges rounded up).
+TEST(EpilogueTile, ConvolutionLayersKeepTheEpilogue) {
+  const std::map<std::string, int64_t> sizes{{"N", 2}, {"C", 10}, {"K", 3}, {"H", 9}, {"W", 11}};
+  for (const char* layer : {"bottleneck_shortcut", "resnet_bn_relu"}) {
+    Kernel k = example(layer, sizes);
+    std::string rows = std::string(layer) == "resnet_bn_relu" ? "oh" : "h", cols = rows == "oh" ? "ow" : "w";
+    std::string text = "tile " + rows + "," + cols + " 8,8\ninterchange k " + rows + "_o\ninterchange k " + cols +
+                       "_o\nmap n grid.z\nmap " + rows + "_o grid.y\nmap " + cols + "_o grid.x\nmap " + rows +
+                       " block.y\nmap " + cols + " block.x\nregtile " + rows + "," + cols +
+                       " 2,2\nstrip c 8\nstage In at c_o\nstage Wt at c_o\nunroll c 8\nmap c_o pipelined\nroundup";
+    std::string errors;
+    std::optional<Recipe> recipe = testing::recipeFromText(text, &errors);
+    ASSERT_TRUE(recipe) << errors;
+    TransformResult r = applyRecipe(k, *recipe);
+    ASSERT_TRUE(r.ok()) << layer << ": " << r.reason;
+    EXPECT_EQ(differenceFrom(k, *r.kernel), "") << layer;
+    EXPECT_EQ(storesInto(*r.kernel, "Out"), 1) << layer;
+  }
+}
+
 TEST(EpilogueTile, RefusesWhatItCannotFuse) {
   Kernel again = applied(tile(linearWith("      reduce for (k = 0; k < K; k++) Y[i][j] += X[i][k];\n"), {"i", "j"}, {8, 8}));
   again = applied(mapLoop(again, "i", Mapping::BlockY));
