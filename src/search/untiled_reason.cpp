@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "src/fusion/epilogue.hpp"
 #include "src/loop/printer.hpp"
 #include "src/loop/tree_walk.hpp"
 
@@ -15,15 +16,6 @@ std::string quoted(const Node& stmt) {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   std::string where = stmt.loc.valid() ? " (line " + std::to_string(stmt.loc.line) + ")" : "";
   return "`" + text + "`" + where;
-}
-
-// A read in `e` of `array` at another element than `element`, or null.
-const Access* otherElementRead(const Expr& e, const Access& element) {
-  if (e.kind == Expr::Kind::Load && e.load.array == element.array && e.load.subscripts != element.subscripts)
-    return &e.load;
-  for (const ExprPtr& arg : e.args)
-    if (const Access* a = otherElementRead(*arg, element)) return a;
-  return nullptr;
 }
 
 // The `+=` a reduction nest ends in, or null where its innermost body is anything else.
@@ -65,18 +57,14 @@ std::string whyNotTiled(const Kernel& kernel) {
     return "the statement " + quoted(stmt) + " before the reduction over " + stmts[r]->index +
            ": the tiled rules only set each output to 0 before they reduce into it";
   }
-  for (size_t s = r + 1; s < stmts.size(); ++s) {
-    const Node& stmt = *stmts[s];
-    if (stmt.kind != NodeKind::Assign || stmt.accumulate)
-      return "the statement " + quoted(stmt) + " after the reduction over " + stmts[r]->index +
-             " reduces again (a reduction after the epilogue): a tile writes each output once, after its one reduction";
-    if (const Access* other = otherElementRead(*stmt.value, update->target))
-      return "the statement " + quoted(stmt) + " reads " + other->str() + ", an output element other than the " +
-             update->target.str() + " it follows: a tile holds only its own elements when it writes them back";
-  }
+  Epilogue epilogue;
+  if (std::string why = readEpilogue({stmts.begin() + static_cast<long>(r) + 1, stmts.end()}, update->target, epilogue);
+      !why.empty())
+    return why;
   if (r + 1 < stmts.size())
     return "the statement " + quoted(*stmts[r + 1]) + " after the reduction over " + stmts[r]->index +
-           ": no rule of the grammar carries element-wise statements after a reduction into a tiled kernel's write-back";
+           ": the register-tiled products apply such an epilogue at their write-back, but no rule yet carries one into "
+           "this nest's idiom (implicit GEMM convolutions, tensor cores, Winograd)";
   return "the nest's shape matches none of the grammar's idioms";
 }
 

@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "src/fusion/epilogue.hpp"
 #include "src/transform/loop_facts.hpp"
 #include "src/transform/loop_names.hpp"
 #include "src/transform/strip.hpp"
@@ -11,23 +12,29 @@ namespace cudaburg {
 namespace {
 
 // The body of the innermost tiled loop, read as: an optional initialisation `T = v`, then one
-// loop nest (the reduction) whose statements all accumulate into the same element T.
+// loop nest (the reduction) whose statements all accumulate into the same element T, then (after
+// an initialisation) the element-wise statements of T's epilogue.
 struct ReductionShape {
   const Node* init = nullptr;
   NodePtr reduction;
   Access target;
   bool atomic = false;
+  Epilogue epilogue;
 };
 
 std::string readShape(const NodePtr& body, ReductionShape& shape) {
   std::vector<NodePtr> stmts = flattenSeq(body);
-  if (stmts.size() > 2) return "the tiled loops' body has more than an initialisation and a reduction loop";
-  if (stmts.size() == 2) {
+  size_t r = 0;
+  while (r < stmts.size() && stmts[r]->kind != NodeKind::For) ++r;
+  if (r == stmts.size()) return "the tiled loops' body has no reduction loop";
+  if (r > 1) return "the tiled loops' body has more than an initialisation before its reduction loop";
+  if (r == 1) {
     if (stmts[0]->kind != NodeKind::Assign || stmts[0]->accumulate)
       return "the statement before the reduction loop is not an initialisation `T = value`";
     shape.init = stmts[0].get();
   }
-  shape.reduction = stmts.back();
+  shape.reduction = stmts[r];
+  const std::vector<NodePtr> after(stmts.begin() + static_cast<long>(r) + 1, stmts.end());
   if (shape.reduction->kind != NodeKind::For) return "the tiled loops' body does not end in a reduction loop";
   std::string why;
   bool first = true;
@@ -54,7 +61,9 @@ std::string readShape(const NodePtr& body, ReductionShape& shape) {
     readsTarget |= n->kind == NodeKind::Assign && reads(n->value, shape.target.array);
   });
   if (readsTarget) return "the reduction loop reads " + shape.target.array + ", which it accumulates into";
-  return "";
+  if (!after.empty() && !shape.init)
+    return "an epilogue follows a reduction into " + shape.target.str() + " that is not initialised first";
+  return readEpilogue(after, shape.target, shape.epilogue);
 }
 
 // A thread's own registers need no atomic accumulation.
@@ -194,7 +203,9 @@ TransformResult registerTile(const Kernel& kernel, const std::vector<std::string
       })));
     };
     NodePtr accumulatePhase = accumulate(shape.reduction);
-    auto writeBack = std::make_shared<Node>(*makeAssign(shape.target, Expr::read(regAccess), !shape.init));
+    // The epilogue is applied to the register's sum as it is written back: one store an output.
+    ExprPtr written = epilogueValue(shape.epilogue, shape.target, Expr::read(regAccess));
+    auto writeBack = std::make_shared<Node>(*makeAssign(shape.target, written, !shape.init));
     writeBack->atomic = !shape.init && shape.atomic;
     NodePtr phases = makeSeq({perThread(init), accumulatePhase, perThread(writeBack)});
     return {makeAlloc(reg, phases), {}};
