@@ -1,5 +1,7 @@
 #include "src/cli/space_options.hpp"
 
+#include "src/target/gpu_target.hpp"
+
 namespace cudaburg::cli {
 
 void addSpaceOptions(CLI::App& app, SpaceFlags& f) {
@@ -33,13 +35,13 @@ bool parseSpace(const SpaceFlags& f, SearchSpace& space, std::string& error) {
     if (!parsed) return false;
     r.into = *parsed;
   }
-  // A block keeps its tile's outputs in registers: every GPU so far has at most 65536 of them for
-  // a block, beside those for addresses, so no tile edge of 65536 or more can be held.
-  constexpr int64_t kMaxTileEdge = 32768;
+  // A block keeps its tile's outputs in registers: every GPU so far has at most kMaxRegistersPerSm
+  // of them for a block, beside those for addresses, so no tile edge that large can be held.
+  constexpr int64_t kMaxTileEdge = kMaxRegistersPerSm / 2;
   for (int64_t edge : space.tile.values)
     if (edge > kMaxTileEdge) {
       error = "--tile: a block tile edge of " + std::to_string(edge) + " is beyond what any GPU can hold (a block's " +
-              "outputs live in its at most 65536 registers); a tile edge may be at most " + std::to_string(kMaxTileEdge);
+              "outputs live in its at most " + std::to_string(kMaxRegistersPerSm) + " registers); a tile edge may be at most " + std::to_string(kMaxTileEdge);
       return false;
     }
   space.tf32x3 = !f.noTf32x3;

@@ -1,6 +1,7 @@
 #include "src/loop/winograd.hpp"
 
 #include <algorithm>
+#include "src/target/gpu_target.hpp"
 
 namespace cudaburg {
 
@@ -65,17 +66,16 @@ int64_t WinogradTiling::registers() const {
 
 int64_t registerLimit(int64_t threads, int64_t blocks, int64_t registersPerSm) {
   int64_t warpsPerPartition = ((threads + 31) / 32 * blocks + 3) / 4;
-  return std::min<int64_t>(255, registersPerSm / 4 / (warpsPerPartition * 32) / 8 * 8);
+  return std::min<int64_t>(kMaxRegistersPerThread, registersPerSm / 4 / (warpsPerPartition * 32) / 8 * 8);
 }
 
 int64_t blocksByRegisters(int64_t threads, int64_t registers, int64_t registersPerSm) {
   int64_t blocks = 0;
-  while (blocks < 2048 / threads && registerLimit(threads, blocks + 1, registersPerSm) >= registers) ++blocks;
+  while (blocks < kMaxThreadsPerSm / threads && registerLimit(threads, blocks + 1, registersPerSm) >= registers) ++blocks;
   return blocks;
 }
 
 std::string WinogradTiling::problem() const {
-  constexpr int64_t kSharedBytes = 227 * 1024;  // a block's most on sm_80 and later
   if (m != 2 && m != 4) return "Winograd tiles are 2x2 or 4x4 outputs (F(2x2,3x3), F(4x4,3x3)), not " + std::to_string(m);
   if (threadTiles % 4 || threadFilters % 4 || threadTiles > 16 || threadFilters > 16)
     return "a thread's tiles and filters are 4, 8, 12 or 16 (read 4 at a time)";
@@ -85,9 +85,9 @@ std::string WinogradTiling::problem() const {
   if (points < 1 || alpha() * alpha() % points)
     return "a thread's " + std::to_string(points) + " points do not divide the " + std::to_string(alpha() * alpha()) +
            " transformed points";
-  if (threads() > 1024 || threads() < 32)
+  if (threads() > kMaxThreadsPerBlock || threads() < 32)
     return std::to_string(threads()) + " threads a block (32 to 1024)";
-  if (2 * stripFloats() * 4 > kSharedBytes)
+  if (2 * stripFloats() * 4 > kMaxSharedBytesPerBlock)
     return "two strips of transformed patches and filters need " + std::to_string(2 * stripFloats() * 4) +
            " bytes of shared memory, above 227 KB";
   return "";

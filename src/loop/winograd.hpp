@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+#include "src/target/gpu_target.hpp"
 
 namespace cudaburg {
 
@@ -72,9 +73,9 @@ struct WinogradTiling {
 // The registers a thread may have where `blocks` blocks of `threads` share a multiprocessor of
 // `registersPerSm`: its four partitions each hold a quarter of the warps (rounded up), allocated
 // 8 registers at a time, at most 255.
-int64_t registerLimit(int64_t threads, int64_t blocks, int64_t registersPerSm = 65536);
+int64_t registerLimit(int64_t threads, int64_t blocks, int64_t registersPerSm = kMaxRegistersPerSm);
 // How many blocks of `threads` threads that need `registers` each a multiprocessor holds by its
 // registers and its 2048 threads (0: not one).
-int64_t blocksByRegisters(int64_t threads, int64_t registers, int64_t registersPerSm = 65536);
+int64_t blocksByRegisters(int64_t threads, int64_t registers, int64_t registersPerSm = kMaxRegistersPerSm);
 
 }  // namespace cudaburg

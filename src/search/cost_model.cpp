@@ -67,20 +67,20 @@ Estimate estimateWinograd(const CandidateShape& s, const GpuModel& gpu) {
   e.sharedBytes = 2 * t.stripFloats() * 4;
   // A block of more warps than the partitions hold evenly leaves each thread fewer registers
   // (288 threads: 168); a tiling that needs more spills.
-  int64_t byRegisters = blocksByRegisters(e.threads, e.registers, gpu.registersPerSm);
+  int64_t byRegisters = blocksByRegisters(e.threads, e.registers, gpu.target.registersPerSm);
   if (byRegisters < 1) {
     e.infeasible = "a thread of " + std::to_string(e.threads) + " needs more registers than it may have";
     return e;
   }
   int64_t warpsPerBlock = ceilDiv(e.threads, 32);
-  int64_t perSm = std::min<int64_t>(gpu.maxBlocksPerSm, byRegisters);
-  perSm = std::min<int64_t>(perSm, gpu.sharedPerSm / (e.sharedBytes + 1024));
+  int64_t perSm = std::min<int64_t>(gpu.target.maxBlocksPerSm, byRegisters);
+  perSm = std::min<int64_t>(perSm, gpu.target.sharedPerSm / (e.sharedBytes + 1024));
   if (perSm < 1) {
     e.infeasible = "no block fits on a multiprocessor";
     return e;
   }
   e.blocksPerSm = perSm;
-  e.occupancy = static_cast<double>(perSm * warpsPerBlock * 32) / gpu.maxThreadsPerSm;
+  e.occupancy = static_cast<double>(perSm * warpsPerBlock * 32) / gpu.target.maxThreadsPerSm;
 
   const double tileBlocks = static_cast<double>(ceilDiv(s.rows, t.tiles));
   const double filterBlocks = static_cast<double>(ceilDiv(s.cols, t.filters));
@@ -133,9 +133,9 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   else if (s.tensorCores) registers = registers / 32 + s.threadRows / 4 + s.threadCols / 4 + 24;
   else registers = registers > INT32_MAX ? INT64_MAX : registers + s.threadRows + s.threadCols + 24;
   e.sharedBytes = s.staged ? product(s.stagedFootprint, s.elementBytes) : 0;
-  if (threads > gpu.maxThreadsPerBlock)
-    e.infeasible = "more than " + std::to_string(gpu.maxThreadsPerBlock) + " threads a block";
-  else if (registers > gpu.maxRegistersPerThread)
+  if (threads > gpu.target.maxThreadsPerBlock)
+    e.infeasible = "more than " + std::to_string(gpu.target.maxThreadsPerBlock) + " threads a block";
+  else if (registers > gpu.target.maxRegistersPerThread)
     e.infeasible = "a register tile too large for one thread";
   e.threads = static_cast<int>(std::min<int64_t>(threads, INT32_MAX));
   e.registers = static_cast<int>(std::min<int64_t>(registers, INT32_MAX));
@@ -151,17 +151,17 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   int64_t ahead = s.tensorCores ? s.threadRows / 4 + s.threadCols / 4 : s.threadRows + s.threadCols;
   if (s.prefetched) e.registers = static_cast<int>(std::min<int64_t>(e.registers + ahead, INT32_MAX));
   if (s.asyncCopies) e.sharedBytes = product(e.sharedBytes, s.asyncStages);  // the copies in flight hold no registers
-  if (e.registers > gpu.maxRegistersPerThread) e.infeasible = "a register tile too large for one thread";
-  else if (e.sharedBytes > gpu.sharedPerBlock) e.infeasible = "more shared memory than a block may have";
+  if (e.registers > gpu.target.maxRegistersPerThread) e.infeasible = "a register tile too large for one thread";
+  else if (e.sharedBytes > gpu.target.sharedPerBlock) e.infeasible = "more shared memory than a block may have";
   if (!e.infeasible.empty()) return e;
 
   // Residency: the tightest of threads, registers, shared memory and the block limit.
   int64_t warpsPerBlock = ceilDiv(e.threads, 32);
   auto resident = [&](int64_t registers) {
-    int64_t blocks = gpu.maxBlocksPerSm;
-    blocks = std::min<int64_t>(blocks, gpu.maxThreadsPerSm / (warpsPerBlock * 32));
-    blocks = std::min<int64_t>(blocks, gpu.registersPerSm / (registers * warpsPerBlock * 32));
-    if (e.sharedBytes > 0) blocks = std::min<int64_t>(blocks, gpu.sharedPerSm / e.sharedBytes);
+    int64_t blocks = gpu.target.maxBlocksPerSm;
+    blocks = std::min<int64_t>(blocks, gpu.target.maxThreadsPerSm / (warpsPerBlock * 32));
+    blocks = std::min<int64_t>(blocks, gpu.target.registersPerSm / (registers * warpsPerBlock * 32));
+    if (e.sharedBytes > 0) blocks = std::min<int64_t>(blocks, gpu.target.sharedPerSm / e.sharedBytes);
     return blocks;
   };
   e.boundedBlocksPerSm = resident(e.registers);
@@ -174,8 +174,8 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
     double hoisted = s.prefetched ? 0.0 : kHoistedPerAccumulator * static_cast<double>(s.threadRows * s.threadCols);
     int64_t given = e.registers + static_cast<int64_t>(hoisted);
     given = ceilDiv(given, kRegisterUnit) * kRegisterUnit;
-    int64_t bound = gpu.registersPerSm / (std::max<int64_t>(1, s.residentBlocks) * warpsPerBlock * 32) / kRegisterUnit * kRegisterUnit;
-    given = std::max<int64_t>(e.registers, std::min({given, bound, static_cast<int64_t>(gpu.maxRegistersPerThread)}));
+    int64_t bound = gpu.target.registersPerSm / (std::max<int64_t>(1, s.residentBlocks) * warpsPerBlock * 32) / kRegisterUnit * kRegisterUnit;
+    given = std::max<int64_t>(e.registers, std::min({given, bound, static_cast<int64_t>(gpu.target.maxRegistersPerThread)}));
     e.registers = static_cast<int>(given);
   }
   int64_t perSm = resident(e.registers);
@@ -184,7 +184,7 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
     return e;
   }
   e.blocksPerSm = perSm;
-  e.occupancy = static_cast<double>(perSm * warpsPerBlock * 32) / gpu.maxThreadsPerSm;
+  e.occupancy = static_cast<double>(perSm * warpsPerBlock * 32) / gpu.target.maxThreadsPerSm;
 
   // Work, counting what tails waste: a block computes its whole tile, guarded or not.
   int64_t tilesY = ceilDiv(s.rows, s.blockRows), tilesX = ceilDiv(s.cols, s.blockCols);
@@ -195,7 +195,7 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // multiprocessor to itself).
   double smBlocks = std::ceil(blocks / gpu.multiprocessors);
   double residentNow = std::min(static_cast<double>(perSm), smBlocks);
-  double runOccupancy = residentNow * warpsPerBlock * 32 / gpu.maxThreadsPerSm;
+  double runOccupancy = residentNow * warpsPerBlock * 32 / gpu.target.maxThreadsPerSm;
   // `reduction` is one part's length: a split reduction's parts together do the whole of it.
   double flops = 2.0 * paddedOutputs * s.reduction * s.split;
   // A gathered stage finds each copy's source by index arithmetic (an issue slot an operation,

@@ -6,30 +6,9 @@
 #include <optional>
 #include <string>
 
-namespace cudaburg {
+#include "src/target/gpu_model.hpp"
 
-// The limits and rates of the GPU the estimate is for (an H100/H200 by default).
-struct GpuModel {
-  int multiprocessors = 132;
-  double fp32Tflops = 60.0;      // sustained FFMA rate
-  double mmaTflops = 600.0;      // sustained mma.sync rate, half and bfloat16 (tf32: half of it)
-  // Sustained wgmma rate, half and bfloat16 (tf32: half of it): an H100 SXM's dense peak is 989,
-  // which mma.sync's issue rate, about half of wgmma's, keeps it well below.
-  double wgmmaTflops = 900.0;
-  double sharedGBps = 29000.0;   // shared-memory reads: 128 bytes a clock on each multiprocessor
-  double memoryGBps = 3300.0;    // device memory
-  double l2GBps = 9000.0;        // what direct (unstaged) operand reads are served at, mostly
-  int maxThreadsPerBlock = 1024;
-  int maxThreadsPerSm = 2048;
-  int registersPerSm = 65536;
-  int maxRegistersPerThread = 255;
-  int64_t sharedPerSm = 228 * 1024;
-  int64_t sharedPerBlock = 227 * 1024;
-  int maxBlocksPerSm = 32;
-  double launchMicroseconds = 3.0;
-  // The architecture the candidates are compiled for ("sm_90"): wgmma runs on sm_90 alone.
-  std::string arch = "sm_90";
-};
+namespace cudaburg {
 
 // The integer operations a gathered element takes through an offset table: the look-up, the
 // offset added to its row's, the tap's bit tested in the row's mask, the select.

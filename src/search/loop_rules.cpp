@@ -509,10 +509,10 @@ Fragment LoopRules::tensorCores(const Fragment& tiled, int64_t prefetch, int64_t
   return f;
 }
 
-bool LoopRules::wgmmaRuns() const { return gpu_.arch == "sm_90" && mmaK() != 0; }
+bool LoopRules::wgmmaRuns() const { return gpu_.target.hasWgmma() && mmaK() != 0; }
 
 bool LoopRules::tf32x3Runs() const {
-  if (gpu_.arch != "sm_90" || !space_.tf32x3) return false;
+  if (!gpu_.target.hasWgmma() || !space_.tf32x3) return false;
   for (const auto& p : kernel_.params)
     if (p.input && p.type != ScalarType::Float) return false;
   return true;
@@ -618,7 +618,7 @@ Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer, 
   // Promoted sums are a second set of accumulators.
   const int64_t threads = 128 * (s.blockCols / s.threadCols + (producer == kWgmmaNoProducer ? 0 : 1));
   const int64_t accumulators = s.threadRows * s.threadCols / 128 * (promote > 0 ? 2 : 1);
-  if (accumulators + 40 > std::min<int64_t>(255, 65536 / threads)) {
+  if (accumulators + 40 > std::min(gpu_.target.maxRegistersPerThread, gpu_.target.registersPerBlock / threads)) {
     f.refused = "a thread's accumulators and fragments pass its share of the block's registers (ptxas would serialize)";
     return f;
   }

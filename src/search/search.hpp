@@ -55,7 +55,7 @@ SearchResult searchWith(const Kernel& kernel, const SearchSpace& space, Evaluato
   auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
   auto started = Clock::now();
   GpuModel gpu;
-  gpu.arch = evaluator.arch();
+  gpu.target = GpuTarget::forArchitecture(evaluator.arch());
   LoopRules rules(kernel, space, gpu, std::move(model));
   Matcher matcher(&rules);
   const Node* root = kernel.body.get();

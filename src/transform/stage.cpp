@@ -2,6 +2,7 @@
 
 #include "src/loop/gather_table.hpp"
 #include "src/loop/swizzle.hpp"
+#include "src/target/gpu_target.hpp"
 #include "src/transform/gather.hpp"
 #include "src/transform/loop_facts.hpp"
 #include "src/transform/transforms.hpp"
@@ -28,10 +29,6 @@ std::string rangeOf(const Affine& subscript, const std::vector<const Node*>& inn
 }
 
 namespace {
-
-// The most shared memory any GPU gives a block (sm_80 and later, opted in; the emitter opts in above
-// 48 KB). Whether a kernel's buffers fit the device it runs on is checked when it is compiled.
-constexpr int64_t kSharedBytesLimit = 227 * 1024;
 
 struct Box {
   std::vector<Affine> origin;
@@ -247,9 +244,9 @@ TransformResult stage(const Kernel& kernel, const std::string& array, const std:
     }
     int64_t rowElements = buffer.extents.back() + padding;
     int64_t bytes = buffer.elements() / buffer.extents.back() * rowElements * scalarTypeBytes(buffer.type);
-    if (bytes > kSharedBytesLimit)
+    if (bytes > kMaxSharedBytesPerBlock)
       return {nullptr, "the box of " + array + " at loop " + atLoop + " needs " + std::to_string(bytes) +
-                           " bytes of shared memory, more than " + std::to_string(kSharedBytesLimit)};
+                           " bytes of shared memory, more than " + std::to_string(kMaxSharedBytesPerBlock)};
     auto rewriteCore = [&](const NodePtr& n) {
       return rewriteAccesses(n, [&](const Access& a) {
         if (a.array != array) return a;

@@ -2,6 +2,8 @@
 
 #include <regex>
 
+#include "src/target/gpu_target.hpp"
+
 namespace cudaburg {
 
 KernelResources parsePtxasReport(const std::string& log, const std::string& entry) {
@@ -43,18 +45,8 @@ KernelResources parsePtxasReport(const std::string& log, const std::string& entr
 }
 
 LaunchLimits LaunchLimits::forArchitecture(const std::string& arch) {
-  LaunchLimits l;
-  int sm = 0;
-  std::smatch m;
-  static const std::regex number(R"((?:sm|compute)_(\d+))");
-  if (std::regex_search(arch, m, number)) sm = std::stoi(m[1]);
-  // The largest shared memory a block may opt into, per compute capability.
-  if (sm == 80 || sm == 87) l.sharedBytesPerBlock = 163 * 1024;
-  else if (sm == 86 || sm == 89 || sm >= 120) l.sharedBytesPerBlock = 99 * 1024;
-  else if (sm == 75) l.sharedBytesPerBlock = 64 * 1024;
-  else if (sm == 70 || sm == 72) l.sharedBytesPerBlock = 96 * 1024;
-  else if (sm != 0 && sm < 70) l.sharedBytesPerBlock = 48 * 1024;
-  return l;
+  GpuTarget target = GpuTarget::forArchitecture(arch);
+  return {target.registersPerBlock, target.sharedPerBlock, target.maxThreadsPerBlock};
 }
 
 std::string launchRefusal(const KernelResources& resources, int64_t threads, int64_t dynamicSharedBytes,

@@ -23,10 +23,11 @@ struct KernelResources {
 // Reads ptxas's verbose report (`--ptxas-options=-v`, in NVRTC's program log) for one entry.
 KernelResources parsePtxasReport(const std::string& log, const std::string& entry);
 
+// What launchRefusal checks, from the compile target's limits (src/target).
 struct LaunchLimits {
-  int64_t registersPerBlock = 64 * 1024;
-  int64_t sharedBytesPerBlock = 227 * 1024;  // sm_80 and later with the opt-in attribute
-  int64_t threadsPerBlock = 1024;
+  int64_t registersPerBlock = 0;
+  int64_t sharedBytesPerBlock = 0;
+  int64_t threadsPerBlock = 0;
 
   static LaunchLimits forArchitecture(const std::string& arch);  // "sm_90", "sm_75", ...
 };

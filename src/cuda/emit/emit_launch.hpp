@@ -10,10 +10,10 @@
 
 #include "src/cuda/emit/emit_ranges.hpp"
 #include "src/loop/loop_tree.hpp"
+#include "src/target/gpu_target.hpp"
 
 namespace cudaburg {
 
-constexpr int64_t kMaxThreadsPerBlock = 1024;
 constexpr int64_t kStaticSharedLimit = 48 * 1024;  // more than this must be dynamic shared memory
 
 // The type an array has in the emitted kernel: its own, or `override` for float, half, bfloat16

@@ -20,12 +20,11 @@
 
 #include "src/analysis/reference_shape.hpp"
 #include "src/loop/scalar_types.hpp"
+#include "src/target/gpu_target.hpp"
 
 namespace cudaburg::emit_internal {
 
 namespace {
-
-constexpr int64_t kSharedBytes = 227 * 1024;  // a block's most on sm_80 and later
 
 std::string floatLiteral(double v) {
   char buf[32];
@@ -183,7 +182,7 @@ class WinogradWriter {
         break;
       }
     sharedFloats_ = std::max(2 * stripFloats_, outputFloats(passWidth_));
-    if (sharedFloats_ * 4 > kSharedBytes) return "the block needs more than 227 KB of shared memory";
+    if (sharedFloats_ * 4 > kMaxSharedBytesPerBlock) return "the block needs more than 227 KB of shared memory";
     // Blocks a multiprocessor can hold by shared memory (228 KB, 1 KB a block reserved) and by
     // the registers a thread needs, promised to the compiler so that it keeps within them.
     int64_t byShared = 228 * 1024 / (sharedFloats_ * 4 + 1024);

@@ -14,6 +14,7 @@
 #include "src/cuda/emit/emit_winograd.hpp"
 #include "src/cuda/emit/kernel_writer.hpp"
 #include "src/cuda/emit/wgmma_descriptor.hpp"
+#include "src/target/gpu_target.hpp"
 #include "src/loop/math_functions.hpp"
 #include "src/loop/pipeline.hpp"
 #include "src/loop/swizzle.hpp"
@@ -829,9 +830,9 @@ EmitResult KernelWriter::write() {
   }
   std::string bounds = std::to_string(plan_.threads());
   if (kernel_.residentBlocks > 0) {
-    if (plan_.threads() * kernel_.residentBlocks > 2048)
+    if (plan_.threads() * kernel_.residentBlocks > kMaxThreadsPerSm)
       refuse(std::to_string(kernel_.residentBlocks) + " blocks of " + std::to_string(plan_.threads()) +
-             " threads are more than the 2048 a multiprocessor holds");
+             " threads are more than the " + std::to_string(kMaxThreadsPerSm) + " a multiprocessor holds");
     bounds += ", " + std::to_string(kernel_.residentBlocks);
     out.limitsRegisters = true;
   }
