@@ -14,6 +14,7 @@
 
 #include "src/cuda/run/column_major_gemm.hpp"
 #include "src/cuda/run/worker_protocol.hpp"
+#include "src/cuda/worker/timing_events.hpp"
 
 namespace cudaburg {
 namespace {
@@ -24,23 +25,16 @@ void checkCublas(cublasStatus_t status, const char* what) {
                              cublasGetStatusString(status) + ")");
 }
 
-// The mean time of one call that `enqueue` puts on the stream: two calls to warm up, then ten
-// back to back, so that host work inside a call overlaps the calls before it as in any real use.
-double meanMs(CUstream stream, const std::function<void()>& enqueue) {
-  constexpr int kRuns = 10;
-  enqueue(), enqueue();
-  CUevent start = nullptr, stop = nullptr;
-  checkCuda(cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
-  checkCuda(cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
-  checkCuda(cuEventRecord(start, stream), "cuEventRecord");
-  for (int run = 0; run < kRuns; ++run) enqueue();
-  checkCuda(cuEventRecord(stop, stream), "cuEventRecord");
-  checkCuda(cuEventSynchronize(stop), "cuEventSynchronize");
-  float elapsed = 0;
-  checkCuda(cuEventElapsedTime(&elapsed, start, stop), "cuEventElapsedTime");
-  cuEventDestroy(start);
-  cuEventDestroy(stop);
-  return elapsed / kRuns;
+// The time of one call that `enqueue` puts on the stream, taken as the kernels' times are (each
+// run after the L2 cache is flushed, the median kept): an engine chosen on a warm cache loses to
+// another on the flushed one it is then timed on.
+double trialMs(CUstream stream, L2Flusher& flusher, const std::function<void()>& enqueue) {
+  RunCountPolicy trials;
+  trials.minRuns = 10;
+  trials.maxRuns = 50;
+  trials.minTotalMs = 5;
+  trials.maxTotalMs = 200;
+  return timeRuns(stream, enqueue, 2, trials, flusher).medianMs;
 }
 
 // A key that tells two reference shapes apart: their protocol JSON says everything.
@@ -180,12 +174,12 @@ struct ConvPlan {
 
 // The time a run of the convolution `plan` describes takes with algorithm `a` (its math type set
 // on the plan's descriptor as a side effect).
-double forwardMs(cudnnHandle_t handle, CUstream stream, const ConvPlan& plan, const cudnnConvolutionFwdAlgoPerf_t& a,
+double forwardMs(cudnnHandle_t handle, CUstream stream, L2Flusher& flusher, const ConvPlan& plan, const cudnnConvolutionFwdAlgoPerf_t& a,
                  CUdeviceptr input, CUdeviceptr weight, CUdeviceptr output) {
   checkCudnn(cudnnSetConvolutionMathType(plan.conv, a.mathType), "cudnnSetConvolutionMathType");
   DeviceBuffer workspace(a.memory);
   const float one = 1, zero = 0;
-  return meanMs(stream, [&] {
+  return trialMs(stream, flusher, [&] {
     checkCudnn(cudnnConvolutionForward(handle, &one, plan.input, reinterpret_cast<const void*>(input), plan.filter,
                                        reinterpret_cast<const void*>(weight), plan.conv, a.algo,
                                        reinterpret_cast<void*>(workspace.ptr()), workspace.bytes(), &zero, plan.output,
@@ -213,6 +207,7 @@ const char* algorithmName(cudnnConvolutionFwdAlgo_t a) {
 }  // namespace
 
 struct ReferenceLibraries::Handles {
+  L2Flusher* flusher = nullptr;  // the session's, which outlives the libraries
   cublasHandle_t cublas = nullptr;
   cublasLtHandle_t lt = nullptr;
   std::map<std::string, std::unique_ptr<GemmPlan>> gemmPlans;  // by shapeKey
@@ -222,7 +217,8 @@ struct ReferenceLibraries::Handles {
 #endif
 };
 
-ReferenceLibraries::ReferenceLibraries() : handles_(std::make_unique<Handles>()) {
+ReferenceLibraries::ReferenceLibraries(L2Flusher& flusher) : handles_(std::make_unique<Handles>()) {
+  handles_->flusher = &flusher;
   checkCublas(cublasCreate(&handles_->cublas), "cublasCreate");
   // Plain fp32 arithmetic: no TF32 tensor cores, so that the reference is as exact as the variant.
   checkCublas(cublasSetMathMode(handles_->cublas, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
@@ -279,7 +275,7 @@ std::string ReferenceLibraries::gemm(CUstream stream, const GemmShape& g, CUdevi
     p->second = ltLayout(cm.second, ab, g.batch);
     p->out = ltLayout(cm.out, CUDA_R_32F, g.batch);
 
-    double best = meanMs(stream, [&] { classicGemm(handles_->cublas, g, a, b, c); });
+    double best = trialMs(stream, *handles_->flusher, [&] { classicGemm(handles_->cublas, g, a, b, c); });
     cublasLtMatmulPreference_t preference = nullptr;
     checkCublas(cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
     size_t room = kLtWorkspaceBytes;
@@ -295,7 +291,7 @@ std::string ReferenceLibraries::gemm(CUstream stream, const GemmShape& g, CUdevi
       DeviceBuffer workspace(proposed[i].workspaceSize);
       double ms = INFINITY;
       try {
-        ms = meanMs(stream, [&] { ltMatmul(*p, proposed[i].algo, workspace); });
+        ms = trialMs(stream, *handles_->flusher, [&] { ltMatmul(*p, proposed[i].algo, workspace); });
       } catch (const CudaError&) {
         throw;  // the device failed: nothing after it can be trusted
       } catch (const std::runtime_error&) {
@@ -434,7 +430,7 @@ std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdevi
     if (allowed.size() > 1) {
       double best = INFINITY;
       for (const cudnnConvolutionFwdAlgoPerf_t* a : allowed) {
-        double ms = forwardMs(handles_->cudnn, stream, *p, *a, input, weight, output);
+        double ms = forwardMs(handles_->cudnn, stream, *handles_->flusher, *p, *a, input, weight, output);
         if (ms < best) best = ms, chosen = a;
       }
     }

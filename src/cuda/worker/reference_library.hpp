@@ -12,13 +12,15 @@
 #include <string>
 
 #include "src/cuda/worker/device.hpp"
+#include "src/cuda/worker/timing_events.hpp"
 #include "src/analysis/reference_shape.hpp"
 
 namespace cudaburg {
 
 class ReferenceLibraries {
  public:
-  ReferenceLibraries();
+  // Candidate engines are timed as the kernels are, the L2 cache flushed by `flusher` before each run.
+  explicit ReferenceLibraries(L2Flusher& flusher);
   ~ReferenceLibraries();
   ReferenceLibraries(const ReferenceLibraries&) = delete;
   ReferenceLibraries& operator=(const ReferenceLibraries&) = delete;

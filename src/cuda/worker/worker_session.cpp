@@ -91,7 +91,7 @@ WorkerSession::WorkerSession() {
   try {
     device_ = std::make_unique<DeviceContext>();
     flusher_ = std::make_unique<L2Flusher>(device_->info());
-    libraries_ = std::make_unique<ReferenceLibraries>();
+    libraries_ = std::make_unique<ReferenceLibraries>(*flusher_);
   } catch (const std::exception& e) {
     // "no CUDA device" as it stands; any other failure to open the GPU, with its reason.
     std::string what = e.what();
