@@ -1,7 +1,6 @@
 #include "src/fusion/local_accumulator.hpp"
 
 #include <map>
-#include <optional>
 #include <set>
 
 #include "src/loop/tree_walk.hpp"
@@ -21,10 +20,10 @@ bool readsArray(const Expr& e, const std::string& array) {
 // (a read of the output element, which holds it in the rewritten nest) or an expression of it.
 class EpilogueReader {
  public:
-  // `output`: the array the statements store first, which they may not read before it holds the sum.
-  EpilogueReader(const Array& accumulator, const std::set<std::string>& locals, std::string output)
-      : output_(std::move(output)), locals_(locals) {
-    values_[accumulator.name] = nullptr;  // bound to the output element once it is known
+  // `target`: the output element the statements store the sum into first.
+  EpilogueReader(const Array& accumulator, const std::set<std::string>& locals, const Access& target)
+      : locals_(locals), target_(target) {
+    values_[accumulator.name] = Expr::read(target);  // the rewritten nest sums into the output element
   }
 
   std::string read(const std::vector<NodePtr>& stmts) {
@@ -44,8 +43,7 @@ class EpilogueReader {
         values_[stmt->target.array] = value;
         continue;
       }
-      if (!target_) bind(stmt->target);
-      else if (stmt->target.array == target_->array) stale();
+      if (stmt->target.array == target_.array) stored_ = true, stale();
       statements.push_back(makeAssign(stmt->target, value, false, stmt->loc));
     }
     return "";
@@ -53,27 +51,17 @@ class EpilogueReader {
 
   std::vector<NodePtr> statements;  // the epilogue, on the output element
 
-  // The output element that receives the sum: the first element the statements store.
-  const Access* target() const { return target_ ? &*target_ : nullptr; }
-
  private:
-  // The first store names the output: the sum lives there from now on.
-  void bind(const Access& target) {
-    target_ = target;
-    for (auto& [name, value] : values_)
-      if (!value) value = Expr::read(target);
-  }
-
   // Once the output element is overwritten, locals computed from its sum no longer read it.
   void stale() {
     for (auto it = values_.begin(); it != values_.end();)
-      it = it->second && readsArray(*it->second, target_->array) ? values_.erase(it) : std::next(it);
+      it = it->second && readsArray(*it->second, target_.array) ? values_.erase(it) : std::next(it);
   }
 
   std::string substituted(const ExprPtr& e, ExprPtr& out) {
     if (e->kind == Expr::Kind::Load) {
       if (!locals_.count(e->load.array)) {
-        if (!target_ && e->load.array == output_)
+        if (!stored_ && e->load.array == target_.array)
           return "a statement after the reduction reads " + e->load.str() + " before the sum is stored in it";
         out = e;
         return "";
@@ -81,8 +69,6 @@ class EpilogueReader {
       auto it = values_.find(e->load.array);
       if (it == values_.end())
         return "the local '" + e->load.array + "' is read after the output it was computed from is overwritten";
-      if (!it->second)
-        return "the local '" + e->load.array + "' is read before any statement stores the sum into an output";
       out = it->second;
       return "";
     }
@@ -95,10 +81,10 @@ class EpilogueReader {
     return "";
   }
 
-  std::string output_;
   std::set<std::string> locals_;
   std::map<std::string, ExprPtr> values_;
-  std::optional<Access> target_;
+  Access target_;
+  bool stored_ = false;  // whether a statement has stored into the target's array yet
 };
 
 // The reduction with its `acc += e` made `target += e`; "" or why it is not such a reduction.
@@ -146,19 +132,16 @@ std::string readLocalAccumulator(const NodePtr& body, LocalAccumulator& accumula
   for (const std::string& name : locals)
     if (readsArray(*stmts[0]->value, name))
       return "the initialisation of the local '" + local.name + "' reads a local";
-  std::string output;
-  for (size_t s = 2; s < stmts.size() && output.empty(); ++s)
-    if (const Node* store = findNode(*stmts[s], [&](const Node& n) {
-          return n.kind == NodeKind::Assign && !locals.count(n.target.array);
-        }))
-      output = store->target.array;
-  EpilogueReader reader(local, locals, output);
+  const Node* store = nullptr;
+  for (size_t s = 2; s < stmts.size() && !store; ++s)
+    store = findNode(*stmts[s], [&](const Node& n) { return n.kind == NodeKind::Assign && !locals.count(n.target.array); });
+  if (!store) return "no statement after the reduction stores the local '" + local.name + "' into an output";
+  const Access target = store->target;
+  EpilogueReader reader(local, locals, target);
   if (std::string why = reader.read({stmts.begin() + 2, stmts.end()}); !why.empty()) return why;
-  if (!reader.target())
-    return "no statement after the reduction stores the local '" + local.name + "' into an output";
   NodePtr reduction;
-  if (std::string why = retargeted(stmts[1], local.name, *reader.target(), reduction); !why.empty()) return why;
-  std::vector<NodePtr> rewritten{makeAssign(*reader.target(), stmts[0]->value, false, stmts[0]->loc), reduction};
+  if (std::string why = retargeted(stmts[1], local.name, target, reduction); !why.empty()) return why;
+  std::vector<NodePtr> rewritten{makeAssign(target, stmts[0]->value, false, stmts[0]->loc), reduction};
   rewritten.insert(rewritten.end(), reader.statements.begin(), reader.statements.end());
   accumulator.body = makeSeq(rewritten);
   accumulator.type = local.type;
