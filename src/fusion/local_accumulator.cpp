@@ -149,3 +149,25 @@ std::string readLocalAccumulator(const NodePtr& body, LocalAccumulator& accumula
 }
 
 }  // namespace cudaburg
+
+namespace cudaburg {
+
+namespace {
+
+NodePtr rewrittenBelowParallelLoops(const NodePtr& node) {
+  if (node->kind == NodeKind::For && node->loopKind == LoopKind::Parallel) {
+    NodePtr body = rewrittenBelowParallelLoops(node->body());
+    return body == node->body() ? node : withKids(node, {body});
+  }
+  LocalAccumulator local;
+  return node->kind == NodeKind::Alloc && readLocalAccumulator(node, local).empty() ? local.body : node;
+}
+
+}  // namespace
+
+Kernel withLocalAccumulators(const Kernel& kernel) {
+  NodePtr body = rewrittenBelowParallelLoops(kernel.body);
+  return body == kernel.body ? kernel : kernel.withBody(body);
+}
+
+}  // namespace cudaburg

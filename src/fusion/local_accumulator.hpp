@@ -21,3 +21,13 @@ struct LocalAccumulator {
 std::string readLocalAccumulator(const NodePtr& body, LocalAccumulator& accumulator);
 
 }  // namespace cudaburg
+
+namespace cudaburg {
+
+// `kernel` with the body of its outermost parallel loops, where it is a local accumulator, read as
+// the form the tiled rules match (see above); `kernel` itself where it is not. The grammar labels
+// this form; the recipes it yields apply to `kernel` as written, whose register tiles accumulate
+// in the local's type.
+Kernel withLocalAccumulators(const Kernel& kernel);
+
+}  // namespace cudaburg
