@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "src/fusion/local_accumulator.hpp"
 #include "src/search/evaluator.hpp"
 #include "src/search/loop_rules.hpp"
 #include "src/search/strategy.hpp"
@@ -56,9 +57,12 @@ SearchResult searchWith(const Kernel& kernel, const SearchSpace& space, Evaluato
   auto started = Clock::now();
   GpuModel gpu;
   gpu.target = GpuTarget::forArchitecture(evaluator.arch());
-  LoopRules rules(kernel, space, gpu, std::move(model));
+  // The grammar labels a sum kept in a local as the tile's own accumulator; the recipes apply to
+  // the kernel as written (src/fusion/local_accumulator.hpp).
+  const Kernel matched = withLocalAccumulators(kernel);
+  LoopRules rules(matched, space, gpu, std::move(model));
   Matcher matcher(&rules);
-  const Node* root = kernel.body.get();
+  const Node* root = matched.body.get();
   SearchResult result;
   SearchPhases phases;
   if (matcher.label(root)) {

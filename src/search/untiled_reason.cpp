@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "src/fusion/epilogue.hpp"
+#include "src/fusion/local_accumulator.hpp"
 #include "src/loop/printer.hpp"
 #include "src/loop/tree_walk.hpp"
 
@@ -35,11 +36,17 @@ std::string whyNotTiled(const Kernel& kernel) {
   bool parallel = false;
   for (; cur->kind == NodeKind::For && cur->loopKind == LoopKind::Parallel; cur = cur->body()) parallel = true;
   if (!parallel) return "the nest has no parallel loop outermost, whose iterations the grid and blocks would share";
+  if (cur->kind == NodeKind::Alloc) {
+    LocalAccumulator local;
+    if (std::string why = readLocalAccumulator(cur, local); !why.empty())
+      return "the local `" + std::string(scalarTypeName(cur->buffer.type)) + " " + cur->buffer.name + "` (line " +
+             std::to_string(cur->buffer.loc.line) + ") cannot become a register tile's accumulator: " + why;
+    cur = local.body;
+  }
   if (const Node* local = findNode(*cur, [](const Node& n) { return n.kind == NodeKind::Alloc; }))
     return "the local `" + std::string(scalarTypeName(local->buffer.type)) + " " + local->buffer.name + "` (line " +
            std::to_string(local->buffer.loc.line) +
-           ") keeps each output's value in a scalar; the tiled rules keep a thread's outputs in register tiles "
-           "they make themselves, and tile no nest that declares locals";
+           ") is declared inside the reduction; only a local that holds the whole sum becomes a tile's accumulator";
   std::vector<NodePtr> stmts = flattenSeq(cur);
   size_t r = 0;
   while (r < stmts.size() && !(stmts[r]->kind == NodeKind::For && stmts[r]->loopKind == LoopKind::Reduce)) ++r;

@@ -140,7 +140,11 @@ std::string checkMappedTree(const Kernel& kernel) {
       else if (threadLevelAbove) broken = std::string(what) + " lies inside the thread-level loop " + threadLevelAbove->index;
       return;
     }
-    if (n.kind == NodeKind::Alloc && n.buffer.space == MemorySpace::Register) {
+    // A local scalar whose scope holds no block loop is private to whichever thread runs that
+    // scope, as a variable of the thread, before the tiles are mapped as after.
+    bool threadLocal = n.kind == NodeKind::Alloc && isLocalScalar(n.buffer) &&
+                       !anyNode(n.body(), [](const Node& k) { return k.kind == NodeKind::For && isBlockMapping(k.mapping); });
+    if (n.kind == NodeKind::Alloc && n.buffer.space == MemorySpace::Register && !threadLocal) {
       // A thread's registers: every use is inside a block loop, where the thread is known, and
       // indexed by what ties it to its thread (a kernel whose block loops were all unmapped
       // would share one thread's registers among all its threads).

@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "src/fusion/epilogue.hpp"
+#include "src/fusion/local_accumulator.hpp"
 #include "src/transform/loop_facts.hpp"
 #include "src/transform/loop_names.hpp"
 #include "src/transform/strip.hpp"
@@ -145,8 +146,17 @@ TransformResult registerTile(const Kernel& kernel, const std::vector<std::string
         if (boundsUse(*l, other->index))
           return {nullptr, "the bounds of loop " + l->index + " use " + other->index + " (only rectangular tiles)"};
     }
+    // A sum kept in a local becomes the tile's accumulator, in the local's type.
+    NodePtr body = band.back()->body();
+    std::optional<ScalarType> accumulatorType;
+    if (body->kind == NodeKind::Alloc) {
+      LocalAccumulator local;
+      if (std::string why = readLocalAccumulator(body, local); !why.empty()) return {nullptr, why};
+      body = local.body;
+      accumulatorType = local.type;
+    }
     ReductionShape shape;
-    if (std::string why = readShape(band.back()->body(), shape); !why.empty()) return {nullptr, why};
+    if (std::string why = readShape(body, shape); !why.empty()) return {nullptr, why};
     for (const auto& l : band)
       if (!std::any_of(shape.target.subscripts.begin(), shape.target.subscripts.end(),
                        [&](const Affine& s) { return usesLoop(s, *l); }))
@@ -171,7 +181,7 @@ TransformResult registerTile(const Kernel& kernel, const std::vector<std::string
     if (registerName.empty()) registerName = freshName(taken, shape.target.array + "_r");
     Array reg;
     reg.name = registerName;
-    reg.type = targetArray->type;
+    reg.type = accumulatorType.value_or(targetArray->type);
     reg.extents = factors;
     reg.space = MemorySpace::Register;
     Access regAccess{registerName, {}};

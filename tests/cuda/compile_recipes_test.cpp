@@ -63,6 +63,18 @@ const std::vector<RecipeCase>& recipeCases() {
        "tile i,j 64,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 8,4\n"
        "strip k 16\nstage X at k_o transposed\nstage W at k_o\nmap k_o pipelined\nunroll k 16\nlanes 4,8\n"
        "roundup\npeel i_o,j_o,k_o"},
+      {"linear_gelu", {{"M", 100}, {"N", 72}, {"K", 33}},  // the local sum as the tile's accumulator
+       "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 8,8\n"
+       "strip k 8\nstage X at k_o transposed\nstage W at k_o interleaved 8\nmap k_o pipelined\nunroll k 8\n"
+       "vectorize j 4"},
+      {"linear_half", {{"M", 100}, {"N", 72}, {"K", 33}},  // fp32 accumulators, half stores
+       "tile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 8,8\n"
+       "strip k 8\nstage X at k_o transposed\nstage W at k_o interleaved 8\nmap k_o pipelined\nunroll k 8\n"
+       "vectorize j 4"},
+      {"linear_half", {{"M", 127}, {"N", 4099}, {"K", 513}},  // the same, edges peeled
+       "tile i,j 64,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 8,4\n"
+       "strip k 16\nstage X at k_o transposed\nstage W at k_o\nmap k_o pipelined\nunroll k 16\nlanes 4,8\n"
+       "roundup\npeel i_o,j_o,k_o"},
       {"matmul", {{"M", 100}, {"N", 72}, {"K", 50}},  // peeled, asynchronous, a split reduction's parts
        "split k 2\nmap k_s grid.z\ntile i,j 64,64\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\n"
        "regtile i,j 4,4\nstrip k 8\nstage A at k_o transposed\nstage B at k_o\nmap k_o async\nunroll k 8\n"

@@ -1,11 +1,12 @@
 # On a GPU: the search over a nest with an epilogue picks a tiled kernel that applies it at the
 # write-back, and every variant it ran was verified against the exact FP64 nest (none wrong).
+# LAYER: the example searched (a linear layer of the examples, sizes M, N, K).
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
-execute_process(COMMAND ${CUDABURG} ${EXAMPLES}/linear_relu.loop -D M=200 -D N=136 -D K=72 -q --no-db -o ${WORK}/out
+execute_process(COMMAND ${CUDABURG} ${EXAMPLES}/${LAYER}.loop -D M=200 -D N=136 -D K=72 -q --no-db -o ${WORK}/out
                 RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT status EQUAL 0)
-  message(FATAL_ERROR "search of linear_relu failed (${status}):\n${out}\n${err}")
+  message(FATAL_ERROR "search of ${LAYER} failed (${status}):\n${out}\n${err}")
 endif()
 file(READ ${WORK}/out/report.json json)
 string(JSON best GET "${json}" best)
@@ -27,4 +28,4 @@ foreach(v RANGE ${last})
     message(FATAL_ERROR "variant ${v} computed a wrong result:\n${r}")
   endif()
 endforeach()
-message(STATUS "linear_relu: ${best_recipe}")
+message(STATUS "${LAYER}: ${best_recipe}")

@@ -76,6 +76,37 @@ if(at EQUAL -1)
   message(FATAL_ERROR "best.cu does not apply the ReLU:\n${cu}")
 endif()
 
+# Sums kept in a local scalar become the register tile's accumulator, in the local's type (fp32
+# for a half output, converted on the one store), with the statements after the reduction applied
+# at the write-back.
+foreach(layer linear_gelu linear_half)
+  execute_process(COMMAND ${CUDABURG} ${EXAMPLES}/${layer}.loop -D M=64 -D N=32 -D K=16 -q --db ${WORK}/tuning.db
+                          -o ${WORK}/${layer}
+                  RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "search of ${layer} failed (${status}):\n${out}\n${err}")
+  endif()
+  string(FIND "${out}" "best recipe for ${layer}: tile " at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "${layer}'s local accumulator did not become a tiled kernel's:\n${out}")
+  endif()
+  file(READ ${WORK}/${layer}/best.cu cu)
+  string(REGEX MATCH "float Y_r[[][0-9]+[]][[][0-9]+[]];" accumulators "${cu}")
+  if(NOT accumulators)
+    message(FATAL_ERROR "${layer}'s best.cu keeps no fp32 register tile:\n${cu}")
+  endif()
+endforeach()
+file(READ ${WORK}/linear_gelu/best.cu cu)
+string(FIND "${cu}" "tanhf(0.7978846f * ((Y_r[" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "linear_gelu's best.cu does not apply GELU to its register tile:\n${cu}")
+endif()
+file(READ ${WORK}/linear_half/best.cu cu)
+string(FIND "${cu}" "= __float2half(Y_r[" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "linear_half's best.cu does not round its fp32 sums to half on the store:\n${cu}")
+endif()
+
 # A nest no rule tiles (a reduction after its epilogue) still gets a kernel: the nest as written,
 # and report.md says which statement prevented tiling.
 file(WRITE ${WORK}/twice.loop
