@@ -193,6 +193,11 @@ TEST(EpilogueTile, TensorCoreTilesKeepTheEpilogue) {
     ASSERT_TRUE(r.ok()) << r.reason;
     EXPECT_EQ(differenceFrom(c.nest, *r.kernel), "");
     EXPECT_EQ(storesInto(*r.kernel, "Y"), 1);  // the write-back alone
+    int tensorCoreTiles = 0;  // the accumulation's and the write-back's, both on the warps' fragments
+    walk(r.kernel->body, [&](const NodePtr& n, const Ancestors&) {
+      tensorCoreTiles += n->kind == NodeKind::For && n->mapping == Mapping::Mma;
+    });
+    EXPECT_GE(tensorCoreTiles, 2);
   }
 }
 
