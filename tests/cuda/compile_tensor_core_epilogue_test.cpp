@@ -78,6 +78,9 @@ TEST(CompileTensorCoreEpilogue, LinearReluAsMmaSync) {
         "tile i,j 128,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 64,32\n"
         "strip k 32\nstage X at k_o swizzle\nstage W at k_o swizzle\nmap k_o async 4\nunroll k 32\nmma i,j,k 16,8,8");
     expectCompiledWithEpilogue(k, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32");
+    // Where no bound cuts a tile, a lane's pairs of elements go out 8 bytes a store, each computed
+    // at its own column.
+    if (k && size == 256) EXPECT_NE(k->source.find("= mma_pair;"), std::string::npos) << k->source;
   }
 }
 
