@@ -68,6 +68,19 @@ TEST(ExampleRecipes, EveryCandidatePrintsAsPinned) {
   }
 }
 
+// A layer with an epilogue (bias and ReLU) is offered the tensor cores' kernels as a bare product
+// is: tf32x3 wgmma tiles, with and without promoted sums, that apply it as they store.
+TEST(ExampleRecipes, EpilogueLayersAreOfferedTensorCores) {
+  SearchProblem p = testing::parseSearchProblem("linear_relu examples/linear_relu.loop");
+  int tf32x3 = 0, promoted = 0;
+  for (const auto& line : offeredRecipes(p)) {
+    tf32x3 += line.find("wgmma j,i,k") != std::string::npos && line.find("tf32x3") != std::string::npos;
+    promoted += line.find("tf32x3 promote") != std::string::npos;
+  }
+  EXPECT_GT(tf32x3, 0);
+  EXPECT_GT(promoted, 0);
+}
+
 TEST(ExampleRecipes, EveryRecipeMeasuredInAShippedDatabaseIsStillOffered) {
   for (const SearchProblem& p : testing::shippedProblems()) {
     SCOPED_TRACE(p.name);

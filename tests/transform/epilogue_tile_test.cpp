@@ -135,6 +135,72 @@ TEST(EpilogueTile, ConvolutionLayersKeepTheEpilogue) {
   }
 }
 
+// A linear layer with bias and ReLU whose operands are of `type` (tf32 or half), for the tensor
+// cores' instructions that take them.
+Kernel linearReluOf(const std::string& type, const std::map<std::string, int64_t>& sizes) {
+  return kernelFromText(
+      "size M = 4, N = 4, K = 4;\n"
+      "kernel layer(float Y[M][N], const " + type + " X[M][K], const " + type + " W[K][N], const float b[N]) {\n"
+      "  parallel for (i = 0; i < M; i++)\n"
+      "    parallel for (j = 0; j < N; j++) {\n"
+      "      Y[i][j] = 0;\n"
+      "      reduce for (k = 0; k < K; k++)\n"
+      "        Y[i][j] += X[i][k] * W[k][j];\n"
+      "      Y[i][j] = max(Y[i][j] + b[j], 0);\n"
+      "    }\n}\n",
+      sizes);
+}
+
+// The tensor cores' tiles (mma.sync; wgmma reading both operands by descriptor; wgmma with A from
+// registers; tf32x3 on float, with and without promoted sums) apply the epilogue to each
+// accumulator element as they store it, the bias read at the element's own column: run on the CPU
+// executor against the nest as written, at sizes no tile divides.
+TEST(EpilogueTile, TensorCoreTilesKeepTheEpilogue) {
+  const std::map<std::string, int64_t> sizes{{"M", 200}, {"N", 136}, {"K", 88}};
+  const std::string wgmmaBlock = "tile i,j 128,128\nmap i_o grid.y\nmap j_o grid.x\n";
+  struct Case {
+    Kernel nest;
+    std::string recipe;
+  };
+  const Case cases[] = {
+      {linearReluOf("tf32", sizes),
+       "tile i,j 128,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 64,32\n"
+       "strip k 32\nstage X at k_o swizzle\nstage W at k_o swizzle\nmap k_o async 4\nunroll k 32\nmma i,j,k 16,8,8"},
+      {linearReluOf("half", sizes),
+       "tile i,j 128,128\nmap i_o grid.y\nmap j_o grid.x\nmap i block.y\nmap j block.x\nregtile i,j 64,32\n"
+       "strip k 32\nstage X at k_o pad 8\nstage W at k_o pad 8\nmap k_o async\nunroll k 32\nmma i,j,k 16,8,16"},
+      {linearReluOf("half", sizes),
+       wgmmaBlock + "map i block.y\nmap j block.x\nregtile i,j 64,128\nstrip k 64\nstage X at k_o swizzle\n"
+                    "stage W at k_o swizzle slabs 64\nmap k_o async 3\nunroll k 64\nwgmma i,j,k 64,128,16"},
+      {linearReluOf("tf32", sizes),
+       wgmmaBlock + "map i block.x\nmap j block.y\nregtile i,j 128,64\nstrip k 32\nstage X at k_o swizzle\n"
+                    "stage W at k_o swizzle slabs 32\nmap k_o async 4\nunroll k 32\nwgmma j,i,k 64,128,8 producer tma"},
+      {example("linear_relu", sizes),
+       wgmmaBlock + "map i block.x\nmap j block.y\nregtile i,j 128,64\nstrip k 32\nstage X at k_o swizzle\n"
+                    "stage W at k_o swizzle slabs 32\nmap k_o async 4\nunroll k 32\n"
+                    "wgmma j,i,k 64,128,8 producer tma tf32x3"},
+      {example("linear_relu", sizes),
+       wgmmaBlock + "map i block.x\nmap j block.y\nregtile i,j 128,64\nstrip k 32\nstage X at k_o swizzle\n"
+                    "stage W at k_o swizzle slabs 32\nmap k_o async 4\nunroll k 32\n"
+                    "wgmma j,i,k 64,128,8 producer tma tf32x3 promote 1"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.recipe);
+    std::string errors;
+    std::optional<Recipe> recipe = testing::recipeFromText(c.recipe, &errors);
+    ASSERT_TRUE(recipe) << errors;
+    TransformResult r = applyRecipe(c.nest, *recipe);
+    ASSERT_TRUE(r.ok()) << r.reason;
+    EXPECT_EQ(differenceFrom(c.nest, *r.kernel), "");
+    EXPECT_EQ(storesInto(*r.kernel, "Y"), 1);  // the write-back alone
+    int tensorCoreTiles = 0;  // the accumulation's and the write-back's, both on the warps' fragments
+    walk(r.kernel->body, [&](const NodePtr& n, const Ancestors&) {
+      tensorCoreTiles += n->kind == NodeKind::For && n->mapping == Mapping::Mma;
+    });
+    EXPECT_GE(tensorCoreTiles, 2);
+  }
+}
+
 TEST(EpilogueTile, RefusesWhatItCannotFuse) {
   Kernel again = applied(tile(linearWith("      reduce for (k = 0; k < K; k++) Y[i][j] += X[i][k];\n"), {"i", "j"}, {8, 8}));
   again = applied(mapLoop(again, "i", Mapping::BlockY));

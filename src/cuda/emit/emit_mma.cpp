@@ -5,6 +5,7 @@
 // 8b + 2(lane%4) + r%2). A and B fragments are loaded with ldmatrix from shared memory where
 // their rows are 16-byte aligned and no bound cuts the tile, else element by element (zero where
 // a loop bound cuts it), in the layouts of the PTX ISA for m16n8k16 (f16, bf16) and m16n8k8 (tf32).
+#include <algorithm>
 #include <functional>
 
 #include "src/cuda/emit/kernel_writer.hpp"
@@ -205,6 +206,46 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
       line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " + 2 * mma_t;");
       line("*reinterpret_cast<float2*>(&" + accessText(stmt.target, inner) + ") = make_float2(" + fragment +
            "[2 * mma_p], " + fragment + "[2 * mma_p + 1]);");
+      close();
+      return;
+    }
+  }
+  // The same with an epilogue (a bias, an activation: the value an expression of the one fragment
+  // element and of other arrays): each element of a pair computed at its own column, then stored
+  // as one float2.
+  bool readsTarget = false;
+  std::function<void(const Expr&)> scanTarget = [&](const Expr& e) {
+    readsTarget |= e.kind == Expr::Kind::Load && e.load.array == stmt.target.array;
+    for (const auto& arg : e.args) scanTarget(*arg);
+  };
+  scanTarget(*stmt.value);
+  bool oneFragment = !loads.empty() && std::all_of(loads.begin(), loads.end(), [&](const Access& a) {
+    return a.str() == loads.front().str();
+  });
+  if (target && conds.empty() && !derives && alongRows && target->space == MemorySpace::Global &&
+      typeOf(*target) == ScalarType::Float && !stmt.accumulate && !stmt.atomic && oneFragment && !readsTarget &&
+      !isFragment(stmt.target)) {
+    Access pair = substituted(stmt.target, {{iLoop.index, row}, {jLoop.index, jLoop.lower + Affine::var("mma_t", 2)}});
+    if (inner.ranges.multipleOf(flatOffset(pair, *target)) % 2 == 0) {
+      std::string fragment = fragmentText(loads.front(), iLoop.index, iLoop.lower, jLoop.index, jLoop.lower, scope);
+      line("#pragma unroll");
+      open("for (int mma_p = 0; mma_p < 2; ++mma_p) {  // " + iLoop.index + ", " + jLoop.index +
+           ": this lane's pairs of elements of the 16 x 8 tile, each computed at its column, 8 bytes a store");
+      line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + " + " + fragmentRowText("mma_p") + ";");
+      line("float2 mma_pair;");
+      inMmaTile_ = true;
+      for (int q = 0; q < 2; ++q) {
+        open("{");
+        line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " + 2 * mma_t + " +
+             std::to_string(q) + ";");
+        for (const Access& a : loads) inner.loadOverrides[a.str()] = fragment + "[2 * mma_p + " + std::to_string(q) + "]";
+        line(std::string("mma_pair.") + (q ? "y" : "x") + " = " +
+             exprText(*stmt.value, computeType(ScalarType::Float), inner, true) + ";");
+        close();
+      }
+      inMmaTile_ = false;
+      line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " + 2 * mma_t;");
+      line("*reinterpret_cast<float2*>(&" + accessText(stmt.target, inner) + ") = mma_pair;");
       close();
       return;
     }
