@@ -3,7 +3,7 @@
 namespace cudaburg {
 
 GemmEpilogue chooseGemmEpilogue(const GemmShape& shape) {
-  const Epilogue& e = shape.epilogue;
+  const EpilogueShape& e = shape.epilogue;
   if (e.empty()) return GemmEpilogue::None;
   // The library writes C in float, so only a float store fuses.
   bool fusable = e.scale.empty() && e.shortcut.empty() && e.outputType == ScalarType::Float &&
@@ -11,10 +11,10 @@ GemmEpilogue chooseGemmEpilogue(const GemmShape& shape) {
   if (!fusable) return GemmEpilogue::ElementWise;
   bool bias = !e.shift.empty();
   switch (e.activation) {
-    case Epilogue::Activation::None: return bias ? GemmEpilogue::Bias : GemmEpilogue::None;
-    case Epilogue::Activation::Relu: return bias ? GemmEpilogue::ReluBias : GemmEpilogue::Relu;
-    case Epilogue::Activation::GeluTanh: return bias ? GemmEpilogue::GeluBias : GemmEpilogue::Gelu;
-    case Epilogue::Activation::GeluErf: return GemmEpilogue::ElementWise;
+    case EpilogueShape::Activation::None: return bias ? GemmEpilogue::Bias : GemmEpilogue::None;
+    case EpilogueShape::Activation::Relu: return bias ? GemmEpilogue::ReluBias : GemmEpilogue::Relu;
+    case EpilogueShape::Activation::GeluTanh: return bias ? GemmEpilogue::GeluBias : GemmEpilogue::Gelu;
+    case EpilogueShape::Activation::GeluErf: return GemmEpilogue::ElementWise;
   }
   return GemmEpilogue::ElementWise;
 }

@@ -26,7 +26,7 @@ struct GemmShape {
   ScalarType operands = ScalarType::Float;
   // The statements after the product (empty for a plain one). Its scale and shift follow the
   // output's column (N) when `epilogueAlongColumns`, else its row (M).
-  Epilogue epilogue;
+  EpilogueShape epilogue;
   bool epilogueAlongColumns = true;
 };
 
@@ -50,7 +50,7 @@ struct ConvShape {
   // one, and rounded (see referenceTolerance in reference_check.hpp).
   ScalarType operands = ScalarType::Float;
   std::vector<std::string> outIndices;         // the loop indices of the output's spatial dimensions
-  Epilogue epilogue;  // the statements after the convolution; scale and shift per output channel
+  EpilogueShape epilogue;  // the statements after the convolution; scale and shift per output channel
 
   size_t rank() const { return in.size(); }  // spatial dimensions
   // The type cuDNN writes the output in: the operands' (tf32 ones are floats in memory).

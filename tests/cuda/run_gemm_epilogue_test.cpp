@@ -17,9 +17,9 @@ ReferencePlan fusedPlan(const std::string& example, bool alongColumns = true) {
   plan.kind = ReferencePlan::Kind::Gemm;
   plan.gemm = *recognizeGemm(loadExample("matmul.loop", kSmall));
   std::string why;
-  std::optional<Epilogue> e = recognizeEpilogue(loadExample(example, kSmall), &why);
+  std::optional<EpilogueShape> e = recognizeEpilogue(loadExample(example, kSmall), &why);
   EXPECT_TRUE(e) << why;
-  plan.gemm.epilogue = e.value_or(Epilogue{});
+  plan.gemm.epilogue = e.value_or(EpilogueShape{});
   plan.gemm.epilogueAlongColumns = alongColumns;
   return plan;
 }
@@ -59,26 +59,26 @@ TEST(GemmEpilogue, StoreInAnotherTypeTakesAnElementWisePass) {
 
 TEST(GemmEpilogue, ScaleShortcutOrErfGeluTakeAnElementWisePass) {
   ReferencePlan plan = fusedPlan("linear_relu.loop");
-  Epilogue base = plan.gemm.epilogue;
+  EpilogueShape base = plan.gemm.epilogue;
   plan.gemm.epilogue.scale = "s";
   EXPECT_EQ(chooseGemmEpilogue(plan.gemm), GemmEpilogue::ElementWise);
   plan.gemm.epilogue = base;
   plan.gemm.epilogue.shortcut = "r";
   EXPECT_EQ(chooseGemmEpilogue(plan.gemm), GemmEpilogue::ElementWise);
   plan.gemm.epilogue = base;
-  plan.gemm.epilogue.activation = Epilogue::Activation::GeluErf;
+  plan.gemm.epilogue.activation = EpilogueShape::Activation::GeluErf;
   EXPECT_EQ(chooseGemmEpilogue(plan.gemm), GemmEpilogue::ElementWise);
 }
 
 TEST(GemmEpilogue, ActivationWithoutBiasAndBiasWithoutActivation) {
   ReferencePlan plan = fusedPlan("linear_relu.loop");
-  Epilogue base = plan.gemm.epilogue;
+  EpilogueShape base = plan.gemm.epilogue;
   plan.gemm.epilogue.shift = "";
   EXPECT_EQ(chooseGemmEpilogue(plan.gemm), GemmEpilogue::Relu);
   plan.gemm.epilogue = base;
-  plan.gemm.epilogue.activation = Epilogue::Activation::None;
+  plan.gemm.epilogue.activation = EpilogueShape::Activation::None;
   EXPECT_EQ(chooseGemmEpilogue(plan.gemm), GemmEpilogue::Bias);
-  plan.gemm.epilogue.activation = Epilogue::Activation::GeluTanh;
+  plan.gemm.epilogue.activation = EpilogueShape::Activation::GeluTanh;
   plan.gemm.epilogue.shift = "";
   EXPECT_EQ(chooseGemmEpilogue(plan.gemm), GemmEpilogue::Gelu);
 }
@@ -86,7 +86,7 @@ TEST(GemmEpilogue, ActivationWithoutBiasAndBiasWithoutActivation) {
 TEST(GemmEpilogue, ConvolutionWithAnEpilogueNamesItsElementWisePass) {
   ReferencePlan plan;
   plan.kind = ReferencePlan::Kind::Conv;
-  plan.conv.epilogue.activation = Epilogue::Activation::Relu;
+  plan.conv.epilogue.activation = EpilogueShape::Activation::Relu;
   EXPECT_EQ(plan.library(), "cuDNN convolution + element-wise epilogue");
 }
 

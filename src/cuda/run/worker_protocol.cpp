@@ -37,20 +37,20 @@ const char* referenceKindName(ReferencePlan::Kind k) {
 }
 
 // The protocol's names of the activations; activationName's are for people.
-const std::map<Epilogue::Activation, std::string> kActivationKeys = {{Epilogue::Activation::None, "none"},
-                                                                     {Epilogue::Activation::Relu, "relu"},
-                                                                     {Epilogue::Activation::GeluTanh, "gelu_tanh"},
-                                                                     {Epilogue::Activation::GeluErf, "gelu_erf"}};
+const std::map<EpilogueShape::Activation, std::string> kActivationKeys = {{EpilogueShape::Activation::None, "none"},
+                                                                     {EpilogueShape::Activation::Relu, "relu"},
+                                                                     {EpilogueShape::Activation::GeluTanh, "gelu_tanh"},
+                                                                     {EpilogueShape::Activation::GeluErf, "gelu_erf"}};
 
-json epilogueToJson(const Epilogue& e) {
+json epilogueToJson(const EpilogueShape& e) {
   return {{"output", e.output},     {"output_type", scalarTypeName(e.outputType)},
           {"accumulator", scalarTypeName(e.accumulator)}, {"scale", e.scale},
           {"shift", e.shift},       {"channel", e.channel},
           {"shortcut", e.shortcut}, {"activation", kActivationKeys.at(e.activation)}};
 }
 
-Epilogue epilogueFromJson(const json& j) {
-  Epilogue e;
+EpilogueShape epilogueFromJson(const json& j) {
+  EpilogueShape e;
   e.output = j.at("output"), e.scale = j.at("scale"), e.shift = j.at("shift");
   e.channel = j.at("channel"), e.shortcut = j.at("shortcut");
   e.outputType = typeFromJson(j.at("output_type"));
