@@ -79,14 +79,14 @@ double evaluate(const Expr& e, double x) {
 }
 
 // Which activation a function of one argument is, tried at points on both sides of 0.
-std::optional<Epilogue::Activation> classify(const Expr& f) {
+std::optional<EpilogueShape::Activation> classify(const Expr& f) {
   const double kSqrt2OverPi = std::sqrt(2 / M_PI);
-  const std::map<Epilogue::Activation, std::function<double(double)>> forms = {
-      {Epilogue::Activation::None, [](double x) { return x; }},
-      {Epilogue::Activation::Relu, [](double x) { return x > 0 ? x : 0; }},
-      {Epilogue::Activation::GeluTanh,
+  const std::map<EpilogueShape::Activation, std::function<double(double)>> forms = {
+      {EpilogueShape::Activation::None, [](double x) { return x; }},
+      {EpilogueShape::Activation::Relu, [](double x) { return x > 0 ? x : 0; }},
+      {EpilogueShape::Activation::GeluTanh,
        [&](double x) { return 0.5 * x * (1 + std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x))); }},
-      {Epilogue::Activation::GeluErf, [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }},
+      {EpilogueShape::Activation::GeluErf, [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }},
   };
   for (const auto& [activation, form] : forms) {
     bool same = true;
@@ -119,7 +119,7 @@ std::string channelOf(const Kernel& kernel, const Access& a) {
 }
 
 // Fills scale, shift, channel and shortcut from x = product [* scale[c]] + shift[c] + shortcut.
-bool matchAffine(const Kernel& kernel, const ExprPtr& x, const Access& out, Epilogue& e) {
+bool matchAffine(const Kernel& kernel, const ExprPtr& x, const Access& out, EpilogueShape& e) {
   std::vector<ExprPtr> terms;
   flattenSum(x, terms);
   bool product = false;
@@ -180,23 +180,23 @@ void collect(const Node& node, bool inReduce, std::vector<std::pair<const Node*,
   }
 }
 
-std::optional<Epilogue> refuse(std::string* whyNot, const std::string& why) {
+std::optional<EpilogueShape> refuse(std::string* whyNot, const std::string& why) {
   if (whyNot) *whyNot = why;
   return std::nullopt;
 }
 
 }  // namespace
 
-const char* activationName(Epilogue::Activation a) {
+const char* activationName(EpilogueShape::Activation a) {
   switch (a) {
-    case Epilogue::Activation::Relu: return "ReLU";
-    case Epilogue::Activation::GeluTanh: return "GELU (tanh)";
-    case Epilogue::Activation::GeluErf: return "GELU (erf)";
+    case EpilogueShape::Activation::Relu: return "ReLU";
+    case EpilogueShape::Activation::GeluTanh: return "GELU (tanh)";
+    case EpilogueShape::Activation::GeluErf: return "GELU (erf)";
     default: return "none";
   }
 }
 
-std::string Epilogue::describe() const {
+std::string EpilogueShape::describe() const {
   std::vector<std::string> parts;
   if (!scale.empty() && !shift.empty()) parts.push_back("scale and shift per " + channel);
   else if (!scale.empty()) parts.push_back("scale per " + channel);
@@ -209,7 +209,7 @@ std::string Epilogue::describe() const {
   return s;
 }
 
-std::optional<Epilogue> recognizeEpilogue(const Kernel& kernel, std::string* whyNot) {
+std::optional<EpilogueShape> recognizeEpilogue(const Kernel& kernel, std::string* whyNot) {
   if (!kernel.body) return refuse(whyNot, "the kernel has no statements");
   std::vector<std::pair<const Node*, bool>> stmts;
   std::map<std::string, ScalarType> locals;
@@ -251,7 +251,7 @@ std::optional<Epilogue> recognizeEpilogue(const Kernel& kernel, std::string* why
   const Access& out = store ? store->target : update->target;
   const Array* outArray = kernel.findParam(out.array);
   if (!outArray || outArray->input) return refuse(whyNot, "the product is not stored to an output array");
-  Epilogue e;
+  EpilogueShape e;
   e.output = out.array;
   e.outputType = outArray->type;
   auto local = locals.find(update->target.array);
@@ -264,8 +264,8 @@ std::optional<Epilogue> recognizeEpilogue(const Kernel& kernel, std::string* why
   productParts(value, parts);
   for (const ExprPtr& x : parts) {
     ExprPtr f = replaceAll(value, x->str(), Expr::read(Access{kArgument, {}}));
-    std::optional<Epilogue::Activation> activation = classify(*f);
-    Epilogue candidate = e;
+    std::optional<EpilogueShape::Activation> activation = classify(*f);
+    EpilogueShape candidate = e;
     if (activation && matchAffine(kernel, x, out, candidate)) {
       candidate.activation = *activation;
       return candidate;

@@ -12,7 +12,7 @@
 
 namespace cudaburg {
 
-struct Epilogue {
+struct EpilogueShape {
   enum class Activation { None, Relu, GeluTanh, GeluErf };
   std::string output;       // the array stored
   ScalarType outputType = ScalarType::Float;
@@ -31,10 +31,10 @@ struct Epilogue {
   std::string describe() const;
 };
 
-const char* activationName(Epilogue::Activation a);  // "none", "ReLU", "GELU (tanh)", "GELU (erf)"
+const char* activationName(EpilogueShape::Activation a);  // "none", "ReLU", "GELU (tanh)", "GELU (erf)"
 
 // The epilogue of a nest with one product (a plain product has an empty one); nullopt with a
 // sentence in `whyNot` when the statements after the product are not of the forms above.
-std::optional<Epilogue> recognizeEpilogue(const Kernel& kernel, std::string* whyNot = nullptr);
+std::optional<EpilogueShape> recognizeEpilogue(const Kernel& kernel, std::string* whyNot = nullptr);
 
 }  // namespace cudaburg

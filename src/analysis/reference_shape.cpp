@@ -1,5 +1,7 @@
 #include "src/analysis/reference_shape.hpp"
 
+#include "src/analysis/gemm_epilogue.hpp"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -368,20 +370,28 @@ std::string ReferencePlan::library(const std::string& algorithm) const {
   std::string name = "FP64 reference";
   std::vector<std::string> details;  // in parentheses after the name
   std::string engine = algorithm;
+  std::string fused;  // how the epilogue is computed, after the name: " + RELU_BIAS epilogue"
   if (kind == Kind::Gemm) {
     // A cuBLASLt engine that was faster than the classic call names itself: "cuBLASLt algo 23, ...".
     const std::string lt = "cuBLASLt ";
     bool byLt = engine.rfind(lt, 0) == 0;
-    name = byLt ? "cuBLASLt matmul" : gemm.operands == ScalarType::Float ? "cuBLAS SGEMM" : "cuBLAS GemmEx";
+    GemmEpilogue epilogue = chooseGemmEpilogue(gemm);
+    // Only cuBLASLt fuses an epilogue into the product.
+    bool ltEpilogue = epilogue != GemmEpilogue::None && epilogue != GemmEpilogue::ElementWise;
+    name = byLt || ltEpilogue ? "cuBLASLt matmul"
+           : gemm.operands == ScalarType::Float ? "cuBLAS SGEMM"
+                                                : "cuBLAS GemmEx";
     if (byLt) engine = engine.substr(lt.size());
     if (gemm.operands != ScalarType::Float) details.push_back(scalarTypeName(gemm.operands));
+    if (epilogue != GemmEpilogue::None) fused = std::string(" + ") + gemmEpilogueName(epilogue) + " epilogue";
   } else if (kind == Kind::Conv) {
     name = "cuDNN convolution";
     if (conv.operands != ScalarType::Float) details.push_back(scalarTypeName(conv.operands));
+    if (!conv.epilogue.empty()) fused = " + element-wise epilogue";
   }
   if (!engine.empty()) details.push_back(engine);
   for (size_t i = 0; i < details.size(); ++i) name += (i ? ", " : " (") + details[i];
-  return details.empty() ? name : name + ")";
+  return (details.empty() ? name : name + ")") + fused;
 }
 
 std::string ReferencePlan::describe() const {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "src/analysis/epilogue_shape.hpp"
 #include "src/loop/loop_tree.hpp"
 
 namespace cudaburg {
@@ -23,6 +24,10 @@ struct GemmShape {
   // A and B hold `operands` (float, half, bfloat16 or tf32), C holds float: cublasSgemm for
   // float operands, else cublasGemmEx with CUBLAS_COMPUTE_32F (CUBLAS_COMPUTE_32F_FAST_TF32 for tf32).
   ScalarType operands = ScalarType::Float;
+  // The statements after the product (empty for a plain one). Its scale and shift follow the
+  // output's column (N) when `epilogueAlongColumns`, else its row (M).
+  EpilogueShape epilogue;
+  bool epilogueAlongColumns = true;
 };
 
 // A convolution (cross-correlation, zero padding, fp32 accumulation) over 1 to 3 spatial dimensions:
@@ -45,6 +50,7 @@ struct ConvShape {
   // one, and rounded (see referenceTolerance in reference_check.hpp).
   ScalarType operands = ScalarType::Float;
   std::vector<std::string> outIndices;         // the loop indices of the output's spatial dimensions
+  EpilogueShape epilogue;  // the statements after the convolution; scale and shift per output channel
 
   size_t rank() const { return in.size(); }  // spatial dimensions
   // The type cuDNN writes the output in: the operands' (tf32 ones are floats in memory).

@@ -10,42 +10,42 @@ namespace {
 using testing::loadExample;
 using testing::parseLoopText;
 
-Epilogue recognized(const Kernel& k) {
+EpilogueShape recognized(const Kernel& k) {
   std::string why;
-  std::optional<Epilogue> e = recognizeEpilogue(k, &why);
+  std::optional<EpilogueShape> e = recognizeEpilogue(k, &why);
   EXPECT_TRUE(e) << why;
-  return e.value_or(Epilogue{});
+  return e.value_or(EpilogueShape{});
 }
 
 TEST(EpilogueShape, BareProductHasAnEmptyEpilogue) {
-  Epilogue e = recognized(loadExample("matmul.loop", {{"M", 64}, {"N", 32}, {"K", 16}}));
+  EpilogueShape e = recognized(loadExample("matmul.loop", {{"M", 64}, {"N", 32}, {"K", 16}}));
   EXPECT_TRUE(e.empty());
   EXPECT_EQ(e.output, "C");
   EXPECT_EQ(e.describe(), "");
 }
 
 TEST(EpilogueShape, LinearLayersWithBiasAndActivation) {
-  Epilogue relu = recognized(loadExample("linear_relu.loop", {{"M", 64}, {"N", 32}, {"K", 16}}));
+  EpilogueShape relu = recognized(loadExample("linear_relu.loop", {{"M", 64}, {"N", 32}, {"K", 16}}));
   EXPECT_EQ(relu.shift, "b");
   EXPECT_EQ(relu.channel, "j");
   EXPECT_TRUE(relu.scale.empty());
-  EXPECT_EQ(relu.activation, Epilogue::Activation::Relu);
+  EXPECT_EQ(relu.activation, EpilogueShape::Activation::Relu);
   EXPECT_EQ(relu.describe(), "bias per j, ReLU");
 
-  Epilogue gelu = recognized(loadExample("linear_gelu.loop", {{"M", 64}, {"N", 32}, {"K", 16}}));
+  EpilogueShape gelu = recognized(loadExample("linear_gelu.loop", {{"M", 64}, {"N", 32}, {"K", 16}}));
   EXPECT_EQ(gelu.shift, "b");
-  EXPECT_EQ(gelu.activation, Epilogue::Activation::GeluTanh);
+  EXPECT_EQ(gelu.activation, EpilogueShape::Activation::GeluTanh);
   EXPECT_EQ(gelu.accumulator, ScalarType::Float);
 
-  Epilogue half = recognized(loadExample("linear_half.loop", {{"M", 64}, {"N", 32}, {"K", 16}}));
-  EXPECT_EQ(half.activation, Epilogue::Activation::None);
+  EpilogueShape half = recognized(loadExample("linear_half.loop", {{"M", 64}, {"N", 32}, {"K", 16}}));
+  EXPECT_EQ(half.activation, EpilogueShape::Activation::None);
   EXPECT_EQ(half.outputType, ScalarType::Half);
   EXPECT_EQ(half.accumulator, ScalarType::Float);
   EXPECT_EQ(half.describe(), "bias per j, stored as half");
 }
 
 TEST(EpilogueShape, GeluInItsErfForm) {
-  Epilogue e = recognized(parseLoopText("erf.loop", R"(
+  EpilogueShape e = recognized(parseLoopText("erf.loop", R"(
 size M = 8, N = 4, K = 6;
 kernel gelu_erf(float Y[M][N], const float X[M][K], const float W[K][N], const float b[N]) {
   parallel for (i = 0; i < M; i++)
@@ -58,19 +58,19 @@ kernel gelu_erf(float Y[M][N], const float X[M][K], const float W[K][N], const f
     }
 }
 )"));
-  EXPECT_EQ(e.activation, Epilogue::Activation::GeluErf);
+  EXPECT_EQ(e.activation, EpilogueShape::Activation::GeluErf);
   EXPECT_EQ(e.shift, "b");
 }
 
 TEST(EpilogueShape, ConvolutionLayersWithFoldedBatchNormAndShortcut) {
-  Epilogue bn = recognized(loadExample("resnet_bn_relu.loop", {{"N", 2}, {"C", 8}, {"K", 8}, {"H", 6}, {"W", 6}}));
+  EpilogueShape bn = recognized(loadExample("resnet_bn_relu.loop", {{"N", 2}, {"C", 8}, {"K", 8}, {"H", 6}, {"W", 6}}));
   EXPECT_EQ(bn.scale, "scale");
   EXPECT_EQ(bn.shift, "shift");
   EXPECT_EQ(bn.channel, "k");
   EXPECT_TRUE(bn.shortcut.empty());
   EXPECT_EQ(bn.describe(), "scale and shift per k, ReLU");
 
-  Epilogue sc = recognized(loadExample("bottleneck_shortcut.loop", {{"N", 2}, {"C", 8}, {"K", 16}, {"H", 6}, {"W", 6}}));
+  EpilogueShape sc = recognized(loadExample("bottleneck_shortcut.loop", {{"N", 2}, {"C", 8}, {"K", 16}, {"H", 6}, {"W", 6}}));
   EXPECT_EQ(sc.shortcut, "Shortcut");
   EXPECT_EQ(sc.describe(), "scale and shift per k, shortcut add, ReLU");
 }

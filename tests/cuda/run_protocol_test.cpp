@@ -112,6 +112,43 @@ TEST(RunProtocol, ExactAndConvolutionReferencesRoundTrip) {
   EXPECT_EQ(back.conv.operands, ScalarType::BFloat16);
 }
 
+TEST(RunProtocol, EpiloguesRoundTrip) {
+  ReferenceSpec gemm;
+  gemm.kind = ReferencePlan::Kind::Gemm;
+  EpilogueShape& e = gemm.gemm.epilogue;
+  e.output = "Y", e.outputType = ScalarType::Half, e.shift = "b", e.channel = "j";
+  e.activation = EpilogueShape::Activation::GeluErf;
+  gemm.gemm.epilogueAlongColumns = false;
+  ReferenceSpec back = referenceSpecFromJson(nlohmann::json::parse(toJson(gemm).dump()));
+  const EpilogueShape& g = back.gemm.epilogue;
+  EXPECT_EQ(g.output, "Y");
+  EXPECT_EQ(g.outputType, ScalarType::Half);
+  EXPECT_EQ(g.accumulator, ScalarType::Float);
+  EXPECT_EQ(g.shift, "b");
+  EXPECT_EQ(g.channel, "j");
+  EXPECT_EQ(g.scale, "");
+  EXPECT_EQ(g.activation, EpilogueShape::Activation::GeluErf);
+  EXPECT_FALSE(back.gemm.epilogueAlongColumns);
+
+  ReferenceSpec conv;
+  conv.kind = ReferencePlan::Kind::Conv;
+  conv.conv.epilogue.scale = "gamma", conv.conv.epilogue.shift = "beta", conv.conv.epilogue.shortcut = "X";
+  conv.conv.epilogue.activation = EpilogueShape::Activation::Relu;
+  back = referenceSpecFromJson(toJson(conv));
+  EXPECT_EQ(back.conv.epilogue.scale, "gamma");
+  EXPECT_EQ(back.conv.epilogue.shift, "beta");
+  EXPECT_EQ(back.conv.epilogue.shortcut, "X");
+  EXPECT_EQ(back.conv.epilogue.activation, EpilogueShape::Activation::Relu);
+
+  // A plain product sends no epilogue at all.
+  gemm.gemm.epilogue = EpilogueShape{};
+  EXPECT_FALSE(toJson(gemm).at("gemm").contains("epilogue"));
+
+  nlohmann::json bad = toJson(conv);
+  bad["conv"]["epilogue"]["activation"] = "swish";
+  EXPECT_THROW(referenceSpecFromJson(bad), std::invalid_argument);
+}
+
 TEST(RunProtocol, ReplyWithUnboundedErrorRoundTrips) {
   MeasureReply r{RunStatus::Wrong, "C: 3 elements are NaN", INFINITY, -1, 0, false, ""};
   MeasureReply back = measureReplyFromJson(nlohmann::json::parse(toJson(r).dump()));

@@ -1,6 +1,7 @@
 #include "src/cuda/run/worker_protocol.hpp"
 
 #include <cmath>
+#include <map>
 #include <stdexcept>
 
 namespace cudaburg {
@@ -33,6 +34,33 @@ const char* referenceKindName(ReferencePlan::Kind k) {
     case ReferencePlan::Kind::Exact: return "exact";
   }
   return "exact";
+}
+
+// The protocol's names of the activations; activationName's are for people.
+const std::map<EpilogueShape::Activation, std::string> kActivationKeys = {{EpilogueShape::Activation::None, "none"},
+                                                                     {EpilogueShape::Activation::Relu, "relu"},
+                                                                     {EpilogueShape::Activation::GeluTanh, "gelu_tanh"},
+                                                                     {EpilogueShape::Activation::GeluErf, "gelu_erf"}};
+
+json epilogueToJson(const EpilogueShape& e) {
+  return {{"output", e.output},     {"output_type", scalarTypeName(e.outputType)},
+          {"accumulator", scalarTypeName(e.accumulator)}, {"scale", e.scale},
+          {"shift", e.shift},       {"channel", e.channel},
+          {"shortcut", e.shortcut}, {"activation", kActivationKeys.at(e.activation)}};
+}
+
+EpilogueShape epilogueFromJson(const json& j) {
+  EpilogueShape e;
+  e.output = j.at("output"), e.scale = j.at("scale"), e.shift = j.at("shift");
+  e.channel = j.at("channel"), e.shortcut = j.at("shortcut");
+  e.outputType = typeFromJson(j.at("output_type"));
+  e.accumulator = typeFromJson(j.at("accumulator"));
+  std::string activation = j.at("activation");
+  bool known = false;
+  for (const auto& [a, key] : kActivationKeys)
+    if (key == activation) e.activation = a, known = true;
+  if (!known) throw std::invalid_argument("unknown activation " + activation);
+  return e;
 }
 
 }  // namespace
@@ -68,12 +96,17 @@ json toJson(const ReferenceSpec& s) {
                  {"a_transposed", g.aTransposed}, {"b_transposed", g.bTransposed}, {"lda", g.lda}, {"ldb", g.ldb},
                  {"ldc", g.ldc}, {"stride_a", g.strideA}, {"stride_b", g.strideB}, {"stride_c", g.strideC},
                  {"operands", scalarTypeName(g.operands)}};
+    if (!g.epilogue.empty()) {
+      j["gemm"]["epilogue"] = epilogueToJson(g.epilogue);
+      j["gemm"]["epilogue_along_columns"] = g.epilogueAlongColumns;
+    }
   } else if (s.kind == ReferencePlan::Kind::Conv) {
     const ConvShape& c = s.conv;
     j["conv"] = {{"input", c.input}, {"weight", c.weight}, {"output", c.output},
                  {"channels_last", c.layout == ConvShape::Layout::ChannelsLast}, {"n", c.n}, {"c", c.c}, {"k", c.k},
                  {"groups", c.groups}, {"in", c.in}, {"filter", c.filter}, {"out", c.out}, {"pad", c.pad},
                  {"stride", c.stride}, {"dilation", c.dilation}, {"operands", scalarTypeName(c.operands)}};
+    if (!c.epilogue.empty()) j["conv"]["epilogue"] = epilogueToJson(c.epilogue);
   }
   if (!s.exact.entry.empty()) {
     j["kernel"] = toJson(s.exact);
@@ -154,6 +187,10 @@ ReferenceSpec referenceSpecFromJson(const json& j) {
     o.lda = g.at("lda"), o.ldb = g.at("ldb"), o.ldc = g.at("ldc");
     o.strideA = g.at("stride_a"), o.strideB = g.at("stride_b"), o.strideC = g.at("stride_c");
     if (g.contains("operands")) o.operands = typeFromJson(g.at("operands"));
+    if (g.contains("epilogue")) {
+      o.epilogue = epilogueFromJson(g.at("epilogue"));
+      o.epilogueAlongColumns = g.at("epilogue_along_columns");
+    }
   } else if (kind == "conv") {
     s.kind = ReferencePlan::Kind::Conv;
     const json& c = j.at("conv");
@@ -166,6 +203,7 @@ ReferenceSpec referenceSpecFromJson(const json& j) {
     o.pad = c.at("pad").get<Extents>(), o.stride = c.at("stride").get<Extents>();
     o.dilation = c.at("dilation").get<Extents>();
     if (c.contains("operands")) o.operands = typeFromJson(c.at("operands"));
+    if (c.contains("epilogue")) o.epilogue = epilogueFromJson(c.at("epilogue"));
   } else if (kind == "exact") {
     s.kind = ReferencePlan::Kind::Exact;
   } else {
