@@ -672,6 +672,39 @@ TEST_F(GpuRunner, TensorCoreConvolutionsVerifyAgainstCudnn) {
   EXPECT_EQ(t.library.rfind("cuDNN convolution (half, ", 0), 0u) << t.library;
 }
 
+// The convolution reference is the fastest of cuDNN's legacy algorithms and its graph API's
+// engines, named either way; its output agrees with the exact nest (channels first and last, float
+// with FMA math and half on tensor cores, a 1x1 and a strided layer).
+TEST_F(GpuRunner, FastestConvolutionEngineIsNamedAndAgreesWithTheExactNest) {
+  struct EngineCase {
+    const char* file;
+    std::map<std::string, int64_t> sizes;
+    const char* prefix;  // of the library's name, before the algorithm
+    double most;         // the largest error expected
+  };
+  for (const EngineCase& c :
+       {EngineCase{"conv2d.loop", {{"N", 4}, {"C", 32}, {"H", 20}, {"W", 18}, {"K", 48}}, "cuDNN convolution (", 1e-5},
+        EngineCase{"conv2d_nhwc.loop", {{"N", 4}, {"C", 32}, {"H", 20}, {"W", 18}, {"K", 48}}, "cuDNN convolution (",
+                   1e-5},
+        EngineCase{"conv2d_nhwc_half.loop", {{"N", 8}, {"C", 64}, {"H", 28}, {"W", 28}, {"K", 64}},
+                   "cuDNN convolution (half, ", 1e-2},
+        EngineCase{"conv2d_nhwc_half.loop",
+                   {{"N", 8}, {"C", 64}, {"H", 28}, {"W", 28}, {"K", 128}, {"R", 1}, {"S", 1}, {"P", 0}, {"ST", 2}},
+                   "cuDNN convolution (half, ", 1e-2}}) {
+    SCOPED_TRACE(c.file);
+    Kernel k = testing::loadExample(c.file, c.sizes);
+    ReferenceTiming t = runner_->reference(k);
+    ASSERT_EQ(t.status, RunStatus::Ok) << t.reason;
+    EXPECT_GT(t.ms, 0);
+    EXPECT_EQ(t.library.rfind(c.prefix, 0), 0u) << t.library;
+    std::printf("%s: %s, %.4f ms\n", c.file, t.library.c_str(), t.ms);
+    RunResult r = measureNaive(k);
+    EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
+    EXPECT_GE(r.libraryError, 0);
+    EXPECT_LT(r.libraryError, c.most);
+  }
+}
+
 TEST_F(GpuRunner, WinogradConvolutionsVerifyAgainstCudnnWithinTheirBound) {
   // F(2x2,3x3) and F(4x4,3x3), channels first and last, uneven sizes: partial tiles at the image's
   // edges and across images, a partial last strip of channels and block of filters, no padding;

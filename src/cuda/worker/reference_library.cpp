@@ -14,6 +14,9 @@
 
 #include "src/cuda/run/column_major_gemm.hpp"
 #include "src/cuda/run/worker_protocol.hpp"
+#ifdef CUDABURG_HAVE_CUDNN
+#include "src/cuda/worker/cudnn_graph.hpp"
+#endif
 #include "src/cuda/worker/timing_events.hpp"
 
 namespace cudaburg {
@@ -23,18 +26,6 @@ void checkCublas(cublasStatus_t status, const char* what) {
   if (status != CUBLAS_STATUS_SUCCESS)
     throw std::runtime_error(std::string(what) + ": " + cublasGetStatusName(status) + " (" +
                              cublasGetStatusString(status) + ")");
-}
-
-// The time of one call that `enqueue` puts on the stream, taken as the kernels' times are (each
-// run after the L2 cache is flushed, the median kept): an engine chosen on a warm cache loses to
-// another on the flushed one it is then timed on.
-double trialMs(CUstream stream, L2Flusher& flusher, const std::function<void()>& enqueue) {
-  RunCountPolicy trials;
-  trials.minRuns = 10;
-  trials.maxRuns = 50;
-  trials.minTotalMs = 5;
-  trials.maxTotalMs = 200;
-  return timeRuns(stream, enqueue, 2, trials, flusher).medianMs;
 }
 
 // A key that tells two reference shapes apart: their protocol JSON says everything.
@@ -163,6 +154,8 @@ struct ConvPlan {
   cudnnConvolutionDescriptor_t conv = nullptr;
   cudnnConvolutionFwdAlgo_t algorithm = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
   DeviceBuffer workspace;
+  std::unique_ptr<CudnnGraphConv> graph;  // when one of its engines beat the legacy algorithm
+  std::string name;                       // of the one that runs
 
   ~ConvPlan() {
     if (input) cudnnDestroyTensorDescriptor(input);
@@ -426,21 +419,39 @@ std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdevi
     }
     // cudnnFind times each algorithm once: the allowed ones are timed again (ten runs each) and
     // the fastest kept, so that one slow trial cannot hide it.
-    const cudnnConvolutionFwdAlgoPerf_t* chosen = allowed.empty() ? nullptr : allowed.front();
-    if (allowed.size() > 1) {
-      double best = INFINITY;
-      for (const cudnnConvolutionFwdAlgoPerf_t* a : allowed) {
-        double ms = forwardMs(handles_->cudnn, stream, *handles_->flusher, *p, *a, input, weight, output);
-        if (ms < best) best = ms, chosen = a;
+    const cudnnConvolutionFwdAlgoPerf_t* chosen = nullptr;
+    double legacyMs = INFINITY;
+    for (const cudnnConvolutionFwdAlgoPerf_t* a : allowed) {
+      double ms = forwardMs(handles_->cudnn, stream, *handles_->flusher, *p, *a, input, weight, output);
+      if (ms < legacyMs) legacyMs = ms, chosen = a;
+    }
+    if (chosen) {
+      p->algorithm = chosen->algo;
+      p->workspace = DeviceBuffer(chosen->memory);
+      p->name = algorithmName(chosen->algo);
+    }
+    // The graph API's engines beside the legacy algorithms (not for a Winograd kernel's reference,
+    // which is cuDNN's Winograd algorithm): the faster runs.
+    if (!winograd) {
+      try {
+        auto graph = std::make_unique<CudnnGraphConv>(handles_->cudnn, stream, *handles_->flusher, s, input, weight,
+                                                      output);
+        if (!chosen || graph->ms() < legacyMs) p->name = graph->name(), p->graph = std::move(graph);
+      } catch (const CudaError&) {
+        throw;
+      } catch (const std::runtime_error&) {
+        if (!chosen) throw;
       }
     }
-    if (!chosen)
+    if (!chosen && !p->graph)
       throw std::runtime_error(std::string("cuDNN has no ") + (tensorOps ? "" : "fp32 ") +
                                (winograd ? "Winograd " : "") + "algorithm for this convolution");
-    p->algorithm = chosen->algo;
-    p->workspace = DeviceBuffer(chosen->memory);
-    checkCudnn(cudnnSetConvolutionMathType(p->conv, chosen->mathType), "cudnnSetConvolutionMathType");
+    if (chosen) checkCudnn(cudnnSetConvolutionMathType(p->conv, chosen->mathType), "cudnnSetConvolutionMathType");
     plan = std::move(p);
+  }
+  if (plan->graph) {
+    plan->graph->enqueue(input, weight, output);
+    return plan->name;
   }
   const float one = 1, zero = 0;
   checkCudnn(cudnnConvolutionForward(handles_->cudnn, &one, plan->input, reinterpret_cast<const void*>(input),
@@ -448,7 +459,7 @@ std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdevi
                                      reinterpret_cast<void*>(plan->workspace.ptr()), plan->workspace.bytes(), &zero,
                                      plan->output, reinterpret_cast<void*>(output)),
              "cudnnConvolutionForward");
-  return algorithmName(plan->algorithm);
+  return plan->name;
 #else
   (void)stream, (void)s, (void)input, (void)weight, (void)output, (void)winograd;
   throw std::runtime_error("this build has no cuDNN");

@@ -2,9 +2,11 @@
 // The libraries a variant is compared against, run in the worker: cuBLAS SGEMM with TF32 off
 // (cublasGemmEx with fp32 accumulation for half, bfloat16 and tf32 operands, TF32 math for tf32
 // alone) or, where one is faster, a cuBLASLt matmul algorithm in the same math; cuBLAS DGEMM for
-// the exact outputs of matrix products; and cuDNN's convolution (N-d, channels first or last, grouped) when the build has cuDNN: of float operands with FMA math (no
-// tensor cores; tf32 ones, float in memory, with tensor-op math), of half or bfloat16 ones with
-// tensor-op math and fp32 accumulation, writing its output in their type.
+// the exact outputs of matrix products; and cuDNN's convolution (N-d, channels first or last,
+// grouped) when the build has cuDNN, the faster of its legacy algorithms and its graph API's
+// engines (cudnn_graph.hpp): of float operands with FMA math (no tensor cores; tf32 ones, float in
+// memory, with tensor-op math), of half or bfloat16 ones with tensor-op math and fp32
+// accumulation, writing its output in their type.
 #include <cuda.h>
 
 #include <map>
@@ -35,8 +37,8 @@ class ReferenceLibraries {
   std::string gemm(CUstream stream, const GemmShape& shape, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c);
   // The same product of double arrays (cuBLAS DGEMM): the exact outputs a float one is held to.
   void gemmDouble(CUstream stream, const GemmShape& shape, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c);
-  // Enqueue the convolution on the stream and return the name of cuDNN's algorithm for it, found
-  // once a shape: the fastest with FMA math (float operands); with tensor-op math for 16-bit and
+  // Enqueue the convolution on the stream and return the name of cuDNN's algorithm for it
+  // ("IMPLICIT_PRECOMP_GEMM", "graph engine 12 of 7 timed"), found once a shape: the fastest with FMA math (float operands); with tensor-op math for 16-bit and
   // tf32 operands, else the fastest of any math. Its error is what the kernels are held to, so it is
   // the algorithm timed beside them. `output` holds shape.libraryOutput() elements. Throws on
   // failure (or when the build has no cuDNN).

@@ -76,4 +76,13 @@ TimedRuns timeRuns(CUstream stream, const std::function<void()>& enqueueRun, int
   return result;
 }
 
+double trialMs(CUstream stream, L2Flusher& flusher, const std::function<void()>& enqueue) {
+  RunCountPolicy trials;
+  trials.minRuns = 10;
+  trials.maxRuns = 50;
+  trials.minTotalMs = 5;
+  trials.maxTotalMs = 200;
+  return timeRuns(stream, enqueue, 2, trials, flusher).medianMs;
+}
+
 }  // namespace cudaburg

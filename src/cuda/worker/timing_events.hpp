@@ -31,4 +31,10 @@ struct TimedRuns {
 TimedRuns timeRuns(CUstream stream, const std::function<void()>& enqueueRun, int warmupRuns,
                    const RunCountPolicy& policy, L2Flusher& flusher);
 
+// The time of one call that `enqueue` puts on the stream, taken as the kernels' times are (each
+// run after the L2 cache is flushed, the median of 10 to 50 runs kept): for choosing among a
+// library's engines, as one chosen on a warm cache loses to another on the flushed one it is then
+// timed on.
+double trialMs(CUstream stream, L2Flusher& flusher, const std::function<void()>& enqueue);
+
 }  // namespace cudaburg
