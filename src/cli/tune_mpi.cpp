@@ -407,11 +407,11 @@ int coordinate(RankLink& link, const TuneFlags& f) {
 
 // ---- every other rank ----
 
-// Test-only: CUDABURG_TEST_DIE_RANK=R kills rank R (as kill -9 would) when its second problem
-// arrives, so that the tests see a rank die with a problem in hand.
-bool dieNowForTest(int rank, int problemsStarted) {
+// Test-only: CUDABURG_TEST_DIE_RANK=R kills rank R (as kill -9 would) when it has tuned its first
+// problem, before the result goes out, so that the tests see a rank die with a problem in hand.
+bool dieNowForTest(int rank) {
   const char* who = std::getenv("CUDABURG_TEST_DIE_RANK");
-  return who && std::atoi(who) == rank && problemsStarted == 2;
+  return who && std::atoi(who) == rank;
 }
 
 int work(RankLink& link, const TuneFlags& f) {
@@ -456,7 +456,6 @@ int work(RankLink& link, const TuneFlags& f) {
     return kInputError;
   }
 
-  int started = 0;
   Clock::time_point lastAlive = Clock::now();
   heard = Clock::now();
   for (;;) {
@@ -469,10 +468,10 @@ int work(RankLink& link, const TuneFlags& f) {
       if (r->message->kind != Kind::Task || r->message->parts.size() != 1 || lane.busy()) continue;
       size_t index = std::strtoul(r->message->parts[0].c_str(), nullptr, 10);
       if (index >= plan.runs.size()) continue;
-      if (dieNowForTest(link.rank(), ++started)) std::raise(SIGKILL);
       lane.start(index);
     }
     if (auto parts = lane.finished()) {
+      if (dieNowForTest(link.rank())) std::raise(SIGKILL);
       link.send(0, Kind::Result, *parts);
       busy = true;
     }
@@ -496,8 +495,9 @@ int runTuneMpi(const TuneFlags& f) {
     std::cerr << "cudaburg: error: " << link.error() << "\n";
     return kInputError;
   }
-  if (link.rank() == 0) return coordinate(link, f);
-  return work(link, f);
+  int status = link.rank() == 0 ? coordinate(link, f) : work(link, f);
+  link.setExitStatus(status);
+  return status;
 }
 
 }  // namespace cudaburg::cli

@@ -1,10 +1,16 @@
 #include "src/tune/mpi/rank_link.hpp"
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <thread>
 
 namespace cudaburg::tune::mpi {
 
 namespace {
+
+// How long MPI_Finalize may take before the process ends without it.
+constexpr auto kFinalizePatience = std::chrono::seconds(15);
 
 std::string mpiErrorText(int code) {
   char text[MPI_MAX_ERROR_STRING];
@@ -33,6 +39,11 @@ RankLink::~RankLink() {
     MPI_Cancel(&s.request);
     MPI_Request_free(&s.request);
   }
+  std::thread([status = exitStatus_] {
+    std::this_thread::sleep_for(kFinalizePatience);
+    std::fflush(nullptr);
+    _exit(status);
+  }).detach();
   MPI_Finalize();
 }
 

@@ -21,7 +21,9 @@ struct Received {
 
 class RankLink {
  public:
-  // MPI_Init_thread with one thread calling MPI (the others tune); MPI_Finalize on destruction.
+  // MPI_Init_thread with one thread calling MPI (the others tune); MPI_Finalize on destruction,
+  // which, should it not return (Open MPI can wait there for a rank that died), is cut short
+  // after a while by ending the process with the exit status set.
   RankLink();
   ~RankLink();
   RankLink(const RankLink&) = delete;
@@ -43,6 +45,7 @@ class RankLink {
   void forget(int rank);
   // Waits at most `patience` for every send still under way to be taken.
   void flush(std::chrono::milliseconds patience);
+  void setExitStatus(int status) { exitStatus_ = status; }
 
  private:
   struct Sending {
@@ -54,6 +57,7 @@ class RankLink {
   bool started_ = false;
   std::string error_;
   int rank_ = 0, size_ = 1;
+  int exitStatus_ = 0;
   std::list<Sending> sending_;
 };
 
