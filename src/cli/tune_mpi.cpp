@@ -49,6 +49,17 @@ std::string measuringDevice(const TuneFlags& f) {
   return runner.available() ? runner.device() : "no GPU";
 }
 
+// Where a host runs several ranks, each measures on its own GPU: the one its place among them
+// names (its local rank), unless the launcher already chose (CUDA_VISIBLE_DEVICES is set).
+void chooseLocalGpu() {
+  if (std::getenv("CUDA_VISIBLE_DEVICES")) return;
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID"})
+    if (const char* local = std::getenv(name); local && *local) {
+      setenv("CUDA_VISIBLE_DEVICES", local, 1);
+      return;
+    }
+}
+
 // A folder of this rank's own under $TMPDIR (else /tmp), removed with it.
 class ScratchFolder {
  public:
@@ -495,6 +506,7 @@ int runTuneMpi(const TuneFlags& f) {
     std::cerr << "cudaburg: error: " << link.error() << "\n";
     return kInputError;
   }
+  chooseLocalGpu();
   int status = link.rank() == 0 ? coordinate(link, f) : work(link, f);
   link.setExitStatus(status);
   return status;
