@@ -181,6 +181,7 @@ class Coordinator {
       std::cerr << "cudaburg: error: cannot make a scratch folder for rank 0\n";
       return kInputError;
     }
+    tune::DbRows seedRows;
     if (storesMeasurements(f_)) {
       std::string error;
       db_ = TuningDb::open(f_.db.empty() ? TuningDb::defaultPath() : f_.db, error);
@@ -188,14 +189,15 @@ class Coordinator {
         std::cerr << "cudaburg: error: " << error << "\n";
         return kInputError;
       }
-      seed_ = tune::encodeDbRows(db_->rowsAfter(0));
+      seedRows = db_->rowsAfter(0);
     }
+    seed_ = tune::encodeDbRows(seedRows);
     device_ = measuringDevice(f_);
     TuneFlags local = laneFlags(f_, scratch.path());
     TunePlan localPlan = planTune(common::SourceFile(plan_.source->name(), listText_), local);
     Lane lane(local, localPlan, local.db);
     std::string error;
-    if (!lane.seed(tune::decodeDbRows(seed_.empty() ? "[]" : seed_).value_or(tune::DbRows{}), error)) {
+    if (!lane.seed(seedRows, error)) {
       std::cerr << "cudaburg: error: " << error << "\n";
       return kInputError;
     }
@@ -280,7 +282,7 @@ class Coordinator {
       ranks_[rank].state = State::Gone;
       return;
     }
-    link_.send(rank, Kind::Welcome, {plan_.source->name(), listText_, seed_.empty() ? "[]" : seed_});
+    link_.send(rank, Kind::Welcome, {plan_.source->name(), listText_, seed_});
     ranks_[rank].state = State::Idle;
   }
 
@@ -396,7 +398,7 @@ class Coordinator {
   TunePlan& plan_;
   std::string listText_;
   std::string device_;
-  std::string seed_;
+  std::string seed_;  // rank 0's database as every rank starts from it, encoded
   std::optional<TuningDb> db_;
   Lane* lane_ = nullptr;
   std::vector<RankState> ranks_;
@@ -444,6 +446,7 @@ int work(RankLink& link, const TuneFlags& f) {
       continue;
     }
     if (r->from != 0 || !r->message) continue;
+    if (r->message->kind == Kind::Stop) return kOk;  // all was done before this rank was greeted
     if (r->message->kind == Kind::Refuse) {
       std::fprintf(stderr, "cudaburg: %s takes no part: %s\n", me.c_str(),
                    r->message->parts.empty() ? "refused" : r->message->parts[0].c_str());

@@ -68,6 +68,15 @@ grep -q "^cudaburg: warning: rank 2 on .* is refused: it measures on .*, rank 0 
   "$scratch/refused.err" || fail "a rank refused: not said:\n$(grep -v '^  \|^replay' "$scratch/refused.err")"
 same "a rank refused" "$scratch/refused" "$scratch/refused.db"
 
+# A line of the list that does not parse is said once, by rank 0, with its place; the rest runs.
+{ head -n 1 "$list"; echo "$source/examples/conv2d.loop --tiel 16..64"; } >"$scratch/bad.txt"
+timeout 600 "${mpi[@]}" -np 2 "$cudaburg" tune "$scratch/bad.txt" -o "$scratch/bad" "${dbs[@]}" >/dev/null 2>"$scratch/bad.err"
+status=$?
+[ "$status" -eq 1 ] || fail "a line that does not parse: exit $status, not 1"
+[ "$(grep -c "^$scratch/bad.txt:2:[0-9]*: error: unknown option '--tiel'; did you mean '--tile'?" "$scratch/bad.err")" -eq 1 ] ||
+  fail "a line that does not parse: not said once:\n$(cat "$scratch/bad.err")"
+grep -q '| ok |$' "$scratch/bad/summary.md" || fail "a line that does not parse: the good one did not run"
+
 # A search (no replay, no database): each problem's files land in DIR/NAME/ as one process writes them.
 printf '%s\n' "small: $source/examples/matmul.loop -D M=128 -D N=128 -D K=128 --budget 4" \
   "odd: $source/examples/matmul.loop -D M=96 -D N=160 -D K=64 --budget 4" >"$scratch/search.txt"
