@@ -14,7 +14,6 @@
 #include <fstream>
 #include <future>
 #include <iostream>
-#include <map>
 #include <optional>
 #include <sstream>
 #include <thread>
