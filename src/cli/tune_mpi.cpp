@@ -168,6 +168,13 @@ bool insideFolder(const fs::path& relative) {
 
 // ---- rank 0 ----
 
+// Tells every other rank to stop, when rank 0 cannot start the run, and returns `status`.
+int stopEveryRank(RankLink& link, int status) {
+  for (int r = 1; r < link.size(); ++r) link.send(r, Kind::Stop);
+  link.flush(std::chrono::seconds(5));
+  return status;
+}
+
 class Coordinator {
  public:
   Coordinator(RankLink& link, const TuneFlags& f, TunePlan& plan, std::string listText)
@@ -178,7 +185,7 @@ class Coordinator {
     ScratchFolder scratch(0);
     if (scratch.path().empty()) {
       std::cerr << "cudaburg: error: cannot make a scratch folder for rank 0\n";
-      return kInputError;
+      return stopEveryRank(link_, kInputError);
     }
     tune::DbRows seedRows;
     if (storesMeasurements(f_)) {
@@ -186,7 +193,7 @@ class Coordinator {
       db_ = TuningDb::open(f_.db.empty() ? TuningDb::defaultPath() : f_.db, error);
       if (!db_) {
         std::cerr << "cudaburg: error: " << error << "\n";
-        return kInputError;
+        return stopEveryRank(link_, kInputError);
       }
       seedRows = db_->rowsAfter(0);
     }
@@ -198,7 +205,7 @@ class Coordinator {
     std::string error;
     if (!lane.seed(seedRows, error)) {
       std::cerr << "cudaburg: error: " << error << "\n";
-      return kInputError;
+      return stopEveryRank(link_, kInputError);
     }
     lane_ = &lane;
     ranks_[0].state = State::Idle;
@@ -411,7 +418,7 @@ class Coordinator {
 int coordinate(RankLink& link, const TuneFlags& f) {
   int status = kOk;
   std::optional<TunePlan> plan = loadTune(f, status);
-  if (!plan) return status;
+  if (!plan) return stopEveryRank(link, status);
   if (std::getenv("OMPI_COMM_WORLD_SIZE") && !std::getenv("OMPI_MCA_orte_enable_recovery"))
     std::cerr << "cudaburg: note: mpirun was started without --enable-recovery: a rank that dies ends the whole run\n";
   return Coordinator(link, f, *plan, plan->source->text()).run();

@@ -82,6 +82,16 @@ grep -q "^1 problems tuned in .*; 1 failed.$" "$scratch/bad/summary.md" || fail 
   fail "a line that does not parse: not said once:\n$(cat "$scratch/bad.err")"
 grep -q '| ok |$' "$scratch/bad/summary.md" || fail "a line that does not parse: the good one did not run"
 
+# A list that cannot be read: rank 0 says so and every rank stops at once (well within the timeout).
+started=$SECONDS
+timeout 600 "$(basename "$mpirun")" --oversubscribe -np 3 "$cudaburg" tune "$scratch/no-such-list.txt" -o "$scratch/none" \
+  >/dev/null 2>"$scratch/none.err"
+status=$?
+[ "$status" -eq 1 ] || fail "a list that cannot be read: exit $status, not 1"
+[ "$(grep -c "^cudaburg: error: cannot open '$scratch/no-such-list.txt'" "$scratch/none.err")" -eq 1 ] ||
+  fail "a list that cannot be read: not said once:\n$(cat "$scratch/none.err")"
+[ $((SECONDS - started)) -lt 30 ] || fail "a list that cannot be read: the ranks took $((SECONDS - started)) s to stop"
+
 # A search (no replay, no database): each problem's files land in DIR/NAME/ as one process writes them.
 printf '%s\n' "small: $source/examples/matmul.loop -D M=128 -D N=128 -D K=128 --budget 4" \
   "odd: $source/examples/matmul.loop -D M=96 -D N=160 -D K=64 --budget 4" >"$scratch/search.txt"
