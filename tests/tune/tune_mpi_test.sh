@@ -14,6 +14,8 @@ failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 # Open MPI refuses root without these; --oversubscribe lets 3 ranks share fewer cores.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TMPDIR=$scratch
+# The compile cache and any default database stay in the scratch folder too.
+export CUDABURG_CACHE=$scratch/cache XDG_DATA_HOME=$scratch/data
 # Open MPI takes an mpirun called by its full path as the prefix of its installation (/usr/bin: "/"
 # for /usr, which it refuses): it is called by its name, from its folder.
 PATH=$(dirname "$mpirun"):$PATH
