@@ -46,6 +46,21 @@ if(CUDAToolkit_FOUND AND NOT TARGET CUDA::nvrtc)
 endif()
 cudaburg_require(CUDAToolkit_FOUND "the CUDA toolkit with NVRTC (set CUDAToolkit_ROOT, default /usr/local/cuda)" "NVIDIA's cuda-toolkit")
 
+# MPI, for `mpirun -np R cudaburg tune` across hosts: optional. AUTO builds it when Open MPI's
+# development files are there, ON requires them, OFF leaves it out.
+set(CUDABURG_MPI AUTO CACHE STRING "Build tuning across MPI ranks: AUTO, ON or OFF")
+set_property(CACHE CUDABURG_MPI PROPERTY STRINGS AUTO ON OFF)
+set(CUDABURG_WITH_MPI FALSE)
+if(NOT CUDABURG_MPI STREQUAL "OFF")
+  find_package(MPI QUIET COMPONENTS CXX)
+  if(MPI_CXX_FOUND)
+    set(CUDABURG_WITH_MPI TRUE)
+    find_program(MPIRUN_EXECUTABLE NAMES mpirun mpiexec HINTS ${MPI_HOME}/bin)
+  elseif(CUDABURG_MPI STREQUAL "ON")
+    list(APPEND _cudaburg_missing "MPI for CUDABURG_MPI=ON (Debian packages: libopenmpi-dev openmpi-bin)")
+  endif()
+endif()
+
 if(_cudaburg_missing)
   list(JOIN _cudaburg_missing "\n  " _list)
   message(FATAL_ERROR "cudaburg cannot be built; missing:\n  ${_list}\nRun scripts/setup to install the Debian packages.")

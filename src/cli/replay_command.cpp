@@ -29,6 +29,28 @@ std::string milliseconds(double ms) {
   return text;
 }
 
+// Stores each measurement the replay answered in the database at `path`, under the key the
+// search would have stored it under: a replayed run leaves the rows a measured one would.
+// The key is the one the answers were found under: the nest on the GPU the database holds most of.
+bool recordAnswers(const std::string& path, const TuningDb& answering, Evaluator& evaluator,
+                   const SearchOutcome& o) {
+  std::string error;
+  auto device = answering.mostMeasuredDevice(evaluator.nestKey(), o.sizes);
+  std::vector<std::pair<MeasurementKey, Measurement>> rows;
+  for (const auto& v : o.variants) {
+    if (!device || !v.measured || !v.fromDatabase) continue;
+    MeasurementKey key = *device;
+    key.recipe = v.recipe;
+    rows.emplace_back(key, v.result);
+  }
+  auto db = TuningDb::open(path, error);
+  if (!db || !db->merge(rows, error)) {
+    std::cerr << "cudaburg: error: " << error << "\n";
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int runReplay(const ReplayFlags& f, ProblemOutcome* problem) {
@@ -82,6 +104,7 @@ int runReplay(const ReplayFlags& f, ProblemOutcome* problem) {
   }
   // The rows ignored are said, as the search says them.
   if (db->malformedRows() > 0) std::cerr << "cudaburg: warning: " << db->malformedRowsWarning() << "\n";
+  if (!f.recordDb.empty() && !recordAnswers(f.recordDb, *db, evaluator, o)) return kInputError;
 
   // The best the database holds for this nest on that GPU, and when the replay came near it.
   double stored = -1;

@@ -16,21 +16,14 @@
 #include "src/cli/input_guard.hpp"
 #include "src/cli/loop_input.hpp"
 #include "src/cli/search_run.hpp"
+#include "src/cli/tune_command.hpp"
+#include "src/tune/launcher.hpp"
 #include "src/tune/problem_list.hpp"
 #include "src/tune/summary_table.hpp"
 
 namespace cudaburg::cli {
 
 namespace {
-
-struct TuneFlags {
-  std::string list;
-  std::string outDir;
-  std::string db;
-  bool noDb = false;
-  std::vector<std::string> replay;
-  SearchFlags defaults;  // what each line starts from (its own options go on top)
-};
 
 // A problem's options read on top of the command's: false, with the error in `diagnostics` at the
 // word it concerns, when they do not parse.
@@ -75,17 +68,8 @@ std::string minutes(double seconds) {
   return text;
 }
 
-// One line of progress over the whole list: a bar, where it is, and the time left at the pace so far.
-void showProgress(size_t done, size_t total, double elapsed, const std::string& next) {
-  constexpr int kWidth = 20;
-  int filled = total ? static_cast<int>(kWidth * done / total) : kWidth;
-  std::string bar = std::string(filled, '#') + std::string(kWidth - filled, '-');
-  std::string eta = done ? ", ETA " + minutes(elapsed / done * (total - done)) : "";
-  std::fprintf(stderr, "tune: [%s] %zu/%zu problems, %s elapsed%s%s\n", bar.c_str(), done, total,
-               minutes(elapsed).c_str(), eta.c_str(), next.empty() ? "" : ("; now " + next).c_str());
-}
-
-int runTune(const TuneFlags& f) {
+// The command line's mistakes, said before anything runs: kOk when there are none.
+int checkTuneFlags(const TuneFlags& f) {
   if (f.outDir.empty()) {
     std::cerr << "cudaburg: error: tune needs -o DIR, the folder its outputs go to\n";
     return kUsageError;
@@ -94,72 +78,125 @@ int runTune(const TuneFlags& f) {
     std::cerr << "cudaburg: error: --db and --no-db cannot both be given\n";
     return kUsageError;
   }
+  if (f.rankTimeout <= 0) {
+    std::cerr << "cudaburg: error: --rank-timeout must be a positive number of seconds\n";
+    return kUsageError;
+  }
   std::filesystem::path dir = f.outDir;
   if (std::string why = outputReplacingInput({(dir / "summary.md").string()}, {f.list}); !why.empty()) {
     std::cerr << "cudaburg: error: " << why << "\n";
     return kUsageError;
   }
+  return kOk;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+int runTune(const TuneFlags& f) {
+  if (int status = checkTuneFlags(f); status != kOk) return status;
+#ifdef CUDABURG_MPI
+  if (tune::launchedRanks() > 0) return runTuneMpi(f);
+#else
+  if (tune::launchedRanks() > 1) {
+    std::cerr << "cudaburg: error: this cudaburg was built without MPI, so it cannot tune as one of "
+              << tune::launchedRanks() << " ranks; run it alone, or build it with Open MPI (scripts/setup installs it)\n";
+    return kUsageError;
+  }
+#endif
+  int status = kOk;
+  std::optional<TunePlan> loaded = loadTune(f, status);
+  if (!loaded) return status;
+  const TunePlan& plan = *loaded;
+  std::vector<tune::Row> rows;
+  auto started = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < plan.runs.size(); ++i) {
+    showProgress(i, plan.runs.size(), secondsSince(started), plan.runs[i].problem->name);
+    rows.push_back(tuneProblem(plan.runs[i], f));
+  }
+  showProgress(plan.runs.size(), plan.runs.size(), secondsSince(started), "");
+  return finishTune(f, plan, rows);
+}
+
+}  // namespace
+
+void showProgress(size_t done, size_t total, double elapsed, const std::string& now) {
+  constexpr int kWidth = 20;
+  int filled = total ? static_cast<int>(kWidth * done / total) : kWidth;
+  std::string bar = std::string(filled, '#') + std::string(kWidth - filled, '-');
+  std::string eta = done ? ", ETA " + minutes(elapsed / done * (total - done)) : "";
+  std::fprintf(stderr, "tune: [%s] %zu/%zu problems, %s elapsed%s%s\n", bar.c_str(), done, total,
+               minutes(elapsed).c_str(), eta.c_str(), now.empty() ? "" : ("; now " + now).c_str());
+}
+
+TunePlan planTune(common::SourceFile source, const TuneFlags& f) {
+  TunePlan plan;
+  plan.source = std::make_unique<common::SourceFile>(std::move(source));
+  plan.diagnostics = std::make_unique<common::Diagnostics>(*plan.source);
+  plan.problems = tune::parseProblemList(*plan.source, *plan.diagnostics);
+  // Every line is read before any runs, so that a mistake is said at once, not after an hour.
+  for (const tune::Problem& p : plan.problems) {
+    SearchFlags flags = f.defaults;
+    if (!readOptions(p, flags, *plan.diagnostics)) continue;
+    flags.file = p.file;
+    flags.space.defines = tune::sizeDefinitions(p.options);
+    flags.outDir = (std::filesystem::path(f.outDir) / p.name).string();
+    flags.db = f.db;
+    flags.noDb = f.noDb;
+    plan.runs.push_back({&p, std::move(flags)});
+  }
+  return plan;
+}
+
+std::optional<TunePlan> loadTune(const TuneFlags& f, int& status) {
   auto source = common::SourceFile::read(f.list);
   if (!source) {
     std::cerr << "cudaburg: error: " << source.error() << "\n";
-    return kInputError;
+    status = kInputError;
+    return std::nullopt;
   }
-  common::Diagnostics diagnostics(*source);
-  std::vector<tune::Problem> problems = tune::parseProblemList(*source, diagnostics);
+  TunePlan plan = planTune(std::move(*source), f);
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
+  std::filesystem::create_directories(f.outDir, ec);
   if (ec) {
-    std::cerr << "cudaburg: error: cannot create the output folder '" << dir.string() << "': " << ec.message() << "\n";
-    return kInputError;
+    std::cerr << "cudaburg: error: cannot create the output folder '" << f.outDir << "': " << ec.message() << "\n";
+    status = kInputError;
+    return std::nullopt;
   }
+  plan.diagnostics->printAll(std::cerr);
+  return plan;
+}
 
-  // Every line is read before any runs, so that a mistake is said at once, not after an hour.
-  std::vector<std::pair<const tune::Problem*, SearchFlags>> runs;
-  for (const tune::Problem& p : problems) {
-    SearchFlags flags = f.defaults;
-    if (!readOptions(p, flags, diagnostics)) continue;
-    flags.file = p.file;
-    flags.space.defines = tune::sizeDefinitions(p.options);
-    flags.outDir = (dir / p.name).string();
-    flags.db = f.db;
-    flags.noDb = f.noDb;
-    runs.emplace_back(&p, std::move(flags));
-  }
-  diagnostics.printAll(std::cerr);
+bool storesMeasurements(const TuneFlags& f) { return !f.noDb && (f.replay.empty() || !f.db.empty()); }
 
-  std::vector<tune::Row> rows;
-  auto started = std::chrono::steady_clock::now();
-  auto since = [](auto t) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count(); };
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const auto& [p, flags] = runs[i];
-    showProgress(i, runs.size(), since(started), p->name);
-    auto began = std::chrono::steady_clock::now();
-    ProblemOutcome outcome;
-    if (f.replay.empty()) runSearch(flags, &outcome);
-    else runReplay({flags.file, f.replay, flags.space}, &outcome);
-    rows.push_back({p->name, p->loc.line, p->repeats, outcome.ok, outcome.ms, outcome.library, outcome.libraryMs,
-                    since(began), outcome.ok ? outcome.winner : outcome.why});
-  }
-  showProgress(runs.size(), runs.size(), since(started), "");
+tune::Row tuneProblem(const TuneRun& run, const TuneFlags& f) {
+  auto began = std::chrono::steady_clock::now();
+  ProblemOutcome outcome;
+  if (f.replay.empty()) runSearch(run.flags, &outcome);
+  else runReplay({run.flags.file, f.replay, run.flags.space, storesMeasurements(f) ? run.flags.db : ""}, &outcome);
+  const tune::Problem& p = *run.problem;
+  return {p.name, p.loc.line, p.repeats, outcome.ok, outcome.ms, outcome.library, outcome.libraryMs,
+          secondsSince(began), outcome.ok ? outcome.winner : outcome.why};
+}
 
-  size_t failed = diagnostics.errorCount();
+int finishTune(const TuneFlags& f, const TunePlan& plan, const std::vector<tune::Row>& rows) {
+  size_t failed = plan.diagnostics->errorCount();
   for (const tune::Row& r : rows) failed += r.ok ? 0 : 1;
-  std::string table = tune::summaryMarkdown(source->name(), rows, failed);
+  std::string table = tune::summaryMarkdown(plan.source->name(), rows, failed);
   std::cout << table;
   std::string error;
-  if (!writeFileAtomically((dir / "summary.md").string(), table, error)) {
+  if (!writeFileAtomically((std::filesystem::path(f.outDir) / "summary.md").string(), table, error)) {
     std::cerr << "cudaburg: error: " << error << "\n";
     return kInputError;
   }
   if (failed) {
-    std::cerr << "cudaburg: " << failed << " of " << rows.size() + diagnostics.errorCount()
+    std::cerr << "cudaburg: " << failed << " of " << rows.size() + plan.diagnostics->errorCount()
               << " problems failed (see the table)\n";
     return kInputError;
   }
   return kOk;
 }
-
-}  // namespace
 
 void addTuneCommand(CLI::App& app, int& status) {
   auto f = std::make_shared<TuneFlags>();
@@ -178,6 +215,9 @@ void addTuneCommand(CLI::App& app, int& status) {
   cmd->add_option("--strategy", f->defaults.space.strategy, "adaptive, model or exhaustive, for each problem")
       ->option_text("NAME");
   cmd->add_flag("-q,--quiet", f->defaults.quiet, "no progress within a problem");
+  cmd->add_option("--rank-timeout", f->rankTimeout,
+                  "under mpirun or srun: the seconds a rank may stay silent before its work goes to the others (60)")
+      ->option_text("SECONDS");
   cmd->callback([f, &status] { status = runTune(*f); });
 }
 

@@ -46,6 +46,7 @@ class Statement {
   double real(int col) const { return sqlite3_column_double(stmt_, col); }
   int type(int col) const { return sqlite3_column_type(stmt_, col); }
   int integer(int col) const { return sqlite3_column_int(stmt_, col); }
+  sqlite3_stmt* get() const { return stmt_; }
 
  private:
   sqlite3_stmt* stmt_ = nullptr;
@@ -412,6 +413,64 @@ std::vector<std::pair<MeasurementKey, Measurement>> TuningDb::verified(const std
 size_t TuningDb::count() const {
   Statement s(db_, "SELECT COUNT(*) FROM measurements");
   return s.ok() && s.step() == SQLITE_ROW ? static_cast<size_t>(s.integer(0)) : 0;
+}
+
+int64_t TuningDb::lastRow() const {
+  Statement s(db_, "SELECT COALESCE(MAX(rowid), 0) FROM measurements");
+  return s.ok() && s.step() == SQLITE_ROW ? sqlite3_column_int64(s.get(), 0) : 0;
+}
+
+std::vector<std::pair<MeasurementKey, Measurement>> TuningDb::rowsAfter(int64_t after) const {
+  std::string sql = std::string("SELECT nest, sizes, recipe, gpu, compute_capability, driver, arch, toolkit, ") +
+                    kMeasurementColumns + " FROM measurements WHERE rowid > ?1 ORDER BY rowid";
+  Statement s(db_, sql.c_str());
+  std::vector<std::pair<MeasurementKey, Measurement>> rows;
+  if (!s.ok()) return rows;
+  sqlite3_bind_int64(s.get(), 1, after);
+  int rc = s.step();
+  for (; rc == SQLITE_ROW; rc = s.step()) {
+    if (!wellFormed(s, 8)) {
+      ++malformedRows_;
+      continue;
+    }
+    MeasurementKey k{s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.text(6), s.text(7)};
+    rows.emplace_back(k, readMeasurement(s, 8));
+  }
+  readEnded(rc);
+  return rows;
+}
+
+bool TuningDb::merge(const std::vector<std::pair<MeasurementKey, Measurement>>& rows, std::string& error) {
+  auto fail = [&](const char* what) {
+    error = std::string(what) + sqlite3_errmsg(db_);
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    return false;
+  };
+  if (sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK)
+    return fail("cannot store measurements: ");
+  for (const auto& [key, m] : rows) {
+    Statement s(db_,
+                "INSERT OR REPLACE INTO measurements (nest, sizes, recipe, gpu, compute_capability, driver, arch,"
+                " toolkit, status, reason, ms, tflops, gbps, error, registers, shared_bytes, library_error, precision,"
+                " measured_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
+                " COALESCE(NULLIF(?19, ''), strftime('%Y-%m-%dT%H:%M:%SZ', 'now')))");
+    if (!s.ok()) return fail("cannot store measurements: ");
+    bindKey(s, key);
+    s.bind(9, std::string(runStatusName(m.status)));
+    s.bind(10, m.reason);
+    s.bind(11, m.ms);
+    s.bind(12, m.tflops);
+    s.bind(13, m.gbps);
+    s.bind(14, m.error);
+    s.bind(15, m.registers);
+    s.bind(16, m.sharedBytes);
+    s.bind(17, m.libraryError);
+    s.bind(18, m.precision);
+    s.bind(19, m.measuredAt);
+    if (s.step() != SQLITE_DONE) return fail("cannot store a measurement: ");
+  }
+  if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) return fail("cannot store measurements: ");
+  return true;
 }
 
 std::optional<MeasurementKey> TuningDb::mostMeasuredDevice(const std::string& nest, const std::string& sizes) const {

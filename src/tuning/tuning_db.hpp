@@ -2,6 +2,7 @@
 // The tuning database: every measurement the search makes, stored the moment it is made, so
 // a second run of the same search measures nothing new and an interrupted one loses nothing.
 // SQLite, embedded; one row per (loop nest, sizes, recipe, GPU, driver, architecture, toolkit).
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,6 +73,14 @@ class TuningDb {
   // first: what an export chooses from.
   std::vector<std::pair<MeasurementKey, Measurement>> verified(const std::string& nest, const std::string& sizes) const;
   size_t count() const;
+  // Rows in the order they were stored: the last one's number (0: none), and the rows stored after
+  // row `after` (0: every row). A row stored again counts as stored anew. What a run on another
+  // host sends back of what it measured.
+  int64_t lastRow() const;
+  std::vector<std::pair<MeasurementKey, Measurement>> rowsAfter(int64_t after) const;
+  // Stores (or replaces) rows measured elsewhere, each keeping the time it was measured at, all or
+  // none, durable before returning.
+  bool merge(const std::vector<std::pair<MeasurementKey, Measurement>>& rows, std::string& error);
   // The GPU, driver, architecture and toolkit with the most measurements of a nest at these sizes
   // (the key's recipe left empty), or nullopt when it has none: what a replay answers from.
   std::optional<MeasurementKey> mostMeasuredDevice(const std::string& nest, const std::string& sizes) const;

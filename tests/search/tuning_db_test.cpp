@@ -145,3 +145,36 @@ TEST(TuningDb, UnopenablePathSaysWhy) {
   EXPECT_FALSE(db);
   EXPECT_NE(error.find("cannot"), std::string::npos);
 }
+
+TEST(TuningDb, SaysWhatWasStoredSinceAMarkAndMergesItElsewhereKeepingItsTime) {
+  std::string error;
+  auto here = TuningDb::open(freshPath("here.db"), error);
+  ASSERT_TRUE(here) << error;
+  EXPECT_EQ(here->lastRow(), 0);
+  ASSERT_TRUE(here->store(key("tile i,j 64,64"), timed(2.5), error)) << error;
+  int64_t mark = here->lastRow();
+  EXPECT_GT(mark, 0);
+  ASSERT_TRUE(here->store(key("tile i,j 32,32"), timed(3.0), error)) << error;
+  ASSERT_TRUE(here->store(key("tile i,j 64,64"), timed(2.0), error)) << error;  // stored anew
+  auto since = here->rowsAfter(mark);
+  ASSERT_EQ(since.size(), 2u);
+  EXPECT_EQ(since[0].first.recipe, "tile i,j 32,32");
+  EXPECT_EQ(since[1].first.recipe, "tile i,j 64,64");
+  EXPECT_DOUBLE_EQ(since[1].second.ms, 2.0);
+  EXPECT_EQ(here->rowsAfter(0).size(), 2u);
+  EXPECT_TRUE(here->rowsAfter(here->lastRow()).empty());
+
+  auto there = TuningDb::open(freshPath("there.db"), error);
+  ASSERT_TRUE(there) << error;
+  auto rows = here->rowsAfter(0);
+  rows[0].second.measuredAt = "2020-01-02T03:04:05Z";
+  ASSERT_TRUE(there->merge(rows, error)) << error;
+  EXPECT_EQ(there->count(), 2u);
+  auto found = there->find(key("tile i,j 32,32"));
+  ASSERT_TRUE(found);
+  EXPECT_DOUBLE_EQ(found->ms, 3.0);
+  EXPECT_EQ(found->measuredAt, "2020-01-02T03:04:05Z");
+  EXPECT_EQ(found->registers, 40);
+  ASSERT_TRUE(there->merge(rows, error)) << error;  // the same rows again change nothing
+  EXPECT_EQ(there->count(), 2u);
+}
