@@ -12,25 +12,38 @@ namespace cudaburg {
 namespace {
 
 // The one accumulating statement of a nest with its enclosing loops; nullptr when the nest has any
-// other statement than that one and plain `target = 0` initialisations of the same element.
+// other statement than that one and plain `target = 0` initialisations of the same element (or,
+// with an epilogue, the element-wise statements after it that recognizeEpilogue reads).
 struct Contraction {
   const Node* update = nullptr;
   std::vector<const Node*> loops;
   const Access* left = nullptr;  // the two loads multiplied
   const Access* right = nullptr;
+  Access out;              // the output element the product ends in
+  EpilogueShape epilogue;  // the statements after the product; empty without them
 };
 
-bool findUpdate(const Node& node, std::vector<const Node*>& stack, Contraction& out, std::vector<const Node*>& inits) {
+// `withEpilogue`: local scalars and statements after the product are allowed (`after` gets the
+// latter); else only the product and its initialisations.
+bool findUpdate(const Node& node, bool withEpilogue, std::vector<const Node*>& stack, Contraction& out,
+                std::vector<const Node*>& inits, std::vector<const Node*>& after) {
   switch (node.kind) {
     case NodeKind::For:
       stack.push_back(&node);
-      if (!findUpdate(*node.body(), stack, out, inits)) return false;
+      if (!findUpdate(*node.body(), withEpilogue, stack, out, inits, after)) return false;
       stack.pop_back();
       return true;
     case NodeKind::Seq:
-      return findUpdate(*node.kids[0], stack, out, inits) && findUpdate(*node.kids[1], stack, out, inits);
+      return findUpdate(*node.kids[0], withEpilogue, stack, out, inits, after) &&
+             findUpdate(*node.kids[1], withEpilogue, stack, out, inits, after);
+    case NodeKind::Alloc:
+      return withEpilogue && isLocalScalar(node.buffer) && findUpdate(*node.body(), withEpilogue, stack, out, inits, after);
     case NodeKind::Assign:
       if (!node.accumulate) {
+        if (withEpilogue && out.update) {
+          after.push_back(&node);
+          return true;
+        }
         if (node.value->kind != Expr::Kind::Constant || node.value->value != 0) return false;
         inits.push_back(&node);
         return true;
@@ -44,18 +57,34 @@ bool findUpdate(const Node& node, std::vector<const Node*>& stack, Contraction& 
   }
 }
 
-// `floatOnly`: every array holds float; else the inputs may hold half, bfloat16 or tf32 too.
-std::optional<Contraction> findContraction(const Kernel& kernel, bool floatOnly = true) {
-  if (!kernel.body || !kernel.zeroFirst.empty()) return std::nullopt;
+// The types the libraries take: float arrays, and inputs of half, bfloat16 or tf32; with an
+// epilogue, also its output stored in half or bfloat16 from an fp32 sum.
+bool libraryTypes(const Kernel& kernel, const EpilogueShape& epilogue) {
   for (const auto& a : kernel.params) {
-    bool reduced = a.input && (a.type == ScalarType::Half || a.type == ScalarType::BFloat16 || a.type == ScalarType::TF32);
-    if (a.type != ScalarType::Float && (floatOnly || !reduced)) return std::nullopt;
+    bool narrow = a.type == ScalarType::Half || a.type == ScalarType::BFloat16;
+    bool reduced = a.input && (narrow || a.type == ScalarType::TF32);
+    bool stored = !a.input && narrow && a.name == epilogue.output && epilogue.accumulator == ScalarType::Float;
+    if (a.type != ScalarType::Float && !reduced && !stored) return false;
   }
+  return true;
+}
+
+std::optional<Contraction> findContraction(const Kernel& kernel, bool withEpilogue) {
+  if (!kernel.body || !kernel.zeroFirst.empty()) return std::nullopt;
   Contraction c;
-  std::vector<const Node*> stack, inits;
-  if (!findUpdate(*kernel.body, stack, c, inits) || !c.update) return std::nullopt;
+  std::vector<const Node*> stack, inits, after;
+  if (!findUpdate(*kernel.body, withEpilogue, stack, c, inits, after) || !c.update) return std::nullopt;
   for (const Node* init : inits)
     if (init->target.str() != c.update->target.str()) return std::nullopt;
+  c.out = c.update->target;
+  if (withEpilogue) {
+    auto epilogue = recognizeEpilogue(kernel);
+    if (!epilogue) return std::nullopt;
+    c.epilogue = *epilogue;
+    for (const Node* s : after)
+      if (s->target.array == epilogue->output) c.out = s->target;
+  }
+  if (!libraryTypes(kernel, c.epilogue)) return std::nullopt;
   const Expr& v = *c.update->value;
   if (v.kind != Expr::Kind::Binary || v.op != '*') return std::nullopt;
   if (v.args[0]->kind != Expr::Kind::Load || v.args[1]->kind != Expr::Kind::Load) return std::nullopt;
@@ -113,12 +142,10 @@ bool matchOperand(const Kernel& kernel, const Access& access, const std::string&
   return true;
 }
 
-}  // namespace
-
-std::optional<GemmShape> recognizeGemm(const Kernel& kernel) {
-  auto c = findContraction(kernel, false);
+// The matrix product a contraction is, its epilogue's scale and shift along a row or a column.
+std::optional<GemmShape> gemmOf(const Kernel& kernel, const std::optional<Contraction>& c) {
   if (!c) return std::nullopt;
-  const Access& out = c->update->target;
+  const Access& out = c->out;
   auto outNames = plainIndices(out);
   if (!isOutput(kernel, out.array) || outNames.size() < 2 || outNames.size() > 3) return std::nullopt;
   auto trips = tripCounts(*c);
@@ -165,10 +192,12 @@ std::optional<GemmShape> recognizeGemm(const Kernel& kernel) {
     return std::nullopt;
   if ((aRank == 3 && aArray->extents[0] < g.batch) || (bRank == 3 && bArray->extents[0] < g.batch))
     return std::nullopt;
+  g.epilogue = c->epilogue;
+  const std::string& channel = g.epilogue.channel;
+  if (!channel.empty() && channel != i && channel != j) return std::nullopt;  // a bias per batch
+  g.epilogueAlongColumns = channel != i;
   return g;
 }
-
-namespace {
 
 // One spatial dimension of a convolution's input subscript: stride * out + dilation * tap - pad.
 struct SpatialDim {
@@ -198,12 +227,11 @@ bool splitGroupedChannel(const Affine& channel, const std::string& group, int64_
   return coef > 0;
 }
 
-}  // namespace
 
-std::optional<ConvShape> recognizeConv(const Kernel& kernel) {
-  auto c = findContraction(kernel, false);
+// The convolution a contraction is, its epilogue's scale and shift per output channel.
+std::optional<ConvShape> convOf(const Kernel& kernel, const std::optional<Contraction>& c) {
   if (!c) return std::nullopt;
-  const Access& out = c->update->target;
+  const Access& out = c->out;
   if (!isOutput(kernel, out.array)) return std::nullopt;
   auto trips = tripCounts(*c);
   std::set<std::string> parallel;  // the indices the output uses
@@ -363,8 +391,17 @@ std::optional<ConvShape> recognizeConv(const Kernel& kernel) {
     int64_t libraryOut = (s.in[d] + 2 * s.pad[d] - s.dilation[d] * (s.filter[d] - 1) - 1) / s.stride[d] + 1;
     if (libraryOut != s.out[d]) return std::nullopt;
   }
+  s.epilogue = c->epilogue;
+  if (!s.epilogue.channel.empty() && s.epilogue.channel != outWithin) return std::nullopt;
   return s;
 }
+
+}  // namespace
+
+std::optional<GemmShape> recognizeGemm(const Kernel& kernel) { return gemmOf(kernel, findContraction(kernel, false)); }
+std::optional<ConvShape> recognizeConv(const Kernel& kernel) { return convOf(kernel, findContraction(kernel, false)); }
+std::optional<GemmShape> recognizeFusedGemm(const Kernel& kernel) { return gemmOf(kernel, findContraction(kernel, true)); }
+std::optional<ConvShape> recognizeFusedConv(const Kernel& kernel) { return convOf(kernel, findContraction(kernel, true)); }
 
 std::string ReferencePlan::library(const std::string& algorithm) const {
   std::string name = "FP64 reference";
@@ -417,10 +454,10 @@ std::string ReferencePlan::describe() const {
 
 ReferencePlan planReference(const Kernel& kernel, bool convLibraryAvailable) {
   ReferencePlan plan;
-  if (auto g = recognizeGemm(kernel)) {
+  if (auto g = recognizeFusedGemm(kernel)) {
     plan.kind = ReferencePlan::Kind::Gemm;
     plan.gemm = *g;
-  } else if (auto c = convLibraryAvailable ? recognizeConv(kernel) : std::nullopt) {
+  } else if (auto c = convLibraryAvailable ? recognizeFusedConv(kernel) : std::nullopt) {
     plan.kind = ReferencePlan::Kind::Conv;
     plan.conv = *c;
   }

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "src/analysis/gemm_epilogue.hpp"
 #include "src/cuda/run/column_major_gemm.hpp"
 #include "src/cuda/run/worker_protocol.hpp"
 #include "src/cuda/worker/timing_events.hpp"
@@ -151,6 +152,17 @@ std::string ltEngineName(const cublasLtMatmulAlgo_t& algo) {
   return cublasLtEngineName(id, tileName(int(tile)), std::max(splitK, 1));
 }
 
+cublasLtEpilogue_t ltEpilogue(GemmEpilogue e) {
+  switch (e) {
+    case GemmEpilogue::Bias: return CUBLASLT_EPILOGUE_BIAS;
+    case GemmEpilogue::Relu: return CUBLASLT_EPILOGUE_RELU;
+    case GemmEpilogue::ReluBias: return CUBLASLT_EPILOGUE_RELU_BIAS;
+    case GemmEpilogue::Gelu: return CUBLASLT_EPILOGUE_GELU;
+    case GemmEpilogue::GeluBias: return CUBLASLT_EPILOGUE_GELU_BIAS;
+    default: return CUBLASLT_EPILOGUE_DEFAULT;
+  }
+}
+
 #ifdef CUDABURG_HAVE_CUDNN
 void checkCudnn(cudnnStatus_t status, const char* what) {
   if (status != CUDNN_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": " + cudnnGetErrorString(status));
@@ -244,14 +256,24 @@ bool ReferenceLibraries::hasConv() {
 }
 
 std::string ReferenceLibraries::gemm(CUstream stream, const GemmShape& g, CUdeviceptr a, CUdeviceptr b,
-                                     CUdeviceptr c) {
+                                     CUdeviceptr c, CUdeviceptr bias) {
   checkCublas(cublasSetStream(handles_->cublas, stream), "cublasSetStream");
   ReferenceSpec spec;
   spec.kind = ReferencePlan::Kind::Gemm;
   spec.gemm = g;
   auto& plan = handles_->gemmPlans[shapeKey(spec)];
   const float one = 1, zero = 0;
+  // An epilogue fuses into cuBLASLt's matmul alone: the classic call is no candidate then.
+  GemmEpilogue fused = chooseGemmEpilogue(g);
+  if (fused == GemmEpilogue::ElementWise)
+    throw std::runtime_error("cuBLASLt has no epilogue for " + g.epilogue.describe());
+  bool biased = fused == GemmEpilogue::Bias || fused == GemmEpilogue::ReluBias || fused == GemmEpilogue::GeluBias;
+  if (biased && !bias) throw std::runtime_error("the bias of the fused epilogue is missing");
   auto ltMatmul = [&](const GemmPlan& p, const cublasLtMatmulAlgo_t& algo, const DeviceBuffer& workspace) {
+    // The bias is this call's array (the plan outlives the request that made it).
+    if (biased)
+      checkCublas(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias),
+                  "setting the bias pointer");
     checkCublas(cublasLtMatmul(handles_->lt, p.desc, &one, reinterpret_cast<const void*>(b), p.first,
                                reinterpret_cast<const void*>(a), p.second, &zero, reinterpret_cast<void*>(c), p.out,
                                reinterpret_cast<void*>(c), p.out, &algo, reinterpret_cast<void*>(workspace.ptr()),
@@ -274,8 +296,18 @@ std::string ReferenceLibraries::gemm(CUstream stream, const GemmShape& g, CUdevi
     p->first = ltLayout(cm.first, ab, g.batch);
     p->second = ltLayout(cm.second, ab, g.batch);
     p->out = ltLayout(cm.out, CUDA_R_32F, g.batch);
+    if (fused != GemmEpilogue::None) {
+      cublasLtEpilogue_t epilogue = ltEpilogue(fused);
+      checkCublas(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue),
+                  "setting the epilogue");
+      if (biased)  // float, as the output (the bias type cuBLASLt takes by default)
+        checkCublas(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias),
+                    "setting the bias pointer");
+    }
 
-    double best = trialMs(stream, *handles_->flusher, [&] { classicGemm(handles_->cublas, g, a, b, c); });
+    double best = fused != GemmEpilogue::None
+                      ? INFINITY
+                      : trialMs(stream, *handles_->flusher, [&] { classicGemm(handles_->cublas, g, a, b, c); });
     cublasLtMatmulPreference_t preference = nullptr;
     checkCublas(cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
     size_t room = kLtWorkspaceBytes;
@@ -304,6 +336,9 @@ std::string ReferenceLibraries::gemm(CUstream stream, const GemmShape& g, CUdevi
         p->workspace = std::move(workspace);
       }
     }
+    if (p->classic && fused != GemmEpilogue::None)
+      throw std::runtime_error(std::string("cuBLASLt has no algorithm for this product with the ") +
+                               gemmEpilogueName(fused) + " epilogue");
     if (!p->classic) p->engine = ltEngineName(p->algorithm);
     plan = std::move(p);
   }
