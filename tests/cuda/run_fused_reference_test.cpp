@@ -1,0 +1,134 @@
+// Which library reference a fused layer (a product or convolution with element-wise statements
+// after it) is checked and timed against, and the name reports give it.
+#include <gtest/gtest.h>
+
+#include "src/analysis/gemm_epilogue.hpp"
+#include "src/analysis/reference_shape.hpp"
+#include "tests/cuda/run_test_kernels.hpp"
+
+namespace cudaburg {
+namespace {
+
+using testing::loadExample;
+using testing::parseLoopText;
+
+const std::map<std::string, int64_t> kLinear = {{"M", 64}, {"N", 32}, {"K", 16}};
+const std::map<std::string, int64_t> kConv = {{"N", 2}, {"C", 3}, {"H", 10}, {"W", 12}, {"K", 4}};
+
+TEST(FusedReference, LinearReluIsAProductWithCublasLtsReluBiasEpilogue) {
+  Kernel k = loadExample("linear_relu.loop", kLinear);
+  EXPECT_FALSE(recognizeGemm(k)) << "the plain product's recognizer takes no epilogue (Winograd relies on it)";
+  ReferencePlan plan = planReference(k);
+  ASSERT_EQ(plan.kind, ReferencePlan::Kind::Gemm);
+  EXPECT_EQ(plan.gemm.a, "X");
+  EXPECT_EQ(plan.gemm.b, "W");
+  EXPECT_EQ(plan.gemm.c, "Y");
+  EXPECT_EQ(plan.gemm.m, 64);
+  EXPECT_EQ(plan.gemm.n, 32);
+  EXPECT_EQ(plan.gemm.k, 16);
+  EXPECT_EQ(plan.gemm.epilogue.shift, "b");
+  EXPECT_EQ(plan.gemm.epilogue.activation, EpilogueShape::Activation::Relu);
+  EXPECT_TRUE(plan.gemm.epilogueAlongColumns);
+  EXPECT_EQ(chooseGemmEpilogue(plan.gemm), GemmEpilogue::ReluBias);
+  EXPECT_EQ(plan.describe(), "cuBLASLt matmul + RELU_BIAS epilogue 64x32x16");
+  EXPECT_EQ(plan.library("cuBLASLt algo 6, tile 128x128, splitK 1"),
+            "cuBLASLt matmul (algo 6, tile 128x128, splitK 1) + RELU_BIAS epilogue");
+}
+
+TEST(FusedReference, GeluSummedInALocalIsStoredToTheOutput) {
+  ReferencePlan plan = planReference(loadExample("linear_gelu.loop", kLinear));
+  ASSERT_EQ(plan.kind, ReferencePlan::Kind::Gemm);
+  EXPECT_EQ(plan.gemm.c, "Y") << "the product ends in Y, not in the local it is summed in";
+  EXPECT_EQ(plan.gemm.epilogue.activation, EpilogueShape::Activation::GeluTanh);
+  EXPECT_EQ(plan.library(), "cuBLASLt matmul + GELU_BIAS epilogue");
+}
+
+TEST(FusedReference, HalfLayerIsAGemmExThenAnElementWisePass) {
+  ReferencePlan plan = planReference(loadExample("linear_half.loop", kLinear));
+  ASSERT_EQ(plan.kind, ReferencePlan::Kind::Gemm);
+  EXPECT_EQ(plan.gemm.operands, ScalarType::Half);
+  EXPECT_EQ(plan.gemm.epilogue.outputType, ScalarType::Half);
+  EXPECT_EQ(plan.gemm.epilogue.accumulator, ScalarType::Float);
+  EXPECT_EQ(chooseGemmEpilogue(plan.gemm), GemmEpilogue::ElementWise);
+  EXPECT_EQ(plan.library(), "cuBLAS GemmEx (half) + element-wise epilogue");
+}
+
+TEST(FusedReference, BiasPerRowRunsAlongTheRows) {
+  Kernel k = parseLoopText("rowbias.loop", R"(
+size M = 8, N = 4, K = 6;
+kernel rowbias(float C[M][N], const float A[M][K], const float B[K][N], const float r[M]) {
+  parallel for (i = 0; i < M; i++)
+    parallel for (j = 0; j < N; j++) {
+      C[i][j] = 0;
+      reduce for (k = 0; k < K; k++)
+        C[i][j] += A[i][k] * B[k][j];
+      C[i][j] = max(C[i][j] + r[i], 0);
+    }
+}
+)");
+  ReferencePlan plan = planReference(k);
+  ASSERT_EQ(plan.kind, ReferencePlan::Kind::Gemm);
+  EXPECT_FALSE(plan.gemm.epilogueAlongColumns);
+  EXPECT_EQ(plan.library(), "cuBLAS SGEMM + element-wise epilogue");
+}
+
+TEST(FusedReference, BiasPerBatchHasNoLibraryReference) {
+  Kernel k = parseLoopText("batchbias.loop", R"(
+size B = 2, M = 8, N = 4, K = 6;
+kernel batchbias(float C[B][M][N], const float A[B][M][K], const float W[B][K][N], const float r[B]) {
+  parallel for (b = 0; b < B; b++)
+    parallel for (i = 0; i < M; i++)
+      parallel for (j = 0; j < N; j++) {
+        C[b][i][j] = 0;
+        reduce for (k = 0; k < K; k++)
+          C[b][i][j] += A[b][i][k] * W[b][k][j];
+        C[b][i][j] = C[b][i][j] + r[b];
+      }
+}
+)");
+  EXPECT_EQ(planReference(k).kind, ReferencePlan::Kind::Exact);
+}
+
+TEST(FusedReference, UnrecognizedEpilogueOrTwoProductsUseTheExactReference) {
+  Kernel exp = parseLoopText("expo.loop", R"(
+size M = 8, N = 4, K = 6;
+kernel expo(float C[M][N], const float A[M][K], const float B[K][N]) {
+  parallel for (i = 0; i < M; i++)
+    parallel for (j = 0; j < N; j++) {
+      C[i][j] = 0;
+      reduce for (k = 0; k < K; k++)
+        C[i][j] += A[i][k] * B[k][j];
+      C[i][j] = exp(C[i][j]);
+    }
+}
+)");
+  EXPECT_EQ(planReference(exp).kind, ReferencePlan::Kind::Exact);
+  EXPECT_EQ(planReference(loadExample("mlp2.loop", {{"M", 8}, {"D", 8}, {"F", 4}})).kind, ReferencePlan::Kind::Exact);
+}
+
+TEST(FusedReference, PlainNestsKeepTheirPlainReferences) {
+  ReferencePlan gemm = planReference(loadExample("matmul.loop", kLinear));
+  EXPECT_TRUE(gemm.gemm.epilogue.empty());
+  EXPECT_EQ(gemm.library(), "cuBLAS SGEMM");
+  ReferencePlan conv = planReference(loadExample("conv2d.loop", kConv));
+  EXPECT_TRUE(conv.conv.epilogue.empty());
+  EXPECT_EQ(conv.library(), "cuDNN convolution");
+}
+
+TEST(FusedReference, ResnetLayerIsCudnnThenAnElementWisePass) {
+  Kernel k = loadExample("resnet_bn_relu.loop", {{"N", 2}, {"C", 3}, {"H", 8}, {"W", 8}, {"K", 4}});
+  EXPECT_FALSE(recognizeConv(k));
+  ReferencePlan plan = planReference(k);
+  ASSERT_EQ(plan.kind, ReferencePlan::Kind::Conv);
+  EXPECT_EQ(plan.conv.output, "Out");
+  EXPECT_EQ(plan.conv.k, 4);
+  EXPECT_EQ(plan.conv.epilogue.scale, "scale");
+  EXPECT_EQ(plan.conv.epilogue.shift, "shift");
+  EXPECT_EQ(plan.conv.epilogue.channel, "k");
+  EXPECT_EQ(plan.conv.epilogue.activation, EpilogueShape::Activation::Relu);
+  EXPECT_EQ(plan.library("IMPLICIT_PRECOMP_GEMM"), "cuDNN convolution (IMPLICIT_PRECOMP_GEMM) + element-wise epilogue");
+  EXPECT_EQ(planReference(k, false).kind, ReferencePlan::Kind::Exact) << "without cuDNN";
+}
+
+}  // namespace
+}  // namespace cudaburg
