@@ -263,10 +263,28 @@ std::optional<ConvShape> convOf(const Kernel& kernel, const std::optional<Contra
       if (spatial(x.subscripts[i], other)) at.push_back(i);
     return at;
   };
+  // A 1x1 convolution has no taps: its spatial subscripts are output indices that the filter does
+  // not use. Its input is the operand of the higher rank, whose leading such subscript, when there
+  // are more, is the batch.
+  auto taplessDims = [&](const Access& x, const Access& other) {
+    std::vector<size_t> at;
+    for (size_t i = 0; i < x.subscripts.size(); ++i) {
+      std::string name = plainIndex(x.subscripts[i]);
+      if (!name.empty() && parallel.count(name) && !uses(other, name)) at.push_back(i);
+    }
+    if (at.size() > 1 && at.front() == 0) at.erase(at.begin());
+    return at;
+  };
   const Access* in = c->left;
   const Access* wt = c->right;
   if (spatialDims(*in, *wt).empty()) std::swap(in, wt);
   std::vector<size_t> at = spatialDims(*in, *wt);
+  bool oneByOne = at.empty() && spatialDims(*wt, *in).empty();
+  if (oneByOne) {
+    if (in->subscripts.size() < wt->subscripts.size()) std::swap(in, wt);
+    if (in->subscripts.size() == wt->subscripts.size()) return std::nullopt;
+    at = taplessDims(*in, *wt);
+  }
   if (at.empty() || !spatialDims(*wt, *in).empty() || at.size() > 3 || at.back() - at.front() + 1 != at.size())
     return std::nullopt;
   if (!isInput(kernel, in->array) || !isInput(kernel, wt->array) || in->array == wt->array) return std::nullopt;
@@ -276,7 +294,8 @@ std::optional<ConvShape> convOf(const Kernel& kernel, const std::optional<Contra
   bool library = operands == ScalarType::Float || operands == ScalarType::Half || operands == ScalarType::BFloat16;
   if (!library || kernel.findParam(wt->array)->type != operands) return std::nullopt;
   std::vector<SpatialDim> dims;
-  for (size_t i : at) dims.push_back(*spatial(in->subscripts[i], *wt));
+  for (size_t i : at)
+    dims.push_back(oneByOne ? SpatialDim{plainIndex(in->subscripts[i]), "", 1, 1, 0} : *spatial(in->subscripts[i], *wt));
   size_t rank = dims.size();
 
   // The input's layout: [batch] [channel] spatial... [channel].
@@ -342,7 +361,8 @@ std::optional<ConvShape> convOf(const Kernel& kernel, const std::optional<Contra
   // The weight: [out channel] [in channel within the group] taps... (or the taps before it).
   std::vector<Affine> expectedWt;
   if (outChannel) expectedWt.push_back(*outChannel);
-  for (const auto& d : dims) expectedWt.push_back(Affine::var(d.tap));
+  for (const auto& d : dims)
+    if (!d.tap.empty()) expectedWt.push_back(Affine::var(d.tap));
   if (!inWithin.empty()) {
     auto where = s.layout == ConvShape::Layout::ChannelsLast ? expectedWt.end() : expectedWt.begin() + (outChannel ? 1 : 0);
     expectedWt.insert(where, Affine::var(inWithin));
@@ -353,15 +373,18 @@ std::optional<ConvShape> convOf(const Kernel& kernel, const std::optional<Contra
   std::set<std::string> roles;
   for (const auto& name : {batch, group, outWithin, inWithin})
     if (!name.empty()) roles.insert(name);
-  for (const auto& d : dims) roles.insert(d.out), roles.insert(d.tap);
+  for (const auto& d : dims) {
+    roles.insert(d.out);
+    if (!d.tap.empty()) roles.insert(d.tap);
+  }
   size_t named = (batch.empty() ? 0 : 1) + (group.empty() ? 0 : 1) + (outWithin.empty() ? 0 : 1) +
-                 (inWithin.empty() ? 0 : 1) + 2 * rank;
+                 (inWithin.empty() ? 0 : 1) + (oneByOne ? 1 : 2) * rank;
   if (roles.size() != named || c->loops.size() != named) return std::nullopt;
 
   const Array* inArray = kernel.findParam(s.input);
   std::vector<int64_t> inExtents;
   for (const auto& d : dims) {
-    s.filter.push_back(trips[d.tap]);
+    s.filter.push_back(d.tap.empty() ? 1 : trips[d.tap]);
     s.out.push_back(trips[d.out]);
     s.outIndices.push_back(d.out);
     s.pad.push_back(d.pad), s.stride.push_back(d.stride), s.dilation.push_back(d.dilation);
@@ -382,7 +405,8 @@ std::optional<ConvShape> convOf(const Kernel& kernel, const std::optional<Contra
     return std::nullopt;
   if (kernel.findParam(s.output)->extents != withChannels(s.out, inLayout.batch.has_value(), outChannel.has_value(), s.k))
     return std::nullopt;
-  std::vector<int64_t> wtExtents = s.filter;
+  std::vector<int64_t> wtExtents;  // the taps' extents (a 1x1 filter has none)
+  if (!oneByOne) wtExtents = s.filter;
   if (!inWithin.empty())
     wtExtents.insert(s.layout == ConvShape::Layout::ChannelsLast ? wtExtents.end() : wtExtents.begin(), s.c / s.groups);
   if (outChannel) wtExtents.insert(wtExtents.begin(), s.k);

@@ -130,5 +130,59 @@ TEST(FusedReference, ResnetLayerIsCudnnThenAnElementWisePass) {
   EXPECT_EQ(planReference(k, false).kind, ReferencePlan::Kind::Exact) << "without cuDNN";
 }
 
+TEST(FusedReference, BottleneckIsA1x1CudnnConvolutionWithItsShortcut) {
+  Kernel k = loadExample("bottleneck_shortcut.loop", {{"N", 2}, {"C", 8}, {"K", 16}, {"H", 6}, {"W", 5}});
+  ReferencePlan plan = planReference(k);
+  ASSERT_EQ(plan.kind, ReferencePlan::Kind::Conv);
+  const ConvShape& c = plan.conv;
+  EXPECT_EQ(c.input, "In");
+  EXPECT_EQ(c.weight, "Wt");
+  EXPECT_EQ(c.n, 2);
+  EXPECT_EQ(c.c, 8);
+  EXPECT_EQ(c.k, 16);
+  EXPECT_EQ(c.in, (std::vector<int64_t>{6, 5}));
+  EXPECT_EQ(c.filter, (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(c.out, (std::vector<int64_t>{6, 5}));
+  EXPECT_EQ(c.pad, (std::vector<int64_t>{0, 0}));
+  EXPECT_EQ(c.outIndices, (std::vector<std::string>{"h", "w"}));
+  EXPECT_EQ(c.layout, ConvShape::Layout::ChannelsFirst);
+  EXPECT_EQ(c.epilogue.shortcut, "Shortcut");
+  EXPECT_EQ(c.epilogue.scale, "scale");
+  EXPECT_EQ(plan.describe(), "cuDNN convolution + element-wise epilogue N2 C8 6x5 K16 1x1");
+}
+
+TEST(FusedReference, PlainConvolutionWithoutTapsIsA1x1Convolution) {
+  Kernel k = parseLoopText("pointwise.loop", R"(
+size N = 2, C = 3, K = 4, H = 5, W = 6;
+kernel pointwise(float Out[N][H][W][K], const float In[N][H][W][C], const float Wt[K][C]) {
+  parallel for (n = 0; n < N; n++)
+    parallel for (h = 0; h < H; h++)
+      parallel for (w = 0; w < W; w++)
+        parallel for (k = 0; k < K; k++)
+          reduce for (c = 0; c < C; c++)
+            Out[n][h][w][k] += In[n][h][w][c] * Wt[k][c];
+}
+)");
+  auto c = recognizeConv(k);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->layout, ConvShape::Layout::ChannelsLast);
+  EXPECT_EQ(c->n, 2);
+  EXPECT_EQ(c->filter, (std::vector<int64_t>{1, 1}));
+  EXPECT_TRUE(c->epilogue.empty());
+  // A weight of another shape than K x C is no 1x1 filter.
+  Kernel wrong = parseLoopText("wrongweight.loop", R"(
+size N = 2, C = 3, K = 4, H = 5;
+kernel wrongweight(float Out[N][K][H], const float In[N][C][H], const float Wt[C][K]) {
+  parallel for (n = 0; n < N; n++)
+    parallel for (k = 0; k < K; k++)
+      parallel for (h = 0; h < H; h++)
+        reduce for (c = 0; c < C; c++)
+          Out[n][k][h] += In[n][c][h] * Wt[c][k];
+}
+)");
+  EXPECT_FALSE(recognizeConv(wrong));
+  EXPECT_EQ(planReference(loadExample("matmul.loop", kLinear)).kind, ReferencePlan::Kind::Gemm);
+}
+
 }  // namespace
 }  // namespace cudaburg
