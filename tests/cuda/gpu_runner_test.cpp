@@ -818,7 +818,7 @@ TEST_F(GpuRunner, FusedLayersVerifyAgainstTheirFusedLibraryReference) {
   const Case cases[] = {
       {"linear_relu.loop", linear, "cuBLASLt matmul", "+ RELU_BIAS epilogue", 1e-5},
       {"linear_gelu.loop", linear, "cuBLASLt matmul", "+ GELU_BIAS epilogue", 1e-5},
-      {"linear_half.loop", linear, "cuBLAS", "+ element-wise epilogue", 2e-3},  // rounded to half once
+      {"linear_half.loop", linear, "cuBLASLt matmul (half", "+ BIAS epilogue", 2e-3},  // rounded to half once
       {"resnet_bn_relu.loop", {{"N", 2}, {"C", 8}, {"H", 14}, {"W", 12}, {"K", 16}}, "cuDNN convolution",
        "+ element-wise epilogue", 1e-5},
       {"bottleneck_shortcut.loop", {{"N", 2}, {"C", 16}, {"H", 10}, {"W", 12}, {"K", 24}}, "cuDNN convolution",

@@ -43,14 +43,21 @@ TEST(FusedReference, GeluSummedInALocalIsStoredToTheOutput) {
   EXPECT_EQ(plan.library(), "cuBLASLt matmul + GELU_BIAS epilogue");
 }
 
-TEST(FusedReference, HalfLayerIsAGemmExThenAnElementWisePass) {
+TEST(FusedReference, HalfLayerFusesItsBiasIntoCublasLtWritingHalf) {
   ReferencePlan plan = planReference(loadExample("linear_half.loop", kLinear));
   ASSERT_EQ(plan.kind, ReferencePlan::Kind::Gemm);
   EXPECT_EQ(plan.gemm.operands, ScalarType::Half);
   EXPECT_EQ(plan.gemm.epilogue.outputType, ScalarType::Half);
   EXPECT_EQ(plan.gemm.epilogue.accumulator, ScalarType::Float);
+  EXPECT_EQ(chooseGemmEpilogue(plan.gemm), GemmEpilogue::Bias);
+  EXPECT_EQ(plan.library(), "cuBLASLt matmul (half) + BIAS epilogue");
+  // A half output of a float product, or summed in half, is not one cuBLASLt writes.
+  plan.gemm.operands = ScalarType::Float;
   EXPECT_EQ(chooseGemmEpilogue(plan.gemm), GemmEpilogue::ElementWise);
-  EXPECT_EQ(plan.library(), "cuBLAS GemmEx (half) + element-wise epilogue");
+  EXPECT_EQ(plan.library(), "cuBLAS SGEMM + element-wise epilogue");
+  plan.gemm.operands = ScalarType::Half;
+  plan.gemm.epilogue.accumulator = ScalarType::Half;
+  EXPECT_EQ(chooseGemmEpilogue(plan.gemm), GemmEpilogue::ElementWise);
 }
 
 TEST(FusedReference, BiasPerRowRunsAlongTheRows) {

@@ -64,8 +64,11 @@ std::string runLibraryReference(ReferenceLibraries& libraries, const DeviceCheck
   if (ref.kind == ReferencePlan::Kind::Gemm) {
     const GemmShape& g = ref.gemm;
     CUdeviceptr a = arrays.ptr(g.a), b = arrays.ptr(g.b);
-    if (chooseGemmEpilogue(g) != GemmEpilogue::ElementWise)
-      return libraries.gemm(stream, g, a, b, output, g.epilogue.shift.empty() ? 0 : arrays.ptr(g.epilogue.shift));
+    if (chooseGemmEpilogue(g) != GemmEpilogue::ElementWise) {
+      if (g.epilogue.shift.empty()) return libraries.gemm(stream, g, a, b, output);
+      size_t bias = arrays.find(g.epilogue.shift);
+      return libraries.gemm(stream, g, a, b, output, arrays.buffers[bias].ptr(), arrays.specs[bias].type);
+    }
     GemmShape plain = g;
     plain.epilogue = EpilogueShape{};
     CUdeviceptr product = productBuffer(output, outputType, ScalarType::Float, count, scratch);

@@ -256,7 +256,7 @@ bool ReferenceLibraries::hasConv() {
 }
 
 std::string ReferenceLibraries::gemm(CUstream stream, const GemmShape& g, CUdeviceptr a, CUdeviceptr b,
-                                     CUdeviceptr c, CUdeviceptr bias) {
+                                     CUdeviceptr c, CUdeviceptr bias, ScalarType biasType) {
   checkCublas(cublasSetStream(handles_->cublas, stream), "cublasSetStream");
   ReferenceSpec spec;
   spec.kind = ReferencePlan::Kind::Gemm;
@@ -269,6 +269,9 @@ std::string ReferenceLibraries::gemm(CUstream stream, const GemmShape& g, CUdevi
     throw std::runtime_error("cuBLASLt has no epilogue for " + g.epilogue.describe());
   bool biased = fused == GemmEpilogue::Bias || fused == GemmEpilogue::ReluBias || fused == GemmEpilogue::GeluBias;
   if (biased && !bias) throw std::runtime_error("the bias of the fused epilogue is missing");
+  // The output's type: float, or the 16-bit operands' type that cuBLASLt alone writes (from fp32 sums).
+  cudaDataType_t outType = g.epilogue.empty() ? CUDA_R_32F : operandType(g.epilogue.outputType);
+  bool classicAllowed = fused == GemmEpilogue::None && outType == CUDA_R_32F;
   auto ltMatmul = [&](const GemmPlan& p, const cublasLtMatmulAlgo_t& algo, const DeviceBuffer& workspace) {
     // The bias is this call's array (the plan outlives the request that made it).
     if (biased)
@@ -295,17 +298,21 @@ std::string ReferenceLibraries::gemm(CUstream stream, const GemmShape& g, CUdevi
                 "setting the second operand's transpose");
     p->first = ltLayout(cm.first, ab, g.batch);
     p->second = ltLayout(cm.second, ab, g.batch);
-    p->out = ltLayout(cm.out, CUDA_R_32F, g.batch);
+    p->out = ltLayout(cm.out, outType, g.batch);
     if (fused != GemmEpilogue::None) {
       cublasLtEpilogue_t epilogue = ltEpilogue(fused);
       checkCublas(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue),
                   "setting the epilogue");
-      if (biased)  // float, as the output (the bias type cuBLASLt takes by default)
+      if (biased) {
         checkCublas(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias),
                     "setting the bias pointer");
+        cudaDataType_t type = operandType(biasType);
+        checkCublas(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &type, sizeof type),
+                    "setting the bias type");
+      }
     }
 
-    double best = fused != GemmEpilogue::None
+    double best = !classicAllowed
                       ? INFINITY
                       : trialMs(stream, *handles_->flusher, [&] { classicGemm(handles_->cublas, g, a, b, c); });
     cublasLtMatmulPreference_t preference = nullptr;
@@ -336,9 +343,9 @@ std::string ReferenceLibraries::gemm(CUstream stream, const GemmShape& g, CUdevi
         p->workspace = std::move(workspace);
       }
     }
-    if (p->classic && fused != GemmEpilogue::None)
-      throw std::runtime_error(std::string("cuBLASLt has no algorithm for this product with the ") +
-                               gemmEpilogueName(fused) + " epilogue");
+    if (p->classic && !classicAllowed)
+      throw std::runtime_error("cuBLASLt has no algorithm for this product with its epilogue (" +
+                               g.epilogue.describe() + ")");
     if (!p->classic) p->engine = ltEngineName(p->algorithm);
     plan = std::move(p);
   }

@@ -33,9 +33,10 @@ class ReferenceLibraries {
   // error is what the kernels are held to and its time the one they are compared with. Throws on
   // failure. A shape whose epilogue cuBLASLt fuses (chooseGemmEpilogue: RELU_BIAS, GELU, ...) runs
   // the fastest of its heuristic's algorithms with that epilogue, `bias` its bias (the epilogue's
-  // shift); one it cannot fuse is refused (library_reference.hpp adds the element-wise pass).
+  // shift, of `biasType`), writing C in the epilogue's output type (float, or the 16-bit operands'
+  // type); one it cannot fuse is refused (library_reference.hpp adds the element-wise pass).
   std::string gemm(CUstream stream, const GemmShape& shape, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c,
-                   CUdeviceptr bias = 0);
+                   CUdeviceptr bias = 0, ScalarType biasType = ScalarType::Float);
   // The same product of double arrays (cuBLAS DGEMM): the exact outputs a float one is held to.
   void gemmDouble(CUstream stream, const GemmShape& shape, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c);
   // Enqueue the convolution on the stream and return the name of cuDNN's algorithm for it, found
