@@ -51,11 +51,15 @@ TEST(FusedReference, HalfLayerFusesItsBiasIntoCublasLtWritingHalf) {
   EXPECT_EQ(plan.gemm.epilogue.accumulator, ScalarType::Float);
   EXPECT_EQ(chooseGemmEpilogue(plan.gemm), GemmEpilogue::Bias);
   EXPECT_EQ(plan.library(), "cuBLASLt matmul (half) + BIAS epilogue");
+  plan.gemm.epilogue.shift = "";  // a bare store in half: cuBLASLt writes it, with no epilogue
+  EXPECT_EQ(chooseGemmEpilogue(plan.gemm), GemmEpilogue::None);
+  EXPECT_EQ(plan.library(), "cuBLASLt matmul (half)");
   // A half output of a float product, or summed in half, is not one cuBLASLt writes.
   plan.gemm.operands = ScalarType::Float;
   EXPECT_EQ(chooseGemmEpilogue(plan.gemm), GemmEpilogue::ElementWise);
   EXPECT_EQ(plan.library(), "cuBLAS SGEMM + element-wise epilogue");
   plan.gemm.operands = ScalarType::Half;
+  plan.gemm.epilogue.shift = "b";
   plan.gemm.epilogue.accumulator = ScalarType::Half;
   EXPECT_EQ(chooseGemmEpilogue(plan.gemm), GemmEpilogue::ElementWise);
 }
