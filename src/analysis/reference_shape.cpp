@@ -437,8 +437,8 @@ std::string ReferencePlan::library(const std::string& algorithm) const {
     const std::string lt = "cuBLASLt ";
     bool byLt = engine.rfind(lt, 0) == 0;
     GemmEpilogue epilogue = chooseGemmEpilogue(gemm);
-    // Only cuBLASLt fuses an epilogue into the product.
-    bool ltEpilogue = epilogue != GemmEpilogue::None && epilogue != GemmEpilogue::ElementWise;
+    // Only cuBLASLt fuses an epilogue into the product (a 16-bit store included).
+    bool ltEpilogue = !gemm.epilogue.empty() && epilogue != GemmEpilogue::ElementWise;
     name = byLt || ltEpilogue ? "cuBLASLt matmul"
            : gemm.operands == ScalarType::Float ? "cuBLAS SGEMM"
                                                 : "cuBLAS GemmEx";
