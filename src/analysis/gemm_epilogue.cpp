@@ -5,8 +5,11 @@ namespace cudaburg {
 GemmEpilogue chooseGemmEpilogue(const GemmShape& shape) {
   const EpilogueShape& e = shape.epilogue;
   if (e.empty()) return GemmEpilogue::None;
-  // The library writes C in float, so only a float store fuses.
-  bool fusable = e.scale.empty() && e.shortcut.empty() && e.outputType == ScalarType::Float &&
+  // cuBLASLt writes D in float, or in the 16-bit type of its operands from an fp32 sum.
+  bool sixteen = e.outputType == shape.operands &&
+                 (e.outputType == ScalarType::Half || e.outputType == ScalarType::BFloat16) &&
+                 e.accumulator == ScalarType::Float;
+  bool fusable = e.scale.empty() && e.shortcut.empty() && (e.outputType == ScalarType::Float || sixteen) &&
                  (e.shift.empty() || shape.epilogueAlongColumns);
   if (!fusable) return GemmEpilogue::ElementWise;
   bool bias = !e.shift.empty();

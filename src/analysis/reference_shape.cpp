@@ -12,25 +12,38 @@ namespace cudaburg {
 namespace {
 
 // The one accumulating statement of a nest with its enclosing loops; nullptr when the nest has any
-// other statement than that one and plain `target = 0` initialisations of the same element.
+// other statement than that one and plain `target = 0` initialisations of the same element (or,
+// with an epilogue, the element-wise statements after it that recognizeEpilogue reads).
 struct Contraction {
   const Node* update = nullptr;
   std::vector<const Node*> loops;
   const Access* left = nullptr;  // the two loads multiplied
   const Access* right = nullptr;
+  Access out;              // the output element the product ends in
+  EpilogueShape epilogue;  // the statements after the product; empty without them
 };
 
-bool findUpdate(const Node& node, std::vector<const Node*>& stack, Contraction& out, std::vector<const Node*>& inits) {
+// `withEpilogue`: local scalars and statements after the product are allowed (`after` gets the
+// latter); else only the product and its initialisations.
+bool findUpdate(const Node& node, bool withEpilogue, std::vector<const Node*>& stack, Contraction& out,
+                std::vector<const Node*>& inits, std::vector<const Node*>& after) {
   switch (node.kind) {
     case NodeKind::For:
       stack.push_back(&node);
-      if (!findUpdate(*node.body(), stack, out, inits)) return false;
+      if (!findUpdate(*node.body(), withEpilogue, stack, out, inits, after)) return false;
       stack.pop_back();
       return true;
     case NodeKind::Seq:
-      return findUpdate(*node.kids[0], stack, out, inits) && findUpdate(*node.kids[1], stack, out, inits);
+      return findUpdate(*node.kids[0], withEpilogue, stack, out, inits, after) &&
+             findUpdate(*node.kids[1], withEpilogue, stack, out, inits, after);
+    case NodeKind::Alloc:
+      return withEpilogue && isLocalScalar(node.buffer) && findUpdate(*node.body(), withEpilogue, stack, out, inits, after);
     case NodeKind::Assign:
       if (!node.accumulate) {
+        if (withEpilogue && out.update) {
+          after.push_back(&node);
+          return true;
+        }
         if (node.value->kind != Expr::Kind::Constant || node.value->value != 0) return false;
         inits.push_back(&node);
         return true;
@@ -44,18 +57,34 @@ bool findUpdate(const Node& node, std::vector<const Node*>& stack, Contraction& 
   }
 }
 
-// `floatOnly`: every array holds float; else the inputs may hold half, bfloat16 or tf32 too.
-std::optional<Contraction> findContraction(const Kernel& kernel, bool floatOnly = true) {
-  if (!kernel.body || !kernel.zeroFirst.empty()) return std::nullopt;
+// The types the libraries take: float arrays, and inputs of half, bfloat16 or tf32; with an
+// epilogue, also its output stored in half or bfloat16 from an fp32 sum.
+bool libraryTypes(const Kernel& kernel, const EpilogueShape& epilogue) {
   for (const auto& a : kernel.params) {
-    bool reduced = a.input && (a.type == ScalarType::Half || a.type == ScalarType::BFloat16 || a.type == ScalarType::TF32);
-    if (a.type != ScalarType::Float && (floatOnly || !reduced)) return std::nullopt;
+    bool narrow = a.type == ScalarType::Half || a.type == ScalarType::BFloat16;
+    bool reduced = a.input && (narrow || a.type == ScalarType::TF32);
+    bool stored = !a.input && narrow && a.name == epilogue.output && epilogue.accumulator == ScalarType::Float;
+    if (a.type != ScalarType::Float && !reduced && !stored) return false;
   }
+  return true;
+}
+
+std::optional<Contraction> findContraction(const Kernel& kernel, bool withEpilogue) {
+  if (!kernel.body || !kernel.zeroFirst.empty()) return std::nullopt;
   Contraction c;
-  std::vector<const Node*> stack, inits;
-  if (!findUpdate(*kernel.body, stack, c, inits) || !c.update) return std::nullopt;
+  std::vector<const Node*> stack, inits, after;
+  if (!findUpdate(*kernel.body, withEpilogue, stack, c, inits, after) || !c.update) return std::nullopt;
   for (const Node* init : inits)
     if (init->target.str() != c.update->target.str()) return std::nullopt;
+  c.out = c.update->target;
+  if (withEpilogue) {
+    auto epilogue = recognizeEpilogue(kernel);
+    if (!epilogue) return std::nullopt;
+    c.epilogue = *epilogue;
+    for (const Node* s : after)
+      if (s->target.array == epilogue->output) c.out = s->target;
+  }
+  if (!libraryTypes(kernel, c.epilogue)) return std::nullopt;
   const Expr& v = *c.update->value;
   if (v.kind != Expr::Kind::Binary || v.op != '*') return std::nullopt;
   if (v.args[0]->kind != Expr::Kind::Load || v.args[1]->kind != Expr::Kind::Load) return std::nullopt;
@@ -113,12 +142,10 @@ bool matchOperand(const Kernel& kernel, const Access& access, const std::string&
   return true;
 }
 
-}  // namespace
-
-std::optional<GemmShape> recognizeGemm(const Kernel& kernel) {
-  auto c = findContraction(kernel, false);
+// The matrix product a contraction is, its epilogue's scale and shift along a row or a column.
+std::optional<GemmShape> gemmOf(const Kernel& kernel, const std::optional<Contraction>& c) {
   if (!c) return std::nullopt;
-  const Access& out = c->update->target;
+  const Access& out = c->out;
   auto outNames = plainIndices(out);
   if (!isOutput(kernel, out.array) || outNames.size() < 2 || outNames.size() > 3) return std::nullopt;
   auto trips = tripCounts(*c);
@@ -165,10 +192,12 @@ std::optional<GemmShape> recognizeGemm(const Kernel& kernel) {
     return std::nullopt;
   if ((aRank == 3 && aArray->extents[0] < g.batch) || (bRank == 3 && bArray->extents[0] < g.batch))
     return std::nullopt;
+  g.epilogue = c->epilogue;
+  const std::string& channel = g.epilogue.channel;
+  if (!channel.empty() && channel != i && channel != j) return std::nullopt;  // a bias per batch
+  g.epilogueAlongColumns = channel != i;
   return g;
 }
-
-namespace {
 
 // One spatial dimension of a convolution's input subscript: stride * out + dilation * tap - pad.
 struct SpatialDim {
@@ -198,12 +227,11 @@ bool splitGroupedChannel(const Affine& channel, const std::string& group, int64_
   return coef > 0;
 }
 
-}  // namespace
 
-std::optional<ConvShape> recognizeConv(const Kernel& kernel) {
-  auto c = findContraction(kernel, false);
+// The convolution a contraction is, its epilogue's scale and shift per output channel.
+std::optional<ConvShape> convOf(const Kernel& kernel, const std::optional<Contraction>& c) {
   if (!c) return std::nullopt;
-  const Access& out = c->update->target;
+  const Access& out = c->out;
   if (!isOutput(kernel, out.array)) return std::nullopt;
   auto trips = tripCounts(*c);
   std::set<std::string> parallel;  // the indices the output uses
@@ -235,10 +263,28 @@ std::optional<ConvShape> recognizeConv(const Kernel& kernel) {
       if (spatial(x.subscripts[i], other)) at.push_back(i);
     return at;
   };
+  // A 1x1 convolution has no taps: its spatial subscripts are output indices that the filter does
+  // not use. Its input is the operand of the higher rank, whose leading such subscript, when there
+  // are more, is the batch.
+  auto taplessDims = [&](const Access& x, const Access& other) {
+    std::vector<size_t> at;
+    for (size_t i = 0; i < x.subscripts.size(); ++i) {
+      std::string name = plainIndex(x.subscripts[i]);
+      if (!name.empty() && parallel.count(name) && !uses(other, name)) at.push_back(i);
+    }
+    if (at.size() > 1 && at.front() == 0) at.erase(at.begin());
+    return at;
+  };
   const Access* in = c->left;
   const Access* wt = c->right;
   if (spatialDims(*in, *wt).empty()) std::swap(in, wt);
   std::vector<size_t> at = spatialDims(*in, *wt);
+  bool oneByOne = at.empty() && spatialDims(*wt, *in).empty();
+  if (oneByOne) {
+    if (in->subscripts.size() < wt->subscripts.size()) std::swap(in, wt);
+    if (in->subscripts.size() == wt->subscripts.size()) return std::nullopt;
+    at = taplessDims(*in, *wt);
+  }
   if (at.empty() || !spatialDims(*wt, *in).empty() || at.size() > 3 || at.back() - at.front() + 1 != at.size())
     return std::nullopt;
   if (!isInput(kernel, in->array) || !isInput(kernel, wt->array) || in->array == wt->array) return std::nullopt;
@@ -248,7 +294,8 @@ std::optional<ConvShape> recognizeConv(const Kernel& kernel) {
   bool library = operands == ScalarType::Float || operands == ScalarType::Half || operands == ScalarType::BFloat16;
   if (!library || kernel.findParam(wt->array)->type != operands) return std::nullopt;
   std::vector<SpatialDim> dims;
-  for (size_t i : at) dims.push_back(*spatial(in->subscripts[i], *wt));
+  for (size_t i : at)
+    dims.push_back(oneByOne ? SpatialDim{plainIndex(in->subscripts[i]), "", 1, 1, 0} : *spatial(in->subscripts[i], *wt));
   size_t rank = dims.size();
 
   // The input's layout: [batch] [channel] spatial... [channel].
@@ -314,7 +361,8 @@ std::optional<ConvShape> recognizeConv(const Kernel& kernel) {
   // The weight: [out channel] [in channel within the group] taps... (or the taps before it).
   std::vector<Affine> expectedWt;
   if (outChannel) expectedWt.push_back(*outChannel);
-  for (const auto& d : dims) expectedWt.push_back(Affine::var(d.tap));
+  for (const auto& d : dims)
+    if (!d.tap.empty()) expectedWt.push_back(Affine::var(d.tap));
   if (!inWithin.empty()) {
     auto where = s.layout == ConvShape::Layout::ChannelsLast ? expectedWt.end() : expectedWt.begin() + (outChannel ? 1 : 0);
     expectedWt.insert(where, Affine::var(inWithin));
@@ -325,15 +373,18 @@ std::optional<ConvShape> recognizeConv(const Kernel& kernel) {
   std::set<std::string> roles;
   for (const auto& name : {batch, group, outWithin, inWithin})
     if (!name.empty()) roles.insert(name);
-  for (const auto& d : dims) roles.insert(d.out), roles.insert(d.tap);
+  for (const auto& d : dims) {
+    roles.insert(d.out);
+    if (!d.tap.empty()) roles.insert(d.tap);
+  }
   size_t named = (batch.empty() ? 0 : 1) + (group.empty() ? 0 : 1) + (outWithin.empty() ? 0 : 1) +
-                 (inWithin.empty() ? 0 : 1) + 2 * rank;
+                 (inWithin.empty() ? 0 : 1) + (oneByOne ? 1 : 2) * rank;
   if (roles.size() != named || c->loops.size() != named) return std::nullopt;
 
   const Array* inArray = kernel.findParam(s.input);
   std::vector<int64_t> inExtents;
   for (const auto& d : dims) {
-    s.filter.push_back(trips[d.tap]);
+    s.filter.push_back(d.tap.empty() ? 1 : trips[d.tap]);
     s.out.push_back(trips[d.out]);
     s.outIndices.push_back(d.out);
     s.pad.push_back(d.pad), s.stride.push_back(d.stride), s.dilation.push_back(d.dilation);
@@ -354,7 +405,8 @@ std::optional<ConvShape> recognizeConv(const Kernel& kernel) {
     return std::nullopt;
   if (kernel.findParam(s.output)->extents != withChannels(s.out, inLayout.batch.has_value(), outChannel.has_value(), s.k))
     return std::nullopt;
-  std::vector<int64_t> wtExtents = s.filter;
+  std::vector<int64_t> wtExtents;  // the taps' extents (a 1x1 filter has none)
+  if (!oneByOne) wtExtents = s.filter;
   if (!inWithin.empty())
     wtExtents.insert(s.layout == ConvShape::Layout::ChannelsLast ? wtExtents.end() : wtExtents.begin(), s.c / s.groups);
   if (outChannel) wtExtents.insert(wtExtents.begin(), s.k);
@@ -363,8 +415,17 @@ std::optional<ConvShape> recognizeConv(const Kernel& kernel) {
     int64_t libraryOut = (s.in[d] + 2 * s.pad[d] - s.dilation[d] * (s.filter[d] - 1) - 1) / s.stride[d] + 1;
     if (libraryOut != s.out[d]) return std::nullopt;
   }
+  s.epilogue = c->epilogue;
+  if (!s.epilogue.channel.empty() && s.epilogue.channel != outWithin) return std::nullopt;
   return s;
 }
+
+}  // namespace
+
+std::optional<GemmShape> recognizeGemm(const Kernel& kernel) { return gemmOf(kernel, findContraction(kernel, false)); }
+std::optional<ConvShape> recognizeConv(const Kernel& kernel) { return convOf(kernel, findContraction(kernel, false)); }
+std::optional<GemmShape> recognizeFusedGemm(const Kernel& kernel) { return gemmOf(kernel, findContraction(kernel, true)); }
+std::optional<ConvShape> recognizeFusedConv(const Kernel& kernel) { return convOf(kernel, findContraction(kernel, true)); }
 
 std::string ReferencePlan::library(const std::string& algorithm) const {
   std::string name = "FP64 reference";
@@ -376,8 +437,8 @@ std::string ReferencePlan::library(const std::string& algorithm) const {
     const std::string lt = "cuBLASLt ";
     bool byLt = engine.rfind(lt, 0) == 0;
     GemmEpilogue epilogue = chooseGemmEpilogue(gemm);
-    // Only cuBLASLt fuses an epilogue into the product.
-    bool ltEpilogue = epilogue != GemmEpilogue::None && epilogue != GemmEpilogue::ElementWise;
+    // Only cuBLASLt fuses an epilogue into the product (a 16-bit store included).
+    bool ltEpilogue = !gemm.epilogue.empty() && epilogue != GemmEpilogue::ElementWise;
     name = byLt || ltEpilogue ? "cuBLASLt matmul"
            : gemm.operands == ScalarType::Float ? "cuBLAS SGEMM"
                                                 : "cuBLAS GemmEx";
@@ -417,10 +478,10 @@ std::string ReferencePlan::describe() const {
 
 ReferencePlan planReference(const Kernel& kernel, bool convLibraryAvailable) {
   ReferencePlan plan;
-  if (auto g = recognizeGemm(kernel)) {
+  if (auto g = recognizeFusedGemm(kernel)) {
     plan.kind = ReferencePlan::Kind::Gemm;
     plan.gemm = *g;
-  } else if (auto c = convLibraryAvailable ? recognizeConv(kernel) : std::nullopt) {
+  } else if (auto c = convLibraryAvailable ? recognizeFusedConv(kernel) : std::nullopt) {
     plan.kind = ReferencePlan::Kind::Conv;
     plan.conv = *c;
   }

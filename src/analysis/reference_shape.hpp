@@ -21,7 +21,8 @@ struct GemmShape {
   bool aTransposed = false, bTransposed = false;
   int64_t lda = 0, ldb = 0, ldc = 0;  // row strides (the last extent of each array)
   int64_t strideA = 0, strideB = 0, strideC = 0;
-  // A and B hold `operands` (float, half, bfloat16 or tf32), C holds float: cublasSgemm for
+  // A and B hold `operands` (float, half, bfloat16 or tf32), the product is float (C holds it,
+  // or an epilogue stores it in half or bfloat16): cublasSgemm for
   // float operands, else cublasGemmEx with CUBLAS_COMPUTE_32F (CUBLAS_COMPUTE_32F_FAST_TF32 for tf32).
   ScalarType operands = ScalarType::Float;
   // The statements after the product (empty for a plain one). Its scale and shift follow the
@@ -71,10 +72,16 @@ struct ReferencePlan {
   std::string describe() const;
 };
 
+// The nest's product alone: nothing but it and its initialisation (what a rewrite of the product,
+// as Winograd's, may take).
 std::optional<GemmShape> recognizeGemm(const Kernel& kernel);
 std::optional<ConvShape> recognizeConv(const Kernel& kernel);
+// The product with the element-wise statements after it (epilogue_shape.hpp), carried in the
+// shape's `epilogue`: the library call followed, or fused, with the same element-wise work.
+std::optional<GemmShape> recognizeFusedGemm(const Kernel& kernel);
+std::optional<ConvShape> recognizeFusedConv(const Kernel& kernel);
 // Gemm when the nest is a matrix product, Conv when it is a convolution (and cuDNN is wanted),
-// else Exact.
+// with or without an epilogue, else Exact.
 ReferencePlan planReference(const Kernel& kernel, bool convLibraryAvailable = true);
 
 }  // namespace cudaburg

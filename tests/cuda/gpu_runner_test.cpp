@@ -836,6 +836,43 @@ TEST_F(GpuRunner, RasteredBlocksVerify) {
   EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
 }
 
+// A fused layer's library reference (the library call with its epilogue, or followed by the
+// element-wise pass) computes the nest's outputs: its own error against the FP64 nest is that of
+// the product alone, where a missing bias or activation would be of the order of the outputs.
+TEST_F(GpuRunner, FusedLayersVerifyAgainstTheirFusedLibraryReference) {
+  struct Case {
+    const char* example;
+    std::map<std::string, int64_t> sizes;
+    const char* library;  // the start of the reference's name
+    const char* fused;    // its end
+    double most;          // the library's own error at most
+  };
+  const std::map<std::string, int64_t> linear = {{"M", 256}, {"N", 192}, {"K", 96}};
+  const Case cases[] = {
+      {"linear_relu.loop", linear, "cuBLASLt matmul", "+ RELU_BIAS epilogue", 1e-5},
+      {"linear_gelu.loop", linear, "cuBLASLt matmul", "+ GELU_BIAS epilogue", 1e-5},
+      {"linear_half.loop", linear, "cuBLASLt matmul (half", "+ BIAS epilogue", 2e-3},  // rounded to half once
+      {"resnet_bn_relu.loop", {{"N", 2}, {"C", 8}, {"H", 14}, {"W", 12}, {"K", 16}}, "cuDNN convolution",
+       "+ element-wise epilogue", 1e-5},
+      {"bottleneck_shortcut.loop", {{"N", 2}, {"C", 16}, {"H", 10}, {"W", 12}, {"K", 24}}, "cuDNN convolution",
+       "+ element-wise epilogue", 1e-5},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.example);
+    Kernel k = testing::loadExample(c.example, c.sizes);
+    RunResult r = measureNaive(k);
+    EXPECT_EQ(r.status, RunStatus::Ok) << r.reason << " (" << r.reference << ")";
+    EXPECT_EQ(r.reference.rfind(c.library, 0), 0u) << r.reference;
+    EXPECT_NE(r.reference.find(c.fused), std::string::npos) << r.reference;
+    EXPECT_GE(r.libraryError, 0);
+    EXPECT_LT(r.libraryError, c.most);
+    ReferenceTiming t = runner_->reference(k);
+    ASSERT_TRUE(t.ok()) << t.reason;
+    EXPECT_GT(t.ms, 0);
+    EXPECT_NE(t.library.find(c.fused), std::string::npos) << t.library;
+  }
+}
+
 TEST_F(GpuRunner, ReferenceLibraryIsTimed) {
   ReferenceTiming t = runner_->reference(testing::loadExample("matmul.loop", {{"M", 512}, {"N", 512}, {"K", 512}}));
   ASSERT_EQ(t.status, RunStatus::Ok) << t.reason;

@@ -118,7 +118,8 @@ TEST(RunInputs, InitNamesRoundTrip) {
 namespace cudaburg {
 namespace {
 
-// The worker makes inputs and compares outputs with these kernels on every GPU cudaburg targets:
+// The worker makes inputs, compares outputs and runs a fused layer's epilogue pass with these
+// kernels on every GPU cudaburg targets:
 // they must compile for the oldest (sm_75: no bfloat16 or tf32 instructions) and the newest,
 // with no local memory.
 TEST(RunInputs, CheckingKernelsCompileForEveryTarget) {
@@ -134,6 +135,7 @@ TEST(RunInputs, CheckingKernelsCompileForEveryTarget) {
     EXPECT_EQ(r.resources.stackFrameBytes, 0) << arch;
     EXPECT_FALSE(r.resources.spills()) << arch;
     EXPECT_NE(std::string(r.cubin.begin(), r.cubin.end()).find(kFillEntry), std::string::npos) << arch;
+    EXPECT_NE(std::string(r.cubin.begin(), r.cubin.end()).find(kEpilogueEntry), std::string::npos) << arch;
   }
 }
 

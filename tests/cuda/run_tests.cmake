@@ -3,6 +3,7 @@
 add_executable(cuda_run_tests
   run_column_major_gemm_test.cpp
   run_epilogue_shape_test.cpp
+  run_fused_reference_test.cpp
   run_gemm_epilogue_test.cpp
   run_inputs_test.cpp
   run_no_gpu_test.cpp

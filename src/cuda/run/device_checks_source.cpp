@@ -1,5 +1,6 @@
 #include "src/cuda/run/device_checks_source.hpp"
 
+#include "src/analysis/epilogue_shape.hpp"
 #include "src/loop/loop_tree.hpp"
 
 namespace cudaburg {
@@ -84,6 +85,29 @@ extern "C" __global__ void cudaburg_fill(void* data, int storage, int value, u64
   }
 }
 
+// The element-wise epilogue of a library's product (epilogue_shape.hpp), in fp32 as the libraries
+// compute theirs: element i of `product` times scale[c], plus shift[c] (c = i / channelStride %
+// channels) and shortcut[i], through the activation, stored as outType. Null arrays are left out.
+extern "C" __global__ void cudaburg_epilogue(const void* product, int productType, void* out, int outType,
+                                             const void* scale, int scaleType, const void* shift, int shiftType,
+                                             const void* shortcut, int shortcutType, u64 channelStride,
+                                             u64 channels, int activation, u64 n) {
+  for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x) {
+    u64 c = i / channelStride % channels;
+    float x = (float)load_value(product, i, productType);
+    if (scale) x *= (float)load_value(scale, c, scaleType);
+    if (shift) x += (float)load_value(shift, c, shiftType);
+    if (shortcut) x += (float)load_value(shortcut, i, shortcutType);
+    switch (activation) {
+      case A_RELU: x = fmaxf(x, 0.0f); break;
+      case A_GELU_TANH: x = 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x))); break;
+      case A_GELU_ERF: x = 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); break;
+      default: break;
+    }
+    store_value(out, i, outType, x);
+  }
+}
+
 struct Partial {
   double diffNorm, refNorm, worst;
   u64 worstIndex, nonFinite, firstNonFinite, refNonFinite;
@@ -151,6 +175,9 @@ const std::string& deviceChecksSource() {
     define("T_BFLOAT16", long(ScalarType::BFloat16));
     define("T_TF32", long(ScalarType::TF32));
     define("THREADS", long(kCheckThreads));
+    define("A_RELU", long(EpilogueShape::Activation::Relu));
+    define("A_GELU_TANH", long(EpilogueShape::Activation::GeluTanh));
+    define("A_GELU_ERF", long(EpilogueShape::Activation::GeluErf));
     return s + kBody;
   }();
   return source;

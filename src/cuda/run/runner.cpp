@@ -297,8 +297,10 @@ RunResult Runner::measureCubin(const Kernel& kernel, const CudaKernel& variant, 
   request.reference.gemm = plan.gemm;
   request.reference.conv = plan.conv;
   std::string referenceName = plan.describe();
-  // The exact outputs: cuBLAS DGEMM computes a matrix product's; the FP64 nest every other.
-  if (options.verify && plan.kind != ReferencePlan::Kind::Gemm) {
+  // The exact outputs: cuBLAS DGEMM computes a plain matrix product's; the FP64 nest every other
+  // (a product with an epilogue included).
+  bool byDgemm = plan.kind == ReferencePlan::Kind::Gemm && plan.gemm.epilogue.empty();
+  if (options.verify && !byDgemm) {
     const CompiledReference& ref = exactReference(kernel);
     if (!ref.error.empty()) return resultWith(RunStatus::Failed, ref.error);
     if (ref.kernel.params != variant.params)

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "src/analysis/gemm_epilogue.hpp"
 #include "src/cuda/run/column_major_gemm.hpp"
 #include "src/cuda/run/worker_protocol.hpp"
 #ifdef CUDABURG_HAVE_CUDNN
@@ -142,6 +143,17 @@ std::string ltEngineName(const cublasLtMatmulAlgo_t& algo) {
   return cublasLtEngineName(id, tileName(int(tile)), std::max(splitK, 1));
 }
 
+cublasLtEpilogue_t ltEpilogue(GemmEpilogue e) {
+  switch (e) {
+    case GemmEpilogue::Bias: return CUBLASLT_EPILOGUE_BIAS;
+    case GemmEpilogue::Relu: return CUBLASLT_EPILOGUE_RELU;
+    case GemmEpilogue::ReluBias: return CUBLASLT_EPILOGUE_RELU_BIAS;
+    case GemmEpilogue::Gelu: return CUBLASLT_EPILOGUE_GELU;
+    case GemmEpilogue::GeluBias: return CUBLASLT_EPILOGUE_GELU_BIAS;
+    default: return CUBLASLT_EPILOGUE_DEFAULT;
+  }
+}
+
 #ifdef CUDABURG_HAVE_CUDNN
 void checkCudnn(cudnnStatus_t status, const char* what) {
   if (status != CUDNN_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": " + cudnnGetErrorString(status));
@@ -237,14 +249,27 @@ bool ReferenceLibraries::hasConv() {
 }
 
 std::string ReferenceLibraries::gemm(CUstream stream, const GemmShape& g, CUdeviceptr a, CUdeviceptr b,
-                                     CUdeviceptr c) {
+                                     CUdeviceptr c, CUdeviceptr bias, ScalarType biasType) {
   checkCublas(cublasSetStream(handles_->cublas, stream), "cublasSetStream");
   ReferenceSpec spec;
   spec.kind = ReferencePlan::Kind::Gemm;
   spec.gemm = g;
   auto& plan = handles_->gemmPlans[shapeKey(spec)];
   const float one = 1, zero = 0;
+  // An epilogue fuses into cuBLASLt's matmul alone: the classic call is no candidate then.
+  GemmEpilogue fused = chooseGemmEpilogue(g);
+  if (fused == GemmEpilogue::ElementWise)
+    throw std::runtime_error("cuBLASLt has no epilogue for " + g.epilogue.describe());
+  bool biased = fused == GemmEpilogue::Bias || fused == GemmEpilogue::ReluBias || fused == GemmEpilogue::GeluBias;
+  if (biased && !bias) throw std::runtime_error("the bias of the fused epilogue is missing");
+  // The output's type: float, or the 16-bit operands' type that cuBLASLt alone writes (from fp32 sums).
+  cudaDataType_t outType = g.epilogue.empty() ? CUDA_R_32F : operandType(g.epilogue.outputType);
+  bool classicAllowed = fused == GemmEpilogue::None && outType == CUDA_R_32F;
   auto ltMatmul = [&](const GemmPlan& p, const cublasLtMatmulAlgo_t& algo, const DeviceBuffer& workspace) {
+    // The bias is this call's array (the plan outlives the request that made it).
+    if (biased)
+      checkCublas(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias),
+                  "setting the bias pointer");
     checkCublas(cublasLtMatmul(handles_->lt, p.desc, &one, reinterpret_cast<const void*>(b), p.first,
                                reinterpret_cast<const void*>(a), p.second, &zero, reinterpret_cast<void*>(c), p.out,
                                reinterpret_cast<void*>(c), p.out, &algo, reinterpret_cast<void*>(workspace.ptr()),
@@ -266,9 +291,23 @@ std::string ReferenceLibraries::gemm(CUstream stream, const GemmShape& g, CUdevi
                 "setting the second operand's transpose");
     p->first = ltLayout(cm.first, ab, g.batch);
     p->second = ltLayout(cm.second, ab, g.batch);
-    p->out = ltLayout(cm.out, CUDA_R_32F, g.batch);
+    p->out = ltLayout(cm.out, outType, g.batch);
+    if (fused != GemmEpilogue::None) {
+      cublasLtEpilogue_t epilogue = ltEpilogue(fused);
+      checkCublas(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue),
+                  "setting the epilogue");
+      if (biased) {
+        checkCublas(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias),
+                    "setting the bias pointer");
+        cudaDataType_t type = operandType(biasType);
+        checkCublas(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &type, sizeof type),
+                    "setting the bias type");
+      }
+    }
 
-    double best = trialMs(stream, *handles_->flusher, [&] { classicGemm(handles_->cublas, g, a, b, c); });
+    double best = !classicAllowed
+                      ? INFINITY
+                      : trialMs(stream, *handles_->flusher, [&] { classicGemm(handles_->cublas, g, a, b, c); });
     cublasLtMatmulPreference_t preference = nullptr;
     checkCublas(cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
     size_t room = kLtWorkspaceBytes;
@@ -297,6 +336,9 @@ std::string ReferenceLibraries::gemm(CUstream stream, const GemmShape& g, CUdevi
         p->workspace = std::move(workspace);
       }
     }
+    if (p->classic && !classicAllowed)
+      throw std::runtime_error("cuBLASLt has no algorithm for this product with its epilogue (" +
+                               g.epilogue.describe() + ")");
     if (!p->classic) p->engine = ltEngineName(p->algorithm);
     plan = std::move(p);
   }

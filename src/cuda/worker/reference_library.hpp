@@ -33,8 +33,12 @@ class ReferenceLibraries {
   // computes it, chosen once a shape: the classic call ("") or one of the algorithms cuBLASLt's
   // heuristic proposes ("cuBLASLt algo 23, tile 256x128, splitK 1"), whichever was fastest. Its
   // error is what the kernels are held to and its time the one they are compared with. Throws on
-  // failure.
-  std::string gemm(CUstream stream, const GemmShape& shape, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c);
+  // failure. A shape whose epilogue cuBLASLt fuses (chooseGemmEpilogue: RELU_BIAS, GELU, ...) runs
+  // the fastest of its heuristic's algorithms with that epilogue, `bias` its bias (the epilogue's
+  // shift, of `biasType`), writing C in the epilogue's output type (float, or the 16-bit operands'
+  // type); one it cannot fuse is refused (library_reference.hpp adds the element-wise pass).
+  std::string gemm(CUstream stream, const GemmShape& shape, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c,
+                   CUdeviceptr bias = 0, ScalarType biasType = ScalarType::Float);
   // The same product of double arrays (cuBLAS DGEMM): the exact outputs a float one is held to.
   void gemmDouble(CUstream stream, const GemmShape& shape, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c);
   // Enqueue the convolution on the stream and return the name of cuDNN's algorithm for it

@@ -7,6 +7,7 @@
 #include "src/cuda/worker/device.hpp"
 #include "src/cuda/worker/device_checks.hpp"
 #include "src/cuda/worker/launch.hpp"
+#include "src/cuda/worker/library_reference.hpp"
 #include "src/cuda/run/precision.hpp"
 #include "src/cuda/run/reference_check.hpp"
 #include "src/cuda/worker/reference_library.hpp"
@@ -20,11 +21,7 @@ struct DeviceArrays {
   std::vector<ArraySpec> specs;
   std::vector<DeviceBuffer> buffers;
 
-  size_t find(const std::string& name) const {
-    for (size_t i = 0; i < specs.size(); ++i)
-      if (specs[i].name == name) return i;
-    throw std::runtime_error("the request has no array " + name);
-  }
+  size_t find(const std::string& name) const { return ReferenceArrays{specs, buffers}.find(name); }
 };
 
 DeviceArrays allocate(const std::vector<ArraySpec>& specs) {
@@ -156,7 +153,9 @@ MeasureReply WorkerSession::measure(const MeasureRequest& request) {
       // DGEMM for a matrix product, else the nest itself compiled in FP64.
       const ReferenceSpec& ref = request.reference;
       std::vector<ArraySpec> exactSpecs = request.arrays;
-      if (ref.kind == ReferencePlan::Kind::Gemm) {
+      // A product with an epilogue comes with its FP64 nest: DGEMM computes the product alone.
+      bool byDgemm = ref.kind == ReferencePlan::Kind::Gemm && ref.exact.entry.empty();
+      if (byDgemm) {
         for (ArraySpec& a : exactSpecs)
           if (a.type != ScalarType::Int) a.type = ScalarType::Double;
       } else {
@@ -168,7 +167,7 @@ MeasureReply WorkerSession::measure(const MeasureRequest& request) {
       DeviceArrays exact = allocate(exactSpecs);
       fillInputs(stream, checks, exact, request.arrays, request.seed);
       initOutputs(stream, exact, false);
-      if (ref.kind == ReferencePlan::Kind::Gemm) {
+      if (byDgemm) {
         libraries_->gemmDouble(stream, ref.gemm, exact.buffers[exact.find(ref.gemm.a)].ptr(),
                                exact.buffers[exact.find(ref.gemm.b)].ptr(), exact.buffers[exact.find(ref.gemm.c)].ptr());
       } else {
@@ -190,25 +189,20 @@ MeasureReply WorkerSession::measure(const MeasureRequest& request) {
       double bound = request.tolerance;
       if (ref.kind == ReferencePlan::Kind::Gemm || ref.kind == ReferencePlan::Kind::Conv) {
         stage = "running the reference library";
-        bool gemm = ref.kind == ReferencePlan::Kind::Gemm;
-        size_t out = arrays.find(gemm ? ref.gemm.c : ref.conv.output);
+        ReferenceArrays onDevice{arrays.specs, arrays.buffers};
+        size_t out = arrays.find(referenceOutput(ref));
         // cuDNN writes a convolution of 16-bit operands in their type: its error counts that rounding.
-        ScalarType written = gemm ? arrays.specs[out].type : ref.conv.libraryOutput();
+        ScalarType written = referenceOutputType(ref, onDevice);
         DeviceBuffer libraryResult = bufferOf(arrays.specs[out], written);
+        DeviceBuffer scratch;
         bool ran = true;
-        if (gemm) {
-          libraries_->gemm(stream, ref.gemm, arrays.buffers[arrays.find(ref.gemm.a)].ptr(),
-                           arrays.buffers[arrays.find(ref.gemm.b)].ptr(), libraryResult.ptr());
-        } else {
-          try {
-            libraries_->conv(stream, ref.conv, arrays.buffers[arrays.find(ref.conv.input)].ptr(),
-                             arrays.buffers[arrays.find(ref.conv.weight)].ptr(), libraryResult.ptr(), request.winograd);
-          } catch (const CudaError&) {
-            throw;
-          } catch (const std::runtime_error&) {
-            if (!request.winograd) throw;
-            ran = false;  // cuDNN has no Winograd algorithm for this shape
-          }
+        try {
+          runLibraryReference(*libraries_, checks, stream, ref, onDevice, libraryResult.ptr(), scratch, request.winograd);
+        } catch (const CudaError&) {
+          throw;
+        } catch (const std::runtime_error&) {
+          if (!request.winograd || ref.kind != ReferencePlan::Kind::Conv) throw;
+          ran = false;  // cuDNN has no Winograd algorithm for this shape
         }
         synchronize(stream, "running the reference library");
         if (ran) {
@@ -261,26 +255,21 @@ MeasureReply WorkerSession::timeReference(const MeasureRequest& request) {
   try {
     if (ref.kind == ReferencePlan::Kind::Exact) return failed("no reference library for this loop nest");
     DeviceArrays arrays = allocate(request.arrays);
-    fillInputs(stream, checksFrom(request.checksCubin), arrays, request.arrays, request.seed);
-    std::function<void()> run;
+    const DeviceChecks& checks = checksFrom(request.checksCubin);
+    fillInputs(stream, checks, arrays, request.arrays, request.seed);
     std::string algorithm;
+    ReferenceArrays onDevice{arrays.specs, arrays.buffers};
+    size_t outIndex = arrays.find(referenceOutput(ref));
+    CUdeviceptr out = arrays.buffers[outIndex].ptr();
     DeviceBuffer narrowOutput;  // a convolution's output in its 16-bit operands' type
-    if (ref.kind == ReferencePlan::Kind::Gemm) {
-      CUdeviceptr a = arrays.buffers[arrays.find(ref.gemm.a)].ptr(), b = arrays.buffers[arrays.find(ref.gemm.b)].ptr(),
-                  c = arrays.buffers[arrays.find(ref.gemm.c)].ptr();
-      run = [&, a, b, c] { algorithm = libraries_->gemm(stream, ref.gemm, a, b, c); };
-    } else {
-      size_t outIndex = arrays.find(ref.conv.output);
-      CUdeviceptr in = arrays.buffers[arrays.find(ref.conv.input)].ptr(),
-                  w = arrays.buffers[arrays.find(ref.conv.weight)].ptr(), out = arrays.buffers[outIndex].ptr();
-      if (ref.conv.libraryOutput() != arrays.specs[outIndex].type) {
-        narrowOutput = bufferOf(arrays.specs[outIndex], ref.conv.libraryOutput());
-        out = narrowOutput.ptr();
-      }
-      run = [&, in, w, out] {
-        algorithm = libraries_->conv(stream, ref.conv, in, w, out);
-      };
+    ScalarType written = referenceOutputType(ref, onDevice);
+    if (written != arrays.specs[outIndex].type) {
+      narrowOutput = bufferOf(arrays.specs[outIndex], written);
+      out = narrowOutput.ptr();
     }
+    DeviceBuffer scratch;  // the product before an element-wise epilogue, when its type differs
+    // The library call and its epilogue pass, timed together.
+    auto run = [&] { algorithm = runLibraryReference(*libraries_, checks, stream, ref, onDevice, out, scratch); };
     // Once before timing: the library plans its algorithm (cuBLASLt's and cuDNN's candidates are
     // timed) on the first call.
     run();
