@@ -26,6 +26,7 @@ struct ReplayFlags {
   std::string file;
   std::vector<std::string> dbs;  // answered from the first that holds the nest at its sizes
   SpaceFlags space;
+  std::string outDir;  // where report.json goes ("": nowhere)
 };
 
 // What came of one problem: the winner's time beside the library's, or why there is none.

@@ -1,9 +1,13 @@
-// `cudaburg tune LIST -o DIR [--db FILE | --no-db] [--replay DB]... [--budget B]`: tunes every
-// problem of a list (one a line, see src/tune/problem_list.hpp) in turn, with one tuning database
-// and one compile cache for all. Each problem's search writes its outputs to DIR/NAME/; the table of
-// all of them (the winner's time, the library's, their ratio, the wall time of its tuning, its
-// status) is printed and written to DIR/summary.md. A line of the list that does not parse is
-// reported with its place and the other problems still run; the exit status says whether any failed.
+// `cudaburg tune LIST -o DIR [--db FILE | --no-db] [--replay DB]... [--budget B] [--gpus all|0,1,...]`:
+// tunes every problem of a list (one a line, see src/tune/problem_list.hpp), with one tuning
+// database and one compile cache for all. Without --gpus the problems run in turn in this process;
+// with it, one lane a GPU runs them side by side, each problem a child process of this executable
+// (`cudaburg FILE.loop ... --device G`, or `cudaburg replay` under --replay) whose output goes to
+// DIR/NAME/log.txt and whose outcome is read back from DIR/NAME/report.json. Each problem's search
+// writes its outputs to DIR/NAME/; the table of all of them (the winner's time, the library's, their
+// ratio, the wall time of its tuning, the GPU, its status) is printed and written to DIR/summary.md.
+// A line of the list that does not parse is reported with its place and the other problems still
+// run; the exit status says whether any failed.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -16,8 +20,13 @@
 #include "src/cli/input_guard.hpp"
 #include "src/cli/loop_input.hpp"
 #include "src/cli/search_run.hpp"
+#include "src/tune/child_process.hpp"
+#include "src/tune/gpu_list.hpp"
+#include "src/tune/lane_scheduler.hpp"
 #include "src/tune/problem_list.hpp"
+#include "src/tune/problem_report.hpp"
 #include "src/tune/summary_table.hpp"
+#include "src/tuning/tuning_db.hpp"
 
 namespace cudaburg::cli {
 
@@ -29,6 +38,7 @@ struct TuneFlags {
   std::string db;
   bool noDb = false;
   std::vector<std::string> replay;
+  std::string gpus;      // "": the problems in turn, in this process
   SearchFlags defaults;  // what each line starts from (its own options go on top)
 };
 
@@ -75,14 +85,114 @@ std::string minutes(double seconds) {
   return text;
 }
 
-// One line of progress over the whole list: a bar, where it is, and the time left at the pace so far.
-void showProgress(size_t done, size_t total, double elapsed, const std::string& next) {
+// One line of progress over the whole list: a bar, where it is, the time left at the pace so far,
+// and what runs now (on which GPU, where the problems run on several).
+void showProgress(const tune::LaneProgress& at, const std::vector<tune::Lane>& lanes,
+                  const std::vector<std::string>& names) {
   constexpr int kWidth = 20;
-  int filled = total ? static_cast<int>(kWidth * done / total) : kWidth;
+  int filled = at.total ? static_cast<int>(kWidth * at.done / at.total) : kWidth;
   std::string bar = std::string(filled, '#') + std::string(kWidth - filled, '-');
-  std::string eta = done ? ", ETA " + minutes(elapsed / done * (total - done)) : "";
-  std::fprintf(stderr, "tune: [%s] %zu/%zu problems, %s elapsed%s%s\n", bar.c_str(), done, total,
-               minutes(elapsed).c_str(), eta.c_str(), next.empty() ? "" : ("; now " + next).c_str());
+  std::string eta = at.done ? ", ETA " + minutes(at.elapsedSeconds / at.done * (at.total - at.done)) : "";
+  std::string now;
+  for (const auto& [problem, lane] : at.running) {
+    now += now.empty() ? (lanes[lane].gpu < 0 ? "; now " : "; running ") : ", ";
+    now += names[problem] + (lanes[lane].gpu < 0 ? "" : " on GPU " + std::to_string(lanes[lane].gpu));
+  }
+  std::fprintf(stderr, "tune: [%s] %zu/%zu problems, %s elapsed%s%s\n", bar.c_str(), at.done, at.total,
+               minutes(at.elapsedSeconds).c_str(), eta.c_str(), now.c_str());
+}
+
+// Whether a line's options set `name` ("--budget 60s" or "--budget=60s").
+bool setsOption(const tune::Problem& p, const std::string& name) {
+  for (const tune::Word& w : p.options)
+    if (w.text == name || w.text.rfind(name + "=", 0) == 0) return true;
+  return false;
+}
+
+// The command line of a problem's child: a search on GPU `gpu` (or a replay under --replay) with
+// the line's own options, the command's where the line has none, and its outputs in `outDir`.
+std::vector<std::string> childCommand(const TuneFlags& f, const tune::Problem& p, int gpu, const std::string& outDir) {
+  std::vector<std::string> argv = {tune::thisExecutable()};
+  if (!f.replay.empty()) {
+    argv.insert(argv.end(), {"replay", p.file});
+    for (const std::string& db : f.replay) argv.insert(argv.end(), {"--db", db});
+  } else {
+    argv.push_back(p.file);
+  }
+  for (size_t i = 0; i < p.options.size(); ++i) {
+    const std::string& w = p.options[i].text;
+    // A replay measures nothing: the options of measuring are the search's alone.
+    bool measuring = w == "--budget" || w == "--seed" || w == "--exhaustive" || w.rfind("--budget=", 0) == 0 ||
+                     w.rfind("--seed=", 0) == 0;
+    if (f.replay.empty() || !measuring) argv.push_back(w);
+    else if ((w == "--budget" || w == "--seed") && i + 1 < p.options.size()) ++i;  // and its value
+  }
+  if (!setsOption(p, "--strategy")) argv.insert(argv.end(), {"--strategy", f.defaults.space.strategy});
+  argv.insert(argv.end(), {"-o", outDir});
+  if (!f.replay.empty()) return argv;
+  if (!f.defaults.budget.empty() && !setsOption(p, "--budget")) argv.insert(argv.end(), {"--budget", f.defaults.budget});
+  argv.insert(argv.end(), {"--device", std::to_string(gpu)});
+  if (f.noDb) argv.push_back("--no-db");
+  else if (!f.db.empty()) argv.insert(argv.end(), {"--db", f.db});
+  if (f.defaults.quiet) argv.push_back("-q");
+  return argv;
+}
+
+// Runs a problem as a child process on its lane's GPU: what came of it, from the report.json it
+// writes; a child killed by a signal is lost (worth running again), any other failure says why.
+tune::LaneOutcome runChildProblem(const TuneFlags& f, const tune::Problem& p, int gpu,
+                                  const std::filesystem::path& outDir) {
+  tune::LaneOutcome outcome;
+  std::error_code ec;
+  std::filesystem::create_directories(outDir, ec);
+  if (ec) {
+    outcome.detail = "cannot create " + outDir.string() + ": " + ec.message();
+    return outcome;
+  }
+  std::string log = (outDir / "log.txt").string(), report = (outDir / "report.json").string();
+  // A report.json older than the child is an earlier run's, not its own (a filesystem's clock
+  // may stamp a file a little before the moment taken here).
+  auto started = std::filesystem::file_time_type::clock::now() - std::chrono::milliseconds(100);
+  tune::ChildExit exit = tune::runChild(childCommand(f, p, gpu, outDir.string()), log);
+  auto written = std::filesystem::last_write_time(report, ec);
+  if (!ec && written >= started) outcome = tune::readProblemReport(report);
+  else outcome.detail = "it wrote no report.json";
+  bool clean = exit.started && !exit.signaled && exit.code == 0;
+  if (outcome.ok && clean) return outcome;
+  outcome.ok = false;
+  outcome.lost = exit.signaled;
+  std::string said = tune::lastErrorLine(log);
+  outcome.detail = (exit.started && !exit.signaled && !said.empty() ? said : tune::describeExit(exit)) +
+                   (exit.started ? " (see " + log + ")" : "");
+  return outcome;
+}
+
+// Runs a problem in this process, as a search (or a replay) on the GPU it sees.
+tune::LaneOutcome runHere(const TuneFlags& f, const SearchFlags& flags) {
+  ProblemOutcome said;
+  if (f.replay.empty()) runSearch(flags, &said);
+  else runReplay({flags.file, f.replay, flags.space, ""}, &said);
+  tune::LaneOutcome outcome;
+  outcome.ok = said.ok;
+  outcome.ms = said.ms;
+  outcome.library = said.library;
+  outcome.libraryMs = said.libraryMs;
+  outcome.detail = said.ok ? said.winner : said.why;
+  return outcome;
+}
+
+// The lanes --gpus asks for, or one lane in this process without it; nullopt after saying why.
+std::optional<std::vector<tune::Lane>> lanesFor(const TuneFlags& f) {
+  if (f.gpus.empty()) return std::vector<tune::Lane>{tune::Lane{}};
+  std::string error;
+  auto gpus = tune::parseGpuList(f.gpus, tune::countHostGpus(), !f.replay.empty(), error);
+  if (!gpus) {
+    std::cerr << "cudaburg: error: " << error << "\n";
+    return std::nullopt;
+  }
+  std::vector<tune::Lane> lanes;
+  for (int g : *gpus) lanes.push_back({g});
+  return lanes;
 }
 
 int runTune(const TuneFlags& f) {
@@ -94,6 +204,12 @@ int runTune(const TuneFlags& f) {
     std::cerr << "cudaburg: error: --db and --no-db cannot both be given\n";
     return kUsageError;
   }
+  if (!f.gpus.empty() && f.gpus.find_first_not_of(" ") == std::string::npos) {
+    std::cerr << "cudaburg: error: --gpus: give all, or GPU indices separated by commas (0,1)\n";
+    return kUsageError;
+  }
+  auto lanes = lanesFor(f);
+  if (!lanes) return kUsageError;
   std::filesystem::path dir = f.outDir;
   if (std::string why = outputReplacingInput({(dir / "summary.md").string()}, {f.list}); !why.empty()) {
     std::cerr << "cudaburg: error: " << why << "\n";
@@ -127,24 +243,42 @@ int runTune(const TuneFlags& f) {
   }
   diagnostics.printAll(std::cerr);
 
-  std::vector<tune::Row> rows;
-  auto started = std::chrono::steady_clock::now();
-  auto since = [](auto t) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count(); };
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const auto& [p, flags] = runs[i];
-    showProgress(i, runs.size(), since(started), p->name);
-    auto began = std::chrono::steady_clock::now();
-    ProblemOutcome outcome;
-    if (f.replay.empty()) runSearch(flags, &outcome);
-    else runReplay({flags.file, f.replay, flags.space}, &outcome);
-    rows.push_back({p->name, p->loc.line, p->repeats, outcome.ok, outcome.ms, outcome.library, outcome.libraryMs,
-                    since(began), outcome.ok ? outcome.winner : outcome.why});
+  // Searches side by side share the database: it is made (or brought up to date) once, first.
+  bool children = lanes->front().gpu >= 0;
+  if (children && f.replay.empty() && !f.noDb) {
+    std::string error, path = f.db.empty() ? TuningDb::defaultPath() : f.db;
+    if (!TuningDb::open(path, error)) std::cerr << "cudaburg: warning: " << error << "\n";
   }
-  showProgress(runs.size(), runs.size(), since(started), "");
+  std::vector<std::string> names;
+  for (const auto& run : runs) names.push_back(run.first->name);
+  auto onChange = [&](const tune::LaneProgress& at) {
+    // Between two problems of one lane there is nothing new to say.
+    if (at.running.empty() && at.done < at.total) return;
+    showProgress(at, *lanes, names);
+  };
+  if (runs.empty()) showProgress({0, 0, {}, 0}, *lanes, names);
+  auto started = std::chrono::steady_clock::now();
+  std::vector<tune::LaneResult> results = tune::runOnLanes(
+      runs.size(), *lanes,
+      [&](size_t i, const tune::Lane& lane) {
+        const auto& [p, flags] = runs[i];
+        return lane.gpu < 0 ? runHere(f, flags) : runChildProblem(f, *p, lane.gpu, flags.outDir);
+      },
+      onChange);
+  std::vector<tune::Row> rows;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const tune::Problem& p = *runs[i].first;
+    const tune::LaneResult& r = results[i];
+    int gpu = (*lanes)[r.lane].gpu;
+    std::string where = gpu < 0 ? "-" : std::to_string(gpu) + (r.runs > 1 ? " (run twice)" : "");
+    rows.push_back({p.name, p.loc.line, p.repeats, r.outcome.ok, r.outcome.ms, r.outcome.library,
+                    r.outcome.libraryMs, r.wallSeconds, where, r.outcome.detail});
+  }
 
   size_t failed = diagnostics.errorCount();
   for (const tune::Row& r : rows) failed += r.ok ? 0 : 1;
-  std::string table = tune::summaryMarkdown(source->name(), rows, failed);
+  std::string table = tune::summaryMarkdown(source->name(), rows, failed,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   std::cout << table;
   std::string error;
   if (!writeFileAtomically((dir / "summary.md").string(), table, error)) {
@@ -177,6 +311,10 @@ void addTuneCommand(CLI::App& app, int& status) {
       ->option_text("TIME|COUNT");
   cmd->add_option("--strategy", f->defaults.space.strategy, "adaptive, model or exhaustive, for each problem")
       ->option_text("NAME");
+  cmd->add_option("--gpus", f->gpus,
+                  "run the problems side by side, one a GPU, each in a process of its own (all, or indices: 0,1); "
+                  "under --replay any indices are taken and nothing runs on a GPU")
+      ->option_text("all|0,1,...");
   cmd->add_flag("-q,--quiet", f->defaults.quiet, "no progress within a problem");
   cmd->callback([f, &status] { status = runTune(*f); });
 }

@@ -372,7 +372,7 @@ std::optional<Measurement> TuningDb::find(const MeasurementKey& key) const {
 bool TuningDb::store(const MeasurementKey& key, const Measurement& m, std::string& error) {
   Statement s(db_,
               "INSERT OR REPLACE INTO measurements (nest, sizes, recipe, gpu, compute_capability, driver, arch,"
-               toolkit, status, reason, ms, tflops, gbps, error, registers, shared_bytes, library_error, precision,"
+              " toolkit, status, reason, ms, tflops, gbps, error, registers, shared_bytes, library_error, precision,"
               " gpu_index) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)");
   if (!s.ok()) {
     error = sqlite3_errmsg(db_);
