@@ -206,6 +206,7 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
     std::string path = f.db.empty() ? TuningDb::defaultPath() : f.db;
     db = TuningDb::open(path, error);
     if (!db) progress.warn(error + "; measurements will not be kept");
+    else db->setGpuIndex(f.device);  // beside the GPU's name: which of the host's it was
     else if (f.verbose) progress.note("tuning database: " + path);
   }
   if (f.device > 0) setenv("CUDA_VISIBLE_DEVICES", std::to_string(f.device).c_str(), 1);

@@ -38,7 +38,8 @@ struct TuneFlags {
   std::string db;
   bool noDb = false;
   std::vector<std::string> replay;
-  std::string gpus;      // "": the problems in turn, in this process
+  bool gpusGiven = false;  // without --gpus, the problems run in turn in this process
+  std::string gpus;
   SearchFlags defaults;  // what each line starts from (its own options go on top)
 };
 
@@ -183,7 +184,7 @@ tune::LaneOutcome runHere(const TuneFlags& f, const SearchFlags& flags) {
 
 // The lanes --gpus asks for, or one lane in this process without it; nullopt after saying why.
 std::optional<std::vector<tune::Lane>> lanesFor(const TuneFlags& f) {
-  if (f.gpus.empty()) return std::vector<tune::Lane>{tune::Lane{}};
+  if (!f.gpusGiven) return std::vector<tune::Lane>{tune::Lane{}};
   std::string error;
   auto gpus = tune::parseGpuList(f.gpus, tune::countHostGpus(), !f.replay.empty(), error);
   if (!gpus) {
@@ -204,7 +205,7 @@ int runTune(const TuneFlags& f) {
     std::cerr << "cudaburg: error: --db and --no-db cannot both be given\n";
     return kUsageError;
   }
-  if (!f.gpus.empty() && f.gpus.find_first_not_of(" ") == std::string::npos) {
+  if (f.gpusGiven && f.gpus.find_first_not_of(" ") == std::string::npos) {
     std::cerr << "cudaburg: error: --gpus: give all, or GPU indices separated by commas (0,1)\n";
     return kUsageError;
   }
@@ -311,12 +312,15 @@ void addTuneCommand(CLI::App& app, int& status) {
       ->option_text("TIME|COUNT");
   cmd->add_option("--strategy", f->defaults.space.strategy, "adaptive, model or exhaustive, for each problem")
       ->option_text("NAME");
-  cmd->add_option("--gpus", f->gpus,
+  CLI::Option* gpus = cmd->add_option("--gpus", f->gpus,
                   "run the problems side by side, one a GPU, each in a process of its own (all, or indices: 0,1); "
                   "under --replay any indices are taken and nothing runs on a GPU")
       ->option_text("all|0,1,...");
   cmd->add_flag("-q,--quiet", f->defaults.quiet, "no progress within a problem");
-  cmd->callback([f, &status] { status = runTune(*f); });
+  cmd->callback([f, gpus, &status] {
+    f->gpusGiven = gpus->count() > 0;
+    status = runTune(*f);
+  });
 }
 
 }  // namespace cudaburg::cli
