@@ -67,7 +67,7 @@ expect_error() {
   case "$err" in "cudaburg: error: $message"*) ;; *) fail "$*: $err" ;; esac
   [ ! -e "$scratch/err" ] || fail "$*: an output folder was made"
 }
-expect_error "--gpus 7: this host has " --gpus 7
+expect_error "--gpus 64: this host has " --gpus 64
 expect_error "--gpus 0,,1: an empty entry; give all, or GPU indices separated by commas (0,1)" --gpus 0,,1 "${dbs[@]}"
 expect_error "--gpus x: 'x' is not a GPU index" --gpus x "${dbs[@]}"
 expect_error "--gpus 1,0,1: GPU 1 is named twice" --gpus 1,0,1 "${dbs[@]}"
