@@ -58,6 +58,27 @@ case "$absent" in
 esac
 grep -q "^cudaburg: 1 of $(( ${#names[@]} + 1 )) problems failed" "$scratch/two.err" || fail "the failure is not counted"
 
+# A child killed by a signal: its problem runs once more (on the other lane) and ends ok.
+grep -E "^(matmul4096|conv2d):" "$list" >"$scratch/slow.txt"
+"$cudaburg" tune "$scratch/slow.txt" -o "$scratch/lost" "${dbs[@]}" --gpus 0,1 >/dev/null 2>"$scratch/lost.err" &
+tune=$!
+child=
+for _ in $(seq 200); do
+  child=$(pgrep -P "$tune" -f "replay $source/examples/matmul.loop") && break
+  sleep 0.05
+done
+if [ -n "$child" ]; then
+  kill -KILL "$child"
+  wait "$tune" || fail "a problem killed once: tune exited $?"
+  grep -q "^| matmul4096 | .* | [01] (run twice) | ok |" "$scratch/lost/summary.md" ||
+    fail "the killed problem did not run again: $(grep '^| matmul4096' "$scratch/lost/summary.md")"
+  [ "$(sed -n 's/^- matmul4096: //p' "$scratch/lost/summary.md")" = "$(sed -n 's/^- matmul4096: //p' "$scratch/one/summary.md")" ] ||
+    fail "the killed problem's winner on its second run is not the one"
+else
+  wait "$tune"
+  fail "no child replaying matmul4096 was seen"
+fi
+
 # Plain errors: a GPU the host lacks (without --replay), malformed lists.
 expect_error() {
   local message=$1
