@@ -130,11 +130,14 @@ constexpr size_t kColumnsBeforeGpuIndex = std::size(kColumns) - 1;
 // The columns a database written before the precision contract lacks: two more.
 constexpr size_t kColumnsBeforeContract = kColumnsBeforeGpuIndex - 2;
 
-size_t columnCount(sqlite3* db) {
+// How many of kColumns the table has when it has the first of them in their order and no other
+// (a layout of this version or an earlier one); 0 for any other table.
+size_t layoutColumns(sqlite3* db) {
   Statement s(db, "PRAGMA table_info(measurements)");
-  size_t columns = 0;
-  while (s.ok() && s.step() == SQLITE_ROW) ++columns;
-  return columns;
+  size_t i = 0;
+  for (; s.ok() && s.step() == SQLITE_ROW; ++i)
+    if (i == std::size(kColumns) || s.text(1) != kColumns[i].first || s.text(2) != kColumns[i].second) return 0;
+  return i;
 }
 
 // Adds the columns a table of an earlier layout lacks (its rows keep "" as their precision:
@@ -142,7 +145,7 @@ size_t columnCount(sqlite3* db) {
 // or another layout, is left alone. Several searches may open one database at once: the columns
 // are added in one transaction that first looks again at what the table has.
 bool addLaterColumns(sqlite3* db, std::string& error) {
-  size_t columns = columnCount(db);
+  size_t columns = layoutColumns(db);
   if (columns != kColumnsBeforeContract && columns != kColumnsBeforeGpuIndex) return true;
   char* msg = nullptr;
   auto run = [&](const char* sql) {
@@ -153,7 +156,7 @@ bool addLaterColumns(sqlite3* db, std::string& error) {
     return false;
   };
   if (!run("BEGIN IMMEDIATE")) return false;
-  columns = columnCount(db);
+  columns = layoutColumns(db);
   bool ok = true;
   if (columns == kColumnsBeforeContract)
     ok = run("ALTER TABLE measurements ADD COLUMN library_error REAL NOT NULL DEFAULT -1;"
@@ -208,11 +211,8 @@ std::optional<std::vector<std::string>> tableNames(sqlite3* db, std::string& err
 // Whether the measurements table has the columns of this version's layout or of the one before
 // the precision contract: a file an earlier cudaburg wrote, before it set its application id.
 bool earlierLayout(sqlite3* db) {
-  Statement s(db, "PRAGMA table_info(measurements)");
-  size_t i = 0;
-  for (; s.ok() && s.step() == SQLITE_ROW; ++i)
-    if (i == std::size(kColumns) || s.text(1) != kColumns[i].first || s.text(2) != kColumns[i].second) return false;
-  return i == std::size(kColumns) || i == kColumnsBeforeGpuIndex || i == kColumnsBeforeContract;
+  size_t columns = layoutColumns(db);
+  return columns == std::size(kColumns) || columns == kColumnsBeforeGpuIndex || columns == kColumnsBeforeContract;
 }
 
 // Why `db` is not cudaburg's to use ("" when it is): a file of another program is never written.
