@@ -3,8 +3,10 @@
 // answered from the tuning database (as measured on the GPU with the most rows for the nest), and
 // a candidate the database lacks (of a rule added since it was recorded) is left out. Prints the winner, how many measurements
 // the strategy made and after how many it came within 5% of the best the database holds, and how
-// well the model ranked what was measured.
+// well the model ranked what was measured. With -o DIR, the replay's search report goes to
+// DIR/report.json (what `cudaburg tune --gpus` reads back from each problem it replays).
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <iostream>
 
@@ -12,6 +14,7 @@
 #include "src/cli/loop_input.hpp"
 #include "src/cli/search_run.hpp"
 #include "src/cli/space_options.hpp"
+#include "src/report/search_report.hpp"
 #include "src/search/loops_matcher.hpp"
 #include "src/search/search.hpp"
 
@@ -120,6 +123,17 @@ int runReplay(const ReplayFlags& f, ProblemOutcome* problem) {
               << " at " << o.sizes << (db->readError().empty() ? "" : " that can be read: " + db->readError()) << "\n";
     return kInputError;
   }
+  if (!f.outDir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(f.outDir, ec);
+    std::string path = (std::filesystem::path(f.outDir) / "report.json").string();
+    if (ec || !writeFileAtomically(path, searchReportJson(o), error)) {
+      std::cerr << "cudaburg: error: " << (ec ? "cannot create the output folder '" + f.outDir + "': " + ec.message() : error)
+                << "\n";
+      said.why = "its report could not be written (above)";
+      return kInputError;
+    }
+  }
   size_t measured = 0, needed = 0;
   double best = -1;
   for (const auto& v : o.variants) {
@@ -164,6 +178,9 @@ void addReplayCommand(CLI::App& app, int& status) {
   cmd->add_option("file", f->file, "the .loop file the database measured")->option_text("FILE.loop")->required();
   cmd->add_option("--db", f->dbs, "the tuning database to answer from")->option_text("FILE")->allow_extra_args(false)->required();
   addSpaceOptions(*cmd, f->space);
+  cmd->add_option("-o,--output", f->outDir, "write the replay's report.json into this folder")->option_text("DIR");
+  cmd->add_option("--record", f->recordDb, "store the measurements the replay answered in this database, as a search would")
+      ->option_text("FILE");
   cmd->callback([f, &status] { status = runReplay(*f); });
 }
 

@@ -145,6 +145,20 @@ CheckBound checkBound(const Kernel& kernel, const SearchOutcome& outcome) {
           "twice " + library + "'s error on the search's inputs (" + error + "), --precision " + outcome.precision};
 }
 
+// What CUDA_VISIBLE_DEVICES names GPU `index` by: the index-th of the GPUs it already makes
+// visible (as the driver counts them, and `tune --gpus` with it), or the index itself.
+std::string visibleDevice(int index) {
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  std::string list = visible ? visible : "";
+  size_t start = 0;
+  for (int i = 0; !list.empty() && start <= list.size(); ++i) {
+    size_t comma = std::min(list.find(',', start), list.size());
+    if (i == index) return list.substr(start, comma - start);
+    start = comma + 1;
+  }
+  return std::to_string(index);
+}
+
 }  // namespace
 
 int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
@@ -207,8 +221,9 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
     db = TuningDb::open(path, error);
     if (!db) progress.warn(error + "; measurements will not be kept");
     else if (f.verbose) progress.note("tuning database: " + path);
+    if (db) db->setGpuIndex(f.device);  // beside the GPU's name: which of the host's it was
   }
-  if (f.device > 0) setenv("CUDA_VISIBLE_DEVICES", std::to_string(f.device).c_str(), 1);
+  if (f.device > 0) setenv("CUDA_VISIBLE_DEVICES", visibleDevice(f.device).c_str(), 1);
   Runner runner;
   if (f.arch.empty()) options.compile.arch = runner.available() ? runner.arch() : "sm_90";
   if (runner.available() && !binaryRunsOn(options.compile.arch, runner.arch())) {

@@ -27,6 +27,7 @@ struct ReplayFlags {
   std::vector<std::string> dbs;  // answered from the first that holds the nest at its sizes
   SpaceFlags space;
   std::string recordDb;  // where the measurements answered are stored, as a search stores its own ("": nowhere)
+  std::string outDir;  // where report.json goes ("": nowhere)
 };
 
 // What came of one problem: the winner's time beside the library's, or why there is none.

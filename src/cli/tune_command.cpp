@@ -1,9 +1,12 @@
-// `cudaburg tune LIST -o DIR [--db FILE | --no-db] [--replay DB]... [--budget B]`: tunes every
-// problem of a list (one a line, see src/tune/problem_list.hpp) in turn, with one tuning database
-// and one compile cache for all. Each problem's search writes its outputs to DIR/NAME/; the table of
-// all of them (the winner's time, the library's, their ratio, the wall time of its tuning, its
-// status) is printed and written to DIR/summary.md. A line of the list that does not parse is
-// reported with its place and the other problems still run; the exit status says whether any failed.
+// `cudaburg tune LIST -o DIR [--db FILE | --no-db] [--replay DB]... [--budget B] [--gpus all|0,1,...]`:
+// tunes every problem of a list (one a line, see src/tune/problem_list.hpp), with one tuning
+// database and one compile cache for all. Without --gpus the problems run in turn in this process;
+// with it, one lane a GPU runs them side by side, each problem a child process of this executable
+// (src/cli/tune_problem.hpp); under mpirun or srun the ranks share them (src/cli/tune_mpi.cpp). Each
+// problem's search writes its outputs to DIR/NAME/; the table of all of them (the winner's time, the
+// library's, their ratio, the wall time of its tuning, the GPU, its status) is printed and written to
+// DIR/summary.md. A line of the list that does not parse is reported with its place and the other
+// problems still run; the exit status says whether any failed.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -17,9 +20,13 @@
 #include "src/cli/loop_input.hpp"
 #include "src/cli/search_run.hpp"
 #include "src/cli/tune_command.hpp"
+#include "src/cli/tune_problem.hpp"
+#include "src/tune/gpu_list.hpp"
+#include "src/tune/lane_scheduler.hpp"
 #include "src/tune/launcher.hpp"
 #include "src/tune/problem_list.hpp"
 #include "src/tune/summary_table.hpp"
+#include "src/tuning/tuning_db.hpp"
 
 namespace cudaburg::cli {
 
@@ -82,6 +89,10 @@ int checkTuneFlags(const TuneFlags& f) {
     std::cerr << "cudaburg: error: --rank-timeout must be a positive number of seconds\n";
     return kUsageError;
   }
+  if (f.gpusGiven && f.gpus.find_first_not_of(" ") == std::string::npos) {
+    std::cerr << "cudaburg: error: --gpus: give all, or GPU indices separated by commas (0,1)\n";
+    return kUsageError;
+  }
   std::filesystem::path dir = f.outDir;
   if (std::string why = outputReplacingInput({(dir / "summary.md").string()}, {f.list}); !why.empty()) {
     std::cerr << "cudaburg: error: " << why << "\n";
@@ -92,6 +103,30 @@ int checkTuneFlags(const TuneFlags& f) {
 
 double secondsSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// The lanes --gpus asks for, or one lane in this process without it; nullopt after saying why.
+std::optional<std::vector<tune::Lane>> lanesFor(const TuneFlags& f) {
+  if (!f.gpusGiven) return std::vector<tune::Lane>{tune::Lane{}};
+  std::string error;
+  auto gpus = tune::parseGpuList(f.gpus, tune::countHostGpus(), !f.replay.empty(), error);
+  if (!gpus) {
+    std::cerr << "cudaburg: error: " << error << "\n";
+    return std::nullopt;
+  }
+  std::vector<tune::Lane> lanes;
+  for (int g : *gpus) lanes.push_back({g});
+  return lanes;
+}
+
+// What runs now, for the progress line: "l2-3x3-128 on GPU 0, l2-1x1-512-128 on GPU 1".
+std::string runningNow(const tune::LaneProgress& at, const std::vector<tune::Lane>& lanes, const TunePlan& plan) {
+  std::string now;
+  for (const auto& [problem, lane] : at.running) {
+    now += (now.empty() ? "" : ", ") + plan.runs[problem].problem->name;
+    if (lanes[lane].gpu >= 0) now += " on GPU " + std::to_string(lanes[lane].gpu);
+  }
+  return now;
 }
 
 int runTune(const TuneFlags& f) {
@@ -105,18 +140,41 @@ int runTune(const TuneFlags& f) {
     return kUsageError;
   }
 #endif
+  auto lanes = lanesFor(f);
+  if (!lanes) return kUsageError;
   int status = kOk;
   std::optional<TunePlan> loaded = loadTune(f, status);
   if (!loaded) return status;
   const TunePlan& plan = *loaded;
-  std::vector<tune::Row> rows;
-  auto started = std::chrono::steady_clock::now();
-  for (size_t i = 0; i < plan.runs.size(); ++i) {
-    showProgress(i, plan.runs.size(), secondsSince(started), plan.runs[i].problem->name);
-    rows.push_back(tuneProblem(plan.runs[i], f));
+  // Searches side by side share the database: it is made (or brought up to date) once, first.
+  bool children = lanes->front().gpu >= 0;
+  if (children && f.replay.empty() && !f.noDb) {
+    std::string error, path = f.db.empty() ? TuningDb::defaultPath() : f.db;
+    if (!TuningDb::open(path, error)) std::cerr << "cudaburg: warning: " << error << "\n";
   }
-  showProgress(plan.runs.size(), plan.runs.size(), secondsSince(started), "");
-  return finishTune(f, plan, rows);
+  auto onChange = [&](const tune::LaneProgress& at) {
+    // Between two problems of one lane there is nothing new to say.
+    if (at.running.empty() && at.done < at.total) return;
+    showProgress(at.done, at.total, at.elapsedSeconds, runningNow(at, *lanes, plan));
+  };
+  if (plan.runs.empty()) showProgress(0, 0, 0, "");
+  auto started = std::chrono::steady_clock::now();
+  std::vector<tune::LaneResult> results = tune::runOnLanes(
+      plan.runs.size(), *lanes,
+      [&](size_t i, const tune::Lane& lane) {
+        const TuneRun& run = plan.runs[i];
+        return lane.gpu < 0 ? runProblemHere(f, run.flags) : runProblemOnGpu(f, *run.problem, lane.gpu, run.flags.outDir);
+      },
+      onChange);
+  std::vector<tune::Row> rows;
+  for (size_t i = 0; i < plan.runs.size(); ++i) {
+    const tune::LaneResult& r = results[i];
+    int gpu = (*lanes)[r.lane].gpu;
+    tune::Row row = rowOf(*plan.runs[i].problem, r.outcome, r.wallSeconds);
+    row.gpu = gpu < 0 ? "-" : std::to_string(gpu) + (r.runs > 1 ? " (run twice)" : "");
+    rows.push_back(row);
+  }
+  return finishTune(f, plan, rows, secondsSince(started));
 }
 
 }  // namespace
@@ -170,20 +228,30 @@ std::optional<TunePlan> loadTune(const TuneFlags& f, int& status) {
 
 bool storesMeasurements(const TuneFlags& f) { return !f.noDb && (f.replay.empty() || !f.db.empty()); }
 
-tune::Row tuneProblem(const TuneRun& run, const TuneFlags& f) {
-  auto began = std::chrono::steady_clock::now();
-  ProblemOutcome outcome;
-  if (f.replay.empty()) runSearch(run.flags, &outcome);
-  else runReplay({run.flags.file, f.replay, run.flags.space, storesMeasurements(f) ? run.flags.db : ""}, &outcome);
-  const tune::Problem& p = *run.problem;
-  return {p.name, p.loc.line, p.repeats, outcome.ok, outcome.ms, outcome.library, outcome.libraryMs,
-          secondsSince(began), outcome.ok ? outcome.winner : outcome.why};
+tune::Row rowOf(const tune::Problem& p, const tune::LaneOutcome& outcome, double wallSeconds) {
+  tune::Row row;
+  row.name = p.name;
+  row.line = p.loc.line;
+  row.repeats = p.repeats;
+  row.ok = outcome.ok;
+  row.ms = outcome.ms;
+  row.library = outcome.library;
+  row.libraryMs = outcome.libraryMs;
+  row.wallSeconds = wallSeconds;
+  row.detail = outcome.detail;
+  return row;
 }
 
-int finishTune(const TuneFlags& f, const TunePlan& plan, const std::vector<tune::Row>& rows) {
+tune::Row tuneProblem(const TuneRun& run, const TuneFlags& f) {
+  auto began = std::chrono::steady_clock::now();
+  tune::LaneOutcome outcome = runProblemHere(f, run.flags);
+  return rowOf(*run.problem, outcome, secondsSince(began));
+}
+
+int finishTune(const TuneFlags& f, const TunePlan& plan, const std::vector<tune::Row>& rows, double wallSeconds) {
   size_t failed = plan.diagnostics->errorCount();
   for (const tune::Row& r : rows) failed += r.ok ? 0 : 1;
-  std::string table = tune::summaryMarkdown(plan.source->name(), rows, failed);
+  std::string table = tune::summaryMarkdown(plan.source->name(), rows, failed, wallSeconds);
   std::cout << table;
   std::string error;
   if (!writeFileAtomically((std::filesystem::path(f.outDir) / "summary.md").string(), table, error)) {
@@ -214,11 +282,18 @@ void addTuneCommand(CLI::App& app, int& status) {
       ->option_text("TIME|COUNT");
   cmd->add_option("--strategy", f->defaults.space.strategy, "adaptive, model or exhaustive, for each problem")
       ->option_text("NAME");
+  CLI::Option* gpus = cmd->add_option("--gpus", f->gpus,
+                  "run the problems side by side, one a GPU, each in a process of its own (all, or indices: 0,1); "
+                  "under --replay any indices are taken and nothing runs on a GPU")
+      ->option_text("all|0,1,...");
   cmd->add_flag("-q,--quiet", f->defaults.quiet, "no progress within a problem");
   cmd->add_option("--rank-timeout", f->rankTimeout,
                   "under mpirun or srun: the seconds a rank may stay silent before its work goes to the others (60)")
       ->option_text("SECONDS");
-  cmd->callback([f, &status] { status = runTune(*f); });
+  cmd->callback([f, gpus, &status] {
+    f->gpusGiven = gpus->count() > 0;
+    status = runTune(*f);
+  });
 }
 
 }  // namespace cudaburg::cli

@@ -10,6 +10,7 @@
 #include "common/diagnostics.hpp"
 #include "common/source.hpp"
 #include "src/cli/search_run.hpp"
+#include "src/tune/lane_scheduler.hpp"
 #include "src/tune/problem_list.hpp"
 #include "src/tune/summary_table.hpp"
 
@@ -21,6 +22,8 @@ struct TuneFlags {
   std::string db;
   bool noDb = false;
   std::vector<std::string> replay;
+  bool gpusGiven = false;  // without --gpus, the problems run in turn in this process
+  std::string gpus;
   SearchFlags defaults;  // what each line starts from (its own options go on top)
   double rankTimeout = 60;  // seconds an MPI rank may stay silent before it is given up
 };
@@ -51,15 +54,19 @@ std::optional<TunePlan> loadTune(const TuneFlags& f, int& status);
 // into a database given with --db.
 bool storesMeasurements(const TuneFlags& f);
 
-// Tunes one problem as its flags say (a search, or a replay from the --replay databases) and
-// returns its row of the table.
+// Tunes one problem as its flags say (a search, or a replay from the --replay databases), in this
+// process, and returns its row of the table.
 tune::Row tuneProblem(const TuneRun& run, const TuneFlags& f);
 
-// One line of progress over the whole list on standard error.
+// The row of the table of problem `p` from what came of it.
+tune::Row rowOf(const tune::Problem& p, const tune::LaneOutcome& outcome, double wallSeconds);
+
+// One line of progress over the whole list on standard error, with what runs now ("" for nothing).
 void showProgress(size_t done, size_t total, double elapsed, const std::string& now);
 
-// Prints the table of `rows`, writes it to DIR/summary.md and returns the exit status.
-int finishTune(const TuneFlags& f, const TunePlan& plan, const std::vector<tune::Row>& rows);
+// Prints the table of `rows` (of a run that took `wallSeconds`), writes it to DIR/summary.md and
+// returns the exit status.
+int finishTune(const TuneFlags& f, const TunePlan& plan, const std::vector<tune::Row>& rows, double wallSeconds);
 
 // `cudaburg tune` started by mpirun or srun: every rank runs this (src/cli/tune_mpi.cpp).
 int runTuneMpi(const TuneFlags& f);

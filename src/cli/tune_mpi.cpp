@@ -238,7 +238,7 @@ class Coordinator {
     for (int r = 1; r < link_.size(); ++r)
       if (ranks_[r].state != State::Gone) link_.send(r, Kind::Stop);
     link_.flush(std::chrono::seconds(5));
-    return finishTune(f_, plan_, rows());
+    return finishTune(f_, plan_, rows(), seconds(Clock::now() - started_));
   }
 
  private:
@@ -373,6 +373,7 @@ class Coordinator {
     row.libraryMs = sent->libraryMs;
     row.wallSeconds = sent->wallSeconds;
     row.detail = sent->detail;
+    row.gpu = "rank " + std::to_string(rank);  // the table's column of where it ran
     rows_[index] = row;
     ++done_;
     writeTableSoFar();
@@ -396,7 +397,7 @@ class Coordinator {
     size_t failed = 0;
     for (const tune::Row& r : table) failed += r.ok ? 0 : 1;
     writeFileAtomically((fs::path(f_.outDir) / "summary.md").string(),
-                        tune::summaryMarkdown(plan_.source->name(), table, failed), error);
+                        tune::summaryMarkdown(plan_.source->name(), table, failed, seconds(Clock::now() - started_)), error);
   }
 
   RankLink& link_;

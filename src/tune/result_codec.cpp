@@ -16,7 +16,7 @@ std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_hand
 std::string encodeRow(const Row& r) {
   return dump({{"name", r.name}, {"line", r.line}, {"repeats", r.repeats}, {"ok", r.ok}, {"ms", r.ms},
                {"library", r.library}, {"libraryMs", r.libraryMs}, {"wallSeconds", r.wallSeconds},
-               {"detail", r.detail}});
+               {"gpu", r.gpu}, {"detail", r.detail}});
 }
 
 std::optional<Row> decodeRow(const std::string& text) {
@@ -31,6 +31,7 @@ std::optional<Row> decodeRow(const std::string& text) {
     r.library = j.at("library").get<std::string>();
     r.libraryMs = j.at("libraryMs").get<double>();
     r.wallSeconds = j.at("wallSeconds").get<double>();
+    r.gpu = j.at("gpu").get<std::string>();
     r.detail = j.at("detail").get<std::string>();
     return r;
   } catch (const json::exception&) {

@@ -20,21 +20,20 @@ std::string lines(const Row& r) {
 
 }  // namespace
 
-std::string summaryMarkdown(const std::string& listName, const std::vector<Row>& rows, size_t failed) {
+std::string summaryMarkdown(const std::string& listName, const std::vector<Row>& rows, size_t failed,
+                            double wallSeconds) {
   std::string out = "# Tuning of " + listName + "\n\n";
-  out += "| problem | lines | time (ms) | library (ms) | library / time | tuning (s) | status |\n";
-  out += "|---|---|---|---|---|---|---|\n";
-  double wall = 0;
+  out += "| problem | lines | time (ms) | library (ms) | library / time | tuning (s) | GPU | status |\n";
+  out += "|---|---|---|---|---|---|---|---|\n";
   for (const Row& r : rows) {
     bool timed = r.ok && r.ms > 0;
     std::string library = r.libraryMs > 0 ? number("%.4f", r.libraryMs) + " " + r.library : "-";
     std::string ratio = timed && r.libraryMs > 0 ? number("%.3f", r.libraryMs / r.ms) : "-";
     std::string status = !r.ok ? "failed: " + r.detail : timed ? "ok" : "not measured";
     out += "| " + r.name + " | " + lines(r) + " | " + (timed ? number("%.4f", r.ms) : "-") + " | " + library + " | " +
-           ratio + " | " + number("%.1f", r.wallSeconds) + " | " + status + " |\n";
-    wall += r.wallSeconds;
+           ratio + " | " + number("%.1f", r.wallSeconds) + " | " + r.gpu + " | " + status + " |\n";
   }
-  out += "\n" + std::to_string(rows.size()) + " problems tuned in " + number("%.1f", wall) + " s; " +
+  out += "\n" + std::to_string(rows.size()) + " problems tuned in " + number("%.1f", wallSeconds) + " s; " +
          std::to_string(failed) + " failed.\n";
   out += "\nWinners:\n\n";
   for (const Row& r : rows)

@@ -14,10 +14,13 @@ struct Row {
   std::string library;           // the reference library and its time (-1: not timed)
   double libraryMs = -1;
   double wallSeconds = 0;        // the tuning of this problem, start to end
+  std::string gpu = "-";         // the GPU it ran on ("-": the one the process saw)
   std::string detail;            // the winning recipe, or why there is none
 };
 
-// The table in Markdown, with a line that counts the problems and the failures.
-std::string summaryMarkdown(const std::string& listName, const std::vector<Row>& rows, size_t failed);
+// The table in Markdown, with a line that counts the problems, the failures and the run's wall
+// time (less than the problems' together where they ran side by side).
+std::string summaryMarkdown(const std::string& listName, const std::vector<Row>& rows, size_t failed,
+                            double wallSeconds);
 
 }  // namespace cudaburg::tune

@@ -23,6 +23,7 @@ CREATE TABLE IF NOT EXISTS measurements (
   registers INTEGER, shared_bytes INTEGER,
   measured_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
   library_error REAL NOT NULL DEFAULT -1, precision TEXT NOT NULL DEFAULT '',
+  gpu_index INTEGER NOT NULL DEFAULT -1,
   PRIMARY KEY (nest, sizes, recipe, gpu, compute_capability, driver, arch, toolkit)
 );
 )sql";
@@ -69,6 +70,9 @@ constexpr int kApplicationId = 0x43444247;
 // No kernel time the worker reports is above an hour (it stops a kernel long before): a larger
 // stored time was not written by store().
 constexpr double kMaxStoredMs = 3600e3;
+
+// How long a connection waits for another's write to end before it gives up.
+constexpr int kBusyWaitMs = 60000;
 
 // The statuses a stored measurement may have: all but "not measured".
 bool storedStatus(const std::string& name) {
@@ -118,26 +122,53 @@ constexpr std::pair<const char*, const char*> kColumns[] = {
     {"nest", "TEXT"}, {"sizes", "TEXT"}, {"recipe", "TEXT"}, {"gpu", "TEXT"}, {"compute_capability", "TEXT"},
     {"driver", "TEXT"}, {"arch", "TEXT"}, {"toolkit", "TEXT"}, {"status", "TEXT"}, {"reason", "TEXT"},
     {"ms", "REAL"}, {"tflops", "REAL"}, {"gbps", "REAL"}, {"error", "REAL"}, {"registers", "INTEGER"},
-    {"shared_bytes", "INTEGER"}, {"measured_at", "TEXT"}, {"library_error", "REAL"}, {"precision", "TEXT"}};
+    {"shared_bytes", "INTEGER"}, {"measured_at", "TEXT"}, {"library_error", "REAL"}, {"precision", "TEXT"},
+    {"gpu_index", "INTEGER"}};
 
-// The columns a database written before the precision contract lacks: the last two.
-constexpr size_t kColumnsBeforeContract = std::size(kColumns) - 2;
+// The columns a database written before the GPU's index was recorded lacks: the last one. Such a
+// table is read as it is (the index is never read back); a search adds the column.
+constexpr size_t kColumnsBeforeGpuIndex = std::size(kColumns) - 1;
+// The columns a database written before the precision contract lacks: two more.
+constexpr size_t kColumnsBeforeContract = kColumnsBeforeGpuIndex - 2;
 
-// Adds the contract's columns to a table of the layout before it (its rows keep "" as their
-// precision: verified under no contract); a table that has them, or another layout, is left alone.
-bool addContractColumns(sqlite3* db, std::string& error) {
+// How many of kColumns the table has when it has the first of them in their order and no other
+// (a layout of this version or an earlier one); 0 for any other table.
+size_t layoutColumns(sqlite3* db) {
   Statement s(db, "PRAGMA table_info(measurements)");
-  size_t columns = 0;
-  while (s.ok() && s.step() == SQLITE_ROW) ++columns;
-  if (columns != kColumnsBeforeContract) return true;
+  size_t i = 0;
+  for (; s.ok() && s.step() == SQLITE_ROW; ++i)
+    if (i == std::size(kColumns) || s.text(1) != kColumns[i].first || s.text(2) != kColumns[i].second) return 0;
+  return i;
+}
+
+// Adds the columns a table of an earlier layout lacks (its rows keep "" as their precision:
+// verified under no contract; and -1 as their GPU's index: not recorded); a table that has them,
+// or another layout, is left alone. Several searches may open one database at once: the columns
+// are added in one transaction that first looks again at what the table has.
+bool addLaterColumns(sqlite3* db, std::string& error) {
+  size_t columns = layoutColumns(db);
+  if (columns != kColumnsBeforeContract && columns != kColumnsBeforeGpuIndex) return true;
   char* msg = nullptr;
-  const char* alter =
-      "ALTER TABLE measurements ADD COLUMN library_error REAL NOT NULL DEFAULT -1;"
-      "ALTER TABLE measurements ADD COLUMN precision TEXT NOT NULL DEFAULT '';";
-  if (sqlite3_exec(db, alter, nullptr, nullptr, &msg) == SQLITE_OK) return true;
-  error = msg ? msg : "unknown error";
-  sqlite3_free(msg);
-  return false;
+  auto run = [&](const char* sql) {
+    if (sqlite3_exec(db, sql, nullptr, nullptr, &msg) == SQLITE_OK) return true;
+    error = msg ? msg : "unknown error";
+    sqlite3_free(msg);
+    msg = nullptr;
+    return false;
+  };
+  if (!run("BEGIN IMMEDIATE")) return false;
+  columns = layoutColumns(db);
+  bool ok = true;
+  if (columns == kColumnsBeforeContract)
+    ok = run("ALTER TABLE measurements ADD COLUMN library_error REAL NOT NULL DEFAULT -1;"
+             "ALTER TABLE measurements ADD COLUMN precision TEXT NOT NULL DEFAULT '';");
+  if (ok && (columns == kColumnsBeforeContract || columns == kColumnsBeforeGpuIndex))
+    ok = run("ALTER TABLE measurements ADD COLUMN gpu_index INTEGER NOT NULL DEFAULT -1;");
+  if (!ok) {
+    sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+    return false;
+  }
+  return run("COMMIT");
 }
 
 // Why the measurements table of `db` is not the one kSchema makes (an older or foreign file), or "".
@@ -153,7 +184,8 @@ std::string schemaMismatch(sqlite3* db) {
     if (known < table.size() && table[known].first == name && table[known].second == type) ++known;
     else if (lacked.empty()) lacked = name;
   }
-  if (known == table.size() && !lacked.empty()) return "it lacks the column '" + lacked + "'";
+  if (known == table.size() && !lacked.empty() && !(known == kColumnsBeforeGpuIndex && lacked == "gpu_index"))
+    return "it lacks the column '" + lacked + "'";
   for (size_t i = 0; i < table.size(); ++i) {
     if (i == std::size(kColumns)) return "it has a column '" + table[i].first + "' this version does not know";
     if (table[i].first != kColumns[i].first || table[i].second != kColumns[i].second)
@@ -180,11 +212,8 @@ std::optional<std::vector<std::string>> tableNames(sqlite3* db, std::string& err
 // Whether the measurements table has the columns of this version's layout or of the one before
 // the precision contract: a file an earlier cudaburg wrote, before it set its application id.
 bool earlierLayout(sqlite3* db) {
-  Statement s(db, "PRAGMA table_info(measurements)");
-  size_t i = 0;
-  for (; s.ok() && s.step() == SQLITE_ROW; ++i)
-    if (i == std::size(kColumns) || s.text(1) != kColumns[i].first || s.text(2) != kColumns[i].second) return false;
-  return i == std::size(kColumns) || i == kColumnsBeforeContract;
+  size_t columns = layoutColumns(db);
+  return columns == std::size(kColumns) || columns == kColumnsBeforeGpuIndex || columns == kColumnsBeforeContract;
 }
 
 // Why `db` is not cudaburg's to use ("" when it is): a file of another program is never written.
@@ -269,7 +298,8 @@ std::optional<TuningDb> TuningDb::open(const std::string& path, std::string& err
     sqlite3_close(db);
     return std::nullopt;
   }
-  sqlite3_busy_timeout(db, 5000);
+  // Searches running side by side (tune --gpus) share one database: a writer waits for another.
+  sqlite3_busy_timeout(db, kBusyWaitMs);
   auto refuse = [&](std::string why) {
     error = std::move(why);
     sqlite3_close(db);
@@ -295,8 +325,8 @@ std::optional<TuningDb> TuningDb::open(const std::string& path, std::string& err
       sqlite3_free(msg);
       return refuse("cannot use the tuning database '" + path + "': " + why);
     }
-    if (std::string why; !addContractColumns(db, why))
-      return refuse("cannot add the precision contract's columns to the tuning database '" + path + "': " + why);
+    if (std::string why; !addLaterColumns(db, why))
+      return refuse("cannot add this version's columns to the tuning database '" + path + "': " + why);
   }
   if (std::string why = schemaMismatch(db); !why.empty())
     return refuse("the tuning database '" + path + "' has another layout than this version " +
@@ -304,7 +334,8 @@ std::optional<TuningDb> TuningDb::open(const std::string& path, std::string& err
   return TuningDb(db);
 }
 
-TuningDb::TuningDb(TuningDb&& other) noexcept : db_(other.db_), malformedRows_(other.malformedRows_) {
+TuningDb::TuningDb(TuningDb&& other) noexcept
+    : db_(other.db_), malformedRows_(other.malformedRows_), gpuIndex_(other.gpuIndex_) {
   other.db_ = nullptr;
 }
 
@@ -313,6 +344,7 @@ TuningDb& TuningDb::operator=(TuningDb&& other) noexcept {
     sqlite3_close(db_);
     db_ = other.db_;
     malformedRows_ = other.malformedRows_;
+    gpuIndex_ = other.gpuIndex_;
     other.db_ = nullptr;
   }
   return *this;
@@ -341,8 +373,8 @@ std::optional<Measurement> TuningDb::find(const MeasurementKey& key) const {
 bool TuningDb::store(const MeasurementKey& key, const Measurement& m, std::string& error) {
   Statement s(db_,
               "INSERT OR REPLACE INTO measurements (nest, sizes, recipe, gpu, compute_capability, driver, arch,"
-              " toolkit, status, reason, ms, tflops, gbps, error, registers, shared_bytes, library_error, precision)"
-              " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
+              " toolkit, status, reason, ms, tflops, gbps, error, registers, shared_bytes, library_error, precision,"
+              " gpu_index) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)");
   if (!s.ok()) {
     error = sqlite3_errmsg(db_);
     return false;
@@ -358,6 +390,7 @@ bool TuningDb::store(const MeasurementKey& key, const Measurement& m, std::strin
   s.bind(16, m.sharedBytes);
   s.bind(17, m.libraryError);
   s.bind(18, m.precision);
+  s.bind(19, gpuIndex_);
   if (s.step() != SQLITE_DONE) {
     error = std::string("cannot store a measurement: ") + sqlite3_errmsg(db_);
     return false;

@@ -84,6 +84,9 @@ class TuningDb {
   // The GPU, driver, architecture and toolkit with the most measurements of a nest at these sizes
   // (the key's recipe left empty), or nullopt when it has none: what a replay answers from.
   std::optional<MeasurementKey> mostMeasuredDevice(const std::string& nest, const std::string& sizes) const;
+  // The index of the GPU (among the host's) the measurements stored from now on were made on,
+  // kept beside the GPU's name; -1 (the default): not recorded.
+  void setGpuIndex(int index) { gpuIndex_ = index; }
   // Rows find() and forNest() met and ignored since the database was opened.
   size_t malformedRows() const { return malformedRows_; }
   // The warning about them that a search or a replay prints, or "" when there were none.
@@ -97,6 +100,7 @@ class TuningDb {
   // Whether `rc`, the last step of a read, ended it cleanly; if not, the reason is kept.
   bool readEnded(int rc) const;
   mutable size_t malformedRows_ = 0;
+  int gpuIndex_ = -1;
   mutable std::string readError_;
 };
 

@@ -178,3 +178,85 @@ TEST(TuningDb, SaysWhatWasStoredSinceAMarkAndMergesItElsewhereKeepingItsTime) {
   ASSERT_TRUE(there->merge(rows, error)) << error;  // the same rows again change nothing
   EXPECT_EQ(there->count(), 2u);
 }
+
+// Rows record the index of the GPU they were measured on beside its name; a database of the
+// layout before the index is read as it is, and gets the column when a search opens it.
+TEST(TuningDb, RecordsTheGpusIndex) {
+  std::string error;
+  std::string path = freshPath("index.db");
+  {
+    auto db = TuningDb::open(path, error);
+    ASSERT_TRUE(db) << error;
+    ASSERT_TRUE(db->store(key("unrecorded"), timed(1.0), error)) << error;
+    db->setGpuIndex(3);
+    ASSERT_TRUE(db->store(key("on three"), timed(1.0), error)) << error;
+  }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  auto indexOf = [&](const char* recipe) {
+    sqlite3_stmt* s = nullptr;
+    std::string sql = std::string("SELECT gpu_index FROM measurements WHERE recipe = '") + recipe + "'";
+    EXPECT_EQ(sqlite3_prepare_v2(raw, sql.c_str(), -1, &s, nullptr), SQLITE_OK) << sqlite3_errmsg(raw);
+    int index = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int(s, 0) : -100;
+    sqlite3_finalize(s);
+    return index;
+  };
+  EXPECT_EQ(indexOf("unrecorded"), -1);
+  EXPECT_EQ(indexOf("on three"), 3);
+  // Back to the layout before the index: read alone as it is, then brought up to date.
+  ASSERT_EQ(sqlite3_exec(raw, "ALTER TABLE measurements DROP COLUMN gpu_index", nullptr, nullptr, nullptr), SQLITE_OK)
+      << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+  {
+    auto reader = TuningDb::open(path, error, cudaburg::DbAccess::ReadOnly);
+    ASSERT_TRUE(reader) << error;
+    EXPECT_TRUE(reader->find(key("on three")));
+  }
+  auto upgraded = TuningDb::open(path, error);
+  ASSERT_TRUE(upgraded) << error;
+  upgraded->setGpuIndex(1);
+  ASSERT_TRUE(upgraded->store(key("on one"), timed(2.0), error)) << error;
+  EXPECT_EQ(upgraded->count(), 3u);
+}
+
+// Two processes storing into one database at the same moment both keep every row: a writer
+// waits for the other rather than fail.
+TEST(TuningDb, TwoProcessesWriteAtOnce) {
+  std::string path = freshPath("shared.db");
+  std::string error;
+  ASSERT_TRUE(TuningDb::open(path, error)) << error;  // made once, as `tune` makes it before its searches
+  constexpr int kRows = 150;
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  std::vector<pid_t> children;
+  for (int writer = 0; writer < 2; ++writer) {
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      close(ready[1]);
+      char go;
+      if (read(ready[0], &go, 1) != 1) _exit(3);  // both start together
+      std::string why;
+      auto db = TuningDb::open(path, why);
+      if (!db) _exit(2);
+      db->setGpuIndex(writer);
+      for (int i = 0; i < kRows; ++i)
+        if (!db->store(key("w" + std::to_string(writer) + "-" + std::to_string(i)), timed(1.0 + i), why)) _exit(1);
+      _exit(0);
+    }
+    children.push_back(child);
+  }
+  close(ready[0]);
+  ASSERT_EQ(write(ready[1], "gg", 2), 2);
+  close(ready[1]);
+  for (pid_t child : children) {
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a writer failed: status " << status;
+  }
+  auto db = TuningDb::open(path, error, cudaburg::DbAccess::ReadOnly);
+  ASSERT_TRUE(db) << error;
+  EXPECT_EQ(db->count(), 2u * kRows);
+  EXPECT_TRUE(db->find(key("w0-149")));
+  EXPECT_TRUE(db->find(key("w1-0")));
+}

@@ -6,7 +6,7 @@ using namespace cudaburg;
 using namespace cudaburg::tune;
 
 TEST(ResultCodec, ARowComesBackAsItWent) {
-  Row r{"conv1", 3, {7, 9}, true, 0.125, "cuDNN", 0.25, 41.5, "tile i,j 64,64"};
+  Row r{"conv1", 3, {7, 9}, true, 0.125, "cuDNN", 0.25, 41.5, "1", "tile i,j 64,64"};
   auto back = decodeRow(encodeRow(r));
   ASSERT_TRUE(back);
   EXPECT_EQ(back->name, "conv1");
@@ -17,6 +17,7 @@ TEST(ResultCodec, ARowComesBackAsItWent) {
   EXPECT_EQ(back->library, "cuDNN");
   EXPECT_DOUBLE_EQ(back->libraryMs, 0.25);
   EXPECT_DOUBLE_EQ(back->wallSeconds, 41.5);
+  EXPECT_EQ(back->gpu, "1");
   EXPECT_EQ(back->detail, "tile i,j 64,64");
   EXPECT_FALSE(decodeRow("{\"name\": \"conv1\"}"));
   EXPECT_FALSE(decodeRow("not json"));

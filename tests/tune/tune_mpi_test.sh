@@ -31,7 +31,7 @@ while read -r name file args; do
 done <tests/data/problems.txt
 
 winners() { sed -n '/^Winners:/,$p' "$1/summary.md"; }
-statuses() { grep '^| [a-z]' "$1/summary.md" | awk -F'|' '{print $2 $8}'; }
+statuses() { grep '^| [a-z]' "$1/summary.md" | awk -F'|' '{print $2 $9}'; }
 rows() { sqlite3 "$1" "SELECT nest, sizes, recipe, gpu, compute_capability, driver, arch, toolkit, status, ms, measured_at
                        FROM measurements ORDER BY nest, sizes, recipe"; }
 # Same winners, statuses and database as the one process.
