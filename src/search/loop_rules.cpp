@@ -450,7 +450,7 @@ Fragment LoopRules::mmaStrips(const Node* node, int64_t depth, int64_t buffers, 
   return f;
 }
 
-Fragment LoopRules::tensorCores(const Fragment& tiled, int64_t prefetch, int64_t k) const {
+Fragment LoopRules::tensorCores(const Fragment& tiled, int64_t prefetch, int64_t k, bool allowSplit) const {
   Fragment f = tiled;
   if (k == 0) k = mmaK();
   // An implicit GEMM's gathers are stored transposed: rows of the tile's pixels (or filters), each
@@ -462,7 +462,7 @@ Fragment LoopRules::tensorCores(const Fragment& tiled, int64_t prefetch, int64_t
   if (k == 0) f.refused = "the operands are not of one tensor-core type";
   else if (!strip || !f.shape.staged) f.refused = "tensor-core tiles read staged operands";
   else if (f.shape.transposed && !gathered) f.refused = "ldmatrix transposes: no operand is staged transposed";
-  else if (f.shape.split > 1 || f.shape.outer > 1) f.refused = "one 2-D product a kernel";
+  else if ((f.shape.split > 1 && !allowSplit) || f.shape.outer > 1) f.refused = "one 2-D product a kernel";
   else if (f.shape.tabled) f.refused = "gathers stored transposed take the table's entries a lane apart";
   else if (strip->factors[0] % k != 0) f.refused = "a stage of " + std::to_string(strip->factors[0]) + " is no multiple of " + std::to_string(k);
   if (!f.refused.empty()) return f;
@@ -521,8 +521,10 @@ bool LoopRules::tf32x3Runs() const {
 // A 128-byte row holds 64 elements of 16 bits, 32 of 32 bits (mma's k is 32 bytes of either).
 int64_t LoopRules::wgmmaStripDepth() const { return mmaK() == 16 ? 64 : 32; }
 
-Fragment LoopRules::wgmmaStrips(const Node* node, int64_t buffers) const {
-  return mmaStrips(node, wgmmaStripDepth(), buffers, 1);
+Fragment LoopRules::wgmmaStrips(const Node* node, int64_t buffers, int64_t parts) const {
+  Fragment f = mmaStrips(node, wgmmaStripDepth(), buffers, 1);
+  if (parts > 1) splitParts(f, node->index, trip(node), parts, wgmmaStripDepth(), false);
+  return f;
 }
 
 namespace {
@@ -539,7 +541,7 @@ bool tf32CopiesSpill(const CandidateShape& s, int64_t producer) {
 }  // namespace
 
 Fragment LoopRules::wgmmaTiles(const Fragment& tiled, std::string& reduction, bool tf32x3) const {
-  Fragment f = tensorCores(tiled, 0, tf32x3 ? 8 : 0);
+  Fragment f = tensorCores(tiled, 0, tf32x3 ? 8 : 0, true);
   if (!f.refused.empty()) return f;
   for (const auto& s : f.inTile)
     if (s.kind == StepKind::StripMine) reduction = s.loops[0];

@@ -159,7 +159,9 @@ class LoopRules {
   // reduction, padded), by asynchronous copies where it was pipelined. Refused when the stage
   // depth is no multiple of the shape's k or the reduction is not staged.
   // `k` is the shape's k: mmaK() where 0, 8 for float operands split into tf32 parts.
-  Fragment tensorCores(const Fragment& tiled, int64_t prefetch = 0, int64_t k = 0) const;
+  // `allowSplit`: a split reduction is allowed (wgmma's parts add their tiles up atomically as
+  // they write them back); mma.sync's tiles refuse it.
+  Fragment tensorCores(const Fragment& tiled, int64_t prefetch = 0, int64_t k = 0, bool allowSplit = false) const;
   // Hopper's warpgroup MMA applies: an sm_90 GPU and operands of one tensor-core type (half,
   // bfloat16, tf32).
   bool wgmmaRuns() const;
@@ -169,8 +171,9 @@ class LoopRules {
   // wgmma's strips: A's rows one 128-byte swizzle atom of k (64 16-bit elements, 32 of 32 bits).
   int64_t wgmmaStripDepth() const;
   // The reduction `node` staged for wgmma: strips of wgmmaStripDepth(), by asynchronous copies
-  // into `buffers` buffers a stage, swizzled by warpGroups().
-  Fragment wgmmaStrips(const Node* node, int64_t buffers) const;
+  // into `buffers` buffers a stage, swizzled by warpGroups(); with `parts` (at least 2), first
+  // split into that many parts on grid.z whose sums meet atomically (split-K, as split() splits).
+  Fragment wgmmaStrips(const Node* node, int64_t buffers, int64_t parts = 1) const;
   // A tiled fragment whose threads become warpgroups, each computing its tm x tn register tile (tm
   // a multiple of 64, tn of 64 up to 256) as wgmma m64nNk16 tiles with N = tn (the wgmma step;
   // m64nNk8 for tf32), one group in flight across strips; A's stages swizzled, B's swizzled in
