@@ -522,8 +522,16 @@ bool LoopRules::tf32x3Runs() const {
 int64_t LoopRules::wgmmaStripDepth() const { return mmaK() == 16 ? 64 : 32; }
 
 Fragment LoopRules::wgmmaStrips(const Node* node, int64_t buffers, int64_t parts) const {
-  Fragment f = mmaStrips(node, wgmmaStripDepth(), buffers, 1);
-  if (parts > 1) splitParts(f, node->index, trip(node), parts, wgmmaStripDepth(), false);
+  const int64_t depth = wgmmaStripDepth();
+  Fragment f = mmaStrips(node, depth, buffers, 1);
+  if (parts < 2) return f;
+  // wgmma multiplies whole strips: a part that ends inside one would take the next part's
+  // elements in (the last part ends at the array's edge, past which the stages hold zeros).
+  const int64_t chunk = (trip(node) + parts - 1) / parts;
+  if (chunk % depth != 0)
+    f.refused = "a part of " + std::to_string(chunk) + " elements of " + node->index + " ends inside a strip of " +
+                std::to_string(depth) + ": wgmma would multiply the next part's elements";
+  splitParts(f, node->index, trip(node), parts, depth, false);
   return f;
 }
 

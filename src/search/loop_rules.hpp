@@ -172,7 +172,8 @@ class LoopRules {
   int64_t wgmmaStripDepth() const;
   // The reduction `node` staged for wgmma: strips of wgmmaStripDepth(), by asynchronous copies
   // into `buffers` buffers a stage, swizzled by warpGroups(); with `parts` (at least 2), first
-  // split into that many parts on grid.z whose sums meet atomically (split-K, as split() splits).
+  // split into that many parts on grid.z whose sums meet atomically (split-K, as split() splits),
+  // refused where a part but the last would end inside a strip.
   Fragment wgmmaStrips(const Node* node, int64_t buffers, int64_t parts = 1) const;
   // A tiled fragment whose threads become warpgroups, each computing its tm x tn register tile (tm
   // a multiple of 64, tn of 64 up to 256) as wgmma m64nNk16 tiles with N = tn (the wgmma step;
