@@ -293,6 +293,55 @@ TEST(Exploration, FloatProductsAreOfferedTf32x3WhereTheSpaceAllowsIt) {
   EXPECT_GT(std::count_if(longK.begin(), longK.end(), isTf32x3), 0);
 }
 
+// Split-K on wgmma: where a product's tiles make few blocks for the GPU (512^3: 16 of 128 x 128,
+// 64 of 64 x 64, on 132 multiprocessors) or its reduction is long beside them (256 x 256 x 65536),
+// tf32x3 tiles split into parts on grid.z are offered among the model's first dozen candidates,
+// which the search measures; each is a legal recipe whose parts hold whole strips. Split smaller,
+// they compute the nest. An epilogue takes no part's sums: a layer with one is offered none.
+TEST(Exploration, SplitTf32x3TilesAreOfferedWhereTheTilesAreFew) {
+  auto splitTf32x3 = [](const Offered& f) { return f.shape.tf32x3 && f.shape.split > 1; };
+  for (const auto& sizes : {std::map<std::string, int64_t>{{"M", 512}, {"N", 512}, {"K", 512}},
+                            std::map<std::string, int64_t>{{"M", 256}, {"N", 256}, {"K", 65536}}}) {
+    SCOPED_TRACE("K=" + std::to_string(sizes.at("K")));
+    Kernel k = loadExample("matmul.loop", sizes);
+    auto fs = offered<generated::LoopsMatcher>(k, SearchSpace{});
+    ASSERT_GE(fs.size(), 12u);
+    EXPECT_TRUE(std::any_of(fs.begin(), fs.begin() + 12, splitTf32x3));
+    size_t applied = 0;
+    for (const auto& f : fs) {
+      if (!splitTf32x3(f) || applied == 8) continue;
+      TransformResult t = applyRecipe(k, f.recipe);
+      ASSERT_TRUE(t) << printRecipeLine(f.recipe) << ": " << t.reason;
+      EXPECT_EQ(sizes.at("K") / f.shape.split % 32, 0) << printRecipeLine(f.recipe);
+      ++applied;
+    }
+    EXPECT_EQ(applied, 8u);
+  }
+  SearchSpace space;
+  space.tile = {{64, 128}};
+  space.split = {{2, 4}};
+  Kernel small = loadExample("matmul.loop", {{"M", 64}, {"N", 128}, {"K", 512}});
+  auto fs = offered<generated::LoopsMatcher>(small, space);
+  Buffers input = fillRandom(small, 3), expected = input;
+  execute(small, expected);
+  size_t computed = 0;
+  for (const auto& f : fs) {
+    if (!splitTf32x3(f) || computed == 4) continue;
+    TransformResult t = applyRecipe(small, f.recipe);
+    ASSERT_TRUE(t) << printRecipeLine(f.recipe) << ": " << t.reason;
+    Buffers actual = input;
+    execute(*t.kernel, actual);
+    Comparison c = compare(small, expected, actual, reductionTolerance(small));
+    EXPECT_TRUE(c.ok) << printRecipeLine(f.recipe) << ": " << c.firstMismatch;
+    ++computed;
+  }
+  EXPECT_EQ(computed, 4u);
+  auto relu = offered<generated::LoopsMatcher>(
+      loadExample("linear_relu.loop", {{"M", 256}, {"N", 256}, {"K", 65536}}), SearchSpace{});
+  EXPECT_TRUE(std::any_of(relu.begin(), relu.end(), [](const Offered& f) { return f.shape.tf32x3; }));
+  EXPECT_FALSE(std::any_of(relu.begin(), relu.end(), splitTf32x3));
+}
+
 TEST(Exploration, EveryOfferedCandidateOfTheOtherExamplesComputesTheNest) {
   const std::pair<const char*, std::map<std::string, int64_t>> examples[] = {
       {"conv2d_nhwc.loop", {{"N", 2}, {"C", 3}, {"H", 9}, {"W", 10}, {"K", 5}, {"ST", 2}}},
