@@ -220,6 +220,48 @@ TEST(CompileWgmma, Tf32x3ProductsCompileForSm90aWithoutLocalMemory) {
   }
 }
 
+// Split-K on tf32x3: the parts on grid.z, each filling its stages by TMA from its own range of k,
+// their tiles added into the outputs atomically (red or atom .global.add.f32); at the shapes whose
+// tiles are too few for the GPU (512^3) or whose reduction is long (256 x 256 x 65536), the same
+// three products a tile and k step and the same sane resources as unsplit.
+TEST(CompileWgmma, SplitTf32x3ProductsCompileForSm90aWithoutLocalMemory) {
+  struct Case {
+    std::map<std::string, int64_t> sizes;
+    int parts;
+    std::string block, group;
+    int64_t n;
+    std::string promote;
+  };
+  for (const Case& c : {Case{{{"M", 512}, {"N", 512}, {"K", 512}}, 4, "128,128", "128,64", 128, " promote 1"},
+                        Case{{{"M", 512}, {"N", 512}, {"K", 512}}, 2, "64,64", "64,64", 64, " promote 2"},
+                        Case{{{"M", 256}, {"N", 256}, {"K", 65536}}, 8, "64,64", "64,64", 64, " promote 1"},
+                        Case{{{"M", 256}, {"N", 256}, {"K", 65536}}, 8, "128,128", "128,64", 128, " promote 2"}}) {
+    const std::string recipe = "split k " + std::to_string(c.parts) + "; tile i,j " + c.block +
+                               "; map k_s grid.z; map i_o grid.y; map j_o grid.x; map i block.x; map j block.y; "
+                               "regtile i,j " + c.group + "; strip k 32; stage A at k_o swizzle; stage B at k_o "
+                               "swizzle slabs 32; unroll k 32; map k_o async 4; wgmma j,i,k 64," + std::to_string(c.n) +
+                               ",8 producer tma tf32x3" + c.promote;
+    SCOPED_TRACE(recipe + " at K=" + std::to_string(c.sizes.at("K")));
+    auto k = testing::emittedKernel("matmul.loop", c.sizes, recipe);
+    ASSERT_TRUE(k);
+    EXPECT_EQ(k->zeroFirst, std::vector<std::string>{"C"});  // the parts add into outputs zeroed first
+    CompileResult r = compiledForSm90(*k);
+    ASSERT_TRUE(r.compiled) << r.errorLog;
+    EXPECT_TRUE(r.ok) << r.refusal;
+    EXPECT_NE(r.ptx.find("wgmma.mma_async.sync.aligned.m64n" + std::to_string(c.n) + "k8.f32.tf32.tf32"),
+              std::string::npos);
+    EXPECT_NE(r.ptx.find("cp.async.bulk.tensor.2d"), std::string::npos);
+    EXPECT_NE(r.ptx.find("%ctaid.z"), std::string::npos);
+    EXPECT_TRUE(r.ptx.find("red.global.add.f32") != std::string::npos ||
+                r.ptx.find("atom.global.add.f32") != std::string::npos);
+    size_t instructions = 0;
+    for (size_t at = r.ptx.find("wgmma.mma_async"); at != std::string::npos; at = r.ptx.find("wgmma.mma_async", at + 1))
+      ++instructions;
+    EXPECT_EQ(instructions % 3, 0u);
+    expectNoLocalMemory(r);
+  }
+}
+
 // Every register-A candidate the grammar offers for tf32, and for float as tf32x3 (their pinned
 // lists, at 4096^3, whose --tile 16,64 leaves the tensor cores tiles of 64): the grammar refuses
 // the tiles whose registers would have ptxas serialize the wgmma, so none does.
