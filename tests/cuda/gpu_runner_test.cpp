@@ -613,6 +613,27 @@ TEST_F(GpuRunner, Tf32x3ProductsVerifyAgainstCublasSgemm) {
     expectVerified({"matmul.loop", sizes, text, "cuBLAS SGEMM"});
 }
 
+// Split-K on tf32x3 (as the grammar offers it where the tiles are too few for the GPU): the
+// reduction's parts on grid.z, each filling its stages by TMA from its own range of k, their tiles
+// added into the zeroed outputs atomically. Held to twice cuBLAS SGEMM's error as any float
+// kernel: 512^3 (16 tiles of 128 x 128, 64 of 64 x 64), 256 x 256 x 65536 (a long reduction beside
+// few tiles), and an uneven product whose last part is shorter, its partial strip zero past K.
+TEST_F(GpuRunner, SplitTf32x3ProductsVerifyAgainstCublasSgemm) {
+  if (runner_->arch() != "sm_90") GTEST_SKIP() << "wgmma runs on sm_90 only, not on " << runner_->device();
+  auto split = [](int parts, const std::string& block, const std::string& group, int n, const std::string& promote) {
+    std::string recipe = registerARecipe(block, group, n, 4, " producer tma tf32x3" + promote);
+    recipe.replace(recipe.find("map i_o grid.y"), 0, "map k_s grid.z; ");
+    return "split k " + std::to_string(parts) + "; " + recipe;
+  };
+  for (const auto& [sizes, text] : std::vector<std::pair<std::map<std::string, int64_t>, std::string>>{
+           {{{"M", 512}, {"N", 512}, {"K", 512}}, split(4, "128,128", "128,64", 128, " promote 1")},
+           {{{"M", 512}, {"N", 512}, {"K", 512}}, split(2, "64,64", "64,64", 64, " promote 2")},
+           {{{"M", 256}, {"N", 256}, {"K", 65536}}, split(8, "64,64", "64,64", 64, " promote 1")},
+           {{{"M", 256}, {"N", 256}, {"K", 65536}}, split(8, "128,128", "128,64", 128, " promote 2")},
+           {{{"M", 100}, {"N", 200}, {"K", 508}}, split(8, "128,128", "128,64", 128, " promote 2")}})
+    expectVerified({"matmul.loop", sizes, text, "cuBLAS SGEMM"});
+}
+
 // The contract decides: tf32x3 summed on the tensor cores alone errs by K / 8 units of fp32 (2.9e-5
 // at K = 4096), past twice SGEMM's error, so it is wrong under --precision strict, with both errors
 // said; under --precision tf32, held to cuBLAS's TF32 error, it passes.
