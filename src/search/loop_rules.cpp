@@ -596,7 +596,7 @@ Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer, 
   if (!f.refused.empty()) return f;
   const CandidateShape& s = f.shape;
   if (!tf32x3 && mmaK() != 8) f.refused = "wgmma's A from registers is offered for tf32 (16-bit B is read N-major by descriptor)";
-  else if (tf32x3 && producer != kWgmmaTmaProducer) f.refused = "tf32x3's strips are split by a producer that copies by TMA";
+  else if (tf32x3 && producer == kWgmmaNoProducer) f.refused = "tf32x3's strips are split by a producer warpgroup";
   // The tensor cores truncate as they add, about a unit of fp32 for each 8 products summed into
   // one accumulator (2.9e-5 at K = 4096): n / 8 units that pass twice SGEMM's error. Sums of a
   // few strips, added into fp32 registers, do not grow with K (promote).
@@ -614,13 +614,19 @@ Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer, 
   // The registers' operand is the one read along the columns, staged as it lies (B[k][j]); the
   // Tensor Memory Accelerator copies boxes of 2-D arrays whose rows are a multiple of 16 bytes.
   int alongColumns = 0;
+  std::string notByTma;  // an array the TMA cannot copy
   for (const RecipeStep& step : f.inTile) {
     if (step.kind != StepKind::Stage) continue;
     alongColumns += !readAlong(step.array, reduction);
     const Array* a = kernel_.findParam(step.array);
-    if (producer == kWgmmaTmaProducer && (!a || a->extents.size() != 2 || a->extents[1] * 4 % 16 != 0))
-      f.refused = "the Tensor Memory Accelerator copies 2-D arrays whose rows are a multiple of 16 bytes, not " + step.array;
+    if (!a || a->extents.size() != 2 || a->extents[1] * 4 % 16 != 0) notByTma = step.array;
   }
+  if (producer == kWgmmaTmaProducer && !notByTma.empty())
+    f.refused = "the Tensor Memory Accelerator copies 2-D arrays whose rows are a multiple of 16 bytes, not " + notByTma;
+  // tf32x3's stages are filled by cp.async only where TMA cannot copy them: elsewhere a twin of
+  // the TMA's candidate at the same estimate would only crowd the search.
+  else if (tf32x3 && producer == kWgmmaCpAsyncProducer && notByTma.empty())
+    f.refused = "the Tensor Memory Accelerator copies these stages: tf32x3's producer copies by cp.async only where it cannot";
   if (alongColumns != 1) f.refused = "wgmma's A from registers is the one operand read along the columns, staged as it lies";
   if (!f.refused.empty()) return f;
   // ptxas serializes the wgmma where a thread's accumulators, fragments and addresses (about 40

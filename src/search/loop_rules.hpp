@@ -194,8 +194,9 @@ class LoopRules {
   // warpgroups side by side along the columns (block.y; the rows on block.x). Refused where
   // tensorCores() refuses, for other types, and where the accumulators would not fit.
   // With `tf32x3`, the same for float operands, each split into a high and a low tf32 part and
-  // each product computed as three (`wgmma ... tf32x3`): only with a TMA producer, whose warpgroup
-  // splits the strips of the operand read by descriptor into a second copy of its stage.
+  // each product computed as three (`wgmma ... tf32x3`): only with a producer warpgroup (filling
+  // the stages by TMA, or by cp.async where TMA cannot copy the rows), which splits the strips of
+  // the operand read by descriptor into a second copy of its stage.
   // With `promote` P > 0 (tf32x3), the tensor cores' sums of P strips added into fp32 registers
   // (a second set of accumulators); without it, refused under --precision strict.
   Fragment registerWarpGroups(const Fragment& tiled, int64_t producer = kWgmmaNoProducer, bool tf32x3 = false,
