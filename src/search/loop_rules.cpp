@@ -631,10 +631,13 @@ Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer, 
   if (!f.refused.empty()) return f;
   // ptxas serializes the wgmma where a thread's accumulators, fragments and addresses (about 40
   // more) pass its share of the block's registers: 4 consumer warpgroups of 64 x 128, say.
-  // Promoted sums are a second set of accumulators.
+  // Promoted sums are a second set of accumulators. A producer's threads that copy by cp.async
+  // take about 16 more for their unrolled copies' addresses and bounds (ptxas spilled a 128 x 128
+  // tf32x3 tile at 127 x 4099 x 513 that TMA's copies let fit).
   const int64_t threads = 128 * (s.blockCols / s.threadCols + (producer == kWgmmaNoProducer ? 0 : 1));
   const int64_t accumulators = s.threadRows * s.threadCols / 128 * (promote > 0 ? 2 : 1);
-  if (accumulators + 40 > std::min(gpu_.target.maxRegistersPerThread, gpu_.target.registersPerBlock / threads)) {
+  const int64_t others = tf32x3 && producer == kWgmmaCpAsyncProducer ? 56 : 40;
+  if (accumulators + others > std::min(gpu_.target.maxRegistersPerThread, gpu_.target.registersPerBlock / threads)) {
     f.refused = "a thread's accumulators and fragments pass its share of the block's registers (ptxas would serialize)";
     return f;
   }

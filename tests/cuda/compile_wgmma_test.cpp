@@ -262,6 +262,45 @@ TEST(CompileWgmma, SplitTf32x3ProductsCompileForSm90aWithoutLocalMemory) {
   }
 }
 
+// tf32x3 where TMA cannot copy the rows (127 x 4099 x 513: rows of 513 and 4099 floats, no
+// multiple of 16 bytes): the producer warpgroup's threads copy 4 bytes at a time by cp.async,
+// zero-filled past the edges, and arrive on the full barriers as their copies land; the warpgroup
+// then splits A's strips as with TMA. No tensor map, the same sane resources; split into parts too.
+TEST(CompileWgmma, Tf32x3ProductsFilledByCpAsyncCompileForSm90a) {
+  const std::map<std::string, int64_t> odd{{"M", 127}, {"N", 4099}, {"K", 513}};
+  auto recipe = [](const std::string& split, const std::string& block, const std::string& group, int64_t n,
+                   const std::string& promote) {
+    return split + "tile i,j " + block + std::string(split.empty() ? "" : "; map k_s grid.z") +
+           "; map i_o grid.y; map j_o grid.x; map i block.x; map j block.y; regtile i,j " + group +
+           "; strip k 32; stage A at k_o swizzle; stage B at k_o swizzle slabs 32; unroll k 32; map k_o async 4; "
+           "wgmma j,i,k 64," + std::to_string(n) + ",8 producer tf32x3" + promote;
+  };
+  struct Case {
+    std::map<std::string, int64_t> sizes;
+    std::string recipe;
+    int64_t n;
+  };
+  for (const Case& c : {Case{odd, recipe("", "64,64", "64,64", 64, " promote 2"), 64},
+                        Case{odd, recipe("", "64,128", "64,64", 64, " promote 1"), 64},
+                        Case{odd, recipe("", "128,64", "128,64", 128, " promote 2"), 128},
+                        Case{{{"M", 127}, {"N", 4099}, {"K", 1023}}, recipe("split k 2; ", "64,64", "64,64", 64, " promote 1"), 64}}) {
+    SCOPED_TRACE(c.recipe);
+    auto k = testing::emittedKernel("matmul.loop", c.sizes, c.recipe);
+    ASSERT_TRUE(k);
+    EXPECT_TRUE(k->tensorMaps.empty());
+    CompileResult r = compiledForSm90(*k);
+    ASSERT_TRUE(r.compiled) << r.errorLog;
+    EXPECT_TRUE(r.ok) << r.refusal;
+    EXPECT_NE(r.ptx.find("wgmma.mma_async.sync.aligned.m64n" + std::to_string(c.n) + "k8.f32.tf32.tf32"),
+              std::string::npos);
+    for (const char* op : {"cp.async.ca.shared.global", "cp.async.mbarrier.arrive.noinc.shared::cta.b64",
+                           "cvt.rna.tf32.f32", "fence.proxy.async.shared::cta", "mbarrier.try_wait.parity.shared::cta.b64"})
+      EXPECT_NE(r.ptx.find(op), std::string::npos) << op;
+    EXPECT_EQ(r.ptx.find("cp.async.bulk.tensor"), std::string::npos);
+    expectNoLocalMemory(r);
+  }
+}
+
 // Every register-A candidate the grammar offers for tf32, and for float as tf32x3 (their pinned
 // lists, at 4096^3, whose --tile 16,64 leaves the tensor cores tiles of 64): the grammar refuses
 // the tiles whose registers would have ptxas serialize the wgmma, so none does.
