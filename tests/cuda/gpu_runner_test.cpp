@@ -634,6 +634,23 @@ TEST_F(GpuRunner, SplitTf32x3ProductsVerifyAgainstCublasSgemm) {
     expectVerified({"matmul.loop", sizes, text, "cuBLAS SGEMM"});
 }
 
+// tf32x3 where TMA cannot copy the rows (127 x 4099 x 513: rows of 513 and 4099 floats, no
+// multiple of 16 bytes, and M = 127 past a tile's edge): the producer warpgroup's threads fill the
+// stages by cp.async, zero past every edge, and split A's strips. Held to twice cuBLAS SGEMM's
+// error: tiles of 64 rows (one warpgroup's N), of 128, and split into parts.
+TEST_F(GpuRunner, Tf32x3ProductsFilledByCpAsyncVerifyAgainstCublasSgemm) {
+  if (runner_->arch() != "sm_90") GTEST_SKIP() << "wgmma runs on sm_90 only, not on " << runner_->device();
+  const std::map<std::string, int64_t> odd{{"M", 127}, {"N", 4099}, {"K", 513}};
+  std::string split = registerARecipe("64,64", "64,64", 64, 4, " producer tf32x3 promote 1");
+  split.replace(split.find("map i_o grid.y"), 0, "map k_s grid.z; ");
+  for (const auto& [sizes, text] : std::vector<std::pair<std::map<std::string, int64_t>, std::string>>{
+           {odd, registerARecipe("64,64", "64,64", 64, 4, " producer tf32x3 promote 2")},
+           {odd, registerARecipe("64,128", "64,64", 64, 3, " producer tf32x3 promote 1")},
+           {odd, registerARecipe("128,64", "128,64", 128, 4, " producer tf32x3 promote 2")},
+           {{{"M", 127}, {"N", 4099}, {"K", 1023}}, "split k 2; " + split}})
+    expectVerified({"matmul.loop", sizes, text, "cuBLAS SGEMM"});
+}
+
 // The contract decides: tf32x3 summed on the tensor cores alone errs by K / 8 units of fp32 (2.9e-5
 // at K = 4096), past twice SGEMM's error, so it is wrong under --precision strict, with both errors
 // said; under --precision tf32, held to cuBLAS's TF32 error, it passes.
