@@ -559,6 +559,12 @@ Fragment LoopRules::wgmmaTiles(const Fragment& tiled, std::string& reduction, bo
   else if (f.shape.gatherOps > 0) f.refused = "wgmma reads staged boxes, not gathers";
   else if (f.shape.stageDepth != wgmmaStripDepth())
     f.refused = "wgmma reads strips of " + std::to_string(wgmmaStripDepth()) + " (rows of 128 bytes)";
+  // Split-K is for grids that leave multiprocessors idle: where the tiles alone fill them, parts
+  // add only their atomic adds, and twins of nearly the same estimate would crowd the search.
+  else if (f.shape.split > 1 && (f.shape.rows + f.shape.blockRows - 1) / f.shape.blockRows *
+                                        ((f.shape.cols + f.shape.blockCols - 1) / f.shape.blockCols) >=
+                                    gpu_.multiprocessors)
+    f.refused = "the tiles alone fill the GPU's multiprocessors: a split would add only its parts' atomic adds";
   return f;
 }
 

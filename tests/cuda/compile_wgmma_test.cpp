@@ -262,6 +262,22 @@ TEST(CompileWgmma, SplitTf32x3ProductsCompileForSm90aWithoutLocalMemory) {
   }
 }
 
+// Split-K falls out for every form of wgmma: half operands, both read by descriptor.
+TEST(CompileWgmma, SplitHalfProductsCompileForSm90a) {
+  const std::string recipe = "split k 4; tile i,j 128,128; map k_s grid.z; " +
+                             wgmmaRecipe("128,128", "64,128", 128, 4, " producer").substr(18);
+  auto k = testing::emittedKernel("hgemm.loop", {{"M", 512}, {"N", 512}, {"K", 2048}}, recipe);
+  ASSERT_TRUE(k);
+  CompileResult r = compiledForSm90(*k);
+  ASSERT_TRUE(r.compiled) << r.errorLog;
+  EXPECT_TRUE(r.ok) << r.refusal;
+  EXPECT_NE(r.ptx.find("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16"), std::string::npos);
+  EXPECT_NE(r.ptx.find("%ctaid.z"), std::string::npos);
+  EXPECT_TRUE(r.ptx.find("red.global.add.f32") != std::string::npos ||
+              r.ptx.find("atom.global.add.f32") != std::string::npos);
+  expectNoLocalMemory(r);
+}
+
 // tf32x3 where TMA cannot copy the rows (127 x 4099 x 513: rows of 513 and 4099 floats, no
 // multiple of 16 bytes): the producer warpgroup's threads copy 4 bytes at a time by cp.async,
 // zero-filled past the edges, and arrive on the full barriers as their copies land; the warpgroup

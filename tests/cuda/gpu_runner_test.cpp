@@ -531,7 +531,11 @@ TEST_F(GpuRunner, WgmmaProductsVerifyAgainstGemmEx) {
         ProductCase{"hgemm.loop", {{"M", 256}, {"N", 512}, {"K", 512}}, wgmmaRecipe("128,256", "64,256", 256, 4, " producer")},
         ProductCase{"hgemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}}, wgmmaRecipe("128,128", "64,128", 128, 3, " producer")},
         ProductCase{"bf16gemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}},
-                   wgmmaRecipe("128,128", "64,128", 128, 2, " wait 0 producer")}})
+                   wgmmaRecipe("128,128", "64,128", 128, 2, " wait 0 producer")},
+        // Split into parts on grid.z, their tiles added atomically (split-K, as the grammar offers it).
+        ProductCase{"hgemm.loop", {{"M", 512}, {"N", 512}, {"K", 2048}},
+                    "split k 4; " + std::string(wgmmaRecipe("128,128", "64,128", 128, 4, " producer"))
+                                        .replace(0, 18, "tile i,j 128,128; map k_s grid.z; ")}})
     expectVerified(c);
 }
 
