@@ -450,7 +450,7 @@ Fragment LoopRules::mmaStrips(const Node* node, int64_t depth, int64_t buffers, 
   return f;
 }
 
-Fragment LoopRules::tensorCores(const Fragment& tiled, int64_t prefetch, int64_t k) const {
+Fragment LoopRules::tensorCores(const Fragment& tiled, int64_t prefetch, int64_t k, bool allowSplit) const {
   Fragment f = tiled;
   if (k == 0) k = mmaK();
   // An implicit GEMM's gathers are stored transposed: rows of the tile's pixels (or filters), each
@@ -462,7 +462,7 @@ Fragment LoopRules::tensorCores(const Fragment& tiled, int64_t prefetch, int64_t
   if (k == 0) f.refused = "the operands are not of one tensor-core type";
   else if (!strip || !f.shape.staged) f.refused = "tensor-core tiles read staged operands";
   else if (f.shape.transposed && !gathered) f.refused = "ldmatrix transposes: no operand is staged transposed";
-  else if (f.shape.split > 1 || f.shape.outer > 1) f.refused = "one 2-D product a kernel";
+  else if ((f.shape.split > 1 && !allowSplit) || f.shape.outer > 1) f.refused = "one 2-D product a kernel";
   else if (f.shape.tabled) f.refused = "gathers stored transposed take the table's entries a lane apart";
   else if (strip->factors[0] % k != 0) f.refused = "a stage of " + std::to_string(strip->factors[0]) + " is no multiple of " + std::to_string(k);
   if (!f.refused.empty()) return f;
@@ -521,8 +521,18 @@ bool LoopRules::tf32x3Runs() const {
 // A 128-byte row holds 64 elements of 16 bits, 32 of 32 bits (mma's k is 32 bytes of either).
 int64_t LoopRules::wgmmaStripDepth() const { return mmaK() == 16 ? 64 : 32; }
 
-Fragment LoopRules::wgmmaStrips(const Node* node, int64_t buffers) const {
-  return mmaStrips(node, wgmmaStripDepth(), buffers, 1);
+Fragment LoopRules::wgmmaStrips(const Node* node, int64_t buffers, int64_t parts) const {
+  const int64_t depth = wgmmaStripDepth();
+  Fragment f = mmaStrips(node, depth, buffers, 1);
+  if (parts < 2) return f;
+  // wgmma multiplies whole strips: a part that ends inside one would take the next part's
+  // elements in (the last part ends at the array's edge, past which the stages hold zeros).
+  const int64_t chunk = (trip(node) + parts - 1) / parts;
+  if (chunk % depth != 0)
+    f.refused = "a part of " + std::to_string(chunk) + " elements of " + node->index + " ends inside a strip of " +
+                std::to_string(depth) + ": wgmma would multiply the next part's elements";
+  splitParts(f, node->index, trip(node), parts, depth, false);
+  return f;
 }
 
 namespace {
@@ -539,7 +549,7 @@ bool tf32CopiesSpill(const CandidateShape& s, int64_t producer) {
 }  // namespace
 
 Fragment LoopRules::wgmmaTiles(const Fragment& tiled, std::string& reduction, bool tf32x3) const {
-  Fragment f = tensorCores(tiled, 0, tf32x3 ? 8 : 0);
+  Fragment f = tensorCores(tiled, 0, tf32x3 ? 8 : 0, true);
   if (!f.refused.empty()) return f;
   for (const auto& s : f.inTile)
     if (s.kind == StepKind::StripMine) reduction = s.loops[0];
@@ -549,6 +559,12 @@ Fragment LoopRules::wgmmaTiles(const Fragment& tiled, std::string& reduction, bo
   else if (f.shape.gatherOps > 0) f.refused = "wgmma reads staged boxes, not gathers";
   else if (f.shape.stageDepth != wgmmaStripDepth())
     f.refused = "wgmma reads strips of " + std::to_string(wgmmaStripDepth()) + " (rows of 128 bytes)";
+  // Split-K is for grids that leave multiprocessors idle: where the tiles alone fill them, parts
+  // add only their atomic adds, and twins of nearly the same estimate would crowd the search.
+  else if (f.shape.split > 1 && (f.shape.rows + f.shape.blockRows - 1) / f.shape.blockRows *
+                                        ((f.shape.cols + f.shape.blockCols - 1) / f.shape.blockCols) >=
+                                    gpu_.multiprocessors)
+    f.refused = "the tiles alone fill the GPU's multiprocessors: a split would add only its parts' atomic adds";
   return f;
 }
 
@@ -586,7 +602,7 @@ Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer, 
   if (!f.refused.empty()) return f;
   const CandidateShape& s = f.shape;
   if (!tf32x3 && mmaK() != 8) f.refused = "wgmma's A from registers is offered for tf32 (16-bit B is read N-major by descriptor)";
-  else if (tf32x3 && producer != kWgmmaTmaProducer) f.refused = "tf32x3's strips are split by a producer that copies by TMA";
+  else if (tf32x3 && producer == kWgmmaNoProducer) f.refused = "tf32x3's strips are split by a producer warpgroup";
   // The tensor cores truncate as they add, about a unit of fp32 for each 8 products summed into
   // one accumulator (2.9e-5 at K = 4096): n / 8 units that pass twice SGEMM's error. Sums of a
   // few strips, added into fp32 registers, do not grow with K (promote).
@@ -604,21 +620,30 @@ Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer, 
   // The registers' operand is the one read along the columns, staged as it lies (B[k][j]); the
   // Tensor Memory Accelerator copies boxes of 2-D arrays whose rows are a multiple of 16 bytes.
   int alongColumns = 0;
+  std::string notByTma;  // an array the TMA cannot copy
   for (const RecipeStep& step : f.inTile) {
     if (step.kind != StepKind::Stage) continue;
     alongColumns += !readAlong(step.array, reduction);
     const Array* a = kernel_.findParam(step.array);
-    if (producer == kWgmmaTmaProducer && (!a || a->extents.size() != 2 || a->extents[1] * 4 % 16 != 0))
-      f.refused = "the Tensor Memory Accelerator copies 2-D arrays whose rows are a multiple of 16 bytes, not " + step.array;
+    if (!a || a->extents.size() != 2 || a->extents[1] * 4 % 16 != 0) notByTma = step.array;
   }
+  if (producer == kWgmmaTmaProducer && !notByTma.empty())
+    f.refused = "the Tensor Memory Accelerator copies 2-D arrays whose rows are a multiple of 16 bytes, not " + notByTma;
+  // tf32x3's stages are filled by cp.async only where TMA cannot copy them: elsewhere a twin of
+  // the TMA's candidate at the same estimate would only crowd the search.
+  else if (tf32x3 && producer == kWgmmaCpAsyncProducer && notByTma.empty())
+    f.refused = "the Tensor Memory Accelerator copies these stages: tf32x3's producer copies by cp.async only where it cannot";
   if (alongColumns != 1) f.refused = "wgmma's A from registers is the one operand read along the columns, staged as it lies";
   if (!f.refused.empty()) return f;
   // ptxas serializes the wgmma where a thread's accumulators, fragments and addresses (about 40
   // more) pass its share of the block's registers: 4 consumer warpgroups of 64 x 128, say.
-  // Promoted sums are a second set of accumulators.
+  // Promoted sums are a second set of accumulators. A producer's threads that copy by cp.async
+  // take about 16 more for their unrolled copies' addresses and bounds (ptxas spilled a 128 x 128
+  // tf32x3 tile at 127 x 4099 x 513 that TMA's copies let fit).
   const int64_t threads = 128 * (s.blockCols / s.threadCols + (producer == kWgmmaNoProducer ? 0 : 1));
   const int64_t accumulators = s.threadRows * s.threadCols / 128 * (promote > 0 ? 2 : 1);
-  if (accumulators + 40 > std::min(gpu_.target.maxRegistersPerThread, gpu_.target.registersPerBlock / threads)) {
+  const int64_t others = tf32x3 && producer == kWgmmaCpAsyncProducer ? 56 : 40;
+  if (accumulators + others > std::min(gpu_.target.maxRegistersPerThread, gpu_.target.registersPerBlock / threads)) {
     f.refused = "a thread's accumulators and fragments pass its share of the block's registers (ptxas would serialize)";
     return f;
   }

@@ -159,7 +159,9 @@ class LoopRules {
   // reduction, padded), by asynchronous copies where it was pipelined. Refused when the stage
   // depth is no multiple of the shape's k or the reduction is not staged.
   // `k` is the shape's k: mmaK() where 0, 8 for float operands split into tf32 parts.
-  Fragment tensorCores(const Fragment& tiled, int64_t prefetch = 0, int64_t k = 0) const;
+  // `allowSplit`: a split reduction is allowed (wgmma's parts add their tiles up atomically as
+  // they write them back); mma.sync's tiles refuse it.
+  Fragment tensorCores(const Fragment& tiled, int64_t prefetch = 0, int64_t k = 0, bool allowSplit = false) const;
   // Hopper's warpgroup MMA applies: an sm_90 GPU and operands of one tensor-core type (half,
   // bfloat16, tf32).
   bool wgmmaRuns() const;
@@ -169,8 +171,10 @@ class LoopRules {
   // wgmma's strips: A's rows one 128-byte swizzle atom of k (64 16-bit elements, 32 of 32 bits).
   int64_t wgmmaStripDepth() const;
   // The reduction `node` staged for wgmma: strips of wgmmaStripDepth(), by asynchronous copies
-  // into `buffers` buffers a stage, swizzled by warpGroups().
-  Fragment wgmmaStrips(const Node* node, int64_t buffers) const;
+  // into `buffers` buffers a stage, swizzled by warpGroups(); with `parts` (at least 2), first
+  // split into that many parts on grid.z whose sums meet atomically (split-K, as split() splits),
+  // refused where a part but the last would end inside a strip.
+  Fragment wgmmaStrips(const Node* node, int64_t buffers, int64_t parts = 1) const;
   // A tiled fragment whose threads become warpgroups, each computing its tm x tn register tile (tm
   // a multiple of 64, tn of 64 up to 256) as wgmma m64nNk16 tiles with N = tn (the wgmma step;
   // m64nNk8 for tf32), one group in flight across strips; A's stages swizzled, B's swizzled in
@@ -190,8 +194,9 @@ class LoopRules {
   // warpgroups side by side along the columns (block.y; the rows on block.x). Refused where
   // tensorCores() refuses, for other types, and where the accumulators would not fit.
   // With `tf32x3`, the same for float operands, each split into a high and a low tf32 part and
-  // each product computed as three (`wgmma ... tf32x3`): only with a TMA producer, whose warpgroup
-  // splits the strips of the operand read by descriptor into a second copy of its stage.
+  // each product computed as three (`wgmma ... tf32x3`): only with a producer warpgroup (filling
+  // the stages by TMA, or by cp.async where TMA cannot copy the rows), which splits the strips of
+  // the operand read by descriptor into a second copy of its stage.
   // With `promote` P > 0 (tf32x3), the tensor cores' sums of P strips added into fp32 registers
   // (a second set of accumulators); without it, refused under --precision strict.
   Fragment registerWarpGroups(const Fragment& tiled, int64_t producer = kWgmmaNoProducer, bool tf32x3 = false,

@@ -434,9 +434,9 @@ TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& 
     return TransformResult::refuse("with " + std::to_string(pending) + " group of wgmma in flight, the pipelined loop "
                                    "needs at least " + std::to_string(2 + pending) + " buffers a stage, not " +
                                    std::to_string(kernel.asyncStages));
-  if (tf32x3 && (!registerA || producer != kWgmmaTmaProducer))
+  if (tf32x3 && (!registerA || producer == kWgmmaNoProducer))
     return TransformResult::refuse("tf32x3 is built for wgmma with its A from registers (`wgmma j,i,k` on a tile i { j }) "
-                                   "and a producer that copies by TMA (`producer tma`), whose warpgroup splits the strips "
+                                   "and a producer warpgroup (`producer`, or `producer tma`), which splits the strips "
                                    "read by descriptor");
   if (promote < 0 || promote > kMaxWgmmaPromote || (promote > 0 && !tf32x3))
     return TransformResult::refuse("`promote P` adds tf32x3's partial sums into fp32 registers every P strips, P from 1 to " +

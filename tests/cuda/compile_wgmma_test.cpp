@@ -220,6 +220,103 @@ TEST(CompileWgmma, Tf32x3ProductsCompileForSm90aWithoutLocalMemory) {
   }
 }
 
+// Split-K on tf32x3: the parts on grid.z, each filling its stages by TMA from its own range of k,
+// their tiles added into the outputs atomically (red or atom .global.add.f32); at the shapes whose
+// tiles are too few for the GPU (512^3) or whose reduction is long (256 x 256 x 65536), the same
+// three products a tile and k step and the same sane resources as unsplit.
+TEST(CompileWgmma, SplitTf32x3ProductsCompileForSm90aWithoutLocalMemory) {
+  struct Case {
+    std::map<std::string, int64_t> sizes;
+    int parts;
+    std::string block, group;
+    int64_t n;
+    std::string promote;
+  };
+  for (const Case& c : {Case{{{"M", 512}, {"N", 512}, {"K", 512}}, 4, "128,128", "128,64", 128, " promote 1"},
+                        Case{{{"M", 512}, {"N", 512}, {"K", 512}}, 2, "64,64", "64,64", 64, " promote 2"},
+                        Case{{{"M", 256}, {"N", 256}, {"K", 65536}}, 8, "64,64", "64,64", 64, " promote 1"},
+                        Case{{{"M", 256}, {"N", 256}, {"K", 65536}}, 8, "128,128", "128,64", 128, " promote 2"}}) {
+    const std::string recipe = "split k " + std::to_string(c.parts) + "; tile i,j " + c.block +
+                               "; map k_s grid.z; map i_o grid.y; map j_o grid.x; map i block.x; map j block.y; "
+                               "regtile i,j " + c.group + "; strip k 32; stage A at k_o swizzle; stage B at k_o "
+                               "swizzle slabs 32; unroll k 32; map k_o async 4; wgmma j,i,k 64," + std::to_string(c.n) +
+                               ",8 producer tma tf32x3" + c.promote;
+    SCOPED_TRACE(recipe + " at K=" + std::to_string(c.sizes.at("K")));
+    auto k = testing::emittedKernel("matmul.loop", c.sizes, recipe);
+    ASSERT_TRUE(k);
+    EXPECT_EQ(k->zeroFirst, std::vector<std::string>{"C"});  // the parts add into outputs zeroed first
+    CompileResult r = compiledForSm90(*k);
+    ASSERT_TRUE(r.compiled) << r.errorLog;
+    EXPECT_TRUE(r.ok) << r.refusal;
+    EXPECT_NE(r.ptx.find("wgmma.mma_async.sync.aligned.m64n" + std::to_string(c.n) + "k8.f32.tf32.tf32"),
+              std::string::npos);
+    EXPECT_NE(r.ptx.find("cp.async.bulk.tensor.2d"), std::string::npos);
+    EXPECT_NE(r.ptx.find("%ctaid.z"), std::string::npos);
+    EXPECT_TRUE(r.ptx.find("red.global.add.f32") != std::string::npos ||
+                r.ptx.find("atom.global.add.f32") != std::string::npos);
+    size_t instructions = 0;
+    for (size_t at = r.ptx.find("wgmma.mma_async"); at != std::string::npos; at = r.ptx.find("wgmma.mma_async", at + 1))
+      ++instructions;
+    EXPECT_EQ(instructions % 3, 0u);
+    expectNoLocalMemory(r);
+  }
+}
+
+// Split-K falls out for every form of wgmma: half operands, both read by descriptor.
+TEST(CompileWgmma, SplitHalfProductsCompileForSm90a) {
+  const std::string recipe = "split k 4; tile i,j 128,128; map k_s grid.z; " +
+                             wgmmaRecipe("128,128", "64,128", 128, 4, " producer").substr(18);
+  auto k = testing::emittedKernel("hgemm.loop", {{"M", 512}, {"N", 512}, {"K", 2048}}, recipe);
+  ASSERT_TRUE(k);
+  CompileResult r = compiledForSm90(*k);
+  ASSERT_TRUE(r.compiled) << r.errorLog;
+  EXPECT_TRUE(r.ok) << r.refusal;
+  EXPECT_NE(r.ptx.find("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16"), std::string::npos);
+  EXPECT_NE(r.ptx.find("%ctaid.z"), std::string::npos);
+  EXPECT_TRUE(r.ptx.find("red.global.add.f32") != std::string::npos ||
+              r.ptx.find("atom.global.add.f32") != std::string::npos);
+  expectNoLocalMemory(r);
+}
+
+// tf32x3 where TMA cannot copy the rows (127 x 4099 x 513: rows of 513 and 4099 floats, no
+// multiple of 16 bytes): the producer warpgroup's threads copy 4 bytes at a time by cp.async,
+// zero-filled past the edges, and arrive on the full barriers as their copies land; the warpgroup
+// then splits A's strips as with TMA. No tensor map, the same sane resources; split into parts too.
+TEST(CompileWgmma, Tf32x3ProductsFilledByCpAsyncCompileForSm90a) {
+  const std::map<std::string, int64_t> odd{{"M", 127}, {"N", 4099}, {"K", 513}};
+  auto recipe = [](const std::string& split, const std::string& block, const std::string& group, int64_t n,
+                   const std::string& promote) {
+    return split + "tile i,j " + block + std::string(split.empty() ? "" : "; map k_s grid.z") +
+           "; map i_o grid.y; map j_o grid.x; map i block.x; map j block.y; regtile i,j " + group +
+           "; strip k 32; stage A at k_o swizzle; stage B at k_o swizzle slabs 32; unroll k 32; map k_o async 4; "
+           "wgmma j,i,k 64," + std::to_string(n) + ",8 producer tf32x3" + promote;
+  };
+  struct Case {
+    std::map<std::string, int64_t> sizes;
+    std::string recipe;
+    int64_t n;
+  };
+  for (const Case& c : {Case{odd, recipe("", "64,64", "64,64", 64, " promote 2"), 64},
+                        Case{odd, recipe("", "64,128", "64,64", 64, " promote 1"), 64},
+                        Case{odd, recipe("", "128,64", "128,64", 128, " promote 2"), 128},
+                        Case{{{"M", 127}, {"N", 4099}, {"K", 1023}}, recipe("split k 2; ", "64,64", "64,64", 64, " promote 1"), 64}}) {
+    SCOPED_TRACE(c.recipe);
+    auto k = testing::emittedKernel("matmul.loop", c.sizes, c.recipe);
+    ASSERT_TRUE(k);
+    EXPECT_TRUE(k->tensorMaps.empty());
+    CompileResult r = compiledForSm90(*k);
+    ASSERT_TRUE(r.compiled) << r.errorLog;
+    EXPECT_TRUE(r.ok) << r.refusal;
+    EXPECT_NE(r.ptx.find("wgmma.mma_async.sync.aligned.m64n" + std::to_string(c.n) + "k8.f32.tf32.tf32"),
+              std::string::npos);
+    for (const char* op : {"cp.async.ca.shared.global", "cp.async.mbarrier.arrive.noinc.shared::cta.b64",
+                           "cvt.rna.tf32.f32", "fence.proxy.async.shared::cta", "mbarrier.try_wait.parity.shared::cta.b64"})
+      EXPECT_NE(r.ptx.find(op), std::string::npos) << op;
+    EXPECT_EQ(r.ptx.find("cp.async.bulk.tensor"), std::string::npos);
+    expectNoLocalMemory(r);
+  }
+}
+
 // Every register-A candidate the grammar offers for tf32, and for float as tf32x3 (their pinned
 // lists, at 4096^3, whose --tile 16,64 leaves the tensor cores tiles of 64): the grammar refuses
 // the tiles whose registers would have ptxas serialize the wgmma, so none does.

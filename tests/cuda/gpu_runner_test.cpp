@@ -531,7 +531,11 @@ TEST_F(GpuRunner, WgmmaProductsVerifyAgainstGemmEx) {
         ProductCase{"hgemm.loop", {{"M", 256}, {"N", 512}, {"K", 512}}, wgmmaRecipe("128,256", "64,256", 256, 4, " producer")},
         ProductCase{"hgemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}}, wgmmaRecipe("128,128", "64,128", 128, 3, " producer")},
         ProductCase{"bf16gemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}},
-                   wgmmaRecipe("128,128", "64,128", 128, 2, " wait 0 producer")}})
+                   wgmmaRecipe("128,128", "64,128", 128, 2, " wait 0 producer")},
+        // Split into parts on grid.z, their tiles added atomically (split-K, as the grammar offers it).
+        ProductCase{"hgemm.loop", {{"M", 512}, {"N", 512}, {"K", 2048}},
+                    "split k 4; " + std::string(wgmmaRecipe("128,128", "64,128", 128, 4, " producer"))
+                                        .replace(0, 18, "tile i,j 128,128; map k_s grid.z; ")}})
     expectVerified(c);
 }
 
@@ -610,6 +614,44 @@ TEST_F(GpuRunner, Tf32x3ProductsVerifyAgainstCublasSgemm) {
            {{{"M", 257}, {"N", 520}, {"K", 300}}, registerARecipe("128,64", "128,64", 128, 3, " producer tma tf32x3 promote 2")},
            {{{"M", 200}, {"N", 136}, {"K", 88}}, registerARecipe("128,128", "128,64", 128, 2, " producer tma tf32x3 promote 2")},
            {{{"M", 128}, {"N", 64}, {"K", 64}}, registerARecipe("128,64", "128,64", 128, 4, " producer tma tf32x3 promote 1")}})
+    expectVerified({"matmul.loop", sizes, text, "cuBLAS SGEMM"});
+}
+
+// Split-K on tf32x3 (as the grammar offers it where the tiles are too few for the GPU): the
+// reduction's parts on grid.z, each filling its stages by TMA from its own range of k, their tiles
+// added into the zeroed outputs atomically. Held to twice cuBLAS SGEMM's error as any float
+// kernel: 512^3 (16 tiles of 128 x 128, 64 of 64 x 64), 256 x 256 x 65536 (a long reduction beside
+// few tiles), and an uneven product whose last part is shorter, its partial strip zero past K.
+TEST_F(GpuRunner, SplitTf32x3ProductsVerifyAgainstCublasSgemm) {
+  if (runner_->arch() != "sm_90") GTEST_SKIP() << "wgmma runs on sm_90 only, not on " << runner_->device();
+  auto split = [](int parts, const std::string& block, const std::string& group, int n, const std::string& promote) {
+    std::string recipe = registerARecipe(block, group, n, 4, " producer tma tf32x3" + promote);
+    recipe.replace(recipe.find("map i_o grid.y"), 0, "map k_s grid.z; ");
+    return "split k " + std::to_string(parts) + "; " + recipe;
+  };
+  for (const auto& [sizes, text] : std::vector<std::pair<std::map<std::string, int64_t>, std::string>>{
+           {{{"M", 512}, {"N", 512}, {"K", 512}}, split(4, "128,128", "128,64", 128, " promote 1")},
+           {{{"M", 512}, {"N", 512}, {"K", 512}}, split(2, "64,64", "64,64", 64, " promote 2")},
+           {{{"M", 256}, {"N", 256}, {"K", 65536}}, split(8, "64,64", "64,64", 64, " promote 1")},
+           {{{"M", 256}, {"N", 256}, {"K", 65536}}, split(8, "128,128", "128,64", 128, " promote 2")},
+           {{{"M", 100}, {"N", 200}, {"K", 508}}, split(8, "128,128", "128,64", 128, " promote 2")}})
+    expectVerified({"matmul.loop", sizes, text, "cuBLAS SGEMM"});
+}
+
+// tf32x3 where TMA cannot copy the rows (127 x 4099 x 513: rows of 513 and 4099 floats, no
+// multiple of 16 bytes, and M = 127 past a tile's edge): the producer warpgroup's threads fill the
+// stages by cp.async, zero past every edge, and split A's strips. Held to twice cuBLAS SGEMM's
+// error: tiles of 64 rows (one warpgroup's N), of 128, and split into parts.
+TEST_F(GpuRunner, Tf32x3ProductsFilledByCpAsyncVerifyAgainstCublasSgemm) {
+  if (runner_->arch() != "sm_90") GTEST_SKIP() << "wgmma runs on sm_90 only, not on " << runner_->device();
+  const std::map<std::string, int64_t> odd{{"M", 127}, {"N", 4099}, {"K", 513}};
+  std::string split = registerARecipe("64,64", "64,64", 64, 4, " producer tf32x3 promote 1");
+  split.replace(split.find("map i_o grid.y"), 0, "map k_s grid.z; ");
+  for (const auto& [sizes, text] : std::vector<std::pair<std::map<std::string, int64_t>, std::string>>{
+           {odd, registerARecipe("64,64", "64,64", 64, 4, " producer tf32x3 promote 2")},
+           {odd, registerARecipe("64,128", "64,64", 64, 3, " producer tf32x3 promote 1")},
+           {odd, registerARecipe("128,64", "128,64", 128, 4, " producer tf32x3 promote 2")},
+           {{{"M", 127}, {"N", 4099}, {"K", 1023}}, "split k 2; " + split}})
     expectVerified({"matmul.loop", sizes, text, "cuBLAS SGEMM"});
 }
 

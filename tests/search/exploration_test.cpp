@@ -240,8 +240,9 @@ TEST(Exploration, EveryOfferedConv2dCandidateComputesTheNest) {
 // their batches of groups or channels included, computes what they compute.
 // Float products on an sm_90 GPU are offered on tensor cores as three tf32 products (tf32x3):
 // the register-A form, filled by TMA, every such candidate a legal recipe; --no-tf32x3 (the
-// space's tf32x3 off) takes exactly those away. A batched product (3-D arrays, B transposed) and
-// rows that are no multiple of 16 bytes get none: TMA copies neither. Under --precision strict
+// space's tf32x3 off) takes exactly those away. A batched product (3-D arrays, B transposed) gets
+// none; rows that are no multiple of 16 bytes, which TMA cannot copy, are filled by the producer's
+// cp.async instead, and only there. Under --precision strict
 // every one promotes its partial sums into fp32 registers, at any K; under --precision tf32 the
 // sums on the tensor cores alone are offered too.
 TEST(Exploration, FloatProductsAreOfferedTf32x3WhereTheSpaceAllowsIt) {
@@ -281,16 +282,79 @@ TEST(Exploration, FloatProductsAreOfferedTf32x3WhereTheSpaceAllowsIt) {
   tf32.precision = Precision::Tf32;
   auto loose = offered<generated::LoopsMatcher>(smallMatmul(), tf32);
   EXPECT_GT(std::count_if(loose.begin(), loose.end(), [&](const Offered& f) { return isTf32x3(f) && !promoted(f); }), 0);
-  for (const auto& [example, sizes] :
-       {std::pair<const char*, std::map<std::string, int64_t>>{"matmul_bt.loop", {{"BATCH", 2}, {"M", 40}, {"N", 48}, {"K", 36}}},
-        {"matmul.loop", {{"M", 40}, {"N", 48}, {"K", 34}}}}) {
-    auto fs = offered<generated::LoopsMatcher>(loadExample(example, sizes), space);
-    EXPECT_EQ(std::count_if(fs.begin(), fs.end(), isTf32x3), 0) << example << " K=" << sizes.at("K");
-  }
+  auto byTma = [&](const Offered& f) { return wgmmaStep(f)->factors[4] == kWgmmaTmaProducer; };
+  EXPECT_TRUE(std::all_of(all.begin(), all.end(), [&](const Offered& f) { return !isTf32x3(f) || byTma(f); }));
+  auto batched = offered<generated::LoopsMatcher>(
+      loadExample("matmul_bt.loop", {{"BATCH", 2}, {"M", 40}, {"N", 48}, {"K", 36}}), space);
+  EXPECT_EQ(std::count_if(batched.begin(), batched.end(), isTf32x3), 0);
+  auto unaligned = offered<generated::LoopsMatcher>(loadExample("matmul.loop", {{"M", 40}, {"N", 48}, {"K", 34}}), space);
+  EXPECT_GT(std::count_if(unaligned.begin(), unaligned.end(), isTf32x3), 0);
+  for (const auto& f : unaligned)
+    if (isTf32x3(f)) EXPECT_EQ(wgmmaStep(f)->factors[4], kWgmmaCpAsyncProducer) << printRecipeLine(f.recipe);
   // Promoted, the error no longer grows with K: long reductions are offered too.
   auto longK =
       offered<generated::LoopsMatcher>(loadExample("matmul.loop", {{"M", 64}, {"N", 64}, {"K", 16384}}), space);
   EXPECT_GT(std::count_if(longK.begin(), longK.end(), isTf32x3), 0);
+}
+
+// Split-K on wgmma: where a product's tiles make few blocks for the GPU (512^3: 16 of 128 x 128,
+// 64 of 64 x 64, on 132 multiprocessors) or its reduction is long beside them (256 x 256 x 65536),
+// tf32x3 tiles split into parts on grid.z are offered among the model's first dozen candidates,
+// which the search measures; each is a legal recipe whose parts hold whole strips. Split smaller,
+// they compute the nest. Where TMA cannot copy the rows (127 x 4099 x 513), tf32x3 tiles filled
+// by cp.async are among the first dozen. An epilogue takes no part's sums: a layer with one is
+// offered none.
+TEST(Exploration, SplitTf32x3TilesAreOfferedWhereTheTilesAreFew) {
+  auto splitTf32x3 = [](const Offered& f) { return f.shape.tf32x3 && f.shape.split > 1; };
+  for (const auto& sizes : {std::map<std::string, int64_t>{{"M", 512}, {"N", 512}, {"K", 512}},
+                            std::map<std::string, int64_t>{{"M", 256}, {"N", 256}, {"K", 65536}}}) {
+    SCOPED_TRACE("K=" + std::to_string(sizes.at("K")));
+    Kernel k = loadExample("matmul.loop", sizes);
+    auto fs = offered<generated::LoopsMatcher>(k, SearchSpace{});
+    ASSERT_GE(fs.size(), 12u);
+    EXPECT_TRUE(std::any_of(fs.begin(), fs.begin() + 12, splitTf32x3));
+    size_t applied = 0;
+    for (const auto& f : fs) {
+      if (!splitTf32x3(f) || applied == 8) continue;
+      TransformResult t = applyRecipe(k, f.recipe);
+      ASSERT_TRUE(t) << printRecipeLine(f.recipe) << ": " << t.reason;
+      EXPECT_EQ(sizes.at("K") / f.shape.split % 32, 0) << printRecipeLine(f.recipe);
+      ++applied;
+    }
+    EXPECT_EQ(applied, 8u);
+  }
+  SearchSpace space;
+  space.tile = {{64, 128}};
+  space.split = {{2, 4}};
+  Kernel small = loadExample("matmul.loop", {{"M", 64}, {"N", 128}, {"K", 512}});
+  auto fs = offered<generated::LoopsMatcher>(small, space);
+  Buffers input = fillRandom(small, 3), expected = input;
+  execute(small, expected);
+  size_t computed = 0;
+  for (const auto& f : fs) {
+    if (!splitTf32x3(f) || computed == 4) continue;
+    TransformResult t = applyRecipe(small, f.recipe);
+    ASSERT_TRUE(t) << printRecipeLine(f.recipe) << ": " << t.reason;
+    Buffers actual = input;
+    execute(*t.kernel, actual);
+    Comparison c = compare(small, expected, actual, reductionTolerance(small));
+    EXPECT_TRUE(c.ok) << printRecipeLine(f.recipe) << ": " << c.firstMismatch;
+    ++computed;
+  }
+  EXPECT_EQ(computed, 4u);
+  // Rows TMA cannot copy (127 x 4099 x 513): tf32x3 filled by cp.async among the first dozen,
+  // tiles of 64 rows among them.
+  Kernel odd = loadExample("matmul.loop", {{"M", 127}, {"N", 4099}, {"K", 513}});
+  auto oddFs = offered<generated::LoopsMatcher>(odd, SearchSpace{});
+  ASSERT_GE(oddFs.size(), 12u);
+  EXPECT_TRUE(std::any_of(oddFs.begin(), oddFs.begin() + 12,
+                          [](const Offered& f) { return f.shape.tf32x3 && f.shape.blockRows == 64; }));
+  for (const auto& f : oddFs)
+    if (f.shape.tf32x3) EXPECT_TRUE(applyRecipe(odd, f.recipe)) << printRecipeLine(f.recipe);
+  auto relu = offered<generated::LoopsMatcher>(
+      loadExample("linear_relu.loop", {{"M", 256}, {"N", 256}, {"K", 65536}}), SearchSpace{});
+  EXPECT_TRUE(std::any_of(relu.begin(), relu.end(), [](const Offered& f) { return f.shape.tf32x3; }));
+  EXPECT_FALSE(std::any_of(relu.begin(), relu.end(), splitTf32x3));
 }
 
 TEST(Exploration, EveryOfferedCandidateOfTheOtherExamplesComputesTheNest) {

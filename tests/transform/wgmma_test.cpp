@@ -261,12 +261,85 @@ TEST(Wgmma, Tf32x3TilesComputeWhatTheRegisterTileDidAndNameTheSplitStage) {
   EXPECT_EQ(tf32.kernel->wgmmaSplitBuffer, "");
 }
 
+// Split-K on tf32x3 tiles: the reduction split into parts on grid.z before the tile, each part's
+// strips filled by TMA from its own range of k, the parts' sums added atomically as each writes
+// its tile back. The CPU executor runs the parts in turn, so the tiles compute what the register
+// tile split the same way did, element for element: parts of whole strips, and a last part
+// shorter than the others, its partial strip zero past the array's edge. A part that ends inside
+// a strip is refused: wgmma would multiply the next part's elements in that strip.
+TEST(Wgmma, SplitTf32x3TilesComputeWhatTheSplitRegisterTileDid) {
+  struct Case {
+    int64_t m, n, k, parts;
+    std::string promote;
+  };
+  auto splitRegisters = [](int64_t parts) {
+    std::string registers = registerAStaged("128,128", "128,64");
+    registers.replace(registers.find("map i_o grid.y"), 0, "map k_s grid.z; ");
+    return "split k " + std::to_string(parts) + "; " + registers;
+  };
+  for (const Case& c : {Case{128, 128, 512, 4, " promote 1"}, Case{100, 200, 508, 8, " promote 2"},
+                        Case{64, 136, 256, 2, ""}}) {
+    SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " in " +
+                 std::to_string(c.parts) + " parts" + c.promote);
+    Kernel fp32 = gemm("matmul", c.m, c.n, c.k);
+    std::string registers = splitRegisters(c.parts);
+    TransformResult plain = applyText(fp32, registers);
+    ASSERT_TRUE(plain.ok()) << plain.reason;
+    TransformResult split = applyText(fp32, registers + "wgmma j,i,k 64,128,8 producer tma tf32x3" + c.promote);
+    ASSERT_TRUE(split.ok()) << split.reason;
+    EXPECT_TRUE(split.kernel->wgmmaTma);
+    EXPECT_EQ(split.kernel->wgmmaSplitBuffer, "A_s");
+    EXPECT_EQ(split.kernel->zeroFirst, std::vector<std::string>{"C"});  // the parts add into outputs zeroed first
+    int atomicStores = 0;
+    forEachNode(*split.kernel->body, [&](const Node& n) { atomicStores += n.kind == NodeKind::Assign && n.atomic; });
+    EXPECT_EQ(atomicStores, 1);
+    Buffers expected = fillRandom(fp32, 13), actual = expected;
+    execute(*plain.kernel, expected);
+    execute(*split.kernel, actual);
+    EXPECT_EQ(expected.data["C"], actual.data["C"]);
+  }
+  // 300 in 2 parts of 150: the first part's last strip runs into the second part.
+  EXPECT_NE(refusal(gemm("matmul", 128, 128, 300), splitRegisters(2) + "wgmma j,i,k 64,128,8 producer tma tf32x3 promote 1")
+                .find("is not the edge of the array"),
+            std::string::npos);
+}
+
+// tf32x3 where TMA cannot copy the rows (A's of 129 floats, no multiple of 16 bytes; M = 127, a
+// tile of 64 rows past it): the producer warpgroup's threads fill the stages by cp.async and it
+// splits A's strips all the same. The tree is the same as with TMA, so the CPU executor computes
+// what the register tile did; split into parts too.
+TEST(Wgmma, Tf32x3TilesFilledByCpAsyncComputeWhatTheRegisterTileDid) {
+  struct Case {
+    int64_t m, n, k;
+    std::string block, group, shape, split;
+  };
+  for (const Case& c : {Case{127, 260, 129, "64,64", "64,64", "64,64,8", ""},
+                        Case{127, 200, 99, "128,128", "128,64", "64,128,8", ""},
+                        Case{127, 200, 256, "64,128", "64,64", "64,64,8", "split k 2; "}}) {
+    SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " " + c.split + c.block);
+    Kernel fp32 = gemm("matmul", c.m, c.n, c.k);
+    std::string registers = c.split + registerAStaged(c.block, c.group);
+    if (!c.split.empty()) registers.replace(registers.find("map i_o grid.y"), 0, "map k_s grid.z; ");
+    TransformResult plain = applyText(fp32, registers);
+    ASSERT_TRUE(plain.ok()) << plain.reason;
+    TransformResult split = applyText(fp32, registers + "wgmma j,i,k " + c.shape + " producer tf32x3 promote 1");
+    ASSERT_TRUE(split.ok()) << split.reason;
+    EXPECT_TRUE(split.kernel->wgmmaProducer);
+    EXPECT_FALSE(split.kernel->wgmmaTma);
+    EXPECT_EQ(split.kernel->wgmmaSplitBuffer, "A_s");
+    Buffers expected = fillRandom(fp32, 17), actual = expected;
+    execute(*plain.kernel, expected);
+    execute(*split.kernel, actual);
+    EXPECT_EQ(expected.data["C"], actual.data["C"]);
+  }
+}
+
 TEST(Wgmma, Tf32x3RefusesWhatItCannotSplit) {
   Kernel fp32 = gemm("matmul", 128, 128, 128), tf32 = gemm("tf32gemm", 128, 128, 128);
   const std::string registers = registerAStaged("128,128", "128,64");
-  // Without a TMA producer, nobody splits A's strips; the plain tf32 form refuses float operands.
-  for (const char* options : {"", " producer", " wait 0 producer"})
-    EXPECT_NE(refusal(fp32, registers + "wgmma j,i,k 64,128,8" + options + " tf32x3").find("producer tma"),
+  // Without a producer warpgroup, nobody splits A's strips; the plain tf32 form refuses float operands.
+  for (const char* options : {"", " wait 0"})
+    EXPECT_NE(refusal(fp32, registers + "wgmma j,i,k 64,128,8" + options + " tf32x3").find("a producer warpgroup"),
               std::string::npos)
         << options;
   EXPECT_NE(refusal(fp32, registers + "wgmma j,i,k 64,128,8 producer tma").find("not float and float"),

@@ -512,7 +512,7 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
     }
   };
   if (kernel_.wgmmaProducer) {
-    for (const Node* b : parts.buffers) declareShared(*b, buffers);
+    for (const Node* b : parts.buffers) declareShared(*b, bufferCopies(kernel_, loop.mapping, b->buffer.name));
     return emitProducerPipelinedLoop(loop, *trips, inner, [&](const std::string& slot) { issue(0, slot, *trips); });
   }
   // Around wgmma, the groups left in flight still read the buffers of the iterations before:
@@ -599,7 +599,6 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
   const int64_t buffers = kernel_.asyncStages, consumers = plan_.block[1] - 1;
   const std::string b = std::to_string(buffers), it = iterationText(loop);
   const bool split = !kernel_.wgmmaSplitBuffer.empty();
-  if (split && !kernel_.wgmmaTma) return refuse("tf32x3's strips are split by the producer warpgroup of a TMA pipeline");
   line("// " + loop.index + " pipelined by the producer warpgroup: " + b + " copies of each buffer, each filled once " +
        "its readers are done with it");
   declareBarriers(buffers);
@@ -678,8 +677,9 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
 }
 
 // The producer warpgroup of a tf32x3 pipeline (Kernel::wgmmaSplitBuffer): its one thread issues
-// each strip's TMA copies as above, and the warpgroup splits the strip `lag` iterations behind once
-// it has landed: the high tf32 parts in place, the low ones into the copy `buffers` further on,
+// each strip's TMA copies as above (or, without TMA, its threads their cp.async copies, each
+// arriving on full[s] as its copies land), and the warpgroup splits the strip `lag` iterations
+// behind once it has landed: the high tf32 parts in place, the low ones into the copy `buffers` further on,
 // made visible to wgmma's reads and announced on ready[s]. The split comes before the copy of its
 // iteration, which may wait for the consumers to free a strip they read only once the strip
 // before is split: `lag` = buffers - 1 keeps that many strips in flight without a deadlock. The
@@ -701,16 +701,26 @@ void KernelWriter::emitProducerSplit(const std::string& header, const std::strin
     line("wgmma_proxy_fence();  // the parts visible to wgmma's reads");
     line("mbarrier_arrive(&wgmma_ready[split_slot]);");
   };
+  if (!kernel_.wgmmaTma) line("const int producer_rank = threadIdx.x;");
   line("int produced = 0;  // strips whose copies were issued");
   open(header);
   line(slot);
   open("if (produced >= " + std::to_string(lag) + ") {  // the strip " + std::to_string(lag) + " behind");
   splitStrip("produced - " + std::to_string(lag));
   close();
-  open("if (threadIdx.x == 0) {  // one thread issues the Tensor Memory Accelerator's copies");
-  line("if (stage_round > 0) mbarrier_wait(&wgmma_empty[stage_slot], (stage_round - 1) & 1);  // emptied");
-  issue();
-  close();
+  const std::string emptied = "if (stage_round > 0) mbarrier_wait(&wgmma_empty[stage_slot], (stage_round - 1) & 1);  // emptied";
+  if (kernel_.wgmmaTma) {
+    open("if (threadIdx.x == 0) {  // one thread issues the Tensor Memory Accelerator's copies");
+    line(emptied);
+    issue();
+    close();
+  } else {
+    line(emptied);
+    producerCopies_ = true;
+    issue();
+    producerCopies_ = false;
+    line("async_arrive(&wgmma_full[stage_slot]);  // full[stage_slot] completes as they land");
+  }
   line("++produced;");
   close();
   open("for (int strip = produced < " + std::to_string(lag) + " ? 0 : produced - " + std::to_string(lag) +
