@@ -83,7 +83,14 @@ Fragment LoopRules::gemmTiles(const Node* outer, const Fragment& body, int64_t b
   std::vector<const Node*> chain;
   for (const Node* cur = outer; cur->kind == NodeKind::For && cur->loopKind == LoopKind::Parallel; cur = cur->body().get())
     chain.push_back(cur);
-  const Node* reduction = flattenSeq(chain.back()->body()).back().get();
+  // The reduction: the loop after the initialisation, before any epilogue.
+  const Node* reduction = nullptr;
+  for (const NodePtr& stmt : flattenSeq(chain.back()->body()))
+    if (stmt->kind == NodeKind::For && !reduction) reduction = stmt.get();
+  if (!reduction) {
+    f.refused = "the parallel loops hold no reduction";
+    return f;
+  }
   std::vector<std::string> operands = arraysRead(reduction);
   if (operands.size() != 2) {
     f.refused = "the reduction reads " + std::to_string(operands.size()) + " arrays, not two operands";
