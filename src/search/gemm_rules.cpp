@@ -116,6 +116,10 @@ Fragment LoopRules::gemmTiles(const Node* outer, const Fragment& body, int64_t b
   }
   std::vector<const Node*>& rows = group[1 - cols];
   std::vector<const Node*>& columns = group[cols];
+  if (f.shape.gatherOps == 0 && rows.size() == 1 && columns.size() == 1 && batch.empty()) {
+    f.refused = "a product of one loop of rows by one of columns is the block tile's";
+    return f;
+  }
   bool split = false;
   if (rows.empty()) {
     // One operand reads no loop of its own (a depthwise filter, a correlation's template): the

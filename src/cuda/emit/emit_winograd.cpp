@@ -144,16 +144,17 @@ class EpilogueText {
   static constexpr const char* kSum = "@sum";
 
   std::string affine(const Affine& a) {
-    std::string s = std::to_string(a.constant);
+    std::string s;
     for (const auto& [name, coef] : a.terms) {
       auto it = indices_.find(name);
       if (it == indices_.end()) {
         refusal_ = "the epilogue reads `" + name + "`, which is not an index of the output";
         return "0";
       }
-      s += " + " + std::to_string(coef) + " * " + it->second;
+      s += (s.empty() ? "" : " + ") + (coef == 1 ? "" : std::to_string(coef) + " * ") + it->second;
     }
-    return "(" + s + ")";
+    if (s.empty() || a.constant != 0) s += (s.empty() ? "" : " + ") + std::to_string(a.constant);
+    return a.terms.size() == 1 && a.constant == 0 ? s : "(" + s + ")";
   }
 
   std::string text(const Expr& e) {
