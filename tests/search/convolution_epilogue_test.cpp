@@ -76,6 +76,21 @@ TEST(ConvolutionEpilogue, BottleneckOneByOneIsOfferedImplicitGemm) {
   EXPECT_EQ(differenceFromNest(p, *o.bestImplicitGemm, 0), "");
 }
 
+// With half operands the implicit GEMM runs on tensor cores (mma.sync), the epilogue applied to
+// each accumulator element as the warp stores it.
+TEST(ConvolutionEpilogue, HalfOperandsAreOfferedTensorCoreImplicitGemm) {
+  testing::SearchProblem p = testing::parseSearchProblem(kResnet);
+  for (Array& a : p.kernel.params)
+    if (a.name == "In" || a.name == "Wt") a.type = ScalarType::Half;
+  int mma = 0;
+  for (const Fragment& f : testing::candidates(p)) {
+    std::string line = printRecipeLine(f.recipe(p.kernel));
+    if (!collapses(line) || line.find("; mma ") == std::string::npos) continue;
+    if (mma++ % 5 == 0) EXPECT_EQ(differenceFromNest(p, f, 0), "");
+  }
+  EXPECT_GT(mma, 5);
+}
+
 // Every implicit-GEMM and Winograd candidate of a few tile sizes applies and computes the nest:
 // staged and pipelined gathers, tables, register tiles of each shape, both Winograd tiles.
 TEST(ConvolutionEpilogue, EveryOfferedConvolutionIdiomComputesTheNest) {
