@@ -8,6 +8,7 @@
 
 #include "src/exec/compare.hpp"
 #include "src/exec/executor.hpp"
+#include "src/fusion/local_accumulator.hpp"
 #include "src/transform/recipe.hpp"
 #include "tests/search/search_problem.hpp"
 
@@ -88,6 +89,43 @@ TEST(ConvolutionEpilogue, HalfOperandsAreOfferedTensorCoreImplicitGemm) {
     if (!collapses(line) || line.find("; mma ") == std::string::npos) continue;
     if (mma++ % 5 == 0) EXPECT_EQ(differenceFromNest(p, f, 0), "");
   }
+  EXPECT_GT(mma, 5);
+}
+
+// A half layer whose sum a float local keeps: its implicit GEMMs (CUDA cores and mma.sync)
+// accumulate in fp32 and convert each output to half as they store it through the epilogue.
+TEST(ConvolutionEpilogue, HalfOutputThroughAFloatLocalIsOfferedImplicitGemm) {
+  common::SourceFile file(
+      "layer.loop",
+      "size N = 2, C = 8, H = 6, W = 7, K = 12, R = 3, S = 3;\n"
+      "kernel layer(half Out[N][K][H][W], const half In[N][C][H][W] padded, const half Wt[K][C][R][S],\n"
+      "             const half scale[K], const half shift[K]) {\n"
+      "  parallel for (n = 0; n < N; n++)\n"
+      "    parallel for (k = 0; k < K; k++)\n"
+      "      parallel for (oh = 0; oh < H; oh++)\n"
+      "        parallel for (ow = 0; ow < W; ow++) {\n"
+      "          float acc = 0;\n"
+      "          reduce for (c = 0; c < C; c++)\n"
+      "            reduce for (r = 0; r < R; r++)\n"
+      "              reduce for (s = 0; s < S; s++)\n"
+      "                acc += In[n][c][oh + r - 1][ow + s - 1] * Wt[k][c][r][s];\n"
+      "          Out[n][k][oh][ow] = max(acc * scale[k] + shift[k], 0);\n"
+      "        }\n}\n");
+  common::Diagnostics diags(file);
+  auto kernel = parseLoopFile(file, diags, {});
+  ASSERT_TRUE(kernel) << diags.str();
+  testing::SearchProblem p;
+  p.kernel = withLocalAccumulators(*kernel);  // labeled as the tiles' accumulator, applied to the nest as written
+  int cudaCores = 0, mma = 0;
+  for (const Fragment& f : testing::candidates(p)) {
+    std::string line = printRecipeLine(f.recipe(*kernel));
+    if (!collapses(line)) continue;
+    int& count = line.find("; mma ") == std::string::npos ? cudaCores : mma;
+    if (count++ % 9) continue;
+    testing::SearchProblem asWritten{"layer", "", *kernel, {}};
+    EXPECT_EQ(differenceFromNest(asWritten, f, 0), "");
+  }
+  EXPECT_GT(cudaCores, 5);
   EXPECT_GT(mma, 5);
 }
 
