@@ -268,7 +268,7 @@ class WinogradWriter {
     // oy and ox; of the others, the one the weight reads is the filter k, the other the image.
     std::map<std::string, std::string> indices;
     std::set<std::string> weightReads;
-    forEachLoad(split_.bare, conv_.weight, weightReads);
+    indicesReading(split_.bare, conv_.weight, weightReads);
     for (const Affine& sub : split_.target.subscripts)
       for (const auto& [name, coef] : sub.terms)
         indices[name] = name == conv_.outIndices[0] ? "oy" : name == conv_.outIndices[1] ? "ox"
@@ -278,8 +278,8 @@ class WinogradWriter {
     return epilogue.refusal();
   }
 
-  // The loop indices the loads of `array` in `kernel` use.
-  static void forEachLoad(const Kernel& kernel, const std::string& array, std::set<std::string>& names) {
+  // Adds to `names` the loop indices the loads of `array` in `kernel` use.
+  static void indicesReading(const Kernel& kernel, const std::string& array, std::set<std::string>& names) {
     std::function<void(const Expr&)> visit = [&](const Expr& e) {
       if (e.kind == Expr::Kind::Load && e.load.array == array)
         for (const Affine& sub : e.load.subscripts)
