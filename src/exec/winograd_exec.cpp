@@ -2,6 +2,7 @@
 
 #include "src/analysis/reference_shape.hpp"
 #include "src/exec/executor.hpp"
+#include "src/fusion/nest_epilogue.hpp"
 
 namespace cudaburg {
 
@@ -24,7 +25,8 @@ std::vector<float> sandwich(const std::vector<double>& l, int rows, int cols, co
 }  // namespace
 
 void executeWinograd(const Kernel& kernel, Buffers& buffers) {
-  auto conv = recognizeConv(kernel);
+  auto split = splitNestEpilogue(kernel);
+  auto conv = split ? recognizeConv(split->bare) : std::nullopt;
   if (!conv || !kernel.winograd) throw ExecutionError("kernel " + kernel.name + " is no Winograd convolution");
   const WinogradMatrices& w = winogradMatrices(int(kernel.winograd->m));
   const int m = w.m, alpha = w.alpha, points = alpha * alpha;
@@ -78,6 +80,13 @@ void executeWinograd(const Kernel& kernel, Buffers& buffers) {
             }
         }
       }
+  // The epilogue, applied to each sum as the output transform writes it: the nest's own statements
+  // after the reduction, run on the sums in float as the kernel computes them.
+  if (!split->epilogue.statements.empty()) {
+    Kernel epilogue = split->epilogueNest;
+    epilogue.winograd.reset();
+    execute(epilogue, buffers);
+  }
 }
 
 }  // namespace cudaburg

@@ -83,7 +83,14 @@ Fragment LoopRules::gemmTiles(const Node* outer, const Fragment& body, int64_t b
   std::vector<const Node*> chain;
   for (const Node* cur = outer; cur->kind == NodeKind::For && cur->loopKind == LoopKind::Parallel; cur = cur->body().get())
     chain.push_back(cur);
-  const Node* reduction = flattenSeq(chain.back()->body()).back().get();
+  // The reduction: the loop after the initialisation, before any epilogue.
+  const Node* reduction = nullptr;
+  for (const NodePtr& stmt : flattenSeq(chain.back()->body()))
+    if (stmt->kind == NodeKind::For && !reduction) reduction = stmt.get();
+  if (!reduction) {
+    f.refused = "the parallel loops hold no reduction";
+    return f;
+  }
   std::vector<std::string> operands = arraysRead(reduction);
   if (operands.size() != 2) {
     f.refused = "the reduction reads " + std::to_string(operands.size()) + " arrays, not two operands";
@@ -109,6 +116,10 @@ Fragment LoopRules::gemmTiles(const Node* outer, const Fragment& body, int64_t b
   }
   std::vector<const Node*>& rows = group[1 - cols];
   std::vector<const Node*>& columns = group[cols];
+  if (f.shape.gatherOps == 0 && rows.size() == 1 && columns.size() == 1 && batch.empty()) {
+    f.refused = "a product of one loop of rows by one of columns is the block tile's";
+    return f;
+  }
   bool split = false;
   if (rows.empty()) {
     // One operand reads no loop of its own (a depthwise filter, a correlation's template): the

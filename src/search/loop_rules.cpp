@@ -432,9 +432,16 @@ Fragment LoopRules::untransformed(const Node* node) const {
 // ---- tensor cores ------------------------------------------------------------------------------
 
 int64_t LoopRules::mmaK() const {
+  // The arrays the accumulations read: an epilogue's bias or scale may be float beside them.
   std::set<ScalarType> operands;
-  for (const auto& p : kernel_.params)
-    if (p.input) operands.insert(p.type);
+  std::function<void(const Expr&)> read = [&](const Expr& e) {
+    if (e.kind == Expr::Kind::Load)
+      if (const Array* a = kernel_.findParam(e.load.array); a && a->input) operands.insert(a->type);
+    for (const ExprPtr& arg : e.args) read(*arg);
+  };
+  forEachNode(*kernel_.body, [&](const Node& n) {
+    if (n.kind == NodeKind::Assign && n.accumulate) read(*n.value);
+  });
   if (operands.size() != 1) return 0;
   ScalarType t = *operands.begin();
   return t == ScalarType::Half || t == ScalarType::BFloat16 ? 16 : t == ScalarType::TF32 ? 8 : 0;

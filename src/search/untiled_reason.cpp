@@ -70,8 +70,7 @@ std::string whyNotTiled(const Kernel& kernel) {
     return why;
   if (r + 1 < stmts.size())
     return "the statement " + quoted(*stmts[r + 1]) + " after the reduction over " + stmts[r]->index +
-           ": the register-tiled products apply such an epilogue at their write-back, but no rule yet carries one into "
-           "this nest's idiom (implicit GEMM convolutions, tensor cores, Winograd)";
+           ": the tiled idioms apply such an epilogue at their write-back, but none of them covers this nest's shape";
   return "the nest's shape matches none of the grammar's idioms";
 }
 

@@ -2,6 +2,7 @@
 // stride-1 2-D convolution computed with F(m x m, 3 x 3) (the winograd step). Declared with the
 // other builders in loop_rules.hpp.
 #include "src/analysis/reference_shape.hpp"
+#include "src/fusion/nest_epilogue.hpp"
 #include "src/search/loop_rules.hpp"
 #include "src/transform/transforms.hpp"
 
@@ -11,7 +12,8 @@ Fragment LoopRules::winograd(const Node* node, int64_t m, int64_t tiles, int64_t
                              int64_t threadTiles, int64_t threadFilters, int64_t points, int64_t prefetch) const {
   Fragment f;
   WinogradTiling t{m, tiles, filters, channels, threadTiles, threadFilters, points, prefetch != 0};
-  auto conv = recognizeConv(kernel_);
+  auto split = splitNestEpilogue(kernel_);  // the output transform applies the epilogue
+  auto conv = split ? recognizeConv(split->bare) : std::nullopt;
   if (node != kernel_.body.get() || !conv) {
     f.refused = "the Winograd step takes a whole convolution";
     return f;

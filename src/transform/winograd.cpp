@@ -1,6 +1,7 @@
 // The Winograd step: a nest that is a 2-D convolution with 3 x 3 taps and stride 1, as written,
 // computed with F(m x m, 3 x 3) (see winogradConvolution in transforms.hpp).
 #include "src/analysis/reference_shape.hpp"
+#include "src/fusion/nest_epilogue.hpp"
 #include "src/transform/transforms.hpp"
 #include "src/transform/tree_edit.hpp"
 
@@ -37,7 +38,15 @@ TransformResult winogradConvolution(const Kernel& kernel, const std::vector<std:
                                     const WinogradTiling& tiling) {
   if (std::string why = notAsWritten(kernel); !why.empty()) return TransformResult::refuse(why);
   if (std::string why = tiling.problem(); !why.empty()) return TransformResult::refuse(why);
-  auto conv = recognizeConv(kernel);
+  // The convolution without its epilogue, which the output transform applies to each output.
+  std::string noEpilogue;
+  auto split = splitNestEpilogue(kernel, &noEpilogue);
+  if (!split) return TransformResult::refuse(noEpilogue);
+  for (const Array& a : kernel.params)
+    if (a.type != ScalarType::Float)
+      return TransformResult::refuse("array `" + a.name + "` holds " + scalarTypeName(a.type) +
+                                     ": the Winograd kernel reads and writes float arrays only");
+  auto conv = recognizeConv(split->bare);
   if (!conv)
     return TransformResult::refuse("the nest is not a convolution of float arrays as written (winograd takes the nest "
                                    "as written, as its only step)");

@@ -1,9 +1,14 @@
 # On a GPU: the search over a nest with an epilogue picks a tiled kernel that applies it at the
 # write-back, and every variant it ran was verified against the exact FP64 nest (none wrong).
-# LAYER: the example searched (a linear layer of the examples, sizes M, N, K).
+# LAYER: the example searched; SIZES: its sizes (default: a linear layer's M, N, K); VERIFIED: a
+# regular expression that at least one variant verified on the GPU matches (an idiom the layer
+# must keep, such as a convolution's Winograd), none when empty.
+if(NOT SIZES)
+  set(SIZES -D M=200 -D N=136 -D K=72)
+endif()
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
-execute_process(COMMAND ${CUDABURG} ${EXAMPLES}/${LAYER}.loop -D M=200 -D N=136 -D K=72 -q --no-db -o ${WORK}/out
+execute_process(COMMAND ${CUDABURG} ${EXAMPLES}/${LAYER}.loop ${SIZES} -q --no-db -o ${WORK}/out
                 RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT status EQUAL 0)
   message(FATAL_ERROR "search of ${LAYER} failed (${status}):\n${out}\n${err}")
@@ -15,17 +20,23 @@ string(JSON best_recipe GET "${json}" variants ${best} recipe)
 if(NOT best_status STREQUAL "ok")
   message(FATAL_ERROR "the best kernel's status is '${best_status}', not verified:\n${out}")
 endif()
-string(FIND "${best_recipe}" "regtile" at)
-if(at EQUAL -1)
-  message(FATAL_ERROR "the best kernel is not register-tiled: ${best_recipe}")
+if(NOT best_recipe MATCHES "regtile|winograd")
+  message(FATAL_ERROR "the best kernel is not tiled: ${best_recipe}")
 endif()
 string(JSON variants LENGTH "${json}" variants)
 math(EXPR last "${variants} - 1")
+set(verified 0)
 foreach(v RANGE ${last})
   string(JSON s GET "${json}" variants ${v} status)
+  string(JSON r GET "${json}" variants ${v} recipe)
   if(s STREQUAL "wrong")
-    string(JSON r GET "${json}" variants ${v} recipe)
     message(FATAL_ERROR "variant ${v} computed a wrong result:\n${r}")
   endif()
+  if(VERIFIED AND s STREQUAL "ok" AND r MATCHES "${VERIFIED}")
+    math(EXPR verified "${verified} + 1")
+  endif()
 endforeach()
+if(VERIFIED AND verified EQUAL 0)
+  message(FATAL_ERROR "no variant matching '${VERIFIED}' was verified")
+endif()
 message(STATUS "${LAYER}: ${best_recipe}")

@@ -10,15 +10,20 @@
 //     transformed, after them, into the other buffer: one barrier a strip;
 //   - after the last strip the accumulators go through shared memory (in passes over a thread's
 //     filters where all of them do not fit), and each thread transforms whole alpha x alpha sets,
-//     Y = A^T M A, into m x m outputs, written where they lie inside the image.
+//     Y = A^T M A, into m x m outputs, written where they lie inside the image, each through
+//     the nest's epilogue where it has one (a bias, a scale and shift, a shortcut, an activation).
 #include "src/cuda/emit/emit_winograd.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "src/analysis/reference_shape.hpp"
+#include "src/fusion/nest_epilogue.hpp"
+#include "src/loop/math_functions.hpp"
 #include "src/loop/scalar_types.hpp"
 #include "src/target/gpu_target.hpp"
 
@@ -120,10 +125,73 @@ std::string sandwich(const std::vector<double>& l, int rows, int cols, const std
   return s.str();
 }
 
+// The epilogue's value at an output as CUDA, in float: each read of the output element is its
+// sum `sum`, each loop index of the output's subscripts the variable that holds it at the store.
+class EpilogueText {
+ public:
+  EpilogueText(const Kernel& kernel, std::map<std::string, std::string> indices)
+      : kernel_(kernel), indices_(std::move(indices)) {}
+
+  std::string value(const NestEpilogue& split, const std::string& sum) {
+    Access marker;
+    marker.array = kSum;
+    sum_ = sum;
+    return text(*epilogueValue(split.epilogue, split.target, Expr::read(marker)));
+  }
+  const std::string& refusal() const { return refusal_; }
+
+ private:
+  static constexpr const char* kSum = "@sum";
+
+  std::string affine(const Affine& a) {
+    std::string s;
+    for (const auto& [name, coef] : a.terms) {
+      auto it = indices_.find(name);
+      if (it == indices_.end()) {
+        refusal_ = "the epilogue reads `" + name + "`, which is not an index of the output";
+        return "0";
+      }
+      s += (s.empty() ? "" : " + ") + (coef == 1 ? "" : std::to_string(coef) + " * ") + it->second;
+    }
+    if (s.empty() || a.constant != 0) s += (s.empty() ? "" : " + ") + std::to_string(a.constant);
+    return a.terms.size() == 1 && a.constant == 0 ? s : "(" + s + ")";
+  }
+
+  std::string text(const Expr& e) {
+    switch (e.kind) {
+      case Expr::Kind::Constant: return floatLiteral(e.value);
+      case Expr::Kind::Index: return "static_cast<float>(" + affine(e.index) + ")";
+      case Expr::Kind::Load: {
+        if (e.load.array == kSum) return sum_;
+        const Array* a = kernel_.findParam(e.load.array);
+        if (!a) return refusal_ = "the epilogue reads `" + e.load.array + "`, no parameter", "0.0f";
+        std::string at;
+        for (size_t d = 0; d < e.load.subscripts.size(); ++d)
+          at = d == 0 ? affine(e.load.subscripts[d])
+                      : "(" + at + ") * " + std::to_string(a->extents[d]) + " + " + affine(e.load.subscripts[d]);
+        return a->name + "[" + (at.empty() ? "0" : at) + "]";
+      }
+      case Expr::Kind::Binary: return "(" + text(*e.args[0]) + " " + e.op + " " + text(*e.args[1]) + ")";
+      case Expr::Kind::Call: {
+        const MathFunction* f = findMathFunction(e.callee);
+        if (!f) return refusal_ = "unknown function `" + e.callee + "`", "0.0f";
+        std::string args;
+        for (const ExprPtr& arg : e.args) args += (args.empty() ? "" : ", ") + text(*arg);
+        return std::string(f->cudaFloat) + "(" + args + ")";
+      }
+    }
+    return "0.0f";
+  }
+
+  const Kernel& kernel_;
+  std::map<std::string, std::string> indices_;
+  std::string sum_, refusal_;
+};
+
 class WinogradWriter {
  public:
-  WinogradWriter(const Kernel& kernel, const ConvShape& conv, const EmitOptions& options)
-      : kernel_(kernel), conv_(conv), options_(options), t_(*kernel.winograd),
+  WinogradWriter(const Kernel& kernel, const ConvShape& conv, const NestEpilogue& split, const EmitOptions& options)
+      : kernel_(kernel), conv_(conv), split_(split), options_(options), t_(*kernel.winograd),
         w_(winogradMatrices(static_cast<int>(t_.m))) {}
 
   EmitResult write() {
@@ -163,6 +231,8 @@ class WinogradWriter {
       return "the Winograd kernel computes in float only";
     if (std::string why = t_.problem(); !why.empty()) return why;
     for (const Array& p : kernel_.params)
+      if (p.type != ScalarType::Float) return "the Winograd kernel reads and writes float arrays only";
+    for (const Array& p : kernel_.params)
       if (p.elements() > 2147483647LL) return "array `" + p.name + "` has more elements than 32-bit indices reach";
     m_ = t_.m, alpha_ = t_.alpha(), points_ = alpha_ * alpha_;
     tilesH_ = (conv_.out[0] + m_ - 1) / m_, tilesW_ = (conv_.out[1] + m_ - 1) / m_;
@@ -187,7 +257,41 @@ class WinogradWriter {
     // the registers a thread needs, promised to the compiler so that it keeps within them.
     int64_t byShared = 228 * 1024 / (sharedFloats_ * 4 + 1024);
     minBlocks_ = std::max<int64_t>(1, std::min(byShared, blocksByRegisters(threads_, t_.registers())));
-    return "";
+    return planEpilogue();
+  }
+
+  // What each output stores: its sum, or its epilogue's value at it.
+  std::string planEpilogue() {
+    stored_ = "y[dy * " + n(m_) + " + dx]";
+    if (split_.epilogue.statements.empty()) return "";
+    // The output's loop indices, by the variables that hold them at the store: the spatial ones
+    // oy and ox; of the others, the one the weight reads is the filter k, the other the image.
+    std::map<std::string, std::string> indices;
+    std::set<std::string> weightReads;
+    indicesReading(split_.bare, conv_.weight, weightReads);
+    for (const Affine& sub : split_.target.subscripts)
+      for (const auto& [name, coef] : sub.terms)
+        indices[name] = name == conv_.outIndices[0] ? "oy" : name == conv_.outIndices[1] ? "ox"
+                        : weightReads.count(name) ? "k" : "img";
+    EpilogueText epilogue(kernel_, indices);
+    stored_ = epilogue.value(split_, stored_);
+    return epilogue.refusal();
+  }
+
+  // Adds to `names` the loop indices the loads of `array` in `kernel` use.
+  static void indicesReading(const Kernel& kernel, const std::string& array, std::set<std::string>& names) {
+    std::function<void(const Expr&)> visit = [&](const Expr& e) {
+      if (e.kind == Expr::Kind::Load && e.load.array == array)
+        for (const Affine& sub : e.load.subscripts)
+          for (const auto& [name, coef] : sub.terms) names.insert(name);
+      for (const ExprPtr& a : e.args) visit(*a);
+    };
+    std::function<void(const Node&)> walkNode = [&](const Node& node) {
+      if (node.kind == NodeKind::Assign) visit(*node.value);
+      for (const NodePtr& kid : node.kids)
+        if (kid) walkNode(*kid);
+    };
+    walkNode(*kernel.body);
   }
 
   // Floats the accumulators of a pass `width` filters of each thread wide take in shared memory.
@@ -382,7 +486,7 @@ class WinogradWriter {
       << "          if (oy < " << conv_.out[0] << " && ox < " << conv_.out[1] << ") " << conv_.output << "["
       << (channelsLast() ? "((img * " + n(conv_.out[0]) + " + oy) * " + n(conv_.out[1]) + " + ox) * " + n(conv_.k) + " + k"
                          : "((img * " + n(conv_.k) + " + k) * " + n(conv_.out[0]) + " + oy) * " + n(conv_.out[1]) + " + ox")
-      << "] = y[dy * " << m_ << " + dx];\n"
+      << "] = " << stored_ << ";\n"
       << "        }\n"
       << "    }\n"
       << "    __syncthreads();\n"
@@ -420,20 +524,25 @@ class WinogradWriter {
 
   const Kernel& kernel_;
   const ConvShape& conv_;
+  const NestEpilogue& split_;
   const EmitOptions& options_;
   const WinogradTiling& t_;
   const WinogradMatrices& w_;
   int64_t m_ = 0, alpha_ = 0, points_ = 0;
   int64_t tilesH_ = 0, tilesW_ = 0, tileCount_ = 0, gridX_ = 0, gridY_ = 0, threads_ = 0;
   int64_t vStride_ = 0, uStride_ = 0, stripFloats_ = 0, filterGroups_ = 0, passWidth_ = 1, sharedFloats_ = 0, minBlocks_ = 1;
+  std::string stored_;
 };
 
 }  // namespace
 
 EmitResult emitWinograd(const Kernel& kernel, const EmitOptions& options) {
-  auto conv = recognizeConv(kernel);
+  std::string why;
+  auto split = splitNestEpilogue(kernel, &why);
+  if (!split) return EmitResult{std::nullopt, why};
+  auto conv = recognizeConv(split->bare);
   if (!conv || !kernel.winograd) return EmitResult{std::nullopt, "the kernel is no Winograd convolution"};
-  return WinogradWriter(kernel, *conv, options).write();
+  return WinogradWriter(kernel, *conv, *split, options).write();
 }
 
 }  // namespace cudaburg::emit_internal
