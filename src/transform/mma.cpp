@@ -61,13 +61,16 @@ std::string wgmmaOperandProblem(const Access& a, const Array& buffer, bool isA, 
                             : "B from a shared buffer whose rows hold " + col +
                                   " in swizzled slabs of 64 elements (128 bytes): `stage B at ... swizzle slabs 64`";
   int64_t rowElements = buffer.slab != 0 ? buffer.slab : buffer.extents.empty() ? 0 : buffer.extents.back();
-  // Which index runs along the buffer's rows and which along each row.
-  const bool kMajor = isA || tf32;
-  const std::string& down = isA || !tf32 ? row : col;
-  const std::string& along = isA || !tf32 ? col : row;
-  bool stored = buffer.space == MemorySpace::Shared && buffer.swizzled && buffer.extents.size() == 2 &&
-                a.subscripts.size() == 2 && rowElements * scalarTypeBytes(buffer.type) == 128 &&
-                (!kMajor || buffer.slab == 0) && a.subscripts[0].coef(down) == 1 && a.subscripts[1].coef(along) == 1;
+  // Whether the buffer holds the operand with `down` along its rows and `along` along each row.
+  auto storedAs = [&](bool kMajor, const std::string& down, const std::string& along) {
+    return buffer.space == MemorySpace::Shared && buffer.swizzled && buffer.extents.size() == 2 &&
+           a.subscripts.size() == 2 && rowElements * scalarTypeBytes(buffer.type) == 128 &&
+           (!kMajor || buffer.slab == 0) && a.subscripts[0].coef(down) == 1 && a.subscripts[1].coef(along) == 1;
+  };
+  // A K-major (rows of i, each of k); B N-major (rows of k, in slabs of j), or K-major as A (rows
+  // of j: tf32's always; a 16-bit B stored so, such as an implicit GEMM's filters).
+  bool stored = isA ? storedAs(true, row, col) : (!tf32 && storedAs(false, row, col)) || storedAs(true, col, row);
+  if (!isA && !tf32) what += ", or K-major as A (`stage B at ... transposed swizzle`)";
   return stored ? "" : "wgmma reads " + what + ", not `" + a.str() + "`";
 }
 

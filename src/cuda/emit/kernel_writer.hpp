@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "src/cuda/emit/emit_launch.hpp"
@@ -379,8 +380,9 @@ class KernelWriter {
   // `itLoop { jtLoop { i (mma) { j { k { R += A * B } } } } }`: a warpgroup's wgmma instructions.
   void emitWgmmaTile(const Node& itLoop, const Scope& scope);
   // The descriptor of operand `a` (A, or B) at the tile whose loops i, j and k start where
-  // `origin` says, as C.
-  std::string wgmmaDescriptorText(const Access& a, bool isA, const std::map<std::string, Affine>& origin,
+  // `origin` says, as C: K-major (its buffer's rows of k, as A's always are) or N-major (B's rows
+  // along N, in slabs).
+  std::string wgmmaDescriptorText(const Access& a, bool kMajor, const std::map<std::string, Affine>& origin,
                                   const Scope& scope);
   // In a pipelined loop around wgmma: the lines before and after an iteration's work.
   void openWgmmaStrip();
@@ -486,7 +488,8 @@ class KernelWriter {
   bool usesBfloat16_ = false;
   bool usesTf32_ = false;  // reads of tf32 arrays, rounded by tf32_round()
   bool usesMma_ = false;   // mma.sync and ldmatrix helpers
-  std::set<std::pair<int64_t, ScalarType>> wgmmaShapes_;  // the N and operand type of each wgmma used
+  // The N, operand type and whether B is K-major of each wgmma used (16-bit B N-major unless it is).
+  std::set<std::tuple<int64_t, ScalarType, bool>> wgmmaShapes_;
   std::set<std::pair<int64_t, ScalarType>> wgmmaRegisterShapes_;  // the same of those with A from registers
   std::vector<Array> partialSums_;  // the register buffers whose partial sums are promoted (Kernel::wgmmaPromote)
   bool producerCopies_ = false;  // the producer warpgroup's copies are being written
