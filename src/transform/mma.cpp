@@ -253,7 +253,8 @@ class MmaRewriter {
 
   // wgmma multiplies whole steps of 16 k, past k's bound too: every bound of k but its strip's
   // must be the edge of the arrays the `buffers` are staged from, outside which the stages hold
-  // zeros (an uneven K); else why not.
+  // zeros (an uneven K), or of the collapsed loop a gather runs along (an implicit GEMM's c*r*s,
+  // past whose end it holds zeros); else why not.
   std::string kEdgeProblem(const Node& kLoop, const std::vector<std::string>& buffers) const {
     std::vector<Affine> strip = stripBounds(kLoop);
     for (const Affine& u : kLoop.upper) {
@@ -261,8 +262,12 @@ class MmaRewriter {
       for (const auto& buffer : buffers) {
         auto stage = stages_.find(buffer);
         const Array* source = stage == stages_.end() ? nullptr : &arrays_.at(stage->second->source);
+        const std::vector<GatherDim>& gather = source ? stage->second->gather : std::vector<GatherDim>{};
         bool edge = false;
-        for (size_t d = 0; source && d < stage->second->origin.size() && d < source->extents.size(); ++d)
+        for (size_t d = 0; d < gather.size(); ++d)
+          if (gather[d].index == k_ && !gather[d].collapsed.empty())
+            edge = u.isConstant() && u.constant == collapsedTrips(gather[d].collapsed);
+        for (size_t d = 0; source && gather.empty() && d < stage->second->origin.size() && d < source->extents.size(); ++d)
           for (const auto& [name, c] : kLoop.lower.terms)
             if (stage->second->origin[d].uses(name)) edge = u.isConstant() && u.constant == source->extents[d];
         if (!edge)
@@ -445,6 +450,9 @@ TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& 
     return TransformResult::refuse("`promote P` adds tf32x3's partial sums into fp32 registers every P strips, P from 1 to " +
                                    std::to_string(kMaxWgmmaPromote) + ", not " + std::to_string(promote) +
                                    (tf32x3 ? "" : " (and only with tf32x3)"));
+  if (producer == kWgmmaTmaProducer && anyNode(kernel.body, [](const Node& n) { return !n.gather.empty(); }))
+    return TransformResult::refuse("the Tensor Memory Accelerator copies boxes, not gathers (an implicit GEMM's): "
+                                   "fill them by cp.async (`producer`, without `tma`)");
   TransformResult swapped = registerA ? interchangeTiles(kernel, loops[0], loops[1]) : TransformResult::success(kernel);
   if (!swapped.ok()) return swapped;
   TransformResult r = tensorCoreTiles(*swapped.kernel, loops, TileShape{64, shape[1], shape[2], 8, true, registerA, tf32x3});

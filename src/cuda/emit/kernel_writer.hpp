@@ -280,9 +280,10 @@ class KernelWriter {
   // swizzled 32-bit elements), and the split of its items so.
   bool transposedSwizzleTiles(const Node& node, const std::vector<int64_t>& box) const;
   void splitIntoWarpTiles(StageCopy& c, const std::vector<int64_t>& box, Scope& inner) const;
-  // A copy's item read from `from` (`width` elements as one vector), zero outside the source.
+  // A copy's item read from `from` (`width` elements as one vector), zero outside the source and
+  // where a condition of `alsoInside` fails.
   void readItem(StageCopy& c, const Access& from, const Array& buffer, const Array& source, int width,
-                const Scope& inner);
+                const Scope& inner, const std::vector<std::string>& alsoInside = {});
   // The same from the source element `element` (its text), zero where `conds` fail; `converted`,
   // where not empty, is the element converted to the buffer's type (one element an item).
   void readElementAt(StageCopy& c, const std::string& element, const std::string& converted,
