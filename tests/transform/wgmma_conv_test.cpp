@@ -12,6 +12,7 @@
 #include "common/source.hpp"
 #include "src/exec/compare.hpp"
 #include "src/exec/executor.hpp"
+#include "src/loop/printer.hpp"
 #include "src/loop/tree_walk.hpp"
 #include "src/transform/recipe.hpp"
 #include "tests/transform/test_kernels.hpp"

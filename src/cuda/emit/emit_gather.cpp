@@ -158,13 +158,17 @@ StageCopy KernelWriter::planGatherCopy(const Node& node, const Scope& scope) {
     readThroughTable(c, node, *source, tabled->second, inner);
   } else {
     // Zero past the end of a collapsed loop too, where the box runs past it (wgmma's whole k steps
-    // read there; the derived indices may still point inside the source).
+    // read there; the derived indices may still point inside the source): there its outermost
+    // derived index passes its own end, which the source's bounds often check already.
     std::vector<std::string> ends;
     for (size_t d = 0; d < rank; ++d) {
       const GatherDim& g = node.gather[d];
       auto span = inner.ranges.bounds(Affine::var(g.index));
       int64_t trips = collapsedTrips(g.collapsed);
-      if (!g.collapsed.empty() && (!span || span->second >= trips)) ends.push_back(g.index + " < " + std::to_string(trips));
+      if (g.collapsed.empty() || (span && span->second < trips)) continue;
+      const CollapsedLoop& outer = g.collapsed.front();
+      ends.push_back(outer.step > 0 ? outer.index + " < " + std::to_string(outer.lower + outer.step * outer.trips)
+                                    : g.index + " < " + std::to_string(trips));
     }
     readItem(c, from, buffer, *source, width, inner, ends);
   }

@@ -63,8 +63,9 @@ void KernelWriter::readItem(StageCopy& c, const Access& from, const Array& buffe
   std::string converted;
   if (width == 1 && bufferType != sourceType)
     converted = fromFloat(bufferType, loadText(from, computeType(bufferType), inner));
-  std::vector<std::string> conds = alsoInside;
-  for (const std::string& cond : outsideConditions(from, source, inner)) conds.push_back(cond);
+  std::vector<std::string> conds = outsideConditions(from, source, inner);
+  for (const std::string& cond : alsoInside)
+    if (std::find(conds.begin(), conds.end(), cond) == conds.end()) conds.push_back(cond);
   readElementAt(c, accessText(from, inner), converted, conds, bufferType, sourceType, width);
 }
 
