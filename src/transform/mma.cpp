@@ -236,8 +236,21 @@ class MmaRewriter {
     if (shape_.wgmma) steps.upper = stripBounds(*kLoop);
     NodePtr k16Loop = stripInnerLoop(steps, names_[2], shape_.k, stmt);
     NodePtr inner = tiles(at, jLoop, k16Loop, shape_.cols);
-    for (size_t b2 = blocks.size(); b2-- > 0;) inner = withBody(blocks[b2], inner);
+    // A warpgroup whose rows (or columns) start past the arrays' edge multiplies too: a guard
+    // around wgmma would have ptxas serialize it, and its rows of the stages lie inside them
+    // (their accumulators are never written back, where the guards stay).
+    for (size_t b2 = blocks.size(); b2-- > 0;) inner = withBody(shape_.wgmma ? withinTile(*blocks[b2]) : blocks[b2], inner);
     return stripOuterLoop(steps, names_[2], shape_.k, inner);
+  }
+
+  // Block loop `loop` bounded by its tile alone: its bounds that are no constant (the arrays' edge).
+  static NodePtr withinTile(const Node& loop) {
+    auto bounded = std::make_shared<Node>(loop);
+    std::vector<Affine> tile;
+    for (const Affine& u : loop.upper)
+      if (!u.isConstant()) tile.push_back(u);
+    if (!tile.empty()) bounded->upper = tile;
+    return bounded;
   }
 
   // The bounds of `kLoop` its strip sets (those that use the strip loop's index).
