@@ -368,18 +368,25 @@ class Machine {
   }
 
   // A gather: each buffer element sets its loops' indices (and what they derive) and reads the
-  // source there, zero outside it. The indices are restored afterwards.
+  // source there, zero outside it and past the end of a collapsed loop (whose derived indices
+  // there may still point inside: wgmma's whole k steps read those elements). The indices are
+  // restored afterwards.
   void gatherCopy(const CNode& n, ArrayState& buf) {
     std::vector<int64_t> origin, saved = env_;
     for (const auto& o : n.origin) origin.push_back(o.eval(env_));
     size_t rank = buf.decl.extents.size();
     std::vector<int64_t> at(rank, 0);
     for (int64_t e = 0; e < buf.decl.elements(); ++e) {
+      bool past = false;
       for (size_t d = 0; d < rank; ++d) {
         env_[n.gatherSlots[d]] = origin[d] + at[d];
-        if (!n.gatherCollapsed[d].empty()) setDerived(n.gatherCollapsed[d], n.gatherDerivedSlots[d], origin[d] + at[d]);
+        if (n.gatherCollapsed[d].empty()) continue;
+        setDerived(n.gatherCollapsed[d], n.gatherDerivedSlots[d], origin[d] + at[d]);
+        past |= origin[d] + at[d] >= collapsedTrips(n.gatherCollapsed[d]);
       }
-      if (n.table) {
+      if (past) {
+        buf.shared[e] = 0.0;
+      } else if (n.table) {
         buf.shared[e] = tableRead(n);
       } else {
         const double* p = locate(n.gatherRead);

@@ -217,6 +217,8 @@ int64_t digitStride(const std::vector<CollapsedLoop>& loops, size_t j) {
   return stride;
 }
 
+int64_t collapsedTrips(const std::vector<CollapsedLoop>& loops) { return loops.empty() ? 0 : digitStride(loops, 0) * loops[0].trips; }
+
 std::vector<int64_t> derivedValues(const std::vector<CollapsedLoop>& loops, int64_t value) {
   std::vector<int64_t> out(loops.size());
   for (size_t j = loops.size(); j-- > 0;) {

@@ -238,6 +238,8 @@ struct GatherDim {
 std::vector<int64_t> derivedValues(const std::vector<CollapsedLoop>& loops, int64_t value);
 // The product of the trip counts after loop j: what digit j of the collapsed index is counted in.
 int64_t digitStride(const std::vector<CollapsedLoop>& loops, size_t j);
+// The trips of the loop that collapses `loops`: its index runs from 0 to this, exclusive.
+int64_t collapsedTrips(const std::vector<CollapsedLoop>& loops);
 // Whether an affine expression uses loop `loop`'s index or an index derived from it.
 bool usesLoop(const Affine& a, const Node& loop);
 

@@ -447,13 +447,17 @@ int64_t LoopRules::mmaK() const {
   return t == ScalarType::Half || t == ScalarType::BFloat16 ? 16 : t == ScalarType::TF32 ? 8 : 0;
 }
 
-Fragment LoopRules::mmaStrips(const Node* node, int64_t depth, int64_t buffers, int64_t swizzle) const {
-  Fragment f = staged(node, depth, Buffering::Async, false);
+Fragment LoopRules::withAsyncBuffers(Fragment f, int64_t buffers) const {
   f.shape.asyncStages = static_cast<int>(buffers);
-  f.shape.swizzled = swizzle != 0;
   for (size_t i = 0; i < f.inTile.size(); ++i)
     if (f.inTile[i].kind == StepKind::Map && f.inTile[i].mapping == Mapping::AsyncPipelined && buffers != kAsyncStages)
       f.inTile.edit(i, [&](RecipeStep& map) { map.factors = {buffers}; });
+  return f;
+}
+
+Fragment LoopRules::mmaStrips(const Node* node, int64_t depth, int64_t buffers, int64_t swizzle) const {
+  Fragment f = withAsyncBuffers(staged(node, depth, Buffering::Async, false), buffers);
+  f.shape.swizzled = swizzle != 0;
   return f;
 }
 
@@ -542,6 +546,12 @@ Fragment LoopRules::wgmmaStrips(const Node* node, int64_t buffers, int64_t parts
   return f;
 }
 
+Fragment LoopRules::wgmmaGathered(const Node* node, int64_t buffers) const {
+  Fragment f = withAsyncBuffers(gathered(node, wgmmaStripDepth(), Buffering::Async, 1, false), buffers);
+  f.shape.swizzled = true;
+  return f;
+}
+
 namespace {
 
 // tf32's B goes an element a cp.async, each a thread's own addresses: beside a warpgroup's
@@ -563,7 +573,6 @@ Fragment LoopRules::wgmmaTiles(const Fragment& tiled, std::string& reduction, bo
   if (tf32x3 ? !tf32x3Runs() : !wgmmaRuns())
     f.refused = tf32x3 ? "tf32x3 runs on an sm_90 GPU, on float operands"
                        : "wgmma runs on an sm_90 GPU, on half, bfloat16 or tf32 operands";
-  else if (f.shape.gatherOps > 0) f.refused = "wgmma reads staged boxes, not gathers";
   else if (f.shape.stageDepth != wgmmaStripDepth())
     f.refused = "wgmma reads strips of " + std::to_string(wgmmaStripDepth()) + " (rows of 128 bytes)";
   // Split-K is for grids that leave multiprocessors idle: where the tiles alone fill them, parts
@@ -580,7 +589,12 @@ Fragment LoopRules::warpGroups(const Fragment& tiled, int64_t producer) const {
   Fragment f = wgmmaTiles(tiled, reduction);
   if (!f.refused.empty()) return f;
   const bool tf32 = mmaK() == 8;
-  if (tf32 && producer == kWgmmaTmaProducer)
+  // An implicit GEMM's gathers (pixels or filters by a strip of the reduction, rows of k: K-major,
+  // both) are stored transposed and swizzled.
+  const bool gathered = f.shape.gatherOps > 0;
+  if (gathered && producer == kWgmmaTmaProducer)
+    f.refused = "the Tensor Memory Accelerator copies boxes, not an implicit GEMM's gathers";
+  else if (tf32 && producer == kWgmmaTmaProducer)
     f.refused = "tf32's B is stored transposed, which the Tensor Memory Accelerator cannot copy";
   else if (tf32 && tf32CopiesSpill(f.shape, producer))
     f.refused = "a tf32 warpgroup's share of B's 4-byte copies does not fit its registers beside its accumulators";
@@ -589,7 +603,12 @@ Fragment LoopRules::warpGroups(const Fragment& tiled, int64_t producer) const {
   if (!f.refused.empty()) return f;
   for (size_t i = 0; i < f.inTile.size(); ++i) {
     const RecipeStep& s = f.inTile[i];
-    if (s.kind == StepKind::Stage && !readAlong(s.array, reduction))
+    if (s.kind == StepKind::Stage && gathered)
+      f.inTile.edit(i, [&](RecipeStep& g) {
+        g.padding = 0;
+        g.swizzled = true;
+      });
+    else if (s.kind == StepKind::Stage && !readAlong(s.array, reduction))
       f.inTile.edit(i, [&](RecipeStep& b) {  // B: rows of n in slabs, or (tf32) transposed, rows of k
         if (tf32) b.transposed = true;
         else b.slab = wgmmaStripDepth();

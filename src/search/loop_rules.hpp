@@ -175,15 +175,20 @@ class LoopRules {
   // split into that many parts on grid.z whose sums meet atomically (split-K, as split() splits),
   // refused where a part but the last would end inside a strip.
   Fragment wgmmaStrips(const Node* node, int64_t buffers, int64_t parts = 1) const;
+  // A convolution's reduction nest `node` gathered for wgmma (an implicit GEMM): collapsed and
+  // gathered in strips of wgmmaStripDepth() by asynchronous copies into `buffers` buffers a stage,
+  // stored transposed and swizzled by warpGroups().
+  Fragment wgmmaGathered(const Node* node, int64_t buffers) const;
   // A tiled fragment whose threads become warpgroups, each computing its tm x tn register tile (tm
   // a multiple of 64, tn of 64 up to 256) as wgmma m64nNk16 tiles with N = tn (the wgmma step;
   // m64nNk8 for tf32), one group in flight across strips; A's stages swizzled, B's swizzled in
   // slabs of 64 columns (tf32: stored transposed, K-major as A, which TMA cannot copy; no tile
-  // whose threads' share of B's copies would spill).
+  // whose threads' share of B's copies would spill); an implicit GEMM's gathers both stored
+  // transposed and swizzled (rows of k, K-major), not by TMA.
   // `producer` (kWgmmaNoProducer, kWgmmaCpAsyncProducer, kWgmmaTmaProducer) says who fills the stages.
   // Refused where tensorCores() refuses, or the tile or strip is not of those shapes.
   Fragment warpGroups(const Fragment& tiled, int64_t producer = kWgmmaNoProducer) const;
-  // What both wgmma forms share: tensorCores(), refused off sm_90, on gathers, or on strips that
+  // What both wgmma forms share: tensorCores(), refused off sm_90, or on strips that
   // are not one 128-byte row; the reduction's strip loop in `reduction`. With `tf32x3`, for float
   // operands split into tf32 parts.
   Fragment wgmmaTiles(const Fragment& tiled, std::string& reduction, bool tf32x3 = false) const;
@@ -228,6 +233,8 @@ class LoopRules {
   const GpuModel& gpu() const { return gpu_; }
 
  private:
+  // `f`'s asynchronously pipelined strips with `buffers` buffers a stage.
+  Fragment withAsyncBuffers(Fragment f, int64_t buffers) const;
   std::set<std::string> transposableArrays(const Node* node) const;
   std::vector<std::string> arraysRead(const Node* node) const;
   bool readAlong(const std::string& array, const std::string& index) const;

@@ -61,13 +61,16 @@ std::string wgmmaOperandProblem(const Access& a, const Array& buffer, bool isA, 
                             : "B from a shared buffer whose rows hold " + col +
                                   " in swizzled slabs of 64 elements (128 bytes): `stage B at ... swizzle slabs 64`";
   int64_t rowElements = buffer.slab != 0 ? buffer.slab : buffer.extents.empty() ? 0 : buffer.extents.back();
-  // Which index runs along the buffer's rows and which along each row.
-  const bool kMajor = isA || tf32;
-  const std::string& down = isA || !tf32 ? row : col;
-  const std::string& along = isA || !tf32 ? col : row;
-  bool stored = buffer.space == MemorySpace::Shared && buffer.swizzled && buffer.extents.size() == 2 &&
-                a.subscripts.size() == 2 && rowElements * scalarTypeBytes(buffer.type) == 128 &&
-                (!kMajor || buffer.slab == 0) && a.subscripts[0].coef(down) == 1 && a.subscripts[1].coef(along) == 1;
+  // Whether the buffer holds the operand with `down` along its rows and `along` along each row.
+  auto storedAs = [&](bool kMajor, const std::string& down, const std::string& along) {
+    return buffer.space == MemorySpace::Shared && buffer.swizzled && buffer.extents.size() == 2 &&
+           a.subscripts.size() == 2 && rowElements * scalarTypeBytes(buffer.type) == 128 &&
+           (!kMajor || buffer.slab == 0) && a.subscripts[0].coef(down) == 1 && a.subscripts[1].coef(along) == 1;
+  };
+  // A K-major (rows of i, each of k); B N-major (rows of k, in slabs of j), or K-major as A (rows
+  // of j: tf32's always; a 16-bit B stored so, such as an implicit GEMM's filters).
+  bool stored = isA ? storedAs(true, row, col) : (!tf32 && storedAs(false, row, col)) || storedAs(true, col, row);
+  if (!isA && !tf32) what += ", or K-major as A (`stage B at ... transposed swizzle`)";
   return stored ? "" : "wgmma reads " + what + ", not `" + a.str() + "`";
 }
 
@@ -233,8 +236,21 @@ class MmaRewriter {
     if (shape_.wgmma) steps.upper = stripBounds(*kLoop);
     NodePtr k16Loop = stripInnerLoop(steps, names_[2], shape_.k, stmt);
     NodePtr inner = tiles(at, jLoop, k16Loop, shape_.cols);
-    for (size_t b2 = blocks.size(); b2-- > 0;) inner = withBody(blocks[b2], inner);
+    // A warpgroup whose rows (or columns) start past the arrays' edge multiplies too: a guard
+    // around wgmma would have ptxas serialize it, and its rows of the stages lie inside them
+    // (their accumulators are never written back, where the guards stay).
+    for (size_t b2 = blocks.size(); b2-- > 0;) inner = withBody(shape_.wgmma ? withinTile(*blocks[b2]) : blocks[b2], inner);
     return stripOuterLoop(steps, names_[2], shape_.k, inner);
+  }
+
+  // Block loop `loop` bounded by its tile alone: its bounds that are no constant (the arrays' edge).
+  static NodePtr withinTile(const Node& loop) {
+    auto bounded = std::make_shared<Node>(loop);
+    std::vector<Affine> tile;
+    for (const Affine& u : loop.upper)
+      if (!u.isConstant()) tile.push_back(u);
+    if (!tile.empty()) bounded->upper = tile;
+    return bounded;
   }
 
   // The bounds of `kLoop` its strip sets (those that use the strip loop's index).
@@ -250,7 +266,8 @@ class MmaRewriter {
 
   // wgmma multiplies whole steps of 16 k, past k's bound too: every bound of k but its strip's
   // must be the edge of the arrays the `buffers` are staged from, outside which the stages hold
-  // zeros (an uneven K); else why not.
+  // zeros (an uneven K), or of the collapsed loop a gather runs along (an implicit GEMM's c*r*s,
+  // past whose end it holds zeros); else why not.
   std::string kEdgeProblem(const Node& kLoop, const std::vector<std::string>& buffers) const {
     std::vector<Affine> strip = stripBounds(kLoop);
     for (const Affine& u : kLoop.upper) {
@@ -258,8 +275,12 @@ class MmaRewriter {
       for (const auto& buffer : buffers) {
         auto stage = stages_.find(buffer);
         const Array* source = stage == stages_.end() ? nullptr : &arrays_.at(stage->second->source);
+        const std::vector<GatherDim>& gather = source ? stage->second->gather : std::vector<GatherDim>{};
         bool edge = false;
-        for (size_t d = 0; source && d < stage->second->origin.size() && d < source->extents.size(); ++d)
+        for (size_t d = 0; d < gather.size(); ++d)
+          if (gather[d].index == k_ && !gather[d].collapsed.empty())
+            edge = u.isConstant() && u.constant == collapsedTrips(gather[d].collapsed);
+        for (size_t d = 0; source && gather.empty() && d < stage->second->origin.size() && d < source->extents.size(); ++d)
           for (const auto& [name, c] : kLoop.lower.terms)
             if (stage->second->origin[d].uses(name)) edge = u.isConstant() && u.constant == source->extents[d];
         if (!edge)
@@ -442,6 +463,9 @@ TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& 
     return TransformResult::refuse("`promote P` adds tf32x3's partial sums into fp32 registers every P strips, P from 1 to " +
                                    std::to_string(kMaxWgmmaPromote) + ", not " + std::to_string(promote) +
                                    (tf32x3 ? "" : " (and only with tf32x3)"));
+  if (producer == kWgmmaTmaProducer && anyNode(kernel.body, [](const Node& n) { return !n.gather.empty(); }))
+    return TransformResult::refuse("the Tensor Memory Accelerator copies boxes, not gathers (an implicit GEMM's): "
+                                   "fill them by cp.async (`producer`, without `tma`)");
   TransformResult swapped = registerA ? interchangeTiles(kernel, loops[0], loops[1]) : TransformResult::success(kernel);
   if (!swapped.ok()) return swapped;
   TransformResult r = tensorCoreTiles(*swapped.kernel, loops, TileShape{64, shape[1], shape[2], 8, true, registerA, tf32x3});

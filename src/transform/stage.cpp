@@ -228,8 +228,13 @@ TransformResult stage(const Kernel& kernel, const std::string& array, const std:
     buffer.padding = padding;
     if (swizzled) {
       Swizzle swizzle;
-      if (gathered || buffer.extents.size() < 2)
-        return {nullptr, "only a box of two or more dimensions is stored swizzled: its rows are what a swizzle permutes"};
+      if (buffer.extents.size() < 2)
+        return {nullptr, "only a box or gather of two or more dimensions is stored swizzled: its rows are what a "
+                         "swizzle permutes"};
+      // A gather's rows are whole rows of the buffer (an implicit GEMM's pixels or filters by a strip
+      // of the reduction): swizzled as a box's, the layout wgmma reads its K-major operands in.
+      if (gathered && (slab != 0 || table))
+        return {nullptr, "a swizzled gather is stored in whole rows, without slabs or a table"};
       if (slab != 0 && buffer.extents.size() != 2)
         return {nullptr, "only a box of two dimensions is stored in slabs, not the " +
                              std::to_string(buffer.extents.size()) + " of " + array + " at loop " + atLoop};

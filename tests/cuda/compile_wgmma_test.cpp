@@ -84,6 +84,46 @@ TEST(CompileWgmma, ProductsCompileForSm90aWithoutLocalMemory) {
   }
 }
 
+// Implicit GEMMs of channels-last convolutions on wgmma: both gathers (pixels and filters, rows
+// of r*s*c) read K-major by descriptor (the filters' instruction without B's transpose), filled by
+// 16-byte cp.async copies (zero-filled in the padding), with 64 channels and with 32 (a strip of
+// two taps, the last strip partial), stride 2 and 1x1 taps, by the warpgroups or a producer.
+TEST(CompileWgmma, ImplicitGemmsOfChannelsLastConvolutionsCompileForSm90a) {
+  auto recipe = [](const std::string& tile, const std::string& group, int64_t n, const std::string& options) {
+    return "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k " + tile + "; map n_oh_ow_o grid.y; map k_o grid.x; "
+           "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k " + group + "; strip r_s_c 64; "
+           "stage In at r_s_c_o transposed swizzle; stage Wt at r_s_c_o transposed swizzle; map r_s_c_o async 4; "
+           "unroll r_s_c 64; wgmma n_oh_ow,k,r_s_c 64," + std::to_string(n) + ",16" + options;
+  };
+  struct Case {
+    std::map<std::string, int64_t> sizes;
+    std::string recipe;
+    const char* instruction;
+  };
+  const std::map<std::string, int64_t> resnet = {{"N", 32}, {"C", 128}, {"H", 28}, {"W", 28}, {"K", 128}};
+  for (const Case& c :
+       {Case{resnet, recipe("128,128", "64,128", 128, ""), "m64n128k16.f32.f16.f16"},
+        Case{resnet, recipe("256,128", "128,128", 128, " producer"), "m64n128k16.f32.f16.f16"},
+        Case{{{"N", 3}, {"C", 32}, {"H", 13}, {"W", 11}, {"K", 96}}, recipe("128,64", "64,64", 64, ""), "m64n64k16.f32.f16.f16"},
+        Case{{{"N", 4}, {"C", 64}, {"H", 15}, {"W", 15}, {"K", 256}, {"ST", 2}}, recipe("128,256", "64,256", 256, ""),
+             "m64n256k16.f32.f16.f16"},
+        Case{{{"N", 4}, {"C", 256}, {"H", 14}, {"W", 14}, {"K", 64}, {"R", 1}, {"S", 1}, {"P", 0}},
+             recipe("128,64", "64,64", 64, ""), "m64n64k16.f32.f16.f16"}}) {
+    SCOPED_TRACE(c.recipe);
+    auto k = testing::emittedKernel("conv2d_nhwc_half.loop", c.sizes, c.recipe);
+    ASSERT_TRUE(k);
+    EXPECT_NE(k->source.find("p, 1, 1, 0, 0;"), std::string::npos) << "B read K-major, untransposed";
+    CompileResult r = compiledForSm90(*k);
+    ASSERT_TRUE(r.compiled) << r.errorLog;
+    EXPECT_TRUE(r.ok) << r.refusal;
+    EXPECT_NE(r.ptx.find(".target sm_90a"), std::string::npos);
+    EXPECT_NE(r.ptx.find(std::string("wgmma.mma_async.sync.aligned.") + c.instruction), std::string::npos);
+    for (const char* op : {"cp.async.cg.shared.global", "fence.proxy.async.shared::cta", "wgmma.commit_group.sync.aligned"})
+      EXPECT_NE(r.ptx.find(op), std::string::npos) << op;
+    expectNoLocalMemory(r);
+  }
+}
+
 // A producer warpgroup that fills the stages by the Tensor Memory Accelerator: its one thread's
 // bulk tensor copies and expecting arrivals, no copy of a thread's own (cp.async) anywhere, and
 // the same sane resources.

@@ -714,6 +714,44 @@ TEST_F(GpuRunner, TensorCoreConvolutionsVerifyAgainstCudnn) {
   EXPECT_EQ(t.library.rfind("cuDNN convolution (half, ", 0), 0u) << t.library;
 }
 
+// Implicit GEMMs on wgmma (sm_90 only): channels-last convolutions of half operands at small
+// uneven sizes (partial tiles of pixels and filters, 32 channels: the last strip partial; padding
+// 2, stride 2, 1x1 taps), the gathers filled by the warpgroups or by a producer warpgroup, agree
+// with cuDNN.
+TEST_F(GpuRunner, WgmmaConvolutionsVerifyAgainstCudnn) {
+  if (runner_->arch() != "sm_90") GTEST_SKIP() << "wgmma runs on sm_90 only, not on " << runner_->device();
+  auto recipe = [](const std::string& tile, const std::string& group, int n, const std::string& more) {
+    return "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k " + tile + "; map n_oh_ow_o grid.y; map k_o grid.x; "
+           "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k " + group + "; strip r_s_c 64; "
+           "stage In at r_s_c_o transposed swizzle; stage Wt at r_s_c_o transposed swizzle; map r_s_c_o async 4; "
+           "unroll r_s_c 64; wgmma n_oh_ow,k,r_s_c 64," + std::to_string(n) + ",16" + more;
+  };
+  struct Case {
+    const char* file;
+    std::map<std::string, int64_t> sizes;
+    std::string recipe;
+  };
+  const std::map<std::string, int64_t> uneven = {{"N", 3}, {"C", 64}, {"H", 13}, {"W", 11}, {"K", 96}};
+  for (const Case& c :
+       {Case{"conv2d_nhwc_half.loop", uneven, recipe("128,128", "64,128", 128, "")},
+        Case{"conv2d_nhwc_half.loop", uneven, recipe("128,64", "64,64", 64, " producer")},
+        Case{"conv2d_nhwc_half.loop", {{"N", 2}, {"C", 32}, {"H", 9}, {"W", 10}, {"K", 64}}, recipe("256,64", "128,64", 64, "")},
+        Case{"conv2d_nhwc_half.loop", {{"N", 2}, {"C", 64}, {"H", 12}, {"W", 11}, {"K", 64}, {"R", 4}, {"S", 4}, {"P", 2}},
+             recipe("64,64", "64,64", 64, "")},
+        Case{"conv2d_nhwc_half.loop", {{"N", 4}, {"C", 64}, {"H", 15}, {"W", 15}, {"K", 128}, {"ST", 2}},
+             recipe("128,128", "64,128", 128, "")},
+        Case{"conv2d_nhwc_half.loop", {{"N", 4}, {"C", 128}, {"H", 14}, {"W", 14}, {"K", 192}, {"R", 1}, {"S", 1}, {"P", 0}},
+             recipe("128,192", "64,192", 192, "")}}) {
+    SCOPED_TRACE(std::string(c.file) + ": " + c.recipe);
+    Kernel k = testing::loadExample(c.file, c.sizes);
+    auto e = emitUnder(k, c.recipe);
+    ASSERT_TRUE(e);
+    RunResult r = runner_->measure(k, *e, build(*e));
+    EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
+    EXPECT_EQ(r.reference.rfind("cuDNN convolution (", 0), 0u) << r.reference;
+  }
+}
+
 // The convolution reference is the fastest of cuDNN's legacy algorithms and its graph API's
 // engines, named either way; its output agrees with the exact nest (channels first and last, float
 // with FMA math and half on tensor cores, a 1x1 and a strided layer).

@@ -490,8 +490,8 @@ TEST(Exploration, LargeGridsAreOfferedRasteredBlocks) {
 }
 
 // A convolution of half operands is offered implicit GEMMs on tensor cores (both gathers stored
-// transposed, the mma step), the model's cheapest; they compute what the nest computes. Float
-// operands are offered none.
+// transposed, padded for the mma step or swizzled for wgmma), the model's cheapest; they compute
+// what the nest computes. Float operands are offered none.
 TEST(Exploration, HalfConvolutionsAreOfferedTensorCoreImplicitGemmsFirst) {
   SearchSpace space;
   space.tile = {{32, 64}};
@@ -506,8 +506,8 @@ TEST(Exploration, HalfConvolutionsAreOfferedTensorCoreImplicitGemmsFirst) {
     bool collapsed = false, mma = false, transposed = true;
     for (const auto& s : f.recipe.steps) {
       collapsed |= s.kind == StepKind::Collapse;
-      mma |= s.kind == StepKind::Mma;
-      if (s.kind == StepKind::Stage) transposed = transposed && s.transposed && s.padding == 8;
+      mma |= s.kind == StepKind::Mma || s.kind == StepKind::Wgmma;
+      if (s.kind == StepKind::Stage) transposed = transposed && s.transposed && (s.padding == 8 || s.swizzled);
     }
     EXPECT_EQ(f.shape.tensorCores, mma) << printRecipeLine(f.recipe);
     if (!collapsed || !mma) continue;

@@ -154,8 +154,24 @@ StageCopy KernelWriter::planGatherCopy(const Node& node, const Scope& scope) {
     }
     for (const std::string& declaration : derivedDeclarations(g.index, g.collapsed)) c.coords += " " + declaration;
   }
-  if (tabled != gatherTables_.end()) readThroughTable(c, node, *source, tabled->second, inner);
-  else readItem(c, from, buffer, *source, width, inner);
+  if (tabled != gatherTables_.end()) {
+    readThroughTable(c, node, *source, tabled->second, inner);
+  } else {
+    // Zero past the end of a collapsed loop too, where the box runs past it (wgmma's whole k steps
+    // read there; the derived indices may still point inside the source): there its outermost
+    // derived index passes its own end, which the source's bounds often check already.
+    std::vector<std::string> ends;
+    for (size_t d = 0; d < rank; ++d) {
+      const GatherDim& g = node.gather[d];
+      auto span = inner.ranges.bounds(Affine::var(g.index));
+      int64_t trips = collapsedTrips(g.collapsed);
+      if (g.collapsed.empty() || (span && span->second < trips)) continue;
+      const CollapsedLoop& outer = g.collapsed.front();
+      ends.push_back(outer.step > 0 ? outer.index + " < " + std::to_string(outer.lower + outer.step * outer.trips)
+                                    : g.index + " < " + std::to_string(trips));
+    }
+    readItem(c, from, buffer, *source, width, inner, ends);
+  }
   ScalarType bufferType = typeOf(buffer);
   // The buffer element lane `lane` of an item goes to: along its row where the fastest dimension
   // is the buffer's last (one wide store), else down a column, an element a lane.

@@ -58,13 +58,15 @@ int KernelWriter::stageWidth(const Node& node, const Array& source, const std::v
 }
 
 void KernelWriter::readItem(StageCopy& c, const Access& from, const Array& buffer, const Array& source, int width,
-                            const Scope& inner) {
+                            const Scope& inner, const std::vector<std::string>& alsoInside) {
   ScalarType bufferType = typeOf(buffer), sourceType = typeOf(source);
   std::string converted;
   if (width == 1 && bufferType != sourceType)
     converted = fromFloat(bufferType, loadText(from, computeType(bufferType), inner));
-  readElementAt(c, accessText(from, inner), converted, outsideConditions(from, source, inner), bufferType, sourceType,
-                width);
+  std::vector<std::string> conds = outsideConditions(from, source, inner);
+  for (const std::string& cond : alsoInside)
+    if (std::find(conds.begin(), conds.end(), cond) == conds.end()) conds.push_back(cond);
+  readElementAt(c, accessText(from, inner), converted, conds, bufferType, sourceType, width);
 }
 
 void KernelWriter::readElementAt(StageCopy& c, const std::string& element, const std::string& converted,

@@ -104,6 +104,11 @@ std::string instructionName(int64_t n, ScalarType t) {
   return "wgmma_m64n" + std::to_string(n) + "k" + std::to_string(instructionK(t)) + "_" + operandType(t);
 }
 
+// The same for a 16-bit B read K-major (an implicit GEMM's filters, rows of the reduction): "_kb" more.
+std::string instructionName(int64_t n, ScalarType t, bool kMajorB) {
+  return instructionName(n, t) + (kMajorB && t != ScalarType::TF32 ? "_kb" : "");
+}
+
 // The asm operands of a lane's `regs` accumulators: their placeholders ("%0, %1, ...") and the
 // read-write constraints binding them to d[0..regs).
 std::pair<std::string, std::string> accumulatorOperands(int64_t regs) {
@@ -116,13 +121,13 @@ std::pair<std::string, std::string> accumulatorOperands(int64_t regs) {
 }
 
 // D (n/2 floats a lane) += A * B, both by descriptor: A K-major; B N-major (transposed) for
-// 16-bit types, K-major for tf32, whose wgmma takes no transpose operands.
-std::string instructionHelper(int64_t n, ScalarType t) {
+// 16-bit types unless `kMajorB`, K-major for tf32, whose wgmma takes no transpose operands.
+std::string instructionHelper(int64_t n, ScalarType t, bool kMajorB) {
   const int64_t regs = n / 2;
   const auto [list, outs] = accumulatorOperands(regs);
   std::string type = operandType(t);
-  std::string scaleAndTranspose = t == ScalarType::TF32 ? "p, 1, 1" : "p, 1, 1, 0, 1";
-  return "__device__ __forceinline__ void " + instructionName(n, t) +
+  std::string scaleAndTranspose = t == ScalarType::TF32 ? "p, 1, 1" : kMajorB ? "p, 1, 1, 0, 0" : "p, 1, 1, 0, 1";
+  return "__device__ __forceinline__ void " + instructionName(n, t, kMajorB) +
          "(float* d, unsigned long long a, unsigned long long b) {\n"
          "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(regs + 2) + ", 0;\\n\"\n"
          "               \"wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k" +
@@ -169,7 +174,7 @@ std::string KernelWriter::wgmmaHelpers() const {
   out += tmaHelpers();
   out += "// D += A * B on a warpgroup's fragments: A (64 x k, K-major) and B (k x N; N-major, or K-major for tf32)\n"
          "// by descriptor.\n";
-  for (const auto& [n, t] : wgmmaShapes_) out += instructionHelper(n, t);
+  for (const auto& [n, t, kMajorB] : wgmmaShapes_) out += instructionHelper(n, t, kMajorB);
   if (!wgmmaRegisterShapes_.empty())
     out += "// The same with A (64 x k) from registers, four a lane, and B (k x N, K-major) by descriptor.\n";
   for (const auto& [n, t] : wgmmaRegisterShapes_) out += registerHelper(n, t, kernel_.wgmmaPromote > 0);
@@ -230,7 +235,7 @@ void KernelWriter::promotePartialSums(const std::string& iteration) {
   if (!iteration.empty()) close();
 }
 
-std::string KernelWriter::wgmmaDescriptorText(const Access& a, bool isA, const std::map<std::string, Affine>& origin,
+std::string KernelWriter::wgmmaDescriptorText(const Access& a, bool kMajor, const std::map<std::string, Affine>& origin,
                                               const Scope& scope) {
   const Array* array = findArray(a.array, scope);
   if (!array) return "?";
@@ -239,9 +244,8 @@ std::string KernelWriter::wgmmaDescriptorText(const Access& a, bool isA, const s
   Affine row = first.subscripts[0], col = first.subscripts[1];
   for (const auto& [name, as] : scope.unrolledAs) row = row.substitute(name, as), col = col.substitute(name, as);
   const int64_t bytes = scalarTypeBytes(typeOf(*array)), rowElements = kWgmmaSwizzleBytes / bytes;
-  // Rows then columns of the buffer: A's m and k; N-major B's k and n; a 32-bit B (tf32, or float
-  // split into tf32 parts), stored transposed, n and k (K-major as A).
-  const bool kMajor = isA || bytes == 4;
+  // Rows then columns of the buffer: A's m and k; N-major B's k and n; a K-major B (tf32's, or
+  // float split into tf32 parts, stored transposed; a 16-bit one as it lies) n and k, as A.
   // The tile starts on a swizzle atom's first row; along the row, at a k step (K-major: 32 bytes)
   // or on a slab (N-major B).
   if (scope.ranges.multipleOf(row) % 8 != 0 ||
@@ -304,14 +308,17 @@ void KernelWriter::emitWgmmaTile(const Node& itLoop, const Scope& scope) {
     return refuse("a wgmma tile of " + std::to_string(nTrips) + " columns and " + std::to_string(kTrips) +
                   " of k: wgmma here is m64nNk" + std::to_string(instructionK(t)) + " for " + scalarTypeName(t) +
                   ", N a multiple of 64 up to 256");
-  wgmmaShapes_.insert({nTrips, t});
+  // B is K-major where its buffer's rows run along N (tf32's always; a 16-bit one stored so).
+  const bool kMajorB = t == ScalarType::TF32 || (b->subscripts.size() == 2 && b->subscripts[0].uses(nest->j->index));
+  wgmmaShapes_.insert({nTrips, t, kMajorB});
+  const std::string name = instructionName(nTrips, t, kMajorB);
   line("// " + itLoop.index + ", " + jtLoop.index + ": the warpgroup's " + std::to_string(itTrips) + " x " +
-       std::to_string(jtTrips) + " tiles of " + instructionName(nTrips, t) + ", both operands read from shared memory");
+       std::to_string(jtTrips) + " tiles of " + name + ", both operands read from shared memory");
   Scope both;
   std::map<std::string, Affine> origin;
   std::string fragment = openWgmmaTiles(*nest, scope, both, origin);
-  std::string da = wgmmaDescriptorText(*a, true, origin, both), db = wgmmaDescriptorText(*b, false, origin, both);
-  line(instructionName(nTrips, t) + "(" + fragment + ", " + da + ", " + db + ");");
+  std::string da = wgmmaDescriptorText(*a, true, origin, both), db = wgmmaDescriptorText(*b, kMajorB, origin, both);
+  line(name + "(" + fragment + ", " + da + ", " + db + ");");
   close();
   close();
 }
@@ -387,7 +394,7 @@ void KernelWriter::emitWgmmaRegisterTile(const WgmmaTileNest& nest, const Scope&
   Scope both;
   std::map<std::string, Affine> origin;
   std::string fragment = openWgmmaTiles(nest, scope, both, origin);
-  std::string db = wgmmaDescriptorText(*b, false, origin, both);
+  std::string db = wgmmaDescriptorText(*b, true, origin, both);
   const std::string high = "wgmma_a[" + itLoop.index + "_u]";
   // With promoted sums (Kernel::wgmmaPromote), into the partial sums, the first product after a
   // promotion overwriting them.
@@ -399,7 +406,7 @@ void KernelWriter::emitWgmmaRegisterTile(const WgmmaTileNest& nest, const Scope&
     Scope low = both;
     low.slots[b->array] = lowPartsSlot(both.slots.at(b->array));
     line(name + "(" + into + ", wgmma_a_low[" + itLoop.index + "_u], " + db + mode(true) + ");");
-    line(name + "(" + into + ", " + high + ", " + wgmmaDescriptorText(*b, false, origin, low) + mode(false) + ");");
+    line(name + "(" + into + ", " + high + ", " + wgmmaDescriptorText(*b, true, origin, low) + mode(false) + ");");
   }
   line(name + "(" + into + ", " + high + ", " + db + mode(!split) + ");");
   close();

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "src/cuda/emit/emit_launch.hpp"
@@ -279,9 +280,10 @@ class KernelWriter {
   // swizzled 32-bit elements), and the split of its items so.
   bool transposedSwizzleTiles(const Node& node, const std::vector<int64_t>& box) const;
   void splitIntoWarpTiles(StageCopy& c, const std::vector<int64_t>& box, Scope& inner) const;
-  // A copy's item read from `from` (`width` elements as one vector), zero outside the source.
+  // A copy's item read from `from` (`width` elements as one vector), zero outside the source and
+  // where a condition of `alsoInside` fails.
   void readItem(StageCopy& c, const Access& from, const Array& buffer, const Array& source, int width,
-                const Scope& inner);
+                const Scope& inner, const std::vector<std::string>& alsoInside = {});
   // The same from the source element `element` (its text), zero where `conds` fail; `converted`,
   // where not empty, is the element converted to the buffer's type (one element an item).
   void readElementAt(StageCopy& c, const std::string& element, const std::string& converted,
@@ -379,8 +381,9 @@ class KernelWriter {
   // `itLoop { jtLoop { i (mma) { j { k { R += A * B } } } } }`: a warpgroup's wgmma instructions.
   void emitWgmmaTile(const Node& itLoop, const Scope& scope);
   // The descriptor of operand `a` (A, or B) at the tile whose loops i, j and k start where
-  // `origin` says, as C.
-  std::string wgmmaDescriptorText(const Access& a, bool isA, const std::map<std::string, Affine>& origin,
+  // `origin` says, as C: K-major (its buffer's rows of k, as A's always are) or N-major (B's rows
+  // along N, in slabs).
+  std::string wgmmaDescriptorText(const Access& a, bool kMajor, const std::map<std::string, Affine>& origin,
                                   const Scope& scope);
   // In a pipelined loop around wgmma: the lines before and after an iteration's work.
   void openWgmmaStrip();
@@ -486,7 +489,8 @@ class KernelWriter {
   bool usesBfloat16_ = false;
   bool usesTf32_ = false;  // reads of tf32 arrays, rounded by tf32_round()
   bool usesMma_ = false;   // mma.sync and ldmatrix helpers
-  std::set<std::pair<int64_t, ScalarType>> wgmmaShapes_;  // the N and operand type of each wgmma used
+  // The N, operand type and whether B is K-major of each wgmma used (16-bit B N-major unless it is).
+  std::set<std::tuple<int64_t, ScalarType, bool>> wgmmaShapes_;
   std::set<std::pair<int64_t, ScalarType>> wgmmaRegisterShapes_;  // the same of those with A from registers
   std::vector<Array> partialSums_;  // the register buffers whose partial sums are promoted (Kernel::wgmmaPromote)
   bool producerCopies_ = false;  // the producer warpgroup's copies are being written
