@@ -24,10 +24,11 @@ struct Evaluator::Prepared {
 struct Evaluator::CompileBudget {
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   std::atomic<int64_t> longestNs{0};
-  std::atomic<bool> measuredOne{false};
+  std::atomic<bool> verifiedOne{false};
 
+  // Until a variant is verified the budget stops nothing (see Evaluator::outOfBudget).
   bool wouldOverrun() const {
-    return measuredOne && std::chrono::steady_clock::now() + std::chrono::nanoseconds(longestNs.load()) >= deadline;
+    return verifiedOne && std::chrono::steady_clock::now() + std::chrono::nanoseconds(longestNs.load()) >= deadline;
   }
   void took(std::chrono::steady_clock::duration d) {
     int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
@@ -104,9 +105,14 @@ Evaluator::~Evaluator() = default;
 
 bool Evaluator::outOfBudget() const {
   if (options_.maxMeasured > 0 && measured_ >= options_.maxMeasured) return true;
+  if (options_.budget.count() == 0) return false;
   // A measurement that could not end within the budget (it would take as long as the longest so
-  // far) is not started.
-  return options_.budget.count() > 0 && std::chrono::steady_clock::now() + longestMeasurement_ >= deadline_;
+  // far) is not started; but until a variant is verified the search goes on, past its budget by
+  // once the budget at most: a search with an answer is worth more than one on time with none
+  // (the first kernels may be slow to compile).
+  auto now = std::chrono::steady_clock::now();
+  if (fastestMs_ == 0 && outcome_.gpuAvailable && !options_.replay) return now >= deadline_ + options_.budget;
+  return now + longestMeasurement_ >= deadline_;
 }
 
 void Evaluator::reserve(std::chrono::steady_clock::duration time) {
@@ -221,13 +227,14 @@ bool Evaluator::answers(const std::string& recipeLine) const {
 }
 
 bool Evaluator::compiledWithinBudget(Prepared& p) const {
-  // Until one variant is measured, wait: a search that measured nothing would have no answer.
-  if (options_.budget.count() == 0 || measured_ == 0) return true;
+  // Until one variant is verified, wait: a search that verified nothing would have no answer.
+  if (options_.budget.count() == 0 || fastestMs_ == 0) return true;
   return p.compiling.wait_until(deadline_) == std::future_status::ready;
 }
 
 void Evaluator::noteFastest(const Measurement& m) {
   if (m.status == RunStatus::Ok && m.ms > 0 && (fastestMs_ == 0 || m.ms < fastestMs_)) fastestMs_ = m.ms;
+  if (fastestMs_ > 0) compileBudget_->verifiedOne = true;
 }
 
 void Evaluator::measureOne(Prepared& p, VariantResult& v) {
@@ -239,7 +246,6 @@ void Evaluator::measureOne(Prepared& p, VariantResult& v) {
     return;
   }
   ++measured_;
-  compileBudget_->measuredOne = true;
   if (db_) {
     // A row verified under another contract (or before there was one) is measured again; a replay
     // answers with what was stored.
