@@ -5,6 +5,7 @@
 // table, the measurements it stored and its output files, which rank 0 writes as they arrive.
 // A rank of another build or GPU is refused at its first message; a rank that stays silent longer
 // than --rank-timeout is given up and its problem goes to another. Nothing waits without end.
+#include <sched.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -510,6 +511,19 @@ int work(RankLink& link, const TuneFlags& f) {
 
 }  // namespace
 
+// A rank compiles on every core it may use: mpirun's default binding to one core starves it.
+void warnIfBound(RankLink& link) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return;
+  int usable = CPU_COUNT(&set);
+  long host = sysconf(_SC_NPROCESSORS_ONLN);
+  if (host > 0 && usable < host)
+    std::fprintf(stderr,
+                 "cudaburg: warning: rank %d on %s may use %d of the host's %ld cores, and compiles its candidates on "
+                 "them alone (mpirun binds a rank to a core by default: pass --bind-to none)\n",
+                 link.rank(), link.host().c_str(), usable, host);
+}
+
 int runTuneMpi(const TuneFlags& f) {
   RankLink link;
   if (!link.started()) {
@@ -517,6 +531,7 @@ int runTuneMpi(const TuneFlags& f) {
     return kInputError;
   }
   chooseLocalGpu();
+  warnIfBound(link);
   int status = link.rank() == 0 ? coordinate(link, f) : work(link, f);
   link.setExitStatus(status);
   return status;

@@ -19,7 +19,7 @@ export CUDABURG_CACHE=$scratch/cache XDG_DATA_HOME=$scratch/data
 # Open MPI takes an mpirun called by its full path as the prefix of its installation (/usr/bin: "/"
 # for /usr, which it refuses): it is called by its name, from its folder.
 PATH=$(dirname "$mpirun"):$PATH
-mpi=("$(basename "$mpirun")" --oversubscribe --enable-recovery)
+mpi=("$(basename "$mpirun")" --oversubscribe --enable-recovery --bind-to none)
 
 list=$scratch/list.txt
 dbs=()
