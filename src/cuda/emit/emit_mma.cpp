@@ -186,33 +186,43 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
     for (const Affine& u : l->upper)
       if (!inner.ranges.provesLess(at, u)) conds.push_back(l->index + " < " + affineText(u));
   const Array* target = findArray(stmt.target.array, scope);
-  // The fragment copied as it is into floats in global memory, no bound cutting the tile, each
-  // pair of a lane's columns (elements 2p and 2p + 1) 8-byte aligned: one float2 store a pair.
+  // The fragment copied as it is into global memory (floats, or 16-bit elements converted), no
+  // bound cutting the tile, each pair of a lane's columns (elements 2p and 2p + 1) aligned to the
+  // pair: one store a pair (float2, or __half2 / __nv_bfloat162).
   // (Not where the tile's rows or columns derive collapsed indices: those are set a row at a time.)
   bool derives = !iLoop.collapsed.empty() || !jLoop.collapsed.empty();
   // (Only where the columns run along the target's rows: not C transposed, as wgmmaRegisterA holds it.)
   bool alongRows = !stmt.target.subscripts.empty() && stmt.target.subscripts.back().coef(jLoop.index) == 1 &&
                    !stmt.target.subscripts.back().uses(iLoop.index);
-  if (target && conds.empty() && !derives && alongRows && target->space == MemorySpace::Global &&
-      typeOf(*target) == ScalarType::Float &&
+  // A pair of 16-bit elements is one 4-byte store, converted from the fp32 sums by one instruction.
+  const ScalarType stored = target ? typeOf(*target) : ScalarType::Float;
+  const bool pairable = stored == ScalarType::Float || stored == ScalarType::Half || stored == ScalarType::BFloat16;
+  const std::string pairBytes = stored == ScalarType::Float ? "8" : "4";
+  auto storePair = [&](const std::string& at, const std::string& x, const std::string& y) {
+    const char* type = stored == ScalarType::Float ? "float2" : stored == ScalarType::Half ? "__half2" : "__nv_bfloat162";
+    const char* make = stored == ScalarType::Float  ? "make_float2"
+                       : stored == ScalarType::Half ? "__floats2half2_rn"
+                                                    : "__floats2bfloat162_rn";
+    line(std::string("*reinterpret_cast<") + type + "*>(&" + at + ") = " + make + "(" + x + ", " + y + ");");
+  };
+  if (target && conds.empty() && !derives && alongRows && target->space == MemorySpace::Global && pairable &&
       !stmt.accumulate && !stmt.atomic && stmt.value->kind == Expr::Kind::Load && isFragment(stmt.value->load)) {
     Access pair = substituted(stmt.target, {{iLoop.index, row}, {jLoop.index, jLoop.lower + Affine::var("mma_t", 2)}});
     if (inner.ranges.multipleOf(flatOffset(pair, *target)) % 2 == 0) {
       std::string fragment = fragmentText(stmt.value->load, iLoop.index, iLoop.lower, jLoop.index, jLoop.lower, scope);
       line("#pragma unroll");
       open("for (int mma_p = 0; mma_p < 2; ++mma_p) {  // " + iLoop.index + ", " + jLoop.index +
-           ": this lane's pairs of elements of the 16 x 8 tile, 8 bytes a store");
+           ": this lane's pairs of elements of the 16 x 8 tile, " + pairBytes + " bytes a store");
       line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + " + " + fragmentRowText("mma_p") + ";");
       line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " + 2 * mma_t;");
-      line("*reinterpret_cast<float2*>(&" + accessText(stmt.target, inner) + ") = make_float2(" + fragment +
-           "[2 * mma_p], " + fragment + "[2 * mma_p + 1]);");
+      storePair(accessText(stmt.target, inner), fragment + "[2 * mma_p]", fragment + "[2 * mma_p + 1]");
       close();
       return;
     }
   }
   // The same with an epilogue (a bias, an activation: the value an expression of the one fragment
   // element and of other arrays): each element of a pair computed at its own column, then stored
-  // as one float2.
+  // as one pair.
   bool readsTarget = false;
   std::function<void(const Expr&)> scanTarget = [&](const Expr& e) {
     readsTarget |= e.kind == Expr::Kind::Load && e.load.array == stmt.target.array;
@@ -223,14 +233,15 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
     return a.str() == loads.front().str();
   });
   if (target && conds.empty() && !derives && alongRows && target->space == MemorySpace::Global &&
-      typeOf(*target) == ScalarType::Float && !stmt.accumulate && !stmt.atomic && oneFragment && !readsTarget &&
+      pairable && !stmt.accumulate && !stmt.atomic && oneFragment && !readsTarget &&
       !isFragment(stmt.target)) {
     Access pair = substituted(stmt.target, {{iLoop.index, row}, {jLoop.index, jLoop.lower + Affine::var("mma_t", 2)}});
     if (inner.ranges.multipleOf(flatOffset(pair, *target)) % 2 == 0) {
       std::string fragment = fragmentText(loads.front(), iLoop.index, iLoop.lower, jLoop.index, jLoop.lower, scope);
       line("#pragma unroll");
       open("for (int mma_p = 0; mma_p < 2; ++mma_p) {  // " + iLoop.index + ", " + jLoop.index +
-           ": this lane's pairs of elements of the 16 x 8 tile, each computed at its column, 8 bytes a store");
+           ": this lane's pairs of elements of the 16 x 8 tile, each computed at its column, " + pairBytes +
+           " bytes a store");
       line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + " + " + fragmentRowText("mma_p") + ";");
       line("float2 mma_pair;");
       inMmaTile_ = true;
@@ -245,7 +256,8 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
       }
       inMmaTile_ = false;
       line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " + 2 * mma_t;");
-      line("*reinterpret_cast<float2*>(&" + accessText(stmt.target, inner) + ") = mma_pair;");
+      if (stored == ScalarType::Float) line("*reinterpret_cast<float2*>(&" + accessText(stmt.target, inner) + ") = mma_pair;");
+      else storePair(accessText(stmt.target, inner), "mma_pair.x", "mma_pair.y");
       close();
       return;
     }
