@@ -88,7 +88,8 @@ class Evaluator {
   std::string gpuName_, computeCapability_, driver_;
   std::chrono::steady_clock::time_point started_;
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();  // with a time budget
-  std::chrono::steady_clock::duration longestMeasurement_{0};
+  std::chrono::steady_clock::duration longestMeasurement_{0};  // of any measurement but the first
+  bool timedOne_ = false;                                       // the runner has measured once
   std::vector<std::unique_ptr<Prepared>> kept_;  // every prepared variant, by recipe, for best.cu
   size_t measured_ = 0;
   bool storeFailed_ = false;  // the database refused a measurement (warned once)
