@@ -39,10 +39,10 @@ TEST(ParamLists, ARuleIncludesAListWhereItNamesIt) {
 
 TEST(ParamLists, AnUndeclaredListIsReportedAtItsName) {
   EXPECT_EQ(parse("%term A\n%param <int> d\n%%\nx: A [d in f(), tile] (1);\n")->diags.str(),
-            "t.burg:4:16: error: undeclared parameter list 'tile'; declare it with %params tile [...] before "
+            "t.burg:4:17: error: undeclared parameter list 'tile'; declare it with %params tile [...] before "
             "the rules\n"
             "x: A [d in f(), tile] (1);\n"
-            "               ^\n");
+            "                ^\n");
   EXPECT_EQ(parse("%term A\n%param <int> d\n%%\nx: A [d] (1);\n")->messages(),
             "4:7: error: parameter 'd' needs a domain: write 'd in ...'\n");
 }
@@ -52,20 +52,21 @@ TEST(ParamLists, AParameterTwiceThroughAListIsReportedWhereTheRuleNamesIt) {
   EXPECT_FALSE(spec->checked);
   EXPECT_EQ(spec->messages(),
             "5:17: error: parameter 'e' is listed twice in one rule\n"
-            "3:24: note: 'e' comes from parameter list 'both'\n"
+            "3:25: note: 'e' comes from parameter list 'both'\n"
             "5:7: note: first listed here\n");
 }
 
 TEST(ParamLists, AListIsCheckedOnceWhereItIsDeclared) {
+  EXPECT_EQ(parse("%term A\n%param <int> d\n%params l [d in f()]\n%params l [d in g()]\n%%\nx: A [l];\n")
+                ->messages(),
+            "4:9: error: parameter list 'l' is declared twice\n"
+            "3:9: note: first declared here\n");
   auto spec = check(
       "%term A B\n%param <int> d\n"
-      "%params bad [d in f(), u in g(), d in h()]\n"
-      "%params bad [d in f()]\n%%\n"
+      "%params bad [d in f(), u in g(), d in h()]\n%%\n"
       "x: A [bad];\nx: B(y:x) [bad];\n");
   EXPECT_FALSE(spec->checked);
   EXPECT_EQ(spec->messages(),
-            "4:9: error: parameter list 'bad' is declared twice\n"
-            "3:9: note: first declared here\n"
             "3:24: error: undeclared parameter 'u'; declare its type with %param <T> u\n"
             "3:34: error: parameter 'd' is listed twice in list 'bad'\n"
             "3:14: note: first listed here\n");
