@@ -223,8 +223,6 @@ class LoopRules {
   // A kernel's cost: the model's estimate until measurements are set; then the measured time of
   // its recipe, or kInfinity when it was not measured, failed or was wrong.
   Cost kernelCost(const Fragment& f) const;
-  // A fragment below a complete candidate costs nothing; kInfinity where its builder refused it.
-  Cost built(const Fragment& f) const { return f.refused.empty() ? 0 : kInfinity; }
 
   // ---- outside labeling ---------------------------------------------------------------------
   // From now on kernels cost what was measured (recipe line -> ms; nullopt: failed).
