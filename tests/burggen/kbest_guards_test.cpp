@@ -41,4 +41,17 @@ TEST(KBestGuards, AFailedGuardLeavesNoDerivationAndEvaluatesNoDomain) {
   EXPECT_EQ(matcher.count(even, Guards::scaled_NT), 0);
 }
 
+TEST(KBestGuards, AGuardWithoutParametersGivesOneDerivation) {
+  TestTree tree;
+  TestNode* one = tree.node(1, 1);
+  GuardsContext ctx;
+  Guards matcher(&ctx, 100);
+  ASSERT_TRUE(matcher.label(one));
+  EXPECT_EQ(matcher.count(one, Guards::item_NT), 1);
+  EXPECT_EQ(matcher.rule(one, Guards::item_NT, 0), 3);
+  EXPECT_EQ(matcher.count(one, Guards::top_NT), 2);
+  EXPECT_EQ(matcher.cost(one, Guards::top_NT, 1), 300);
+  EXPECT_EQ(ctx.domainCalls, 0);  // the even rule's guard failed first
+}
+
 }  // namespace
