@@ -137,6 +137,8 @@ bool CMatcherWriter::collect() {
     Path path;
     collectPattern(r, rule.pattern, path, true);
     if (rule.action) diag_.error(rule.actionLoc, "actions need burggen's C++ matcher; the C matchers have none");
+    if (!rule.guard.empty())
+      diag_.error(rule.guardLoc, "guards ('if (...)') need burggen's C++ matcher; the C matchers have none");
     const burgspec::Cost& cost = rule.cost;
     if (cost.dynamic && iburg())
       diag_.error(cost.loc, "iburg's costs are constants; a cost computed in C needs --lburg or the C++ matcher");

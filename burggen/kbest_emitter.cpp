@@ -57,6 +57,8 @@ class KBestWriter {
   }
   std::string num(const RuleFacts& r) const { return std::to_string(r.rule->number); }
   const std::vector<RuleParam>& params(const RuleFacts& r) const { return r.rule->params; }
+  // Whether a rule has work to do once a node before its bindings: parameter domains or a guard.
+  bool hasDomains(const RuleFacts& r) const { return !params(r).empty() || !r.rule->guard.empty(); }
   // The label values of a rule's labelled leaves that have bindings: `$b` in its code.
   std::vector<const Leaf*> labeledLeaves(const RuleFacts& r) const {
     std::vector<const Leaf*> out;
@@ -315,7 +317,7 @@ void KBestWriter::writeDeclarations(std::ostream& o) const {
     << "  int prepareDomains(int rule, NodePtr node, State* s);\n"
     << "  Cost evaluate(int rule, NodePtr node, State* s, int binding, const int* ranks, bool keep);\n";
   for (const RuleFacts& r : facts_.rules) {
-    if (!params(r).empty()) o << "  int domains" << num(r) << "(NodePtr node, State* s);\n";
+    if (hasDomains(r)) o << "  int domains" << num(r) << "(NodePtr node, State* s);\n";
     if (traits_[r.index - 1].needsEvaluator)
       o << "  Cost evaluate" << num(r) << "(NodePtr node, State* s, int binding, const int* ranks, bool keep);\n";
   }
@@ -348,9 +350,10 @@ void KBestWriter::writeStateDeclarations(std::ostream& o) const {
     << "    int kids;        // where the ranks of its kids' derivations start in State::ranks\n"
     << "  };\n";
   for (const RuleFacts& r : facts_.rules) {
-    if (params(r).empty()) continue;
+    if (!hasDomains(r)) continue;
     o << "  // The parameter domains of " << ruleComment(r) << ", at one node.\n"
       << "  struct Domains" << num(r) << " {\n    bool ready = false;\n";
+    if (!r.rule->guard.empty()) o << "    bool open = false;  // the guard held\n";
     for (const RuleParam& p : params(r)) o << "    std::vector<" << g_.paramType(p.name) << "> " << p.name << ";\n";
     o << "  };\n";
   }
@@ -366,14 +369,14 @@ void KBestWriter::writeStateDeclarations(std::ostream& o) const {
         << "], by rank\n";
   }
   for (const RuleFacts& r : facts_.rules)
-    if (!params(r).empty()) o << "    Domains" << num(r) << " domains" << num(r) << ";\n";
+    if (hasDomains(r)) o << "    Domains" << num(r) << " domains" << num(r) << ";\n";
   o << "    void clear() {\n"
     << "      for (auto& list : best) list.clear();\n"
     << "      ranks.clear();\n";
   for (size_t i = 1; i <= g_.nonterminals.size(); ++i)
     if (labeled(static_cast<int>(i))) o << "      values_" << ntName(static_cast<int>(i)) << ".clear();\n";
   for (const RuleFacts& r : facts_.rules)
-    if (!params(r).empty()) o << "      domains" << num(r) << ".ready = false;\n";
+    if (hasDomains(r)) o << "      domains" << num(r) << ".ready = false;\n";
   o << "    }\n  };\n"
     << "  // A derivation waiting in the heap of the node being labeled.\n"
     << "  struct Candidate {\n"
@@ -483,22 +486,35 @@ void KBestWriter::writeDomains(std::ostream& o) const {
     << "  (void)node;\n  (void)s;\n"
     << "  switch (rule) {\n";
   for (const RuleFacts& r : facts_.rules)
-    if (!params(r).empty())
+    if (hasDomains(r))
       o << "    case " << r.index << ": return domains" << num(r) << "(node, s);  // " << ruleComment(r) << "\n";
   o << "  }\n  return 1;\n}\n\n";
   for (const RuleFacts& r : facts_.rules) {
-    if (params(r).empty()) continue;
+    if (!hasDomains(r)) continue;
+    const std::string& guard = r.rule->guard;
     o << "// " << ruleComment(r) << "\n"
       << "int " << C << "::domains" << num(r) << "(NodePtr node, State* s) {\n"
       << "  Domains" << num(r) << "& d = s->domains" << num(r) << ";\n"
       << "  if (!d.ready) {\n"
       << "    (void)node;\n";
     writeBindingLocals(o, r, "    ");
+    std::string indent = "    ";
+    if (!guard.empty()) {
+      // A rule whose guard fails has no bindings: its domains are not even evaluated.
+      o << "    d.open = static_cast<bool>(";
+      writeSpecCode(o, opt_, r.rule->guardLoc, guard);
+      o << ");\n    if (d.open) {\n";
+      indent = "      ";
+    }
     for (const RuleParam& p : params(r))
-      o << "    d." << p.name << ".clear();\n"
-        << "    for (const auto& v : " << p.domain << ") d." << p.name << ".emplace_back(v);\n";
-    o << "    d.ready = true;\n  }\n  return static_cast<int>(";
+      o << indent << "d." << p.name << ".clear();\n"
+        << indent << "for (const auto& v : " << p.domain << ") d." << p.name << ".emplace_back(v);\n";
+    if (!guard.empty()) o << "    }\n";
+    o << "    d.ready = true;\n  }\n  return ";
+    if (!guard.empty()) o << "!d.open ? 0 : ";
+    o << "static_cast<int>(";
     for (size_t i = 0; i < params(r).size(); ++i) o << (i ? " * " : "") << "d." << params(r)[i].name << ".size()";
+    if (params(r).empty()) o << "1";
     o << ");\n}\n\n";
   }
 }

@@ -38,6 +38,7 @@ class GrammarChecker {
     applyTypes(grammar_.types, "%type", &Nonterminal::resultType);
     applyTypes(grammar_.labels, "%label", &Nonterminal::labelType);
     checkParamDeclarations();
+    checkParamLists();
     for (const auto& rule : grammar_.rules) {
       checkRuleParams(rule);
       checkValueRefs(rule);
@@ -256,26 +257,62 @@ class GrammarChecker {
     for (const auto& kid : pattern.kids) collectBindings(kid, out);
   }
 
+  // A list's parameters are declared, each once in it: reported at the list, once.
+  void checkParamLists() {
+    for (const auto& list : grammar_.paramLists) {
+      std::map<std::string, common::SourceLoc> listedAt;
+      for (const auto& param : list.params) {
+        if (!param.list.empty()) continue;  // from an included list, checked there
+        checkParamName(param);
+        auto [previous, fresh] = listedAt.emplace(param.name, param.loc);
+        if (!fresh) {
+          diags_.error(param.loc, "parameter " + quoted(param.name) + " is listed twice in list " + quoted(list.name));
+          diags_.note(previous->second, "first listed here");
+        }
+      }
+    }
+  }
+
+  void checkParamName(const RuleParam& param) {
+    if (grammar_.paramType(param.name).empty())
+      diags_.error(param.loc, "undeclared parameter " + quoted(param.name) + "; declare its type with %param <T> " +
+                                  param.name);
+    if (reservedName(param.name))
+      diags_.error(param.loc, "the parameter " + quoted(param.name) + " hides the " +
+                                  (param.name == "node" ? "node" : "context") +
+                                  " that costs and actions are given; choose another name");
+  }
+
+  // Where a rule lists `param`: at its name, or where the rule includes its list.
+  static common::SourceLoc listedLoc(const RuleParam& param) { return param.list.empty() ? param.loc : param.listLoc; }
+
+  void notedFromList(const RuleParam& param) {
+    if (!param.list.empty())
+      diags_.note(param.loc, quoted(param.name) + " comes from parameter list " + quoted(param.list));
+  }
+
+  // Both came into the rule by one inclusion of a list (a duplicate there is the list's own).
+  static bool sameInclusion(const RuleParam& a, const RuleParam& b) {
+    return !a.list.empty() && a.list == b.list && a.listLoc.line == b.listLoc.line && a.listLoc.col == b.listLoc.col;
+  }
+
   void checkRuleParams(const Rule& rule) {
     std::map<std::string, const Pattern*> bindings;
     collectBindings(rule.pattern, bindings);
-    std::map<std::string, common::SourceLoc> listedAt;
+    std::map<std::string, const RuleParam*> listed;
     for (const auto& param : rule.params) {
-      if (grammar_.paramType(param.name).empty())
-        diags_.error(param.loc, "undeclared parameter " + quoted(param.name) + "; declare its type with %param <T> " +
-                                    param.name);
-      if (reservedName(param.name))
-        diags_.error(param.loc, "the parameter " + quoted(param.name) + " hides the " +
-                                    (param.name == "node" ? "node" : "context") +
-                                    " that costs and actions are given; choose another name");
-      auto [previous, fresh] = listedAt.emplace(param.name, param.loc);
-      if (!fresh) {
-        diags_.error(param.loc, "parameter " + quoted(param.name) + " is listed twice in one rule");
-        diags_.note(previous->second, "first listed here");
+      if (param.list.empty()) checkParamName(param);
+      auto [previous, fresh] = listed.emplace(param.name, &param);
+      if (!fresh && !sameInclusion(param, *previous->second)) {
+        diags_.error(listedLoc(param), "parameter " + quoted(param.name) + " is listed twice in one rule");
+        notedFromList(param);
+        diags_.note(listedLoc(*previous->second), "first listed here");
+        notedFromList(*previous->second);
       }
       auto bound = bindings.find(param.name);
       if (bound != bindings.end()) {
-        diags_.error(param.loc, "parameter " + quoted(param.name) + " has the name of a binding of the pattern");
+        diags_.error(listedLoc(param), "parameter " + quoted(param.name) + " has the name of a binding of the pattern");
+        notedFromList(param);
         diags_.note(bound->second->loc, "bound here");
       }
     }
@@ -287,6 +324,9 @@ class GrammarChecker {
     collectBindings(rule.pattern, bindings);
     if (rule.cost.dynamic) checkValueRefsIn(rule, rule.cost.code, rule.cost.offset, bindings);
     if (rule.action) checkValueRefsIn(rule, *rule.action, rule.actionOffset, bindings);
+    if (!findValueRefs(rule.guard).empty())
+      diags_.error(rule.guardLoc, "a guard cannot read label values ('$$', '$b'): it is tested before the rule's "
+                                  "derivations are built");
   }
 
   void checkValueRefsIn(const Rule& rule, const std::string& code, size_t offset,

@@ -38,6 +38,16 @@ struct RuleParam {
   std::string domain;  // a C++ expression yielding a range
   common::SourceLoc loc;       // of the name
   common::SourceLoc domainLoc;
+  std::string list;            // the %params list it came from; empty when written in the rule
+  common::SourceLoc listLoc;   // where the rule names that list
+};
+
+// A named parameter list declared once, `%params tile [bm in ..., bn in ...]`, which rules
+// include by name: `[tile, spread in {0, 4}]`.
+struct ParamList {
+  std::string name;
+  common::SourceLoc loc;  // of the name
+  std::vector<RuleParam> params;
 };
 
 struct Rule {
@@ -48,6 +58,8 @@ struct Rule {
   bool numbered = false;  // written as `= N` in the spec
   common::SourceLoc numberLoc;
   std::vector<RuleParam> params;  // `[p in expr, ...]`; their bindings are enumerated while labeling
+  std::string guard;    // `if (expr)`: C++ the rule needs true at a node to apply there; empty when none
+  common::SourceLoc guardLoc;
   Cost cost;            // defaults to the constant 0
   std::optional<std::string> action;  // C++ block body, braces excluded
   common::SourceLoc actionLoc;
@@ -86,6 +98,7 @@ struct Grammar {
   std::vector<TypeDecl> types;
   std::vector<TypeDecl> labels;  // %label <T> nonterminals
   std::vector<TypeDecl> params;  // %param <T> parameter names
+  std::vector<ParamList> paramLists;  // %params name [...]
   std::string start;          // from %start; the first rule's lhs when absent
   common::SourceLoc startLoc;
   std::string nodeType;       // from %node: the C++ type of the node pointers matched; empty when absent
@@ -114,8 +127,19 @@ struct Grammar {
       for (const auto& n : decl.names) if (n == name) return decl.type;
     return "";
   }
-  // Whether labeling must keep derivations apart (k-best records): parameters or label values.
-  bool usesDerivations() const { return !params.empty() || !labels.empty(); }
+  // The %params list of that name; nullptr when none.
+  const ParamList* findParamList(const std::string& name) const {
+    for (const auto& list : paramLists)
+      if (list.name == name) return &list;
+    return nullptr;
+  }
+  // Whether the k-best labeler is needed: parameters, label values or guards.
+  bool usesDerivations() const {
+    if (!params.empty() || !labels.empty()) return true;
+    for (const auto& rule : rules)
+      if (!rule.guard.empty()) return true;
+    return false;
+  }
 
  private:
   // A name -> position map over a vector that only grows, brought up to date on each look-up;

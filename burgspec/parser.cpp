@@ -4,8 +4,11 @@
 //   declaration := '%{' text '%}' | '%term' (name ('=' int)?)* ';'?  | '%start' name ';'?
 //                | '%type' '<' type '>' name+ ';'?  | '%node' '<' type '>' ';'?
 //                | '%label' '<' type '>' name+ ';'?  | '%param' '<' type '>' name+ ';'?
-//   rule        := name ':' pattern ('=' int)? params? ('(' cost ')')? ('{' action '}' ';'? | ';')
-//   params      := '[' name 'in' domain (',' name 'in' domain)* ']'
+//                | '%params' name params ';'?
+//   rule        := name ':' pattern ('=' int)? guard? params? ('(' cost ')')? ('{' action '}' ';'? | ';')
+//   guard       := 'if' '(' expression ')'
+//   params      := '[' item (',' item)* ']'
+//   item        := name 'in' domain | name          (a name alone includes that %params list)
 //   cost        := int | expression | '=' expression
 //   pattern     := (name ':')? name ('(' pattern (',' pattern)* ')')?
 #include "burgspec/parser.hpp"
@@ -157,7 +160,7 @@ class Parser {
   bool parseDeclaration() {
     if (at(TokenKind::PrologueBegin)) return parsePrologue(grammar_.prologue);
     if (!at(TokenKind::Directive)) {
-      errorExpected("a declaration (%term, %start, %type, %node, %label, %param, %{ ... %}) or '%%'");
+      errorExpected("a declaration (%term, %start, %type, %node, %label, %param, %params, %{ ... %}) or '%%'");
       return false;
     }
     std::string_view name = tok_.text;
@@ -166,6 +169,7 @@ class Parser {
     if (name == "%type") return parseTypeDeclaration(grammar_.types, "%type");
     if (name == "%label") return parseTypeDeclaration(grammar_.labels, "%label");
     if (name == "%param") return parseTypeDeclaration(grammar_.params, "%param");
+    if (name == "%params") return parseParamListDeclaration();
     if (name == "%node") return parseNodeDeclaration();
     diags_.error(tok_.loc, "unknown directive '" + std::string(name) + "'");
     advance();
@@ -246,6 +250,32 @@ class Parser {
     }
     skipOptionalSemicolon();
     into.push_back(std::move(decl));
+    return true;
+  }
+
+  // `%params name [p in domain, ...]`: a parameter list rules include by name.
+  bool parseParamListDeclaration() {
+    advance();
+    if (!at(TokenKind::Identifier)) {
+      errorExpected("the name of the parameter list after %params");
+      return false;
+    }
+    ParamList list;
+    list.name = tok_.text;
+    list.loc = tok_.loc;
+    advance();
+    if (!at(TokenKind::LeftBracket)) {
+      errorExpected("'[' and the parameters of list '" + list.name + "'");
+      return false;
+    }
+    if (!parseParams(list.params)) return false;
+    skipOptionalSemicolon();
+    if (const ParamList* previous = grammar_.findParamList(list.name)) {
+      diags_.error(list.loc, "parameter list '" + list.name + "' is declared twice");
+      diags_.note(previous->loc, "first declared here");
+      return true;
+    }
+    grammar_.paramLists.push_back(std::move(list));
     return true;
   }
 
@@ -365,6 +395,7 @@ class Parser {
       if (!parseNumber(rule.number, "rule number")) return false;
       rule.numbered = true;
     }
+    if (at(TokenKind::Identifier) && tok_.text == "if" && !parseGuard(rule)) return false;
     if (at(TokenKind::LeftBracket) && !parseParams(rule.params)) return false;
     if (at(TokenKind::LeftParen) && !parseCost(rule.cost)) return false;
     if (at(TokenKind::LeftBrace)) {
@@ -479,7 +510,54 @@ class Parser {
     advance();
   }
 
-  // `[name in domain, ...]`: each domain is C++ up to a `,` or `]` outside brackets.
+  // `if (expr)`: the rule's guard, C++ balanced on parentheses.
+  bool parseGuard(Rule& rule) {
+    common::SourceLoc keyword = tok_.loc;
+    advance();
+    if (!at(TokenKind::LeftParen)) {
+      errorExpected("'(' and a condition after 'if'");
+      return false;
+    }
+    common::SourceLoc open = tok_.loc;
+    Lexer atOpening = lexer_;
+    RawCapture text = lexer_.captureBalanced('(', ')');
+    if (!text.closed) {
+      unterminated(atOpening, open, "unterminated guard: missing ')'");
+      return false;
+    }
+    advanceAfterCapture();
+    size_t leading;
+    std::string_view code = trim(text.text, leading);
+    if (code.empty()) {
+      diags_.error(keyword, "empty guard: write the C++ condition under which the rule applies");
+      return false;
+    }
+    rule.guard = code;
+    rule.guardLoc = file_.locate(text.textOffset + leading);
+    return true;
+  }
+
+  // The parameters of %params list `name`, named at `loc`, appended to `params`.
+  bool includeParamList(const std::string& name, common::SourceLoc loc, std::vector<RuleParam>& params) {
+    const ParamList* list = grammar_.findParamList(name);
+    if (!list) {
+      if (!grammar_.paramType(name).empty())
+        diags_.error(loc, "parameter '" + name + "' needs a domain: write '" + name + " in ...'");
+      else
+        diags_.error(loc, "undeclared parameter list '" + name + "'; declare it with %params " + name +
+                              " [...] before the rules");
+      return false;
+    }
+    for (RuleParam param : list->params) {
+      param.list = name;
+      param.listLoc = loc;
+      params.push_back(std::move(param));
+    }
+    return true;
+  }
+
+  // `[name in domain, ...]`: each domain is C++ up to a `,` or `]` outside brackets; a name
+  // alone includes a %params list.
   bool parseParams(std::vector<RuleParam>& params) {
     common::SourceLoc open = tok_.loc;
     advance();
@@ -492,6 +570,13 @@ class Parser {
       param.name = tok_.text;
       param.loc = tok_.loc;
       advance();
+      if (at(TokenKind::Comma) || at(TokenKind::RightBracket)) {
+        if (!includeParamList(param.name, param.loc, params)) return false;
+        bool last = at(TokenKind::RightBracket);
+        advance();
+        if (last) return true;
+        continue;
+      }
       if (!at(TokenKind::Identifier) || tok_.text != "in") {
         errorExpected("'in' after parameter '" + param.name + "'");
         return false;

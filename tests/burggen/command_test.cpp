@@ -157,6 +157,17 @@ TEST(BurggenCommand, IburgRefusesWhatCCannotExpress) {
   EXPECT_FALSE(exists(scratch("bound.c")));
 }
 
+TEST(BurggenCommand, IburgRefusesAGuard) {
+  std::string spec = scratch("guarded.brg");
+  write(spec, "%term A=1 B=2\n%%\ns: A(s) = 1 if (ready()) (1);\ns: B = 2;\n");
+  CommandResult run = burggen("--iburg " + spec + " -o " + scratch("guarded.c"));
+  EXPECT_EQ(run.status, 1);
+  EXPECT_NE(run.output.find("guarded.brg:3:17: error: guards ('if (...)') need burggen's C++ matcher"),
+            std::string::npos)
+      << run.output;
+  EXPECT_FALSE(exists(scratch("guarded.c")));
+}
+
 TEST(BurggenCommand, IburgTakesItsOwnCommandLine) {
   std::string spec = scratch("iburg.brg");
   write(spec, kIburgSpec);

@@ -124,7 +124,8 @@ TEST(ParserErrors, DeclarationMistakes) {
   EXPECT_EQ(parse("%node < >\n%%\n")->messages(), "1:7: error: empty type\n");
   EXPECT_EQ(parse("%term A B 3\n%%\n")->messages(), "1:11: error: expected an operator name, found '3'\n");
   EXPECT_EQ(parse("x: y;\n%%\n")->messages(),
-            "1:1: error: expected a declaration (%term, %start, %type, %node, %label, %param, %{ ... %}) or "
+            "1:1: error: expected a declaration (%term, %start, %type, %node, %label, %param, %params, %{ ... %}) "
+            "or "
             "'%%', found identifier 'x'\n");
 }
 
