@@ -74,8 +74,13 @@ TEST(WgmmaConvRule, OfferedForTheHalfOutputLayerThreeByThreeAndOneByOne) {
       EXPECT_TRUE(r.ok()) << line << ": " << r.reason;
     }
     EXPECT_GT(offered, 4);
-    EXPECT_GE(first, 0);
+    ASSERT_GE(first, 0);
     EXPECT_LT(first, 12) << "the first wgmma implicit GEMM is candidate " << first;
+    // The 1x1 layer's one strip takes two buffers, no group of wgmma in flight across strips.
+    std::string best = printRecipeLine(all[first].recipe(p.kernel));
+    bool oneStrip = std::string(problem).find("R=1") != std::string::npos;
+    EXPECT_EQ(best.find("map r_s_c_o async 2;") != std::string::npos, oneStrip) << best;
+    EXPECT_EQ(best.find(",16 wait 0") != std::string::npos, oneStrip) << best;
   }
 }
 
