@@ -160,8 +160,8 @@ TEST(CompileWgmma, AllHalfConvolutionsStorePairsOfHalvesForSm90a) {
     ASSERT_TRUE(r.compiled) << r.errorLog;
     EXPECT_TRUE(r.ok) << r.refusal;
     EXPECT_NE(r.ptx.find("wgmma.mma_async.sync.aligned.m64n"), std::string::npos);
-    EXPECT_NE(r.ptx.find("st.global.b32"), std::string::npos);
-    EXPECT_EQ(r.ptx.find("st.global.b16"), std::string::npos);
+    EXPECT_NE(r.ptx.find("st.global.u32"), std::string::npos);
+    for (const char* op : {"st.global.b16", "st.global.u16"}) EXPECT_EQ(r.ptx.find(op), std::string::npos) << op;
     expectNoLocalMemory(r);
   }
 }
