@@ -135,7 +135,8 @@ TEST(CompileWgmma, AllHalfConvolutionsStorePairsOfHalvesForSm90a) {
     return "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k " + tile + "; map n_oh_ow_o grid.y; map k_o grid.x; "
            "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k " + group + "; strip r_s_c 64; "
            "stage In at r_s_c_o transposed swizzle; stage Wt at r_s_c_o transposed swizzle; map r_s_c_o async " +
-           std::to_string(buffers) + "; unroll r_s_c 64; wgmma n_oh_ow,k,r_s_c 64," + std::to_string(n) + ",16" + options;
+           std::to_string(buffers) + "; unroll r_s_c 64; wgmma n_oh_ow,k,r_s_c 64," + std::to_string(n) + ",16" +
+           options;
   };
   struct Case {
     std::map<std::string, int64_t> sizes;

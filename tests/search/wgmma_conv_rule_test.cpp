@@ -113,10 +113,10 @@ TEST(WgmmaConvRule, HalfOutputCandidatesComputeTheNest) {
 TEST(WgmmaConvRule, NotOfferedOffSm90OrForFloatOperands) {
   GpuModel ampere;
   ampere.target = GpuTarget::forArchitecture("sm_80");
-  for (const Fragment& f : candidatesOn(testing::parseSearchProblem(kResnet128).kernel, ampere)) EXPECT_FALSE(wgmmaImplicitGemm(f));
-  for (const Fragment& f :
-       candidatesOn(testing::parseSearchProblem("float examples/conv2d_nhwc.loop -D N=4 -D C=64 -D K=64 -D H=14 -D W=14").kernel,
-                    GpuModel{}))
+  for (const Fragment& f : candidatesOn(testing::parseSearchProblem(kResnet128).kernel, ampere))
+    EXPECT_FALSE(wgmmaImplicitGemm(f));
+  const char* floats = "float examples/conv2d_nhwc.loop -D N=4 -D C=64 -D K=64 -D H=14 -D W=14";
+  for (const Fragment& f : candidatesOn(testing::parseSearchProblem(floats).kernel, GpuModel{}))
     EXPECT_FALSE(wgmmaImplicitGemm(f));
 }
 
