@@ -417,6 +417,12 @@ std::optional<ConvShape> convOf(const Kernel& kernel, const std::optional<Contra
   }
   s.epilogue = c->epilogue;
   if (!s.epilogue.channel.empty() && s.epilogue.channel != outWithin) return std::nullopt;
+  // cuDNN sums in fp32 and writes the operands' type: an fp32 sum stored as it is into an output of
+  // that type (a half layer's local accumulator) is the library's own output, no epilogue.
+  const EpilogueShape& e = s.epilogue;
+  if (e.scale.empty() && e.shift.empty() && e.shortcut.empty() && e.activation == EpilogueShape::Activation::None &&
+      e.accumulator == ScalarType::Float && e.outputType == s.libraryOutput())
+    s.epilogue = EpilogueShape{};
   return s;
 }
 

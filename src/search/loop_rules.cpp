@@ -549,6 +549,15 @@ Fragment LoopRules::wgmmaStrips(const Node* node, int64_t buffers, int64_t parts
 Fragment LoopRules::wgmmaGathered(const Node* node, int64_t buffers) const {
   Fragment f = withAsyncBuffers(gathered(node, wgmmaStripDepth(), Buffering::Async, 1, false), buffers);
   f.shape.swizzled = true;
+  // A reduction of one or two strips (a 1x1 layer of 64 or 128 channels) fills no more than two
+  // buffers: more would only take the shared memory that lets several blocks share a
+  // multiprocessor, which is what overlaps one block's copies with another's products. Two
+  // buffers leave no wgmma in flight across strips (warpGroups), which longer reductions want.
+  const int64_t strips = (reductionLength(node) + wgmmaStripDepth() - 1) / wgmmaStripDepth();
+  if (strips <= 2 && buffers != 2)
+    f.refused = "a reduction of " + std::to_string(strips) + " strips fills at most two buffers";
+  else if (strips > 2 && buffers == 2)
+    f.refused = "a reduction of " + std::to_string(strips) + " strips keeps a group of wgmma in flight: 3 buffers or more";
   return f;
 }
 
@@ -615,7 +624,8 @@ Fragment LoopRules::warpGroups(const Fragment& tiled, int64_t producer) const {
       });
     else if (s.kind == StepKind::Mma)
       f.inTile.edit(i, [&](RecipeStep& mma) {
-        mma = makeStep(StepKind::Wgmma, mma.loops, {64, f.shape.threadCols, mmaK(), kWgmmaPending, producer});
+        mma = makeStep(StepKind::Wgmma, mma.loops,
+                       {64, f.shape.threadCols, mmaK(), f.shape.asyncStages < 3 ? 0 : kWgmmaPending, producer});
       });
   }
   f.shape.warpGroups = true;

@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <map>
+#include <sstream>
 
 #include "src/cuda/compile/compiler.hpp"
 #include "tests/cuda/emitted_example.hpp"
@@ -122,6 +123,82 @@ TEST(CompileWgmma, ImplicitGemmsOfChannelsLastConvolutionsCompileForSm90a) {
       EXPECT_NE(r.ptx.find(op), std::string::npos) << op;
     expectNoLocalMemory(r);
   }
+}
+
+// The all-half layer (conv2d_nhwc_fp16.loop: half output, fp32 sums) on wgmma at ResNet-50's sizes
+// (N=32): each lane's pairs of sums converted and stored as one __half2, no 2-byte store left, the
+// collapsed pixels' indices derived a pair's row at a time (and its row checked where the last
+// tile is partial, 7x7); the 1x1 layer of 64 channels in one strip, two buffers, none in flight.
+TEST(CompileWgmma, AllHalfConvolutionsStorePairsOfHalvesForSm90a) {
+  auto recipe = [](const std::string& tile, const std::string& group, int64_t n, int buffers,
+                   const std::string& options) {
+    return "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k " + tile + "; map n_oh_ow_o grid.y; map k_o grid.x; "
+           "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k " + group + "; strip r_s_c 64; "
+           "stage In at r_s_c_o transposed swizzle; stage Wt at r_s_c_o transposed swizzle; map r_s_c_o async " +
+           std::to_string(buffers) + "; unroll r_s_c 64; wgmma n_oh_ow,k,r_s_c 64," + std::to_string(n) + ",16" +
+           options;
+  };
+  struct Case {
+    std::map<std::string, int64_t> sizes;
+    std::string recipe;
+    bool rowChecked;  // the last tile of pixels is partial
+  };
+  const std::map<std::string, int64_t> l2 = {{"N", 32}, {"C", 128}, {"H", 28}, {"W", 28}, {"K", 128}};
+  const std::map<std::string, int64_t> l4 = {{"N", 32}, {"C", 512}, {"H", 7}, {"W", 7}, {"K", 512}};
+  const std::map<std::string, int64_t> expand = {{"N", 32}, {"C", 64}, {"H", 56}, {"W", 56}, {"K", 256},
+                                                 {"R", 1},  {"S", 1},  {"P", 0}};
+  for (const Case& c : {Case{l2, recipe("128,128", "64,128", 128, 4, ""), false},
+                        Case{l4, recipe("128,128", "64,128", 128, 4, ""), true},
+                        Case{expand, recipe("128,256", "64,256", 256, 2, " wait 0"), false},
+                        Case{expand, recipe("128,128", "64,128", 128, 2, " wait 0 producer"), false}}) {
+    SCOPED_TRACE(c.recipe);
+    auto k = testing::emittedKernel("conv2d_nhwc_fp16.loop", c.sizes, c.recipe);
+    ASSERT_TRUE(k);
+    EXPECT_NE(k->source.find("*reinterpret_cast<__half2*>(&Out["), std::string::npos);
+    EXPECT_EQ(k->source.find("__float2half("), std::string::npos) << "a sum stored alone";
+    EXPECT_EQ(k->source.find("if (n_oh_ow < ") != std::string::npos, c.rowChecked);
+    CompileResult r = compiledForSm90(*k);
+    ASSERT_TRUE(r.compiled) << r.errorLog;
+    EXPECT_TRUE(r.ok) << r.refusal;
+    EXPECT_NE(r.ptx.find("wgmma.mma_async.sync.aligned.m64n"), std::string::npos);
+    EXPECT_NE(r.ptx.find("st.global.u32"), std::string::npos);
+    for (const char* op : {"st.global.b16", "st.global.u16"}) EXPECT_EQ(r.ptx.find(op), std::string::npos) << op;
+    expectNoLocalMemory(r);
+  }
+}
+
+// Every all-half recipe of bench/cases/conv-wgmma.txt (the candidates measured on the GPU) applies
+// and compiles for sm_90a with nothing in local memory, as the GPU run needs it to.
+TEST(CompileWgmma, TheAllHalfBenchCasesCompileForSm90a) {
+  std::ifstream in(std::string(CUDABURG_EXAMPLES_DIR) + "/../bench/cases/conv-wgmma.txt");
+  ASSERT_TRUE(in);
+  std::map<std::string, int64_t> sizes;
+  bool allHalf = false;
+  int compiled = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    if (line[0] != ' ') {  // an example and its sizes: FILE NAME=VALUE ...
+      std::istringstream words(line);
+      std::string file, assignment;
+      words >> file;
+      allHalf = file == "conv2d_nhwc_fp16.loop";
+      sizes.clear();
+      while (words >> assignment)
+        sizes[assignment.substr(0, assignment.find('='))] = std::stoll(assignment.substr(assignment.find('=') + 1));
+      continue;
+    }
+    if (!allHalf) continue;
+    const std::string recipe = line.substr(line.find(':') + 1);
+    SCOPED_TRACE(line);
+    auto k = testing::emittedKernel("conv2d_nhwc_fp16.loop", sizes, recipe);
+    if (!k) continue;
+    CompileResult r = compiledForSm90(*k);
+    ASSERT_TRUE(r.compiled) << r.errorLog;
+    EXPECT_TRUE(r.ok) << r.refusal;
+    expectNoLocalMemory(r);
+    ++compiled;
+  }
+  EXPECT_GE(compiled, 24);  // four a layer
 }
 
 // A producer warpgroup that fills the stages by the Tensor Memory Accelerator: its one thread's

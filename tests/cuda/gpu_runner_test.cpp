@@ -717,7 +717,7 @@ TEST_F(GpuRunner, TensorCoreConvolutionsVerifyAgainstCudnn) {
 // Implicit GEMMs on wgmma (sm_90 only): channels-last convolutions of half operands at small
 // uneven sizes (partial tiles of pixels and filters, 32 channels: the last strip partial; padding
 // 2, stride 2, 1x1 taps), the gathers filled by the warpgroups or by a producer warpgroup, agree
-// with cuDNN.
+// with cuDNN; so do all-half layers.
 TEST_F(GpuRunner, WgmmaConvolutionsVerifyAgainstCudnn) {
   if (runner_->arch() != "sm_90") GTEST_SKIP() << "wgmma runs on sm_90 only, not on " << runner_->device();
   auto recipe = [](const std::string& tile, const std::string& group, int n, const std::string& more) {
@@ -726,6 +726,7 @@ TEST_F(GpuRunner, WgmmaConvolutionsVerifyAgainstCudnn) {
            "stage In at r_s_c_o transposed swizzle; stage Wt at r_s_c_o transposed swizzle; map r_s_c_o async 4; "
            "unroll r_s_c 64; wgmma n_oh_ow,k,r_s_c 64," + std::to_string(n) + ",16" + more;
   };
+  auto twoBuffers = [](std::string r) { return r.replace(r.find("async 4"), 7, "async 2"); };
   struct Case {
     const char* file;
     std::map<std::string, int64_t> sizes;
@@ -741,7 +742,14 @@ TEST_F(GpuRunner, WgmmaConvolutionsVerifyAgainstCudnn) {
         Case{"conv2d_nhwc_half.loop", {{"N", 4}, {"C", 64}, {"H", 15}, {"W", 15}, {"K", 128}, {"ST", 2}},
              recipe("128,128", "64,128", 128, "")},
         Case{"conv2d_nhwc_half.loop", {{"N", 4}, {"C", 128}, {"H", 14}, {"W", 14}, {"K", 192}, {"R", 1}, {"S", 1}, {"P", 0}},
-             recipe("128,192", "64,192", 192, "")}}) {
+             recipe("128,192", "64,192", 192, "")},
+        // All half (a half output from fp32 sums, stored a __half2 at a time), against cuDNN's half
+        // output as it is: a partial last tile of pixels; a 1x1 layer of one strip in two buffers.
+        Case{"conv2d_nhwc_fp16.loop", uneven, recipe("128,128", "64,128", 128, "")},
+        Case{"conv2d_nhwc_fp16.loop", {{"N", 3}, {"C", 64}, {"H", 9}, {"W", 11}, {"K", 256}, {"R", 1}, {"S", 1}, {"P", 0}},
+             twoBuffers(recipe("128,256", "64,256", 256, " wait 0"))},
+        Case{"conv2d_nhwc_fp16.loop", {{"N", 3}, {"C", 64}, {"H", 9}, {"W", 11}, {"K", 128}, {"R", 1}, {"S", 1}, {"P", 0}},
+             twoBuffers(recipe("64,128", "64,128", 128, " wait 0 producer"))}}) {
     SCOPED_TRACE(std::string(c.file) + ": " + c.recipe);
     Kernel k = testing::loadExample(c.file, c.sizes);
     auto e = emitUnder(k, c.recipe);

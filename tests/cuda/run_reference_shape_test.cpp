@@ -98,6 +98,20 @@ TEST(RunReferenceShape, ReducedPrecisionConvolutionsUseCudnnTensorOps) {
   EXPECT_EQ(planReference(typed("tf32", "tf32")).kind, ReferencePlan::Kind::Exact);
 }
 
+// The all-half layer (a float local accumulator stored into a half output) is cuDNN's own form:
+// its convolution of half operands, no epilogue after it, its half output compared as it is.
+TEST(RunReferenceShape, AllHalfConvolutionIsCudnnsOwnOutput) {
+  Kernel k = loadExample("conv2d_nhwc_fp16.loop", {{"N", 2}, {"C", 16}, {"H", 10}, {"W", 9}, {"K", 24}});
+  ReferencePlan plan = planReference(k);
+  ASSERT_EQ(plan.kind, ReferencePlan::Kind::Conv);
+  EXPECT_EQ(plan.conv.operands, ScalarType::Half);
+  EXPECT_EQ(plan.conv.libraryOutput(), ScalarType::Half);
+  EXPECT_EQ(plan.conv.layout, ConvShape::Layout::ChannelsLast);
+  EXPECT_TRUE(plan.conv.epilogue.empty());
+  EXPECT_EQ(plan.conv.output, "Out");
+  EXPECT_EQ(plan.describe(), "cuDNN convolution (half) N2 C16 10x9 K24 3x3 channels last");
+}
+
 TEST(RunReferenceShape, BatchedProductWithTransposedOperand) {
   Kernel k = loadExample("matmul_bt.loop", {{"BATCH", 3}, {"M", 16}, {"N", 24}, {"K", 8}});
   auto g = recognizeGemm(k);

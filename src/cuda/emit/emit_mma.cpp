@@ -181,16 +181,20 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
   bindFragmentRowBits(inner);
   Affine row = iLoop.lower + fragmentRow(Affine::var("mma_half"));
   Affine col = jLoop.lower + Affine::var("mma_t", 2) + Affine::var("mma_half");
-  std::vector<std::string> conds;
-  for (const auto& [l, at] : {std::pair<const Node*, Affine>{&iLoop, row}, {&jLoop, col}})
-    for (const Affine& u : l->upper)
-      if (!inner.ranges.provesLess(at, u)) conds.push_back(l->index + " < " + affineText(u));
+  std::vector<std::string> rowConds, colConds;
+  for (const Affine& u : iLoop.upper)
+    if (!inner.ranges.provesLess(row, u)) rowConds.push_back(iLoop.index + " < " + affineText(u));
+  for (const Affine& u : jLoop.upper)
+    if (!inner.ranges.provesLess(col, u)) colConds.push_back(jLoop.index + " < " + affineText(u));
+  std::vector<std::string> conds = rowConds;
+  conds.insert(conds.end(), colConds.begin(), colConds.end());
   const Array* target = findArray(stmt.target.array, scope);
   // The fragment copied as it is into global memory (floats, or 16-bit elements converted), no
-  // bound cutting the tile, each pair of a lane's columns (elements 2p and 2p + 1) aligned to the
-  // pair: one store a pair (float2, or __half2 / __nv_bfloat162).
-  // (Not where the tile's rows or columns derive collapsed indices: those are set a row at a time.)
-  bool derives = !iLoop.collapsed.empty() || !jLoop.collapsed.empty();
+  // bound cutting the tile's columns, each pair of a lane's columns (elements 2p and 2p + 1)
+  // aligned to the pair: one store a pair (float2, or __half2 / __nv_bfloat162), under the bound
+  // of its row where one cuts the rows. Rows may derive collapsed indices (an implicit GEMM's
+  // pixels: n, oh, ow), set for each pair's row; columns may not (a pair would straddle them).
+  bool derives = !jLoop.collapsed.empty();
   // (Only where the columns run along the target's rows: not C transposed, as wgmmaRegisterA holds it.)
   bool alongRows = !stmt.target.subscripts.empty() && stmt.target.subscripts.back().coef(jLoop.index) == 1 &&
                    !stmt.target.subscripts.back().uses(iLoop.index);
@@ -205,7 +209,18 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
                                                     : "__floats2bfloat162_rn";
     line(std::string("*reinterpret_cast<") + type + "*>(&" + at + ") = " + make + "(" + x + ", " + y + ");");
   };
-  if (target && conds.empty() && !derives && alongRows && target->space == MemorySpace::Global && pairable &&
+  // A pair's row: its index, the indices it derives, and the bound that may cut it.
+  std::vector<size_t> pairRowDerived;
+  auto openPairRow = [&] {
+    line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + " + " + fragmentRowText("mma_p") + ";");
+    pairRowDerived = declareDerived(iLoop);
+    if (!rowConds.empty()) open("if (" + joinConditions(rowConds) + ") {");
+  };
+  auto closePairRow = [&] {
+    if (!rowConds.empty()) close();
+    dropDerived(iLoop, pairRowDerived);
+  };
+  if (target && colConds.empty() && !derives && alongRows && target->space == MemorySpace::Global && pairable &&
       !stmt.accumulate && !stmt.atomic && stmt.value->kind == Expr::Kind::Load && isFragment(stmt.value->load)) {
     Access pair = substituted(stmt.target, {{iLoop.index, row}, {jLoop.index, jLoop.lower + Affine::var("mma_t", 2)}});
     if (inner.ranges.multipleOf(flatOffset(pair, *target)) % 2 == 0) {
@@ -213,9 +228,10 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
       line("#pragma unroll");
       open("for (int mma_p = 0; mma_p < 2; ++mma_p) {  // " + iLoop.index + ", " + jLoop.index +
            ": this lane's pairs of elements of the 16 x 8 tile, " + pairBytes + " bytes a store");
-      line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + " + " + fragmentRowText("mma_p") + ";");
+      openPairRow();
       line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " + 2 * mma_t;");
       storePair(accessText(stmt.target, inner), fragment + "[2 * mma_p]", fragment + "[2 * mma_p + 1]");
+      closePairRow();
       close();
       return;
     }
@@ -232,7 +248,7 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
   bool oneFragment = !loads.empty() && std::all_of(loads.begin(), loads.end(), [&](const Access& a) {
     return a.str() == loads.front().str();
   });
-  if (target && conds.empty() && !derives && alongRows && target->space == MemorySpace::Global &&
+  if (target && colConds.empty() && !derives && alongRows && target->space == MemorySpace::Global &&
       pairable && !stmt.accumulate && !stmt.atomic && oneFragment && !readsTarget &&
       !isFragment(stmt.target)) {
     Access pair = substituted(stmt.target, {{iLoop.index, row}, {jLoop.index, jLoop.lower + Affine::var("mma_t", 2)}});
@@ -242,7 +258,7 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
       open("for (int mma_p = 0; mma_p < 2; ++mma_p) {  // " + iLoop.index + ", " + jLoop.index +
            ": this lane's pairs of elements of the 16 x 8 tile, each computed at its column, " + pairBytes +
            " bytes a store");
-      line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + " + " + fragmentRowText("mma_p") + ";");
+      openPairRow();
       line("float2 mma_pair;");
       inMmaTile_ = true;
       for (int q = 0; q < 2; ++q) {
@@ -258,6 +274,7 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
       line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " + 2 * mma_t;");
       if (stored == ScalarType::Float) line("*reinterpret_cast<float2*>(&" + accessText(stmt.target, inner) + ") = mma_pair;");
       else storePair(accessText(stmt.target, inner), "mma_pair.x", "mma_pair.y");
+      closePairRow();
       close();
       return;
     }
