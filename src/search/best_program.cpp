@@ -269,7 +269,9 @@ std::string bestProgram(const Kernel& original, const std::vector<ProgramNest>& 
     << "  std::printf(\"time %.4f ms, %.2f TFLOPS\\n\", ms, " << work.flops << " / (ms * 1e9));\n"
     << "  const double tolerance = "
     << tolerance
-    << (bound.verified ? ";  // the bound the search verified with" : ";  // the FP64 check's bound for this nest (the search ran nothing)")
+    << (bound.verified ? ";  // the bound the search verified with"
+        : nests.size() > 1 ? ";  // the FP64 checks' bounds for these nests, summed (the search ran nothing)"
+                           : ";  // the FP64 check's bound for this nest (the search ran nothing)")
     << (bound.source.empty() ? "" : ": " + bound.source) << "\n"
     << "  std::printf(worst < tolerance ? \"verified\\n\" : \"WRONG: error above %g\\n\", tolerance);\n"
     << "  return worst < tolerance ? 0 : 1;\n}\n";
