@@ -36,9 +36,8 @@ std::vector<Kernel> splitNests(const Kernel& kernel, std::string& why) {
   }
   for (const NodePtr& nest : nests)
     if (nest->kind != NodeKind::For || nest->loopKind != LoopKind::Parallel) {
-      std::string where = nest->loc.valid() ? " (line " + std::to_string(nest->loc.line) + ")" : "";
-      why = "a statement of the kernel's body" + where +
-            " is not a parallel nest, so the body cannot run as one kernel a nest";
+      std::string where = nest->loc.valid() ? " at line " + std::to_string(nest->loc.line) : "";
+      why = "the statement of the kernel's body" + where + " is not a parallel nest";
       return {};
     }
   std::vector<Kernel> kernels;

@@ -12,7 +12,8 @@ namespace cudaburg {
 // The nests of `kernel` as kernels named `<name>_nest<i>` (from 1), each taking the arrays its
 // nest reads or writes, in the kernel's parameter order: those it only reads are its inputs
 // (`const`), even where an earlier nest writes them. Empty, with `why` set, when the body is a
-// single nest or holds a top-level statement that is not a parallel nest.
+// single nest or holds a top-level statement that is not a parallel nest ("the statement of the
+// kernel's body at line 5 is not a parallel nest").
 std::vector<Kernel> splitNests(const Kernel& kernel, std::string& why);
 
 }  // namespace cudaburg

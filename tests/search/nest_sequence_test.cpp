@@ -78,8 +78,7 @@ TEST(NestSequence, OnlyParallelNestsInARowSplit) {
       "}\n");
   ASSERT_TRUE(serial.kernel) << serial.errors();
   EXPECT_TRUE(splitNests(*serial.kernel, why).empty());
-  EXPECT_EQ(why, "a statement of the kernel's body (line 5) is not a parallel nest, so the body cannot run as one "
-                 "kernel a nest");
+  EXPECT_EQ(why, "the statement of the kernel's body at line 5 is not a parallel nest");
 }
 
 // Both nests on wgmma with TMA copies: each kernel's helpers and tensor-map type in a namespace
