@@ -1,9 +1,9 @@
 # cudaburg end to end on two products in a row (examples/mlp2.loop): a tiled kernel a nest, best.cu
-# launching them in order, report.json listing both. With REQUIRE_GPU (a GPU test), each winner
+# launching them in order, report.json listing both; export and replay refuse it in a sentence. With REQUIRE_GPU (a GPU test), each winner
 # was verified and timed, and best.cu, built by NVCC and run, checks both outputs and passes.
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
-execute_process(COMMAND ${CUDABURG} ${EXAMPLES}/mlp2.loop -D M=192 -D D=96 -D F=64 -q --no-db -o ${WORK}/out
+execute_process(COMMAND ${CUDABURG} ${EXAMPLES}/mlp2.loop -D M=192 -D D=96 -D F=64 -q --db ${WORK}/tuning.db -o ${WORK}/out
                 RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT status EQUAL 0)
   message(FATAL_ERROR "search of mlp2 failed (${status}):\n${out}\n${err}")
@@ -52,6 +52,15 @@ string(FIND "${program}" "std::printf(\"Y: relative error" checksY)
 if(checksH EQUAL -1 OR checksY EQUAL -1)
   message(FATAL_ERROR "best.cu does not check both arrays the nests write")
 endif()
+# export and replay take kernels of one nest: each says so in a sentence.
+foreach(command export replay)
+  execute_process(COMMAND ${CUDABURG} ${command} ${EXAMPLES}/mlp2.loop -D M=192 -D D=96 -D F=64 --db ${WORK}/tuning.db
+                          -o ${WORK}/${command}-out
+                  RESULT_VARIABLE status ERROR_VARIABLE err OUTPUT_QUIET)
+  if(NOT status EQUAL 1 OR NOT err MATCHES "the kernel's body is 2 nests in a row, which the search tunes as a kernel a nest; ${command} takes kernels of one nest")
+    message(FATAL_ERROR "cudaburg ${command} on two nests: exit ${status}:\n${err}")
+  endif()
+endforeach()
 if(NOT REQUIRE_GPU)
   return()
 endif()
