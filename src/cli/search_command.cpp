@@ -5,9 +5,9 @@
 #include <charconv>
 #include <csignal>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <fstream>
-#include <deque>
 #include <future>
 #include <iostream>
 #include <regex>
@@ -161,7 +161,6 @@ std::string visibleDevice(int index) {
   }
   return std::to_string(index);
 }
-
 
 // One kernel's search: the evaluator that holds its compiled candidates, and what it found, the
 // winner and the reference library timed again side by side.
@@ -388,17 +387,27 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
   said.ms = 0;
   said.libraryMs = 0;
   std::vector<std::string> winners, libraries;
+  auto join = [](const std::vector<std::string>& parts) {
+    std::string s;
+    for (const std::string& p : parts) s += (s.empty() ? "" : " | ") + p;
+    return s;
+  };
   for (const KernelSearch& n : searches) {
     const SearchResult& result = n.result;
+    libraries.push_back(result.outcome.reference.library);
+    said.library = join(libraries);
+    if (!result.outcome.reference.measured) said.libraryMs = -1;
+    else if (said.libraryMs >= 0) said.libraryMs += result.outcome.reference.ms;
     if (!result.best) {
       std::string which = searches.size() > 1 ? " for " + n.kernel.name : "";
       said.why = "no kernel" + which + ": " + result.why;
+      said.ms = -1;
+      if (searches.size() > 1) said.libraryMs = -1;  // not every nest's library timed
       std::cerr << "cudaburg: no kernel" << which << ": " << result.why << " (see " << (dir / "report.md").string() << ")\n";
       return kInputError;
     }
     std::string line = printRecipeLine(*result.best);
     winners.push_back(line);
-    libraries.push_back(result.outcome.reference.library);
     std::cout << "best recipe for " << n.kernel.name << ": " << (line.empty() ? "(the nest as written)" : line) << "\n";
     auto bestIndex = result.outcome.best();
     if (bestIndex && result.outcome.variants[*bestIndex].measured) {
@@ -414,24 +423,16 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
       std::cout << "  not measured: " << result.outcome.notMeasuredReason
                 << "; the model's choice among the kernels that compiled, unverified\n";
     }
-    if (!result.outcome.reference.measured) said.libraryMs = -1;
-    else if (said.libraryMs >= 0) said.libraryMs += result.outcome.reference.ms;
   }
   if (searches.size() > 1 && said.ms > 0) {
-    std::printf("  %zu nests launched in order: %.4f ms together", searches.size(), said.ms);
-    if (said.libraryMs > 0) std::printf("; the libraries %.4f ms: ratio %.3f", said.libraryMs, said.libraryMs / said.ms);
+    std::printf("  %zu nests launched in order: %.4f ms, their times summed", searches.size(), said.ms);
+    if (said.libraryMs > 0) std::printf("; their libraries %.4f ms: ratio %.3f", said.libraryMs, said.libraryMs / said.ms);
     std::printf("\n");
   }
   std::cout << "  outputs in " << dir.string() << "/ (best.cu, report.md, report.json, "
             << (searches.size() > 1 ? "search-*.svg" : "search.svg") << ", labeled.dot)\n";
-  auto join = [](const std::vector<std::string>& parts) {
-    std::string s;
-    for (const std::string& p : parts) s += (s.empty() ? "" : " | ") + p;
-    return s;
-  };
   said.ok = true;
   said.winner = join(winners);
-  said.library = join(libraries);
   said.why.clear();
   return kOk;
 }
