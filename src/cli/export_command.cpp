@@ -98,6 +98,10 @@ int runExport(const ExportFlags& f) {
     if (!sizes) return usage(error);
     std::optional<Kernel> nest = loadLoopFile(p.file, *sizes);
     if (!nest) return kInputError;
+    if (std::string why = oneNestRequired(*nest, p.file, "export"); !why.empty()) {
+      std::cerr << "cudaburg: error: " << why << "\n";
+      return kInputError;
+    }
     auto t = findTunedKernel(p, *nest, databases, filter, error);
     if (!t) {
       std::cerr << "cudaburg: error: " << error << "\n";

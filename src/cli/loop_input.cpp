@@ -7,6 +7,7 @@
 #include "burggen/output_file.hpp"
 #include "common/diagnostics.hpp"
 #include "common/source.hpp"
+#include "src/analysis/nest_sequence.hpp"
 #include "src/loop/parser.hpp"
 
 namespace cudaburg::cli {
@@ -49,6 +50,15 @@ std::optional<Kernel> loadLoopFile(const std::string& path, const std::map<std::
 
 bool writeFileAtomically(const std::string& path, const std::string& text, std::string& error) {
   return burggen::writeOutputFiles({{path, text}}, error);
+}
+
+std::string oneNestRequired(const Kernel& kernel, const std::string& path, const std::string& command) {
+  std::string single;
+  std::vector<Kernel> nests = splitNests(kernel, single);
+  if (nests.empty()) return "";
+  return path + ": the kernel's body is " + std::to_string(nests.size()) +
+         " nests in a row, which the search tunes as a kernel a nest; " + command +
+         " takes kernels of one nest (write each nest as a kernel of its own)";
 }
 
 }  // namespace cudaburg::cli

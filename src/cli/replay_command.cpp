@@ -71,6 +71,11 @@ int runReplay(const ReplayFlags& f, ProblemOutcome* problem) {
   }
   std::optional<Kernel> kernel = loadLoopFile(f.file, *sizes);
   if (!kernel) return kInputError;
+  if (std::string why = oneNestRequired(*kernel, f.file, "replay"); !why.empty()) {
+    std::cerr << "cudaburg: error: " << why << "\n";
+    said.why = "a body of several nests";
+    return kInputError;
+  }
   Progress progress(stderr, true);
   EvaluatorOptions options;
   options.replay = true;

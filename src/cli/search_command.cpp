@@ -5,6 +5,7 @@
 #include <charconv>
 #include <csignal>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -12,11 +13,13 @@
 #include <regex>
 
 #include "burggen/output_file.hpp"
+#include "src/analysis/nest_sequence.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/input_guard.hpp"
 #include "src/cli/loop_input.hpp"
 #include "src/cli/search_run.hpp"
 #include "src/cli/space_options.hpp"
+#include "src/report/nest_sequence_report.hpp"
 #include "src/report/search_plot.hpp"
 #include "src/report/search_report.hpp"
 #include "src/search/best_program.hpp"
@@ -159,6 +162,96 @@ std::string visibleDevice(int index) {
   return std::to_string(index);
 }
 
+// One kernel's search: the evaluator that holds its compiled candidates, and what it found, the
+// winner and the reference library timed again side by side.
+struct KernelSearch {
+  Kernel kernel;
+  std::unique_ptr<Evaluator> evaluator;
+  SearchResult result;
+};
+
+void searchKernel(KernelSearch& s, const SearchSpace& space, Strategy& strategy, const EvaluatorOptions& options,
+                  Runner& runner, TuningDb* db, Progress& progress, bool verbose) {
+  s.evaluator = std::make_unique<Evaluator>(s.kernel, options, &runner, db, progress);
+  progress.start(0);
+  // The reference library is timed while the labeler chooses among the measured kernels.
+  std::future<ReferenceTiming> reference;
+  MeasureOptions referenceOptions;  // the full timing policy, in the library's math the contract names
+  referenceOptions.precision = space.precision;
+  auto timeReference = [&] {
+    if (runner.available())
+      reference = std::async(std::launch::async, [&] { return runner.reference(s.kernel, referenceOptions); });
+  };
+  s.result = searchWith<generated::LoopsMatcher>(s.kernel, space, *s.evaluator, strategy, timeReference);
+  progress.finish();
+  if (tensorCoreTiles(space.tile).empty())
+    s.result.outcome.notes.push_back("tensor cores: not considered: --tile allows none of the block tile edges their "
+                                     "rules take (64, 128, 256)");
+  if (!runner.available()) return;
+  // The winner and the reference library, timed again side by side with the full policy
+  // (the search times each variant more briefly).
+  ReferenceTiming ref = reference.valid() ? reference.get() : runner.reference(s.kernel, referenceOptions);
+  s.result.outcome.reference = {ref.library, ref.ms, ref.tflops, ref.ok()};
+  if (!ref.ok() && verbose) progress.note("reference library not timed: " + ref.reason);
+  if (s.result.best) retimeWinner(runner, s.kernel, *s.evaluator, *s.result.best, options.measure, s.result.outcome);
+}
+
+// The outputs of a body of several nests searched one by one: report.md and report.json over all
+// of them, a search plot a nest, the labeled trees and covers one after another, and best.cu
+// launching every winner in order (when each nest has one).
+std::vector<std::pair<std::string, std::string>> nestSequenceOutputs(const Kernel& whole,
+                                                                     const std::deque<KernelSearch>& nests) {
+  std::vector<NestReport> reports;
+  std::string dot, covers;
+  std::vector<std::pair<std::string, std::string>> plots;
+  for (const KernelSearch& n : nests) {
+    NestReport r;
+    r.name = n.kernel.name;
+    for (const Array& a : n.kernel.params)
+      if (!a.input) r.written.push_back(a.name);
+    r.outcome = &n.result.outcome;
+    r.found = n.result.best.has_value();
+    r.recipe = n.result.best ? printRecipeLine(*n.result.best) : "";
+    reports.push_back(r);
+    dot += n.result.labeledDot;
+    covers += "# " + n.kernel.name + "\n" + (n.result.best ? n.result.cover : "(none: " + n.result.why + ")\n");
+    plots.push_back({"search-" + n.kernel.name + ".svg", searchPlotSvg(n.result.outcome)});
+  }
+  std::vector<std::pair<std::string, std::string>> outputs = {
+      {"report.md", nestSequenceReportMarkdown(whole.name, reports)},
+      {"report.json", nestSequenceReportJson(whole.name, reports)},
+      {"labeled.dot", dot},
+      {"cover.txt", "# the winning kernels' covers, a nest after another: their rules and parameters, as the labeler "
+                    "chose them\n" + covers},
+  };
+  outputs.insert(outputs.end(), plots.begin(), plots.end());
+  std::vector<EmitResult> references;
+  std::vector<ProgramNest> program;
+  CheckBound bound{0, "", true};
+  double sum = 0;
+  bool everyBound = true;  // every nest verified within twice its library's error
+  for (const KernelSearch& n : nests) {
+    if (!n.result.best) return outputs;
+    const CudaKernel* best = n.evaluator->kernelFor(printRecipeLine(*n.result.best));
+    references.push_back(emitReference(n.kernel));
+    if (!best || !references.back().ok()) return outputs;
+    CheckBound own = checkBound(n.kernel, n.result.outcome);
+    bound.verified = bound.verified && own.verified;
+    sum += own.value;
+    everyBound = everyBound && own.value > 0;
+    program.push_back({&n.kernel, best, nullptr});
+  }
+  for (size_t i = 0; i < program.size(); ++i) program[i].reference = &*references[i].kernel;
+  if (everyBound) {  // else each nest's own FP64 check's bound, summed (best_program.hpp)
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2e", sum);
+    bound.value = sum;
+    bound.source = std::string("the sum of the nests' bounds, each twice its library's error (") + text + ")";
+  }
+  outputs.push_back({"best.cu", bestProgram(whole, program, bound)});
+  return outputs;
+}
+
 }  // namespace
 
 int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
@@ -208,6 +301,10 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
   std::filesystem::path dir = f.outDir.empty() ? "cudaburg-" + kernel->name : f.outDir;
   std::vector<std::string> outputPaths;
   for (const char* name : kOutputNames) outputPaths.push_back((dir / name).string());
+  // A body of several nests in a row is searched a nest at a time (src/analysis/nest_sequence.hpp).
+  std::string single;
+  std::vector<Kernel> split = splitNests(*kernel, single);
+  for (const Kernel& nest : split) outputPaths.push_back((dir / ("search-" + nest.name + ".svg")).string());
   std::string dbPath = f.noDb ? "" : f.db.empty() ? TuningDb::defaultPath() : f.db;
   if (std::string why = outputReplacingInput(outputPaths, {f.file, dbPath}); !why.empty()) {
     std::cerr << "cudaburg: error: " << why << "\n";
@@ -241,44 +338,38 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
   else
     progress.note("measuring on " + runner.device());
 
-  Evaluator evaluator(*kernel, options, &runner, db ? &*db : nullptr, progress);
-  progress.start(0);
-  // The reference library is timed while the labeler chooses among the measured kernels.
-  std::future<ReferenceTiming> reference;
-  MeasureOptions referenceOptions;  // the full timing policy, in the library's math the contract names
-  referenceOptions.precision = space.precision;
-  auto timeReference = [&] {
-    if (runner.available())
-      reference = std::async(std::launch::async, [&] { return runner.reference(*kernel, referenceOptions); });
-  };
-  SearchResult result = searchWith<generated::LoopsMatcher>(*kernel, space, evaluator, *strategy, timeReference);
-  progress.finish();
-  if (tensorCoreTiles(space.tile).empty())
-    result.outcome.notes.push_back("tensor cores: not considered: --tile allows none of the block tile edges their "
-                                   "rules take (64, 128, 256)");
-  if (db && db->malformedRows() > 0) progress.warn(db->malformedRowsWarning());
-  if (runner.available()) {
-    // The winner and the reference library, timed again side by side with the full policy
-    // (the search times each variant more briefly).
-    ReferenceTiming ref = reference.valid() ? reference.get() : runner.reference(*kernel, referenceOptions);
-    result.outcome.reference = {ref.library, ref.ms, ref.tflops, ref.ok()};
-    if (!ref.ok() && f.verbose) progress.note("reference library not timed: " + ref.reason);
-    if (result.best) retimeWinner(runner, *kernel, evaluator, *result.best, options.measure, result.outcome);
+  // Each nest of several is given its share of the time budget; best.cu launches the winners in order.
+  std::deque<KernelSearch> searches;
+  if (split.empty()) searches.push_back({*kernel, nullptr, {}});
+  for (Kernel& nest : split) searches.push_back({std::move(nest), nullptr, {}});
+  for (size_t i = 0; i < searches.size(); ++i) {
+    EvaluatorOptions share = options;
+    share.budget = options.budget * static_cast<long>(i + 1) / static_cast<long>(searches.size());
+    if (i > 0) strategy = makeStrategy(f.exhaustive ? "exhaustive" : f.space.strategy, error);
+    if (searches.size() > 1) progress.note("nest " + std::to_string(i + 1) + " of " + std::to_string(searches.size()) +
+                                           ": " + searches[i].kernel.name);
+    searchKernel(searches[i], space, *strategy, share, runner, db ? &*db : nullptr, progress, f.verbose);
   }
+  if (db && db->malformedRows() > 0) progress.warn(db->malformedRowsWarning());
 
-  std::vector<std::pair<std::string, std::string>> outputs = {
-      {"report.md", searchReportMarkdown(result.outcome)},
-      {"report.json", searchReportJson(result.outcome)},
-      {"search.svg", searchPlotSvg(result.outcome)},
-      {"labeled.dot", result.labeledDot},
-      {"cover.txt", coverText(result)},
-  };
-  std::string line = result.best ? printRecipeLine(*result.best) : "";
-  if (result.best) {
-    const CudaKernel* best = evaluator.kernelFor(line);
-    EmitResult reference = emitReference(*kernel);
-    if (best && reference.ok())
-      outputs.push_back({"best.cu", bestProgram(*kernel, *best, *reference.kernel, checkBound(*kernel, result.outcome))});
+  std::vector<std::pair<std::string, std::string>> outputs;
+  if (searches.size() > 1) {
+    outputs = nestSequenceOutputs(*kernel, searches);
+  } else {
+    const SearchResult& result = searches.front().result;
+    outputs = {
+        {"report.md", searchReportMarkdown(result.outcome)},
+        {"report.json", searchReportJson(result.outcome)},
+        {"search.svg", searchPlotSvg(result.outcome)},
+        {"labeled.dot", result.labeledDot},
+        {"cover.txt", coverText(result)},
+    };
+    if (result.best) {
+      const CudaKernel* best = searches.front().evaluator->kernelFor(printRecipeLine(*result.best));
+      EmitResult reference = emitReference(*kernel);
+      if (best && reference.ok())
+        outputs.push_back({"best.cu", bestProgram(*kernel, *best, *reference.kernel, checkBound(*kernel, result.outcome))});
+    }
   }
   auto madeFolders = makeOutputFolder(dir);
   said.why = "its outputs could not be written (above)";
@@ -292,31 +383,56 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
       std::filesystem::remove(stale, ec);
   }
 
-  said.library = result.outcome.reference.library;
-  if (result.outcome.reference.measured) said.libraryMs = result.outcome.reference.ms;
-  if (!result.best) {
-    said.why = "no kernel: " + result.why;
-    std::cerr << "cudaburg: no kernel: " << result.why << " (see " << (dir / "report.md").string() << ")\n";
-    return kInputError;
+  // What came of it: each nest's winner, and for several nests their times summed.
+  said.ms = 0;
+  said.libraryMs = 0;
+  std::vector<std::string> winners, libraries;
+  auto join = [](const std::vector<std::string>& parts) {
+    std::string s;
+    for (const std::string& p : parts) s += (s.empty() ? "" : " | ") + p;
+    return s;
+  };
+  for (const KernelSearch& n : searches) {
+    const SearchResult& result = n.result;
+    libraries.push_back(result.outcome.reference.library);
+    said.library = join(libraries);
+    if (!result.outcome.reference.measured) said.libraryMs = -1;
+    else if (said.libraryMs >= 0) said.libraryMs += result.outcome.reference.ms;
+    if (!result.best) {
+      std::string which = searches.size() > 1 ? " for " + n.kernel.name : "";
+      said.why = "no kernel" + which + ": " + result.why;
+      said.ms = -1;
+      if (searches.size() > 1) said.libraryMs = -1;  // not every nest's library timed
+      std::cerr << "cudaburg: no kernel" << which << ": " << result.why << " (see " << (dir / "report.md").string() << ")\n";
+      return kInputError;
+    }
+    std::string line = printRecipeLine(*result.best);
+    winners.push_back(line);
+    std::cout << "best recipe for " << n.kernel.name << ": " << (line.empty() ? "(the nest as written)" : line) << "\n";
+    auto bestIndex = result.outcome.best();
+    if (bestIndex && result.outcome.variants[*bestIndex].measured) {
+      const Measurement& m = result.outcome.variants[*bestIndex].result;
+      if (said.ms >= 0) said.ms += m.ms;
+      std::printf("  %.4f ms, %.2f TFLOPS, relative error %.1e", m.ms, m.tflops, m.error);
+      if (result.outcome.reference.measured)
+        std::printf("; %s %.4f ms: ratio %.3f", result.outcome.reference.library.c_str(), result.outcome.reference.ms,
+                    result.outcome.reference.ms / m.ms);
+      std::printf("\n");
+    } else {
+      said.ms = -1;
+      std::cout << "  not measured: " << result.outcome.notMeasuredReason
+                << "; the model's choice among the kernels that compiled, unverified\n";
+    }
   }
-
-  auto bestIndex = result.outcome.best();
-  std::cout << "best recipe for " << kernel->name << ": " << (line.empty() ? "(the nest as written)" : line) << "\n";
-  if (bestIndex && result.outcome.variants[*bestIndex].measured) {
-    const Measurement& m = result.outcome.variants[*bestIndex].result;
-    said.ms = m.ms;
-    std::printf("  %.4f ms, %.2f TFLOPS, relative error %.1e", m.ms, m.tflops, m.error);
-    if (result.outcome.reference.measured)
-      std::printf("; %s %.4f ms: ratio %.3f", result.outcome.reference.library.c_str(), result.outcome.reference.ms,
-                  result.outcome.reference.ms / m.ms);
+  if (searches.size() > 1 && said.ms > 0) {
+    std::printf("  %zu nests launched in order: %.4f ms, their times summed", searches.size(), said.ms);
+    if (said.libraryMs > 0) std::printf("; their libraries %.4f ms: ratio %.3f", said.libraryMs, said.libraryMs / said.ms);
     std::printf("\n");
-  } else {
-    std::cout << "  not measured: " << result.outcome.notMeasuredReason
-              << "; the model's choice among the kernels that compiled, unverified\n";
   }
-  std::cout << "  outputs in " << dir.string() << "/ (best.cu, report.md, report.json, search.svg, labeled.dot)\n";
+  std::cout << "  outputs in " << dir.string() << "/ (best.cu, report.md, report.json, "
+            << (searches.size() > 1 ? "search-*.svg" : "search.svg") << ", labeled.dot)\n";
   said.ok = true;
-  said.winner = line;
+  said.winner = join(winners);
   said.why.clear();
   return kOk;
 }

@@ -12,20 +12,31 @@ namespace cudaburg {
 
 namespace {
 
+// A kernel as main() names it: `space` is the namespace its code is in ("" for a single nest);
+// the workspaces and tensor maps main() declares for it take the namespace as a prefix.
+struct Launch {
+  const CudaKernel& k;
+  std::string space;
+
+  std::string entry() const { return space.empty() ? k.entry : space + "::" + k.entry; }
+  std::string local(const std::string& name) const { return space.empty() ? name : space + "_" + name; }
+};
+
 // Above 48 KB of dynamic shared memory a kernel must ask for it once before its first launch.
-std::string sharedMemoryAttribute(const CudaKernel& k) {
-  if (!k.needsSharedMemoryAttribute) return "";
-  return "  CHECK(cudaFuncSetAttribute(" + k.entry + ", cudaFuncAttributeMaxDynamicSharedMemorySize, " +
-         std::to_string(k.dynamicSharedBytes) + "));\n";
+std::string sharedMemoryAttribute(const Launch& l) {
+  if (!l.k.needsSharedMemoryAttribute) return "";
+  return "  CHECK(cudaFuncSetAttribute(" + l.entry() + ", cudaFuncAttributeMaxDynamicSharedMemorySize, " +
+         std::to_string(l.k.dynamicSharedBytes) + "));\n";
 }
 
-std::string launch(const CudaKernel& k, const std::string& prefix, const std::string& indent = "  ") {
+std::string launch(const Launch& l, const std::string& prefix, const std::string& indent = "  ") {
+  const CudaKernel& k = l.k;
   std::ostringstream o;
-  o << indent << k.entry << "<<<dim3(" << k.grid[0] << ", " << k.grid[1] << ", " << k.grid[2] << "), dim3("
+  o << indent << l.entry() << "<<<dim3(" << k.grid[0] << ", " << k.grid[1] << ", " << k.grid[2] << "), dim3("
     << k.block[0] << ", " << k.block[1] << ", " << k.block[2] << "), " << k.dynamicSharedBytes << ">>>(";
   for (size_t i = 0; i < k.params.size(); ++i) o << (i ? ", " : "") << prefix << cudaName(k.params[i]);
-  for (const KernelWorkspace& w : k.workspaces) o << ", " << w.name;
-  for (const TensorMapParam& m : k.tensorMaps) o << ", " << prefix << m.name;
+  for (const KernelWorkspace& w : k.workspaces) o << ", " << l.local(w.name);
+  for (const TensorMapParam& m : k.tensorMaps) o << ", " << prefix << l.local(m.name);
   o << ");\n" << indent << "CHECK(cudaGetLastError());\n";
   return o.str();
 }
@@ -41,40 +52,42 @@ std::string zeroOutputs(const CudaKernel& k, const std::string& indent = "  ") {
 }
 
 // The workspaces a kernel takes after its arrays, zeroed once: every launch leaves them so.
-std::string allocateWorkspaces(const CudaKernel& k) {
+std::string allocateWorkspaces(const Launch& l) {
   std::ostringstream o;
-  for (const KernelWorkspace& w : k.workspaces) {
-    std::string t = cudaTypeName(w.type);
-    o << "  " << t << "* " << w.name << " = nullptr;\n"
-      << "  CHECK(cudaMalloc(&" << w.name << ", " << w.elements << " * sizeof(" << t << ")));\n"
-      << "  CHECK(cudaMemset(" << w.name << ", 0, " << w.elements << " * sizeof(" << t << ")));\n";
+  for (const KernelWorkspace& w : l.k.workspaces) {
+    std::string t = cudaTypeName(w.type), name = l.local(w.name);
+    o << "  " << t << "* " << name << " = nullptr;\n"
+      << "  CHECK(cudaMalloc(&" << name << ", " << w.elements << " * sizeof(" << t << ")));\n"
+      << "  CHECK(cudaMemset(" << name << ", 0, " << w.elements << " * sizeof(" << t << ")));\n";
   }
   return o.str();
 }
 
 // The tensor maps a kernel takes (its TMA copies' boxes), encoded by the driver (hence -lcuda)
 // for the arrays allocated before: the CUtensorMap each is, under the kernel's name for its type.
-std::string encodeTensorMaps(const CudaKernel& k) {
+std::string encodeTensorMaps(const Launch& l) {
   std::ostringstream o;
   auto list = [](const std::vector<int64_t>& v) {
     std::string s;
     for (int64_t x : v) s += (s.empty() ? "" : ", ") + std::to_string(x);
     return s;
   };
-  for (const TensorMapParam& m : k.tensorMaps) {
-    o << "  " << kTensorMapType << " " << m.name << ";  // " << m.array << "'s boxes of " << list(m.box)
+  std::string type = l.space.empty() ? kTensorMapType : l.space + "::" + kTensorMapType;
+  for (const TensorMapParam& m : l.k.tensorMaps) {
+    std::string name = l.local(m.name);
+    o << "  " << type << " " << name << ";  // " << m.array << "'s boxes of " << list(m.box)
       << " elements (innermost first), as the kernel's TMA copies read them\n"
       << "  {\n"
       << "    const cuuint64_t dims[] = {" << list(m.dims) << "}, strides[] = {" << list(m.strides) << "};\n"
       << "    const cuuint32_t box[] = {" << list(m.box) << "}, steps[] = {" << list(std::vector<int64_t>(m.box.size(), 1))
       << "};\n"
-      << "    CUresult r = cuTensorMapEncodeTiled(reinterpret_cast<CUtensorMap*>(&" << m.name << "), "
+      << "    CUresult r = cuTensorMapEncodeTiled(reinterpret_cast<CUtensorMap*>(&" << name << "), "
       << tensorMapDataTypeName(m.type) << ", " << m.dims.size() << ", " << cudaName(m.array) << ", dims, strides, box, steps,\n"
       << "                                        CU_TENSOR_MAP_INTERLEAVE_NONE, " << tensorMapSwizzleName(m.swizzleBytes)
       << ", CU_TENSOR_MAP_L2_PROMOTION_L2_256B,\n"
       << "                                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n"
       << "    if (r != CUDA_SUCCESS) {\n"
-      << "      std::fprintf(stderr, \"cuTensorMapEncodeTiled " << m.name << ": error %d\\n\", static_cast<int>(r));\n"
+      << "      std::fprintf(stderr, \"cuTensorMapEncodeTiled " << name << ": error %d\\n\", static_cast<int>(r));\n"
       << "      std::exit(2);\n"
       << "    }\n"
       << "  }\n";
@@ -118,6 +131,33 @@ std::string buildTarget(const CudaKernel& k) {
 
 std::string bestProgram(const Kernel& original, const CudaKernel& best, const CudaKernel& reference,
                         const CheckBound& bound) {
+  return bestProgram(original, {ProgramNest{&original, &best, &reference}}, bound);
+}
+
+std::string bestProgram(const Kernel& original, const std::vector<ProgramNest>& nests, const CheckBound& bound) {
+  // One nest keeps its code at file scope; several are each in a namespace of their own.
+  std::vector<Launch> bests, references;
+  for (size_t i = 0; i < nests.size(); ++i) {
+    std::string space = nests.size() > 1 ? "nest" + std::to_string(i + 1) : "";
+    bests.push_back({*nests[i].best, space});
+    references.push_back({*nests[i].reference, space});
+  }
+  const CudaKernel* archOf = nests.front().best;
+  bool tensorMaps = false;
+  for (const ProgramNest& n : nests) {
+    if (archOf->requiredArch.empty()) archOf = n.best;
+    tensorMaps = tensorMaps || !n.best->tensorMaps.empty();
+  }
+  auto code = [&](const char* what, const CudaKernel& k, const std::string& space) {
+    if (space.empty()) return "// ---- " + std::string(what) + " ----\n" + k.source + "\n";
+    return "// ---- " + space + ": " + what + " ----\nnamespace " + space + " {\n" + k.source + "}  // namespace " +
+           space + "\n\n";
+  };
+  // The default tolerance: each nest's own, summed (an error of one nest reaches the next).
+  double tolerance = bound.value;
+  for (const ProgramNest& n : nests)
+    if (bound.value <= 0)
+      tolerance += std::max(kernelTolerance(*n.kernel, {}, countWork(*n.kernel).reductionLength), n.best->minTolerance);
   WorkCount work = countWork(original);
   std::vector<ArrayInit> inits = arrayInits(original);
   std::ostringstream o;
@@ -126,10 +166,15 @@ std::string bestProgram(const Kernel& original, const CudaKernel& best, const Cu
   else
     o << kBestProgramFirstLine << " The model's choice for `" << original.name << "` among the kernels\n"
       << "// that compiled, unverified: nothing was run or timed (no GPU). This file holds that kernel,\n";
-  o << "// the exact FP64 reference of its loop nest, and a program that checks and times the kernel.\n"
-    << "// Build and run: nvcc -O3 " << buildTarget(best) << " best.cu -o best" << (best.tensorMaps.empty() ? "" : " -lcuda")
+  if (nests.size() > 1)
+    o << "// Its body is " << nests.size() << " nests in a row: a kernel a nest, launched in order, each reading what the\n"
+      << "// ones before it wrote. This file holds those kernels, the FP64 references of the nests, and a\n"
+      << "// program that checks every array they write and times the launches together.\n";
+  else
+    o << "// the exact FP64 reference of its loop nest, and a program that checks and times the kernel.\n";
+  o << "// Build and run: nvcc -O3 " << buildTarget(*archOf) << " best.cu -o best" << (tensorMaps ? " -lcuda" : "")
     << " && ./best\n"
-    << (best.tensorMaps.empty() ? "" : "#include <cuda.h>\n")
+    << (tensorMaps ? "#include <cuda.h>\n" : "")
     << "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n\n"
     << "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n"
     << "#include <cstring>\n#include <random>\n#include <vector>\n\n"
@@ -146,9 +191,10 @@ std::string bestProgram(const Kernel& original, const CudaKernel& best, const Cu
     << "  uint32_t u;\n  std::memcpy(&u, &x, 4);\n"
     << "  if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;\n"
     << "  std::memcpy(&x, &u, 4);\n  return x;\n}\n\n"
-    << "// ---- the kernel ----\n" << best.source << "\n"
-    << "// ---- the FP64 reference ----\n" << reference.source << "\n"
-    << "int main() {\n"
+  ;
+  for (const Launch& l : bests) o << code("the kernel", l.k, l.space);
+  for (const Launch& l : references) o << code("the FP64 reference", l.k, l.space);
+  o << "int main() {\n"
     << "  std::mt19937_64 rng(std::random_device{}());\n"
     << "  std::uniform_real_distribution<double> uniform(-1.0, 1.0);\n";
   // Host values in double; device copies in the variant's type and in double for the reference.
@@ -181,10 +227,13 @@ std::string bestProgram(const Kernel& original, const CudaKernel& best, const Cu
     if (inits[i] == ArrayInit::Poison)  // every element the kernel fails to write stays NaN
       o << "  CHECK(cudaMemset(" << n << ", 0xFF, n_" << n << " * sizeof(" << vt << ")));\n";
   }
-  o << allocateWorkspaces(best) << encodeTensorMaps(best);
-  o << "\n  // Check: the kernel against the FP64 reference, by ||out - ref|| / ||ref||.\n"
-    << sharedMemoryAttribute(best) << sharedMemoryAttribute(reference) << zeroOutputs(best) << launch(best, "")
-    << launch(reference, "ref_") << "  CHECK(cudaDeviceSynchronize());\n"
+  for (const Launch& l : bests) o << allocateWorkspaces(l) << encodeTensorMaps(l);
+  o << "\n  // Check: " << (nests.size() > 1 ? "the kernels against the FP64 references" : "the kernel against the FP64 reference")
+    << ", by ||out - ref|| / ||ref||.\n";
+  for (size_t i = 0; i < nests.size(); ++i) o << sharedMemoryAttribute(bests[i]) << sharedMemoryAttribute(references[i]);
+  for (const Launch& l : bests) o << zeroOutputs(l.k) << launch(l, "");
+  for (const Launch& l : references) o << launch(l, "ref_");
+  o << "  CHECK(cudaDeviceSynchronize());\n"
     << "  double worst = 0;\n";
   for (size_t i = 0; i < original.params.size(); ++i) {
     const Array& a = original.params[i];
@@ -205,20 +254,24 @@ std::string bestProgram(const Kernel& original, const CudaKernel& best, const Cu
       << "    std::printf(\"" << a.name << ": relative error %.3e\\n\", error);\n"
       << "    worst = std::max(worst, error);\n  }\n";
   }
-  o << "\n  // Time: CUDA events around each run after a warm-up; the median of 51 runs.\n"
+  o << "\n  // Time: CUDA events around each run" << (nests.size() > 1 ? " (every launch, in order)" : "")
+    << " after a warm-up; the median of 51 runs.\n"
     << "  cudaEvent_t start, stop;\n  CHECK(cudaEventCreate(&start));\n  CHECK(cudaEventCreate(&stop));\n"
     << "  std::vector<float> times;\n"
     << "  for (int run = 0; run < 54; ++run) {\n"
-    << "    CHECK(cudaEventRecord(start));\n" << zeroOutputs(best, "    ") << launch(best, "", "    ")
-    << "    CHECK(cudaEventRecord(stop));\n    CHECK(cudaEventSynchronize(stop));\n"
+    << "    CHECK(cudaEventRecord(start));\n";
+  for (const Launch& l : bests) o << zeroOutputs(l.k, "    ") << launch(l, "", "    ");
+  o << "    CHECK(cudaEventRecord(stop));\n    CHECK(cudaEventSynchronize(stop));\n"
     << "    float ms = 0;\n    CHECK(cudaEventElapsedTime(&ms, start, stop));\n"
     << "    if (run >= 3) times.push_back(ms);\n  }\n"
     << "  std::sort(times.begin(), times.end());\n"
     << "  double ms = times[times.size() / 2];\n"
     << "  std::printf(\"time %.4f ms, %.2f TFLOPS\\n\", ms, " << work.flops << " / (ms * 1e9));\n"
     << "  const double tolerance = "
-    << (bound.value > 0 ? bound.value : std::max(kernelTolerance(original, {}, work.reductionLength), best.minTolerance))
-    << (bound.verified ? ";  // the bound the search verified with" : ";  // the FP64 check's bound for this nest (the search ran nothing)")
+    << tolerance
+    << (bound.verified ? ";  // the bound the search verified with"
+        : nests.size() > 1 ? ";  // the FP64 checks' bounds for these nests, summed (the search ran nothing)"
+                           : ";  // the FP64 check's bound for this nest (the search ran nothing)")
     << (bound.source.empty() ? "" : ": " + bound.source) << "\n"
     << "  std::printf(worst < tolerance ? \"verified\\n\" : \"WRONG: error above %g\\n\", tolerance);\n"
     << "  return worst < tolerance ? 0 : 1;\n}\n";

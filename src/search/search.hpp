@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "src/fusion/local_accumulator.hpp"
+#include "src/search/fusion_savings.hpp"
 #include "src/search/evaluator.hpp"
 #include "src/search/loop_rules.hpp"
 #include "src/search/strategy.hpp"
@@ -83,6 +84,7 @@ SearchResult searchWith(const Kernel& kernel, const SearchSpace& space, Evaluato
     if (chosen) {
       result.best = matcher.reduce(root).recipe(kernel);
       result.cover = matcher.coverText(root, 0);
+      if (std::string saved = fusionSavings(matched); !saved.empty()) evaluator.outcome().notes.push_back(saved);
     } else {
       result.why = "no candidate compiled and verified";
     }

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "src/analysis/nest_sequence.hpp"
 #include "src/fusion/epilogue.hpp"
 #include "src/fusion/local_accumulator.hpp"
 #include "src/loop/printer.hpp"
@@ -29,9 +30,12 @@ const Node* accumulation(const Node* loop) {
 
 std::string whyNotTiled(const Kernel& kernel) {
   std::vector<NodePtr> nests = flattenSeq(kernel.body);
-  if (nests.size() > 1)
-    return "the kernel's body is " + std::to_string(nests.size()) +
-           " statements in a row; each rule of the grammar tiles one nest, so the whole body runs as written";
+  if (nests.size() > 1) {  // parallel nests in a row are searched one by one (nest_sequence.hpp)
+    std::string notNests;
+    splitNests(kernel, notNests);
+    return "the kernel's body is " + std::to_string(nests.size()) + " statements in a row and " + notNests +
+           ": each rule of the grammar tiles one nest, so the whole body runs as written";
+  }
   NodePtr cur = kernel.body;
   bool parallel = false;
   for (; cur->kind == NodeKind::For && cur->loopKind == LoopKind::Parallel; cur = cur->body()) parallel = true;
