@@ -166,7 +166,7 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
   ProblemOutcome unused;
   ProblemOutcome& said = problem ? *problem : unused;
   said = {};
-  said.why = "refused: its options or its .loop file (above)";
+  said.reason = "refused: its options or its .loop file (above)";
   std::string error;
   SearchSpace space;
   auto strategy = makeStrategy(f.exhaustive ? "exhaustive" : f.space.strategy, error);
@@ -281,7 +281,7 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
       outputs.push_back({"best.cu", bestProgram(*kernel, *best, *reference.kernel, checkBound(*kernel, result.outcome))});
   }
   auto madeFolders = makeOutputFolder(dir);
-  said.why = "its outputs could not be written (above)";
+  said.reason = "its outputs could not be written (above)";
   if (!madeFolders || !writeOutputs(dir, *madeFolders, outputs)) return kInputError;
   // The outputs describe this run: a best.cu an earlier run left goes when this one has none.
   bool wroteBest = std::any_of(outputs.begin(), outputs.end(), [](const auto& o) { return o.first == "best.cu"; });
@@ -295,8 +295,8 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
   said.library = result.outcome.reference.library;
   if (result.outcome.reference.measured) said.libraryMs = result.outcome.reference.ms;
   if (!result.best) {
-    said.why = "no kernel: " + result.why;
-    std::cerr << "cudaburg: no kernel: " << result.why << " (see " << (dir / "report.md").string() << ")\n";
+    said.reason = "no kernel: " + result.reason;
+    std::cerr << "cudaburg: no kernel: " << result.reason << " (see " << (dir / "report.md").string() << ")\n";
     return kInputError;
   }
 
@@ -317,7 +317,7 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
   std::cout << "  outputs in " << dir.string() << "/ (best.cu, report.md, report.json, search.svg, labeled.dot)\n";
   said.ok = true;
   said.winner = line;
-  said.why.clear();
+  said.reason.clear();
   return kOk;
 }
 

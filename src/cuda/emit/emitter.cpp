@@ -795,7 +795,7 @@ EmitResult KernelWriter::write() {
   CudaKernel out;
   out.entry = options_.entry.empty() ? kernel_.name : options_.entry;
   if (!isIdentifier(out.entry)) {
-    result.refusal = "the kernel's name `" + out.entry + "` is not a C identifier";
+    result.reason = "the kernel's name `" + out.entry + "` is not a C identifier";
     return result;
   }
   Scope scope;
@@ -803,7 +803,7 @@ EmitResult KernelWriter::write() {
   std::string params;
   for (const Array& p : kernel_.params) {
     if (index_ == "int" && p.elements() > 2147483647LL) {  // indexTypeFor() proves this cannot be
-      result.refusal = "array `" + p.name + "` has more elements than 32-bit indices reach";
+      result.reason = "array `" + p.name + "` has more elements than 32-bit indices reach";
       return result;
     }
     scope.arrays[p.name] = p;
@@ -828,7 +828,7 @@ EmitResult KernelWriter::write() {
     out.limitsRegisters = true;
   }
   if (!refusal_.empty()) {
-    result.refusal = refusal_;
+    result.reason = refusal_;
     return result;
   }
   std::ostringstream src;
@@ -867,7 +867,7 @@ namespace {
 EmitResult emitNamed(const Kernel& kernel, const EmitOptions& options) {
   if (kernel.winograd) return emit_internal::emitWinograd(kernel, options);
   LaunchPlanResult planned = planLaunch(kernel, options.elementType);
-  if (!planned.plan) return EmitResult{std::nullopt, planned.refusal};
+  if (!planned.plan) return EmitResult{std::nullopt, planned.reason};
   emit_internal::KernelWriter writer(kernel, *planned.plan, options);
   return writer.write();
 }
