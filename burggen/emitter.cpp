@@ -8,6 +8,7 @@
 
 #include "burggen/kbest_emitter.hpp"
 #include "burggen/matcher_parts.hpp"
+#include "burggen/reducer_writer.hpp"
 #include "burggen/rule_facts.hpp"
 #include "burggen/string_literal.hpp"
 #include "burgspec/identifiers.hpp"
@@ -408,52 +409,14 @@ void MatcherWriter::writeActions(std::ostream& o) const {
 }
 
 void MatcherWriter::writeReducer(std::ostream& o) const {
-  const std::string C = cls();
-  o << resultType(start_) << " " << C << "::reduce(NodePtr root) {\n"
-    << "  " << (typed(start_) ? "return " : "") << "reduce_" << g_.nonterminals[start_ - 1].name << "(root);\n}\n\n";
-  o << "void " << C << "::reduce(NodePtr node, int nt) {\n  switch (nt) {\n";
-  for (size_t nt = 1; nt <= g_.nonterminals.size(); ++nt)
-    o << "    case " << ntConst(static_cast<int>(nt)) << ":\n      reduce_" << g_.nonterminals[nt - 1].name
-      << "(node);\n      return;\n";
-  o << "  }\n  throw " << opt_.prefix << "NoCover(\"no nonterminal numbered \" + std::to_string(nt));\n}\n\n";
-
-  for (size_t ntIndex = 1; ntIndex <= g_.nonterminals.size(); ++ntIndex) {
-    int nt = static_cast<int>(ntIndex);
-    o << resultType(nt) << " " << C << "::reduce_" << g_.nonterminals[nt - 1].name << "(NodePtr node) {\n"
-      << "  switch (stateOf(node)->rule[" << ntConst(nt) << "]) {\n";
-    for (const RuleFacts* rule : facts_.rulesFor[nt]) {
-      const RuleFacts& r = *rule;
-      o << "    case " << r.index << ": {  // " << ruleComment(r) << "\n";
-      bool passOn = !r.rule->action && typed(nt) && r.rule->isChain() && resultType(r.leaves[0].nt) == resultType(nt);
-      if (passOn) {
-        // Without an action, a chain rule passes its kid's result on.
-        o << "      return reduce_" << g_.nonterminals[r.leaves[0].nt - 1].name << "(node);\n    }\n";
-        continue;
-      }
-      // Kids first, left to right; their results are the action's arguments.
-      for (const Leaf& l : r.leaves) {
-        std::string call = "reduce_" + g_.nonterminals[l.nt - 1].name + "(" + nodeExpr(l.path) + ")";
-        if (r.rule->action && !l.binding.empty() && typed(l.nt))
-          o << "      " << resultType(l.nt) << " " << l.binding << " = " << call << ";\n";
-        else
-          o << "      " << call << ";\n";
-      }
-      if (r.rule->action) {
-        std::string args = "node";
-        for (const Leaf& l : r.leaves)
-          if (!l.binding.empty()) args += ", " + (typed(l.nt) ? "std::move(" + l.binding + ")" : nodeExpr(l.path));
-        for (const NodeBinding& b : r.nodeBindings) args += ", " + nodeExpr(b.path);
-        std::string call = "action" + std::to_string(r.rule->number) + "(" + args + ")";
-        o << "      " << (typed(nt) ? "return " + call + ";\n" : call + ";\n      return;\n");
-      } else if (!typed(nt)) {
-        o << "      return;\n";
-      } else {
-        o << "      return " << resultType(nt) << "{};\n";
-      }
-      o << "    }\n";
-    }
-    o << "  }\n  throw noCover(node, " << ntConst(nt) << ");\n}\n\n";
-  }
+  ReducerStyle style;
+  style.cls = cls();
+  style.prefix = opt_.prefix;
+  style.byNumber = true;
+  style.openSwitch = [this](std::ostream& out, int nt) {
+    out << "  switch (stateOf(node)->rule[" << ntConst(nt) << "]) {\n";
+  };
+  burggen::writeReducer(o, g_, facts_, style);
 }
 
 void MatcherWriter::writeExplanations(std::ostream& o) const {

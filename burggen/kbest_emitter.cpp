@@ -10,6 +10,7 @@
 
 #include "burggen/kbest_runtime.hpp"
 #include "burggen/matcher_parts.hpp"
+#include "burggen/reducer_writer.hpp"
 #include "burggen/rule_facts.hpp"
 #include "burggen/string_literal.hpp"
 #include "burgspec/value_refs.hpp"
@@ -645,57 +646,36 @@ void KBestWriter::writeValues(std::ostream& o) const {
 }
 
 void KBestWriter::writeReducer(std::ostream& o) const {
-  const std::string C = cls();
-  o << resultType(facts_.start) << " " << C << "::reduce(NodePtr root, int rank) {\n"
-    << "  " << (typed(facts_.start) ? "return " : "") << "reduce_" << ntName(facts_.start) << "(root, rank);\n}\n\n";
-  for (size_t ntIndex = 1; ntIndex <= g_.nonterminals.size(); ++ntIndex) {
-    int nt = static_cast<int>(ntIndex);
-    o << resultType(nt) << " " << C << "::reduce_" << ntName(nt) << "(NodePtr node, int rank) {\n"
-      << "  const Derivation& d = derivation(node, " << ntConst(nt) << ", rank);\n"
-      << "  const State* s = stateOf(node);\n"
-      << "  const int* ranks = s->ranks.data() + d.kids;\n"
-      << "  (void)ranks;\n"
-      << "  switch (d.rule) {\n";
-    for (const RuleFacts* rule : facts_.rulesFor[nt]) {
-      const RuleFacts& r = *rule;
-      o << "    case " << r.index << ": {  // " << ruleComment(r) << "\n";
-      bool passOn = !r.rule->action && typed(nt) && r.rule->isChain() && resultType(r.leaves[0].nt) == resultType(nt);
-      if (passOn) {
-        o << "      return reduce_" << ntName(r.leaves[0].nt) << "(node, ranks[0]);\n    }\n";
-        continue;
-      }
-      for (size_t i = 0; i < r.leaves.size(); ++i) {
-        const Leaf& l = r.leaves[i];
-        std::string call = "reduce_" + ntName(l.nt) + "(" + nodeExpr(l.path) + ", ranks[" + std::to_string(i) + "])";
-        if (r.rule->action && !l.binding.empty() && typed(l.nt))
-          o << "      " << resultType(l.nt) << " " << l.binding << " = " << call << ";\n";
-        else
-          o << "      " << call << ";\n";
-      }
-      if (r.rule->action) {
-        writeParamLocals(o, r, "s", "d.binding", "      ");
-        std::string args = "node";
-        for (const RuleParam& p : params(r)) args += ", " + p.name;
-        if (labeled(nt)) args += ", s->values_" + ntName(nt) + "[static_cast<size_t>(rank)]";
-        for (const Leaf& l : r.leaves)
-          if (!l.binding.empty()) args += ", " + (typed(l.nt) ? "std::move(" + l.binding + ")" : nodeExpr(l.path));
-        for (size_t i = 0; i < r.leaves.size(); ++i) {
-          const Leaf& l = r.leaves[i];
-          if (!l.binding.empty() && labeled(l.nt))
-            args += ", stateOf(" + nodeExpr(l.path) + ")->values_" + ntName(l.nt) + "[ranks[" + std::to_string(i) + "]]";
-        }
-        for (const NodeBinding& b : r.nodeBindings) args += ", " + nodeExpr(b.path);
-        std::string call = "action" + num(r) + "(" + args + ")";
-        o << "      " << (typed(nt) ? "return " + call + ";\n" : call + ";\n      return;\n");
-      } else if (!typed(nt)) {
-        o << "      return;\n";
-      } else {
-        o << "      return " << resultType(nt) << "{};\n";
-      }
-      o << "    }\n";
+  ReducerStyle style;
+  style.cls = cls();
+  style.prefix = opt_.prefix;
+  style.rankParameter = ", int rank";
+  style.rankArgument = ", rank";
+  style.openSwitch = [this](std::ostream& out, int nt) {
+    out << "  const Derivation& d = derivation(node, " << ntConst(nt) << ", rank);\n"
+        << "  const State* s = stateOf(node);\n"
+        << "  const int* ranks = s->ranks.data() + d.kids;\n"
+        << "  (void)ranks;\n"
+        << "  switch (d.rule) {\n";
+  };
+  style.kidRank = [](size_t leaf) { return ", ranks[" + std::to_string(leaf) + "]"; };
+  style.argumentsBeforeKids = [this](std::ostream& out, const RuleFacts& r) {
+    writeParamLocals(out, r, "s", "d.binding", "      ");
+    std::string args;
+    for (const RuleParam& p : params(r)) args += ", " + p.name;
+    if (labeled(r.lhs)) args += ", s->values_" + ntName(r.lhs) + "[static_cast<size_t>(rank)]";
+    return args;
+  };
+  style.argumentsAfterKids = [this](const RuleFacts& r) {
+    std::string args;
+    for (size_t i = 0; i < r.leaves.size(); ++i) {
+      const Leaf& l = r.leaves[i];
+      if (!l.binding.empty() && labeled(l.nt))
+        args += ", stateOf(" + nodeExpr(l.path) + ")->values_" + ntName(l.nt) + "[ranks[" + std::to_string(i) + "]]";
     }
-    o << "  }\n  throw noCover(node, " << ntConst(nt) << ", rank);\n}\n\n";
-  }
+    return args;
+  };
+  burggen::writeReducer(o, g_, facts_, style);
 }
 
 void KBestWriter::writeActions(std::ostream& o) const {

@@ -201,7 +201,7 @@ int main(int argc, char** argv) {
 
   common::Result<common::SourceFile> read = common::SourceFile::read(specPath);
   if (!read) {
-    std::cerr << "burggen: " << read.error() << ".\n";
+    std::cerr << "burggen: " << read.reason() << ".\n";
     return 1;
   }
   const common::SourceFile& source = *read;

@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
 
   common::Result<common::SourceFile> read = common::SourceFile::read(path);
   if (!read) {
-    std::cerr << "isel: " << read.error() << ".\n";
+    std::cerr << "isel: " << read.reason() << ".\n";
     return 1;
   }
   const common::SourceFile& file = *read;

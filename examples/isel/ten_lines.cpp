@@ -6,7 +6,7 @@
 
 int main(int argc, char** argv) {
   auto file = common::SourceFile::read(argc > 1 ? argv[1] : "-");
-  if (!file) return std::cerr << file.error() << '\n', 1;
+  if (!file) return std::cerr << file.reason() << '\n', 1;
   common::Diagnostics diags(*file);
   isel::Trees trees;
   std::vector<isel::Statement> statements;

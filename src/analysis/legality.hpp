@@ -4,6 +4,7 @@
 // Loops are named by their node in `kernel.body`'s tree.
 #include <string>
 
+#include "common/result.hpp"
 #include "src/analysis/dependence.hpp"
 #include "src/loop/loop_tree.hpp"
 
@@ -11,7 +12,7 @@ namespace cudaburg {
 
 struct Legality {
   bool ok = true;
-  std::string reason;  // empty when ok
+  common::Reason reason;  // empty when ok
 
   static Legality yes() { return {}; }
   static Legality no(std::string why) { return {false, std::move(why)}; }

@@ -39,7 +39,7 @@ std::optional<std::map<std::string, int64_t>> parseSizeDefinitions(const std::ve
 std::optional<Kernel> loadLoopFile(const std::string& path, const std::map<std::string, int64_t>& sizes) {
   common::Result<common::SourceFile> file = common::SourceFile::read(path);
   if (!file) {
-    std::cerr << "cudaburg: error: " << file.error() << "\n";
+    std::cerr << "cudaburg: error: " << file.reason() << "\n";
     return std::nullopt;
   }
   common::Diagnostics diags(*file);

@@ -60,7 +60,7 @@ int runReplay(const ReplayFlags& f, ProblemOutcome* problem) {
   ProblemOutcome unused;
   ProblemOutcome& said = problem ? *problem : unused;
   said = {};
-  said.why = "refused: its options, its .loop file or the database (above)";
+  said.reason = "refused: its options, its .loop file or the database (above)";
   std::string error;
   SearchSpace space;
   auto strategy = makeStrategy(f.space.strategy, error);
@@ -73,7 +73,7 @@ int runReplay(const ReplayFlags& f, ProblemOutcome* problem) {
   if (!kernel) return kInputError;
   if (std::string why = oneNestRequired(*kernel, f.file, "replay"); !why.empty()) {
     std::cerr << "cudaburg: error: " << why << "\n";
-    said.why = "a body of several nests";
+    said.reason = "a body of several nests";
     return kInputError;
   }
   Progress progress(stderr, true);
@@ -99,7 +99,7 @@ int runReplay(const ReplayFlags& f, ProblemOutcome* problem) {
     std::string names = f.dbs.size() == 1 ? f.dbs[0] : "none of the databases";
     std::cerr << "cudaburg: error: " << names << " holds no measurement of " << kernel->name << " at "
               << (found ? found->outcome().sizes : std::string("its sizes")) << "\n";
-    said.why = "not in the database";
+    said.reason = "not in the database";
     return kInputError;
   }
   Evaluator& evaluator = *found;
@@ -135,7 +135,7 @@ int runReplay(const ReplayFlags& f, ProblemOutcome* problem) {
     if (ec || !writeFileAtomically(path, searchReportJson(o), error)) {
       std::cerr << "cudaburg: error: " << (ec ? "cannot create the output folder '" + f.outDir + "': " + ec.message() : error)
                 << "\n";
-      said.why = "its report could not be written (above)";
+      said.reason = "its report could not be written (above)";
       return kInputError;
     }
   }
@@ -153,15 +153,15 @@ int runReplay(const ReplayFlags& f, ProblemOutcome* problem) {
   std::printf("  candidates: %zu; in the database: %zu measured\n", o.candidates, rows);
   std::printf("  measurements: %zu (%.0f%% of the database's)\n", measured, rows ? 100.0 * measured / rows : 0.0);
   if (!result.best) {
-    std::printf("  no winner: %s\n", result.why.c_str());
-    said.why = "no kernel: " + result.why;
+    std::printf("  no winner: %s\n", result.reason.c_str());
+    said.reason = "no kernel: " + result.reason;
     return kInputError;
   }
   auto index = o.best();
   double winner = index && o.variants[*index].measured ? o.variants[*index].result.ms : -1;
   if (winner <= 0) {
     std::printf("  winner: %s, not measured\n", printRecipeLine(*result.best).c_str());
-    said.why = "the winner was not measured";
+    said.reason = "the winner was not measured";
     return kInputError;
   }
   std::printf("  winner: %s\n  winner %s ms; best stored %s ms; winner / best %.3f\n", printRecipeLine(*result.best).c_str(),
@@ -173,7 +173,7 @@ int runReplay(const ReplayFlags& f, ProblemOutcome* problem) {
   said.ok = true;
   said.winner = printRecipeLine(*result.best);
   said.ms = winner;
-  said.why.clear();
+  said.reason.clear();
   return kOk;
 }
 

@@ -214,7 +214,7 @@ std::vector<std::pair<std::string, std::string>> nestSequenceOutputs(const Kerne
     r.recipe = n.result.best ? printRecipeLine(*n.result.best) : "";
     reports.push_back(r);
     dot += n.result.labeledDot;
-    covers += "# " + n.kernel.name + "\n" + (n.result.best ? n.result.cover : "(none: " + n.result.why + ")\n");
+    covers += "# " + n.kernel.name + "\n" + (n.result.best ? n.result.cover : "(none: " + n.result.reason + ")\n");
     plots.push_back({"search-" + n.kernel.name + ".svg", searchPlotSvg(n.result.outcome)});
   }
   std::vector<std::pair<std::string, std::string>> outputs = {
@@ -259,7 +259,7 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
   ProblemOutcome unused;
   ProblemOutcome& said = problem ? *problem : unused;
   said = {};
-  said.why = "refused: its options or its .loop file (above)";
+  said.reason = "refused: its options or its .loop file (above)";
   std::string error;
   SearchSpace space;
   auto strategy = makeStrategy(f.exhaustive ? "exhaustive" : f.space.strategy, error);
@@ -372,7 +372,7 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
     }
   }
   auto madeFolders = makeOutputFolder(dir);
-  said.why = "its outputs could not be written (above)";
+  said.reason = "its outputs could not be written (above)";
   if (!madeFolders || !writeOutputs(dir, *madeFolders, outputs)) return kInputError;
   // The outputs describe this run: a best.cu an earlier run left goes when this one has none.
   bool wroteBest = std::any_of(outputs.begin(), outputs.end(), [](const auto& o) { return o.first == "best.cu"; });
@@ -400,10 +400,10 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
     else if (said.libraryMs >= 0) said.libraryMs += result.outcome.reference.ms;
     if (!result.best) {
       std::string which = searches.size() > 1 ? " for " + n.kernel.name : "";
-      said.why = "no kernel" + which + ": " + result.why;
+      said.reason = "no kernel" + which + ": " + result.reason;
       said.ms = -1;
       if (searches.size() > 1) said.libraryMs = -1;  // not every nest's library timed
-      std::cerr << "cudaburg: no kernel" << which << ": " << result.why << " (see " << (dir / "report.md").string() << ")\n";
+      std::cerr << "cudaburg: no kernel" << which << ": " << result.reason << " (see " << (dir / "report.md").string() << ")\n";
       return kInputError;
     }
     std::string line = printRecipeLine(*result.best);
@@ -433,7 +433,7 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
             << (searches.size() > 1 ? "search-*.svg" : "search.svg") << ", labeled.dot)\n";
   said.ok = true;
   said.winner = join(winners);
-  said.why.clear();
+  said.reason.clear();
   return kOk;
 }
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "common/result.hpp"
 #include "src/cli/space_options.hpp"
 
 namespace cudaburg::cli {
@@ -37,7 +38,7 @@ struct ProblemOutcome {
   double ms = -1;            // the winner's time; -1: not measured
   std::string library;       // the reference library, and its time (-1: not timed)
   double libraryMs = -1;
-  std::string why;           // when not ok
+  common::Reason reason;     // when not ok
 };
 
 // Each returns the command's exit status; `outcome`, when given, says what came of it.

@@ -32,7 +32,7 @@ std::optional<Recipe> loadRecipe(const std::string& arg) {
   std::error_code ec;
   if (std::filesystem::is_regular_file(arg, ec)) file = common::SourceFile::read(arg);
   if (!file) {
-    std::cerr << "cudaburg: error: " << file.error() << "\n";
+    std::cerr << "cudaburg: error: " << file.reason() << "\n";
     return std::nullopt;
   }
   common::Diagnostics diags(*file);
@@ -103,7 +103,7 @@ int runShow(const ShowOptions& options) {
   if (options.cuda) {
     EmitResult emitted = emitKernel(shown, {recipeText, "", std::nullopt});
     if (!emitted.ok()) {
-      std::cerr << "cudaburg: error: the kernel cannot be emitted: " << emitted.refusal << "\n";
+      std::cerr << "cudaburg: error: the kernel cannot be emitted: " << emitted.reason << "\n";
       return kInputError;
     }
     std::cout << "\n" << emitted.kernel->source;

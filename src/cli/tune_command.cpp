@@ -210,7 +210,7 @@ TunePlan planTune(common::SourceFile source, const TuneFlags& f) {
 std::optional<TunePlan> loadTune(const TuneFlags& f, int& status) {
   auto source = common::SourceFile::read(f.list);
   if (!source) {
-    std::cerr << "cudaburg: error: " << source.error() << "\n";
+    std::cerr << "cudaburg: error: " << source.reason() << "\n";
     status = kInputError;
     return std::nullopt;
   }

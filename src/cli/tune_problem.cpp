@@ -87,7 +87,7 @@ tune::LaneOutcome runProblemHere(const TuneFlags& f, const SearchFlags& flags) {
   outcome.ms = said.ms;
   outcome.library = said.library;
   outcome.libraryMs = said.libraryMs;
-  outcome.detail = said.ok ? said.winner : said.why;
+  outcome.detail = said.ok ? said.winner : said.reason;
   return outcome;
 }
 

@@ -98,7 +98,7 @@ bool rebuildKernel(TunedKernel& tuned, const std::string& entry, std::string& er
   options.entry = entry;
   EmitResult emitted = emitKernel(*applied.kernel, options);
   if (!emitted.ok()) {
-    error = "the kernel of " + where + " cannot be emitted in this version: " + emitted.refusal;
+    error = "the kernel of " + where + " cannot be emitted in this version: " + emitted.reason;
     return false;
   }
   tuned.cuda = *emitted.kernel;

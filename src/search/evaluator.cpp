@@ -5,13 +5,14 @@
 #include <cstdio>
 #include <future>
 
+#include "common/result.hpp"
 #include "src/loop/printer.hpp"
 
 namespace cudaburg {
 
 struct Evaluator::Prepared {
   std::string recipeLine;
-  std::string refusal;  // set when the recipe or the emitter refused it
+  common::Reason reason;  // set when the recipe or the emitter refused it
   std::optional<CudaKernel> cuda;
   std::future<std::optional<CompileResult>> compiling;  // nullopt: not started, for the budget
   std::optional<CompileResult> binary;
@@ -147,12 +148,12 @@ std::optional<double> Evaluator::evaluate(const std::vector<Candidate>& candidat
     if (!options_.replay) {  // a replay compiles and runs nothing: the database answers
       TransformResult applied = applyRecipe(kernel_, c.recipe);
       if (!applied) {
-        p->refusal = applied.reason;
+        p->reason = applied.reason;
       } else {
         EmitOptions emit;
         emit.recipe = printRecipe(c.recipe);
         EmitResult emitted = emitKernel(*applied.kernel, emit);
-        if (!emitted.ok()) p->refusal = "the emitter refused it: " + emitted.refusal;
+        if (!emitted.ok()) p->reason = "the emitter refused it: " + emitted.reason;
         else p->cuda = std::move(emitted.kernel);
       }
     }
@@ -205,11 +206,11 @@ std::optional<double> Evaluator::evaluate(const std::vector<Candidate>& candidat
       progress_.compiled();
       v.result.registers = p.binary->resources.registers;
       v.result.sharedBytes = static_cast<int>(p.cuda->sharedBytes);
-      if (!p.binary->ok) p.refusal = p.binary->refusal.empty() ? "failed to compile" : p.binary->refusal;
+      if (!p.binary->ok) p.reason = p.binary->reason.empty() ? "failed to compile" : p.binary->reason;
     }
-    if (!p.refusal.empty()) {
+    if (!p.reason.empty()) {
       v.result.status = RunStatus::Refused;
-      v.result.reason = p.refusal;
+      v.result.reason = p.reason;
       progress_.refused();
     } else {
       measureOne(p, v);

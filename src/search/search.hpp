@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/result.hpp"
 #include "src/fusion/local_accumulator.hpp"
 #include "src/search/fusion_savings.hpp"
 #include "src/search/evaluator.hpp"
@@ -30,7 +31,7 @@ struct SearchResult {
   std::optional<Recipe> best;  // nullopt when no kernel was verified (or, without a GPU, compiled)
   std::string cover;           // the winning cover, a rule (with its parameters) a line
   std::string labeledDot;      // the labeled tree in Graphviz DOT
-  std::string why;             // when there is no best: why
+  common::Reason reason;       // when there is no best: why
 };
 
 // A candidate kernel: one of the root's covers as `kernel`.
@@ -86,7 +87,7 @@ SearchResult searchWith(const Kernel& kernel, const SearchSpace& space, Evaluato
       result.cover = matcher.coverText(root, 0);
       if (std::string saved = fusionSavings(matched); !saved.empty()) evaluator.outcome().notes.push_back(saved);
     } else {
-      result.why = "no candidate compiled and verified";
+      result.reason = "no candidate compiled and verified";
     }
   } else {
     // No rule covers the nest: the nest as written (the emitter's naive mapping) is still a
@@ -101,7 +102,7 @@ SearchResult searchWith(const Kernel& kernel, const SearchSpace& space, Evaluato
       result.best = Recipe{};
       result.cover = v.cover;
     } else {
-      result.why = "no rule of the grammar covers this loop nest (" + evaluator.outcome().notTiledReason +
+      result.reason = "no rule of the grammar covers this loop nest (" + evaluator.outcome().notTiledReason +
                    "), and the nest as written failed: " + v.result.reason;
     }
   }

@@ -27,7 +27,7 @@ std::string collapsedLoop(const Node& loop, CollapsedLoop& out) {
 TransformResult collapse(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<std::string>& into) {
   if (loops.size() < 2) return TransformResult::refuse("collapsing needs at least 2 loops");
   NewLoopNames names = newLoopNames(kernel, StepKind::Collapse, loops, into);
-  if (!names.refusal.empty()) return TransformResult::refuse(names.refusal);
+  if (!names.reason.empty()) return TransformResult::refuse(names.reason);
   const std::string& name = names.names[0];
   return editLoops(kernel, loops[0], [&](const NodePtr& first, const Ancestors&) -> LoopEdit {
     std::vector<NodePtr> band;

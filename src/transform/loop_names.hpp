@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/result.hpp"
 #include "src/loop/loop_tree.hpp"
 #include "src/transform/recipe.hpp"
 
@@ -35,11 +36,11 @@ std::vector<std::string> defaultLoopNamesWhere(StepKind kind, const std::vector<
                                                const std::function<bool(const std::string&)>& taken);
 
 // The names a transformation of `kind` gives the loops it makes from `loops` in `kernel`: `given`,
-// one a loop, none used by the kernel and no two alike (else `refusal` says why); or, when `given`
+// one a loop, none used by the kernel and no two alike (else `reason` says why); or, when `given`
 // is empty, the rule's names.
 struct NewLoopNames {
   std::vector<std::string> names;
-  std::string refusal;
+  common::Reason reason;
 };
 NewLoopNames newLoopNames(const Kernel& kernel, StepKind kind, const std::vector<std::string>& loops,
                           const std::vector<std::string>& given);

@@ -304,7 +304,7 @@ TransformResult tensorCoreTiles(const Kernel& kernel, const std::vector<std::str
   if (kernel.warpTiles) return TransformResult::refuse("the kernel's block loops are warps already");
   if (kernel.laneRows > 0) return TransformResult::refuse("a warp's lanes hold mma fragments, not a patch of threads (lanes)");
   NewLoopNames names = newLoopNames(kernel, StepKind::Mma, loops, {});
-  if (!names.refusal.empty()) return TransformResult::refuse(names.refusal);
+  if (!names.reason.empty()) return TransformResult::refuse(names.reason);
   MmaRewriter rewriter(kernel, loops[0], loops[1], loops[2], shape, names.names);
   NodePtr body = rewriter.rewrite(kernel.body);
   if (!rewriter.why.empty()) return TransformResult::refuse(rewriter.why);

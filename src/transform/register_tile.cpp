@@ -127,7 +127,7 @@ TransformResult registerTile(const Kernel& kernel, const std::vector<std::string
   std::vector<std::string> named = loops;  // a spread tile's run loops are named after its thread loops
   if (spread > 0) named.insert(named.end(), loops.begin(), loops.end());
   NewLoopNames names = newLoopNames(kernel, StepKind::RegisterTile, named, into);
-  if (!names.refusal.empty()) return TransformResult::refuse(names.refusal);
+  if (!names.reason.empty()) return TransformResult::refuse(names.reason);
   const std::vector<std::string> strips(names.names.begin(), names.names.begin() + static_cast<long>(loops.size()));
   std::set<std::string> taken = usedNames(kernel);  // the register buffer's name is fresh beside the new loops'
   taken.insert(names.names.begin(), names.names.end());

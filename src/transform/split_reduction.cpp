@@ -56,7 +56,7 @@ TransformResult splitReduction(const Kernel& kernel, const std::string& loop, in
   if (workspace && anyNode(kernel.body, [](const Node& n) { return n.kind == NodeKind::Assign && n.atomic; }))
     return TransformResult::refuse("a split's parts add up atomically already: no split may meet in a workspace beside them");
   NewLoopNames names = newLoopNames(kernel, StepKind::Split, {loop}, into);
-  if (!names.refusal.empty()) return TransformResult::refuse(names.refusal);
+  if (!names.reason.empty()) return TransformResult::refuse(names.reason);
   const std::string& partName = names.names[0];
   std::vector<NodePtr> found;
   walk(kernel.body, [&](const NodePtr& n, const Ancestors&) {

@@ -29,7 +29,7 @@ TransformResult stripMine(const Kernel& kernel, const std::string& loop, int64_t
                           const std::vector<std::string>& into) {
   if (factor < 2) return TransformResult::refuse("strip-mining needs a factor of at least 2, not " + std::to_string(factor));
   NewLoopNames names = newLoopNames(kernel, StepKind::StripMine, {loop}, into);
-  if (!names.refusal.empty()) return TransformResult::refuse(names.refusal);
+  if (!names.reason.empty()) return TransformResult::refuse(names.reason);
   const std::string& outer = names.names[0];
   return editLoops(kernel, loop, [&](const NodePtr& l, const Ancestors&) -> LoopEdit {
     return {stripOuterLoop(*l, outer, factor, stripInnerLoop(*l, outer, factor, l->body())), {}};

@@ -14,7 +14,7 @@ TransformResult tile(const Kernel& kernel, const std::vector<std::string>& loops
     if (f < 2) return TransformResult::refuse("tiling needs factors of at least 2, not " + std::to_string(f));
   // Names are chosen before the edit so that every copy of the band gets the same ones.
   NewLoopNames names = newLoopNames(kernel, StepKind::Tile, loops, into);
-  if (!names.refusal.empty()) return TransformResult::refuse(names.refusal);
+  if (!names.reason.empty()) return TransformResult::refuse(names.reason);
   const std::vector<std::string>& outer = names.names;
   return editLoops(kernel, loops[0], [&](const NodePtr& first, const Ancestors&) -> LoopEdit {
     std::vector<NodePtr> band;

@@ -3,13 +3,14 @@
 #include <optional>
 #include <string>
 
+#include "common/result.hpp"
 #include "src/loop/loop_tree.hpp"
 
 namespace cudaburg {
 
 struct TransformResult {
   std::optional<Kernel> kernel;  // set when the transformation applied
-  std::string reason;            // why it refused (empty when it applied)
+  common::Reason reason;         // why it refused (empty when it applied)
 
   bool ok() const { return kernel.has_value(); }
   explicit operator bool() const { return ok(); }

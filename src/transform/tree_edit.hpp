@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/result.hpp"
 #include "src/loop/loop_tree.hpp"
 #include "src/transform/transform_result.hpp"
 
@@ -17,7 +18,7 @@ using Ancestors = std::vector<NodePtr>;
 // What an edit of one loop returns: its replacement, or a refusal (reason set).
 struct LoopEdit {
   NodePtr node;
-  std::string reason;
+  common::Reason reason;
 };
 
 // Replaces every For node with index `index` by what `edit` returns. Loops inside a replaced

@@ -10,7 +10,7 @@ TransformResult unroll(const Kernel& kernel, const std::string& loop, int64_t fa
                        const std::vector<std::string>& into) {
   if (factor < 2) return TransformResult::refuse("unrolling needs a factor of at least 2, not " + std::to_string(factor));
   NewLoopNames names = newLoopNames(kernel, StepKind::Unroll, {loop}, into);
-  if (!names.refusal.empty()) return TransformResult::refuse(names.refusal);
+  if (!names.reason.empty()) return TransformResult::refuse(names.reason);
   const std::string& outer = names.names[0];
   return editLoops(kernel, loop, [&](const NodePtr& l, const Ancestors&) -> LoopEdit {
     if (l->mapping == Mapping::Vector) return {nullptr, "loop " + loop + " is already a vector loop"};

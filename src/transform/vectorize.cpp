@@ -9,7 +9,7 @@ namespace cudaburg {
 TransformResult vectorize(const Kernel& kernel, const std::string& loop, int width,
                           const std::vector<std::string>& into) {
   NewLoopNames names = newLoopNames(kernel, StepKind::Vectorize, {loop}, into);
-  if (!names.refusal.empty()) return TransformResult::refuse(names.refusal);
+  if (!names.reason.empty()) return TransformResult::refuse(names.reason);
   const std::string& outer = names.names[0];
   return editLoops(kernel, loop, [&](const NodePtr& l, const Ancestors& above) -> LoopEdit {
     if (l->mapping == Mapping::Vector) return {nullptr, "loop " + loop + " is already a vector loop"};

@@ -16,7 +16,7 @@ namespace cudaburg::tune {
 ChildExit runChild(const std::vector<std::string>& argv, const std::string& logPath) {
   ChildExit exit;
   if (argv.empty()) {
-    exit.why = "no command";
+    exit.reason = "no command";
     return exit;
   }
   std::vector<char*> args;
@@ -31,7 +31,7 @@ ChildExit runChild(const std::vector<std::string>& argv, const std::string& logP
   int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) {  // the log could not be opened, or the program not run
-    exit.why = "cannot run " + argv[0] + " with its log " + logPath + ": " + std::strerror(rc);
+    exit.reason = "cannot run " + argv[0] + " with its log " + logPath + ": " + std::strerror(rc);
     return exit;
   }
   int status = 0;
@@ -39,7 +39,7 @@ ChildExit runChild(const std::vector<std::string>& argv, const std::string& logP
   do waited = waitpid(pid, &status, 0);
   while (waited < 0 && errno == EINTR);
   if (waited < 0) {
-    exit.why = std::string("cannot wait for ") + argv[0] + ": " + std::strerror(errno);
+    exit.reason = std::string("cannot wait for ") + argv[0] + ": " + std::strerror(errno);
     return exit;
   }
   exit.started = true;
@@ -49,7 +49,7 @@ ChildExit runChild(const std::vector<std::string>& argv, const std::string& logP
 }
 
 std::string describeExit(const ChildExit& exit) {
-  if (!exit.started) return exit.why;
+  if (!exit.started) return exit.reason;
   if (exit.signaled) return "killed by signal " + std::to_string(exit.code) + " (" + strsignal(exit.code) + ")";
   return "exited with status " + std::to_string(exit.code);
 }

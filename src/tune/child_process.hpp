@@ -4,13 +4,15 @@
 #include <string>
 #include <vector>
 
+#include "common/result.hpp"
+
 namespace cudaburg::tune {
 
 struct ChildExit {
-  bool started = false;   // false: it could not be started (`why` says so)
+  bool started = false;   // false: it could not be started (`reason` says so)
   bool signaled = false;  // killed by a signal (`code` is the signal)
   int code = 0;           // the exit status, or the signal
-  std::string why;
+  common::Reason reason;
 };
 
 // Runs argv[0] with `argv`; the log file is created (or emptied) first.

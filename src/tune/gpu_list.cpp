@@ -11,7 +11,7 @@ namespace {
 
 // "2 GPUs (0, 1)", "1 GPU (0)", "no GPU (why)".
 std::string hostSays(const HostGpus& host) {
-  if (host.count == 0) return "no GPU (" + host.why + ")";
+  if (host.count == 0) return "no GPU (" + host.reason + ")";
   std::string indices;
   for (int i = 0; i < host.count; ++i) indices += (i ? ", " : "") + std::to_string(i);
   return std::to_string(host.count) + (host.count == 1 ? " GPU (" : " GPUs (") + indices + ")";
@@ -24,7 +24,7 @@ HostGpus countHostGpus() {
   HostGpus host;
   void* cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!cuda) {
-    host.why = "no CUDA driver: libcuda.so.1 is not there";
+    host.reason = "no CUDA driver: libcuda.so.1 is not there";
     return host;
   }
   using Init = int (*)(unsigned);
@@ -32,10 +32,10 @@ HostGpus countHostGpus() {
   auto init = reinterpret_cast<Init>(dlsym(cuda, "cuInit"));
   auto count = reinterpret_cast<Count>(dlsym(cuda, "cuDeviceGetCount"));
   int n = 0;
-  if (!init || !count) host.why = "the CUDA driver lacks cuInit or cuDeviceGetCount";
-  else if (int rc = init(0); rc != 0) host.why = "the CUDA driver did not start (error " + std::to_string(rc) + ")";
-  else if (int rc = count(&n); rc != 0) host.why = "the CUDA driver cannot count its GPUs (error " + std::to_string(rc) + ")";
-  else if (n == 0) host.why = "the CUDA driver sees none";
+  if (!init || !count) host.reason = "the CUDA driver lacks cuInit or cuDeviceGetCount";
+  else if (int rc = init(0); rc != 0) host.reason = "the CUDA driver did not start (error " + std::to_string(rc) + ")";
+  else if (int rc = count(&n); rc != 0) host.reason = "the CUDA driver cannot count its GPUs (error " + std::to_string(rc) + ")";
+  else if (n == 0) host.reason = "the CUDA driver sees none";
   else host.count = n;
   dlclose(cuda);
   return host;

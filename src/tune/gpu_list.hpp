@@ -4,13 +4,15 @@
 #include <string>
 #include <vector>
 
+#include "common/result.hpp"
+
 namespace cudaburg::tune {
 
 // The GPUs this host's CUDA driver sees (through CUDA_VISIBLE_DEVICES, as every process of the
 // run sees them), or none and why.
 struct HostGpus {
   int count = 0;
-  std::string why;  // when count is 0
+  common::Reason reason;  // when count is 0
 };
 HostGpus countHostGpus();
 

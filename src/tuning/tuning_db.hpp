@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/result.hpp"
 #include "src/cuda/run/run_status.hpp"
 
 struct sqlite3;
@@ -27,7 +28,7 @@ struct MeasurementKey {
 
 struct Measurement {
   RunStatus status = RunStatus::NotMeasured;  // stored: any but NotMeasured
-  std::string reason;   // why, when not ok
+  common::Reason reason;  // why, when not ok
   double ms = 0;        // median kernel time
   double tflops = 0;
   double gbps = 0;

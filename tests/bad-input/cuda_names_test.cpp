@@ -53,11 +53,11 @@ Kernel transformed(const Kernel& kernel, const std::string& text) {
 
 void expectCompiles(const Kernel& kernel, const std::string& arch = "sm_90") {
   EmitResult e = emitKernel(kernel);
-  ASSERT_TRUE(e.ok()) << e.refusal;
+  ASSERT_TRUE(e.ok()) << e.reason;
   CompileOptions options;
   options.arch = arch;
   CompileResult binary = compile(*e.kernel, options);
-  EXPECT_TRUE(binary.ok) << binary.refusal << "\n" << e.kernel->source;
+  EXPECT_TRUE(binary.ok) << binary.reason << "\n" << e.kernel->source;
   // The runner matches parameters to the nest's arrays by the nest's names.
   EXPECT_EQ(e.kernel->params, (std::vector<std::string>{"class", "new", "threadIdx"}));
 }
@@ -78,7 +78,7 @@ TEST(CudaNames, TheNestAsWrittenCompiles) {
       << e.kernel->source.substr(0, 200);
   Kernel k = hostileMatmul();
   EmitResult reference = emitReference(k);
-  ASSERT_TRUE(reference.ok()) << reference.refusal;
+  ASSERT_TRUE(reference.ok()) << reference.reason;
   EXPECT_TRUE(compile(*reference.kernel, CompileOptions{}).ok);
 }
 

@@ -30,7 +30,7 @@ Kernel matmul(int64_t m, int64_t n, int64_t k) {
 
 std::string emitted(const Kernel& kernel) {
   EmitResult e = emitKernel(kernel);
-  EXPECT_TRUE(e.ok()) << e.refusal;
+  EXPECT_TRUE(e.ok()) << e.reason;
   return e.ok() ? e.kernel->source : "";
 }
 

@@ -76,7 +76,7 @@ TEST(PlantedFaults, EachIsReportedWithAReasonAndTheSearchGoesOn) {
   for (const Planted& p : planted) {
     CudaKernel faulty = matmulKernel(p);
     CompileResult binary = compile(faulty, compileOptions);
-    ASSERT_TRUE(binary.ok) << p.name << ": " << binary.refusal << "\n" << binary.errorLog;
+    ASSERT_TRUE(binary.ok) << p.name << ": " << binary.reason << "\n" << binary.errorLog;
     RunResult r = runner.measure(kernel, faulty, binary, measureOptions);
     EXPECT_EQ(r.status, p.expected) << p.name << ": " << r.reason;
     EXPECT_FALSE(r.reason.empty()) << p.name;

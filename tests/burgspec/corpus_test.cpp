@@ -21,7 +21,7 @@ struct Loaded {
 std::unique_ptr<Loaded> load(const std::string& name) {
   auto loaded = std::make_unique<Loaded>();
   auto read = common::SourceFile::read(std::string(BURGSPEC_CORPUS_DIR) + "/" + name);
-  EXPECT_TRUE(read) << read.error();
+  EXPECT_TRUE(read) << read.reason();
   if (read) loaded->file = *read;
   loaded->diags = std::make_unique<common::Diagnostics>(loaded->file);
   loaded->ok = parseGrammar(loaded->file, *loaded->diags, loaded->grammar) &&

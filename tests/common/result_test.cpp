@@ -19,13 +19,13 @@ TEST(Result, HoldsAValue) {
   ASSERT_TRUE(r);
   EXPECT_TRUE(r.ok());
   EXPECT_EQ(*r, 4);
-  EXPECT_EQ(r.error(), "");
+  EXPECT_EQ(r.reason(), "");
 }
 
 TEST(Result, OrSaysWhyNot) {
   Result<int> r = half(7);
   EXPECT_FALSE(r);
-  EXPECT_EQ(r.error(), "7 is odd");
+  EXPECT_EQ(r.reason(), "7 is odd");
 }
 
 TEST(Result, HoldsMoveOnlyValues) {

@@ -35,22 +35,22 @@ TEST(SourceFile, ReadsAFile) {
   std::ofstream(path) << "x = 1;\n";
   Result<SourceFile> file = SourceFile::read(path.string());
   std::filesystem::remove(path);
-  ASSERT_TRUE(file) << file.error();
+  ASSERT_TRUE(file) << file.reason();
   EXPECT_EQ(file->name(), path.string());
   EXPECT_EQ(file->line(1), "x = 1;");
-  EXPECT_EQ(file.error(), "");
+  EXPECT_EQ(file.reason(), "");
 }
 
 TEST(SourceFile, AMissingFileIsOneSentence) {
   Result<SourceFile> file = SourceFile::read("/nonexistent/x.loop");
   EXPECT_FALSE(file);
-  EXPECT_EQ(file.error(), "cannot open '/nonexistent/x.loop'");
+  EXPECT_EQ(file.reason(), "cannot open '/nonexistent/x.loop'");
 }
 
 TEST(SourceFile, AnEndlessDeviceStopsAtTheLimit) {
   Result<SourceFile> file = SourceFile::read("/dev/zero");
   EXPECT_FALSE(file);
-  EXPECT_EQ(file.error(), "'/dev/zero' is larger than 16 MiB, the most a source may hold");
+  EXPECT_EQ(file.reason(), "'/dev/zero' is larger than 16 MiB, the most a source may hold");
 }
 
 }  // namespace

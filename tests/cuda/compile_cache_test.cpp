@@ -39,12 +39,12 @@ class CompileCacheTest : public ::testing::Test {
 TEST_F(CompileCacheTest, SecondCompileIsAHit) {
   CudaKernel k = *emitKernel(naiveMatmul(20, 30, 40)).kernel;
   CompileResult first = compile(k, options_);
-  ASSERT_TRUE(first.ok) << first.refusal;
+  ASSERT_TRUE(first.ok) << first.reason;
   EXPECT_FALSE(first.fromCache);
   ASSERT_EQ(entries().size(), 1u);
   EXPECT_EQ(entries()[0].extension(), ".kernel");  // no temporary file left behind
   CompileResult second = compile(k, options_);
-  ASSERT_TRUE(second.ok) << second.refusal;
+  ASSERT_TRUE(second.ok) << second.reason;
   EXPECT_TRUE(second.fromCache);
   EXPECT_EQ(second.cubin, first.cubin);
   EXPECT_EQ(second.resources.registers, first.resources.registers);

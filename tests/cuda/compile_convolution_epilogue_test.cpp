@@ -25,7 +25,7 @@ void expectCompiled(const std::optional<CudaKernel>& k, const std::vector<std::s
   options.useCache = false;
   CompileResult r = compile(*k, options);
   ASSERT_TRUE(r.compiled) << r.errorLog;
-  EXPECT_TRUE(r.ok) << r.refusal;
+  EXPECT_TRUE(r.ok) << r.reason;
   EXPECT_NE(r.ptx.find("max.f32"), std::string::npos);
   if (instruction) EXPECT_NE(r.ptx.find(instruction), std::string::npos) << instruction;
   EXPECT_EQ(r.resources.stackFrameBytes, 0) << r.log;
@@ -89,7 +89,7 @@ TEST(CompileConvolutionEpilogue, HalfResnetLayerAsMmaSync) {
   TransformResult t = applyRecipe(*kernel, *recipe);
   ASSERT_TRUE(t.ok()) << t.reason;
   EmitResult e = emitKernel(*t.kernel);
-  ASSERT_TRUE(e.ok()) << e.refusal;
+  ASSERT_TRUE(e.ok()) << e.reason;
   expectCompiled(e.kernel, {"scale[", "shift["}, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32");
 }
 

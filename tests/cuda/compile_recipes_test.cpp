@@ -292,7 +292,7 @@ const std::vector<RecipeCase>& recipeCases() {
 std::optional<CudaKernel> emitCase(const RecipeCase& c) {
   auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/" + c.example + ".loop");
   if (!file) {
-    ADD_FAILURE() << file.error();
+    ADD_FAILURE() << file.reason();
     return std::nullopt;
   }
   common::Diagnostics diags(*file);
@@ -317,7 +317,7 @@ std::optional<CudaKernel> emitCase(const RecipeCase& c) {
   options.recipe = printRecipe(*recipe);
   EmitResult emitted = emitKernel(*transformed.kernel, options);
   if (!emitted.ok()) {
-    ADD_FAILURE() << c.example << " under\n" << c.recipe << "\nrefused: " << emitted.refusal;
+    ADD_FAILURE() << c.example << " under\n" << c.recipe << "\nrefused: " << emitted.reason;
     return std::nullopt;
   }
   return emitted.kernel;
@@ -339,7 +339,7 @@ TEST(CompileRecipes, EveryExampleUnderItsRecipesCompilesForSm90) {
   for (size_t i = 0; i < kernels.size(); ++i) {
     SCOPED_TRACE(std::string(cases[i]->example) + " under\n" + cases[i]->recipe);
     EXPECT_TRUE(results[i].compiled) << results[i].errorLog << "\n" << kernels[i].source;
-    EXPECT_TRUE(results[i].ok) << results[i].refusal;
+    EXPECT_TRUE(results[i].ok) << results[i].reason;
     EXPECT_EQ(results[i].log.find("error"), std::string::npos) << results[i].log;
     EXPECT_GT(results[i].cubin.size(), 0u);
     if (*cases[i]->recipe) {

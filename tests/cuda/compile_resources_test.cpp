@@ -48,7 +48,7 @@ TEST(CompileResources, ReadsTheReportOfARealCompilation) {
   options.useCache = false;
   CudaKernel k = *emitKernel(tiledMatmul(128, 128, 64)).kernel;
   CompileResult r = compile(k, options);
-  ASSERT_TRUE(r.ok) << r.refusal << r.errorLog;
+  ASSERT_TRUE(r.ok) << r.reason << r.errorLog;
   EXPECT_NE(r.log.find("Compiling entry function 'matmul'"), std::string::npos) << r.log;
   EXPECT_EQ(r.resources.sharedBytes, 8192);  // As and Bs
   EXPECT_GE(r.resources.barriers, 1);
@@ -106,7 +106,7 @@ TEST(CompileResources, AHugeSharedArrayIsRefusedBeforeItRuns) {
   CompileResult r = compile(k, options);
   EXPECT_TRUE(r.compiled) << r.errorLog;
   EXPECT_FALSE(r.ok);
-  EXPECT_NE(r.refusal.find("256000 bytes of shared memory"), std::string::npos) << r.refusal;
+  EXPECT_NE(r.reason.find("256000 bytes of shared memory"), std::string::npos) << r.reason;
 }
 
 TEST(CompileResources, SpillsAreRefusedUnlessAskedFor) {
@@ -118,13 +118,13 @@ TEST(CompileResources, SpillsAreRefusedUnlessAskedFor) {
   ASSERT_TRUE(r.resources.spills()) << r.log;
   EXPECT_GT(r.resources.stackFrameBytes, 0);
   EXPECT_FALSE(r.ok);
-  EXPECT_NE(r.refusal.find("spills"), std::string::npos);
+  EXPECT_NE(r.reason.find("spills"), std::string::npos);
   options.allowSpills = true;
   EXPECT_TRUE(compile(k, options).ok);
   // The same kernel with few enough values keeps them all in registers.
   options.allowSpills = false;
   CompileResult small = compile(*emitKernel(registerHog(32)).kernel, options);
-  EXPECT_TRUE(small.ok) << small.refusal;
+  EXPECT_TRUE(small.ok) << small.reason;
   EXPECT_FALSE(small.resources.spills());
 }
 

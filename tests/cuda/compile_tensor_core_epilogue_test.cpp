@@ -33,7 +33,7 @@ std::optional<CudaKernel> emittedTf32Layer(const std::map<std::string, int64_t>&
   EXPECT_TRUE(t.ok()) << t.reason;
   if (!t.ok()) return std::nullopt;
   EmitResult e = emitKernel(*t.kernel);
-  EXPECT_TRUE(e.ok()) << e.refusal;
+  EXPECT_TRUE(e.ok()) << e.reason;
   return e.kernel;
 }
 
@@ -49,7 +49,7 @@ void expectCompiledWithEpilogue(const std::optional<CudaKernel>& k, const char* 
   options.useCache = false;
   CompileResult r = compile(*k, options);
   ASSERT_TRUE(r.compiled) << r.errorLog;
-  EXPECT_TRUE(r.ok) << r.refusal;
+  EXPECT_TRUE(r.ok) << r.reason;
   EXPECT_NE(r.ptx.find(instruction), std::string::npos) << instruction;
   EXPECT_NE(r.ptx.find("max.f32"), std::string::npos);
   EXPECT_EQ(r.resources.stackFrameBytes, 0) << r.log;

@@ -23,13 +23,13 @@ CompileOptions uncached() {
 
 CudaKernel emitted(const Kernel& k, const EmitOptions& options = {}) {
   EmitResult r = emitKernel(k, options);
-  EXPECT_TRUE(r.ok()) << r.refusal;
+  EXPECT_TRUE(r.ok()) << r.reason;
   return r.ok() ? *r.kernel : CudaKernel{};
 }
 
 void expectCompiles(const CudaKernel& k, const CompileResult& r) {
   EXPECT_TRUE(r.compiled) << r.errorLog << "\n" << k.source;
-  EXPECT_TRUE(r.ok) << r.refusal << "\n" << k.source;
+  EXPECT_TRUE(r.ok) << r.reason << "\n" << k.source;
   EXPECT_GT(r.cubin.size(), 0u);
   EXPECT_TRUE(r.resources.known);
   EXPECT_GT(r.resources.registers, 0);
@@ -41,7 +41,7 @@ TEST(Compile, EveryExampleCompilesForSm90) {
   for (const auto& entry : std::filesystem::directory_iterator(CUDABURG_EXAMPLES_DIR)) {
     if (entry.path().extension() != ".loop") continue;
     auto file = common::SourceFile::read(entry.path().string());
-    ASSERT_TRUE(file) << file.error();
+    ASSERT_TRUE(file) << file.reason();
     common::Diagnostics diags(*file);
     auto kernel = parseLoopFile(*file, diags);
     ASSERT_TRUE(kernel) << diags.str();
@@ -54,7 +54,7 @@ TEST(Compile, EveryExampleCompilesForSm90) {
     ASSERT_TRUE(kernel) << diags.str();
     kernels.push_back(emitted(*kernel));
     EmitResult reference = emitReference(*kernel);
-    ASSERT_TRUE(reference.ok()) << reference.refusal;
+    ASSERT_TRUE(reference.ok()) << reference.reason;
     kernels.push_back(*reference.kernel);
   }
   ASSERT_GT(kernels.size(), 0u);
@@ -95,7 +95,7 @@ TEST(Compile, ParallelCompilationGivesTheSerialResults) {
   EXPECT_EQ(single.get().cubin, serial[1].cubin);
   ASSERT_EQ(parallel.size(), serial.size());
   for (size_t i = 0; i < kernels.size(); ++i) {
-    EXPECT_TRUE(serial[i].ok) << serial[i].refusal;
+    EXPECT_TRUE(serial[i].ok) << serial[i].reason;
     EXPECT_EQ(parallel[i].cubin, serial[i].cubin) << kernels[i].entry;
     EXPECT_EQ(parallel[i].resources.registers, serial[i].resources.registers);
     EXPECT_EQ(parallel[i].resources.sharedBytes, serial[i].resources.sharedBytes);
@@ -106,7 +106,7 @@ TEST(Compile, PtxIsKeptWhenAsked) {
   CompileOptions options = uncached();
   options.keepPtx = true;
   CompileResult r = compile(emitted(naiveMatmul(16, 16, 16)), options);
-  ASSERT_TRUE(r.ok) << r.refusal;
+  ASSERT_TRUE(r.ok) << r.reason;
   EXPECT_NE(r.ptx.find(".entry matmul"), std::string::npos);
   EXPECT_NE(r.ptx.find(".target sm_90"), std::string::npos);
   EXPECT_GT(r.cubin.size(), 0u);
@@ -119,7 +119,7 @@ TEST(Compile, ErrorsComeBackWithTheLog) {
   EXPECT_FALSE(r.compiled);
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.errorLog.find("error"), std::string::npos);
-  EXPECT_EQ(r.refusal.rfind("compilation failed: ", 0), 0u) << r.refusal;
+  EXPECT_EQ(r.reason.rfind("compilation failed: ", 0), 0u) << r.reason;
   EXPECT_TRUE(r.cubin.empty());
 }
 

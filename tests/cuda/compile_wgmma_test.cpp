@@ -45,7 +45,7 @@ CompileResult expectWgmmaCompiled(const char* example, int64_t size, const std::
   if (!k) return {};
   CompileResult r = compiledForSm90(*k);
   EXPECT_TRUE(r.compiled) << r.errorLog;
-  EXPECT_TRUE(r.ok) << r.refusal;
+  EXPECT_TRUE(r.ok) << r.reason;
   EXPECT_NE(r.ptx.find(".target sm_90a"), std::string::npos);
   EXPECT_NE(r.ptx.find(std::string("wgmma.mma_async.sync.aligned.") + instruction), std::string::npos);
   return r;
@@ -116,7 +116,7 @@ TEST(CompileWgmma, ImplicitGemmsOfChannelsLastConvolutionsCompileForSm90a) {
     EXPECT_NE(k->source.find("p, 1, 1, 0, 0;"), std::string::npos) << "B read K-major, untransposed";
     CompileResult r = compiledForSm90(*k);
     ASSERT_TRUE(r.compiled) << r.errorLog;
-    EXPECT_TRUE(r.ok) << r.refusal;
+    EXPECT_TRUE(r.ok) << r.reason;
     EXPECT_NE(r.ptx.find(".target sm_90a"), std::string::npos);
     EXPECT_NE(r.ptx.find(std::string("wgmma.mma_async.sync.aligned.") + c.instruction), std::string::npos);
     for (const char* op : {"cp.async.cg.shared.global", "fence.proxy.async.shared::cta", "wgmma.commit_group.sync.aligned"})
@@ -159,7 +159,7 @@ TEST(CompileWgmma, AllHalfConvolutionsStorePairsOfHalvesForSm90a) {
     EXPECT_EQ(k->source.find("if (n_oh_ow < ") != std::string::npos, c.rowChecked);
     CompileResult r = compiledForSm90(*k);
     ASSERT_TRUE(r.compiled) << r.errorLog;
-    EXPECT_TRUE(r.ok) << r.refusal;
+    EXPECT_TRUE(r.ok) << r.reason;
     EXPECT_NE(r.ptx.find("wgmma.mma_async.sync.aligned.m64n"), std::string::npos);
     EXPECT_NE(r.ptx.find("st.global.u32"), std::string::npos);
     for (const char* op : {"st.global.b16", "st.global.u16"}) EXPECT_EQ(r.ptx.find(op), std::string::npos) << op;
@@ -194,7 +194,7 @@ TEST(CompileWgmma, TheAllHalfBenchCasesCompileForSm90a) {
     if (!k) continue;
     CompileResult r = compiledForSm90(*k);
     ASSERT_TRUE(r.compiled) << r.errorLog;
-    EXPECT_TRUE(r.ok) << r.refusal;
+    EXPECT_TRUE(r.ok) << r.reason;
     expectNoLocalMemory(r);
     ++compiled;
   }
@@ -220,7 +220,7 @@ TEST(CompileWgmma, TmaProducersCompileForSm90a) {
     ASSERT_TRUE(k);
     CompileResult r = compiledForSm90(*k);
     ASSERT_TRUE(r.compiled) << r.errorLog;
-    EXPECT_TRUE(r.ok) << r.refusal;
+    EXPECT_TRUE(r.ok) << r.reason;
     EXPECT_NE(r.ptx.find(".target sm_90a"), std::string::npos);
     for (const char* op : {"cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
                            "mbarrier.arrive.expect_tx.shared::cta.b64", "fence.mbarrier_init.release.cluster",
@@ -364,7 +364,7 @@ TEST(CompileWgmma, SplitTf32x3ProductsCompileForSm90aWithoutLocalMemory) {
     EXPECT_EQ(k->zeroFirst, std::vector<std::string>{"C"});  // the parts add into outputs zeroed first
     CompileResult r = compiledForSm90(*k);
     ASSERT_TRUE(r.compiled) << r.errorLog;
-    EXPECT_TRUE(r.ok) << r.refusal;
+    EXPECT_TRUE(r.ok) << r.reason;
     EXPECT_NE(r.ptx.find("wgmma.mma_async.sync.aligned.m64n" + std::to_string(c.n) + "k8.f32.tf32.tf32"),
               std::string::npos);
     EXPECT_NE(r.ptx.find("cp.async.bulk.tensor.2d"), std::string::npos);
@@ -387,7 +387,7 @@ TEST(CompileWgmma, SplitHalfProductsCompileForSm90a) {
   ASSERT_TRUE(k);
   CompileResult r = compiledForSm90(*k);
   ASSERT_TRUE(r.compiled) << r.errorLog;
-  EXPECT_TRUE(r.ok) << r.refusal;
+  EXPECT_TRUE(r.ok) << r.reason;
   EXPECT_NE(r.ptx.find("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16"), std::string::npos);
   EXPECT_NE(r.ptx.find("%ctaid.z"), std::string::npos);
   EXPECT_TRUE(r.ptx.find("red.global.add.f32") != std::string::npos ||
@@ -423,7 +423,7 @@ TEST(CompileWgmma, Tf32x3ProductsFilledByCpAsyncCompileForSm90a) {
     EXPECT_TRUE(k->tensorMaps.empty());
     CompileResult r = compiledForSm90(*k);
     ASSERT_TRUE(r.compiled) << r.errorLog;
-    EXPECT_TRUE(r.ok) << r.refusal;
+    EXPECT_TRUE(r.ok) << r.reason;
     EXPECT_NE(r.ptx.find("wgmma.mma_async.sync.aligned.m64n" + std::to_string(c.n) + "k8.f32.tf32.tf32"),
               std::string::npos);
     for (const char* op : {"cp.async.ca.shared.global", "cp.async.mbarrier.arrive.noinc.shared::cta.b64",
@@ -469,7 +469,7 @@ TEST(CompileWgmma, RefusedForAnyOtherGpu) {
     CompileResult r = compile(*k, options);
     EXPECT_FALSE(r.ok) << arch;
     EXPECT_FALSE(r.compiled) << arch;
-    EXPECT_NE(r.refusal.find("only an sm_90 GPU runs, not " + std::string(arch)), std::string::npos) << r.refusal;
+    EXPECT_NE(r.reason.find("only an sm_90 GPU runs, not " + std::string(arch)), std::string::npos) << r.reason;
   }
 }
 

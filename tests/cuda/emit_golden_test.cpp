@@ -37,7 +37,7 @@ EmitResult emitExample(const std::string& example, const std::map<std::string, i
                        const std::string& recipeText) {
   common::SourceFile recipeFile("recipe", recipeText);
   auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/" + example + ".loop");
-  if (!file) return {std::nullopt, file.error()};
+  if (!file) return {std::nullopt, file.reason()};
   common::Diagnostics diags(*file), recipeDiags(recipeFile);
   auto kernel = parseLoopFile(*file, diags, sizes);
   if (!kernel) return {std::nullopt, diags.str()};
@@ -114,7 +114,7 @@ class EmitGolden : public ::testing::TestWithParam<GoldenCase> {};
 
 TEST_P(EmitGolden, MatchesPinnedText) {
   EmitResult r = GetParam().emit();
-  ASSERT_TRUE(r.ok()) << r.refusal;
+  ASSERT_TRUE(r.ok()) << r.reason;
   std::string path = std::string(CUDABURG_GOLDEN_DIR) + "/" + GetParam().name + ".cu";
   const char* update = std::getenv("UPDATE_GOLDEN");
   if (update && std::string(update) == "1") {

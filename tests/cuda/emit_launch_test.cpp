@@ -13,14 +13,14 @@ using namespace testing;
 
 CudaKernel emitted(const Kernel& k) {
   EmitResult r = emitKernel(k);
-  EXPECT_TRUE(r.ok()) << r.refusal;
+  EXPECT_TRUE(r.ok()) << r.reason;
   return r.ok() ? *r.kernel : CudaKernel{};
 }
 
 std::string refusalOf(const Kernel& k) {
   EmitResult r = emitKernel(k);
   EXPECT_FALSE(r.ok()) << "emitted a kernel that breaks the model:\n" << (r.ok() ? r.kernel->source : "");
-  return r.refusal;
+  return r.reason;
 }
 
 TEST(EmitLaunch, NaiveMappingCoversTheOuterParallelLoops) {
@@ -186,7 +186,7 @@ TEST(EmitLaunch, HalfKernelsIncludeFp16AndAccumulateAtomically) {
 
 TEST(EmitLaunch, ReferenceIsTheSameNestInDouble) {
   EmitResult r = emitReference(naiveMatmul(64, 64, 64));
-  ASSERT_TRUE(r.ok()) << r.refusal;
+  ASSERT_TRUE(r.ok()) << r.reason;
   EXPECT_EQ(r.kernel->entry, "matmul_reference");
   EXPECT_EQ(r.kernel->elementType, ScalarType::Double);
   EXPECT_NE(r.kernel->source.find("double* __restrict__ C"), std::string::npos);

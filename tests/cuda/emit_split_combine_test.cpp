@@ -90,7 +90,7 @@ kernel update(float C[M][N], const float A[M][K], const float B[K][N]) {
   TransformResult t = applyRecipe(*kernel, *recipe);
   ASSERT_TRUE(t.ok()) << t.reason;
   EmitResult e = emitKernel(*t.kernel);
-  ASSERT_TRUE(e.ok()) << e.refusal;
+  ASSERT_TRUE(e.ok()) << e.reason;
   EXPECT_NE(e.kernel->source.find("C[64*i + j] += split_sum;"), std::string::npos) << e.kernel->source;
 }
 
@@ -99,7 +99,7 @@ TEST(EmitSplitCombine, RefusedWherePartsAreNotOnGridZ) {
                                       "split k 2 workspace; map k_s grid.y; tile i,j 64,64; map i_o grid.z; "
                                       "map j_o grid.x; map i block.y; map j block.x; regtile i,j 8,4");
   EXPECT_FALSE(e.ok());
-  EXPECT_NE(e.refusal.find("grid.z"), std::string::npos) << e.refusal;
+  EXPECT_NE(e.reason.find("grid.z"), std::string::npos) << e.reason;
 }
 
 TEST(EmitSplitCombine, RefusedOnTensorCores) {
@@ -109,7 +109,7 @@ TEST(EmitSplitCombine, RefusedOnTensorCores) {
                                       "stage A at k_o pad 8; stage B at k_o pad 8; map k_o async; unroll k 32; "
                                       "mma i,j,k 16,8,16");
   EXPECT_FALSE(e.ok());
-  EXPECT_NE(e.refusal.find("register tiles"), std::string::npos) << e.refusal;
+  EXPECT_NE(e.reason.find("register tiles"), std::string::npos) << e.reason;
 }
 
 TEST(EmitSplitCombine, AtomicSplitsAreWrittenAsBefore) {

@@ -234,7 +234,7 @@ TEST(EmitWgmma, AProducerWarpgroupFillsTheStages) {
 TEST(EmitWgmma, AProducerCopiesByCpAsyncAlone) {
   EmitResult e = testing::emitExample("hgemm.loop", {{"M", 1001}, {"N", 1001}, {"K", 1001}}, kWgmma128x256 + " producer");
   EXPECT_FALSE(e.ok());
-  EXPECT_NE(e.refusal.find("a producer warpgroup fills the stages by cp.async alone"), std::string::npos) << e.refusal;
+  EXPECT_NE(e.reason.find("a producer warpgroup fills the stages by cp.async alone"), std::string::npos) << e.reason;
 }
 
 // `producer tma`: the producer warpgroup's one thread fills each copy of the stages by the Tensor
@@ -297,8 +297,8 @@ TEST(EmitWgmma, TmaTakesUnevenSizesButNotUnalignedRows) {
   EXPECT_EQ(k->tensorMaps[1].strides, (std::vector<int64_t>{400}));
   EmitResult e = testing::emitExample("hgemm.loop", {{"M", 512}, {"N", 512}, {"K", 1004}}, kWgmma128x256 + " producer tma");
   EXPECT_FALSE(e.ok());
-  EXPECT_NE(e.refusal.find("a stage of A by TMA: A's rows of 2008 bytes are no multiple of 16"), std::string::npos)
-      << e.refusal;
+  EXPECT_NE(e.reason.find("a stage of A by TMA: A's rows of 2008 bytes are no multiple of 16"), std::string::npos)
+      << e.reason;
 }
 
 // The tensor map's 128-byte swizzle, as the PTX ISA describes it for a box whose rows are 128
@@ -360,7 +360,7 @@ TEST(EmitWgmma, Tf32ReadsBTransposedByKMajorDescriptors) {
   EmitResult tma = testing::emitExample("tf32gemm.loop", {{"M", 512}, {"N", 512}, {"K", 512}},
                                         kTf32Wgmma128x256 + " producer tma");
   EXPECT_FALSE(tma.ok());
-  EXPECT_NE(tma.refusal.find("not transposed"), std::string::npos) << tma.refusal;
+  EXPECT_NE(tma.reason.find("not transposed"), std::string::npos) << tma.reason;
 }
 
 const std::string kTf32RegisterA128x128 =

@@ -13,7 +13,7 @@ namespace {
 
 Kernel conv(const std::string& example, const std::map<std::string, int64_t>& sizes) {
   auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/" + example + ".loop");
-  if (!file) throw std::runtime_error(file.error());
+  if (!file) throw std::runtime_error(file.reason());
   common::Diagnostics diags(*file);
   auto kernel = parseLoopFile(*file, diags, sizes);
   if (!kernel) throw std::runtime_error(diags.str());
@@ -31,7 +31,7 @@ TEST(EmitWinograd, LaunchesABlockPerTilesAndFilters) {
   Kernel k = conv("conv2d", {{"C", 64}, {"K", 64}, {"H", 56}, {"W", 56}});
   WinogradTiling t;
   EmitResult e = emitKernel(winograd(k, t));
-  ASSERT_TRUE(e.ok()) << e.refusal;
+  ASSERT_TRUE(e.ok()) << e.reason;
   EXPECT_EQ(e.kernel->grid, (std::array<unsigned, 3>{784, 2, 1}));
   EXPECT_EQ(e.kernel->block, (std::array<unsigned, 3>{256, 1, 1}));
   EXPECT_EQ(e.kernel->dynamicSharedBytes, size_t(2 * t.stripFloats() * 4));
@@ -46,7 +46,7 @@ TEST(EmitWinograd, LaunchesABlockPerTilesAndFilters) {
   EXPECT_NE(e.kernel->source.find("__launch_bounds__(256, 2)"), std::string::npos);
   t.prefetch = true;
   EmitResult prefetched = emitKernel(winograd(k, t));
-  ASSERT_TRUE(prefetched.ok()) << prefetched.refusal;
+  ASSERT_TRUE(prefetched.ok()) << prefetched.reason;
   EXPECT_NE(prefetched.kernel->source.find("if (more)\n  {  // read strip"), std::string::npos);
   EXPECT_NE(prefetched.kernel->source.find("__launch_bounds__(256, 1)"), std::string::npos);
 }
@@ -55,7 +55,7 @@ TEST(EmitWinograd, PassesOverTheFiltersWhereTheAccumulatorsDoNotFit) {
   Kernel k = conv("conv2d_nhwc", {{"N", 2}, {"C", 9}, {"K", 20}, {"H", 8}, {"W", 7}});
   WinogradTiling t{4, 16, 32, 4, 4, 8, 2, false};
   EmitResult e = emitKernel(winograd(k, t));
-  ASSERT_TRUE(e.ok()) << e.refusal;
+  ASSERT_TRUE(e.ok()) << e.reason;
   EXPECT_NE(e.kernel->source.find("2 passes over a thread's filters, 4 at a time"), std::string::npos);
   EXPECT_EQ(e.kernel->block[0], 288u);  // 36 points / 2 x 4 x 4 register tiles
   // Nine warps: three share a partition's registers, 168 each; two blocks would leave 96.
@@ -65,7 +65,7 @@ TEST(EmitWinograd, PassesOverTheFiltersWhereTheAccumulatorsDoNotFit) {
 TEST(EmitWinograd, ItsReferenceIsTheNestAsWritten) {
   Kernel k = conv("conv2d", {{"N", 1}, {"C", 4}, {"K", 4}, {"H", 6}, {"W", 6}});
   EmitResult ref = emitReference(winograd(k, WinogradTiling{}));
-  ASSERT_TRUE(ref.ok()) << ref.refusal;
+  ASSERT_TRUE(ref.ok()) << ref.reason;
   EXPECT_EQ(ref.kernel->source, emitReference(k).kernel->source);
 }
 
@@ -75,7 +75,7 @@ TEST(EmitWinograd, RefusesOtherElementTypes) {
   half.elementType = ScalarType::Half;
   EmitResult e = emitKernel(winograd(k, WinogradTiling{}), half);
   EXPECT_FALSE(e.ok());
-  EXPECT_NE(e.refusal.find("float only"), std::string::npos) << e.refusal;
+  EXPECT_NE(e.reason.find("float only"), std::string::npos) << e.reason;
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ inline EmitResult emitExample(const std::string& example, const std::map<std::st
 inline std::optional<CudaKernel> emittedKernel(const std::string& example, const std::map<std::string, int64_t>& sizes,
                                                const std::string& recipeText, Kernel* nest = nullptr) {
   EmitResult e = emitExample(example, sizes, recipeText, nest);
-  EXPECT_TRUE(e.ok()) << e.refusal;
+  EXPECT_TRUE(e.ok()) << e.reason;
   return e.kernel;
 }
 

@@ -67,11 +67,11 @@ void measureRecipe(Runner& runner, Example& ex, const std::string& name, const s
   EmitOptions emitOptions;
   emitOptions.recipe = printRecipeLine(*recipe);
   EmitResult emitted = emitKernel(*transformed.kernel, emitOptions);
-  if (!emitted.ok()) return fail("not emitted: " + emitted.refusal);
+  if (!emitted.ok()) return fail("not emitted: " + emitted.reason);
   CompileOptions compileOptions;
   compileOptions.arch = runner.arch();
   CompileResult binary = compile(*emitted.kernel, compileOptions);
-  if (!binary.ok) return fail("not compiled: " + binary.refusal);
+  if (!binary.ok) return fail("not compiled: " + binary.reason);
   RunResult r = runner.measure(*ex.kernel, *emitted.kernel, binary);
   std::string errors = scientific(r.error) + (r.libraryError >= 0 ? "; library " + scientific(r.libraryError) : "");
   std::string verdict = r.ok() ? "yes (" + errors + ")" : std::string(runStatusName(r.status)) + ": " + r.reason;
@@ -135,7 +135,7 @@ int run(int argc, char** argv) {
       current.kernel = parseLoopFile(*source, diags, current.sizes);
       if (!current.kernel) std::cerr << diags.str();
     } else {
-      std::cerr << "cudaburg-gpu-examples: " << source.error() << "\n";
+      std::cerr << "cudaburg-gpu-examples: " << source.reason() << "\n";
     }
     if (current.kernel) current.reference = runner.reference(*current.kernel);
   }

@@ -51,14 +51,14 @@ class GpuRunner : public ::testing::Test {
     options.useCache = false;
     options.allowSpills = allowSpills;
     CompileResult r = compile(k, options);
-    EXPECT_TRUE(r.ok) << r.refusal << "\n" << r.errorLog;
+    EXPECT_TRUE(r.ok) << r.reason << "\n" << r.errorLog;
     return r;
   }
 
   // The untransformed nest, emitted with the naive mapping, compiled and measured.
   RunResult measureNaive(const Kernel& k, const MeasureOptions& options = {}) {
     EmitResult e = emitKernel(k);
-    EXPECT_TRUE(e.ok()) << e.refusal;
+    EXPECT_TRUE(e.ok()) << e.reason;
     if (!e.ok()) return {};
     return runner_->measure(k, *e.kernel, build(*e.kernel), options);
   }
@@ -109,7 +109,7 @@ TEST_F(GpuRunner, NaiveMatmulVerifiesAgainstCublasAndIsTimed) {
 TEST_F(GpuRunner, AVariantFarBehindTheFastestIsTimedByAFewRuns) {
   Kernel k = testing::loadExample("matmul.loop", {{"M", 512}, {"N", 384}, {"K", 256}});
   EmitResult e = emitKernel(k);
-  ASSERT_TRUE(e.ok()) << e.refusal;
+  ASSERT_TRUE(e.ok()) << e.reason;
   CompileResult binary = build(*e.kernel);
   MeasureOptions options;
   options.runs.raceAgainstMs = 1e-6;  // no kernel of this size runs this fast: the race is lost
@@ -267,7 +267,7 @@ std::optional<CudaKernel> emitUnder(const Kernel& k, const std::string& text) {
   EXPECT_TRUE(t.ok()) << t.reason;
   if (!t.ok()) return std::nullopt;
   EmitResult e = emitKernel(*t.kernel);
-  EXPECT_TRUE(e.ok()) << e.refusal;
+  EXPECT_TRUE(e.ok()) << e.reason;
   return e.kernel;
 }
 

@@ -131,7 +131,7 @@ TEST(RunInputs, CheckingKernelsCompileForEveryTarget) {
     options.arch = arch;
     options.useCache = false;
     CompileResult r = compile(checks, options);
-    ASSERT_TRUE(r.ok) << arch << ": " << r.refusal << "\n" << r.errorLog;
+    ASSERT_TRUE(r.ok) << arch << ": " << r.reason << "\n" << r.errorLog;
     EXPECT_EQ(r.resources.stackFrameBytes, 0) << arch;
     EXPECT_FALSE(r.resources.spills()) << arch;
     EXPECT_NE(std::string(r.cubin.begin(), r.cubin.end()).find(kFillEntry), std::string::npos) << arch;

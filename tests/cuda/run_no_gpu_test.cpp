@@ -19,9 +19,9 @@ TEST(RunNoGpu, MeasureReturnsNotMeasuredWithTheReason) {
 
   Kernel k = testing::loadExample("matmul.loop", {{"M", 64}, {"N", 64}, {"K", 64}});
   EmitResult emitted = emitKernel(k);
-  ASSERT_TRUE(emitted.ok()) << emitted.refusal;
+  ASSERT_TRUE(emitted.ok()) << emitted.reason;
   CompileResult binary = compile(*emitted.kernel, CompileOptions{});
-  ASSERT_TRUE(binary.ok) << binary.refusal;
+  ASSERT_TRUE(binary.ok) << binary.reason;
   RunResult r = runner.measure(k, *emitted.kernel, binary);
   EXPECT_EQ(r.status, RunStatus::NotMeasured);
   EXPECT_STREQ(runStatusName(r.status), "not measured");

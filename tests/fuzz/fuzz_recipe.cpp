@@ -29,7 +29,7 @@ const std::vector<cudaburg::Kernel>& kernels() {
     for (const char* name : {"matmul", "matmul_bt", "conv2d", "conv3d", "correlate2d"}) {
       auto file = common::SourceFile::read(dir + "/" + name + ".loop");
       if (!file) {
-        std::fprintf(stderr, "%s\n", file.error().c_str());
+        std::fprintf(stderr, "%s\n", file.reason().c_str());
         std::abort();
       }
       common::Diagnostics diags(*file);

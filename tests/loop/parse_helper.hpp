@@ -31,7 +31,7 @@ inline Parsed parseText(const std::string& text, const std::map<std::string, int
 inline Parsed parseExample(const std::string& name, const std::map<std::string, int64_t>& overrides = {}) {
   std::string path = std::string(CUDABURG_EXAMPLES_DIR) + "/" + name;
   auto file = common::SourceFile::read(path);
-  if (!file) return parseText("", overrides, path + ": " + file.error());
+  if (!file) return parseText("", overrides, path + ": " + file.reason());
   return parseText(file->text(), overrides, path);
 }
 

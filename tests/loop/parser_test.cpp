@@ -271,7 +271,7 @@ TEST(LoopParser, SurvivesDamagedExamples) {
   int parsed = 0, refused = 0;
   for (const char* name : {"matmul.loop", "conv2d.loop", "correlate2d.loop"}) {
     auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/" + name);
-    ASSERT_TRUE(file) << file.error();
+    ASSERT_TRUE(file) << file.reason();
     for (int round = 0; round < 300; ++round) {
       std::string text = file->text();
       int edits = 1 + random() % 3;

@@ -32,8 +32,8 @@ TEST(BestProgram, EncodesTheTensorMapsOfTmaCopies) {
   TransformResult t = applyRecipe(*kernel, *recipe);
   ASSERT_TRUE(t.ok()) << t.reason;
   EmitResult best = emitKernel(*t.kernel), reference = emitReference(*kernel);
-  ASSERT_TRUE(best.ok()) << best.refusal;
-  ASSERT_TRUE(reference.ok()) << reference.refusal;
+  ASSERT_TRUE(best.ok()) << best.reason;
+  ASSERT_TRUE(reference.ok()) << reference.reason;
   const std::string program = bestProgram(*kernel, *best.kernel, *reference.kernel);
   for (const char* text : {"best.cu -o best -lcuda && ./best", "#include <cuda.h>", "tensor_map A_map;",
                            "const cuuint64_t dims[] = {256, 1000}, strides[] = {512};",

@@ -106,8 +106,8 @@ TEST(NestSequence, BestProgramLaunchesEveryNestInOrder) {
     ASSERT_TRUE(t.ok()) << t.reason;
     bests.push_back(emitKernel(*t.kernel));
     references.push_back(emitReference(nests[i]));
-    ASSERT_TRUE(bests.back().ok()) << bests.back().refusal;
-    ASSERT_TRUE(references.back().ok()) << references.back().refusal;
+    ASSERT_TRUE(bests.back().ok()) << bests.back().reason;
+    ASSERT_TRUE(references.back().ok()) << references.back().reason;
   }
   const std::string program = bestProgram(*p.kernel, {{&nests[0], &*bests[0].kernel, &*references[0].kernel},
                                                       {&nests[1], &*bests[1].kernel, &*references[1].kernel}},

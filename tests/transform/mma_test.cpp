@@ -91,7 +91,7 @@ TEST(Mma, RefusesWhatTensorCoresDoNotRun) {
 // its operands of type `type`.
 Kernel nhwcConvolution(const std::map<std::string, int64_t>& sizes, const std::string& type = "half") {
   auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/conv2d_nhwc_half.loop");
-  if (!file) throw std::runtime_error(file.error());
+  if (!file) throw std::runtime_error(file.reason());
   std::string text = file->text();
   for (const char* array : {"half In[", "half Wt["}) {
     size_t at = text.find(array);

@@ -38,8 +38,8 @@ Kernel parse(const common::SourceFile& file, const std::map<std::string, int64_t
 Kernel smallExample(const std::string& name) {
   auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/" + name + ".loop");
   if (!file) {
-    ADD_FAILURE() << file.error();
-    throw std::runtime_error(file.error());
+    ADD_FAILURE() << file.reason();
+    throw std::runtime_error(file.reason());
   }
   return parse(*file, kSmallSizes.at(name));
 }

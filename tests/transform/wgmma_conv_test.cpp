@@ -23,7 +23,7 @@ namespace {
 // examples/conv2d_nhwc_half.loop at `sizes`, its operands of `type` (half or bfloat16).
 Kernel nhwcConvolution(const std::map<std::string, int64_t>& sizes, const std::string& type = "half") {
   auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/conv2d_nhwc_half.loop");
-  if (!file) throw std::runtime_error(file.error());
+  if (!file) throw std::runtime_error(file.reason());
   std::string text = file->text();
   for (const char* array : {"half In[", "half Wt["}) text.replace(text.find(array), 4, type);
   return testing::kernelFromText(text, sizes);

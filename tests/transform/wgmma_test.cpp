@@ -17,7 +17,7 @@ namespace {
 // examples/<example>.loop (C = A * B of float, half, bfloat16 or tf32 operands) at m x n x k.
 Kernel gemm(const std::string& example, int64_t m, int64_t n, int64_t k) {
   auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/" + example + ".loop");
-  if (!file) throw std::runtime_error(file.error());
+  if (!file) throw std::runtime_error(file.reason());
   return testing::kernelFromText(file->text(), {{"M", m}, {"N", n}, {"K", k}});
 }
 

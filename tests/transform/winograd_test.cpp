@@ -20,7 +20,7 @@ using testing::recipeFromText;
 
 Kernel example(const std::string& name, const std::map<std::string, int64_t>& sizes) {
   auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/" + name + ".loop");
-  if (!file) throw std::runtime_error(file.error());
+  if (!file) throw std::runtime_error(file.reason());
   return kernelFromText(file->text(), sizes);
 }
 

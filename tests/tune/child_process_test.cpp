@@ -45,11 +45,11 @@ TEST(ChildProcess, WhatCannotRunSaysWhy) {
   ScratchDir dir("child-process");
   ChildExit missing = runChild({(dir / "no-such-program").string()}, (dir / "log.txt").string());
   EXPECT_FALSE(missing.started);
-  EXPECT_NE(missing.why.find("no-such-program"), std::string::npos) << missing.why;
+  EXPECT_NE(missing.reason.find("no-such-program"), std::string::npos) << missing.reason;
   ChildExit noLog = runChild({"/bin/sh", "-c", "true"}, (dir / "absent" / "log.txt").string());
   EXPECT_FALSE(noLog.started);
-  EXPECT_NE(noLog.why.find("absent/log.txt"), std::string::npos) << noLog.why;
-  EXPECT_EQ(describeExit(noLog), noLog.why);
+  EXPECT_NE(noLog.reason.find("absent/log.txt"), std::string::npos) << noLog.reason;
+  EXPECT_EQ(describeExit(noLog), noLog.reason);
 }
 
 TEST(ChildProcess, ThisExecutableIsAFile) {

@@ -115,8 +115,8 @@ std::string compileTarget(const CudaKernel& kernel, const std::string& arch, std
 
 CompileResult compile(const CudaKernel& kernel, const CompileOptions& options) {
   CompileResult result;
-  const std::string target = compileTarget(kernel, options.arch, result.refusal);
-  if (!result.refusal.empty()) return result;
+  const std::string target = compileTarget(kernel, options.arch, result.reason);
+  if (!result.reason.empty()) return result;
   std::string optionText;
   for (const auto& o : nvrtcOptions(options, target)) optionText += o + "\n";
   if (options.keepPtx) optionText += "+ptx\n";
@@ -136,7 +136,7 @@ CompileResult compile(const CudaKernel& kernel, const CompileOptions& options) {
     result.log = binary.log;
     if (!binary.ok) {
       result.errorLog = binary.log;
-      result.refusal = "compilation failed: " + firstError(binary.log);
+      result.reason = "compilation failed: " + firstError(binary.log);
       return result;
     }
     result.cubin = std::move(binary.cubin);
@@ -144,7 +144,7 @@ CompileResult compile(const CudaKernel& kernel, const CompileOptions& options) {
       NvrtcOutput ptx = runNvrtc(kernel.source, name, options, virtualTarget(target));
       if (!ptx.ok) {
         result.errorLog = ptx.log;
-        result.refusal = "compilation to PTX failed: " + firstError(ptx.log);
+        result.reason = "compilation to PTX failed: " + firstError(ptx.log);
         return result;
       }
       result.ptx = std::move(ptx.ptx);
@@ -155,12 +155,12 @@ CompileResult compile(const CudaKernel& kernel, const CompileOptions& options) {
   result.resources = parsePtxasReport(result.log, kernel.entry);
   if (auto text = kernelTextBytes(result.cubin, kernel.entry)) result.resources.instructions = *text / kSassInstructionBytes;
   if (!result.resources.known) {
-    result.refusal = "ptxas reported no resources for `" + kernel.entry + "`";
+    result.reason = "ptxas reported no resources for `" + kernel.entry + "`";
     return result;
   }
-  result.refusal = launchRefusal(result.resources, kernel.threads(), static_cast<int64_t>(kernel.dynamicSharedBytes),
+  result.reason = launchRefusal(result.resources, kernel.threads(), static_cast<int64_t>(kernel.dynamicSharedBytes),
                                  options.allowSpills, LaunchLimits::forArchitecture(options.arch));
-  result.ok = result.refusal.empty();
+  result.ok = result.reason.empty();
   return result;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/result.hpp"
 #include "src/cuda/compile/cache.hpp"
 #include "src/cuda/emit/emitter.hpp"
 #include "src/cuda/compile/resources.hpp"
@@ -33,7 +34,7 @@ struct CompileResult {
   std::vector<char> cubin;
   std::string ptx;
   KernelResources resources;
-  std::string refusal;    // why it may not run: the first compile error, or the launch limit it breaks
+  common::Reason reason;  // why it may not run: the first compile error, or the launch limit it breaks
   bool fromCache = false;
 };
 

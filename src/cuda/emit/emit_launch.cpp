@@ -40,7 +40,7 @@ class PhaseChecker {
       : kernel_(kernel), plan_(plan), elementType_(elementType) {}
 
   void walk(const Node& node, const IndexRanges& ranges, int blockAxes) {
-    if (!refusal.empty()) return;
+    if (!reason.empty()) return;
     switch (node.kind) {
       case NodeKind::Seq:
         for (const auto& kid : node.kids) walk(*kid, ranges, blockAxes);
@@ -73,7 +73,7 @@ class PhaseChecker {
   }
 
   void finish() {
-    if (!refusal.empty()) return;
+    if (!reason.empty()) return;
     if (plan_.threads() > kMaxThreadsPerBlock)
       refuse("a block of " + std::to_string(plan_.threads()) + " threads (at most " +
              std::to_string(kMaxThreadsPerBlock) + ")");
@@ -81,11 +81,11 @@ class PhaseChecker {
       refuse("an assignment outside the block loops would run in every thread of the block");
   }
 
-  std::string refusal;
+  common::Reason reason;
 
  private:
   void refuse(std::string why) {
-    if (refusal.empty()) refusal = std::move(why);
+    if (reason.empty()) reason = std::move(why);
   }
 
   void walkLoop(const Node& loop, const IndexRanges& ranges, int blockAxes) {
@@ -241,13 +241,13 @@ int64_t declaredBytes(const Node& alloc, int copies, std::optional<ScalarType> e
 LaunchPlanResult planLaunch(const Kernel& kernel, std::optional<ScalarType> elementType) {
   LaunchPlanResult result;
   if (!kernel.body) {
-    result.refusal = "the kernel has no body";
+    result.reason = "the kernel has no body";
     return result;
   }
   LaunchPlan plan;
   std::string why = anyGridOrBlockMapping(*kernel.body) ? planGrid(kernel, plan) : planNaive(kernel, plan);
   if (!why.empty()) {
-    result.refusal = why;
+    result.reason = why;
     return result;
   }
   PhaseChecker checker(kernel, plan, elementType);
@@ -256,15 +256,15 @@ LaunchPlanResult planLaunch(const Kernel& kernel, std::optional<ScalarType> elem
   if (kernel.warpTiles) plan.block[0] *= kernel.warpGroupTiles ? 128 : 32;  // a warp (group) an iteration of the block loops
   if (kernel.wgmmaProducer) {  // one more warpgroup, the last along y, and a full and an empty barrier a buffer
     if (plan.block[0] != 128 || plan.block[2] != 1) {
-      result.refusal = "a producer warpgroup takes a row of block.y: the warpgroups that multiply must be one along block.x";
+      result.reason = "a producer warpgroup takes a row of block.y: the warpgroups that multiply must be one along block.x";
       return result;
     }
     plan.block[1] += 1;
     plan.sharedBytes += (kernel.wgmmaSplitBuffer.empty() ? 2 : 3) * 8 * kernel.asyncStages;
   }
   checker.finish();
-  if (!checker.refusal.empty()) {
-    result.refusal = checker.refusal;
+  if (!checker.reason.empty()) {
+    result.reason = checker.reason;
     return result;
   }
   plan.dynamicShared = plan.sharedBytes > kStaticSharedLimit;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/result.hpp"
 #include "src/cuda/emit/emit_ranges.hpp"
 #include "src/loop/loop_tree.hpp"
 #include "src/target/gpu_target.hpp"
@@ -45,7 +46,7 @@ struct LaunchPlan {
 // The plan, or the reason the tree breaks the model.
 struct LaunchPlanResult {
   std::optional<LaunchPlan> plan;
-  std::string refusal;
+  common::Reason reason;
 };
 
 LaunchPlanResult planLaunch(const Kernel& kernel, std::optional<ScalarType> elementType);

@@ -197,7 +197,7 @@ class WinogradWriter {
   EmitResult write() {
     EmitResult result;
     if (std::string why = plan(); !why.empty()) {
-      result.refusal = why;
+      result.reason = why;
       return result;
     }
     CudaKernel out;

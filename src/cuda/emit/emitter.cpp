@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -103,14 +102,6 @@ std::string affineText(const Affine& a) {
   if (s.empty()) return std::to_string(a.constant);
   if (a.constant != 0) s += (a.constant < 0 ? " - " : " + ") + std::to_string(a.constant < 0 ? -a.constant : a.constant);
   return s;
-}
-
-void KernelWriter::dropIfUnused(size_t mark, const std::string& name) {
-  size_t end = body_.find('\n', mark);
-  if (end == std::string::npos) return;
-  std::regex use("\\b" + name + "\\b");
-  if (!std::regex_search(body_.begin() + static_cast<std::ptrdiff_t>(end), body_.end(), use))
-    body_.erase(mark, end + 1 - mark);
 }
 
 const Array* KernelWriter::findArray(const std::string& name, const Scope& scope) {
@@ -724,9 +715,9 @@ std::string KernelWriter::header() {
 // Declarations of the thread and block coordinates the body uses.
 std::string KernelWriter::prologue() {
   std::string out;
-  // Only the coordinates the body still uses (declarations of unused indices were dropped).
+  // Only the coordinates the body still uses (declarations of unused indices were left out).
   for (auto it = usedCoordinates_.begin(); it != usedCoordinates_.end();)
-    it = std::regex_search(body_, std::regex("\\b" + *it + "\\b")) ? std::next(it) : usedCoordinates_.erase(it);
+    it = body_.uses(*it) ? std::next(it) : usedCoordinates_.erase(it);
   bool bodyUsesZ = usedCoordinates_.count("thread_z") > 0;
   if (usedCoordinates_.count("thread_rank"))
     for (const char* a : kAxis) usedCoordinates_.insert(std::string("thread_") + a);
@@ -804,7 +795,7 @@ EmitResult KernelWriter::write() {
   CudaKernel out;
   out.entry = options_.entry.empty() ? kernel_.name : options_.entry;
   if (!isIdentifier(out.entry)) {
-    result.refusal = "the kernel's name `" + out.entry + "` is not a C identifier";
+    result.reason = "the kernel's name `" + out.entry + "` is not a C identifier";
     return result;
   }
   Scope scope;
@@ -812,7 +803,7 @@ EmitResult KernelWriter::write() {
   std::string params;
   for (const Array& p : kernel_.params) {
     if (index_ == "int" && p.elements() > 2147483647LL) {  // indexTypeFor() proves this cannot be
-      result.refusal = "array `" + p.name + "` has more elements than 32-bit indices reach";
+      result.reason = "array `" + p.name + "` has more elements than 32-bit indices reach";
       return result;
     }
     scope.arrays[p.name] = p;
@@ -837,14 +828,14 @@ EmitResult KernelWriter::write() {
     out.limitsRegisters = true;
   }
   if (!refusal_.empty()) {
-    result.refusal = refusal_;
+    result.reason = refusal_;
     return result;
   }
   std::ostringstream src;
   src << header() << "\n"
       << "extern \"C\" __global__ void __launch_bounds__(" << bounds << ")\n"
       << out.entry << "(" << params << ") {\n"
-      << prologue() << body_ << "}\n";
+      << prologue() << body_.str() << "}\n";
   out.source = src.str();
   for (int a = 0; a < 3; ++a) {
     out.grid[a] = static_cast<unsigned>(plan_.grid[a]);
@@ -876,7 +867,7 @@ namespace {
 EmitResult emitNamed(const Kernel& kernel, const EmitOptions& options) {
   if (kernel.winograd) return emit_internal::emitWinograd(kernel, options);
   LaunchPlanResult planned = planLaunch(kernel, options.elementType);
-  if (!planned.plan) return EmitResult{std::nullopt, planned.refusal};
+  if (!planned.plan) return EmitResult{std::nullopt, planned.reason};
   emit_internal::KernelWriter writer(kernel, *planned.plan, options);
   return writer.write();
 }

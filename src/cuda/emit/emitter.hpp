@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/result.hpp"
 #include "src/cuda/emit/tensor_map.hpp"
 #include "src/loop/loop_tree.hpp"
 
@@ -67,7 +68,7 @@ struct EmitOptions {
 // A kernel, or the reason the tree cannot be emitted (it breaks the mapped-tree model).
 struct EmitResult {
   std::optional<CudaKernel> kernel;
-  std::string refusal;
+  common::Reason reason;
   bool ok() const { return kernel.has_value(); }
 };
 

@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "src/cuda/emit/body_text.hpp"
 #include "src/cuda/emit/emit_launch.hpp"
 #include "src/cuda/emit/emit_ranges.hpp"
 #include "src/cuda/emit/emitter.hpp"
@@ -175,13 +176,10 @@ class KernelWriter {
 
  private:
   // Output.
-  void line(const std::string& text) {
-    if (!text.empty()) body_ += std::string(2 * indent_, ' ') + text;
-    body_ += '\n';
-  }
-  // Drops the declaration line written at `mark` when nothing written after it uses `name`
+  void line(const std::string& text) { body_.add(text.empty() ? text : std::string(2 * indent_, ' ') + text); }
+  // Leaves out the declaration line written at `mark` when nothing written after it uses `name`
   // (an index whose loop body reads only its unrolled counter, say): no unused variables.
-  void dropIfUnused(size_t mark, const std::string& name);
+  void dropIfUnused(size_t mark, const std::string& name) { body_.dropIfUnused(mark, name); }
   void open(const std::string& text) {
     line(text);
     ++indent_;
@@ -481,7 +479,7 @@ class KernelWriter {
   const EmitOptions& options_;
   std::optional<ScalarType> elementType_;
   std::string index_;  // the type of indices and coordinates: "int", or "long long" where bounds need it
-  std::string body_;
+  BodyText body_;
   int indent_ = 1;
   std::vector<std::set<std::string>> declared_{{}};
   std::string refusal_;

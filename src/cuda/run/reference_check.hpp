@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/result.hpp"
 #include "src/loop/loop_tree.hpp"
 
 namespace cudaburg {
@@ -28,7 +29,7 @@ struct Comparison {
   size_t nonFinite = 0;       // elements of `out` that are NaN or infinite (unwritten when poisoned)
   size_t firstNonFinite = 0;  // the first of them
   size_t worstIndex = 0;      // the element with the largest difference
-  std::string reason;         // why it failed; empty when it passed
+  common::Reason reason;      // why it failed; empty when it passed
 };
 
 // What a comparison gathers over the elements, on the host or on the GPU a block at a time.

@@ -136,7 +136,7 @@ TemporaryFile::~TemporaryFile() {
 struct Runner::CompiledReference {
   CudaKernel kernel;
   std::unique_ptr<TemporaryFile> cubin;
-  std::string error;  // why there is none
+  common::Reason reason;  // why there is none
 };
 
 Runner::Runner(RunnerOptions options) : options_(std::move(options)), worker_(std::make_unique<WorkerProcess>()) {}
@@ -210,12 +210,12 @@ ReferencePlan Runner::referencePlan(const Kernel& kernel, Precision precision) {
 
 const Runner::CompiledReference& Runner::exactReference(const Kernel& kernel) {
   EmitResult emitted = emitReference(kernel);
-  std::string key = emitted.ok() ? emitted.kernel->source : "refused: " + kernel.name + emitted.refusal;
+  std::string key = emitted.ok() ? emitted.kernel->source : "refused: " + kernel.name + emitted.reason;
   auto& slot = references_[key];
   if (slot) return *slot;
   slot = std::make_unique<CompiledReference>();
   if (!emitted.ok()) {
-    slot->error = "the FP64 reference cannot be emitted: " + emitted.refusal;
+    slot->reason = "the FP64 reference cannot be emitted: " + emitted.reason;
     return *slot;
   }
   slot->kernel = *emitted.kernel;
@@ -237,11 +237,11 @@ void Runner::compileInto(CompiledReference& slot, const std::string& what) {
   options.arch = arch_;
   CompileResult compiled = compile(slot.kernel, options);
   if (!compiled.ok) {
-    slot.error = what + " failed to compile: " + compiled.refusal;
+    slot.reason = what + " failed to compile: " + compiled.reason;
     return;
   }
   slot.cubin = std::make_unique<TemporaryFile>(std::string(compiled.cubin.begin(), compiled.cubin.end()), ".cubin");
-  if (slot.cubin->path().empty()) slot.error = "cannot write the binary of " + what + " to a temporary file";
+  if (slot.cubin->path().empty()) slot.reason = "cannot write the binary of " + what + " to a temporary file";
 }
 
 MeasureReply Runner::ask(const std::string& request, std::chrono::milliseconds deadline) {
@@ -276,7 +276,7 @@ MeasureReply Runner::ask(const std::string& request, std::chrono::milliseconds d
 
 RunResult Runner::measure(const Kernel& kernel, const CudaKernel& variant, const CompileResult& binary,
                           const MeasureOptions& options) {
-  if (!binary.ok) return resultWith(RunStatus::Failed, "not compiled: " + binary.refusal);
+  if (!binary.ok) return resultWith(RunStatus::Failed, "not compiled: " + binary.reason);
   return measureCubin(kernel, variant, std::string(binary.cubin.begin(), binary.cubin.end()), options);
 }
 
@@ -302,7 +302,7 @@ RunResult Runner::measureCubin(const Kernel& kernel, const CudaKernel& variant, 
   bool byDgemm = plan.kind == ReferencePlan::Kind::Gemm && plan.gemm.epilogue.empty();
   if (options.verify && !byDgemm) {
     const CompiledReference& ref = exactReference(kernel);
-    if (!ref.error.empty()) return resultWith(RunStatus::Failed, ref.error);
+    if (!ref.reason.empty()) return resultWith(RunStatus::Failed, ref.reason);
     if (ref.kernel.params != variant.params)
       return resultWith(RunStatus::Failed, "the FP64 reference's parameters differ from the variant's");
     request.reference.exact = launchSpec(ref.kernel, ref.cubin->path());
@@ -311,7 +311,7 @@ RunResult Runner::measureCubin(const Kernel& kernel, const CudaKernel& variant, 
   }
 
   const CompiledReference& checks = checkingKernels();
-  if (!checks.error.empty()) return resultWith(RunStatus::Failed, checks.error);
+  if (!checks.reason.empty()) return resultWith(RunStatus::Failed, checks.reason);
   request.checksCubin = checks.cubin->path();
 
   WorkCount work = countWork(kernel);
@@ -365,9 +365,9 @@ ReferenceTiming Runner::reference(const Kernel& kernel, const MeasureOptions& op
   request.reference.gemm = plan.gemm;
   request.reference.conv = plan.conv;
   const CompiledReference& checks = checkingKernels();
-  if (!checks.error.empty()) {
+  if (!checks.reason.empty()) {
     timing.status = RunStatus::Failed;
-    timing.reason = checks.error;
+    timing.reason = checks.reason;
     return timing;
   }
   request.checksCubin = checks.cubin->path();

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "common/result.hpp"
 #include "src/cuda/emit/emitter.hpp"
 #include "src/analysis/reference_shape.hpp"
 #include "src/cuda/run/precision.hpp"
@@ -44,7 +45,7 @@ struct MeasureOptions {
 
 struct RunResult {
   RunStatus status = RunStatus::NotMeasured;
-  std::string reason;    // why it is not ok (empty when ok)
+  common::Reason reason;  // why it is not ok (empty when ok)
   std::string reference; // what it was checked against: "cuBLAS SGEMM 512x512x512"
   double error = -1;     // relative error against the exact FP64 outputs; -1 when not verified
   double libraryError = -1;  // the library's own on the same inputs; -1 when no library was run
@@ -60,7 +61,7 @@ struct RunResult {
 struct ReferenceTiming {
   RunStatus status = RunStatus::NotMeasured;
   std::string library;  // "cuBLAS SGEMM", "cuDNN convolution"
-  std::string reason;
+  common::Reason reason;
   double ms = -1;
   double tflops = -1;
   double gbps = -1;

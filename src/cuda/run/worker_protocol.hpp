@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/result.hpp"
 #include "src/cuda/emit/tensor_map.hpp"
 #include "src/cuda/run/inputs.hpp"
 #include "src/analysis/reference_shape.hpp"
@@ -76,7 +77,7 @@ struct MeasureRequest {
 // What the worker found: Ok, Wrong, Failed or NotMeasured (its name in JSON).
 struct MeasureReply {
   RunStatus status = RunStatus::Failed;
-  std::string reason;
+  common::Reason reason;
   double error = -1;   // the relative error against the exact FP64 outputs; -1 when not verified
   double ms = -1;      // the median time; -1 when not timed
   int runs = 0;
