@@ -82,6 +82,7 @@
 #include <vector>
 
 #include "common/source.hpp"
+#include "src/idioms/tile_idiom.hpp"
 #include "src/loop/winograd.hpp"
 
 namespace cudaburg {
@@ -202,11 +203,6 @@ constexpr int kAsyncStages = 3;
 constexpr int kMaxAsyncStages = 6;
 // The most a split reduction's workspace (its parts' sums of every output) may take.
 constexpr int64_t kMaxSplitWorkspaceBytes = int64_t{256} << 20;
-constexpr int kMaxWgmmaPromote = 16;  // strips of partial sums at most (Kernel::wgmmaPromote)
-constexpr int kWgmmaPending = 1;  // groups of wgmma left in flight across iterations (Kernel::wgmmaPending)
-// Who fills the stages around wgmma (the wgmma step's producer, in recipes and the grammar): the
-// warpgroups that multiply, a producer warpgroup by cp.async, or one by the Tensor Memory Accelerator.
-constexpr int64_t kWgmmaNoProducer = 0, kWgmmaCpAsyncProducer = 1, kWgmmaTmaProducer = 2;
 bool isGridMapping(Mapping m);
 bool isBlockMapping(Mapping m);
 

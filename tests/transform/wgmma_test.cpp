@@ -392,13 +392,19 @@ TEST(Wgmma, PrintsAndParsesBack) {
   auto recipe = testing::recipeFromText(text, &errors);
   ASSERT_TRUE(recipe) << errors;
   EXPECT_EQ(printRecipe(*recipe), text);
-  EXPECT_EQ(recipe->steps[1].factors, (std::vector<int64_t>{64, 256, 16, 1, kWgmmaNoProducer}));
-  EXPECT_EQ(recipe->steps[4].factors, (std::vector<int64_t>{64, 64, 16, 0, kWgmmaCpAsyncProducer}));
-  EXPECT_EQ(recipe->steps[5].factors, (std::vector<int64_t>{64, 256, 16, 1, kWgmmaTmaProducer}));
-  EXPECT_EQ(recipe->steps[6].factors, (std::vector<int64_t>{64, 128, 16, 0, kWgmmaTmaProducer}));
+  // The step's idiom, typed: shape, groups in flight, producer, tf32x3 and promotion.
+  auto tile = [](int64_t n, int64_t k, int pending, WgmmaProducer producer, bool tf32x3 = false) {
+    WgmmaTile t;
+    t.n = n, t.k = k, t.pending = pending, t.producer = producer, t.tf32x3 = tf32x3;
+    return TileIdiom(t);
+  };
+  EXPECT_EQ(recipe->steps[1].idiom, tile(256, 16, 1, WgmmaProducer::None));
+  EXPECT_EQ(recipe->steps[4].idiom, tile(64, 16, 0, WgmmaProducer::CpAsync));
+  EXPECT_EQ(recipe->steps[5].idiom, tile(256, 16, 1, WgmmaProducer::Tma));
+  EXPECT_EQ(recipe->steps[6].idiom, tile(128, 16, 0, WgmmaProducer::Tma));
   EXPECT_TRUE(recipe->steps[7].transposed && recipe->steps[7].swizzled);
-  EXPECT_EQ(recipe->steps[8].factors, (std::vector<int64_t>{64, 256, 8, 1, kWgmmaCpAsyncProducer}));
-  EXPECT_EQ(recipe->steps[9].factors, (std::vector<int64_t>{64, 128, 8, 1, kWgmmaTmaProducer, 1}));
+  EXPECT_EQ(recipe->steps[8].idiom, tile(256, 8, 1, WgmmaProducer::CpAsync));
+  EXPECT_EQ(recipe->steps[9].idiom, tile(128, 8, 1, WgmmaProducer::Tma, true));
 }
 
 TEST(Wgmma, BadStepsGetAClearError) {
