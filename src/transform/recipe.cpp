@@ -444,7 +444,7 @@ std::optional<Recipe> parseRecipe(const common::SourceFile& file, common::Diagno
 }
 
 TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
-  if (kernel.winograd && step.kind != StepKind::Winograd)
+  if (kernel.winograd() && step.kind != StepKind::Winograd)
     return TransformResult::refuse("the winograd step computes the whole kernel: no step may follow it");
   auto arity = [&](size_t loops, size_t factors) {
     return step.loops.size() == loops && step.factors.size() == factors;
