@@ -441,7 +441,7 @@ class Machine {
 
 void execute(const Kernel& kernel, Buffers& buffers) {
   if (!kernel.body) throw ExecutionError("kernel " + kernel.name + " has no body");
-  if (kernel.winograd) return executeWinograd(kernel, buffers);
+  if (kernel.winograd()) return executeWinograd(kernel, buffers);
   Machine machine(kernel, buffers);
   machine.run();
 }

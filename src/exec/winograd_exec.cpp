@@ -27,8 +27,8 @@ std::vector<float> sandwich(const std::vector<double>& l, int rows, int cols, co
 void executeWinograd(const Kernel& kernel, Buffers& buffers) {
   auto split = splitNestEpilogue(kernel);
   auto conv = split ? recognizeConv(split->bare) : std::nullopt;
-  if (!conv || !kernel.winograd) throw ExecutionError("kernel " + kernel.name + " is no Winograd convolution");
-  const WinogradMatrices& w = winogradMatrices(int(kernel.winograd->m));
+  if (!conv || !kernel.winograd()) throw ExecutionError("kernel " + kernel.name + " is no Winograd convolution");
+  const WinogradMatrices& w = winogradMatrices(int(kernel.winograd()->m));
   const int m = w.m, alpha = w.alpha, points = alpha * alpha;
   const bool last = conv->layout == ConvShape::Layout::ChannelsLast;
   const int64_t n = conv->n, c = conv->c, k = conv->k, h = conv->in[0], wd = conv->in[1];
@@ -84,7 +84,7 @@ void executeWinograd(const Kernel& kernel, Buffers& buffers) {
   // after the reduction, run on the sums in float as the kernel computes them.
   if (!split->epilogue.statements.empty()) {
     Kernel epilogue = split->epilogueNest;
-    epilogue.winograd.reset();
+    if (epilogue.winograd()) epilogue.tile = SimtTile{};
     execute(epilogue, buffers);
   }
 }

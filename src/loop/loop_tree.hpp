@@ -82,6 +82,7 @@
 #include <vector>
 
 #include "common/source.hpp"
+#include "src/idioms/tile_idiom.hpp"
 #include "src/loop/winograd.hpp"
 
 namespace cudaburg {
@@ -202,11 +203,6 @@ constexpr int kAsyncStages = 3;
 constexpr int kMaxAsyncStages = 6;
 // The most a split reduction's workspace (its parts' sums of every output) may take.
 constexpr int64_t kMaxSplitWorkspaceBytes = int64_t{256} << 20;
-constexpr int kMaxWgmmaPromote = 16;  // strips of partial sums at most (Kernel::wgmmaPromote)
-constexpr int kWgmmaPending = 1;  // groups of wgmma left in flight across iterations (Kernel::wgmmaPending)
-// Who fills the stages around wgmma (the wgmma step's producer, in recipes and the grammar): the
-// warpgroups that multiply, a producer warpgroup by cp.async, or one by the Tensor Memory Accelerator.
-constexpr int64_t kWgmmaNoProducer = 0, kWgmmaCpAsyncProducer = 1, kWgmmaTmaProducer = 2;
 bool isGridMapping(Mapping m);
 bool isBlockMapping(Mapping m);
 
@@ -319,43 +315,48 @@ struct Kernel {
   // blocks column by column, so that the blocks resident at once read few rows and columns of the
   // operands (0: as CUDA numbers blocks, row by row). Only the order of blocks changes.
   int64_t rasterRows = 0;
-  // Each iteration of the block loops is a warp (rule 7 above): set by the mma step.
-  bool warpTiles = false;
-  // With warpTiles, each iteration of the block loops is a warpgroup of 4 warps (128 threads) whose
-  // accumulation tiles are wgmma instructions (rule 7 above): set by the wgmma step. The groups of
-  // wgmma issued in each iteration of the pipelined loop around them, wgmmaPending (0 or 1) of
-  // them left in flight when the next iteration starts; its copies are then issued one fewer
-  // iterations ahead, so that no copy overwrites a buffer a wgmma in flight reads.
-  bool warpGroupTiles = false;
-  int wgmmaPending = kWgmmaPending;
-  // With warpGroupTiles: one more warpgroup of the block (the last along block.y) fills the stages
-  // of the pipelined loop by itself while the others multiply; full and empty barriers
-  // (mbarriers) a buffer say when a strip has landed and when its readers are done with it, so
-  // that all the buffers but the one being read can be in flight. Only how the GPU runs it changes.
-  bool wgmmaProducer = false;
-  // With wgmmaProducer: one thread of the producer warpgroup fills each copy of the stages by the
-  // Tensor Memory Accelerator (cp.async.bulk.tensor), a box a copy or a slab, through a tensor map
-  // of each staged array the launch passes (CudaKernel::tensorMaps). Only how the GPU runs it changes.
-  bool wgmmaTma = false;
-  // With warpGroupTiles: the instruction's M runs along the register tile's columns (its loops and
-  // register buffers interchanged by the wgmma step, so that the accumulators hold C transposed),
-  // and its A operand, the MN-major array read along them, comes from registers that each thread
-  // loads from the array's stage (in its natural layout) with ordinary shared-memory loads: the
-  // one way wgmma multiplies a 32-bit operand that is not K-major. The other operand is read by
-  // descriptor, K-major.
-  bool wgmmaRegisterA = false;
-  // With wgmmaRegisterA and float operands computed as three tf32 products (the wgmma step's
-  // tf32x3): the stage read by descriptor, each of whose copies has a second copy beside it
-  // (copy asyncStages + s beside copy s) where the producer warpgroup puts the low tf32 parts of
-  // a landed strip, its high parts written in place; "" otherwise. Each product is computed to
-  // within about 2^-21 of itself (wgmmaTile in transforms.hpp); only how the GPU runs it changes.
-  std::string wgmmaSplitBuffer;
-  // With wgmmaSplitBuffer: the strips of the pipelined loop whose products the tensor cores sum in
-  // a second set of accumulators before those are added into the first in fp32 (the wgmma step's
-  // `promote P`); 0: the tensor cores add into the first set directly. The tensor cores truncate
-  // as they add, the same way for each strip: sums kept short, each added with fp32's rounding,
-  // keep that error from growing with K. Only how the GPU runs it changes.
-  int wgmmaPromote = 0;
+  // What the tiles compute with (src/idioms/tile_idiom.hpp), set by the step that makes them:
+  // SIMT, each iteration of the block loops a thread; mma.sync (the mma step), each a warp (rule 7
+  // above); wgmma (the wgmma step), each a warpgroup of 4 warps (128 threads) whose accumulation
+  // tiles are wgmma instructions. Of a wgmma tile: the groups issued in each iteration of the
+  // pipelined loop around them, `pending` (0 or 1) of them left in flight when the next iteration
+  // starts (its copies are then issued one fewer iterations ahead, so that no copy overwrites a
+  // buffer a wgmma in flight reads). `producer`: one more warpgroup of the block (the last along
+  // block.y) fills the stages of the pipelined loop by itself while the others multiply; full and
+  // empty barriers (mbarriers) a buffer say when a strip has landed and when its readers are done
+  // with it, so that all the buffers but the one being read can be in flight; with the Tensor
+  // Memory Accelerator, one thread of it fills each copy of the stages (cp.async.bulk.tensor), a
+  // box a copy or a slab, through a tensor map of each staged array the launch passes
+  // (CudaKernel::tensorMaps). `registerA`: the instruction's M runs along the register tile's
+  // columns (its loops and register buffers interchanged by the wgmma step, so that the
+  // accumulators hold C transposed), and its A operand, the MN-major array read along them, comes
+  // from registers that each thread loads from the array's stage (in its natural layout) with
+  // ordinary shared-memory loads: the one way wgmma multiplies a 32-bit operand that is not
+  // K-major; the other operand is read by descriptor, K-major. `splitBuffer`: with registerA and
+  // float operands computed as three tf32 products (tf32x3), the stage read by descriptor, each of
+  // whose copies has a second copy beside it (copy asyncStages + s beside copy s) where the
+  // producer warpgroup puts the low tf32 parts of a landed strip, its high parts written in place
+  // ("" otherwise); each product is computed to within about 2^-21 of itself (wgmmaTile in
+  // transforms.hpp). `promote`: with splitBuffer, the strips of the pipelined loop whose products
+  // the tensor cores sum in a second set of accumulators before those are added into the first in
+  // fp32 (0: the tensor cores add into the first set directly); the tensor cores truncate as they
+  // add, the same way for each strip: sums kept short, each added with fp32's rounding, keep that
+  // error from growing with K. Winograd (the winograd step): the whole nest, a 2-D convolution,
+  // computed with Winograd's transforms (src/loop/winograd.hpp), the tree left as written; the
+  // CPU executor and the emitter compute it with the same arithmetic; no other step may follow.
+  // Only how the GPU runs a tile changes: the meaning is the tree's.
+  TileIdiom tile;
+  // Asked of `tile`: warps (mma.sync or wgmma), the wgmma tile's parts (their defaults off
+  // wgmma) and the Winograd tiling (nullptr off Winograd).
+  bool warpTiles() const { return onTensorCores(tile); }
+  const WgmmaTile* warpGroupTiles() const { return wgmmaOf(tile); }
+  int wgmmaPending() const { return warpGroupTiles() ? warpGroupTiles()->pending : kWgmmaPending; }
+  bool wgmmaProducer() const { return warpGroupTiles() && warpGroupTiles()->producer != WgmmaProducer::None; }
+  bool wgmmaTma() const { return warpGroupTiles() && warpGroupTiles()->producer == WgmmaProducer::Tma; }
+  bool wgmmaRegisterA() const { return warpGroupTiles() && warpGroupTiles()->registerA; }
+  std::string wgmmaSplitBuffer() const { return warpGroupTiles() ? warpGroupTiles()->splitBuffer : ""; }
+  int wgmmaPromote() const { return warpGroupTiles() ? warpGroupTiles()->promote : 0; }
+  const WinogradTiling* winograd() const { return winogradOf(tile) ? &winogradOf(tile)->tiling : nullptr; }
   // The buffers of each stage an AsyncPipelined loop keeps (2 to kMaxAsyncStages): its copies are
   // issued asyncStages - 1 iterations ahead. Only how the GPU runs it changes.
   int asyncStages = kAsyncStages;
@@ -369,10 +370,6 @@ struct Kernel {
   // Unrolled loops that read their shared operands one iteration ahead (rule 9 above), by index.
   // Only how the GPU runs them changes.
   std::vector<std::string> prefetched;
-  // The whole nest, a 2-D convolution, computed with Winograd's transforms (src/loop/winograd.hpp):
-  // set by the winograd step, which leaves the tree as written. The CPU executor and the emitter
-  // compute it with the same arithmetic; no other step may follow.
-  std::optional<WinogradTiling> winograd;
 
   const Array* findParam(const std::string& name) const;
   int64_t size(const std::string& name) const;         // -1 when unknown

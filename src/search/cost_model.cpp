@@ -4,13 +4,11 @@
 #include <cmath>
 
 #include "src/loop/loop_tree.hpp"
-#include "src/loop/winograd.hpp"
+#include "src/idioms/registry.hpp"
 
 namespace cudaburg {
 
 namespace {
-
-int64_t ceilDiv(int64_t a, int64_t b) { return a / b + (a % b > 0); }  // a + b - 1 could wrap
 
 // Registers a thread may give to the next strip of a pipelined stage before it spills.
 constexpr int64_t kMaxCarriedRegisters = 32;
@@ -31,91 +29,17 @@ constexpr double kSaturatingReuse = 3.0;
 // cost, divided among the blocks resident to issue meanwhile.
 constexpr double kLoneBarrierFactor = 3.0;
 
-// The share of the lesser of arithmetic and operand traffic that their overlap leaves visible.
-constexpr double kImperfectOverlap = 0.1;
-
 // How much of an inner-loop bounds check's instructions show in the time (the rest hides behind
 // the multiply-adds' latency).
 constexpr double kGuardWeight = 0.25;
 
-// Operations of L X L^T for L rows x cols (row major) and X cols x cols, one a nonzero term:
-// each of the rows x cols elements of L X takes a row of L's nonzeros, each of the rows x rows
-// results likewise.
-double sandwichOps(const std::vector<double>& l, int rows, int cols) {
-  double nonzeros = 0;
-  for (double v : l) nonzeros += v != 0;
-  return nonzeros * cols + nonzeros * rows;
-}
-
-// A Winograd convolution (CandidateShape::winogradTile): the alpha^2 GEMMs' multiply-adds, which
-// the register tile's reuse issues as a matmul's do, and the transforms beside them (every
-// nonzero of the transform matrices an operation, with the loads and stores around them); the
-// patches read through L2 once for each block of filters, the filters once for each block of
-// tiles. Residency, waves and a barrier a strip as for staged matmuls.
-Estimate estimateWinograd(const CandidateShape& s, const GpuModel& gpu) {
-  Estimate e;
-  WinogradTiling t{s.winogradTile, s.blockRows, s.blockCols, s.stageDepth, s.threadRows, s.threadCols,
-                   s.winogradPoints, s.pipelined};
-  if (std::string why = t.problem(); !why.empty()) {
-    e.infeasible = why;
-    return e;
-  }
-  const WinogradMatrices& w = winogradMatrices(static_cast<int>(t.m));
-  const double points = static_cast<double>(t.alpha() * t.alpha());
-  e.threads = static_cast<int>(t.threads());
-  e.registers = static_cast<int>(t.registers());
-  e.sharedBytes = 2 * t.stripFloats() * 4;
-  // A block of more warps than the partitions hold evenly leaves each thread fewer registers
-  // (288 threads: 168); a tiling that needs more spills.
-  int64_t byRegisters = blocksByRegisters(e.threads, e.registers, gpu.target.registersPerSm);
-  if (byRegisters < 1) {
-    e.infeasible = "a thread of " + std::to_string(e.threads) + " needs more registers than it may have";
-    return e;
-  }
-  int64_t warpsPerBlock = ceilDiv(e.threads, 32);
-  int64_t perSm = std::min<int64_t>(gpu.target.maxBlocksPerSm, byRegisters);
-  perSm = std::min<int64_t>(perSm, gpu.target.sharedPerSm / (e.sharedBytes + 1024));
-  if (perSm < 1) {
-    e.infeasible = "no block fits on a multiprocessor";
-    return e;
-  }
-  e.blocksPerSm = perSm;
-  e.occupancy = static_cast<double>(perSm * warpsPerBlock * 32) / gpu.target.maxThreadsPerSm;
-
-  const double tileBlocks = static_cast<double>(ceilDiv(s.rows, t.tiles));
-  const double filterBlocks = static_cast<double>(ceilDiv(s.cols, t.filters));
-  const double blocks = tileBlocks * filterBlocks;
-  const double strips = static_cast<double>(ceilDiv(s.reduction, t.channels));
-  const double tiles = static_cast<double>(t.tiles), filters = static_cast<double>(t.filters);
-  const double channels = static_cast<double>(t.channels);
-  double multiplyAdds = blocks * strips * points * channels * tiles * filters;
-  double reuse = static_cast<double>(t.threadTiles * t.threadFilters) / static_cast<double>(t.threadTiles + t.threadFilters);
-  double issue = std::min(1.0, reuse / 2.5);
-  double perStrip = tiles * channels * (sandwichOps(w.bt, w.alpha, w.alpha) + 2 * points) +
-                    filters * channels * (sandwichOps(w.g, w.alpha, 3) + 9 + points);
-  double perBlock = tiles * filters * (points + sandwichOps(w.at, w.m, w.alpha) + w.m * w.m);
-  double operations = multiplyAdds / issue + blocks * (strips * perStrip + perBlock);
-  double latency = std::min(1.0, (s.pipelined ? 0.6 : 0.35) + e.occupancy);
-  double computeNs = 2 * operations / (gpu.fp32Tflops * 1e3 * latency);
-
-  double patchBytes = static_cast<double>(s.rows) * points * static_cast<double>(s.reduction) * 4 * filterBlocks;
-  double filterBytes = static_cast<double>(s.cols) * static_cast<double>(s.reduction) * 9 * 4 * tileBlocks;
-  double memoryNs = (patchBytes + filterBytes) / gpu.l2GBps;
-  double outputNs = static_cast<double>(s.rows) * static_cast<double>(s.cols) * w.m * w.m * 4 / gpu.memoryGBps;
-
-  double slots = static_cast<double>(perSm) * gpu.multiprocessors;
-  double waves = std::ceil(blocks / slots);
-  double waveEfficiency = blocks / (waves * slots);
-  double syncNs = strips * 20.0 * waves;
-  e.ns = (std::max(computeNs, memoryNs) + kImperfectOverlap * std::min(computeNs, memoryNs)) / waveEfficiency + outputNs +
-         syncNs + gpu.launchMicroseconds * 1e3;
-  return e;
-}
-
 }  // namespace
 
 Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
-  if (s.winogradTile) return estimateWinograd(s, gpu);
+  if (std::optional<Estimate> own = idiomUnit(s.idiom).estimate(s, gpu)) return *own;
+  // The tile model: the CUDA cores', mma.sync's and wgmma's tiles differ in what follows.
+  const bool tensorCores = onTensorCores(s), warpGroups = onWarpGroups(s);
+  const WgmmaTile wgmma = warpGroups ? *wgmmaOf(s.idiom) : WgmmaTile{};
   Estimate e;
   // Threads, registers and shared bytes are counted in 64 bits (saturating) and checked against
   // the limits before they are narrowed: a huge tile is infeasible, not a wrapped small one.
@@ -124,13 +48,13 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
     return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
   };
   int64_t threadsX = ceilDiv(s.blockCols, s.threadCols), threadsY = ceilDiv(s.blockRows, s.threadRows);
-  int64_t threads = product(product(threadsX, threadsY), s.warpGroups ? 128 : s.tensorCores ? 32 : 1);
+  int64_t threads = product(product(threadsX, threadsY), warpGroups ? 128 : tensorCores ? 32 : 1);
   // Accumulators, one operand column and row, addresses and loop state (tensor cores: a lane's
   // share of the warp's accumulators and of one k step's fragments; wgmma reads its operands from
   // shared memory: a lane's share of the warpgroup's accumulators, descriptors and addresses).
   int64_t registers = product(s.threadRows, s.threadCols);
-  if (s.warpGroups) registers = registers / 128 + 40;
-  else if (s.tensorCores) registers = registers / 32 + s.threadRows / 4 + s.threadCols / 4 + 24;
+  if (warpGroups) registers = registers / 128 + 40;
+  else if (tensorCores) registers = registers / 32 + s.threadRows / 4 + s.threadCols / 4 + 24;
   else registers = registers > INT32_MAX ? INT64_MAX : registers + s.threadRows + s.threadCols + 24;
   e.sharedBytes = s.staged ? product(s.stagedFootprint, s.elementBytes) : 0;
   if (threads > gpu.target.maxThreadsPerBlock)
@@ -148,7 +72,7 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   }
   // Prefetched: a second copy of a strip element's operands (a thread's rows and columns; a lane's
   // share of a warp's fragments).
-  int64_t ahead = s.tensorCores ? s.threadRows / 4 + s.threadCols / 4 : s.threadRows + s.threadCols;
+  int64_t ahead = tensorCores ? s.threadRows / 4 + s.threadCols / 4 : s.threadRows + s.threadCols;
   if (s.prefetched) e.registers = static_cast<int>(std::min<int64_t>(e.registers + ahead, INT32_MAX));
   if (s.asyncCopies) e.sharedBytes = product(e.sharedBytes, s.asyncStages);  // the copies in flight hold no registers
   if (e.registers > gpu.target.maxRegistersPerThread) e.infeasible = "a register tile too large for one thread";
@@ -169,7 +93,7 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // hoisted reads beside the tally, up to what the launch bounds leave a thread: the block's
   // threads always, and `residentBlocks` blocks where asked (never below the tally: the rule asks
   // for no more blocks than that allows).
-  if (!s.tensorCores) {
+  if (!tensorCores) {
     // (Prefetched, the tally holds the reads ahead already.)
     double hoisted = s.prefetched ? 0.0 : kHoistedPerAccumulator * static_cast<double>(s.threadRows * s.threadCols);
     int64_t given = e.registers + static_cast<int64_t>(hoisted);
@@ -206,7 +130,7 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   if (s.staged && s.gatherOps > 0)
     gatherFlops = 2.0 * blocks * s.serial * static_cast<double>(ceilDiv(s.reduction, std::max<int64_t>(s.stageDepth, 1))) *
                   static_cast<double>(s.stagedFootprint) * static_cast<double>(s.gatherOps) / std::max(1, s.gatherWidth);
-  if (!s.tensorCores) flops += gatherFlops;
+  if (!tensorCores) flops += gatherFlops;
 
   // Issue efficiency: a thread's register tile turns (rows + cols) operand reads into
   // rows * cols multiply-adds; small tiles are bound by those reads, and few warps hide no latency.
@@ -219,10 +143,10 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // matmul measurements in tests/data: about 0.93x transposed, 0.87x interleaved, 0.7x for 8x4
   // against 4x8 on large products.) Tensor cores' warps read their fragments by ldmatrix from
   // padded or swizzled stages, without conflicts: the shared-memory term below counts them.
-  bool threadReads = s.staged && !s.tensorCores;
+  bool threadReads = s.staged && !tensorCores;
   if (threadReads && !s.transposed) issue /= 1.07;
   if (threadReads && s.threadCols >= 8 && !s.interleaved && !s.spread) issue /= 1.1;
-  if (!s.tensorCores && s.threadCols > s.threadRows)
+  if (!tensorCores && s.threadCols > s.threadRows)
     issue /= 1.0 + 0.1 * std::log2(double(s.threadCols) / double(s.threadRows));
   // A warp reads the staged rows and columns of the threads it covers each step: fewer 128-byte
   // shared-memory wavefronts when it covers a squarer patch (Kernel::laneRows); of two patches
@@ -263,24 +187,24 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // third asynchronous buffer hides a strip's load more).
   double inFlight = s.asyncCopies ? 0.6 + 0.1 * std::min(s.asyncStages - 3, 2) : s.pipelined ? 0.6 : 0.35;
   // A group of wgmma left in flight across strips hides the next strip's wait as well.
-  if (s.warpGroups) inFlight += 0.2;
+  if (warpGroups) inFlight += 0.2;
   // A thread's register tile of CUDA-core multiply-adds hides much of the latency itself: its
   // warps count half as much as tensor cores' do.
   // Below two warps a scheduler (of four), a multiprocessor issues from too few to keep busy.
   double warpsPerScheduler = residentNow * static_cast<double>(warpsPerBlock) / 4;
-  double latency = std::min(1.0, inFlight + (s.tensorCores ? 1.0 : 0.5) * runOccupancy) *
+  double latency = std::min(1.0, inFlight + (tensorCores ? 1.0 : 0.5) * runOccupancy) *
                    std::min(1.0, warpsPerScheduler / 2);
   // tf32 runs at half the 16-bit types' rate, on wgmma as on mma.sync.
   const double tf32Share = s.elementBytes == 4 ? 0.5 : 1.0;
-  double rate = s.warpGroups ? gpu.wgmmaTflops * tf32Share : s.tensorCores ? gpu.mmaTflops * tf32Share : gpu.fp32Tflops;
+  double rate = warpGroups ? gpu.wgmmaTflops * tf32Share : tensorCores ? gpu.mmaTflops * tf32Share : gpu.fp32Tflops;
   // tf32x3 computes each product as three, each reading its operands again.
-  const double passes = s.tf32x3 ? 3.0 : 1.0;
+  const double passes = wgmma.tf32x3 ? 3.0 : 1.0;
   rate /= passes;
   double computeNs = flops / (rate * 1e3 * issue * latency);
   // Promoting tf32x3's partial sums waits for the strip's wgmma to finish and adds them in fp32:
   // a share of a strip's work each time.
-  if (s.promote > 0) computeNs *= 1.0 + 0.15 / static_cast<double>(s.promote);
-  if (s.tensorCores) computeNs += gatherFlops / (gpu.fp32Tflops * 1e3 * latency);
+  if (wgmma.promote > 0) computeNs *= 1.0 + 0.15 / static_cast<double>(wgmma.promote);
+  if (tensorCores) computeNs += gatherFlops / (gpu.fp32Tflops * 1e3 * latency);
   // A warp's tile reads its operands' fragments from shared memory each k step: (tm + tn) rows
   // of elements for tm x tn multiply-adds, which small warp tiles make the bound. A wgmma reads
   // its 64 rows of A and its N columns of B for 64 x N.
@@ -288,12 +212,12 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // bandwidth with little slack (about 32 flops a byte at N = 64 against the tensor cores' 32 a
   // clock): half of the lesser of the two shows.
   // With A from registers, M (64) runs along the columns and N is the warpgroup's rows.
-  int64_t readRows = s.registerA ? 64 : s.warpGroups ? std::min<int64_t>(s.threadRows, 64) : s.threadRows;
-  int64_t readCols = s.registerA ? s.threadRows : s.threadCols;
-  if (s.tensorCores && s.staged) {
+  int64_t readRows = wgmma.registerA ? 64 : warpGroups ? std::min<int64_t>(s.threadRows, 64) : s.threadRows;
+  int64_t readCols = wgmma.registerA ? s.threadRows : s.threadCols;
+  if (tensorCores && s.staged) {
     double sharedNs = passes * flops / 2 * s.elementBytes * static_cast<double>(readRows + readCols) /
                       static_cast<double>(readRows * readCols) / gpu.sharedGBps;
-    computeNs = std::max(computeNs, sharedNs) + (s.warpGroups ? 0.5 * std::min(computeNs, sharedNs) : 0.0);
+    computeNs = std::max(computeNs, sharedNs) + (warpGroups ? 0.5 * std::min(computeNs, sharedNs) : 0.0);
   }
 
   // Operand traffic: each block reads its rows' and columns' operands once per reduction step.
@@ -306,7 +230,7 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // Tensor-core tiles read their staged operands at the rate of L2, which holds what the blocks of
   // a wave share: half 4096^3 in 128 x 128 tiles ran in 0.46 ms on an H100, where device memory
   // alone would allow 0.65 ms (bench/RESULTS.md).
-  double stagedGBps = s.tensorCores ? gpu.l2GBps : gpu.memoryGBps;
+  double stagedGBps = tensorCores ? gpu.l2GBps : gpu.memoryGBps;
   double memoryNs = s.staged ? operandBytes / stagedGBps : operandBytes * unstagedFactor / gpu.l2GBps;
   // Blocks resident at once share what they read in L2: numbered `rows` block rows at a time (1:
   // row by row, as CUDA does), they cover that many rows by as many columns of tiles as make the
@@ -328,7 +252,7 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // its tile there once and the last reads the others' back, without contention.
   double outputWrites = s.split == 1 ? 1.0 : s.workspaceSplit ? 2.0 * s.split : 6.0 * s.split;
   // Tensor cores write their fp32 accumulators whatever the operands' type.
-  int outputBytes = s.tensorCores ? 4 : s.elementBytes;
+  int outputBytes = tensorCores ? 4 : s.elementBytes;
   double outputNs = static_cast<double>(s.rows) * s.cols * s.outer * s.serial * outputBytes * outputWrites /
                     gpu.memoryGBps * (s.vectorized ? 0.9 : 1.0);  // 128-bit stores: fewer transactions
   // The last part of each tile adds the others' sums up alone, at a multiprocessor's share of L2.
@@ -342,7 +266,7 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // element's multiply-adds come after it (prefetched).
   double barrierNs = s.prefetched ? 10.0 : s.pipelined || s.asyncCopies ? 20.0 : 40.0;
   double syncNs = s.staged ? ceilDiv(s.reduction, std::max<int64_t>(s.stageDepth, 1)) * barrierNs * waves : 0;
-  if (!s.tensorCores) {
+  if (!tensorCores) {
     double sharing = std::min(static_cast<double>(perSm), std::ceil(blocks / gpu.multiprocessors));
     syncNs *= kLoneBarrierFactor / sharing;
   }

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "src/idioms/tile_idiom.hpp"
 #include "src/target/gpu_model.hpp"
 
 namespace cudaburg {
@@ -13,6 +14,11 @@ namespace cudaburg {
 // The integer operations a gathered element takes through an offset table: the look-up, the
 // offset added to its row's, the tap's bit tested in the row's mask, the select.
 constexpr int64_t kTableGatherOps = 6;
+
+// The share of the lesser of arithmetic and operand traffic that their overlap leaves visible.
+constexpr double kImperfectOverlap = 0.1;
+
+inline int64_t ceilDiv(int64_t a, int64_t b) { return a / b + (a % b > 0); }  // a + b - 1 could wrap
 
 // One candidate's shape and parameters, as the search's building blocks decide them.
 struct CandidateShape {
@@ -39,23 +45,20 @@ struct CandidateShape {
   int64_t gatherOps = 0;         // integer operations a staged element takes to find its source (a gather's)
   int gatherWidth = 1;           // elements a gather copies at once (16 bytes of contiguous channels)
   bool tabled = false;           // gathers read through offset tables (gatherOps: a look-up's)
-  bool tensorCores = false;      // warps of mma.sync: threadRows x threadCols is a warp's tile
-  bool warpGroups = false;       // with tensorCores, warpgroups of wgmma: threadRows x threadCols is a warpgroup's tile
-  bool registerA = false;        // with warpGroups, M along the columns and A from registers: N = threadRows
-  bool tf32x3 = false;           // with registerA, float operands as tf32 parts: three products each
-  int64_t promote = 0;           // with tf32x3, the strips the tensor cores sum before fp32 registers do
+  // What the tile computes with, as the recipe step that makes it carries it: on mma.sync,
+  // threadRows x threadCols is a warp's tile; on wgmma a warpgroup's (with registerA, M along the
+  // columns: N = threadRows); Winograd's below.
+  TileIdiom idiom;
   bool swizzled = false;         // tensor cores' stages swizzled rather than padded
   bool partialStrip = false;     // a staged reduction's last strip (of some part) is partial
   bool peeled = false;           // edges run apart: register work rounded up, whole tiles and strips unguarded
   int64_t rasterRows = 0;        // blocks numbered this many block rows at a time (0: row by row)
   bool prefetched = false;       // a strip element's staged operands read into registers an element ahead
   int64_t residentBlocks = 0;    // launch bounds asking for this many blocks a multiprocessor (0: none)
-  // Winograd F(m x m, 3 x 3) with m = winogradTile (0: none): rows are the m x m output tiles, cols
-  // the filters, reduction the channels; blockRows x blockCols a block's tiles by filters and
-  // threadRows x threadCols a thread's, for each of its winogradPoints transformed points;
-  // stageDepth the channels a strip; pipelined: the next strip prefetched into registers.
-  int64_t winogradTile = 0;
-  int64_t winogradPoints = 1;
+  // With a Winograd idiom: rows are the m x m output tiles, cols the filters, reduction the
+  // channels; blockRows x blockCols a block's tiles by filters and threadRows x threadCols a
+  // thread's, for each of its transformed points; stageDepth the channels a strip; pipelined: the
+  // next strip prefetched into registers.
   friend bool operator==(const CandidateShape&, const CandidateShape&) = default;
 };
 
@@ -71,7 +74,12 @@ struct Estimate {
   int64_t boundedBlocksPerSm = 0;
 };
 
+// The idiom's own estimate (idiom_unit.hpp) where it has one, else the tile model's.
 Estimate estimate(const CandidateShape& shape, const GpuModel& gpu = {});
+
+// The candidate's idiom, asked as the tile model asks it.
+inline bool onTensorCores(const CandidateShape& s) { return onTensorCores(s.idiom); }
+inline bool onWarpGroups(const CandidateShape& s) { return wgmmaOf(s.idiom) != nullptr; }
 
 // The output traffic of a reduction followed by an epilogue of `statements` element-wise
 // statements, over `outputs` elements of `elementBytes` (the operands and the epilogue's own

@@ -368,7 +368,7 @@ Fragment LoopRules::prefetched(Fragment f, int64_t prefetch) const {
   for (const RecipeStep& s : f.inTile)
     if (s.kind == StepKind::Unroll) unrolled = &s;
   if (!f.shape.pipelined || !unrolled) f.refused = "the strips are not pipelined: no barrier to hide";
-  else if (f.shape.tensorCores) f.refused = "tensor cores read their operands by ldmatrix";
+  else if (onTensorCores(f.shape)) f.refused = "tensor cores read their operands by ldmatrix";
   else if (unrolled->factors[0] % 2 != 0) f.refused = "a strip of an odd number of elements";
   if (!f.refused.empty()) return f;
   f.shape.prefetched = true;
@@ -385,7 +385,7 @@ Fragment LoopRules::resident(Fragment f, int64_t bounded) const {
   Estimate e = estimate(f.shape, gpu_);
   int64_t blocks = e.boundedBlocksPerSm;
   if (!e.infeasible.empty()) f.refused = e.infeasible;
-  else if (f.shape.tensorCores) f.refused = "tensor-core tiles keep their registers in fragments";
+  else if (onTensorCores(f.shape)) f.refused = "tensor-core tiles keep their registers in fragments";
   else if (blocks < 2) f.refused = "the model counts one block a multiprocessor: nothing to hold the registers to";
   if (!f.refused.empty()) return f;
   f.shape.residentBlocks = blocks;
@@ -507,14 +507,15 @@ Fragment LoopRules::tensorCores(const Fragment& tiled, int64_t prefetch, int64_t
     f.refused = "the strips are not pipelined: no barrier to hide";
     return f;
   }
-  steps.push_back(makeStep(StepKind::Mma, {f.tileRows, f.tileCols, reduction},
-                           prefetch != 0 ? std::vector<int64_t>{16, 8, k, 1} : std::vector<int64_t>{16, 8, k}));
+  RecipeStep mma = makeStep(StepKind::Mma, {f.tileRows, f.tileCols, reduction});
+  mma.idiom = MmaTile{16, 8, k, prefetch != 0};
+  steps.push_back(mma);
   f.shape.prefetched = prefetch != 0;
   f.inTile = steps;
   f.shape.vectorized = false;
   f.shape.pipelined = false;
   f.shape.asyncCopies = tiled.shape.pipelined || tiled.shape.asyncCopies;
-  f.shape.tensorCores = true;
+  f.shape.idiom = mma.idiom;
   f.shape.elementBytes = bytes;
   if (gathered) f.shape.gatherWidth = gatherWidth(f, reduction, 16 / bytes);
   return f;
@@ -624,11 +625,15 @@ Fragment LoopRules::warpGroups(const Fragment& tiled, int64_t producer) const {
       });
     else if (s.kind == StepKind::Mma)
       f.inTile.edit(i, [&](RecipeStep& mma) {
-        mma = makeStep(StepKind::Wgmma, mma.loops,
-                       {64, f.shape.threadCols, mmaK(), f.shape.asyncStages < 3 ? 0 : kWgmmaPending, producer});
+        WgmmaTile tile;
+        tile.n = f.shape.threadCols;
+        tile.k = mmaK();
+        tile.pending = f.shape.asyncStages < 3 ? 0 : kWgmmaPending;  // one strip: nothing in flight
+        tile.producer = wgmmaProducer(producer);
+        mma = makeStep(StepKind::Wgmma, mma.loops);
+        mma.idiom = f.shape.idiom = tile;
       });
   }
-  f.shape.warpGroups = true;
   return f;
 }
 
@@ -693,16 +698,18 @@ Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer, 
       f.inTile.edit(i, [&](RecipeStep& b) { b.slab = wgmmaStripDepth(); });  // B as it lies, 128-byte slabs
     else if (step.kind == StepKind::Mma)
       f.inTile.edit(i, [&](RecipeStep& mma) {
-        mma = makeStep(StepKind::Wgmma, {mma.loops[1], mma.loops[0], mma.loops[2]},
-                       {64, f.shape.threadRows, 8, kWgmmaPending, producer});
-        if (tf32x3) mma.factors.push_back(1);
-        if (promote > 0) mma.factors.push_back(promote);
+        WgmmaTile tile;
+        tile.n = f.shape.threadRows;
+        tile.k = 8;
+        tile.producer = wgmmaProducer(producer);
+        tile.tf32x3 = tf32x3;
+        tile.promote = static_cast<int>(promote);
+        mma = makeStep(StepKind::Wgmma, {mma.loops[1], mma.loops[0], mma.loops[2]});
+        mma.idiom = tile;
+        tile.registerA = true;  // what applying the step decides, which the model reads
+        f.shape.idiom = tile;
       });
   }
-  f.shape.warpGroups = true;
-  f.shape.registerA = true;
-  f.shape.tf32x3 = tf32x3;
-  f.shape.promote = promote;
   if (tf32x3) f.shape.stagedFootprint += f.shape.blockRows * f.shape.stageDepth;  // the low parts' copy of A's stage
   return f;
 }

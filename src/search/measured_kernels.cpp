@@ -28,6 +28,7 @@ void mixStep(uint64_t& h, const RecipeStep& s) {
   mix(h, s.swizzled);
   mix(h, static_cast<uint64_t>(s.slab));
   mix(h, s.table);
+  if (isIdiomStep(s.kind)) mix(h, text(s.str()));  // the idiom's payload, as its line writes it
 }
 
 }  // namespace

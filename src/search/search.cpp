@@ -2,16 +2,22 @@
 
 #include <map>
 
+#include "src/idioms/registry.hpp"
+
 namespace cudaburg {
 
 namespace {
 
 // The decisions of a candidate, one entry each: neighbours differ in exactly one.
+// The idioms' own come from their units (src/idioms/), so that a strategy may move them too.
 std::vector<int64_t> decisions(const CandidateShape& s) {
-  return {s.blockRows, s.blockCols,  s.threadRows,  s.threadCols, s.staged ? s.stageDepth : 0, s.split,
+  std::vector<int64_t> d{s.blockRows, s.blockCols,  s.threadRows,  s.threadCols, s.staged ? s.stageDepth : 0, s.split,
           s.pipelined, s.asyncCopies, s.interleaved, s.spread, s.transposed, s.serial,                     s.outer,
           s.laneRows, s.peeled, s.asyncCopies ? s.asyncStages : 0, s.swizzled, s.rasterRows, s.prefetched,
-          s.residentBlocks, s.tabled, s.warpGroups};
+          s.residentBlocks, s.tabled};
+  std::vector<int64_t> idiom = idiomDecisions(s.idiom);
+  d.insert(d.end(), idiom.begin(), idiom.end());
+  return d;
 }
 
 // The cover text on one line, for the report: "kernel: t:tiled / tiled: ... [bm=64, ...] / ...".

@@ -27,8 +27,9 @@ Fragment LoopRules::winograd(const Node* node, int64_t m, int64_t tiles, int64_t
     f.refused = applies.reason;
     return f;
   }
-  f.nest.push_back(makeStep(StepKind::Winograd, conv->outIndices,
-                            {m, tiles, filters, channels, threadTiles, threadFilters, points, prefetch != 0}));
+  RecipeStep step = makeStep(StepKind::Winograd, conv->outIndices);
+  step.idiom = WinogradTile{t};
+  f.nest.push_back(step);
   CandidateShape& s = f.shape;
   s.rows = conv->n * ((conv->out[0] + m - 1) / m) * ((conv->out[1] + m - 1) / m);
   s.cols = conv->k;
@@ -38,8 +39,7 @@ Fragment LoopRules::winograd(const Node* node, int64_t m, int64_t tiles, int64_t
   s.staged = true;
   s.stageDepth = channels;
   s.pipelined = prefetch != 0;
-  s.winogradTile = m;
-  s.winogradPoints = points;
+  s.idiom = step.idiom;
   return f;
 }
 

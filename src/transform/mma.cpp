@@ -41,8 +41,8 @@ bool usesPair(const Access& a, const std::string& x, const std::string& y, const
 struct TileShape {
   int64_t rows = 16, cols = 8, k = 16, elementCols = 8;
   bool wgmma = false;  // warpgroup tiles (wgmma), else warp tiles (mma.sync)
-  bool registerA = false;  // wgmma's A from registers (Kernel::wgmmaRegisterA)
-  bool tf32x3 = false;     // with registerA, float operands as three tf32 products (Kernel::wgmmaSplitBuffer)
+  bool registerA = false;  // wgmma's A from registers (WgmmaTile::registerA)
+  bool tf32x3 = false;     // with registerA, float operands as three tf32 products (WgmmaTile::splitBuffer)
 };
 
 // Why wgmma cannot read `a` (A[i][k], `isA`) or `b` (B[k][j]) as it is stored, or "": from a
@@ -113,7 +113,7 @@ class MmaRewriter {
 
   std::string why;
   int accumulations = 0;
-  std::string splitBuffer;  // with tf32x3, the stage read by descriptor (Kernel::wgmmaSplitBuffer)
+  std::string splitBuffer;  // with tf32x3, the stage read by descriptor (WgmmaTile::splitBuffer)
 
  private:
   // Whether `body` is block loops around the register tile's loop `i`.
@@ -301,7 +301,7 @@ class MmaRewriter {
 
 // The register tile's warps (or warpgroups) on tensor cores, tiles of `shape`.
 TransformResult tensorCoreTiles(const Kernel& kernel, const std::vector<std::string>& loops, const TileShape& shape) {
-  if (kernel.warpTiles) return TransformResult::refuse("the kernel's block loops are warps already");
+  if (kernel.warpTiles()) return TransformResult::refuse("the kernel's block loops are warps already");
   if (kernel.laneRows > 0) return TransformResult::refuse("a warp's lanes hold mma fragments, not a patch of threads (lanes)");
   NewLoopNames names = newLoopNames(kernel, StepKind::Mma, loops, {});
   if (!names.reason.empty()) return TransformResult::refuse(names.reason);
@@ -324,9 +324,15 @@ TransformResult tensorCoreTiles(const Kernel& kernel, const std::vector<std::str
   });
   if (!stray.empty()) return TransformResult::refuse("the statement into " + stray + " is no tile of the warps");
   Kernel warps = kernel;
-  warps.warpTiles = true;
-  warps.warpGroupTiles = shape.wgmma;
-  warps.wgmmaSplitBuffer = rewriter.splitBuffer;
+  if (shape.wgmma) {
+    WgmmaTile tile;
+    tile.m = shape.rows, tile.n = shape.cols, tile.k = shape.k;
+    tile.registerA = shape.registerA, tile.tf32x3 = shape.tf32x3;
+    tile.splitBuffer = rewriter.splitBuffer;
+    warps.tile = tile;
+  } else {
+    warps.tile = MmaTile{shape.rows, shape.cols, shape.k, false};
+  }
   return accept(warps, body);
 }
 
@@ -427,6 +433,7 @@ TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& lo
   });
   if (!why.empty()) return TransformResult::refuse("mma ... prefetch: " + why);
   r.kernel->prefetched.push_back(steps);
+  std::get<MmaTile>(r.kernel->tile).prefetch = true;
   return r;
 }
 
@@ -470,11 +477,10 @@ TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& 
   if (!swapped.ok()) return swapped;
   TransformResult r = tensorCoreTiles(*swapped.kernel, loops, TileShape{64, shape[1], shape[2], 8, true, registerA, tf32x3});
   if (r.ok()) {
-    r.kernel->wgmmaPending = pending;
-    r.kernel->wgmmaProducer = producer != kWgmmaNoProducer;
-    r.kernel->wgmmaTma = producer == kWgmmaTmaProducer;
-    r.kernel->wgmmaRegisterA = registerA;
-    r.kernel->wgmmaPromote = promote;
+    WgmmaTile& tile = std::get<WgmmaTile>(r.kernel->tile);
+    tile.pending = pending;
+    tile.producer = wgmmaProducer(producer);
+    tile.promote = promote;
   }
   return r;
 }

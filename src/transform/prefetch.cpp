@@ -22,7 +22,7 @@ bool readsShared(const Expr& e, const std::vector<std::string>& shared) {
 // "" when the loop `loop` (below `above`) can read its operands ahead, else why not.
 std::string prefetchProblem(const Kernel& kernel, const Node& loop, const Ancestors& above) {
   const std::string name = "loop " + loop.index;
-  if (kernel.warpTiles) return "the operands of tensor-core tiles are read by ldmatrix, not prefetched";
+  if (kernel.warpTiles()) return "the operands of tensor-core tiles are read by ldmatrix, not prefetched";
   if (loop.mapping != Mapping::Unrolled)
     return name + " is not unrolled (it is " + mappingName(loop.mapping) + "): only an unrolled loop knows its next iteration's registers";
   if (anyNode(loop.body(), [](const Node& n) {

@@ -4,6 +4,8 @@
 #include <limits>
 #include <map>
 
+#include "src/idioms/registry.hpp"
+#include "src/idioms/step_text.hpp"
 #include "src/transform/loop_names.hpp"
 #include "src/transform/transforms.hpp"
 
@@ -30,39 +32,19 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Split, "split", "split LOOP PARTS [workspace] [into NAME]"},
     {StepKind::Lanes, "lanes", "lanes ROWS,COLS"},
     {StepKind::Collapse, "collapse", "collapse LOOP,LOOP... [into NAME]"},
-    {StepKind::Mma, "mma", "mma I,J,K 16,8,16 [prefetch]"},
-    {StepKind::Wgmma, "wgmma", "wgmma I,J,K 64,N,16|8 [wait PENDING] [producer [tma]] [tf32x3 [promote P]]"},
+    {StepKind::Mma, "mma", nullptr},  // nullptr: the idiom unit's usage
+    {StepKind::Wgmma, "wgmma", nullptr},
     {StepKind::Peel, "peel", "peel LOOP,LOOP..."},
     {StepKind::RoundUp, "roundup", "roundup"},
     {StepKind::Raster, "raster", "raster ROWS"},
     {StepKind::Prefetch, "prefetch", "prefetch LOOP"},
     {StepKind::Resident, "resident", "resident BLOCKS"},
-    {StepKind::Winograd, "winograd",
-     "winograd ROWS,COLS M [block TILES,FILTERS,CHANNELS] [thread TILES,FILTERS,POINTS] [prefetch]"},
+    {StepKind::Winograd, "winograd", nullptr},
 };
 
 constexpr Mapping kMappings[] = {Mapping::None,   Mapping::GridX,  Mapping::GridY,        Mapping::GridZ,
                                  Mapping::BlockX, Mapping::BlockY, Mapping::BlockZ,       Mapping::ThreadSerial,
                                  Mapping::Unrolled, Mapping::Vector, Mapping::Pipelined, Mapping::AsyncPipelined};
-
-// The tiling a winograd step's factors hold (m, the block's three, the thread's three, prefetch).
-WinogradTiling winogradTiling(const std::vector<int64_t>& f) {
-  WinogradTiling t;
-  if (f.size() == 8) t = {f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7] != 0};
-  return t;
-}
-
-std::string join(const std::vector<std::string>& items) {
-  std::string s;
-  for (const auto& i : items) s += (s.empty() ? "" : ",") + i;
-  return s;
-}
-
-std::string join(const std::vector<int64_t>& items) {
-  std::string s;
-  for (auto i : items) s += (s.empty() ? "" : ",") + std::to_string(i);
-  return s;
-}
 
 struct Token {
   enum Kind { Word, Number, Comma, End } kind = End;  // End: a line end, ';' or the end of the text
@@ -123,7 +105,7 @@ class Lexer {
   size_t pos_ = 0;
 };
 
-class Parser {
+class Parser : public StepReader {
  public:
   Parser(const common::SourceFile& file, common::Diagnostics& diags) : file_(file), diags_(diags), lexer_(file, diags) {
     advance();
@@ -143,9 +125,9 @@ class Parser {
 
  private:
   void advance() { tok_ = lexer_.next(); }
-  SourceLoc here() const { return file_.locate(tok_.offset); }
+  SourceLoc here() const override { return file_.locate(tok_.offset); }
 
-  bool fail(const std::string& message) {
+  bool fail(const std::string& message) override {
     diags_.error(here(), message);
     return false;
   }
@@ -163,7 +145,7 @@ class Parser {
     return true;
   }
 
-  bool number(int64_t& out, const char* what) {
+  bool number(int64_t& out, const char* what) override {
     if (tok_.kind != Token::Number) return fail(std::string("expected ") + what + " (a positive integer), found " + describe());
     out = 0;
     for (char c : tok_.text) {
@@ -177,7 +159,24 @@ class Parser {
   }
 
   // NAME,NAME...; `locs`, when given, gets where each name stands.
-  bool names(std::vector<std::string>& out, const char* what = "a loop index", std::vector<SourceLoc>* locs = nullptr) {
+  bool names(std::vector<std::string>& out) override { return nameList(out); }
+
+  bool at(const char* text) const override {
+    return (tok_.kind == Token::Word || tok_.kind == Token::Number) && tok_.text == text;
+  }
+
+  bool accept(const char* text) override {
+    if (!at(text)) return false;
+    advance();
+    return true;
+  }
+
+  bool failAt(SourceLoc at, const std::string& message) override {
+    diags_.error(at, message);
+    return false;
+  }
+
+  bool nameList(std::vector<std::string>& out, const char* what = "a loop index", std::vector<SourceLoc>* locs = nullptr) {
     do {
       if (!out.empty()) advance();
       if (locs) locs->push_back(here());
@@ -195,7 +194,7 @@ class Parser {
     advance();
     SourceLoc start = here();
     std::vector<SourceLoc> locs;
-    if (!names(out, "a name for a new loop", &locs)) return false;
+    if (!nameList(out, "a name for a new loop", &locs)) return false;
     if (out.size() != count) {
       diags_.error(start, std::to_string(count) + (count == 1 ? " new loop needs 1 name" : " new loops need " +
                                                    std::to_string(count) + " names") + ", not " +
@@ -214,7 +213,7 @@ class Parser {
   }
 
   // `what`, when given, names the values in the error (else they are factors of `count` loops).
-  bool numbers(std::vector<int64_t>& out, size_t count, const std::string& what = "") {
+  bool numbers(std::vector<int64_t>& out, size_t count, const std::string& what = "") override {
     SourceLoc start = here();
     do {
       if (!out.empty()) advance();
@@ -228,31 +227,6 @@ class Parser {
                                        : what + ", not " + std::to_string(out.size()) + " values");
       return false;
     }
-    return true;
-  }
-
-  // `OH,OW M [block T,K,C] [thread T,K,P]`: factors m, the block's three, the thread's three.
-  bool winograd(RecipeStep& step) {
-    int64_t m = 0;
-    if (!names(step.loops) || !number(m, "the output tile's side (2 or 4)")) return false;
-    WinogradTiling t;
-    t.m = m;
-    std::vector<int64_t> block, thread;
-    if (tok_.kind == Token::Word && tok_.text == "block") {
-      advance();
-      if (!numbers(block, 3, "`block` takes the block's tiles, filters and channels")) return false;
-    }
-    if (tok_.kind == Token::Word && tok_.text == "thread") {
-      advance();
-      if (!numbers(thread, 3, "`thread` takes the thread's tiles, filters and points")) return false;
-    }
-    if (tok_.kind == Token::Word && tok_.text == "prefetch") {
-      advance();
-      t.prefetch = true;
-    }
-    if (!block.empty()) t.tiles = block[0], t.filters = block[1], t.channels = block[2];
-    if (!thread.empty()) t.threadTiles = thread[0], t.threadFilters = thread[1], t.points = thread[2];
-    step.factors = {t.m, t.tiles, t.filters, t.channels, t.threadTiles, t.threadFilters, t.points, t.prefetch};
     return true;
   }
 
@@ -299,47 +273,8 @@ class Parser {
         ok = names(step.loops) && into(step.into, 1);
         break;
       case StepKind::Mma:
-        ok = names(step.loops) && numbers(step.factors, step.loops.size());
-        if (ok && tok_.kind == Token::Word && tok_.text == "prefetch") advance(), step.factors.push_back(1);
-        break;
-      case StepKind::Wgmma: {
-        ok = names(step.loops) && numbers(step.factors, step.loops.size());
-        int64_t pending = kWgmmaPending;
-        if (ok && tok_.kind == Token::Word && tok_.text == "wait") {
-          advance();
-          SourceLoc at = here();
-          if (tok_.kind == Token::Number && tok_.text == "0") {  // number() takes positive integers only
-            pending = 0;
-            advance();
-          } else if (!number(pending, "the groups of wgmma left in flight (0 or 1)")) {
-            ok = false;
-          } else if (pending > 1) {
-            diags_.error(at, "wgmma leaves 0 or 1 groups in flight across iterations, not " + std::to_string(pending));
-            ok = false;
-          }
-        }
-        step.factors.push_back(pending);
-        int64_t producer = kWgmmaNoProducer;
-        if (ok && tok_.kind == Token::Word && tok_.text == "producer") {
-          advance();
-          producer = kWgmmaCpAsyncProducer;
-          if (tok_.kind == Token::Word && tok_.text == "tma") advance(), producer = kWgmmaTmaProducer;
-        } else if (ok && tok_.kind == Token::Word && tok_.text == "tma") {
-          ok = fail("`tma` is how a producer warpgroup fills the stages: write `producer tma`");
-        }
-        step.factors.push_back(producer);
-        if (ok && tok_.kind == Token::Word && tok_.text == "tf32x3") {
-          advance();
-          step.factors.push_back(1);
-          if (tok_.kind == Token::Word && tok_.text == "promote") {
-            advance();
-            int64_t promote = 0;
-            ok = number(promote, "the strips of partial sums added into fp32 registers at a time");
-            step.factors.push_back(promote);
-          }
-        }
-        break;
-      }
+      case StepKind::Wgmma:
+      case StepKind::Winograd: ok = idiomUnitOfStep(syntax->keyword)->parse(*this, step.loops, step.idiom); break;
       case StepKind::Lanes: {
         int64_t rows = 0, cols = 0;
         ok = number(rows, "the rows of block.y a warp covers");
@@ -377,7 +312,6 @@ class Parser {
         step.factors = {blocks};
         break;
       }
-      case StepKind::Winograd: ok = winograd(step); break;
       case StepKind::Map: {
         ok = name(loop, "a loop index");
         step.loops = {loop};
@@ -433,7 +367,8 @@ class Parser {
         break;
     }
     if (ok && tok_.kind != Token::End)
-      ok = fail("unexpected " + describe() + " after the step (a step reads `" + syntax->usage + "`)");
+      ok = fail("unexpected " + describe() + " after the step (a step reads `" +
+                (syntax->usage ? syntax->usage : idiomUnitOfStep(syntax->keyword)->usage()) + "`)");
     return ok;
   }
 
@@ -446,6 +381,8 @@ class Parser {
 
 }  // namespace
 
+bool isIdiomStep(StepKind k) { return idiomUnitOfStep(stepKeyword(k)) != nullptr; }
+
 const char* stepKeyword(StepKind k) {
   for (const auto& s : kSteps)
     if (s.kind == k) return s.keyword;
@@ -456,44 +393,34 @@ std::string RecipeStep::str() const {
   std::string s = stepKeyword(kind);
   switch (kind) {
     case StepKind::Map:
-      return s + " " + loops.at(0) + " " + mappingName(mapping) + (factors.empty() ? "" : " " + join(factors));
+      return s + " " + loops.at(0) + " " + mappingName(mapping) + (factors.empty() ? "" : " " + joinList(factors));
     case StepKind::Stage:
       return s + " " + array + " at " + loops.at(0) + (transposed ? " transposed" : "") +
              (interleave ? " interleaved " + std::to_string(interleave) : "") +
              (padding ? " pad " + std::to_string(padding) : "") + (swizzled ? " swizzle" : "") +
              (slab ? " slabs " + std::to_string(slab) : "") + (table ? " table" : "");
-    case StepKind::Wgmma: {
-      std::vector<int64_t> shape(factors.begin(), factors.begin() + std::min<size_t>(3, factors.size()));
-      bool waits = factors.size() >= 4 && factors[3] != kWgmmaPending;
-      int64_t producer = factors.size() >= 5 ? factors[4] : kWgmmaNoProducer;
-      return s + " " + join(loops) + " " + join(shape) + (waits ? " wait " + std::to_string(factors[3]) : "") +
-             (producer != kWgmmaNoProducer ? " producer" : "") + (producer == kWgmmaTmaProducer ? " tma" : "") +
-             (factors.size() >= 6 && factors[5] ? " tf32x3" : "") +
-             (factors.size() >= 7 && factors[6] ? " promote " + std::to_string(factors[6]) : "");
-    }
     case StepKind::Mma:
-      return s + " " + join(loops) + " " + join(std::vector<int64_t>(factors.begin(), factors.begin() + std::min<size_t>(3, factors.size()))) +
-             (factors.size() == 4 ? " prefetch" : "");
+    case StepKind::Wgmma:
+    case StepKind::Winograd: return idiomUnitOfStep(s)->print(loops, idiom);
     case StepKind::Interchange: return s + " " + loops.at(0) + " " + loops.at(1);
     case StepKind::Distribute: return s + " " + loops.at(0);
     case StepKind::Lanes:
     case StepKind::Raster:
-    case StepKind::Resident: return s + " " + join(factors);
-    case StepKind::Collapse: return s + " " + join(loops) + (into.empty() ? "" : " into " + join(into));
+    case StepKind::Resident: return s + " " + joinList(factors);
+    case StepKind::Collapse: return s + " " + joinList(loops) + (into.empty() ? "" : " into " + joinList(into));
     case StepKind::RegisterTile: {
       std::vector<int64_t> tile(factors.begin(), factors.begin() + std::min(factors.size(), loops.size()));
-      return s + " " + join(loops) + " " + join(tile) +
+      return s + " " + joinList(loops) + " " + joinList(tile) +
              (factors.size() > loops.size() ? " spread " + std::to_string(factors.back()) : "") +
-             (into.empty() ? "" : " into " + join(into));
+             (into.empty() ? "" : " into " + joinList(into));
     }
     case StepKind::Split:
       return s + " " + loops.at(0) + " " + std::to_string(factors.at(0)) + (factors.size() == 2 ? " workspace" : "") +
-             (into.empty() ? "" : " into " + join(into));
+             (into.empty() ? "" : " into " + joinList(into));
     case StepKind::Peel:
-    case StepKind::Prefetch: return s + " " + join(loops);
+    case StepKind::Prefetch: return s + " " + joinList(loops);
     case StepKind::RoundUp: return s;
-    case StepKind::Winograd: return s + " " + join(loops) + " " + winogradTiling(factors).str();
-    default: return s + " " + join(loops) + " " + join(factors) + (into.empty() ? "" : " into " + join(into));
+    default: return s + " " + joinList(loops) + " " + joinList(factors) + (into.empty() ? "" : " into " + joinList(into));
   }
 }
 
@@ -517,7 +444,7 @@ std::optional<Recipe> parseRecipe(const common::SourceFile& file, common::Diagno
 }
 
 TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
-  if (kernel.winograd && step.kind != StepKind::Winograd)
+  if (kernel.winograd() && step.kind != StepKind::Winograd)
     return TransformResult::refuse("the winograd step computes the whole kernel: no step may follow it");
   auto arity = [&](size_t loops, size_t factors) {
     return step.loops.size() == loops && step.factors.size() == factors;
@@ -567,15 +494,8 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
       if (arity(0, 2)) return arrangeLanes(kernel, step.factors[0], step.factors[1]);
       break;
     case StepKind::Mma:
-      if (arity(3, 3) || arity(3, 4))
-        return mmaTile(kernel, step.loops, {step.factors[0], step.factors[1], step.factors[2]}, step.factors.size() == 4);
-      break;
     case StepKind::Wgmma:
-      if (arity(3, 5) || arity(3, 6) || arity(3, 7))
-        return wgmmaTile(kernel, step.loops, {step.factors[0], step.factors[1], step.factors[2]},
-                         static_cast<int>(step.factors[3]), step.factors[4], step.factors.size() >= 6 && step.factors[5],
-                         step.factors.size() == 7 ? static_cast<int>(step.factors[6]) : 0);
-      break;
+    case StepKind::Winograd: return idiomUnitOfStep(stepKeyword(step.kind))->apply(kernel, step.loops, step.idiom);
     case StepKind::Peel:
       if (!step.loops.empty() && step.factors.empty()) return peel(kernel, step.loops);
       break;
@@ -590,9 +510,6 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
       break;
     case StepKind::Resident:
       if (arity(0, 1)) return keepResident(kernel, step.factors[0]);
-      break;
-    case StepKind::Winograd:
-      if (arity(2, 8)) return winogradConvolution(kernel, step.loops, winogradTiling(step.factors));
       break;
   }
   return TransformResult::refuse("the step has the wrong number of loops or factors");

@@ -55,6 +55,7 @@
 
 #include "common/diagnostics.hpp"
 #include "common/source.hpp"
+#include "src/idioms/tile_idiom.hpp"
 #include "src/loop/loop_tree.hpp"
 #include "src/transform/transform_result.hpp"
 
@@ -65,17 +66,14 @@ enum class StepKind {
   Wgmma, Peel, RoundUp, Raster, Prefetch, Resident, Winograd
 };
 const char* stepKeyword(StepKind k);  // "strip", "tile", ...
+// Whether the step's idiom unit (src/idioms/) reads, prints and applies it: mma, wgmma, winograd.
+bool isIdiomStep(StepKind k);
 
 struct RecipeStep {
   StepKind kind = StepKind::StripMine;
   std::vector<std::string> loops;  // loop indices named by the step, in order
-  std::vector<int64_t> factors;    // factors / width / parts, one a loop where the step takes them;
-                                   // Winograd: m, the block's tiles, filters, channels, the thread's
-                                   // tiles, filters, points, prefetch (0 or 1); Wgmma:
-                                   // the shape's three, the groups left in flight, producer (0, 1, 2:
-                                   // kWgmmaNoProducer, ...), and 1 for float operands as three
-                                   // tf32 products (tf32x3), and with tf32x3 the
-                                   // strips between promotions (promote P)
+  std::vector<int64_t> factors;    // factors / width / parts, one a loop where the step takes them
+  TileIdiom idiom;                 // Mma, Wgmma, Winograd: the tile's idiom (src/idioms/), all it says
   Mapping mapping = Mapping::None;  // Map
   std::string array;               // Stage: the array staged (the loop is loops[0])
   bool transposed = false;         // Stage: the box stored transposed
@@ -92,7 +90,7 @@ struct RecipeStep {
     return a.kind == b.kind && a.loops == b.loops && a.factors == b.factors && a.mapping == b.mapping &&
            a.array == b.array && a.transposed == b.transposed && a.interleave == b.interleave &&
            a.padding == b.padding && a.swizzled == b.swizzled && a.slab == b.slab && a.table == b.table &&
-           a.into == b.into;
+           a.into == b.into && a.idiom == b.idiom;
   }
 };
 

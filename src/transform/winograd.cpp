@@ -17,8 +17,8 @@ std::string dims(const std::vector<int64_t>& v) {
 
 // Why `kernel` is not a nest this step can take as a whole ("" when it is).
 std::string notAsWritten(const Kernel& kernel) {
-  if (kernel.winograd) return "the kernel is computed with Winograd's transforms already";
-  if (kernel.warpTiles || kernel.laneRows || !kernel.peeled.empty() || !kernel.zeroFirst.empty() ||
+  if (kernel.winograd()) return "the kernel is computed with Winograd's transforms already";
+  if (kernel.warpTiles() || kernel.laneRows || !kernel.peeled.empty() || !kernel.zeroFirst.empty() ||
       kernel.residentBlocks)
     return "the nest has been transformed: winograd takes the nest as written, as its only step";
   std::string mapped;
@@ -61,7 +61,7 @@ TransformResult winogradConvolution(const Kernel& kernel, const std::vector<std:
     return TransformResult::refuse("the output's rows and columns are the loops " + conv->outIndices[0] + "," +
                                    conv->outIndices[1]);
   Kernel k = kernel;
-  k.winograd = tiling;
+  k.tile = WinogradTile{tiling};
   return TransformResult::success(std::move(k));
 }
 

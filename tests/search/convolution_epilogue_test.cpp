@@ -28,7 +28,7 @@ Offered offered(const testing::SearchProblem& p) {
   Offered o;
   for (const Fragment& f : testing::candidates(p)) {
     std::string line = printRecipeLine(f.recipe(p.kernel));
-    if (f.shape.winogradTile) {
+    if (winogradOf(f.shape.idiom)) {
       if (!o.winograd++) o.bestWinograd = f;
     } else if (collapses(line)) {
       if (!o.implicitGemm++) o.bestImplicitGemm = f;
@@ -138,9 +138,9 @@ TEST(ConvolutionEpilogue, EveryOfferedConvolutionIdiomComputesTheNest) {
     int checked = 0;
     for (const Fragment& f : testing::candidates(p)) {
       std::string line = printRecipeLine(f.recipe(p.kernel));
-      if (!f.shape.winogradTile && !collapses(line)) continue;
+      if (!winogradOf(f.shape.idiom) && !collapses(line)) continue;
       if (checked++ % 7) continue;  // a spread of them: each takes the executor a moment
-      EXPECT_EQ(differenceFromNest(p, f, f.shape.winogradTile ? 5e-4 : 0), "");
+      EXPECT_EQ(differenceFromNest(p, f, winogradOf(f.shape.idiom) ? 5e-4 : 0), "");
     }
     EXPECT_GT(checked, 10);
   }

@@ -123,7 +123,7 @@ CandidateShape tensorCores(int64_t n, int64_t bm, int64_t bn, int64_t tm, int64_
                            bool swizzled) {
   CandidateShape s = matmul(n, bm, bn, tm, tn);
   s.elementBytes = 2;
-  s.tensorCores = true;
+  s.idiom = cudaburg::MmaTile{};
   s.staged = true;
   s.stageDepth = depth;
   s.stagedFootprint = (bm + bn) * depth + (swizzled ? 0 : 8 * (bm + depth));

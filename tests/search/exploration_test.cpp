@@ -253,11 +253,11 @@ TEST(Exploration, FloatProductsAreOfferedTf32x3WhereTheSpaceAllowsIt) {
   };
   auto isTf32x3 = [&](const Offered& f) {
     const RecipeStep* s = wgmmaStep(f);
-    return s && s->factors.size() >= 6 && s->factors[5] == 1;
+    return s && wgmmaOf(s->idiom) && wgmmaOf(s->idiom)->tf32x3;
   };
   auto promoted = [&](const Offered& f) {
     const RecipeStep* s = wgmmaStep(f);
-    return s && s->factors.size() == 7 && s->factors[6] > 0;
+    return s && wgmmaOf(s->idiom) && wgmmaOf(s->idiom)->promote > 0;
   };
   // --tile bounds the tensor cores' tiles too: with no edge of 64, 128 or 256, none is offered.
   auto narrow = offered<generated::LoopsMatcher>(smallMatmul());
@@ -274,7 +274,8 @@ TEST(Exploration, FloatProductsAreOfferedTf32x3WhereTheSpaceAllowsIt) {
   EXPECT_EQ(cores.size(), all.size() - split);
   for (const auto& f : all) {
     if (!isTf32x3(f)) continue;
-    EXPECT_TRUE(f.shape.tf32x3 && f.shape.registerA && f.shape.warpGroups);
+    const WgmmaTile* tile = wgmmaOf(f.shape.idiom);
+    EXPECT_TRUE(tile && tile->tf32x3 && tile->registerA);
     EXPECT_TRUE(promoted(f)) << printRecipeLine(f.recipe);
     EXPECT_NE(printRecipeLine(f.recipe).find("producer tma tf32x3 promote "), std::string::npos);
   }
@@ -282,7 +283,7 @@ TEST(Exploration, FloatProductsAreOfferedTf32x3WhereTheSpaceAllowsIt) {
   tf32.precision = Precision::Tf32;
   auto loose = offered<generated::LoopsMatcher>(smallMatmul(), tf32);
   EXPECT_GT(std::count_if(loose.begin(), loose.end(), [&](const Offered& f) { return isTf32x3(f) && !promoted(f); }), 0);
-  auto byTma = [&](const Offered& f) { return wgmmaStep(f)->factors[4] == kWgmmaTmaProducer; };
+  auto byTma = [&](const Offered& f) { return wgmmaOf(wgmmaStep(f)->idiom)->producer == WgmmaProducer::Tma; };
   EXPECT_TRUE(std::all_of(all.begin(), all.end(), [&](const Offered& f) { return !isTf32x3(f) || byTma(f); }));
   auto batched = offered<generated::LoopsMatcher>(
       loadExample("matmul_bt.loop", {{"BATCH", 2}, {"M", 40}, {"N", 48}, {"K", 36}}), space);
@@ -290,7 +291,9 @@ TEST(Exploration, FloatProductsAreOfferedTf32x3WhereTheSpaceAllowsIt) {
   auto unaligned = offered<generated::LoopsMatcher>(loadExample("matmul.loop", {{"M", 40}, {"N", 48}, {"K", 34}}), space);
   EXPECT_GT(std::count_if(unaligned.begin(), unaligned.end(), isTf32x3), 0);
   for (const auto& f : unaligned)
-    if (isTf32x3(f)) EXPECT_EQ(wgmmaStep(f)->factors[4], kWgmmaCpAsyncProducer) << printRecipeLine(f.recipe);
+    if (isTf32x3(f)) {
+      EXPECT_EQ(wgmmaOf(wgmmaStep(f)->idiom)->producer, WgmmaProducer::CpAsync) << printRecipeLine(f.recipe);
+    }
   // Promoted, the error no longer grows with K: long reductions are offered too.
   auto longK =
       offered<generated::LoopsMatcher>(loadExample("matmul.loop", {{"M", 64}, {"N", 64}, {"K", 16384}}), space);
@@ -305,7 +308,7 @@ TEST(Exploration, FloatProductsAreOfferedTf32x3WhereTheSpaceAllowsIt) {
 // by cp.async are among the first dozen. An epilogue takes no part's sums: a layer with one is
 // offered none.
 TEST(Exploration, SplitTf32x3TilesAreOfferedWhereTheTilesAreFew) {
-  auto splitTf32x3 = [](const Offered& f) { return f.shape.tf32x3 && f.shape.split > 1; };
+  auto splitTf32x3 = [](const Offered& f) { return (wgmmaOf(f.shape.idiom) && wgmmaOf(f.shape.idiom)->tf32x3) && f.shape.split > 1; };
   for (const auto& sizes : {std::map<std::string, int64_t>{{"M", 512}, {"N", 512}, {"K", 512}},
                             std::map<std::string, int64_t>{{"M", 256}, {"N", 256}, {"K", 65536}}}) {
     SCOPED_TRACE("K=" + std::to_string(sizes.at("K")));
@@ -348,12 +351,12 @@ TEST(Exploration, SplitTf32x3TilesAreOfferedWhereTheTilesAreFew) {
   auto oddFs = offered<generated::LoopsMatcher>(odd, SearchSpace{});
   ASSERT_GE(oddFs.size(), 12u);
   EXPECT_TRUE(std::any_of(oddFs.begin(), oddFs.begin() + 12,
-                          [](const Offered& f) { return f.shape.tf32x3 && f.shape.blockRows == 64; }));
+                          [](const Offered& f) { return (wgmmaOf(f.shape.idiom) && wgmmaOf(f.shape.idiom)->tf32x3) && f.shape.blockRows == 64; }));
   for (const auto& f : oddFs)
-    if (f.shape.tf32x3) EXPECT_TRUE(applyRecipe(odd, f.recipe)) << printRecipeLine(f.recipe);
+    if ((wgmmaOf(f.shape.idiom) && wgmmaOf(f.shape.idiom)->tf32x3)) EXPECT_TRUE(applyRecipe(odd, f.recipe)) << printRecipeLine(f.recipe);
   auto relu = offered<generated::LoopsMatcher>(
       loadExample("linear_relu.loop", {{"M", 256}, {"N", 256}, {"K", 65536}}), SearchSpace{});
-  EXPECT_TRUE(std::any_of(relu.begin(), relu.end(), [](const Offered& f) { return f.shape.tf32x3; }));
+  EXPECT_TRUE(std::any_of(relu.begin(), relu.end(), [](const Offered& f) { return (wgmmaOf(f.shape.idiom) && wgmmaOf(f.shape.idiom)->tf32x3); }));
   EXPECT_FALSE(std::any_of(relu.begin(), relu.end(), splitTf32x3));
 }
 
@@ -429,7 +432,7 @@ TEST(Exploration, GathersThroughTablesAreOfferedWhereAWarpSharesAnEntry) {
         if (s.kind != StepKind::Stage || !s.table) continue;
         EXPECT_EQ(s.array, "In") << printRecipeLine(f.recipe);
         EXPECT_TRUE(f.shape.tabled);
-        EXPECT_FALSE(f.shape.tensorCores);
+        EXPECT_FALSE(onTensorCores(f.shape));
         any = true;
       }
       if (any) out.push_back(f);
@@ -509,7 +512,7 @@ TEST(Exploration, HalfConvolutionsAreOfferedTensorCoreImplicitGemmsFirst) {
       mma |= s.kind == StepKind::Mma || s.kind == StepKind::Wgmma;
       if (s.kind == StepKind::Stage) transposed = transposed && s.transposed && (s.padding == 8 || s.swizzled);
     }
-    EXPECT_EQ(f.shape.tensorCores, mma) << printRecipeLine(f.recipe);
+    EXPECT_EQ(onTensorCores(f.shape), mma) << printRecipeLine(f.recipe);
     if (!collapsed || !mma) continue;
     tensorCores.push_back(f);
     EXPECT_TRUE(transposed) << printRecipeLine(f.recipe);
@@ -519,7 +522,7 @@ TEST(Exploration, HalfConvolutionsAreOfferedTensorCoreImplicitGemmsFirst) {
   EXPECT_EQ(printRecipeLine(fs.front().recipe), printRecipeLine(tensorCores.front().recipe));
   expectCandidatesComputeTheNest(k, tensorCores);
   Kernel single = loadExample("conv2d_nhwc.loop", {{"N", 2}, {"C", 16}, {"H", 8}, {"W", 8}, {"K", 32}});
-  for (const auto& f : offered<generated::LoopsMatcher>(single, space)) EXPECT_FALSE(f.shape.tensorCores);
+  for (const auto& f : offered<generated::LoopsMatcher>(single, space)) EXPECT_FALSE(onTensorCores(f.shape));
 }
 
 TEST(Exploration, ConstraintsOfTheGrammarHold) {

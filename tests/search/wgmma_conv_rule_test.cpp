@@ -14,7 +14,7 @@
 namespace cudaburg {
 namespace {
 
-bool wgmmaImplicitGemm(const Fragment& f) { return f.shape.warpGroups && f.shape.gatherOps > 0; }
+bool wgmmaImplicitGemm(const Fragment& f) { return wgmmaOf(f.shape.idiom) && f.shape.gatherOps > 0; }
 
 // The model's candidates for `kernel` on `gpu`.
 std::vector<Fragment> candidatesOn(const Kernel& kernel, const GpuModel& gpu) {

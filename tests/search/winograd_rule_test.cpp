@@ -18,11 +18,11 @@ Offered offered(const std::string& problem) {
   testing::SearchProblem p = testing::parseSearchProblem(problem + " --tile 32,64 --unroll 4,8 --stage 8");
   Offered o;
   for (const Fragment& f : testing::candidates(p)) {
-    if (f.shape.winogradTile == 0) {
+    if (!winogradOf(f.shape.idiom)) {
       ++o.others;
       continue;
     }
-    (f.shape.winogradTile == 2 ? o.f2 : o.f4)++;
+    (winogradOf(f.shape.idiom)->tiling.m == 2 ? o.f2 : o.f4)++;
     std::string line = printRecipeLine(f.recipe(p.kernel));
     EXPECT_EQ(line.rfind("winograd oh,ow ", 0), 0u) << line;
     TransformResult r = applyRecipe(p.kernel, Recipe{f.steps()});
@@ -55,13 +55,12 @@ TEST(WinogradRule, OffersNoneElsewhere) {
 // ResNet's 256@14 (N=32): 32 x 7 x 7 tiles of 2x2 (8 x 4 x 4 of 4x4 would be F(4x4)'s).
 CandidateShape layer(int64_t m) {
   CandidateShape s;
-  s.winogradTile = m;
   s.rows = 32 * (14 / m + (14 % m != 0)) * (14 / m + (14 % m != 0));
   s.cols = s.reduction = 256;
   s.blockRows = m == 2 ? 32 : 16, s.blockCols = 32;
   s.threadRows = m == 2 ? 8 : 4, s.threadCols = 8;
   s.stageDepth = 8;
-  s.winogradPoints = m == 2 ? 1 : 2;
+  s.idiom = WinogradTile{{m, s.blockRows, s.blockCols, s.stageDepth, s.threadRows, s.threadCols, m == 2 ? 1 : 2, false}};
   s.staged = true;
   return s;
 }
@@ -86,7 +85,8 @@ TEST(WinogradRule, TheModelCountsTheMultipliesWinogradDoes) {
   EXPECT_LT(four.ns, two.ns);
   // Past the hardware's limits, no estimate.
   CandidateShape wide = layer(4);
-  wide.blockRows = 64, wide.blockCols = 64, wide.stageDepth = 16;
+  WinogradTiling& tiling = std::get<WinogradTile>(wide.idiom).tiling;  // what the model reads
+  tiling.tiles = wide.blockRows = 64, tiling.filters = wide.blockCols = 64, tiling.channels = wide.stageDepth = 16;
   EXPECT_FALSE(estimate(wide).infeasible.empty());
 }
 

@@ -53,7 +53,7 @@ TEST(Mma, WarpTilesComputeWhatTheRegisterTileDid) {
       ASSERT_TRUE(registers.ok()) << registers.reason;
       TransformResult warps = applyText(k, kTile + staging + "mma i,j,k " + shape);
       ASSERT_TRUE(warps.ok()) << warps.reason;
-      EXPECT_TRUE(warps.kernel->warpTiles);
+      EXPECT_TRUE(warps.kernel->warpTiles());
       int tiles = 0;
       forEachNode(*warps.kernel->body, [&](const Node& n) { tiles += n.kind == NodeKind::For && n.mapping == Mapping::Mma; });
       EXPECT_EQ(tiles, 3);  // initialise, accumulate, write back
@@ -127,7 +127,7 @@ TEST(Mma, ImplicitGemmWarpTilesComputeTheConvolution) {
       ASSERT_TRUE(plain.ok()) << plain.reason;
       TransformResult warps = applyText(k, registers + "mma n_oh_ow,k,r_s_c 16,8,16");
       ASSERT_TRUE(warps.ok()) << warps.reason;
-      EXPECT_TRUE(warps.kernel->warpTiles);
+      EXPECT_TRUE(warps.kernel->warpTiles());
       // The gathers hold rows of pixels and of filters, a strip of r*s*c each.
       std::string text = printKernel(*warps.kernel);
       EXPECT_NE(text.find("alloc shared half In_s[32][16]"), std::string::npos) << text;

@@ -56,12 +56,18 @@ class RecipeGenerator {
       case StepKind::Mma:
         if (inner) s.loops.push_back(inner->index);
         s.loops.push_back(loops[index(loops.size())]->index);
-        s.factors = {16, 8, pick({8, 16})};
+        s.idiom = MmaTile{16, 8, pick({8, 16}), false};
         break;
       case StepKind::Wgmma:
         if (inner) s.loops.push_back(inner->index);
         s.loops.push_back(loops[index(loops.size())]->index);
-        s.factors = {64, pick({8, 64, 128}), 16, pick({0, 1}), pick({0, 1})};
+        {
+          WgmmaTile t;
+          t.n = pick({8, 64, 128});
+          t.pending = static_cast<int>(pick({0, 1}));
+          t.producer = wgmmaProducer(pick({0, 1}));
+          s.idiom = t;
+        }
         break;
       case StepKind::Distribute: break;
       case StepKind::Lanes: {

@@ -68,7 +68,7 @@ TEST(WgmmaConvolution, WarpgroupTilesComputeTheConvolution) {
     std::string registers = gathered(c.tile, c.group);
     TransformResult groups = applyText(k, registers + "wgmma n_oh_ow,k,r_s_c " + c.shape);
     ASSERT_TRUE(groups.ok()) << groups.reason;
-    EXPECT_TRUE(groups.kernel->warpGroupTiles);
+    EXPECT_TRUE(groups.kernel->warpGroupTiles());
     // Both gathers are rows of the reduction, 64 elements (128 bytes) each, swizzled.
     std::string text = printKernel(*groups.kernel);
     EXPECT_NE(text.find("In_s[n_oh_ow - n_oh_ow_o][r_s_c - r_s_c_o]"), std::string::npos) << text;
@@ -128,8 +128,8 @@ TEST(WgmmaConvolution, RefusesWhatWgmmaCannotRead) {
   // A producer warpgroup that copies by cp.async computes the same.
   TransformResult produced = applyText(k, gathered("64,64", "64,64") + "wgmma n_oh_ow,k,r_s_c 64,64,16 producer");
   ASSERT_TRUE(produced.ok()) << produced.reason;
-  EXPECT_TRUE(produced.kernel->wgmmaProducer);
-  EXPECT_FALSE(produced.kernel->wgmmaTma);
+  EXPECT_TRUE(produced.kernel->wgmmaProducer());
+  EXPECT_FALSE(produced.kernel->wgmmaTma());
 }
 
 }  // namespace

@@ -77,9 +77,9 @@ TEST(Wgmma, WarpgroupTilesComputeWhatTheRegisterTileDid) {
     ASSERT_TRUE(plain.ok()) << plain.reason;
     TransformResult groups = applyText(k, registers + "wgmma i,j,k " + c.shape);
     ASSERT_TRUE(groups.ok()) << groups.reason;
-    EXPECT_TRUE(groups.kernel->warpTiles);
-    EXPECT_TRUE(groups.kernel->warpGroupTiles);
-    EXPECT_EQ(groups.kernel->wgmmaPending, 1);
+    EXPECT_TRUE(groups.kernel->warpTiles());
+    EXPECT_TRUE(groups.kernel->warpGroupTiles());
+    EXPECT_EQ(groups.kernel->wgmmaPending(), 1);
     int tiles = 0;
     forEachNode(*groups.kernel->body, [&](const Node& n) { tiles += n.kind == NodeKind::For && n.mapping == Mapping::Mma; });
     EXPECT_EQ(tiles, 3);  // initialise, accumulate, write back
@@ -95,8 +95,8 @@ TEST(Wgmma, KeepsNoGroupInFlightWhenAsked) {
   Kernel k = gemm("hgemm", 128, 128, 128);
   TransformResult r = applyText(k, staged("128,128", "64,128", 3) + "wgmma i,j,k 64,128,16 wait 0");
   ASSERT_TRUE(r.ok()) << r.reason;
-  EXPECT_EQ(r.kernel->wgmmaPending, 0);
-  EXPECT_FALSE(r.kernel->wgmmaProducer);
+  EXPECT_EQ(r.kernel->wgmmaPending(), 0);
+  EXPECT_FALSE(r.kernel->wgmmaProducer());
 }
 
 // A producer warpgroup changes only who copies the stages on the GPU: the tree, and so what the
@@ -107,12 +107,12 @@ TEST(Wgmma, AProducerWarpgroupChangesNotWhatIsComputed) {
   TransformResult produced = applyText(k, staged("128,128", "64,128", 2) + "wgmma i,j,k 64,128,16 producer");
   ASSERT_TRUE(plain.ok()) << plain.reason;
   ASSERT_TRUE(produced.ok()) << produced.reason;
-  EXPECT_TRUE(produced.kernel->wgmmaProducer);
-  EXPECT_FALSE(produced.kernel->wgmmaTma);
+  EXPECT_TRUE(produced.kernel->wgmmaProducer());
+  EXPECT_FALSE(produced.kernel->wgmmaTma());
   TransformResult tma = applyText(k, staged("128,128", "64,128", 2) + "wgmma i,j,k 64,128,16 producer tma");
   ASSERT_TRUE(tma.ok()) << tma.reason;
-  EXPECT_TRUE(tma.kernel->wgmmaProducer);
-  EXPECT_TRUE(tma.kernel->wgmmaTma);
+  EXPECT_TRUE(tma.kernel->wgmmaProducer());
+  EXPECT_TRUE(tma.kernel->wgmmaTma());
   Buffers expected = fillRandom(k, 3), actual = expected;
   execute(*plain.kernel, expected);
   execute(*produced.kernel, actual);
@@ -187,8 +187,8 @@ TEST(Wgmma, RegisterATilesComputeWhatTheRegisterTileDid) {
     ASSERT_TRUE(plain.ok()) << plain.reason;
     TransformResult groups = applyText(k, registers + "wgmma j,i,k " + c.shape + c.options);
     ASSERT_TRUE(groups.ok()) << groups.reason;
-    EXPECT_TRUE(groups.kernel->warpGroupTiles);
-    EXPECT_TRUE(groups.kernel->wgmmaRegisterA);
+    EXPECT_TRUE(groups.kernel->warpGroupTiles());
+    EXPECT_TRUE(groups.kernel->wgmmaRegisterA());
     int tiles = 0, transposed = 0;
     forEachNode(*groups.kernel->body, [&](const Node& n) {
       tiles += n.kind == NodeKind::For && n.mapping == Mapping::Mma && n.index == "j";
@@ -246,9 +246,9 @@ TEST(Wgmma, Tf32x3TilesComputeWhatTheRegisterTileDidAndNameTheSplitStage) {
     ASSERT_TRUE(plain.ok()) << plain.reason;
     TransformResult split = applyText(fp32, registers + "wgmma j,i,k 64,128,8 producer tma tf32x3");
     ASSERT_TRUE(split.ok()) << split.reason;
-    EXPECT_TRUE(split.kernel->wgmmaRegisterA);
-    EXPECT_TRUE(split.kernel->wgmmaTma);
-    EXPECT_EQ(split.kernel->wgmmaSplitBuffer, "A_s");
+    EXPECT_TRUE(split.kernel->wgmmaRegisterA());
+    EXPECT_TRUE(split.kernel->wgmmaTma());
+    EXPECT_EQ(split.kernel->wgmmaSplitBuffer(), "A_s");
     Buffers expected = fillRandom(fp32, 5), actual = expected;
     execute(*plain.kernel, expected);
     execute(*split.kernel, actual);
@@ -258,7 +258,7 @@ TEST(Wgmma, Tf32x3TilesComputeWhatTheRegisterTileDidAndNameTheSplitStage) {
   TransformResult tf32 = applyText(gemm("tf32gemm", 128, 128, 96), registerAStaged("128,128", "128,64") +
                                                                         "wgmma j,i,k 64,128,8 producer tma");
   ASSERT_TRUE(tf32.ok()) << tf32.reason;
-  EXPECT_EQ(tf32.kernel->wgmmaSplitBuffer, "");
+  EXPECT_EQ(tf32.kernel->wgmmaSplitBuffer(), "");
 }
 
 // Split-K on tf32x3 tiles: the reduction split into parts on grid.z before the tile, each part's
@@ -287,8 +287,8 @@ TEST(Wgmma, SplitTf32x3TilesComputeWhatTheSplitRegisterTileDid) {
     ASSERT_TRUE(plain.ok()) << plain.reason;
     TransformResult split = applyText(fp32, registers + "wgmma j,i,k 64,128,8 producer tma tf32x3" + c.promote);
     ASSERT_TRUE(split.ok()) << split.reason;
-    EXPECT_TRUE(split.kernel->wgmmaTma);
-    EXPECT_EQ(split.kernel->wgmmaSplitBuffer, "A_s");
+    EXPECT_TRUE(split.kernel->wgmmaTma());
+    EXPECT_EQ(split.kernel->wgmmaSplitBuffer(), "A_s");
     EXPECT_EQ(split.kernel->zeroFirst, std::vector<std::string>{"C"});  // the parts add into outputs zeroed first
     int atomicStores = 0;
     forEachNode(*split.kernel->body, [&](const Node& n) { atomicStores += n.kind == NodeKind::Assign && n.atomic; });
@@ -324,9 +324,9 @@ TEST(Wgmma, Tf32x3TilesFilledByCpAsyncComputeWhatTheRegisterTileDid) {
     ASSERT_TRUE(plain.ok()) << plain.reason;
     TransformResult split = applyText(fp32, registers + "wgmma j,i,k " + c.shape + " producer tf32x3 promote 1");
     ASSERT_TRUE(split.ok()) << split.reason;
-    EXPECT_TRUE(split.kernel->wgmmaProducer);
-    EXPECT_FALSE(split.kernel->wgmmaTma);
-    EXPECT_EQ(split.kernel->wgmmaSplitBuffer, "A_s");
+    EXPECT_TRUE(split.kernel->wgmmaProducer());
+    EXPECT_FALSE(split.kernel->wgmmaTma());
+    EXPECT_EQ(split.kernel->wgmmaSplitBuffer(), "A_s");
     Buffers expected = fillRandom(fp32, 17), actual = expected;
     execute(*plain.kernel, expected);
     execute(*split.kernel, actual);
@@ -392,13 +392,19 @@ TEST(Wgmma, PrintsAndParsesBack) {
   auto recipe = testing::recipeFromText(text, &errors);
   ASSERT_TRUE(recipe) << errors;
   EXPECT_EQ(printRecipe(*recipe), text);
-  EXPECT_EQ(recipe->steps[1].factors, (std::vector<int64_t>{64, 256, 16, 1, kWgmmaNoProducer}));
-  EXPECT_EQ(recipe->steps[4].factors, (std::vector<int64_t>{64, 64, 16, 0, kWgmmaCpAsyncProducer}));
-  EXPECT_EQ(recipe->steps[5].factors, (std::vector<int64_t>{64, 256, 16, 1, kWgmmaTmaProducer}));
-  EXPECT_EQ(recipe->steps[6].factors, (std::vector<int64_t>{64, 128, 16, 0, kWgmmaTmaProducer}));
+  // The step's idiom, typed: shape, groups in flight, producer, tf32x3 and promotion.
+  auto tile = [](int64_t n, int64_t k, int pending, WgmmaProducer producer, bool tf32x3 = false) {
+    WgmmaTile t;
+    t.n = n, t.k = k, t.pending = pending, t.producer = producer, t.tf32x3 = tf32x3;
+    return TileIdiom(t);
+  };
+  EXPECT_EQ(recipe->steps[1].idiom, tile(256, 16, 1, WgmmaProducer::None));
+  EXPECT_EQ(recipe->steps[4].idiom, tile(64, 16, 0, WgmmaProducer::CpAsync));
+  EXPECT_EQ(recipe->steps[5].idiom, tile(256, 16, 1, WgmmaProducer::Tma));
+  EXPECT_EQ(recipe->steps[6].idiom, tile(128, 16, 0, WgmmaProducer::Tma));
   EXPECT_TRUE(recipe->steps[7].transposed && recipe->steps[7].swizzled);
-  EXPECT_EQ(recipe->steps[8].factors, (std::vector<int64_t>{64, 256, 8, 1, kWgmmaCpAsyncProducer}));
-  EXPECT_EQ(recipe->steps[9].factors, (std::vector<int64_t>{64, 128, 8, 1, kWgmmaTmaProducer, 1}));
+  EXPECT_EQ(recipe->steps[8].idiom, tile(256, 8, 1, WgmmaProducer::CpAsync));
+  EXPECT_EQ(recipe->steps[9].idiom, tile(128, 8, 1, WgmmaProducer::Tma, true));
 }
 
 TEST(Wgmma, BadStepsGetAClearError) {

@@ -112,13 +112,13 @@ TEST(WinogradExecutor, ComputesTheConvolution) {
     Kernel k = example(c.example, c.sizes);
     Kernel w = applied(withRecipe(k, "winograd oh,ow " + std::to_string(c.m)));
     double err = relativeError(k, w, 7);
-    EXPECT_LT(err, w.winograd->errorBound()) << c.example << " m " << c.m;
+    EXPECT_LT(err, w.winograd()->errorBound()) << c.example << " m " << c.m;
     EXPECT_GT(err, 0) << "rounded in fp32";
   }
   // A single-channel correlation without batch or channel loops: its one image, filter and input.
   Kernel k = example("correlate2d", {{"H", 11}, {"W", 14}, {"TH", 3}, {"TW", 3}});
   Kernel w = applied(withRecipe(k, "winograd y,x 4"));
-  EXPECT_LT(relativeError(k, w, 5), w.winograd->errorBound());
+  EXPECT_LT(relativeError(k, w, 5), w.winograd()->errorBound());
 }
 
 // The errors a ResNet layer's reduction shows (64 and 256 channels, random inputs in [-1, 1)):

@@ -121,7 +121,8 @@ Kernel withCudaNames(const Kernel& kernel) {
   out.body = renamed(kernel.body);
   out.zeroFirst = renamed(kernel.zeroFirst);
   if (!out.workspaceSplit.empty()) out.workspaceSplit = cudaName(out.workspaceSplit);
-  if (!out.wgmmaSplitBuffer.empty()) out.wgmmaSplitBuffer = cudaName(out.wgmmaSplitBuffer);
+  if (auto* wgmma = std::get_if<WgmmaTile>(&out.tile); wgmma && !wgmma->splitBuffer.empty())
+    wgmma->splitBuffer = cudaName(wgmma->splitBuffer);
   out.peeled = renamed(kernel.peeled);
   out.prefetched = renamed(kernel.prefetched);
   return out;

@@ -216,7 +216,7 @@ bool isPermuted(const std::vector<int>& layout) {
 
 int bufferCopies(const Kernel& kernel, Mapping m, const std::string& buffer) {
   int copies = m == Mapping::Pipelined ? 2 : m == Mapping::AsyncPipelined ? kernel.asyncStages : 1;
-  return !buffer.empty() && buffer == kernel.wgmmaSplitBuffer ? 2 * copies : copies;
+  return !buffer.empty() && buffer == kernel.wgmmaSplitBuffer() ? 2 * copies : copies;
 }
 
 std::vector<int64_t> declaredExtents(const Node& alloc, int copies, std::optional<ScalarType> elementType) {
@@ -253,14 +253,14 @@ LaunchPlanResult planLaunch(const Kernel& kernel, std::optional<ScalarType> elem
   PhaseChecker checker(kernel, plan, elementType);
   // In the naive mapping each thread runs one iteration: the body is inside its "block loops".
   checker.walk(*plan.phases, plan.gridRanges, plan.naive ? 7 : 0);
-  if (kernel.warpTiles) plan.block[0] *= kernel.warpGroupTiles ? 128 : 32;  // a warp (group) an iteration of the block loops
-  if (kernel.wgmmaProducer) {  // one more warpgroup, the last along y, and a full and an empty barrier a buffer
+  if (kernel.warpTiles()) plan.block[0] *= kernel.warpGroupTiles() ? 128 : 32;  // a warp (group) an iteration of the block loops
+  if (kernel.wgmmaProducer()) {  // one more warpgroup, the last along y, and a full and an empty barrier a buffer
     if (plan.block[0] != 128 || plan.block[2] != 1) {
       result.reason = "a producer warpgroup takes a row of block.y: the warpgroups that multiply must be one along block.x";
       return result;
     }
     plan.block[1] += 1;
-    plan.sharedBytes += (kernel.wgmmaSplitBuffer.empty() ? 2 : 3) * 8 * kernel.asyncStages;
+    plan.sharedBytes += (kernel.wgmmaSplitBuffer().empty() ? 2 : 3) * 8 * kernel.asyncStages;
   }
   checker.finish();
   if (!checker.reason.empty()) {

@@ -90,8 +90,8 @@ std::string KernelWriter::mmaPrologue() {
     out += "  const int warp_z = " + std::string(plan_.block[2] > 1 ? "threadIdx.z" : "0") + ";\n";
   out += "  const int mma_lane = threadIdx.x & 31;\n";
   out += "  const int mma_g = mma_lane >> 2, mma_t = mma_lane & 3;  // a lane's group and place in it\n";
-  if (kernel_.warpGroupTiles) out += "  const int mma_w = (threadIdx.x >> 5) & 3;  // the warp's place in its warpgroup\n";
-  if (kernel_.wgmmaRegisterA)
+  if (kernel_.warpGroupTiles()) out += "  const int mma_w = (threadIdx.x >> 5) & 3;  // the warp's place in its warpgroup\n";
+  if (kernel_.wgmmaRegisterA())
     out += "  const int mma_wh = mma_w >> 1, mma_wl = mma_w & 1, mma_gh = mma_g >> 2, mma_gl = mma_g & 3;  // their bits\n";
   return out;
 }
@@ -102,10 +102,10 @@ std::string KernelWriter::mmaPrologue() {
 // rows would cover 4. D's rows are A's: the accumulators are read and written through the same
 // permutation.
 Affine KernelWriter::fragmentRow(const Affine& half) const {
-  if (kernel_.wgmmaRegisterA)
+  if (kernel_.wgmmaRegisterA())
     return Affine::var("mma_wh", 32) + Affine::var("mma_wl", 8) + Affine::var("mma_gh", 16) + Affine::var("mma_gl") +
            half * 4;
-  Affine warpRows = kernel_.warpGroupTiles ? Affine::var("mma_w", 16) : Affine(0);
+  Affine warpRows = kernel_.warpGroupTiles() ? Affine::var("mma_w", 16) : Affine(0);
   return warpRows + Affine::var("mma_g") + half * 8;
 }
 
@@ -115,8 +115,8 @@ void KernelWriter::bindFragmentRowBits(Scope& scope) {
 }
 
 std::string KernelWriter::fragmentRowText(const std::string& half) const {
-  if (kernel_.wgmmaRegisterA) return "32 * mma_wh + 8 * mma_wl + 16 * mma_gh + mma_gl + 4 * " + half;
-  return std::string(kernel_.warpGroupTiles ? "16 * mma_w + " : "") + "mma_g + 8 * " + half;
+  if (kernel_.wgmmaRegisterA()) return "32 * mma_wh + 8 * mma_wl + 16 * mma_gh + mma_gl + 4 * " + half;
+  return std::string(kernel_.warpGroupTiles() ? "16 * mma_w + " : "") + "mma_g + 8 * " + half;
 }
 
 void KernelWriter::declareFragments(const Array& buffer) {
@@ -128,7 +128,7 @@ void KernelWriter::declareFragments(const Array& buffer) {
   line("float " + buffer.name + "[" + std::to_string(buffer.extents[0] / rows) + "][" +
        std::to_string(buffer.extents[1] / 8) + "][4];  // a " + (rows == 16 ? "warp" : "warpgroup") +
        "'s accumulator fragments, 4 elements a lane" + (rows == 16 ? "" : " (its warp's 16 rows of each 64)"));
-  if (kernel_.wgmmaPromote > 0) declarePartialSums(buffer);
+  if (kernel_.wgmmaPromote() > 0) declarePartialSums(buffer);
 }
 
 // The fragment of register buffer access `a` in the tile whose first element is (rowOrigin,
@@ -159,7 +159,7 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
   inner.ranges.bind("mma_g", IndexRange{0, 7, 1});
   inner.ranges.bind("mma_t", IndexRange{0, 3, 1});
   inner.ranges.bind("mma_r", IndexRange{0, 3, 1});
-  inner.ranges.bind("mma_w", IndexRange{0, kernel_.warpGroupTiles ? 3 : 0, 1});
+  inner.ranges.bind("mma_w", IndexRange{0, kernel_.warpGroupTiles() ? 3 : 0, 1});
   inner.ranges.bindLoop(iLoop, scope.ranges.loopIndexRange(iLoop, fragmentRows()));
   inner.ranges.bindLoop(jLoop, scope.ranges.loopIndexRange(jLoop, 8));
   auto isFragment = [&](const Access& a) {
@@ -462,7 +462,7 @@ bool KernelWriter::emitMmaWarpTile(const Node& itLoop, const Scope& scope) {
   if (stmt.kind != NodeKind::Assign || stmt.value->kind != Expr::Kind::Binary ||
       stmt.value->args[0]->kind != Expr::Kind::Load || stmt.value->args[1]->kind != Expr::Kind::Load)
     return false;
-  if (kernel_.warpGroupTiles) return emitWgmmaTile(itLoop, scope), true;
+  if (kernel_.warpGroupTiles()) return emitWgmmaTile(itLoop, scope), true;
   usesMma_ = true;
   coordinate("mma_lane");
   MmaTile tile{iLoop.index, jLoop.index, kLoop.index, &iLoop, &jLoop, &kLoop, 0};

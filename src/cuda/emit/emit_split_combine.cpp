@@ -32,7 +32,7 @@ void KernelWriter::emitWorkspaceCombine(const Node& loop, const Scope& scope) {
     if (g.loop->index == kernel_.workspaceSplit) part = &g;
   if (plan_.naive || !part || part->axis != 2 || part->trips != 0)
     return refuse("the parts of " + kernel_.workspaceSplit + " meet in a workspace only from a grid.z of their own");
-  if (kernel_.warpTiles)  // not measured on tensor cores' fragments: their parts add up atomically
+  if (kernel_.warpTiles())  // not measured on tensor cores' fragments: their parts add up atomically
     return refuse("the parts of " + kernel_.workspaceSplit + " meet in a workspace only from threads' register tiles");
   auto addWorkspace = [&](const std::string& name, ScalarType type, int64_t elements) {
     if (kernel_.findParam(name)) return refuse("the workspace " + name + " has the name of an array of the nest");

@@ -487,7 +487,7 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
     for (const Node* b : parts.buffers) at.slots[b->buffer.name] = slot;
     return at;
   };
-  if (kernel_.wgmmaTma) {  // the producer's one thread fills each copy by the Tensor Memory Accelerator
+  if (kernel_.wgmmaTma()) {  // the producer's one thread fills each copy by the Tensor Memory Accelerator
     std::vector<TmaStage> tma;
     for (const Node* s : parts.stages) {
       auto t = planTmaStage(*s, scopeAt("0", *trips));
@@ -513,13 +513,13 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
       advanceGatherCounters(c);
     }
   };
-  if (kernel_.wgmmaProducer) {
+  if (kernel_.wgmmaProducer()) {
     for (const Node* b : parts.buffers) declareShared(*b, bufferCopies(kernel_, loop.mapping, b->buffer.name));
     return emitProducerPipelinedLoop(loop, *trips, inner, [&](const std::string& slot) { issue(0, slot, *trips); });
   }
   // Around wgmma, the groups left in flight still read the buffers of the iterations before:
   // the copies go that many iterations less far ahead.
-  const int64_t pending = kernel_.warpGroupTiles ? kernel_.wgmmaPending : 0;
+  const int64_t pending = kernel_.warpGroupTiles() ? kernel_.wgmmaPending() : 0;
   const int64_t ahead = buffers - 1 - pending;
   if (ahead < 1)
     return refuse("an asynchronous pipeline of " + std::to_string(buffers) + " buffers a stage cannot keep " +
@@ -541,7 +541,7 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
   // A prefetched work loop of mma.sync tiles' k steps reads each strip's first fragments right after
   // the barrier of the strip before, ahead of that strip's last multiplies: the first strip's here.
   // (Other prefetched loops under an asynchronous pipeline read ahead within each strip.)
-  const bool mmaSync = kernel_.warpTiles && !kernel_.warpGroupTiles;
+  const bool mmaSync = kernel_.warpTiles() && !kernel_.warpGroupTiles();
   const Node* prefetched = mmaSync ? prefetchedWork(loop, parts, scope) : nullptr;
   std::shared_ptr<OperandRegisters> regs;
   if (prefetched) {
@@ -558,7 +558,7 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
     line("const int stage_slot = (" + iterationText(loop) + ") % " + std::to_string(buffers) + ";");
     if (!prefetched) {
       line(wait);
-      if (kernel_.warpGroupTiles) line("wgmma_proxy_fence();  // and are visible to wgmma's reads");
+      if (kernel_.warpGroupTiles()) line("wgmma_proxy_fence();  // and are visible to wgmma's reads");
       line("__syncthreads();");
     }
     if (*trips > ahead && part != Iterations::Last) {
@@ -568,7 +568,7 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
       if (!conds.empty()) close();
     }
     line("async_commit();");
-    if (kernel_.warpGroupTiles) openWgmmaStrip();
+    if (kernel_.warpGroupTiles()) openWgmmaStrip();
     StripTail tail{[&] { line(wait), line("__syncthreads();"); }, *trips > 1 && part != Iterations::Last,
                    laterConditions(loop, 1, body), loop.index, Affine::var(loop.index) + Affine(loop.step), {}, regs};
     for (const Node* b : parts.buffers) tail.nextSlots[b->buffer.name] = "(stage_slot + 1) % " + std::to_string(buffers);
@@ -577,10 +577,10 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
       emit(part == Iterations::Whole ? *dropImpliedBounds(w, loop) : *w, body);
       stripTail_ = nullptr;
     }
-    if (kernel_.warpGroupTiles) closeWgmmaStrip();
+    if (kernel_.warpGroupTiles()) closeWgmmaStrip();
   });
   if (regs) declareOperandRegisters(*regs);
-  if (kernel_.warpGroupTiles) line("wgmma_wait<0>();  // every wgmma done: the accumulators may be read");
+  if (kernel_.warpGroupTiles()) line("wgmma_wait<0>();  // every wgmma done: the accumulators may be read");
   dropGatherCounters(parts.stages);
 }
 
@@ -600,21 +600,21 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
   if (isPeeled(loop.index)) return refuse("a loop pipelined by a producer warpgroup runs whole, not peeled");
   const int64_t buffers = kernel_.asyncStages, consumers = plan_.block[1] - 1;
   const std::string b = std::to_string(buffers), it = iterationText(loop);
-  const bool split = !kernel_.wgmmaSplitBuffer.empty();
+  const bool split = !kernel_.wgmmaSplitBuffer().empty();
   line("// " + loop.index + " pipelined by the producer warpgroup: " + b + " copies of each buffer, each filled once " +
        "its readers are done with it");
   declareBarriers(buffers);
   open("if (" + coordinate("thread_rank") + " == 0) {");
   line("#pragma unroll");
   open("for (int s = 0; s < " + b + "; ++s) {");
-  if (kernel_.wgmmaTma)
+  if (kernel_.wgmmaTma())
     line("mbarrier_init(&wgmma_full[s], 1);  // the producer's thread, and the bytes it expects");
   else
     line("mbarrier_init(&wgmma_full[s], 128);  // the producer's threads, as their copies land");
   line("mbarrier_init(&wgmma_empty[s], " + std::to_string(128 * consumers) + ");  // every consumer thread");
   if (split) line("mbarrier_init(&wgmma_ready[s], 128);  // the producer's threads, the strip split");
   close();
-  if (kernel_.wgmmaTma) line("mbarrier_init_fence();  // the barriers set up for the TMA's copies too");
+  if (kernel_.wgmmaTma()) line("mbarrier_init_fence();  // the barriers set up for the TMA's copies too");
   close();
   line("__syncthreads();");
   const std::string header = "for (" + index_ + " " + loop.index + " = " + affineText(loop.lower) + "; " +
@@ -627,7 +627,7 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
   open("if (threadIdx.y == " + std::to_string(consumers) + ") {  // the producer warpgroup");
   if (split) {
     emitProducerSplit(header, slot, inner, [&] { issue("stage_slot"); });
-  } else if (kernel_.wgmmaTma) {
+  } else if (kernel_.wgmmaTma()) {
     open("if (threadIdx.x == 0) {  // its one thread issues the Tensor Memory Accelerator's copies");
     open(header);
     line(slot);
@@ -660,14 +660,14 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
   else
     line("mbarrier_wait(&wgmma_full[stage_slot], stage_round & 1);  // this strip has landed");
   // The TMA writes through the async proxy, which wgmma reads through; cp.async's copies do not.
-  if (!kernel_.wgmmaTma) line("wgmma_proxy_fence();  // and is visible to wgmma's reads");
+  if (!kernel_.wgmmaTma()) line("wgmma_proxy_fence();  // and is visible to wgmma's reads");
   openWgmmaStrip();
   inConsumers_ = true;
   for (const auto& w : parts.work) emit(*w, body);
   inConsumers_ = false;
   closeWgmmaStrip();
   promotePartialSums(it);
-  if (kernel_.wgmmaPending == 0)
+  if (kernel_.wgmmaPending() == 0)
     line("mbarrier_arrive(&wgmma_empty[stage_slot]);  // done with this strip");
   else
     line("if (" + it + " > 0) mbarrier_arrive(&wgmma_empty[(stage_slot + " + std::to_string(buffers - 1) + ") % " + b +
@@ -689,12 +689,12 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
 void KernelWriter::emitProducerSplit(const std::string& header, const std::string& slot, const Scope& inner,
                                      const std::function<void()>& issue) {
   const int64_t buffers = kernel_.asyncStages, lag = buffers - 1;
-  const Array* split = findArray(kernel_.wgmmaSplitBuffer, inner);
+  const Array* split = findArray(kernel_.wgmmaSplitBuffer(), inner);
   const int64_t elements = split ? split->elements() : 0;
   if (elements == 0 || elements % (4 * 128) != 0)
-    return refuse("tf32x3 splits the stage `" + kernel_.wgmmaSplitBuffer + "` in pieces of 4 elements a producer thread: " +
+    return refuse("tf32x3 splits the stage `" + kernel_.wgmmaSplitBuffer() + "` in pieces of 4 elements a producer thread: " +
                   std::to_string(elements) + " elements");
-  const std::string b = std::to_string(buffers), buffer = kernel_.wgmmaSplitBuffer;
+  const std::string b = std::to_string(buffers), buffer = kernel_.wgmmaSplitBuffer();
   auto splitStrip = [&](const std::string& strip) {
     line("const int split_slot = (" + strip + ") % " + b + ", split_round = (" + strip + ") / " + b + ";");
     line("mbarrier_wait(&wgmma_full[split_slot], split_round & 1);  // the strip has landed");
@@ -703,7 +703,7 @@ void KernelWriter::emitProducerSplit(const std::string& header, const std::strin
     line("wgmma_proxy_fence();  // the parts visible to wgmma's reads");
     line("mbarrier_arrive(&wgmma_ready[split_slot]);");
   };
-  if (!kernel_.wgmmaTma) line("const int producer_rank = threadIdx.x;");
+  if (!kernel_.wgmmaTma()) line("const int producer_rank = threadIdx.x;");
   line("int produced = 0;  // strips whose copies were issued");
   open(header);
   line(slot);
@@ -711,7 +711,7 @@ void KernelWriter::emitProducerSplit(const std::string& header, const std::strin
   splitStrip("produced - " + std::to_string(lag));
   close();
   const std::string emptied = "if (stage_round > 0) mbarrier_wait(&wgmma_empty[stage_slot], (stage_round - 1) & 1);  // emptied";
-  if (kernel_.wgmmaTma) {
+  if (kernel_.wgmmaTma()) {
     open("if (threadIdx.x == 0) {  // one thread issues the Tensor Memory Accelerator's copies");
     line(emptied);
     issue();

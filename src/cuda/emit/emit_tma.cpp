@@ -39,7 +39,7 @@ constexpr int64_t kMaxBoxExtent = 256;
 }  // namespace
 
 std::string KernelWriter::tmaHelpers() const {
-  if (!kernel_.wgmmaTma) return "";
+  if (!kernel_.wgmmaTma()) return "";
   return std::string("\n") + kTensorMapDeclaration + kTmaHelpers;
 }
 

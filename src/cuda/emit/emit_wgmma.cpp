@@ -167,35 +167,35 @@ std::string hex(uint64_t v) {
 }  // namespace
 
 std::string KernelWriter::wgmmaHelpers() const {
-  if (!kernel_.warpGroupTiles) return "";
+  if (!kernel_.warpGroupTiles()) return "";
   std::string out = kWgmmaHelpers;
-  if (kernel_.wgmmaProducer) out += kBarrierHelpers;
-  if (!kernel_.wgmmaSplitBuffer.empty()) out += kTf32SplitHelpers;
+  if (kernel_.wgmmaProducer()) out += kBarrierHelpers;
+  if (!kernel_.wgmmaSplitBuffer().empty()) out += kTf32SplitHelpers;
   out += tmaHelpers();
   out += "// D += A * B on a warpgroup's fragments: A (64 x k, K-major) and B (k x N; N-major, or K-major for tf32)\n"
          "// by descriptor.\n";
   for (const auto& [n, t, kMajorB] : wgmmaShapes_) out += instructionHelper(n, t, kMajorB);
   if (!wgmmaRegisterShapes_.empty())
     out += "// The same with A (64 x k) from registers, four a lane, and B (k x N, K-major) by descriptor.\n";
-  for (const auto& [n, t] : wgmmaRegisterShapes_) out += registerHelper(n, t, kernel_.wgmmaPromote > 0);
+  for (const auto& [n, t] : wgmmaRegisterShapes_) out += registerHelper(n, t, kernel_.wgmmaPromote() > 0);
   return out;
 }
 
 // With A from registers each k step is a group of its own, fenced after its fragments are loaded
 // (emitWgmmaRegisterTile): the strip adds only the wait for none in flight (wait 0).
 void KernelWriter::openWgmmaStrip() {
-  if (kernel_.wgmmaRegisterA) return;
+  if (kernel_.wgmmaRegisterA()) return;
   line("wgmma_fence();  // the accumulators are ready for this strip's wgmma");
 }
 
 void KernelWriter::closeWgmmaStrip() {
-  if (kernel_.wgmmaRegisterA) {
-    if (kernel_.wgmmaPending == 0) line("wgmma_wait<0>();  // all done");
+  if (kernel_.wgmmaRegisterA()) {
+    if (kernel_.wgmmaPending() == 0) line("wgmma_wait<0>();  // all done");
     return;
   }
   line("wgmma_commit();  // this strip's wgmma: one group");
-  line("wgmma_wait<" + std::to_string(kernel_.wgmmaPending) + ">();  // " +
-       (kernel_.wgmmaPending == 0 ? "all done" : "all but this strip's group done"));
+  line("wgmma_wait<" + std::to_string(kernel_.wgmmaPending()) + ">();  // " +
+       (kernel_.wgmmaPending() == 0 ? "all done" : "all but this strip's group done"));
 }
 
 void KernelWriter::declarePartialSums(const Array& buffer) {
@@ -213,12 +213,12 @@ std::string KernelWriter::partialSumsOf(const std::string& fragment) const {
 }
 
 void KernelWriter::promotePartialSums(const std::string& iteration) {
-  if (kernel_.wgmmaPromote == 0) return;
+  if (kernel_.wgmmaPromote() == 0) return;
   if (iteration.empty()) {
     line("// the partial sums of the last strips, where they hold any");
   } else {
-    const std::string every = std::to_string(kernel_.wgmmaPromote);
-    open(kernel_.wgmmaPromote == 1 ? std::string("{  // the strip's sums into the accumulators")
+    const std::string every = std::to_string(kernel_.wgmmaPromote());
+    open(kernel_.wgmmaPromote() == 1 ? std::string("{  // the strip's sums into the accumulators")
                                    : "if ((" + iteration + " + 1) % " + every + " == 0) {  // every " + every +
                                          " strips, their sums into the accumulators");
     line("wgmma_wait<0>();  // every wgmma done: the partial sums may be read");
@@ -287,7 +287,7 @@ std::string KernelWriter::openWgmmaTiles(const WgmmaTileNest& n, const Scope& sc
 void KernelWriter::emitWgmmaTile(const Node& itLoop, const Scope& scope) {
   std::optional<WgmmaTileNest> nest = wgmmaTileNest(itLoop, scope);
   if (!nest) return;
-  if (kernel_.wgmmaRegisterA) return emitWgmmaRegisterTile(*nest, scope);
+  if (kernel_.wgmmaRegisterA()) return emitWgmmaRegisterTile(*nest, scope);
   const Node& jtLoop = *nest->jt;
   const Node& iLoop = *nest->i;
   const Node& stmt = *nest->stmt;
@@ -353,12 +353,12 @@ void KernelWriter::emitWgmmaRegisterTile(const WgmmaTileNest& nest, const Scope&
   const Array* bArray = findArray(b->array, scope);
   if (!aArray || !bArray) return;
   // tf32x3 (Kernel::wgmmaSplitBuffer): float operands, split into tf32 parts.
-  const bool split = !kernel_.wgmmaSplitBuffer.empty();
+  const bool split = !kernel_.wgmmaSplitBuffer().empty();
   if (typeOf(*aArray) != (split ? ScalarType::Float : ScalarType::TF32) || typeOf(*bArray) != typeOf(*aArray))
     return refuse(std::string("wgmma's A from registers is built for tf32 operands, or float ones split (tf32x3), not ") +
                   scalarTypeName(typeOf(*aArray)));
-  if (split && b->array != kernel_.wgmmaSplitBuffer)
-    return refuse("tf32x3 splits `" + kernel_.wgmmaSplitBuffer + "`, not the operand read by descriptor, `" + b->array + "`");
+  if (split && b->array != kernel_.wgmmaSplitBuffer())
+    return refuse("tf32x3 splits `" + kernel_.wgmmaSplitBuffer() + "`, not the operand read by descriptor, `" + b->array + "`");
   const ScalarType t = ScalarType::TF32;
   if (kTrips != instructionK(t) || nTrips % 8 != 0 || nTrips > 256)
     return refuse("a wgmma tile of " + std::to_string(nTrips) + " columns and " + std::to_string(kTrips) +
@@ -398,7 +398,7 @@ void KernelWriter::emitWgmmaRegisterTile(const WgmmaTileNest& nest, const Scope&
   const std::string high = "wgmma_a[" + itLoop.index + "_u]";
   // With promoted sums (Kernel::wgmmaPromote), into the partial sums, the first product after a
   // promotion overwriting them.
-  const bool promoted = kernel_.wgmmaPromote > 0;
+  const bool promoted = kernel_.wgmmaPromote() > 0;
   const std::string adding = promoted ? stmt.target.array + "_adding" : "";
   const std::string into = promoted ? partialSumsOf(fragment) : fragment;
   auto mode = [&](bool first) { return promoted ? ", " + (first ? adding : std::string("1")) : std::string(); };

@@ -191,7 +191,7 @@ class EpilogueText {
 class WinogradWriter {
  public:
   WinogradWriter(const Kernel& kernel, const ConvShape& conv, const NestEpilogue& split, const EmitOptions& options)
-      : kernel_(kernel), conv_(conv), split_(split), options_(options), t_(*kernel.winograd),
+      : kernel_(kernel), conv_(conv), split_(split), options_(options), t_(*kernel.winograd()),
         w_(winogradMatrices(static_cast<int>(t_.m))) {}
 
   EmitResult write() {
@@ -541,7 +541,7 @@ EmitResult emitWinograd(const Kernel& kernel, const EmitOptions& options) {
   auto split = splitNestEpilogue(kernel, &why);
   if (!split) return EmitResult{std::nullopt, why};
   auto conv = recognizeConv(split->bare);
-  if (!conv || !kernel.winograd) return EmitResult{std::nullopt, "the kernel is no Winograd convolution"};
+  if (!conv || !kernel.winograd()) return EmitResult{std::nullopt, "the kernel is no Winograd convolution"};
   return WinogradWriter(kernel, *conv, *split, options).write();
 }
 

@@ -299,7 +299,7 @@ std::string KernelWriter::storeText(const Node& assign, const std::string& targe
 }
 
 void KernelWriter::emitAssign(const Node& node, const Scope& scope) {
-  if (kernel_.warpTiles)
+  if (kernel_.warpTiles())
     return refuse("`" + node.target.str() + " = ...` lies in no tensor-core tile, but every lane of a warp would run it");
   if (scope.readingAhead) return emitOperandLoads(node, scope);
   const Array* array = findArray(node.target.array, scope);
@@ -334,7 +334,7 @@ void KernelWriter::emit(const Node& node, const Scope& scope) {
 void KernelWriter::emitLoop(const Node& loop, const Scope& scope) {
   if (isBlockMapping(loop.mapping)) return emitBlockLoop(loop, scope);
   if (loop.mapping == Mapping::Mma) return emitMmaElements(loop, scope);
-  if (loop.mapping == Mapping::Unrolled && kernel_.warpTiles && emitMmaWarpTile(loop, scope)) return;
+  if (loop.mapping == Mapping::Unrolled && kernel_.warpTiles() && emitMmaWarpTile(loop, scope)) return;
   if (loop.mapping == Mapping::Unrolled && isPrefetched(loop.index) && !scope.readingAhead)
     return emitPrefetchedLoop(loop, scope, std::exchange(stripTail_, nullptr));
   if (loop.mapping == Mapping::Unrolled) return emitUnrolledLoop(loop, scope, "");
@@ -360,10 +360,10 @@ void KernelWriter::emitBlockLoop(const Node& loop, const Scope& scope) {
   Scope inner = scope;
   inner.ranges.bindLoop(loop, scope.ranges.loopIndexRange(loop, trips.value_or(0)));
   // In warp tiles (rule 7 of loop_tree.hpp) an iteration is a warp: 32 threads along x.
-  std::string unit = kernel_.warpTiles ? "warp_" : "thread_";
-  int64_t units = plan_.block[axis] / (kernel_.warpTiles && axis == 0 ? threadsPerTile() : 1);
+  std::string unit = kernel_.warpTiles() ? "warp_" : "thread_";
+  int64_t units = plan_.block[axis] / (kernel_.warpTiles() && axis == 0 ? threadsPerTile() : 1);
   if (inConsumers_ && axis == 1) --units;  // the producer warpgroup, the last along y, is elsewhere
-  std::string note = kernel_.warpGroupTiles ? ", a warpgroup an iteration" : kernel_.warpTiles ? ", a warp an iteration" : "";
+  std::string note = kernel_.warpGroupTiles() ? ", a warpgroup an iteration" : kernel_.warpTiles() ? ", a warp an iteration" : "";
   open("{  // " + loop.index + ": block." + kAxis[axis] + note);
   size_t mark = body_.size();
   line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, coordinate(unit + kAxis[axis])) + ";");
@@ -565,7 +565,7 @@ void KernelWriter::emitAlloc(const Node& node, const Scope& scope) {
   bool clash = declared_.back().count(buffer.name) != 0;
   if (clash) open("{");
   declared_.back().insert(buffer.name);
-  if (buffer.space == MemorySpace::Register && kernel_.warpTiles) {
+  if (buffer.space == MemorySpace::Register && kernel_.warpTiles()) {
     declareFragments(buffer);
   } else if (buffer.space == MemorySpace::Register) {
     std::string dims;
@@ -589,7 +589,7 @@ void KernelWriter::declareShared(const Node& alloc, int copies) {
     if (d > 0) innerDims += "[" + std::to_string(extents[d]) + "]";
   }
   // wgmma reads its operands in atoms of the 128-byte swizzle, which start on 1024-byte boundaries.
-  const int64_t align = kernel_.warpGroupTiles ? kWgmmaAtomBytes : 16;
+  const int64_t align = kernel_.warpGroupTiles() ? kWgmmaAtomBytes : 16;
   if (!plan_.dynamicShared) {
     line("__shared__ __align__(" + std::to_string(align) + ") " + type + " " + buffer.name + dims + ";");
   } else {
@@ -605,7 +605,7 @@ void KernelWriter::declareShared(const Node& alloc, int copies) {
 
 void KernelWriter::declareBarriers(int64_t buffers) {
   const std::string b = std::to_string(buffers);
-  const bool split = !kernel_.wgmmaSplitBuffer.empty();
+  const bool split = !kernel_.wgmmaSplitBuffer().empty();
   if (!plan_.dynamicShared) {
     line("__shared__ __align__(8) unsigned long long wgmma_full[" + b + "], wgmma_empty[" + b + "]" +
          (split ? ", wgmma_ready[" + b + "]" : "") + ";");
@@ -749,9 +749,9 @@ std::string KernelWriter::prologue() {
   if (usedCoordinates_.count("thread_rank"))
     out += "  const int thread_rank = thread_x + " + std::to_string(plan_.block[0]) + " * (thread_y + " +
            std::to_string(plan_.block[1]) + " * thread_z);\n";
-  if (kernel_.warpTiles) out += mmaPrologue();
+  if (kernel_.warpTiles()) out += mmaPrologue();
   if (plan_.dynamicShared)
-    out += "  extern __shared__ __align__(" + std::to_string(kernel_.warpGroupTiles ? kWgmmaAtomBytes : 16) +
+    out += "  extern __shared__ __align__(" + std::to_string(kernel_.warpGroupTiles() ? kWgmmaAtomBytes : 16) +
            ") unsigned char shared_memory[];\n";
   return out;
 }
@@ -865,7 +865,7 @@ namespace cudaburg {
 namespace {
 
 EmitResult emitNamed(const Kernel& kernel, const EmitOptions& options) {
-  if (kernel.winograd) return emit_internal::emitWinograd(kernel, options);
+  if (kernel.winograd()) return emit_internal::emitWinograd(kernel, options);
   LaunchPlanResult planned = planLaunch(kernel, options.elementType);
   if (!planned.plan) return EmitResult{std::nullopt, planned.reason};
   emit_internal::KernelWriter writer(kernel, *planned.plan, options);
@@ -902,7 +902,7 @@ EmitResult emitReference(const Kernel& kernel) {
   options.entry = kernel.name + "_reference";
   options.elementType = ScalarType::Double;
   Kernel nest = kernel;
-  nest.winograd.reset();  // the exact nest, as written
+  if (nest.winograd()) nest.tile = SimtTile{};  // the exact nest, as written
   return emitKernel(nest, options);
 }
 

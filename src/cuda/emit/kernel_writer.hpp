@@ -354,8 +354,8 @@ class KernelWriter {
   void openTileLoop(const Node& loop, int64_t trips, const Scope& scope, Scope& inner, int64_t every = 1);
   // Threads an iteration of the block loops runs on (a warp, or a warpgroup), and the rows of the
   // tiles their accumulator fragments come in.
-  int64_t threadsPerTile() const { return kernel_.warpGroupTiles ? 128 : 32; }
-  int64_t fragmentRows() const { return kernel_.warpGroupTiles ? 64 : 16; }
+  int64_t threadsPerTile() const { return kernel_.warpGroupTiles() ? 128 : 32; }
+  int64_t fragmentRows() const { return kernel_.warpGroupTiles() ? 64 : 16; }
   // The row of the 16 x 8 (64 x 8) accumulator tile that a lane's elements of half `half` (0 or 1)
   // lie on, from the tile's first: the PTX ISA's layout, or, where the threads load wgmma's A
   // themselves (Kernel::wgmmaRegisterA), the rows permuted so that those loads meet no bank

@@ -1,0 +1,70 @@
+#pragma once
+// What a tile computes with: one typed value that a kernel, the model's candidate and a recipe
+// step carry alike. Each kind has its folder under src/idioms/ with the unit that parses, prints,
+// applies, estimates and explores it (idiom_unit.hpp).
+#include <cstdint>
+#include <string>
+#include <variant>
+
+#include "src/loop/winograd.hpp"
+
+namespace cudaburg {
+
+// The groups of wgmma left in flight across iterations unless a recipe says otherwise, and the
+// most strips of partial sums promoted at once.
+constexpr int kWgmmaPending = 1;
+constexpr int kMaxWgmmaPromote = 16;
+
+// The CUDA cores: each iteration of the block loops is a thread (the default).
+struct SimtTile {
+  friend bool operator==(const SimtTile&, const SimtTile&) = default;
+};
+
+// mma.sync: each iteration of the block loops is a warp, its tiles of m x n x k one instruction
+// (rule 7 of src/loop/loop_tree.hpp). `prefetch`: the next k step's fragments read one ahead.
+struct MmaTile {
+  int64_t m = 16, n = 8, k = 16;
+  bool prefetch = false;
+  friend bool operator==(const MmaTile&, const MmaTile&) = default;
+};
+
+// Who fills the stages around wgmma: the warpgroups that multiply, a producer warpgroup by
+// cp.async, or one thread of it by the Tensor Memory Accelerator.
+enum class WgmmaProducer { None, CpAsync, Tma };
+// The same as the grammar's parameter numbers them (specs/loops.burg).
+constexpr int64_t kWgmmaNoProducer = 0, kWgmmaCpAsyncProducer = 1, kWgmmaTmaProducer = 2;
+inline WgmmaProducer wgmmaProducer(int64_t number) { return static_cast<WgmmaProducer>(number); }
+
+// wgmma: each iteration of the block loops is a warpgroup of 4 warps, its accumulation tiles of
+// m x n x k one wgmma.mma_async (rule 7 of src/loop/loop_tree.hpp).
+struct WgmmaTile {
+  int64_t m = 64, n = 0, k = 16;
+  int pending = kWgmmaPending;  // groups left in flight across iterations (0 or 1)
+  WgmmaProducer producer = WgmmaProducer::None;
+  // Float operands as three tf32 products each (with registerA), and the strips the tensor cores
+  // sum before fp32 registers do (0: the tensor cores sum them all).
+  bool tf32x3 = false;
+  int promote = 0;
+  // What applying the step decides (not written in a recipe): M along the register tile's
+  // columns with A from registers, and with tf32x3 the stage whose copies hold the low parts too.
+  bool registerA = false;
+  std::string splitBuffer;
+  friend bool operator==(const WgmmaTile&, const WgmmaTile&) = default;
+};
+
+// Winograd's F(m x m, 3 x 3): the whole nest, a 2-D convolution, computed by its transforms.
+struct WinogradTile {
+  WinogradTiling tiling;
+  friend bool operator==(const WinogradTile& a, const WinogradTile& b) { return a.tiling.str() == b.tiling.str(); }
+};
+
+using TileIdiom = std::variant<SimtTile, MmaTile, WgmmaTile, WinogradTile>;
+
+// Each iteration of the block loops is a warp or a warpgroup (rule 7 of loop_tree.hpp).
+inline bool onTensorCores(const TileIdiom& t) {
+  return std::holds_alternative<MmaTile>(t) || std::holds_alternative<WgmmaTile>(t);
+}
+inline const WgmmaTile* wgmmaOf(const TileIdiom& t) { return std::get_if<WgmmaTile>(&t); }
+inline const WinogradTile* winogradOf(const TileIdiom& t) { return std::get_if<WinogradTile>(&t); }
+
+}  // namespace cudaburg
