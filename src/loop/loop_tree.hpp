@@ -315,6 +315,11 @@ struct Kernel {
   // blocks column by column, so that the blocks resident at once read few rows and columns of the
   // operands (0: as CUDA numbers blocks, row by row). Only the order of blocks changes.
   int64_t rasterRows = 0;
+  // Blocks that stay on the GPU and take the tiles of the grid.y x grid.x grid in turn: the launch
+  // has min(tiles, persistentBlocks) blocks, block b running tiles b, b + that, ... (0: a block a
+  // tile). A producer warpgroup then fills the next tile's stages while the warpgroups that
+  // multiply write the last one back. Only how the GPU runs the tiles changes.
+  int64_t persistentBlocks = 0;
   // What the tiles compute with (src/idioms/tile_idiom.hpp), set by the step that makes them:
   // SIMT, each iteration of the block loops a thread; mma.sync (the mma step), each a warp (rule 7
   // above); wgmma (the wgmma step), each a warpgroup of 4 warps (128 threads) whose accumulation

@@ -255,6 +255,9 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   int outputBytes = tensorCores ? 4 : s.elementBytes;
   double outputNs = static_cast<double>(s.rows) * s.cols * s.outer * s.serial * outputBytes * outputWrites /
                     gpu.memoryGBps * (s.vectorized ? 0.9 : 1.0);  // 128-bit stores: fewer transactions
+  // Persistent blocks write a tile back while their producer fills the next tile's stages: only
+  // each block's last write-back shows.
+  if (s.persistentBlocks > 0) outputNs /= std::ceil(blocks / static_cast<double>(s.persistentBlocks));
   // The last part of each tile adds the others' sums up alone, at a multiprocessor's share of L2.
   if (s.workspaceSplit)
     outputNs += static_cast<double>(s.blockRows) * s.blockCols * (s.split - 1) * 4 / (gpu.l2GBps / gpu.multiprocessors);

@@ -393,6 +393,24 @@ Fragment LoopRules::resident(Fragment f, int64_t bounded) const {
   return f;
 }
 
+Fragment LoopRules::persistent(Fragment f, int64_t on) const {
+  if (on == 0 || !f.refused.empty()) return f;
+  const CandidateShape& s = f.shape;
+  const WgmmaTile* wgmma = wgmmaOf(s.idiom);
+  Estimate e = estimate(s, gpu_);
+  const int64_t blocks = e.blocksPerSm * gpu_.multiprocessors;
+  const int64_t tiles = ceilDiv(s.rows, s.blockRows) * ceilDiv(s.cols, s.blockCols) * s.outer * s.split;
+  if (!wgmma || wgmma->producer == WgmmaProducer::None) f.refused = "only a producer warpgroup fills a next tile's stages";
+  else if (wgmma->tf32x3) f.refused = "tf32x3's producer splits its last strips after its loop";
+  else if (s.outer > 1 || s.split > 1) f.refused = "persistent blocks take the tiles of grid.x and grid.y alone";
+  else if (!e.infeasible.empty()) f.refused = e.infeasible;
+  else if (tiles <= blocks) f.refused = "every tile has a block of its own at once";
+  if (!f.refused.empty()) return f;
+  f.shape.persistentBlocks = blocks;
+  f.inTile.push_back(makeStep(StepKind::Persistent, {}, {blocks}));
+  return f;
+}
+
 Fragment LoopRules::gridZ(const Node* node, const Fragment& inner) const {
   Fragment f = inner;
   f.shape.outer = trip(node);

@@ -134,6 +134,10 @@ class LoopRules {
   // Launch bounds at the residency the model counts on (resident 1; refused where that is one
   // block a multiprocessor), or none (0).
   Fragment resident(Fragment tiled, int64_t bounded) const;
+  // Blocks that stay and take the tiles in turn, as many as fit on the GPU at once (persistent 1;
+  // 0 keeps a block a tile): refused but for wgmma tiles with a producer warpgroup (not tf32x3's),
+  // and where every tile gets a block of its own at once.
+  Fragment persistent(Fragment tiled, int64_t on) const;
   // No parallel loop has `loop` as its body: it is the outermost of its perfect nest.
   bool outermostParallel(const Node* loop) const;
   // An outer parallel loop around a tiled nest onto grid.z.

@@ -14,7 +14,7 @@ std::vector<int64_t> decisions(const CandidateShape& s) {
   std::vector<int64_t> d{s.blockRows, s.blockCols,  s.threadRows,  s.threadCols, s.staged ? s.stageDepth : 0, s.split,
           s.pipelined, s.asyncCopies, s.interleaved, s.spread, s.transposed, s.serial,                     s.outer,
           s.laneRows, s.peeled, s.asyncCopies ? s.asyncStages : 0, s.swizzled, s.rasterRows, s.prefetched,
-          s.residentBlocks, s.tabled};
+          s.residentBlocks, s.tabled, s.persistentBlocks};
   std::vector<int64_t> idiom = idiomDecisions(s.idiom);
   d.insert(d.end(), idiom.begin(), idiom.end());
   return d;

@@ -1,5 +1,6 @@
-// raster and resident: how the grid's blocks are numbered, and how many must fit on a
-// multiprocessor at once. Neither changes what the kernel computes.
+// raster, resident and persistent: how the grid's blocks are numbered, how many must fit on a
+// multiprocessor at once, and whether they stay to take tile after tile. None changes what the
+// kernel computes.
 #include "src/transform/transforms.hpp"
 
 namespace cudaburg {
@@ -17,6 +18,20 @@ TransformResult keepResident(const Kernel& kernel, int64_t blocks) {
     return TransformResult::refuse("a multiprocessor holds 1 to 32 blocks at once, not " + std::to_string(blocks));
   Kernel out = kernel;
   out.residentBlocks = blocks;
+  return TransformResult::success(std::move(out));
+}
+
+TransformResult runPersistent(const Kernel& kernel, int64_t blocks) {
+  if (blocks < 1 || blocks > 65535)
+    return TransformResult::refuse("persistent blocks number 1 to 65535, not " + std::to_string(blocks));
+  if (!kernel.wgmmaProducer())
+    return TransformResult::refuse(
+        "persistent blocks overlap a tile's write-back with the next tile's copies by a producer warpgroup: "
+        "only wgmma tiles with a producer run so");
+  if (!kernel.wgmmaSplitBuffer().empty())
+    return TransformResult::refuse("a tf32x3 producer splits its last strips after its loop: not across tiles");
+  Kernel out = kernel;
+  out.persistentBlocks = blocks;
   return TransformResult::success(std::move(out));
 }
 

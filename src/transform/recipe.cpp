@@ -39,6 +39,7 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Raster, "raster", "raster ROWS"},
     {StepKind::Prefetch, "prefetch", "prefetch LOOP"},
     {StepKind::Resident, "resident", "resident BLOCKS"},
+    {StepKind::Persistent, "persistent", "persistent BLOCKS"},
     {StepKind::Winograd, "winograd", nullptr},
 };
 
@@ -312,6 +313,12 @@ class Parser : public StepReader {
         step.factors = {blocks};
         break;
       }
+      case StepKind::Persistent: {
+        int64_t blocks = 0;
+        ok = number(blocks, "the blocks that take the tiles in turn");
+        step.factors = {blocks};
+        break;
+      }
       case StepKind::Map: {
         ok = name(loop, "a loop index");
         step.loops = {loop};
@@ -406,7 +413,8 @@ std::string RecipeStep::str() const {
     case StepKind::Distribute: return s + " " + loops.at(0);
     case StepKind::Lanes:
     case StepKind::Raster:
-    case StepKind::Resident: return s + " " + joinList(factors);
+    case StepKind::Resident:
+    case StepKind::Persistent: return s + " " + joinList(factors);
     case StepKind::Collapse: return s + " " + joinList(loops) + (into.empty() ? "" : " into " + joinList(into));
     case StepKind::RegisterTile: {
       std::vector<int64_t> tile(factors.begin(), factors.begin() + std::min(factors.size(), loops.size()));
@@ -510,6 +518,9 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
       break;
     case StepKind::Resident:
       if (arity(0, 1)) return keepResident(kernel, step.factors[0]);
+      break;
+    case StepKind::Persistent:
+      if (arity(0, 1)) return runPersistent(kernel, step.factors[0]);
       break;
   }
   return TransformResult::refuse("the step has the wrong number of loops or factors");

@@ -37,6 +37,7 @@
 //   raster 8                rasterBlocks(8): the grid's blocks launched in groups of 8 rows
 //   prefetch k              prefetch(k): unrolled k reads its shared operands an iteration ahead
 //   resident 2              keepResident(2): 2 blocks fit on a multiprocessor at once (launch bounds)
+//   persistent 132          runPersistent(132): 132 blocks, each taking the grid's tiles in turn
 //   winograd oh,ow 4 block 32,32,8 thread 8,8,1
 //                           winogradConvolution({oh, ow}, tiling): F(4x4,3x3), a block 32 tiles by 32
 //                           filters over strips of 8 channels, a thread 8 tiles by 8 filters of 1
@@ -63,7 +64,7 @@ namespace cudaburg {
 
 enum class StepKind {
   StripMine, Tile, Unroll, Interchange, Distribute, Map, Stage, RegisterTile, Vectorize, Split, Lanes, Collapse, Mma,
-  Wgmma, Peel, RoundUp, Raster, Prefetch, Resident, Winograd
+  Wgmma, Peel, RoundUp, Raster, Prefetch, Resident, Persistent, Winograd
 };
 const char* stepKeyword(StepKind k);  // "strip", "tile", ...
 // Whether the step's idiom unit (src/idioms/) reads, prints and applies it: mma, wgmma, winograd.

@@ -131,6 +131,12 @@ TransformResult rasterBlocks(const Kernel& kernel, int64_t rows);
 // it changes.
 TransformResult keepResident(const Kernel& kernel, int64_t blocks);
 
+// Launches at most `blocks` blocks, each taking the tiles of the 2-D grid in turn
+// (Kernel::persistentBlocks), so that a wgmma tile's producer warpgroup fills the next tile's
+// stages while the last tile is written back. Only for wgmma tiles with a producer (not tf32x3's
+// splitting one). Only how the GPU runs it changes.
+TransformResult runPersistent(const Kernel& kernel, int64_t blocks);
+
 // Tensor cores as instruction selection: the register tile of loops i, j (after registerTile)
 // whose reduction loop k runs right around its block loops becomes a warp's tile of mma.sync
 // instructions of `shape` (16,8,16 for half and bfloat16 operands, 16,8,8 for tf32; fp32

@@ -87,6 +87,10 @@ class RecipeGenerator {
         s.loops.clear();
         s.factors = {pick({0, 1, 2, 3})};
         break;
+      case StepKind::Persistent:
+        s.loops.clear();
+        s.factors = {pick({0, 1, 132})};
+        break;
       case StepKind::Winograd: break;  // not drawn: it takes a whole convolution as written
       case StepKind::Map:
         s.mapping = static_cast<Mapping>(index(static_cast<size_t>(Mapping::AsyncPipelined) + 1));  // any mapping

@@ -262,6 +262,13 @@ LaunchPlanResult planLaunch(const Kernel& kernel, std::optional<ScalarType> elem
     plan.block[1] += 1;
     plan.sharedBytes += (kernel.wgmmaSplitBuffer().empty() ? 2 : 3) * 8 * kernel.asyncStages;
   }
+  if (kernel.persistentBlocks > 0) {
+    if (plan.naive || plan.grid[2] != 1) {
+      result.reason = "persistent blocks take the tiles of a grid along x and y, not of grid.z";
+      return result;
+    }
+    plan.persistentBlocks = kernel.persistentBlocks;
+  }
   checker.finish();
   if (!checker.reason.empty()) {
     result.reason = checker.reason;

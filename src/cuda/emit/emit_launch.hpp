@@ -2,6 +2,7 @@
 // The launch plan of a mapped kernel: its grid loops, the grid and block it runs on, the shared
 // memory its blocks use, and the checks that the tree keeps to the mapped-tree model (see
 // src/loop/loop_tree.hpp). The emitter writes the kernel after the plan.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -39,8 +40,17 @@ struct LaunchPlan {
   IndexRanges gridRanges;      // the grid loops' indices
   int64_t sharedBytes = 0;     // all Shared buffers, each aligned to 16 bytes
   bool dynamicShared = false;  // over the static limit: one dynamic buffer, carved up
+  // Persistent blocks (Kernel::persistentBlocks): `grid` is then the grid of tiles, which that
+  // many blocks at most, launched along x, take in turn (0: a block a tile).
+  int64_t persistentBlocks = 0;
 
   int64_t threads() const { return block[0] * block[1] * block[2]; }
+  int64_t tiles() const { return grid[0] * grid[1] * grid[2]; }
+  // The grid launched: the grid of tiles, or the persistent blocks that take its tiles in turn.
+  std::array<int64_t, 3> launched() const {
+    if (persistentBlocks == 0) return grid;
+    return {std::min(tiles(), persistentBlocks), 1, 1};
+  }
 };
 
 // The plan, or the reason the tree breaks the model.

@@ -599,24 +599,34 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
                                              const std::function<void(const std::string& slot)>& issue) {
   if (isPeeled(loop.index)) return refuse("a loop pipelined by a producer warpgroup runs whole, not peeled");
   const int64_t buffers = kernel_.asyncStages, consumers = plan_.block[1] - 1;
-  const std::string b = std::to_string(buffers), it = iterationText(loop);
+  const std::string b = std::to_string(buffers);
   const bool split = !kernel_.wgmmaSplitBuffer().empty();
+  // A persistent block's strips are numbered on from tile to tile, the barriers' phases with them:
+  // the producer fills the next tile's copies as the last tile's readers free them. The barriers
+  // are set up once, before the tiles.
+  const bool persistent = plan_.persistentBlocks > 0;
+  const std::string it = persistent ? "tile_turn * " + std::to_string(trips) + " + " + iterationText(loop)
+                                    : iterationText(loop);
   line("// " + loop.index + " pipelined by the producer warpgroup: " + b + " copies of each buffer, each filled once " +
        "its readers are done with it");
-  declareBarriers(buffers);
-  open("if (" + coordinate("thread_rank") + " == 0) {");
-  line("#pragma unroll");
-  open("for (int s = 0; s < " + b + "; ++s) {");
+  std::vector<std::string> setup = barrierDeclarations(buffers);
+  setup.push_back("if (" + (persistent ? std::string("threadIdx.x == 0 && threadIdx.y == 0") : coordinate("thread_rank") + " == 0") +
+                  ") {");
+  setup.push_back("  #pragma unroll");
+  setup.push_back("  for (int s = 0; s < " + b + "; ++s) {");
   if (kernel_.wgmmaTma())
-    line("mbarrier_init(&wgmma_full[s], 1);  // the producer's thread, and the bytes it expects");
+    setup.push_back("    mbarrier_init(&wgmma_full[s], 1);  // the producer's thread, and the bytes it expects");
   else
-    line("mbarrier_init(&wgmma_full[s], 128);  // the producer's threads, as their copies land");
-  line("mbarrier_init(&wgmma_empty[s], " + std::to_string(128 * consumers) + ");  // every consumer thread");
-  if (split) line("mbarrier_init(&wgmma_ready[s], 128);  // the producer's threads, the strip split");
-  close();
-  if (kernel_.wgmmaTma()) line("mbarrier_init_fence();  // the barriers set up for the TMA's copies too");
-  close();
-  line("__syncthreads();");
+    setup.push_back("    mbarrier_init(&wgmma_full[s], 128);  // the producer's threads, as their copies land");
+  setup.push_back("    mbarrier_init(&wgmma_empty[s], " + std::to_string(128 * consumers) + ");  // every consumer thread");
+  if (split) setup.push_back("    mbarrier_init(&wgmma_ready[s], 128);  // the producer's threads, the strip split");
+  setup.push_back("  }");
+  if (kernel_.wgmmaTma()) setup.push_back("  mbarrier_init_fence();  // the barriers set up for the TMA's copies too");
+  setup.push_back("}");
+  setup.push_back("__syncthreads();");
+  if (persistent) beforeTiles_ = setup;
+  else
+    for (const std::string& l : setup) line(l);
   const std::string header = "for (" + index_ + " " + loop.index + " = " + affineText(loop.lower) + "; " +
                              loopConditions(loop, inner) + "; " + loopStep(loop) + ") {";
   const std::string slot = "const int stage_slot = (" + it + ") % " + b + ", stage_round = (" + it + ") / " + b + ";";
@@ -670,10 +680,13 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
   if (kernel_.wgmmaPending() == 0)
     line("mbarrier_arrive(&wgmma_empty[stage_slot]);  // done with this strip");
   else
-    line("if (" + it + " > 0) mbarrier_arrive(&wgmma_empty[(stage_slot + " + std::to_string(buffers - 1) + ") % " + b +
-         "]);  // done with the strip before");
+    line("if (" + iterationText(loop) + " > 0) mbarrier_arrive(&wgmma_empty[(stage_slot + " + std::to_string(buffers - 1) +
+         ") % " + b + "]);  // done with the strip before");
   close();
   line("wgmma_wait<0>();  // every wgmma done: the accumulators may be read");
+  if (persistent && kernel_.wgmmaPending() > 0)
+    line("mbarrier_arrive(&wgmma_empty[(tile_turn * " + std::to_string(trips) + " + " + std::to_string(trips - 1) + ") % " +
+         b + "]);  // done with the tile's last strip: the producer may fill it for the next tile");
   promotePartialSums("");
   close();
 }

@@ -603,21 +603,20 @@ void KernelWriter::declareShared(const Node& alloc, int copies) {
   }
 }
 
-void KernelWriter::declareBarriers(int64_t buffers) {
+std::vector<std::string> KernelWriter::barrierDeclarations(int64_t buffers) {
   const std::string b = std::to_string(buffers);
   const bool split = !kernel_.wgmmaSplitBuffer().empty();
-  if (!plan_.dynamicShared) {
-    line("__shared__ __align__(8) unsigned long long wgmma_full[" + b + "], wgmma_empty[" + b + "]" +
-         (split ? ", wgmma_ready[" + b + "]" : "") + ";");
-    return;
-  }
-  std::vector<std::string> names = {"wgmma_full", "wgmma_empty"};
+  if (!plan_.dynamicShared)
+    return {"__shared__ __align__(8) unsigned long long wgmma_full[" + b + "], wgmma_empty[" + b + "]" +
+            (split ? ", wgmma_ready[" + b + "]" : "") + ";"};
+  std::vector<std::string> names = {"wgmma_full", "wgmma_empty"}, out;
   if (split) names.push_back("wgmma_ready");
   for (const std::string& name : names) {
-    line(std::string("unsigned long long* ") + name + " = reinterpret_cast<unsigned long long*>(shared_memory + " +
-         std::to_string(dynamicOffset_) + ");");
+    out.push_back(std::string("unsigned long long* ") + name + " = reinterpret_cast<unsigned long long*>(shared_memory + " +
+                  std::to_string(dynamicOffset_) + ");");
     dynamicOffset_ += 8 * buffers;
   }
+  return out;
 }
 
 void KernelWriter::emitGridLoops(size_t i, const Scope& scope) {
@@ -670,10 +669,13 @@ std::string KernelWriter::header() {
     h << "// Recipe: none" << (plan_.naive ? " (naive mapping: one thread an iteration of the outer parallel loops)" : "")
       << "\n";
   }
-  h << "// Launch: grid (" << plan_.grid[0] << ", " << plan_.grid[1] << ", " << plan_.grid[2] << "), block ("
+  const std::array<int64_t, 3> grid = plan_.launched();
+  h << "// Launch: grid (" << grid[0] << ", " << grid[1] << ", " << grid[2] << "), block ("
     << plan_.block[0] << ", " << plan_.block[1] << ", " << plan_.block[2] << ") = " << plan_.threads()
     << " threads; shared memory " << plan_.sharedBytes << " bytes";
   if (plan_.sharedBytes > 0) h << (plan_.dynamicShared ? " (dynamic)" : " (static)");
+  if (plan_.persistentBlocks > 0)
+    h << "; persistent: each block takes the " << plan_.grid[1] << " x " << plan_.grid[0] << " tiles in turn";
   h << "\n";
   if (std::vector<std::string> zeroed = zeroedBeforeLaunch(); !zeroed.empty()) {
     h << "// Before the launch, set to zero:";
@@ -713,6 +715,24 @@ std::string KernelWriter::header() {
 }
 
 // Declarations of the thread and block coordinates the body uses.
+namespace {
+
+// `text`'s lines two spaces further in: a persistent block's body inside its loop over tiles.
+std::string indented(const std::string& text) {
+  std::string out;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    if (end > at) out += "  ";
+    out.append(text, at, end - at + 1);
+    at = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string KernelWriter::prologue() {
   std::string out;
   // Only the coordinates the body still uses (declarations of unused indices were left out).
@@ -738,14 +758,7 @@ std::string KernelWriter::prologue() {
         out += "  const " + index_ + " " + t + " = " + (plan_.block[a] > 1 ? std::string("threadIdx.") + kAxis[a] : "0") + ";\n";
     }
   }
-  bool rastered = kernel_.rasterRows > 0 && !plan_.naive && plan_.grid[0] > 1 && plan_.grid[1] > 1 &&
-                  (usedCoordinates_.count("block_x") || usedCoordinates_.count("block_y"));
-  if (rastered) out += rasteredBlocks();
-  for (int a = rastered ? 2 : 0; a < 3; ++a) {
-    std::string b = std::string("block_") + kAxis[a];
-    if (usedCoordinates_.count(b))
-      out += "  const " + index_ + " " + b + " = " + (plan_.grid[a] > 1 ? std::string("blockIdx.") + kAxis[a] : "0") + ";\n";
-  }
+  if (plan_.persistentBlocks == 0) out += blockCoordinates("");
   if (usedCoordinates_.count("thread_rank"))
     out += "  const int thread_rank = thread_x + " + std::to_string(plan_.block[0]) + " * (thread_y + " +
            std::to_string(plan_.block[1]) + " * thread_z);\n";
@@ -753,14 +766,41 @@ std::string KernelWriter::prologue() {
   if (plan_.dynamicShared)
     out += "  extern __shared__ __align__(" + std::to_string(kernel_.warpGroupTiles() ? kWgmmaAtomBytes : 16) +
            ") unsigned char shared_memory[];\n";
+  if (plan_.persistentBlocks > 0) {
+    for (const std::string& l : beforeTiles_) out += "  " + l + "\n";
+    out += "  // persistent: the block takes tile after tile of the " + std::to_string(plan_.grid[1]) + " x " +
+           std::to_string(plan_.grid[0]) + " grid, its turns numbered from 0\n";
+    out += "  for (unsigned block_tile = blockIdx.x, tile_turn = 0; block_tile < " + std::to_string(plan_.tiles()) +
+           "u; block_tile += gridDim.x, ++tile_turn) {\n";
+    out += indented(blockCoordinates("block_tile"));
+  }
   return out;
 }
+
+// The block's coordinates on the grid of tiles the body uses, from its linear number `linear`
+// (a persistent block's tile; "": blockIdx): rastered where asked, else as CUDA numbers blocks.
+std::string KernelWriter::blockCoordinates(const std::string& linear) const {
+  std::string out;
+  bool rastered = kernel_.rasterRows > 0 && !plan_.naive && plan_.grid[0] > 1 && plan_.grid[1] > 1 &&
+                  (usedCoordinates_.count("block_x") || usedCoordinates_.count("block_y"));
+  if (rastered) out += rasteredBlocks(linear);
+  for (int a = rastered ? 2 : 0; a < 3; ++a) {
+    std::string b = std::string("block_") + kAxis[a];
+    if (!usedCoordinates_.count(b)) continue;
+    std::string value = plan_.grid[a] > 1 ? std::string("blockIdx.") + kAxis[a] : "0";
+    if (plan_.persistentBlocks > 0 && plan_.grid[a] > 1)
+      value = a == 0 ? "block_tile % " + std::to_string(plan_.grid[0]) + "u" : "block_tile / " + std::to_string(plan_.grid[0]) + "u";
+    out += "  const " + index_ + " " + b + " = " + value + ";\n";
+  }
+  return out;
+}
+
 
 // Blocks rastered (Kernel::rasterRows): the hardware's linear block number over grid.x and
 // grid.y cut into groups of rasterRows block rows (the last group may have fewer), each group's
 // blocks taken column by column, so that the blocks resident at once cover a few rows and columns
 // of tiles and share what they read in L2. A permutation of the blocks: grid.z keeps its own.
-std::string KernelWriter::rasteredBlocks() const {
+std::string KernelWriter::rasteredBlocks(const std::string& linear) const {
   int64_t gridX = plan_.grid[0], gridY = plan_.grid[1], rows = std::min(kernel_.rasterRows, gridY);
   // Unsigned: ptxas spilled a small kernel's registers over the same arithmetic in int.
   bool wide = gridX * gridY > 4294967295LL;
@@ -768,7 +808,7 @@ std::string KernelWriter::rasteredBlocks() const {
   auto constant = [&](int64_t n) { return std::to_string(n) + u; };
   std::string group = constant(rows * gridX), g = constant(rows);
   std::string out = "  // blocks numbered " + std::to_string(rows) + " block rows at a time, column by column (rastered)\n";
-  out += "  const " + type + " block_linear = blockIdx.x + " + constant(gridX) + " * blockIdx.y;\n";
+  out += "  const " + type + " block_linear = " + (linear.empty() ? "blockIdx.x + " + constant(gridX) + " * blockIdx.y" : linear) + ";\n";
   out += "  const " + type + " block_group = block_linear / " + group + ";\n";
   out += "  const " + type + " block_in_group = block_linear - block_group * " + group + ";\n";
   std::string y = "block_in_group % " + g, x = "block_in_group / " + g;
@@ -835,10 +875,11 @@ EmitResult KernelWriter::write() {
   src << header() << "\n"
       << "extern \"C\" __global__ void __launch_bounds__(" << bounds << ")\n"
       << out.entry << "(" << params << ") {\n"
-      << prologue() << body_.str() << "}\n";
+      << prologue() << (plan_.persistentBlocks > 0 ? indented(body_.str()) + "  }\n" : body_.str()) << "}\n";
   out.source = src.str();
+  const std::array<int64_t, 3> grid = plan_.launched();
   for (int a = 0; a < 3; ++a) {
-    out.grid[a] = static_cast<unsigned>(plan_.grid[a]);
+    out.grid[a] = static_cast<unsigned>(grid[a]);
     out.block[a] = static_cast<unsigned>(plan_.block[a]);
   }
   out.sharedBytes = static_cast<size_t>(plan_.sharedBytes);

@@ -407,9 +407,9 @@ class KernelWriter {
   std::string lowPartsSlot(const std::string& slot) const {
     return "(" + slot + ") + " + std::to_string(kernel_.asyncStages);
   }
-  // The full and empty barriers of `buffers` copies (wgmma_full, wgmma_empty), and with
-  // Kernel::wgmmaSplitBuffer the ready ones (wgmma_ready), in shared memory.
-  void declareBarriers(int64_t buffers);
+  // The declarations of the full and empty barriers of `buffers` copies (wgmma_full, wgmma_empty),
+  // and with Kernel::wgmmaSplitBuffer the ready ones (wgmma_ready), in shared memory.
+  std::vector<std::string> barrierDeclarations(int64_t buffers);
   // The Tensor Memory Accelerator (emit_tma.cpp): its helpers; how a stage's buffer is filled by
   // it, or nothing (and a refusal) where it cannot be; the copies of `stages` into the copy of
   // their buffers `at` names, counted on the barrier `barrier`.
@@ -467,7 +467,8 @@ class KernelWriter {
 
   std::string header();
   std::string prologue();
-  std::string rasteredBlocks() const;  // block_y and block_x of a rastered grid (Kernel::rasterRows)
+  std::string blockCoordinates(const std::string& linear) const;
+  std::string rasteredBlocks(const std::string& linear) const;  // block_y and block_x of a rastered grid (Kernel::rasterRows)
   // The name of a thread or block coordinate, which the prologue then declares.
   std::string coordinate(const std::string& name) {
     usedCoordinates_.insert(name);
@@ -501,6 +502,8 @@ class KernelWriter {
   std::string constantTables_;                            // declarations of the tables, for the header
   std::set<std::string> declaredTables_;
   int64_t dynamicOffset_ = 0;
+  // A persistent kernel's lines before its loop over tiles: the pipeline's barriers, set up once.
+  std::vector<std::string> beforeTiles_;
   int temps_ = 0;
   std::set<std::string> usedCoordinates_;
   std::map<std::string, std::vector<int64_t>> hoistedShared_;  // declared before a peeled block's copies
