@@ -235,6 +235,21 @@ TEST(CompileWgmma, TmaProducersCompileForSm90a) {
   }
 }
 
+// Persistent blocks, by the TMA's producer thread and by cp.async's producer warpgroup: their loop
+// over tiles compiles for sm_90a with everything in registers.
+TEST(CompileWgmma, PersistentBlocksCompileForSm90a) {
+  for (const std::string& recipe : {wgmmaRecipe("128,256", "64,256", 256, 4, " producer tma; persistent 132"),
+                                    wgmmaRecipe("128,128", "64,128", 128, 3, " producer; persistent 264")}) {
+    SCOPED_TRACE(recipe);
+    auto k = testing::emittedKernel("hgemm.loop", {{"M", 4096}, {"N", 4096}, {"K", 1024}}, recipe);
+    ASSERT_TRUE(k);
+    CompileResult r = compiledForSm90(*k);
+    ASSERT_TRUE(r.compiled) << r.errorLog;
+    EXPECT_TRUE(r.ok) << r.reason;
+    expectNoLocalMemory(r);
+  }
+}
+
 // A tf32 product's recipe: a block tile of `block` (its threads mapped as `threads` says) whose
 // warpgroups hold `group`, over strips of 32 (B staged as `stageB` says) in `buffers` buffers,
 // multiplied by `wgmma`, rastered.

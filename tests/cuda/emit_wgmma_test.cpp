@@ -8,6 +8,7 @@
 
 #include "src/cuda/emit/wgmma_descriptor.hpp"
 #include "src/loop/swizzle.hpp"
+#include "src/transform/transforms.hpp"
 #include "tests/cuda/emitted_example.hpp"
 
 namespace cudaburg {
@@ -283,6 +284,63 @@ TEST(EmitWgmma, AProducerThreadFillsTheStagesByTma) {
   EXPECT_EQ(b.name, "B_map");
   EXPECT_EQ(b.arrayParam, 2u);
   EXPECT_EQ(b.box, (std::vector<int64_t>{64, 64}));
+}
+
+// `persistent 132`: 132 blocks take the 32 x 16 tiles of a 4096 x 4096 product in turn (block b:
+// tiles b, b + 132, ...), rastered by the tile's number; the barriers are set up once, before the
+// tiles; the strips are numbered on from tile to tile (16 a tile), so that the producer fills the
+// next tile's stages as the consumers free them, the last strip of each tile freed after its
+// loop. No barrier of the whole block inside the loop over tiles: the producer runs ahead.
+TEST(EmitWgmma, PersistentBlocksTakeTheTilesInTurn) {
+  const std::string recipe = kWgmma128x256 + " producer tma; persistent 132; raster 8";
+  auto k = testing::emittedKernel("hgemm.loop", {{"M", 4096}, {"N", 4096}, {"K", 1024}}, recipe);
+  ASSERT_TRUE(k);
+  const std::string& src = k->source;
+  EXPECT_EQ(k->grid[0], 132u);
+  EXPECT_EQ(k->grid[1], 1u);
+  EXPECT_EQ(k->grid[2], 1u);
+  const size_t tiles =
+      src.find("for (unsigned block_tile = blockIdx.x, tile_turn = 0; block_tile < 512u; block_tile += gridDim.x, ++tile_turn) {");
+  ASSERT_NE(tiles, std::string::npos) << src;
+  const size_t setUp = src.find("mbarrier_init(&wgmma_full[s], 1);"), synced = src.find("__syncthreads();");
+  EXPECT_LT(setUp, synced);
+  EXPECT_LT(synced, tiles);
+  EXPECT_EQ(src.find("__syncthreads();", synced + 1), std::string::npos) << src;
+  for (const char* text : {"const unsigned block_linear = block_tile;",
+                           "const int stage_slot = (tile_turn * 16 + k_o / 64) % 4, stage_round = (tile_turn * 16 + k_o / 64) / 4;",
+                           "if (k_o / 64 > 0) mbarrier_arrive(&wgmma_empty[(stage_slot + 3) % 4]);",
+                           "mbarrier_arrive(&wgmma_empty[(tile_turn * 16 + 15) % 4]);"})
+    EXPECT_GT(src.find(text), tiles) << text << "\n" << src;
+  EXPECT_NE(src.find("persistent: each block takes the 32 x 16 tiles in turn"), std::string::npos);
+  // Fewer tiles than blocks: a block a tile, each taking one turn.
+  auto few = testing::emittedKernel("hgemm.loop", {{"M", 256}, {"N", 512}, {"K", 1024}}, recipe);
+  ASSERT_TRUE(few);
+  EXPECT_EQ(few->grid[0], 4u);
+  // The same tiles one a block: no loop over tiles, the barriers set up in the body.
+  auto one = testing::emittedKernel("hgemm.loop", {{"M", 4096}, {"N", 4096}, {"K", 1024}}, kWgmma128x256 + " producer tma");
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->grid[0] * one->grid[1], 512u);
+  EXPECT_EQ(one->source.find("block_tile"), std::string::npos);
+}
+
+// Persistent blocks need a producer warpgroup to fill the next tile's stages: refused without one,
+// and for tf32x3's splitting producer, each with its sentence.
+TEST(EmitWgmma, PersistentBlocksNeedAProducer) {
+  auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/hgemm.loop");
+  ASSERT_TRUE(file);
+  common::Diagnostics diags(*file);
+  auto kernel = parseLoopFile(*file, diags, {{"M", 1024}, {"N", 1024}, {"K", 1024}});
+  ASSERT_TRUE(kernel) << diags.str();
+  common::SourceFile recipeFile("recipe", kWgmma128x256 + "; persistent 132");
+  common::Diagnostics recipeDiags(recipeFile);
+  auto recipe = parseRecipe(recipeFile, recipeDiags);
+  ASSERT_TRUE(recipe) << recipeDiags.str();
+  EXPECT_EQ(printRecipeLine(*recipe), kWgmma128x256 + "; persistent 132");
+  TransformResult t = applyRecipe(*kernel, *recipe);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.reason.find("only wgmma tiles with a producer run so"), std::string::npos) << t.reason;
+  EXPECT_FALSE(runPersistent(*kernel, 132).ok());
+  for (int64_t bad : {0, 65536}) EXPECT_FALSE(runPersistent(*kernel, bad).ok()) << bad;
 }
 
 // Partial tiles need nothing of the kernel (the boxes past the edges read zeros); a row pitch
