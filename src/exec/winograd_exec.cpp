@@ -2,7 +2,7 @@
 
 #include "src/analysis/reference_shape.hpp"
 #include "src/exec/executor.hpp"
-#include "src/fusion/nest_epilogue.hpp"
+#include "src/idioms/write_back.hpp"
 
 namespace cudaburg {
 

@@ -1,5 +1,6 @@
 #include "src/idioms/registry.hpp"
 
+#include "src/idioms/epilogue/epilogue_idiom.hpp"
 #include "src/idioms/mma/mma_idiom.hpp"
 #include "src/idioms/simt/simt_idiom.hpp"
 #include "src/idioms/wgmma/wgmma_idiom.hpp"
@@ -16,6 +17,12 @@ const std::vector<const IdiomUnit*>& idiomUnits() {
   static const WgmmaIdiom wgmma;
   static const WinogradIdiom winograd;
   static const std::vector<const IdiomUnit*> units{&simt, &mma, &wgmma, &winograd};
+  return units;
+}
+
+const std::vector<const WriteBackUnit*>& writeBackUnits() {
+  static const EpilogueIdiom epilogue;
+  static const std::vector<const WriteBackUnit*> units{&epilogue};
   return units;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <iterator>
 
 namespace cudaburg {
@@ -32,6 +33,14 @@ double applyMathFunction(const MathFunction& f, double x, double y) {
   if (name == "sqrt") return std::sqrt(x);
   if (name == "rsqrt") return 1.0 / std::sqrt(x);
   return std::fabs(x);  // abs
+}
+
+std::string cudaFloatLiteral(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(static_cast<float>(v)));
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s + "f";
 }
 
 }  // namespace cudaburg

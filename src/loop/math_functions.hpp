@@ -17,6 +17,10 @@ struct MathFunction {
 // The function named `name`, or null when there is none.
 const MathFunction* findMathFunction(std::string_view name);
 
+// A float constant as CUDA source: "0.5f", "2.0f", "0.0447149985f" (the value rounded to float,
+// in 9 significant digits, which read back as that float).
+std::string cudaFloatLiteral(double v);
+
 // The function's value at x (and y, for min and max) in double precision.
 double applyMathFunction(const MathFunction& f, double x, double y = 0);
 

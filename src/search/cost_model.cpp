@@ -278,9 +278,4 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   return e;
 }
 
-EpilogueTraffic epilogueTraffic(int64_t outputs, int elementBytes, int64_t statements) {
-  double store = static_cast<double>(outputs) * elementBytes;
-  return {store, store + 2.0 * store * static_cast<double>(statements)};
-}
-
 }  // namespace cudaburg

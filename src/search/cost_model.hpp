@@ -82,14 +82,4 @@ Estimate estimate(const CandidateShape& shape, const GpuModel& gpu = {});
 inline bool onTensorCores(const CandidateShape& s) { return onTensorCores(s.idiom); }
 inline bool onWarpGroups(const CandidateShape& s) { return wgmmaOf(s.idiom) != nullptr; }
 
-// The output traffic of a reduction followed by an epilogue of `statements` element-wise
-// statements, over `outputs` elements of `elementBytes` (the operands and the epilogue's own
-// inputs are read the same either way): fused into the write-back, each output is stored once;
-// unfused, the product is stored, then each statement is a pass that reads it back and stores it.
-struct EpilogueTraffic {
-  double fusedBytes = 0, unfusedBytes = 0;
-  double savedBytes() const { return unfusedBytes - fusedBytes; }
-};
-EpilogueTraffic epilogueTraffic(int64_t outputs, int elementBytes, int64_t statements);
-
 }  // namespace cudaburg

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "common/result.hpp"
-#include "src/fusion/local_accumulator.hpp"
-#include "src/search/fusion_savings.hpp"
+#include "src/idioms/epilogue/local_accumulator.hpp"
+#include "src/idioms/write_back.hpp"
 #include "src/search/evaluator.hpp"
 #include "src/search/loop_rules.hpp"
 #include "src/search/strategy.hpp"
@@ -60,7 +60,7 @@ SearchResult searchWith(const Kernel& kernel, const SearchSpace& space, Evaluato
   GpuModel gpu;
   gpu.target = GpuTarget::forArchitecture(evaluator.arch());
   // The grammar labels a sum kept in a local as the tile's own accumulator; the recipes apply to
-  // the kernel as written (src/fusion/local_accumulator.hpp).
+  // the kernel as written (src/idioms/epilogue/local_accumulator.hpp).
   const Kernel matched = withLocalAccumulators(kernel);
   LoopRules rules(matched, space, gpu, std::move(model));
   Matcher matcher(&rules);

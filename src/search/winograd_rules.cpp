@@ -2,7 +2,7 @@
 // stride-1 2-D convolution computed with F(m x m, 3 x 3) (the winograd step). Declared with the
 // other builders in loop_rules.hpp.
 #include "src/analysis/reference_shape.hpp"
-#include "src/fusion/nest_epilogue.hpp"
+#include "src/idioms/write_back.hpp"
 #include "src/search/loop_rules.hpp"
 #include "src/transform/transforms.hpp"
 

@@ -1,7 +1,7 @@
 #include <algorithm>
 
-#include "src/fusion/epilogue.hpp"
-#include "src/fusion/local_accumulator.hpp"
+#include "src/idioms/write_back.hpp"
+#include "src/idioms/epilogue/local_accumulator.hpp"
 #include "src/transform/loop_facts.hpp"
 #include "src/transform/loop_names.hpp"
 #include "src/transform/strip.hpp"

@@ -1,7 +1,7 @@
 // The Winograd step: a nest that is a 2-D convolution with 3 x 3 taps and stride 1, as written,
 // computed with F(m x m, 3 x 3) (see winogradConvolution in transforms.hpp).
 #include "src/analysis/reference_shape.hpp"
-#include "src/fusion/nest_epilogue.hpp"
+#include "src/idioms/write_back.hpp"
 #include "src/transform/transforms.hpp"
 #include "src/transform/tree_edit.hpp"
 

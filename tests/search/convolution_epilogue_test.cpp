@@ -8,7 +8,7 @@
 
 #include "src/exec/compare.hpp"
 #include "src/exec/executor.hpp"
-#include "src/fusion/local_accumulator.hpp"
+#include "src/idioms/epilogue/local_accumulator.hpp"
 #include "src/transform/recipe.hpp"
 #include "tests/search/search_problem.hpp"
 

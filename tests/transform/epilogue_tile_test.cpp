@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "src/fusion/epilogue.hpp"
+#include "src/idioms/write_back.hpp"
 #include "src/loop/tree_walk.hpp"
 #include "src/transform/tree_edit.hpp"
 #include "src/transform/transforms.hpp"

@@ -3,7 +3,7 @@
 // executor against the nest as written.
 #include <gtest/gtest.h>
 
-#include "src/fusion/local_accumulator.hpp"
+#include "src/idioms/epilogue/local_accumulator.hpp"
 #include "src/loop/tree_walk.hpp"
 #include "src/transform/transforms.hpp"
 #include "tests/loop/parse_helper.hpp"

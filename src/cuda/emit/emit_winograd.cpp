@@ -15,14 +15,13 @@
 #include "src/cuda/emit/emit_winograd.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <functional>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include "src/analysis/reference_shape.hpp"
-#include "src/fusion/nest_epilogue.hpp"
+#include "src/idioms/write_back.hpp"
 #include "src/loop/math_functions.hpp"
 #include "src/loop/scalar_types.hpp"
 #include "src/target/gpu_target.hpp"
@@ -31,14 +30,6 @@ namespace cudaburg::emit_internal {
 
 namespace {
 
-std::string floatLiteral(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(static_cast<float>(v)));
-  std::string s = buf;
-  if (s.find_first_of(".e") == std::string::npos) s += ".0";
-  return s + "f";
-}
-
 // sum over p of coef[p] * operand(p), without the zero terms: "a - b + 0.5f*c" ("0.0f" if none).
 std::string linearCombination(const std::vector<double>& coef, const std::vector<std::string>& operand) {
   std::string s;
@@ -46,7 +37,7 @@ std::string linearCombination(const std::vector<double>& coef, const std::vector
     double c = coef[p];
     if (c == 0) continue;
     bool negative = c < 0;
-    std::string term = (negative ? -c : c) == 1 ? operand[p] : floatLiteral(negative ? -c : c) + " * " + operand[p];
+    std::string term = (negative ? -c : c) == 1 ? operand[p] : cudaFloatLiteral(negative ? -c : c) + " * " + operand[p];
     s += s.empty() ? (negative ? "-" : "") + term : (negative ? " - " : " + ") + term;
   }
   return s.empty() ? "0.0f" : s;
@@ -124,69 +115,6 @@ std::string sandwich(const std::vector<double>& l, int rows, int cols, const std
   }
   return s.str();
 }
-
-// The epilogue's value at an output as CUDA, in float: each read of the output element is its
-// sum `sum`, each loop index of the output's subscripts the variable that holds it at the store.
-class EpilogueText {
- public:
-  EpilogueText(const Kernel& kernel, std::map<std::string, std::string> indices)
-      : kernel_(kernel), indices_(std::move(indices)) {}
-
-  std::string value(const NestEpilogue& split, const std::string& sum) {
-    Access marker;
-    marker.array = kSum;
-    sum_ = sum;
-    return text(*epilogueValue(split.epilogue, split.target, Expr::read(marker)));
-  }
-  const std::string& refusal() const { return refusal_; }
-
- private:
-  static constexpr const char* kSum = "@sum";
-
-  std::string affine(const Affine& a) {
-    std::string s;
-    for (const auto& [name, coef] : a.terms) {
-      auto it = indices_.find(name);
-      if (it == indices_.end()) {
-        refusal_ = "the epilogue reads `" + name + "`, which is not an index of the output";
-        return "0";
-      }
-      s += (s.empty() ? "" : " + ") + (coef == 1 ? "" : std::to_string(coef) + " * ") + it->second;
-    }
-    if (s.empty() || a.constant != 0) s += (s.empty() ? "" : " + ") + std::to_string(a.constant);
-    return a.terms.size() == 1 && a.constant == 0 ? s : "(" + s + ")";
-  }
-
-  std::string text(const Expr& e) {
-    switch (e.kind) {
-      case Expr::Kind::Constant: return floatLiteral(e.value);
-      case Expr::Kind::Index: return "static_cast<float>(" + affine(e.index) + ")";
-      case Expr::Kind::Load: {
-        if (e.load.array == kSum) return sum_;
-        const Array* a = kernel_.findParam(e.load.array);
-        if (!a) return refusal_ = "the epilogue reads `" + e.load.array + "`, no parameter", "0.0f";
-        std::string at;
-        for (size_t d = 0; d < e.load.subscripts.size(); ++d)
-          at = d == 0 ? affine(e.load.subscripts[d])
-                      : "(" + at + ") * " + std::to_string(a->extents[d]) + " + " + affine(e.load.subscripts[d]);
-        return a->name + "[" + (at.empty() ? "0" : at) + "]";
-      }
-      case Expr::Kind::Binary: return "(" + text(*e.args[0]) + " " + e.op + " " + text(*e.args[1]) + ")";
-      case Expr::Kind::Call: {
-        const MathFunction* f = findMathFunction(e.callee);
-        if (!f) return refusal_ = "unknown function `" + e.callee + "`", "0.0f";
-        std::string args;
-        for (const ExprPtr& arg : e.args) args += (args.empty() ? "" : ", ") + text(*arg);
-        return std::string(f->cudaFloat) + "(" + args + ")";
-      }
-    }
-    return "0.0f";
-  }
-
-  const Kernel& kernel_;
-  std::map<std::string, std::string> indices_;
-  std::string sum_, refusal_;
-};
 
 class WinogradWriter {
  public:
@@ -273,9 +201,9 @@ class WinogradWriter {
       for (const auto& [name, coef] : sub.terms)
         indices[name] = name == conv_.outIndices[0] ? "oy" : name == conv_.outIndices[1] ? "ox"
                         : weightReads.count(name) ? "k" : "img";
-    EpilogueText epilogue(kernel_, indices);
-    stored_ = epilogue.value(split_, stored_);
-    return epilogue.refusal();
+    std::string refusal;
+    stored_ = epilogueCuda(split_, kernel_, indices, stored_, refusal);
+    return refusal;
   }
 
   // Adds to `names` the loop indices the loads of `array` in `kernel` use.

@@ -1,4 +1,4 @@
-#include "src/fusion/local_accumulator.hpp"
+#include "src/idioms/epilogue/local_accumulator.hpp"
 
 #include <map>
 #include <set>
