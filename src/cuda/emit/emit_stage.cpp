@@ -425,7 +425,7 @@ void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
 void KernelWriter::readFirstStripAhead(const Node& loop, const Node& prefetched, const Scope& first,
                                        const std::shared_ptr<OperandRegisters>& regs) {
   open("{");
-  size_t mark = body_.size();
+  size_t mark = text_.mark();
   line("const " + index_ + " " + loop.index + " = " + affineText(loop.lower) + ";");
   emitReadAhead(prefetched, first, regs, "0", {{prefetched.index, prefetched.lower}});
   dropIfUnused(mark, loop.index);
@@ -648,11 +648,7 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
     line("async_commit();");
     line("async_wait<0>();  // the last copies landed before the producer's threads end");
   }
-  --indent_;
-  declared_.pop_back();
-  line("} else {  // the warpgroups that multiply");
-  ++indent_;
-  declared_.emplace_back();
+  otherwise("the warpgroups that multiply");
   open(header);
   line(slot);
   if (split)

@@ -365,7 +365,7 @@ void KernelWriter::emitBlockLoop(const Node& loop, const Scope& scope) {
   if (inConsumers_ && axis == 1) --units;  // the producer warpgroup, the last along y, is elsewhere
   std::string note = kernel_.warpGroupTiles() ? ", a warpgroup an iteration" : kernel_.warpTiles() ? ", a warp an iteration" : "";
   open("{  // " + loop.index + ": block." + kAxis[axis] + note);
-  size_t mark = body_.size();
+  size_t mark = text_.mark();
   line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, coordinate(unit + kAxis[axis])) + ";");
   std::vector<size_t> derived = declareDerived(loop);
   bool guarded = openGuard(loop, loop.lower + Affine((units - 1) * loop.step), scope);
@@ -395,7 +395,7 @@ std::vector<std::string> KernelWriter::derivedDeclarations(const std::string& in
 std::vector<size_t> KernelWriter::declareDerived(const Node& loop) {
   std::vector<size_t> marks;
   for (const std::string& declaration : derivedDeclarations(loop.index, loop.collapsed)) {
-    marks.push_back(body_.size());
+    marks.push_back(text_.mark());
     line(declaration);
   }
   return marks;
@@ -456,7 +456,7 @@ void KernelWriter::emitUnrolledLoop(const Node& loop, const Scope& scope, const 
     for (const auto& [name, as] : scope.unrolledAs) lower = lower.substitute(name, as);
     inner.unrolledAs[loop.index] = lower + Affine::var(counter, loop.step);
     open("for (" + index_ + " " + counter + " = 0; " + counter + " < " + std::to_string(*trips) + "; ++" + counter + ") {");
-    mark = body_.size();
+    mark = text_.mark();
     line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, counter) + ";");
   }
   std::vector<size_t> derived = declareDerived(loop);
@@ -521,7 +521,7 @@ void KernelWriter::emitVectorLoop(const Node& loop, const Scope& scope) {
       if (!seen.insert(a.str()).second || !wideAccessOk(a, loop.index, loop.lower, width, scope)) continue;
       const Array& array = scope.arrays.at(a.array);
       std::string vtype = std::string(cudaType(typeOf(array))) + std::to_string(width);
-      std::string name = a.array + "_v" + std::to_string(temps_++);
+      std::string name = text_.temporary(a.array);
       line("const " + vtype + " " + name + " = *reinterpret_cast<const " + vtype + "*>(&" +
            accessText(substituteAccess(a, loop.index, loop.lower), scope) + ");");
       for (int v = 0; v < width; ++v)
@@ -545,7 +545,7 @@ void KernelWriter::emitVectorLoop(const Node& loop, const Scope& scope) {
     std::string where = "*reinterpret_cast<" + vtype + "*>(&" +
                         accessText(substituteAccess(stmt->target, loop.index, loop.lower), scope) + ")";
     if (stmt->accumulate) {
-      std::string name = stmt->target.array + "_v" + std::to_string(temps_++);
+      std::string name = text_.temporary(stmt->target.array);
       line(vtype + " " + name + " = " + where + ";");
       for (int v = 0; v < width; ++v) line(name + "." + "xyzw"[v] + " += " + values[v] + ";");
       line(where + " = " + name + ";");
@@ -562,9 +562,9 @@ void KernelWriter::emitAlloc(const Node& node, const Scope& scope) {
   const Array& buffer = node.buffer;
   Scope inner = scope;
   inner.arrays[buffer.name] = buffer;
-  bool clash = declared_.back().count(buffer.name) != 0;
+  bool clash = text_.declaredHere(buffer.name);
   if (clash) open("{");
-  declared_.back().insert(buffer.name);
+  text_.declare(buffer.name);
   if (buffer.space == MemorySpace::Register && kernel_.warpTiles()) {
     declareFragments(buffer);
   } else if (buffer.space == MemorySpace::Register) {
@@ -717,7 +717,7 @@ std::string KernelWriter::prologue() {
   std::string out;
   // Only the coordinates the body still uses (declarations of unused indices were left out).
   for (auto it = usedCoordinates_.begin(); it != usedCoordinates_.end();)
-    it = body_.uses(*it) ? std::next(it) : usedCoordinates_.erase(it);
+    it = text_.uses(*it) ? std::next(it) : usedCoordinates_.erase(it);
   bool bodyUsesZ = usedCoordinates_.count("thread_z") > 0;
   if (usedCoordinates_.count("thread_rank"))
     for (const char* a : kAxis) usedCoordinates_.insert(std::string("thread_") + a);
@@ -835,7 +835,7 @@ EmitResult KernelWriter::write() {
   src << header() << "\n"
       << "extern \"C\" __global__ void __launch_bounds__(" << bounds << ")\n"
       << out.entry << "(" << params << ") {\n"
-      << prologue() << body_.str() << "}\n";
+      << prologue() << text_.str() << "}\n";
   out.source = src.str();
   for (int a = 0; a < 3; ++a) {
     out.grid[a] = static_cast<unsigned>(plan_.grid[a]);

@@ -11,11 +11,11 @@
 #include <tuple>
 #include <vector>
 
-#include "src/cuda/emit/body_text.hpp"
 #include "src/cuda/emit/emit_launch.hpp"
 #include "src/cuda/emit/emit_ranges.hpp"
 #include "src/cuda/emit/emitter.hpp"
 #include "src/cuda/emit/index_type.hpp"
+#include "src/cuda/emit/scoped_text.hpp"
 #include "src/loop/gather_table.hpp"
 #include "src/loop/pipeline.hpp"
 #include "src/loop/scalar_types.hpp"
@@ -175,30 +175,12 @@ class KernelWriter {
   EmitResult write();
 
  private:
-  // Output.
-  void line(const std::string& text) { body_.add(text.empty() ? text : std::string(2 * indent_, ' ') + text); }
-  // Leaves out the declaration line written at `mark` when nothing written after it uses `name`
-  // (an index whose loop body reads only its unrolled counter, say): no unused variables.
-  void dropIfUnused(size_t mark, const std::string& name) { body_.dropIfUnused(mark, name); }
-  void open(const std::string& text) {
-    line(text);
-    ++indent_;
-    declared_.emplace_back();
-  }
-  void close() {
-    --indent_;
-    declared_.pop_back();
-    line("}");
-  }
-  // `} else {` between the two branches of an `if` that open() began; `comment` says what the
-  // second one is for.
-  void otherwise(const std::string& comment) {
-    --indent_;
-    declared_.pop_back();
-    line("} else {" + (comment.empty() ? "" : "  // " + comment));
-    ++indent_;
-    declared_.emplace_back();
-  }
+  // Output, into the body's text.
+  void line(const std::string& text) { text_.line(text); }
+  void dropIfUnused(size_t mark, const std::string& name) { text_.dropIfUnused(mark, name); }
+  void open(const std::string& text) { text_.open(text); }
+  void close() { text_.close(); }
+  void otherwise(const std::string& comment) { text_.otherwise(comment); }
   void refuse(const std::string& why) {
     if (refusal_.empty()) refusal_ = why;
   }
@@ -479,9 +461,7 @@ class KernelWriter {
   const EmitOptions& options_;
   std::optional<ScalarType> elementType_;
   std::string index_;  // the type of indices and coordinates: "int", or "long long" where bounds need it
-  BodyText body_;
-  int indent_ = 1;
-  std::vector<std::set<std::string>> declared_{{}};
+  ScopedText text_;
   std::string refusal_;
   bool usesHalf_ = false;
   bool usesBfloat16_ = false;
@@ -501,7 +481,6 @@ class KernelWriter {
   std::string constantTables_;                            // declarations of the tables, for the header
   std::set<std::string> declaredTables_;
   int64_t dynamicOffset_ = 0;
-  int temps_ = 0;
   std::set<std::string> usedCoordinates_;
   std::map<std::string, std::vector<int64_t>> hoistedShared_;  // declared before a peeled block's copies
   const StripTail* stripTail_ = nullptr;  // the pipelined strip around the work being written
