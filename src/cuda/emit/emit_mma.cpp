@@ -75,26 +75,7 @@ Access substituted(Access a, const std::map<std::string, Affine>& by) {
   return a;
 }
 
-std::string KernelWriter::mmaHelpers() const { return (usesMma_ ? kMmaHelpers : "") + wgmmaHelpers(); }
-
-std::string KernelWriter::mmaPrologue() {
-  std::string out;
-  // In warpgroup tiles an iteration of the block loops is 4 warps, 128 threads along x.
-  const int64_t unit = threadsPerTile();
-  std::string shift = unit == 128 ? "7" : "5";
-  if (usedCoordinates_.count("warp_x"))
-    out += "  const int warp_x = " + (plan_.block[0] > unit ? "threadIdx.x >> " + shift : std::string("0")) + ";\n";
-  if (usedCoordinates_.count("warp_y"))
-    out += "  const int warp_y = " + std::string(plan_.block[1] > 1 ? "threadIdx.y" : "0") + ";\n";
-  if (usedCoordinates_.count("warp_z"))
-    out += "  const int warp_z = " + std::string(plan_.block[2] > 1 ? "threadIdx.z" : "0") + ";\n";
-  out += "  const int mma_lane = threadIdx.x & 31;\n";
-  out += "  const int mma_g = mma_lane >> 2, mma_t = mma_lane & 3;  // a lane's group and place in it\n";
-  if (kernel_.warpGroupTiles()) out += "  const int mma_w = (threadIdx.x >> 5) & 3;  // the warp's place in its warpgroup\n";
-  if (kernel_.wgmmaRegisterA())
-    out += "  const int mma_wh = mma_w >> 1, mma_wl = mma_w & 1, mma_gh = mma_g >> 2, mma_gl = mma_g & 3;  // their bits\n";
-  return out;
-}
+std::string KernelWriter::mmaHelpers() const { return (uses_.mma() ? kMmaHelpers : "") + wgmmaHelpers(); }
 
 // A's rows, permuted (wgmmaRegisterA): row 16w + g + 8h of the instruction is row 32 (w / 2) +
 // 8 (w % 2) + 16 (g / 4) + g % 4 + 4h of the tile, so that a warp's loads of one register (4 k
@@ -463,7 +444,7 @@ bool KernelWriter::emitMmaWarpTile(const Node& itLoop, const Scope& scope) {
       stmt.value->args[0]->kind != Expr::Kind::Load || stmt.value->args[1]->kind != Expr::Kind::Load)
     return false;
   if (kernel_.warpGroupTiles()) return emitWgmmaTile(itLoop, scope), true;
-  usesMma_ = true;
+  uses_.useMma();
   coordinate("mma_lane");
   MmaTile tile{iLoop.index, jLoop.index, kLoop.index, &iLoop, &jLoop, &kLoop, 0};
   auto kTrips = scope.ranges.maxTripCount(kLoop);

@@ -493,14 +493,14 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
       auto t = planTmaStage(*s, scopeAt("0", *trips));
       if (!t) return;
       tma.push_back(*t);
-      if (std::find(tensorMaps_.begin(), tensorMaps_.end(), t->map) == tensorMaps_.end()) tensorMaps_.push_back(t->map);
+      uses_.useTensorMap(t->map);
     }
     for (const Node* b : parts.buffers) declareShared(*b, bufferCopies(kernel_, loop.mapping, b->buffer.name));
     return emitProducerPipelinedLoop(loop, *trips, inner, [&](const std::string& slot) {
       emitTmaCopies(tma, "wgmma_full[" + slot + "]", scopeAt(slot, *trips));
     });
   }
-  usesAsyncCopies_ = true;
+  uses_.useAsyncCopies();
   // The stages of iteration `index + shift`, into the copy `slot`, where `iterations` of the
   // loop have such a later iteration.
   auto issue = [&](int64_t shift, const std::string& slot, int64_t iterations) {

@@ -174,10 +174,10 @@ std::string KernelWriter::wgmmaHelpers() const {
   out += tmaHelpers();
   out += "// D += A * B on a warpgroup's fragments: A (64 x k, K-major) and B (k x N; N-major, or K-major for tf32)\n"
          "// by descriptor.\n";
-  for (const auto& [n, t, kMajorB] : wgmmaShapes_) out += instructionHelper(n, t, kMajorB);
-  if (!wgmmaRegisterShapes_.empty())
+  for (const auto& [n, t, kMajorB] : uses_.wgmmaShapes()) out += instructionHelper(n, t, kMajorB);
+  if (!uses_.wgmmaRegisterShapes().empty())
     out += "// The same with A (64 x k) from registers, four a lane, and B (k x N, K-major) by descriptor.\n";
-  for (const auto& [n, t] : wgmmaRegisterShapes_) out += registerHelper(n, t, kernel_.wgmmaPromote() > 0);
+  for (const auto& [n, t] : uses_.wgmmaRegisterShapes()) out += registerHelper(n, t, kernel_.wgmmaPromote() > 0);
   return out;
 }
 
@@ -310,7 +310,7 @@ void KernelWriter::emitWgmmaTile(const Node& itLoop, const Scope& scope) {
                   ", N a multiple of 64 up to 256");
   // B is K-major where its buffer's rows run along N (tf32's always; a 16-bit one stored so).
   const bool kMajorB = t == ScalarType::TF32 || (b->subscripts.size() == 2 && b->subscripts[0].uses(nest->j->index));
-  wgmmaShapes_.insert({nTrips, t, kMajorB});
+  uses_.useWgmma(nTrips, t, kMajorB);
   const std::string name = instructionName(nTrips, t, kMajorB);
   line("// " + itLoop.index + ", " + jtLoop.index + ": the warpgroup's " + std::to_string(itTrips) + " x " +
        std::to_string(jtTrips) + " tiles of " + name + ", both operands read from shared memory");
@@ -365,7 +365,7 @@ void KernelWriter::emitWgmmaRegisterTile(const WgmmaTileNest& nest, const Scope&
                   " of k: wgmma with A from registers is m64nNk8 here, N a multiple of 8 up to 256");
   if (aArray->space != MemorySpace::Shared || a->subscripts.size() != 2 || !a->subscripts[0].uses(kLoop.index))
     return refuse("wgmma's A `" + a->str() + "` is loaded into registers from its stage, rows of " + kLoop.index);
-  wgmmaRegisterShapes_.insert({nTrips, t});
+  uses_.useWgmmaRegisterA(nTrips, t);
   coordinate("mma_lane");
   const std::string rows = std::to_string(itTrips), name = instructionName(nTrips, t) + "_rs";
   line("// " + itLoop.index + ", " + jtLoop.index + ": the warpgroup's " + rows + " x " + std::to_string(jtTrips) +

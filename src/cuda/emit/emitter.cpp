@@ -244,7 +244,7 @@ std::string KernelWriter::loadText(const Access& a, ScalarType want, const Scope
   ScalarType have = typeOf(*array);
   if (have == ScalarType::Half) text = "__half2float(" + text + ")";
   else if (have == ScalarType::BFloat16) text = "__bfloat162float(" + text + ")";
-  else if (have == ScalarType::TF32) text = "tf32_round(" + text + ")", usesTf32_ = true;
+  else if (have == ScalarType::TF32) text = "tf32_round(" + text + ")", uses_.useTf32Round();
   if (arithmeticType(have) != want) text = "static_cast<" + cudaType(want) + ">(" + text + ")";
   if (array->zeroPadded) {
     auto conds = outsideConditions(a, *array, scope);
@@ -685,102 +685,10 @@ std::string KernelWriter::header() {
     for (const KernelWorkspace& w : workspaces_) h << " " << w.name << "[" << w.elements << "]";
     h << "\n";
   }
-  if (usesHalf_) h << "#include <cuda_fp16.h>\n";
-  if (usesBfloat16_) h << "#include <cuda_bf16.h>\n";
-  if (usesTf32_)
-    h << "\n// A tf32 element as tensor cores read it: rounded to TF32 (10 bits of mantissa), ties away.\n"
-         "__device__ __forceinline__ float tf32_round(float x) {\n"
-         "  unsigned r;\n"
-         "  asm(\"cvt.rna.tf32.f32 %0, %1;\\n\" : \"=r\"(r) : \"f\"(x));\n"
-         "  return __uint_as_float(r);\n"
-         "}\n";
+  h << uses_.typeHelpers();
   h << mmaHelpers() << constantTables_;
-  if (usesAsyncCopies_)
-    h << "\n// Asynchronous copies into shared memory (sm_80 and later); outside the source, zeros.\n"
-         "template <int Bytes>\n"
-         "__device__ __forceinline__ void async_copy(void* shared, const void* global, bool inside) {\n"
-         "  const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(shared));\n"
-         "  if (Bytes == 16)\n"
-         "    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\\n\" :: \"r\"(to), \"l\"(global), \"r\"(inside ? 16 : 0));\n"
-         "  else\n"
-         "    asm volatile(\"cp.async.ca.shared.global [%0], [%1], %2, %3;\\n\" :: \"r\"(to), \"l\"(global), \"n\"(Bytes),\n"
-         "                 \"r\"(inside ? Bytes : 0));\n"
-         "}\n"
-         "__device__ __forceinline__ void async_commit() { asm volatile(\"cp.async.commit_group;\\n\" ::); }\n"
-         "template <int Pending>\n"
-         "__device__ __forceinline__ void async_wait() { asm volatile(\"cp.async.wait_group %0;\\n\" :: \"n\"(Pending)); }\n";
+  h << uses_.asyncCopyHelpers();
   return h.str();
-}
-
-// Declarations of the thread and block coordinates the body uses.
-std::string KernelWriter::prologue() {
-  std::string out;
-  // Only the coordinates the body still uses (declarations of unused indices were left out).
-  for (auto it = usedCoordinates_.begin(); it != usedCoordinates_.end();)
-    it = text_.uses(*it) ? std::next(it) : usedCoordinates_.erase(it);
-  bool bodyUsesZ = usedCoordinates_.count("thread_z") > 0;
-  if (usedCoordinates_.count("thread_rank"))
-    for (const char* a : kAxis) usedCoordinates_.insert(std::string("thread_") + a);
-  if (kernel_.laneRows > 0 && (usedCoordinates_.count("thread_x") || usedCoordinates_.count("thread_y"))) {
-    // Warps arranged laneRows x laneCols over the block's threads: the hardware's linear thread
-    // number, split into the warp (placed row-major over the block) and the lane within it.
-    std::string across = std::to_string(plan_.block[0] / kernel_.laneCols), cols = std::to_string(kernel_.laneCols);
-    out += "  const int thread_rank = threadIdx.x + " + std::to_string(plan_.block[0]) + " * threadIdx.y;\n";
-    out += "  const int thread_y = (thread_rank >> 5) / " + across + " * " + std::to_string(kernel_.laneRows) +
-           " + (thread_rank & 31) / " + cols + ";\n";
-    out += "  const int thread_x = (thread_rank >> 5) % " + across + " * " + cols + " + (thread_rank & 31) % " + cols + ";\n";
-    if (bodyUsesZ) out += "  const int thread_z = 0;\n";
-    usedCoordinates_.erase("thread_rank");  // declared here, not from thread_x and thread_y below
-  } else {
-    for (int a = 0; a < 3; ++a) {
-      std::string t = std::string("thread_") + kAxis[a];
-      if (usedCoordinates_.count(t))
-        out += "  const " + index_ + " " + t + " = " + (plan_.block[a] > 1 ? std::string("threadIdx.") + kAxis[a] : "0") + ";\n";
-    }
-  }
-  bool rastered = kernel_.rasterRows > 0 && !plan_.naive && plan_.grid[0] > 1 && plan_.grid[1] > 1 &&
-                  (usedCoordinates_.count("block_x") || usedCoordinates_.count("block_y"));
-  if (rastered) out += rasteredBlocks();
-  for (int a = rastered ? 2 : 0; a < 3; ++a) {
-    std::string b = std::string("block_") + kAxis[a];
-    if (usedCoordinates_.count(b))
-      out += "  const " + index_ + " " + b + " = " + (plan_.grid[a] > 1 ? std::string("blockIdx.") + kAxis[a] : "0") + ";\n";
-  }
-  if (usedCoordinates_.count("thread_rank"))
-    out += "  const int thread_rank = thread_x + " + std::to_string(plan_.block[0]) + " * (thread_y + " +
-           std::to_string(plan_.block[1]) + " * thread_z);\n";
-  if (kernel_.warpTiles()) out += mmaPrologue();
-  if (plan_.dynamicShared)
-    out += "  extern __shared__ __align__(" + std::to_string(kernel_.warpGroupTiles() ? kWgmmaAtomBytes : 16) +
-           ") unsigned char shared_memory[];\n";
-  return out;
-}
-
-// Blocks rastered (Kernel::rasterRows): the hardware's linear block number over grid.x and
-// grid.y cut into groups of rasterRows block rows (the last group may have fewer), each group's
-// blocks taken column by column, so that the blocks resident at once cover a few rows and columns
-// of tiles and share what they read in L2. A permutation of the blocks: grid.z keeps its own.
-std::string KernelWriter::rasteredBlocks() const {
-  int64_t gridX = plan_.grid[0], gridY = plan_.grid[1], rows = std::min(kernel_.rasterRows, gridY);
-  // Unsigned: ptxas spilled a small kernel's registers over the same arithmetic in int.
-  bool wide = gridX * gridY > 4294967295LL;
-  std::string type = wide ? "unsigned long long" : "unsigned", u = wide ? "ull" : "u";
-  auto constant = [&](int64_t n) { return std::to_string(n) + u; };
-  std::string group = constant(rows * gridX), g = constant(rows);
-  std::string out = "  // blocks numbered " + std::to_string(rows) + " block rows at a time, column by column (rastered)\n";
-  out += "  const " + type + " block_linear = blockIdx.x + " + constant(gridX) + " * blockIdx.y;\n";
-  out += "  const " + type + " block_group = block_linear / " + group + ";\n";
-  out += "  const " + type + " block_in_group = block_linear - block_group * " + group + ";\n";
-  std::string y = "block_in_group % " + g, x = "block_in_group / " + g;
-  if (gridY % rows != 0) {  // the last group's rows are fewer (constants: a division by a variable is a call)
-    std::string last = constant(gridY % rows);
-    out += "  const bool block_last_group = block_group == " + constant(gridY / rows) + ";\n";
-    y = "(block_last_group ? block_in_group % " + last + " : " + y + ")";
-    x = "(block_last_group ? block_in_group / " + last + " : " + x + ")";
-  }
-  out += "  const " + index_ + " block_y = block_group * " + g + " + " + y + ";\n";
-  out += "  const " + index_ + " block_x = " + x + ";\n";
-  return out;
 }
 
 bool isIdentifier(const std::string& s) {
@@ -813,7 +721,7 @@ EmitResult KernelWriter::write() {
   }
   emitGridLoops(0, scope);
   for (const KernelWorkspace& w : workspaces_) params += ", " + cudaType(w.type) + "* __restrict__ " + w.name;
-  for (const TensorMapParam& m : tensorMaps_)  // by value, in the kernel's parameter space, as the TMA reads them
+  for (const TensorMapParam& m : uses_.tensorMaps())  // by value, in the kernel's parameter space, as the TMA reads them
     params += ", const __grid_constant__ " + std::string(kTensorMapType) + " " + m.name;
   if (kernel_.laneRows > 0) {
     if (plan_.block[2] > 1) refuse("warps arranged over block.y and block.x leave no room for block.z");
@@ -835,7 +743,7 @@ EmitResult KernelWriter::write() {
   src << header() << "\n"
       << "extern \"C\" __global__ void __launch_bounds__(" << bounds << ")\n"
       << out.entry << "(" << params << ") {\n"
-      << prologue() << text_.str() << "}\n";
+      << prologue_.text(text_) << text_.str() << "}\n";
   out.source = src.str();
   for (int a = 0; a < 3; ++a) {
     out.grid[a] = static_cast<unsigned>(plan_.grid[a]);
@@ -844,11 +752,11 @@ EmitResult KernelWriter::write() {
   out.sharedBytes = static_cast<size_t>(plan_.sharedBytes);
   out.dynamicSharedBytes = plan_.dynamicShared ? out.sharedBytes : 0;
   out.needsSharedMemoryAttribute = plan_.dynamicShared;
-  if (!wgmmaShapes_.empty() || !wgmmaRegisterShapes_.empty()) out.requiredArch = "sm_90a";  // wgmma: Hopper's architecture-specific features
+  out.requiredArch = uses_.requiredArch();
   out.recipe = options_.recipe;
   out.zeroFirst = zeroedBeforeLaunch();
   out.workspaces = workspaces_;
-  out.tensorMaps = tensorMaps_;
+  out.tensorMaps = uses_.tensorMaps();
   out.elementType = elementType_.value_or(ScalarType::Float);
   for (const Array& p : kernel_.params) {
     if (!elementType_ && (p.type == ScalarType::Half || p.type == ScalarType::Double)) out.elementType = p.type;

@@ -15,6 +15,8 @@
 #include "src/cuda/emit/emit_ranges.hpp"
 #include "src/cuda/emit/emitter.hpp"
 #include "src/cuda/emit/index_type.hpp"
+#include "src/cuda/emit/kernel_prologue.hpp"
+#include "src/cuda/emit/kernel_uses.hpp"
 #include "src/cuda/emit/scoped_text.hpp"
 #include "src/loop/gather_table.hpp"
 #include "src/loop/pipeline.hpp"
@@ -186,11 +188,7 @@ class KernelWriter {
   }
 
   ScalarType typeOf(const Array& a) const { return emittedType(a, elementType_); }
-  std::string cudaType(ScalarType t) {
-    if (t == ScalarType::Half) usesHalf_ = true;
-    if (t == ScalarType::BFloat16) usesBfloat16_ = true;
-    return cudaTypeName(t);
-  }
+  std::string cudaType(ScalarType t) { return uses_.cudaType(t); }
   // The type statements into an array of type `t` compute in: float for half, bfloat16 and tf32.
   static ScalarType computeType(ScalarType t) { return arithmeticType(t); }
   // `value`, a float expression, converted to a half or bfloat16 element (unchanged otherwise).
@@ -323,7 +321,6 @@ class KernelWriter {
 
   // Tensor cores (emit_mma.cpp): warp tiles of a kernel the mma step made.
   std::string mmaHelpers() const;
-  std::string mmaPrologue();
   void declareFragments(const Array& buffer);
   std::string fragmentText(const Access& a, const std::string& i, const Affine& rowOrigin, const std::string& j,
                            const Affine& colOrigin, const Scope& scope);
@@ -448,13 +445,8 @@ class KernelWriter {
   bool wideAccessOk(const Access& a, const std::string& index, const Affine& lower, int width, const Scope& scope);
 
   std::string header();
-  std::string prologue();
-  std::string rasteredBlocks() const;  // block_y and block_x of a rastered grid (Kernel::rasterRows)
   // The name of a thread or block coordinate, which the prologue then declares.
-  std::string coordinate(const std::string& name) {
-    usedCoordinates_.insert(name);
-    return name;
-  }
+  std::string coordinate(const std::string& name) { return prologue_.coordinate(name); }
 
   const Kernel& kernel_;
   const LaunchPlan& plan_;
@@ -463,25 +455,17 @@ class KernelWriter {
   std::string index_;  // the type of indices and coordinates: "int", or "long long" where bounds need it
   ScopedText text_;
   std::string refusal_;
-  bool usesHalf_ = false;
-  bool usesBfloat16_ = false;
-  bool usesTf32_ = false;  // reads of tf32 arrays, rounded by tf32_round()
-  bool usesMma_ = false;   // mma.sync and ldmatrix helpers
-  // The N, operand type and whether B is K-major of each wgmma used (16-bit B N-major unless it is).
-  std::set<std::tuple<int64_t, ScalarType, bool>> wgmmaShapes_;
-  std::set<std::pair<int64_t, ScalarType>> wgmmaRegisterShapes_;  // the same of those with A from registers
+  KernelUses uses_;
+  KernelPrologue prologue_{kernel_, plan_, index_};
   std::vector<Array> partialSums_;  // the register buffers whose partial sums are promoted (Kernel::wgmmaPromote)
   bool producerCopies_ = false;  // the producer warpgroup's copies are being written
-  std::vector<TensorMapParam> tensorMaps_;  // the kernel's tensor-map parameters, after its arrays
   bool inConsumers_ = false;     // the part of a pipelined loop only the warpgroups that multiply run
   bool inMmaTile_ = false;
-  bool usesAsyncCopies_ = false;
   std::map<std::string, GatherCounters> gatherCounters_;  // by buffer
   std::map<std::string, GatherRows> gatherTables_;        // by buffer, inside their strip loops
   std::string constantTables_;                            // declarations of the tables, for the header
   std::set<std::string> declaredTables_;
   int64_t dynamicOffset_ = 0;
-  std::set<std::string> usedCoordinates_;
   std::map<std::string, std::vector<int64_t>> hoistedShared_;  // declared before a peeled block's copies
   const StripTail* stripTail_ = nullptr;  // the pipelined strip around the work being written
   int blockLoopDepth_ = 0;                 // block-mapped loops around what is being written
