@@ -580,7 +580,7 @@ void KernelWriter::emitAlloc(const Node& node, const Scope& scope) {
 
 void KernelWriter::declareShared(const Node& alloc, int copies) {
   const Array& buffer = alloc.buffer;
-  if (hoistedShared_.count(buffer.name)) return;  // declared before the copies of a peeled block
+  if (shared_.hoisted(buffer.name)) return;  // declared before the copies of a peeled block
   std::vector<int64_t> extents = declaredExtents(alloc, copies, elementType_);
   std::string type = cudaType(typeOf(buffer));
   std::string dims, innerDims;
@@ -593,13 +593,13 @@ void KernelWriter::declareShared(const Node& alloc, int copies) {
   if (!plan_.dynamicShared) {
     line("__shared__ __align__(" + std::to_string(align) + ") " + type + " " + buffer.name + dims + ";");
   } else {
-    if (dynamicOffset_ % align != 0)
-      return refuse("shared buffer `" + buffer.name + "` would start at byte " + std::to_string(dynamicOffset_) +
+    if (shared_.next() % align != 0)
+      return refuse("shared buffer `" + buffer.name + "` would start at byte " + std::to_string(shared_.next()) +
                     ", not on a " + std::to_string(align) + "-byte boundary as wgmma reads it");
     std::string pointer = innerDims.empty() ? type + "* " + buffer.name : type + " (*" + buffer.name + ")" + innerDims;
     std::string cast = innerDims.empty() ? type + "*" : type + " (*)" + innerDims;
-    line(pointer + " = reinterpret_cast<" + cast + ">(shared_memory + " + std::to_string(dynamicOffset_) + ");");
-    dynamicOffset_ += declaredBytes(alloc, copies, elementType_);
+    const int64_t at = shared_.take(declaredBytes(alloc, copies, elementType_));
+    line(pointer + " = reinterpret_cast<" + cast + ">(shared_memory + " + std::to_string(at) + ");");
   }
 }
 
@@ -615,8 +615,7 @@ void KernelWriter::declareBarriers(int64_t buffers) {
   if (split) names.push_back("wgmma_ready");
   for (const std::string& name : names) {
     line(std::string("unsigned long long* ") + name + " = reinterpret_cast<unsigned long long*>(shared_memory + " +
-         std::to_string(dynamicOffset_) + ");");
-    dynamicOffset_ += 8 * buffers;
+         std::to_string(shared_.take(8 * buffers)) + ");");
   }
 }
 
@@ -686,7 +685,7 @@ std::string KernelWriter::header() {
     h << "\n";
   }
   h << uses_.typeHelpers();
-  h << mmaHelpers() << constantTables_;
+  h << mmaHelpers() << gathers_.tables();
   h << uses_.asyncCopyHelpers();
   return h.str();
 }

@@ -14,11 +14,12 @@
 #include "src/cuda/emit/emit_launch.hpp"
 #include "src/cuda/emit/emit_ranges.hpp"
 #include "src/cuda/emit/emitter.hpp"
+#include "src/cuda/emit/gather_state.hpp"
 #include "src/cuda/emit/index_type.hpp"
 #include "src/cuda/emit/kernel_prologue.hpp"
 #include "src/cuda/emit/kernel_uses.hpp"
 #include "src/cuda/emit/scoped_text.hpp"
-#include "src/loop/gather_table.hpp"
+#include "src/cuda/emit/shared_layout.hpp"
 #include "src/loop/pipeline.hpp"
 #include "src/loop/scalar_types.hpp"
 
@@ -123,7 +124,7 @@ struct StageCopy {
   std::vector<std::string> pieces;
   int pieceBytes = 0;
   bool sameType = true;  // copied as bytes: no conversion on the way
-  // The buffer whose gather counters (gatherCounters_) the copy reads its reduction-side indices
+  // The buffer whose gather counters (GatherState) the copy reads its reduction-side indices
   // from, by the thread's item (`stage_r`), and advances after it; "" when it derives them.
   std::string counters;
   // Per buffer dimension: whether a thread's items all lie at the same place along it.
@@ -131,29 +132,6 @@ struct StageCopy {
   // Whether each item reads what its thread keeps for it (counters, a table's row): the copy goes
   // by the items' numbers (`stage_r`).
   bool byItem = false;
-};
-
-// The indices a gather derives from its collapsed dimension that the strip loop around it moves
-// (a convolution's c, r, s under c*r*s), kept by each thread for each of its items across the
-// strips and advanced by the strip's length with carries, instead of divided out of the
-// collapsed index each strip.
-constexpr int64_t kMaxCounterRegisters = 12;  // a thread's, for one gather whose items each count
-struct GatherCounters {
-  size_t dim = 0;                     // the gather dimension
-  std::vector<CollapsedLoop> digits;  // what it collapses
-  int64_t advance = 0;                // how far its index moves a strip
-  int64_t items = 0;                  // a thread's items: 1 where they share the place along `dim`
-  int width = 1;                      // elements an item: every copy of the buffer takes this many
-};
-
-// A gather whose offsets along one dimension come from a table (Node::tableDim,
-// src/loop/gather_table.hpp): the table, in constant memory, and each thread's rows (the offset
-// of the rest of the subscripts and the mask of the taps inside the source), set before the strip
-// loop for each of its items, or once where they share their row.
-struct GatherRows {
-  GatherTable table;
-  int64_t items = 1;  // a thread's rows: 1 where its items share theirs
-  int width = 1;      // elements an item: every copy of the buffer takes this many
 };
 
 // `a` with the indices of `by` replaced by their values.
@@ -285,16 +263,6 @@ class KernelWriter {
   bool declareGatherRows(const Node& loop, const Node& stage, const Scope& scope);
   // A copy of a gather through its table: its items' places and elements (emit_gather_table.cpp).
   void readThroughTable(StageCopy& c, const Node& node, const Array& source, const GatherRows& rows, Scope& inner);
-  std::string rowOf(const std::string& buffer, const char* what) const {
-    return buffer + "_" + what + (gatherTables_.at(buffer).items == 1 ? "" : "[stage_r]");
-  }
-  std::string counterName(const std::string& buffer, const CollapsedLoop& digit) const {
-    return buffer + "_at_" + digit.index;
-  }
-  // The counter of the item `stage_r` (one for all a thread's items, where they share it).
-  std::string counterOf(const std::string& buffer, const CollapsedLoop& digit) const {
-    return counterName(buffer, digit) + (gatherCounters_.at(buffer).items == 1 ? "" : "[stage_r]");
-  }
   // After a copy that read counters: moves them on to the next strip.
   void advanceGatherCounters(const StageCopy& c);
   void emitStageRegisters(const StageCopy& c, const std::string& regs, bool load);
@@ -461,12 +429,8 @@ class KernelWriter {
   bool producerCopies_ = false;  // the producer warpgroup's copies are being written
   bool inConsumers_ = false;     // the part of a pipelined loop only the warpgroups that multiply run
   bool inMmaTile_ = false;
-  std::map<std::string, GatherCounters> gatherCounters_;  // by buffer
-  std::map<std::string, GatherRows> gatherTables_;        // by buffer, inside their strip loops
-  std::string constantTables_;                            // declarations of the tables, for the header
-  std::set<std::string> declaredTables_;
-  int64_t dynamicOffset_ = 0;
-  std::map<std::string, std::vector<int64_t>> hoistedShared_;  // declared before a peeled block's copies
+  GatherState gathers_;
+  SharedLayout shared_;
   const StripTail* stripTail_ = nullptr;  // the pipelined strip around the work being written
   int blockLoopDepth_ = 0;                 // block-mapped loops around what is being written
   // What the split's atomic accumulations write (Kernel::workspaceSplit): the atomic add, this
