@@ -241,7 +241,6 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
            " bytes a store");
       openPairRow();
       line("float2 mma_pair;");
-      inMmaTile_ = true;
       for (int q = 0; q < 2; ++q) {
         open("{");
         line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " + 2 * mma_t + " +
@@ -251,7 +250,6 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
              exprText(*stmt.value, computeType(ScalarType::Float), inner, true) + ";");
         close();
       }
-      inMmaTile_ = false;
       line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " + 2 * mma_t;");
       if (stored == ScalarType::Float) line("*reinterpret_cast<float2*>(&" + accessText(stmt.target, inner) + ") = mma_pair;");
       else storePair(accessText(stmt.target, inner), "mma_pair.x", "mma_pair.y");
@@ -268,7 +266,6 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
   // An implicit GEMM's rows (or columns) derive the indices they collapse: n, oh, ow of a pixel.
   std::vector<size_t> derivedRows = declareDerived(iLoop), derivedCols = declareDerived(jLoop);
   if (!conds.empty()) open("if (" + joinConditions(conds) + ") {");
-  inMmaTile_ = true;
   if (target) {
     ScalarType targetType = typeOf(*target);
     std::string value = exprText(*stmt.value, computeType(targetType), inner, true);
@@ -278,7 +275,6 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
     else
       emitStore(stmt, stmt.target, *target, value, inner);
   }
-  inMmaTile_ = false;
   if (!conds.empty()) close();
   dropDerived(jLoop, derivedCols);
   dropDerived(iLoop, derivedRows);

@@ -412,9 +412,8 @@ void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
     StripTail tail{handOver, more, nextConds, loop.index, Affine::var(loop.index) + Affine(loop.step), {}, regs};
     for (const Node* b : parts.buffers) tail.nextSlots[b->buffer.name] = "stage_slot ^ 1";
     for (const auto& w : parts.work) {
-      if (prefetched) stripTail_ = &tail;
-      emit(part == Iterations::Whole ? *dropImpliedBounds(w, loop) : *w, body);
-      stripTail_ = nullptr;
+      position_.inStrip(prefetched ? &tail : nullptr,
+                        [&] { emit(part == Iterations::Whole ? *dropImpliedBounds(w, loop) : *w, body); });
     }
     if (!prefetched) handOver();
   });
@@ -445,7 +444,7 @@ const Node* KernelWriter::prefetchedWork(const Node& loop, const PipelineParts& 
 void KernelWriter::emitAsyncCopies(const StageCopy& c, const std::string& source) {
   if (!c.sameType) return refuse("an asynchronous copy cannot convert " + source + "'s elements to the buffer's type");
   bool guarded = openThreadItems(c);
-  if (c.pieceBytes < 4 && producerCopies_)  // its barriers count cp.async copies only
+  if (c.pieceBytes < 4 && position_.producerCopies())  // its barriers count cp.async copies only
     return refuse("a producer warpgroup fills the stages by cp.async alone: " + source + "'s rows of " +
                   "16-bit elements must come in pieces of at least 4 bytes");
   if (c.pieceBytes < 4) {
@@ -573,9 +572,8 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
                    laterConditions(loop, 1, body), loop.index, Affine::var(loop.index) + Affine(loop.step), {}, regs};
     for (const Node* b : parts.buffers) tail.nextSlots[b->buffer.name] = "(stage_slot + 1) % " + std::to_string(buffers);
     for (const auto& w : parts.work) {
-      if (prefetched) stripTail_ = &tail;
-      emit(part == Iterations::Whole ? *dropImpliedBounds(w, loop) : *w, body);
-      stripTail_ = nullptr;
+      position_.inStrip(prefetched ? &tail : nullptr,
+                        [&] { emit(part == Iterations::Whole ? *dropImpliedBounds(w, loop) : *w, body); });
     }
     if (kernel_.warpGroupTiles()) closeWgmmaStrip();
   });
@@ -640,9 +638,7 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
     open(header);
     line(slot);
     line("if (stage_round > 0) mbarrier_wait(&wgmma_empty[stage_slot], (stage_round - 1) & 1);  // emptied");
-    producerCopies_ = true;
-    issue("stage_slot");
-    producerCopies_ = false;
+    position_.asProducerCopies([&] { issue("stage_slot"); });
     line("async_arrive(&wgmma_full[stage_slot]);  // full[stage_slot] completes as they land");
     close();
     line("async_commit();");
@@ -658,9 +654,9 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
   // The TMA writes through the async proxy, which wgmma reads through; cp.async's copies do not.
   if (!kernel_.wgmmaTma()) line("wgmma_proxy_fence();  // and is visible to wgmma's reads");
   openWgmmaStrip();
-  inConsumers_ = true;
-  for (const auto& w : parts.work) emit(*w, body);
-  inConsumers_ = false;
+  position_.asConsumers([&] {
+    for (const auto& w : parts.work) emit(*w, body);
+  });
   closeWgmmaStrip();
   promotePartialSums(it);
   if (kernel_.wgmmaPending() == 0)
@@ -714,9 +710,7 @@ void KernelWriter::emitProducerSplit(const std::string& header, const std::strin
     close();
   } else {
     line(emptied);
-    producerCopies_ = true;
-    issue();
-    producerCopies_ = false;
+    position_.asProducerCopies(issue);
     line("async_arrive(&wgmma_full[stage_slot]);  // full[stage_slot] completes as they land");
   }
   line("++produced;");

@@ -203,13 +203,7 @@ void KernelWriter::declarePartialSums(const Array& buffer) {
   line("float " + name + "[" + std::to_string(buffer.extents[0] / fragmentRows()) + "][" +
        std::to_string(buffer.extents[1] / 8) + "][4] = {};  // the tensor cores' sums of the last strips");
   line("int " + buffer.name + "_adding = 0;  // whether they hold products yet: else the next wgmma overwrites them");
-  partialSums_.push_back(buffer);
-}
-
-std::string KernelWriter::partialSumsOf(const std::string& fragment) const {
-  for (const Array& b : partialSums_)
-    if (fragment.compare(0, b.name.size() + 1, b.name + "[") == 0) return b.name + "_partial" + fragment.substr(b.name.size());
-  return fragment;
+  partialSums_.add(buffer);
 }
 
 void KernelWriter::promotePartialSums(const std::string& iteration) {
@@ -223,7 +217,7 @@ void KernelWriter::promotePartialSums(const std::string& iteration) {
                                          " strips, their sums into the accumulators");
     line("wgmma_wait<0>();  // every wgmma done: the partial sums may be read");
   }
-  for (const Array& b : partialSums_) {
+  for (const Array& b : partialSums_.buffers()) {
     const std::string elements = std::to_string(b.extents[0] / fragmentRows() * (b.extents[1] / 8) * 4);
     open(iteration.empty() ? "if (" + b.name + "_adding) {" : std::string("{"));
     line("#pragma unroll");
@@ -400,7 +394,7 @@ void KernelWriter::emitWgmmaRegisterTile(const WgmmaTileNest& nest, const Scope&
   // promotion overwriting them.
   const bool promoted = kernel_.wgmmaPromote() > 0;
   const std::string adding = promoted ? stmt.target.array + "_adding" : "";
-  const std::string into = promoted ? partialSumsOf(fragment) : fragment;
+  const std::string into = promoted ? partialSums_.of(fragment) : fragment;
   auto mode = [&](bool first) { return promoted ? ", " + (first ? adding : std::string("1")) : std::string(); };
   if (split) {  // the small terms first: A's low parts by B's high ones, A's high by B's low
     Scope low = both;

@@ -336,7 +336,7 @@ void KernelWriter::emitLoop(const Node& loop, const Scope& scope) {
   if (loop.mapping == Mapping::Mma) return emitMmaElements(loop, scope);
   if (loop.mapping == Mapping::Unrolled && kernel_.warpTiles() && emitMmaWarpTile(loop, scope)) return;
   if (loop.mapping == Mapping::Unrolled && isPrefetched(loop.index) && !scope.readingAhead)
-    return emitPrefetchedLoop(loop, scope, std::exchange(stripTail_, nullptr));
+    return emitPrefetchedLoop(loop, scope, position_.takeStripTail());
   if (loop.mapping == Mapping::Unrolled) return emitUnrolledLoop(loop, scope, "");
   if (loop.mapping == Mapping::Vector) return emitVectorLoop(loop, scope);
   if (loop.mapping == Mapping::Pipelined) return emitPipelinedLoop(loop, scope);
@@ -362,16 +362,14 @@ void KernelWriter::emitBlockLoop(const Node& loop, const Scope& scope) {
   // In warp tiles (rule 7 of loop_tree.hpp) an iteration is a warp: 32 threads along x.
   std::string unit = kernel_.warpTiles() ? "warp_" : "thread_";
   int64_t units = plan_.block[axis] / (kernel_.warpTiles() && axis == 0 ? threadsPerTile() : 1);
-  if (inConsumers_ && axis == 1) --units;  // the producer warpgroup, the last along y, is elsewhere
+  if (position_.consumers() && axis == 1) --units;  // the producer warpgroup, the last along y, is elsewhere
   std::string note = kernel_.warpGroupTiles() ? ", a warpgroup an iteration" : kernel_.warpTiles() ? ", a warp an iteration" : "";
   open("{  // " + loop.index + ": block." + kAxis[axis] + note);
   size_t mark = text_.mark();
   line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, coordinate(unit + kAxis[axis])) + ";");
   std::vector<size_t> derived = declareDerived(loop);
   bool guarded = openGuard(loop, loop.lower + Affine((units - 1) * loop.step), scope);
-  ++blockLoopDepth_;
-  emit(*loop.body(), inner);
-  --blockLoopDepth_;
+  position_.inBlockLoop([&] { emit(*loop.body(), inner); });
   if (guarded) close();
   close();
   dropDerived(loop, derived);
@@ -674,14 +672,14 @@ std::string KernelWriter::header() {
     << " threads; shared memory " << plan_.sharedBytes << " bytes";
   if (plan_.sharedBytes > 0) h << (plan_.dynamicShared ? " (dynamic)" : " (static)");
   h << "\n";
-  if (std::vector<std::string> zeroed = zeroedBeforeLaunch(); !zeroed.empty()) {
+  if (std::vector<std::string> zeroed = split_.zeroedBeforeLaunch(kernel_.zeroFirst); !zeroed.empty()) {
     h << "// Before the launch, set to zero:";
     for (const auto& z : zeroed) h << " " << z;
     h << "\n";
   }
-  if (!workspaces_.empty()) {
+  if (!split_.workspaces().empty()) {
     h << "// Workspace, zeroed once before the first launch (every launch leaves it so):";
-    for (const KernelWorkspace& w : workspaces_) h << " " << w.name << "[" << w.elements << "]";
+    for (const KernelWorkspace& w : split_.workspaces()) h << " " << w.name << "[" << w.elements << "]";
     h << "\n";
   }
   h << uses_.typeHelpers();
@@ -719,7 +717,7 @@ EmitResult KernelWriter::write() {
     out.params.push_back(p.name);
   }
   emitGridLoops(0, scope);
-  for (const KernelWorkspace& w : workspaces_) params += ", " + cudaType(w.type) + "* __restrict__ " + w.name;
+  for (const KernelWorkspace& w : split_.workspaces()) params += ", " + cudaType(w.type) + "* __restrict__ " + w.name;
   for (const TensorMapParam& m : uses_.tensorMaps())  // by value, in the kernel's parameter space, as the TMA reads them
     params += ", const __grid_constant__ " + std::string(kTensorMapType) + " " + m.name;
   if (kernel_.laneRows > 0) {
@@ -753,8 +751,8 @@ EmitResult KernelWriter::write() {
   out.needsSharedMemoryAttribute = plan_.dynamicShared;
   out.requiredArch = uses_.requiredArch();
   out.recipe = options_.recipe;
-  out.zeroFirst = zeroedBeforeLaunch();
-  out.workspaces = workspaces_;
+  out.zeroFirst = split_.zeroedBeforeLaunch(kernel_.zeroFirst);
+  out.workspaces = split_.workspaces();
   out.tensorMaps = uses_.tensorMaps();
   out.elementType = elementType_.value_or(ScalarType::Float);
   for (const Array& p : kernel_.params) {

@@ -19,7 +19,10 @@
 #include "src/cuda/emit/kernel_prologue.hpp"
 #include "src/cuda/emit/kernel_uses.hpp"
 #include "src/cuda/emit/scoped_text.hpp"
+#include "src/cuda/emit/partial_sums.hpp"
 #include "src/cuda/emit/shared_layout.hpp"
+#include "src/cuda/emit/split_combine.hpp"
+#include "src/cuda/emit/write_position.hpp"
 #include "src/loop/pipeline.hpp"
 #include "src/loop/scalar_types.hpp"
 
@@ -269,9 +272,9 @@ class KernelWriter {
   // The threads that share a stage's asynchronous copies: the block's, or its producer warpgroup's
   // while the producer's part of a pipelined loop is written.
   // A copying thread's rank among copyThreads(): the name, and the name once marked used.
-  std::string copyRankName() const { return producerCopies_ ? "producer_rank" : "thread_rank"; }
-  std::string copyRank() { return producerCopies_ ? copyRankName() : coordinate(copyRankName()); }
-  int64_t copyThreads() const { return producerCopies_ ? 128 : plan_.threads(); }
+  std::string copyRankName() const { return position_.producerCopies() ? "producer_rank" : "thread_rank"; }
+  std::string copyRank() { return position_.producerCopies() ? copyRankName() : coordinate(copyRankName()); }
+  int64_t copyThreads() const { return position_.producerCopies() ? 128 : plan_.threads(); }
   // The loop over the items a thread takes of a stage, with their places declared (guarded
   // where the threads outnumber the last round's items: says if it is); closeThreadItems ends it.
   int64_t itemsPerThread(const StageCopy& c) const;
@@ -334,11 +337,10 @@ class KernelWriter {
   void openWgmmaStrip();
   void closeWgmmaStrip();
   // With Kernel::wgmmaPromote: the partial sums' fragments of register buffer `buffer` declared
-  // beside its own; their name in a fragment's text; after the strip of iteration `iteration`
+  // beside its own (PartialSums names them in a fragment's text); after the strip of iteration `iteration`
   // (every wgmmaPromote strips), or after the loop (`iteration` empty, where they hold products),
   // the partial sums added into the accumulators once every wgmma is done.
   void declarePartialSums(const Array& buffer);
-  std::string partialSumsOf(const std::string& fragment) const;
   void promotePartialSums(const std::string& iteration);
   // An asynchronously pipelined loop whose stages a producer warpgroup fills while the others
   // multiply (Kernel::wgmmaProducer; emit_stage.cpp). `issue` writes the copies of the current
@@ -392,8 +394,6 @@ class KernelWriter {
   void emitWorkspaceCombine(const Node& loop, const Scope& scope);
   // An atomic accumulation of the split, of `value` into `array`, as the combine's phase writes it.
   void emitSplitSum(const Node& assign, const Array& array, const std::string& value, const Scope& scope);
-  // The outputs the launch must zero: Kernel::zeroFirst but those the combine writes whole.
-  std::vector<std::string> zeroedBeforeLaunch() const;
 
   // Expressions.
   std::string accessText(const Access& a, const Scope& scope);
@@ -425,19 +425,11 @@ class KernelWriter {
   std::string refusal_;
   KernelUses uses_;
   KernelPrologue prologue_{kernel_, plan_, index_};
-  std::vector<Array> partialSums_;  // the register buffers whose partial sums are promoted (Kernel::wgmmaPromote)
-  bool producerCopies_ = false;  // the producer warpgroup's copies are being written
-  bool inConsumers_ = false;     // the part of a pipelined loop only the warpgroups that multiply run
-  bool inMmaTile_ = false;
+  WritePosition position_;
   GatherState gathers_;
   SharedLayout shared_;
-  const StripTail* stripTail_ = nullptr;  // the pipelined strip around the work being written
-  int blockLoopDepth_ = 0;                 // block-mapped loops around what is being written
-  // What the split's atomic accumulations write (Kernel::workspaceSplit): the atomic add, this
-  // part's sums into the workspace, or the sum of all parts into the outputs.
-  enum class SplitPhase { Atomic, Store, Sum };
-  SplitPhase splitPhase_ = SplitPhase::Atomic;
-  std::vector<KernelWorkspace> workspaces_;  // the kernel's parameters after its arrays
+  PartialSums partialSums_;
+  SplitCombine split_;
 };
 
 // In a whole iteration of `peeled` (index + step within each of its upper bounds), a loop below
