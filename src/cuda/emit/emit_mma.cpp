@@ -109,7 +109,7 @@ void KernelWriter::declareFragments(const Array& buffer) {
   line("float " + buffer.name + "[" + std::to_string(buffer.extents[0] / rows) + "][" +
        std::to_string(buffer.extents[1] / 8) + "][4];  // a " + (rows == 16 ? "warp" : "warpgroup") +
        "'s accumulator fragments, 4 elements a lane" + (rows == 16 ? "" : " (its warp's 16 rows of each 64)"));
-  if (kernel_.wgmmaPromote() > 0) declarePartialSums(buffer);
+  if (kernel_.wgmmaPromote() > 0) wgmmaGroups_.declarePartialSums(buffer);
 }
 
 // The fragment of register buffer access `a` in the tile whose first element is (rowOrigin,

@@ -567,7 +567,7 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
       if (!conds.empty()) close();
     }
     line("async_commit();");
-    if (kernel_.warpGroupTiles()) openWgmmaStrip();
+    if (kernel_.warpGroupTiles()) wgmmaGroups_.openStrip();
     StripTail tail{[&] { line(wait), line("__syncthreads();"); }, *trips > 1 && part != Iterations::Last,
                    laterConditions(loop, 1, body), loop.index, Affine::var(loop.index) + Affine(loop.step), {}, regs};
     for (const Node* b : parts.buffers) tail.nextSlots[b->buffer.name] = "(stage_slot + 1) % " + std::to_string(buffers);
@@ -575,7 +575,7 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
       position_.inStrip(prefetched ? &tail : nullptr,
                         [&] { emit(part == Iterations::Whole ? *dropImpliedBounds(w, loop) : *w, body); });
     }
-    if (kernel_.warpGroupTiles()) closeWgmmaStrip();
+    if (kernel_.warpGroupTiles()) wgmmaGroups_.closeStrip();
   });
   if (regs) declareOperandRegisters(*regs);
   if (kernel_.warpGroupTiles()) line("wgmma_wait<0>();  // every wgmma done: the accumulators may be read");
@@ -653,12 +653,12 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
     line("mbarrier_wait(&wgmma_full[stage_slot], stage_round & 1);  // this strip has landed");
   // The TMA writes through the async proxy, which wgmma reads through; cp.async's copies do not.
   if (!kernel_.wgmmaTma()) line("wgmma_proxy_fence();  // and is visible to wgmma's reads");
-  openWgmmaStrip();
+  wgmmaGroups_.openStrip();
   position_.asConsumers([&] {
     for (const auto& w : parts.work) emit(*w, body);
   });
-  closeWgmmaStrip();
-  promotePartialSums(it);
+  wgmmaGroups_.closeStrip();
+  wgmmaGroups_.promotePartialSums(it);
   if (kernel_.wgmmaPending() == 0)
     line("mbarrier_arrive(&wgmma_empty[stage_slot]);  // done with this strip");
   else
@@ -666,7 +666,7 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
          "]);  // done with the strip before");
   close();
   line("wgmma_wait<0>();  // every wgmma done: the accumulators may be read");
-  promotePartialSums("");
+  wgmmaGroups_.promotePartialSums("");
   close();
 }
 

@@ -181,54 +181,6 @@ std::string KernelWriter::wgmmaHelpers() const {
   return out;
 }
 
-// With A from registers each k step is a group of its own, fenced after its fragments are loaded
-// (emitWgmmaRegisterTile): the strip adds only the wait for none in flight (wait 0).
-void KernelWriter::openWgmmaStrip() {
-  if (kernel_.wgmmaRegisterA()) return;
-  line("wgmma_fence();  // the accumulators are ready for this strip's wgmma");
-}
-
-void KernelWriter::closeWgmmaStrip() {
-  if (kernel_.wgmmaRegisterA()) {
-    if (kernel_.wgmmaPending() == 0) line("wgmma_wait<0>();  // all done");
-    return;
-  }
-  line("wgmma_commit();  // this strip's wgmma: one group");
-  line("wgmma_wait<" + std::to_string(kernel_.wgmmaPending()) + ">();  // " +
-       (kernel_.wgmmaPending() == 0 ? "all done" : "all but this strip's group done"));
-}
-
-void KernelWriter::declarePartialSums(const Array& buffer) {
-  const std::string name = buffer.name + "_partial";
-  line("float " + name + "[" + std::to_string(buffer.extents[0] / fragmentRows()) + "][" +
-       std::to_string(buffer.extents[1] / 8) + "][4] = {};  // the tensor cores' sums of the last strips");
-  line("int " + buffer.name + "_adding = 0;  // whether they hold products yet: else the next wgmma overwrites them");
-  partialSums_.add(buffer);
-}
-
-void KernelWriter::promotePartialSums(const std::string& iteration) {
-  if (kernel_.wgmmaPromote() == 0) return;
-  if (iteration.empty()) {
-    line("// the partial sums of the last strips, where they hold any");
-  } else {
-    const std::string every = std::to_string(kernel_.wgmmaPromote());
-    open(kernel_.wgmmaPromote() == 1 ? std::string("{  // the strip's sums into the accumulators")
-                                   : "if ((" + iteration + " + 1) % " + every + " == 0) {  // every " + every +
-                                         " strips, their sums into the accumulators");
-    line("wgmma_wait<0>();  // every wgmma done: the partial sums may be read");
-  }
-  for (const Array& b : partialSums_.buffers()) {
-    const std::string elements = std::to_string(b.extents[0] / fragmentRows() * (b.extents[1] / 8) * 4);
-    open(iteration.empty() ? "if (" + b.name + "_adding) {" : std::string("{"));
-    line("#pragma unroll");
-    line("for (int t = 0; t < " + elements + "; ++t) (&" + b.name + "[0][0][0])[t] += (&" + b.name +
-         "_partial[0][0][0])[t];");
-    line(b.name + "_adding = 0;");
-    close();
-  }
-  if (!iteration.empty()) close();
-}
-
 std::string KernelWriter::wgmmaDescriptorText(const Access& a, bool kMajor, const std::map<std::string, Affine>& origin,
                                               const Scope& scope) {
   const Array* array = findArray(a.array, scope);
@@ -394,7 +346,7 @@ void KernelWriter::emitWgmmaRegisterTile(const WgmmaTileNest& nest, const Scope&
   // promotion overwriting them.
   const bool promoted = kernel_.wgmmaPromote() > 0;
   const std::string adding = promoted ? stmt.target.array + "_adding" : "";
-  const std::string into = promoted ? partialSums_.of(fragment) : fragment;
+  const std::string into = promoted ? wgmmaGroups_.partialSumsOf(fragment) : fragment;
   auto mode = [&](bool first) { return promoted ? ", " + (first ? adding : std::string("1")) : std::string(); };
   if (split) {  // the small terms first: A's low parts by B's high ones, A's high by B's low
     Scope low = both;

@@ -1,7 +1,12 @@
 #pragma once
 // The writer behind the CUDA emitter (emitter.hpp), shared by the files that make it up:
-// emitter.cpp (expressions, loops and the kernel around them) and emit_stage.cpp (the copies
-// into shared memory and the pipelined loops). Not part of the emitter's interface.
+// emitter.cpp (expressions, loops and the kernel around them), emit_stage.cpp (the copies into
+// shared memory and the pipelined loops) and the emit_*.cpp of each idiom. What it keeps while it
+// writes lies in small classes, one a concern, each the only one to change its state: the body's
+// text (ScopedText), what the kernel uses (KernelUses), its prologue's coordinates
+// (KernelPrologue), where the writer is (WritePosition), the gathers' counters and tables
+// (GatherState), the shared memory's layout (SharedLayout), a strip's wgmma groups and partial
+// sums (WgmmaGroups) and the split's combine (SplitCombine). Not part of the emitter's interface.
 #include <functional>
 #include <map>
 #include <memory>
@@ -19,9 +24,9 @@
 #include "src/cuda/emit/kernel_prologue.hpp"
 #include "src/cuda/emit/kernel_uses.hpp"
 #include "src/cuda/emit/scoped_text.hpp"
-#include "src/cuda/emit/partial_sums.hpp"
 #include "src/cuda/emit/shared_layout.hpp"
 #include "src/cuda/emit/split_combine.hpp"
+#include "src/cuda/emit/wgmma_groups.hpp"
 #include "src/cuda/emit/write_position.hpp"
 #include "src/loop/pipeline.hpp"
 #include "src/loop/scalar_types.hpp"
@@ -333,15 +338,6 @@ class KernelWriter {
   // along N, in slabs).
   std::string wgmmaDescriptorText(const Access& a, bool kMajor, const std::map<std::string, Affine>& origin,
                                   const Scope& scope);
-  // In a pipelined loop around wgmma: the lines before and after an iteration's work.
-  void openWgmmaStrip();
-  void closeWgmmaStrip();
-  // With Kernel::wgmmaPromote: the partial sums' fragments of register buffer `buffer` declared
-  // beside its own (PartialSums names them in a fragment's text); after the strip of iteration `iteration`
-  // (every wgmmaPromote strips), or after the loop (`iteration` empty, where they hold products),
-  // the partial sums added into the accumulators once every wgmma is done.
-  void declarePartialSums(const Array& buffer);
-  void promotePartialSums(const std::string& iteration);
   // An asynchronously pipelined loop whose stages a producer warpgroup fills while the others
   // multiply (Kernel::wgmmaProducer; emit_stage.cpp). `issue` writes the copies of the current
   // iteration's strip into the buffers' copy `slot`.
@@ -428,7 +424,7 @@ class KernelWriter {
   WritePosition position_;
   GatherState gathers_;
   SharedLayout shared_;
-  PartialSums partialSums_;
+  WgmmaGroups wgmmaGroups_{kernel_, text_};  // a strip's wgmma and their partial sums
   SplitCombine split_;
 };
 
