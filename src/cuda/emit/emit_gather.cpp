@@ -124,18 +124,16 @@ StageCopy KernelWriter::planGatherCopy(const Node& node, const Scope& scope) {
   }
   // Counted gathers number their items alike in every copy (the counters follow the items): the
   // width planned over all the strips, which holds for any of them.
-  auto counted = gatherCounters_.find(buffer.name);
-  auto tabled = gatherTables_.find(buffer.name);
-  int width = counted != gatherCounters_.end() ? counted->second.width
-              : tabled != gatherTables_.end()  ? tabled->second.width
-                                               : gatherWidth(node, fastest, *source, probe);
+  const GatherCounters* counted = gathers_.counters(buffer.name);
+  const GatherRows* tabled = gathers_.rows(buffer.name);
+  int width = counted ? counted->width : tabled ? tabled->width : gatherWidth(node, fastest, *source, probe);
   c.items = buffer.elements() / width;
   std::vector<int64_t> spans = splitItems(c, buffer.extents, order, width, inner);
   // An item a round later lies `threads` on: the same place along d where that is whole periods of d.
   c.sameForItems.assign(rank, c.items <= plan_.threads());
   for (size_t k = 1; k < rank; ++k)
     if (plan_.threads() % spans[k] == 0) c.sameForItems[order[k]] = true;
-  for (size_t d = 0; d < rank && tabled == gatherTables_.end(); ++d) {
+  for (size_t d = 0; d < rank && !tabled; ++d) {
     const GatherDim& g = node.gather[d];
     Affine at = node.origin[d] + Affine::var("stage_" + std::to_string(d));
     c.coords += " const " + index_ + " " + g.index + " = " + affineText(at) + ";";
@@ -144,18 +142,17 @@ StageCopy KernelWriter::planGatherCopy(const Node& node, const Scope& scope) {
                             : IndexRange{INT64_MIN, INT64_MAX, 1};
     inner.ranges.bind(g.index, range);
     inner.ranges.bindDerived(g.collapsed, range);
-    auto counters = gatherCounters_.find(buffer.name);
-    if (counters != gatherCounters_.end() && counters->second.dim == d) {
+    if (counted && counted->dim == d) {
       for (const CollapsedLoop& digit : g.collapsed)
-        c.coords += " const " + index_ + " " + digit.index + " = " + counterOf(buffer.name, digit) + ";";
+        c.coords += " const " + index_ + " " + digit.index + " = " + gathers_.counterOf(buffer.name, digit) + ";";
       c.counters = buffer.name;
       c.byItem = true;
       continue;
     }
     for (const std::string& declaration : derivedDeclarations(g.index, g.collapsed)) c.coords += " " + declaration;
   }
-  if (tabled != gatherTables_.end()) {
-    readThroughTable(c, node, *source, tabled->second, inner);
+  if (tabled) {
+    readThroughTable(c, node, *source, *tabled, inner);
   } else {
     // Zero past the end of a collapsed loop too, where the box runs past it (wgmma's whole k steps
     // read there; the derived indices may still point inside the source): there its outermost
@@ -193,8 +190,8 @@ StageCopy KernelWriter::planGatherCopy(const Node& node, const Scope& scope) {
     over += (d ? ", " : "") + node.gather[d].index + " from " + affineText(node.origin[d]);
   c.comment = "// Gather " + from.str() + " over " + over + " -> " + buffer.name + ", zero outside " + node.source;
   if (width > 1) c.comment += ", " + std::to_string(width) + " elements at a time";
-  if (tabled != gatherTables_.end())
-    c.comment += ", offsets of " + node.gather[tabled->second.table.dim].index + " from " + buffer.name + "_table";
+  if (tabled)
+    c.comment += ", offsets of " + node.gather[tabled->table.dim].index + " from " + buffer.name + "_table";
   return c;
 }
 
@@ -232,7 +229,7 @@ void KernelWriter::declareGatherCounters(const Node& loop, const std::vector<con
       if (counters.items * static_cast<int64_t>(digits.size()) > kMaxCounterRegisters) continue;
       std::string names;
       for (const CollapsedLoop& digit : digits)
-        names += (names.empty() ? "" : ", ") + counterName(stage->buffer.name, digit) +
+        names += (names.empty() ? "" : ", ") + GatherState::counterName(stage->buffer.name, digit) +
                  (shared ? "" : "[" + std::to_string(counters.items) + "]");
       line(index_ + " " + names + ";  // what " + stage->gather[d].index + " derives for this thread's items of " +
            stage->buffer.name + ", a strip at a time");
@@ -241,15 +238,15 @@ void KernelWriter::declareGatherCounters(const Node& loop, const std::vector<con
       if (shared) {  // the first item's, whether or not the thread has one
         line("const int stage_e = " + coordinate("thread_rank") + ";");
         line(plain.places + plain.coords);
-        for (const CollapsedLoop& digit : digits) line(counterName(stage->buffer.name, digit) + " = " + digit.index + ";");
+        for (const CollapsedLoop& digit : digits) line(GatherState::counterName(stage->buffer.name, digit) + " = " + digit.index + ";");
       } else {
         bool guarded = openThreadItems(plain);
         for (const CollapsedLoop& digit : digits)
-          line(counterName(stage->buffer.name, digit) + "[stage_r] = " + digit.index + ";");
+          line(GatherState::counterName(stage->buffer.name, digit) + "[stage_r] = " + digit.index + ";");
         closeThreadItems(guarded);
       }
       close();
-      gatherCounters_[stage->buffer.name] = counters;
+      gathers_.keepCounters(stage->buffer.name, counters);
       break;
     }
   }
@@ -257,8 +254,7 @@ void KernelWriter::declareGatherCounters(const Node& loop, const std::vector<con
 
 void KernelWriter::dropGatherCounters(const std::vector<const Node*>& stages) {
   for (const Node* stage : stages) {
-    gatherCounters_.erase(stage->buffer.name);
-    gatherTables_.erase(stage->buffer.name);
+    gathers_.forget(stage->buffer.name);
   }
 }
 
@@ -266,7 +262,7 @@ void KernelWriter::dropGatherCounters(const std::vector<const Node*>& stages) {
 // first, adds its digit of the length and carries one into the next when it passes its end.
 void KernelWriter::advanceGatherCounters(const StageCopy& c) {
   if (c.counters.empty()) return;
-  const GatherCounters& g = gatherCounters_.at(c.counters);
+  const GatherCounters& g = *gathers_.counters(c.counters);
   if (g.items == 1) {
     open("{  // the next strip's " + c.counters + " indices");
   } else {
@@ -278,12 +274,12 @@ void KernelWriter::advanceGatherCounters(const StageCopy& c) {
     const CollapsedLoop& digit = g.digits[j];
     int64_t steps = g.advance / digitStride(g.digits, j);
     if (j > 0) steps %= digit.trips;
-    std::string name = counterOf(c.counters, digit);
+    std::string name = gathers_.counterOf(c.counters, digit);
     if (steps != 0) line(name + " += " + std::to_string(steps * digit.step) + ";");
     if (j == 0) continue;
     const CollapsedLoop& outer = g.digits[j - 1];
     line("if (" + name + " >= " + std::to_string(digit.lower + digit.step * digit.trips) + ") { " + name +
-         " -= " + std::to_string(digit.step * digit.trips) + "; " + counterOf(c.counters, outer) + " += " +
+         " -= " + std::to_string(digit.step * digit.trips) + "; " + gathers_.counterOf(c.counters, outer) + " += " +
          std::to_string(outer.step) + "; }");
   }
   close();

@@ -84,9 +84,8 @@ bool KernelWriter::declareGatherRows(const Node& loop, const Node& stage, const 
   if (!shared) closeThreadItems(guarded);
   close();
   std::string tableName = name + "_table";
-  if (declaredTables_.insert(tableName).second)
-    constantTables_ += tableDeclaration(tableName, t, stage.gather[t.dim].index, name);
-  gatherTables_[name] = rows;
+  gathers_.declareTable(tableName, tableDeclaration(tableName, t, stage.gather[t.dim].index, name));
+  gathers_.keepRows(name, rows);
   return true;
 }
 
@@ -107,9 +106,9 @@ void KernelWriter::readThroughTable(StageCopy& c, const Node& node, const Array&
               "_table[" + g.index + "];";
   int bits = t.tapBits();
   std::string element =
-      source.name + "[" + rowOf(name, "row") + " + (" + name + "_entry >> " + std::to_string(bits) + ")]";
-  std::string inside = "(" + rowOf(name, "mask") + " >> (" + name + "_entry & " + std::to_string((1 << bits) - 1) +
-                       ")) & " + (t.wideMask() ? "1ull" : "1u");
+      source.name + "[" + gathers_.rowOf(name, "row") + " + (" + name + "_entry >> " + std::to_string(bits) + ")]";
+  std::string inside = "(" + gathers_.rowOf(name, "mask") + " >> (" + name + "_entry & " +
+                       std::to_string((1 << bits) - 1) + ")) & " + (t.wideMask() ? "1ull" : "1u");
   readElementAt(c, element, "", {inside}, typeOf(node.buffer), typeOf(source), rows.width);
   c.byItem = c.byItem || rows.items > 1;
 }

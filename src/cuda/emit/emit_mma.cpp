@@ -75,26 +75,7 @@ Access substituted(Access a, const std::map<std::string, Affine>& by) {
   return a;
 }
 
-std::string KernelWriter::mmaHelpers() const { return (usesMma_ ? kMmaHelpers : "") + wgmmaHelpers(); }
-
-std::string KernelWriter::mmaPrologue() {
-  std::string out;
-  // In warpgroup tiles an iteration of the block loops is 4 warps, 128 threads along x.
-  const int64_t unit = threadsPerTile();
-  std::string shift = unit == 128 ? "7" : "5";
-  if (usedCoordinates_.count("warp_x"))
-    out += "  const int warp_x = " + (plan_.block[0] > unit ? "threadIdx.x >> " + shift : std::string("0")) + ";\n";
-  if (usedCoordinates_.count("warp_y"))
-    out += "  const int warp_y = " + std::string(plan_.block[1] > 1 ? "threadIdx.y" : "0") + ";\n";
-  if (usedCoordinates_.count("warp_z"))
-    out += "  const int warp_z = " + std::string(plan_.block[2] > 1 ? "threadIdx.z" : "0") + ";\n";
-  out += "  const int mma_lane = threadIdx.x & 31;\n";
-  out += "  const int mma_g = mma_lane >> 2, mma_t = mma_lane & 3;  // a lane's group and place in it\n";
-  if (kernel_.warpGroupTiles()) out += "  const int mma_w = (threadIdx.x >> 5) & 3;  // the warp's place in its warpgroup\n";
-  if (kernel_.wgmmaRegisterA())
-    out += "  const int mma_wh = mma_w >> 1, mma_wl = mma_w & 1, mma_gh = mma_g >> 2, mma_gl = mma_g & 3;  // their bits\n";
-  return out;
-}
+std::string KernelWriter::mmaHelpers() const { return (uses_.mma() ? kMmaHelpers : "") + wgmmaHelpers(); }
 
 // A's rows, permuted (wgmmaRegisterA): row 16w + g + 8h of the instruction is row 32 (w / 2) +
 // 8 (w % 2) + 16 (g / 4) + g % 4 + 4h of the tile, so that a warp's loads of one register (4 k
@@ -128,7 +109,7 @@ void KernelWriter::declareFragments(const Array& buffer) {
   line("float " + buffer.name + "[" + std::to_string(buffer.extents[0] / rows) + "][" +
        std::to_string(buffer.extents[1] / 8) + "][4];  // a " + (rows == 16 ? "warp" : "warpgroup") +
        "'s accumulator fragments, 4 elements a lane" + (rows == 16 ? "" : " (its warp's 16 rows of each 64)"));
-  if (kernel_.wgmmaPromote() > 0) declarePartialSums(buffer);
+  if (kernel_.wgmmaPromote() > 0) wgmmaGroups_.declarePartialSums(buffer);
 }
 
 // The fragment of register buffer access `a` in the tile whose first element is (rowOrigin,
@@ -260,7 +241,6 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
            " bytes a store");
       openPairRow();
       line("float2 mma_pair;");
-      inMmaTile_ = true;
       for (int q = 0; q < 2; ++q) {
         open("{");
         line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " + 2 * mma_t + " +
@@ -270,7 +250,6 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
              exprText(*stmt.value, computeType(ScalarType::Float), inner, true) + ";");
         close();
       }
-      inMmaTile_ = false;
       line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " + 2 * mma_t;");
       if (stored == ScalarType::Float) line("*reinterpret_cast<float2*>(&" + accessText(stmt.target, inner) + ") = mma_pair;");
       else storePair(accessText(stmt.target, inner), "mma_pair.x", "mma_pair.y");
@@ -287,7 +266,6 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
   // An implicit GEMM's rows (or columns) derive the indices they collapse: n, oh, ow of a pixel.
   std::vector<size_t> derivedRows = declareDerived(iLoop), derivedCols = declareDerived(jLoop);
   if (!conds.empty()) open("if (" + joinConditions(conds) + ") {");
-  inMmaTile_ = true;
   if (target) {
     ScalarType targetType = typeOf(*target);
     std::string value = exprText(*stmt.value, computeType(targetType), inner, true);
@@ -297,7 +275,6 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
     else
       emitStore(stmt, stmt.target, *target, value, inner);
   }
-  inMmaTile_ = false;
   if (!conds.empty()) close();
   dropDerived(jLoop, derivedCols);
   dropDerived(iLoop, derivedRows);
@@ -463,7 +440,7 @@ bool KernelWriter::emitMmaWarpTile(const Node& itLoop, const Scope& scope) {
       stmt.value->args[0]->kind != Expr::Kind::Load || stmt.value->args[1]->kind != Expr::Kind::Load)
     return false;
   if (kernel_.warpGroupTiles()) return emitWgmmaTile(itLoop, scope), true;
-  usesMma_ = true;
+  uses_.useMma();
   coordinate("mma_lane");
   MmaTile tile{iLoop.index, jLoop.index, kLoop.index, &iLoop, &jLoop, &kLoop, 0};
   auto kTrips = scope.ranges.maxTripCount(kLoop);

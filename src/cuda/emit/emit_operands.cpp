@@ -21,8 +21,8 @@ std::shared_ptr<OperandRegisters> KernelWriter::openOperandRegisters(const Node&
   regs->counter = loop.lower.isConstant() ? loop.index : loop.index + "_u";  // as emitUnrolledLoop names it
   regs->first = loop.lower;
   for (const CollapsedLoop& c : loop.collapsed) regs->derived.push_back(c.index);
-  regs->declareAt = body_.size();
-  regs->indent = indent_;
+  regs->declareAt = text_.mark();
+  regs->indent = text_.indent();
   return regs;
 }
 
@@ -32,7 +32,7 @@ void KernelWriter::declareOperandRegisters(const OperandRegisters& regs) {
     text += std::string(2 * regs.indent, ' ') + b.type + " " + name + "_reg[2][" + std::to_string(b.places) + "];  // " +
             name + " as loop " + regs.loop + " reads it, an iteration ahead\n";
   for (const std::string& f : regs.fragments) text += std::string(2 * regs.indent, ' ') + f + "\n";
-  body_.insert(regs.declareAt, text);
+  text_.insert(regs.declareAt, text);
 }
 
 bool KernelWriter::readsOperandRegisters(const Access& a, const Scope& scope) const {
@@ -121,7 +121,7 @@ void KernelWriter::emitVectorReadAhead(const Node& loop, const std::vector<NodeP
         continue;
       }
       std::string vtype = cudaType(typeOf(scope.arrays.at(a.array))) + std::to_string(width);
-      std::string name = a.array + "_v" + std::to_string(temps_++);
+      std::string name = text_.temporary(a.array);
       line("const " + vtype + " " + name + " = *reinterpret_cast<const " + vtype + "*>(&" + accessText(first, scope) + ");");
       for (int v = 0; v < width; ++v) line(regs[v] + " = " + name + "." + "xyzw"[v] + ";");
     }

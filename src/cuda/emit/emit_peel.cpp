@@ -72,11 +72,11 @@ void KernelWriter::hoistShared(const Node& node, int copies) {
   if (!refusal_.empty()) return;
   if (node.kind == NodeKind::Alloc && node.buffer.space == MemorySpace::Shared) {
     std::vector<int64_t> extents = declaredExtents(node, copies, elementType_);
-    auto it = hoistedShared_.find(node.buffer.name);
-    if (it == hoistedShared_.end()) {
+    const std::vector<int64_t>* hoisted = shared_.hoisted(node.buffer.name);
+    if (!hoisted) {
       declareShared(node, copies);
-      hoistedShared_[node.buffer.name] = extents;
-    } else if (it->second != extents) {
+      shared_.hoist(node.buffer.name, extents);
+    } else if (*hoisted != extents) {
       return refuse("two shared buffers named `" + node.buffer.name + "` of different sizes in a peeled block");
     }
     return hoistShared(*node.body(), copies);  // a pipelined loop's buffers come one inside the other

@@ -15,12 +15,11 @@ namespace {
 constexpr const char* kArrivals = "split_arrivals";  // a tile's parts that have stored their sums
 constexpr const char* kFirstThread = "threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0";
 
-std::string slicesOf(const std::string& array) { return array + "_parts"; }
-
 }  // namespace
 
 bool KernelWriter::writesSplitSums(const Node& loop) const {
-  if (kernel_.workspaceSplit.empty() || splitPhase_ != SplitPhase::Atomic || blockLoopDepth_ > 0) return false;
+  if (kernel_.workspaceSplit.empty() || split_.phase() != SplitCombine::Phase::Atomic || position_.insideBlockLoop())
+    return false;
   bool atomic = false;
   forEachNode(loop, [&](const Node& n) { atomic = atomic || (n.kind == NodeKind::Assign && n.atomic); });
   return atomic;
@@ -36,9 +35,7 @@ void KernelWriter::emitWorkspaceCombine(const Node& loop, const Scope& scope) {
     return refuse("the parts of " + kernel_.workspaceSplit + " meet in a workspace only from threads' register tiles");
   auto addWorkspace = [&](const std::string& name, ScalarType type, int64_t elements) {
     if (kernel_.findParam(name)) return refuse("the workspace " + name + " has the name of an array of the nest");
-    for (const KernelWorkspace& w : workspaces_)
-      if (w.name == name) return;
-    workspaces_.push_back({name, type, elements});
+    split_.addWorkspace({name, type, elements});
   };
   const std::string parts = std::to_string(plan_.grid[2]);
   const std::string tile = "blockIdx.x + " + std::to_string(plan_.grid[0]) + " * blockIdx.y";
@@ -46,13 +43,13 @@ void KernelWriter::emitWorkspaceCombine(const Node& loop, const Scope& scope) {
   forEachNode(loop, [&](const Node& n) {
     if (n.kind != NodeKind::Assign || !n.atomic) return;
     if (const Array* a = findArray(n.target.array, scope))
-      addWorkspace(slicesOf(a->name), computeType(typeOf(*a)), plan_.grid[2] * a->elements());
+      addWorkspace(SplitCombine::slicesOf(a->name), computeType(typeOf(*a)), plan_.grid[2] * a->elements());
   });
 
   line("// " + kernel_.workspaceSplit + ": this part's sums into its slice of the workspace; the last of the " +
        parts + " parts of the tile to arrive adds the slices up");
   line("const int split_part = blockIdx.z;");
-  splitPhase_ = SplitPhase::Store;
+  split_.enter(SplitCombine::Phase::Store);
   emitBlockLoop(loop, scope);
   line("__threadfence();  // the slice visible to whichever part adds it up");
   line("__syncthreads();");
@@ -61,21 +58,21 @@ void KernelWriter::emitWorkspaceCombine(const Node& loop, const Scope& scope) {
        std::to_string(plan_.grid[2] - 1) + ";");
   line("__syncthreads();");
   open("if (split_last) {  // every other part's slice is in");
-  splitPhase_ = SplitPhase::Sum;
+  split_.enter(SplitCombine::Phase::Sum);
   emitBlockLoop(loop, scope);
   line(std::string("if (") + kFirstThread + ") " + kArrivals + "[" + tile + "] = 0;  // as the next launch expects it");
   close();
-  splitPhase_ = SplitPhase::Atomic;
+  split_.enter(SplitCombine::Phase::Atomic);
 }
 
 void KernelWriter::emitSplitSum(const Node& assign, const Array& array, const std::string& value, const Scope& scope) {
-  if (splitPhase_ == SplitPhase::Atomic)
+  if (split_.phase() == SplitCombine::Phase::Atomic)
     return refuse("`" + assign.target.str() + " += ...` adds up a part's sum outside the block's register tiles, "
                   "which a workspace combine needs");
-  std::string slices = slicesOf(array.name);
+  std::string slices = SplitCombine::slicesOf(array.name);
   std::string slice = std::to_string(array.elements());
   std::string offset = affineText(flatOffset(assign.target, array));
-  if (splitPhase_ == SplitPhase::Store) return line(slices + "[" + slice + " * split_part + " + offset + "] = " + value + ";");
+  if (split_.phase() == SplitCombine::Phase::Store) return line(slices + "[" + slice + " * split_part + " + offset + "] = " + value + ";");
   ScalarType sumType = computeType(typeOf(array));
   open("{");
   line(cudaType(sumType) + " split_sum = " + literal(0, sumType) + ";");
@@ -88,14 +85,6 @@ void KernelWriter::emitSplitSum(const Node& assign, const Array& array, const st
   store.accumulate = std::count(kernel_.zeroFirst.begin(), kernel_.zeroFirst.end(), array.name) == 0;
   line(storeText(store, accessText(assign.target, scope), typeOf(array), "split_sum"));
   close();
-}
-
-std::vector<std::string> KernelWriter::zeroedBeforeLaunch() const {
-  std::vector<std::string> zeroed;
-  for (const std::string& name : kernel_.zeroFirst)
-    if (std::none_of(workspaces_.begin(), workspaces_.end(), [&](const KernelWorkspace& w) { return w.name == slicesOf(name); }))
-      zeroed.push_back(name);
-  return zeroed;
 }
 
 }  // namespace cudaburg::emit_internal

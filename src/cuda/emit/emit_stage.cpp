@@ -412,9 +412,8 @@ void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
     StripTail tail{handOver, more, nextConds, loop.index, Affine::var(loop.index) + Affine(loop.step), {}, regs};
     for (const Node* b : parts.buffers) tail.nextSlots[b->buffer.name] = "stage_slot ^ 1";
     for (const auto& w : parts.work) {
-      if (prefetched) stripTail_ = &tail;
-      emit(part == Iterations::Whole ? *dropImpliedBounds(w, loop) : *w, body);
-      stripTail_ = nullptr;
+      position_.inStrip(prefetched ? &tail : nullptr,
+                        [&] { emit(part == Iterations::Whole ? *dropImpliedBounds(w, loop) : *w, body); });
     }
     if (!prefetched) handOver();
   });
@@ -425,7 +424,7 @@ void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
 void KernelWriter::readFirstStripAhead(const Node& loop, const Node& prefetched, const Scope& first,
                                        const std::shared_ptr<OperandRegisters>& regs) {
   open("{");
-  size_t mark = body_.size();
+  size_t mark = text_.mark();
   line("const " + index_ + " " + loop.index + " = " + affineText(loop.lower) + ";");
   emitReadAhead(prefetched, first, regs, "0", {{prefetched.index, prefetched.lower}});
   dropIfUnused(mark, loop.index);
@@ -445,7 +444,7 @@ const Node* KernelWriter::prefetchedWork(const Node& loop, const PipelineParts& 
 void KernelWriter::emitAsyncCopies(const StageCopy& c, const std::string& source) {
   if (!c.sameType) return refuse("an asynchronous copy cannot convert " + source + "'s elements to the buffer's type");
   bool guarded = openThreadItems(c);
-  if (c.pieceBytes < 4 && producerCopies_)  // its barriers count cp.async copies only
+  if (c.pieceBytes < 4 && position_.producerCopies())  // its barriers count cp.async copies only
     return refuse("a producer warpgroup fills the stages by cp.async alone: " + source + "'s rows of " +
                   "16-bit elements must come in pieces of at least 4 bytes");
   if (c.pieceBytes < 4) {
@@ -493,14 +492,14 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
       auto t = planTmaStage(*s, scopeAt("0", *trips));
       if (!t) return;
       tma.push_back(*t);
-      if (std::find(tensorMaps_.begin(), tensorMaps_.end(), t->map) == tensorMaps_.end()) tensorMaps_.push_back(t->map);
+      uses_.useTensorMap(t->map);
     }
     for (const Node* b : parts.buffers) declareShared(*b, bufferCopies(kernel_, loop.mapping, b->buffer.name));
     return emitProducerPipelinedLoop(loop, *trips, inner, [&](const std::string& slot) {
       emitTmaCopies(tma, "wgmma_full[" + slot + "]", scopeAt(slot, *trips));
     });
   }
-  usesAsyncCopies_ = true;
+  uses_.useAsyncCopies();
   // The stages of iteration `index + shift`, into the copy `slot`, where `iterations` of the
   // loop have such a later iteration.
   auto issue = [&](int64_t shift, const std::string& slot, int64_t iterations) {
@@ -568,16 +567,15 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
       if (!conds.empty()) close();
     }
     line("async_commit();");
-    if (kernel_.warpGroupTiles()) openWgmmaStrip();
+    if (kernel_.warpGroupTiles()) wgmmaGroups_.openStrip();
     StripTail tail{[&] { line(wait), line("__syncthreads();"); }, *trips > 1 && part != Iterations::Last,
                    laterConditions(loop, 1, body), loop.index, Affine::var(loop.index) + Affine(loop.step), {}, regs};
     for (const Node* b : parts.buffers) tail.nextSlots[b->buffer.name] = "(stage_slot + 1) % " + std::to_string(buffers);
     for (const auto& w : parts.work) {
-      if (prefetched) stripTail_ = &tail;
-      emit(part == Iterations::Whole ? *dropImpliedBounds(w, loop) : *w, body);
-      stripTail_ = nullptr;
+      position_.inStrip(prefetched ? &tail : nullptr,
+                        [&] { emit(part == Iterations::Whole ? *dropImpliedBounds(w, loop) : *w, body); });
     }
-    if (kernel_.warpGroupTiles()) closeWgmmaStrip();
+    if (kernel_.warpGroupTiles()) wgmmaGroups_.closeStrip();
   });
   if (regs) declareOperandRegisters(*regs);
   if (kernel_.warpGroupTiles()) line("wgmma_wait<0>();  // every wgmma done: the accumulators may be read");
@@ -650,19 +648,13 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
     open(header);
     line(slot);
     line("if (stage_round > 0) mbarrier_wait(&wgmma_empty[stage_slot], (stage_round - 1) & 1);  // emptied");
-    producerCopies_ = true;
-    issue("stage_slot");
-    producerCopies_ = false;
+    position_.asProducerCopies([&] { issue("stage_slot"); });
     line("async_arrive(&wgmma_full[stage_slot]);  // full[stage_slot] completes as they land");
     close();
     line("async_commit();");
     line("async_wait<0>();  // the last copies landed before the producer's threads end");
   }
-  --indent_;
-  declared_.pop_back();
-  line("} else {  // the warpgroups that multiply");
-  ++indent_;
-  declared_.emplace_back();
+  otherwise("the warpgroups that multiply");
   open(header);
   line(slot);
   if (split)
@@ -671,12 +663,12 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
     line("mbarrier_wait(&wgmma_full[stage_slot], stage_round & 1);  // this strip has landed");
   // The TMA writes through the async proxy, which wgmma reads through; cp.async's copies do not.
   if (!kernel_.wgmmaTma()) line("wgmma_proxy_fence();  // and is visible to wgmma's reads");
-  openWgmmaStrip();
-  inConsumers_ = true;
-  for (const auto& w : parts.work) emit(*w, body);
-  inConsumers_ = false;
-  closeWgmmaStrip();
-  promotePartialSums(it);
+  wgmmaGroups_.openStrip();
+  position_.asConsumers([&] {
+    for (const auto& w : parts.work) emit(*w, body);
+  });
+  wgmmaGroups_.closeStrip();
+  wgmmaGroups_.promotePartialSums(it);
   if (kernel_.wgmmaPending() == 0)
     line("mbarrier_arrive(&wgmma_empty[stage_slot]);  // done with this strip");
   else
@@ -687,7 +679,7 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
   if (persistent && kernel_.wgmmaPending() > 0)
     line("mbarrier_arrive(&wgmma_empty[(tile_turn * " + std::to_string(trips) + " + " + std::to_string(trips - 1) + ") % " +
          b + "]);  // done with the tile's last strip: the producer may fill it for the next tile");
-  promotePartialSums("");
+  wgmmaGroups_.promotePartialSums("");
   close();
 }
 
@@ -731,9 +723,7 @@ void KernelWriter::emitProducerSplit(const std::string& header, const std::strin
     close();
   } else {
     line(emptied);
-    producerCopies_ = true;
-    issue();
-    producerCopies_ = false;
+    position_.asProducerCopies(issue);
     line("async_arrive(&wgmma_full[stage_slot]);  // full[stage_slot] completes as they land");
   }
   line("++produced;");

@@ -88,7 +88,7 @@ std::optional<TmaStage> KernelWriter::planTmaStage(const Node& stage, const Scop
   t.map.strides = {pitch};
   t.map.box = {rowElements, rows};
   t.map.swizzleBytes = static_cast<int>(kWgmmaSwizzleBytes);
-  for (const TensorMapParam& m : tensorMaps_)
+  for (const TensorMapParam& m : uses_.tensorMaps())
     if (m.name == t.map.name && m != t.map)
       return refuse(what + ": another stage reads " + stage.source + " in other boxes (one tensor map an array)"),
              std::nullopt;

@@ -174,65 +174,11 @@ std::string KernelWriter::wgmmaHelpers() const {
   out += tmaHelpers();
   out += "// D += A * B on a warpgroup's fragments: A (64 x k, K-major) and B (k x N; N-major, or K-major for tf32)\n"
          "// by descriptor.\n";
-  for (const auto& [n, t, kMajorB] : wgmmaShapes_) out += instructionHelper(n, t, kMajorB);
-  if (!wgmmaRegisterShapes_.empty())
+  for (const auto& [n, t, kMajorB] : uses_.wgmmaShapes()) out += instructionHelper(n, t, kMajorB);
+  if (!uses_.wgmmaRegisterShapes().empty())
     out += "// The same with A (64 x k) from registers, four a lane, and B (k x N, K-major) by descriptor.\n";
-  for (const auto& [n, t] : wgmmaRegisterShapes_) out += registerHelper(n, t, kernel_.wgmmaPromote() > 0);
+  for (const auto& [n, t] : uses_.wgmmaRegisterShapes()) out += registerHelper(n, t, kernel_.wgmmaPromote() > 0);
   return out;
-}
-
-// With A from registers each k step is a group of its own, fenced after its fragments are loaded
-// (emitWgmmaRegisterTile): the strip adds only the wait for none in flight (wait 0).
-void KernelWriter::openWgmmaStrip() {
-  if (kernel_.wgmmaRegisterA()) return;
-  line("wgmma_fence();  // the accumulators are ready for this strip's wgmma");
-}
-
-void KernelWriter::closeWgmmaStrip() {
-  if (kernel_.wgmmaRegisterA()) {
-    if (kernel_.wgmmaPending() == 0) line("wgmma_wait<0>();  // all done");
-    return;
-  }
-  line("wgmma_commit();  // this strip's wgmma: one group");
-  line("wgmma_wait<" + std::to_string(kernel_.wgmmaPending()) + ">();  // " +
-       (kernel_.wgmmaPending() == 0 ? "all done" : "all but this strip's group done"));
-}
-
-void KernelWriter::declarePartialSums(const Array& buffer) {
-  const std::string name = buffer.name + "_partial";
-  line("float " + name + "[" + std::to_string(buffer.extents[0] / fragmentRows()) + "][" +
-       std::to_string(buffer.extents[1] / 8) + "][4] = {};  // the tensor cores' sums of the last strips");
-  line("int " + buffer.name + "_adding = 0;  // whether they hold products yet: else the next wgmma overwrites them");
-  partialSums_.push_back(buffer);
-}
-
-std::string KernelWriter::partialSumsOf(const std::string& fragment) const {
-  for (const Array& b : partialSums_)
-    if (fragment.compare(0, b.name.size() + 1, b.name + "[") == 0) return b.name + "_partial" + fragment.substr(b.name.size());
-  return fragment;
-}
-
-void KernelWriter::promotePartialSums(const std::string& iteration) {
-  if (kernel_.wgmmaPromote() == 0) return;
-  if (iteration.empty()) {
-    line("// the partial sums of the last strips, where they hold any");
-  } else {
-    const std::string every = std::to_string(kernel_.wgmmaPromote());
-    open(kernel_.wgmmaPromote() == 1 ? std::string("{  // the strip's sums into the accumulators")
-                                   : "if ((" + iteration + " + 1) % " + every + " == 0) {  // every " + every +
-                                         " strips, their sums into the accumulators");
-    line("wgmma_wait<0>();  // every wgmma done: the partial sums may be read");
-  }
-  for (const Array& b : partialSums_) {
-    const std::string elements = std::to_string(b.extents[0] / fragmentRows() * (b.extents[1] / 8) * 4);
-    open(iteration.empty() ? "if (" + b.name + "_adding) {" : std::string("{"));
-    line("#pragma unroll");
-    line("for (int t = 0; t < " + elements + "; ++t) (&" + b.name + "[0][0][0])[t] += (&" + b.name +
-         "_partial[0][0][0])[t];");
-    line(b.name + "_adding = 0;");
-    close();
-  }
-  if (!iteration.empty()) close();
 }
 
 std::string KernelWriter::wgmmaDescriptorText(const Access& a, bool kMajor, const std::map<std::string, Affine>& origin,
@@ -310,7 +256,7 @@ void KernelWriter::emitWgmmaTile(const Node& itLoop, const Scope& scope) {
                   ", N a multiple of 64 up to 256");
   // B is K-major where its buffer's rows run along N (tf32's always; a 16-bit one stored so).
   const bool kMajorB = t == ScalarType::TF32 || (b->subscripts.size() == 2 && b->subscripts[0].uses(nest->j->index));
-  wgmmaShapes_.insert({nTrips, t, kMajorB});
+  uses_.useWgmma(nTrips, t, kMajorB);
   const std::string name = instructionName(nTrips, t, kMajorB);
   line("// " + itLoop.index + ", " + jtLoop.index + ": the warpgroup's " + std::to_string(itTrips) + " x " +
        std::to_string(jtTrips) + " tiles of " + name + ", both operands read from shared memory");
@@ -365,7 +311,7 @@ void KernelWriter::emitWgmmaRegisterTile(const WgmmaTileNest& nest, const Scope&
                   " of k: wgmma with A from registers is m64nNk8 here, N a multiple of 8 up to 256");
   if (aArray->space != MemorySpace::Shared || a->subscripts.size() != 2 || !a->subscripts[0].uses(kLoop.index))
     return refuse("wgmma's A `" + a->str() + "` is loaded into registers from its stage, rows of " + kLoop.index);
-  wgmmaRegisterShapes_.insert({nTrips, t});
+  uses_.useWgmmaRegisterA(nTrips, t);
   coordinate("mma_lane");
   const std::string rows = std::to_string(itTrips), name = instructionName(nTrips, t) + "_rs";
   line("// " + itLoop.index + ", " + jtLoop.index + ": the warpgroup's " + rows + " x " + std::to_string(jtTrips) +
@@ -400,7 +346,7 @@ void KernelWriter::emitWgmmaRegisterTile(const WgmmaTileNest& nest, const Scope&
   // promotion overwriting them.
   const bool promoted = kernel_.wgmmaPromote() > 0;
   const std::string adding = promoted ? stmt.target.array + "_adding" : "";
-  const std::string into = promoted ? partialSumsOf(fragment) : fragment;
+  const std::string into = promoted ? wgmmaGroups_.partialSumsOf(fragment) : fragment;
   auto mode = [&](bool first) { return promoted ? ", " + (first ? adding : std::string("1")) : std::string(); };
   if (split) {  // the small terms first: A's low parts by B's high ones, A's high by B's low
     Scope low = both;

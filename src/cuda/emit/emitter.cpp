@@ -244,7 +244,7 @@ std::string KernelWriter::loadText(const Access& a, ScalarType want, const Scope
   ScalarType have = typeOf(*array);
   if (have == ScalarType::Half) text = "__half2float(" + text + ")";
   else if (have == ScalarType::BFloat16) text = "__bfloat162float(" + text + ")";
-  else if (have == ScalarType::TF32) text = "tf32_round(" + text + ")", usesTf32_ = true;
+  else if (have == ScalarType::TF32) text = "tf32_round(" + text + ")", uses_.useTf32Round();
   if (arithmeticType(have) != want) text = "static_cast<" + cudaType(want) + ">(" + text + ")";
   if (array->zeroPadded) {
     auto conds = outsideConditions(a, *array, scope);
@@ -336,7 +336,7 @@ void KernelWriter::emitLoop(const Node& loop, const Scope& scope) {
   if (loop.mapping == Mapping::Mma) return emitMmaElements(loop, scope);
   if (loop.mapping == Mapping::Unrolled && kernel_.warpTiles() && emitMmaWarpTile(loop, scope)) return;
   if (loop.mapping == Mapping::Unrolled && isPrefetched(loop.index) && !scope.readingAhead)
-    return emitPrefetchedLoop(loop, scope, std::exchange(stripTail_, nullptr));
+    return emitPrefetchedLoop(loop, scope, position_.takeStripTail());
   if (loop.mapping == Mapping::Unrolled) return emitUnrolledLoop(loop, scope, "");
   if (loop.mapping == Mapping::Vector) return emitVectorLoop(loop, scope);
   if (loop.mapping == Mapping::Pipelined) return emitPipelinedLoop(loop, scope);
@@ -362,16 +362,14 @@ void KernelWriter::emitBlockLoop(const Node& loop, const Scope& scope) {
   // In warp tiles (rule 7 of loop_tree.hpp) an iteration is a warp: 32 threads along x.
   std::string unit = kernel_.warpTiles() ? "warp_" : "thread_";
   int64_t units = plan_.block[axis] / (kernel_.warpTiles() && axis == 0 ? threadsPerTile() : 1);
-  if (inConsumers_ && axis == 1) --units;  // the producer warpgroup, the last along y, is elsewhere
+  if (position_.consumers() && axis == 1) --units;  // the producer warpgroup, the last along y, is elsewhere
   std::string note = kernel_.warpGroupTiles() ? ", a warpgroup an iteration" : kernel_.warpTiles() ? ", a warp an iteration" : "";
   open("{  // " + loop.index + ": block." + kAxis[axis] + note);
-  size_t mark = body_.size();
+  size_t mark = text_.mark();
   line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, coordinate(unit + kAxis[axis])) + ";");
   std::vector<size_t> derived = declareDerived(loop);
   bool guarded = openGuard(loop, loop.lower + Affine((units - 1) * loop.step), scope);
-  ++blockLoopDepth_;
-  emit(*loop.body(), inner);
-  --blockLoopDepth_;
+  position_.inBlockLoop([&] { emit(*loop.body(), inner); });
   if (guarded) close();
   close();
   dropDerived(loop, derived);
@@ -395,7 +393,7 @@ std::vector<std::string> KernelWriter::derivedDeclarations(const std::string& in
 std::vector<size_t> KernelWriter::declareDerived(const Node& loop) {
   std::vector<size_t> marks;
   for (const std::string& declaration : derivedDeclarations(loop.index, loop.collapsed)) {
-    marks.push_back(body_.size());
+    marks.push_back(text_.mark());
     line(declaration);
   }
   return marks;
@@ -456,7 +454,7 @@ void KernelWriter::emitUnrolledLoop(const Node& loop, const Scope& scope, const 
     for (const auto& [name, as] : scope.unrolledAs) lower = lower.substitute(name, as);
     inner.unrolledAs[loop.index] = lower + Affine::var(counter, loop.step);
     open("for (" + index_ + " " + counter + " = 0; " + counter + " < " + std::to_string(*trips) + "; ++" + counter + ") {");
-    mark = body_.size();
+    mark = text_.mark();
     line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, counter) + ";");
   }
   std::vector<size_t> derived = declareDerived(loop);
@@ -521,7 +519,7 @@ void KernelWriter::emitVectorLoop(const Node& loop, const Scope& scope) {
       if (!seen.insert(a.str()).second || !wideAccessOk(a, loop.index, loop.lower, width, scope)) continue;
       const Array& array = scope.arrays.at(a.array);
       std::string vtype = std::string(cudaType(typeOf(array))) + std::to_string(width);
-      std::string name = a.array + "_v" + std::to_string(temps_++);
+      std::string name = text_.temporary(a.array);
       line("const " + vtype + " " + name + " = *reinterpret_cast<const " + vtype + "*>(&" +
            accessText(substituteAccess(a, loop.index, loop.lower), scope) + ");");
       for (int v = 0; v < width; ++v)
@@ -545,7 +543,7 @@ void KernelWriter::emitVectorLoop(const Node& loop, const Scope& scope) {
     std::string where = "*reinterpret_cast<" + vtype + "*>(&" +
                         accessText(substituteAccess(stmt->target, loop.index, loop.lower), scope) + ")";
     if (stmt->accumulate) {
-      std::string name = stmt->target.array + "_v" + std::to_string(temps_++);
+      std::string name = text_.temporary(stmt->target.array);
       line(vtype + " " + name + " = " + where + ";");
       for (int v = 0; v < width; ++v) line(name + "." + "xyzw"[v] + " += " + values[v] + ";");
       line(where + " = " + name + ";");
@@ -562,9 +560,9 @@ void KernelWriter::emitAlloc(const Node& node, const Scope& scope) {
   const Array& buffer = node.buffer;
   Scope inner = scope;
   inner.arrays[buffer.name] = buffer;
-  bool clash = declared_.back().count(buffer.name) != 0;
+  bool clash = text_.declaredHere(buffer.name);
   if (clash) open("{");
-  declared_.back().insert(buffer.name);
+  text_.declare(buffer.name);
   if (buffer.space == MemorySpace::Register && kernel_.warpTiles()) {
     declareFragments(buffer);
   } else if (buffer.space == MemorySpace::Register) {
@@ -580,7 +578,7 @@ void KernelWriter::emitAlloc(const Node& node, const Scope& scope) {
 
 void KernelWriter::declareShared(const Node& alloc, int copies) {
   const Array& buffer = alloc.buffer;
-  if (hoistedShared_.count(buffer.name)) return;  // declared before the copies of a peeled block
+  if (shared_.hoisted(buffer.name)) return;  // declared before the copies of a peeled block
   std::vector<int64_t> extents = declaredExtents(alloc, copies, elementType_);
   std::string type = cudaType(typeOf(buffer));
   std::string dims, innerDims;
@@ -593,13 +591,13 @@ void KernelWriter::declareShared(const Node& alloc, int copies) {
   if (!plan_.dynamicShared) {
     line("__shared__ __align__(" + std::to_string(align) + ") " + type + " " + buffer.name + dims + ";");
   } else {
-    if (dynamicOffset_ % align != 0)
-      return refuse("shared buffer `" + buffer.name + "` would start at byte " + std::to_string(dynamicOffset_) +
+    if (shared_.next() % align != 0)
+      return refuse("shared buffer `" + buffer.name + "` would start at byte " + std::to_string(shared_.next()) +
                     ", not on a " + std::to_string(align) + "-byte boundary as wgmma reads it");
     std::string pointer = innerDims.empty() ? type + "* " + buffer.name : type + " (*" + buffer.name + ")" + innerDims;
     std::string cast = innerDims.empty() ? type + "*" : type + " (*)" + innerDims;
-    line(pointer + " = reinterpret_cast<" + cast + ">(shared_memory + " + std::to_string(dynamicOffset_) + ");");
-    dynamicOffset_ += declaredBytes(alloc, copies, elementType_);
+    const int64_t at = shared_.take(declaredBytes(alloc, copies, elementType_));
+    line(pointer + " = reinterpret_cast<" + cast + ">(shared_memory + " + std::to_string(at) + ");");
   }
 }
 
@@ -611,11 +609,9 @@ std::vector<std::string> KernelWriter::barrierDeclarations(int64_t buffers) {
             (split ? ", wgmma_ready[" + b + "]" : "") + ";"};
   std::vector<std::string> names = {"wgmma_full", "wgmma_empty"}, out;
   if (split) names.push_back("wgmma_ready");
-  for (const std::string& name : names) {
+  for (const std::string& name : names)
     out.push_back(std::string("unsigned long long* ") + name + " = reinterpret_cast<unsigned long long*>(shared_memory + " +
-                  std::to_string(dynamicOffset_) + ");");
-    dynamicOffset_ += 8 * buffers;
-  }
+                  std::to_string(shared_.take(8 * buffers)) + ");");
   return out;
 }
 
@@ -677,150 +673,20 @@ std::string KernelWriter::header() {
   if (plan_.persistentBlocks > 0)
     h << "; persistent: each block takes the " << plan_.grid[1] << " x " << plan_.grid[0] << " tiles in turn";
   h << "\n";
-  if (std::vector<std::string> zeroed = zeroedBeforeLaunch(); !zeroed.empty()) {
+  if (std::vector<std::string> zeroed = split_.zeroedBeforeLaunch(kernel_.zeroFirst); !zeroed.empty()) {
     h << "// Before the launch, set to zero:";
     for (const auto& z : zeroed) h << " " << z;
     h << "\n";
   }
-  if (!workspaces_.empty()) {
+  if (!split_.workspaces().empty()) {
     h << "// Workspace, zeroed once before the first launch (every launch leaves it so):";
-    for (const KernelWorkspace& w : workspaces_) h << " " << w.name << "[" << w.elements << "]";
+    for (const KernelWorkspace& w : split_.workspaces()) h << " " << w.name << "[" << w.elements << "]";
     h << "\n";
   }
-  if (usesHalf_) h << "#include <cuda_fp16.h>\n";
-  if (usesBfloat16_) h << "#include <cuda_bf16.h>\n";
-  if (usesTf32_)
-    h << "\n// A tf32 element as tensor cores read it: rounded to TF32 (10 bits of mantissa), ties away.\n"
-         "__device__ __forceinline__ float tf32_round(float x) {\n"
-         "  unsigned r;\n"
-         "  asm(\"cvt.rna.tf32.f32 %0, %1;\\n\" : \"=r\"(r) : \"f\"(x));\n"
-         "  return __uint_as_float(r);\n"
-         "}\n";
-  h << mmaHelpers() << constantTables_;
-  if (usesAsyncCopies_)
-    h << "\n// Asynchronous copies into shared memory (sm_80 and later); outside the source, zeros.\n"
-         "template <int Bytes>\n"
-         "__device__ __forceinline__ void async_copy(void* shared, const void* global, bool inside) {\n"
-         "  const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(shared));\n"
-         "  if (Bytes == 16)\n"
-         "    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\\n\" :: \"r\"(to), \"l\"(global), \"r\"(inside ? 16 : 0));\n"
-         "  else\n"
-         "    asm volatile(\"cp.async.ca.shared.global [%0], [%1], %2, %3;\\n\" :: \"r\"(to), \"l\"(global), \"n\"(Bytes),\n"
-         "                 \"r\"(inside ? Bytes : 0));\n"
-         "}\n"
-         "__device__ __forceinline__ void async_commit() { asm volatile(\"cp.async.commit_group;\\n\" ::); }\n"
-         "template <int Pending>\n"
-         "__device__ __forceinline__ void async_wait() { asm volatile(\"cp.async.wait_group %0;\\n\" :: \"n\"(Pending)); }\n";
+  h << uses_.typeHelpers();
+  h << mmaHelpers() << gathers_.tables();
+  h << uses_.asyncCopyHelpers();
   return h.str();
-}
-
-// Declarations of the thread and block coordinates the body uses.
-namespace {
-
-// `text`'s lines two spaces further in: a persistent block's body inside its loop over tiles.
-std::string indented(const std::string& text) {
-  std::string out;
-  size_t at = 0;
-  while (at < text.size()) {
-    size_t end = text.find('\n', at);
-    if (end == std::string::npos) end = text.size();
-    if (end > at) out += "  ";
-    out.append(text, at, end - at + 1);
-    at = end + 1;
-  }
-  return out;
-}
-
-}  // namespace
-
-std::string KernelWriter::prologue() {
-  std::string out;
-  // Only the coordinates the body still uses (declarations of unused indices were left out).
-  for (auto it = usedCoordinates_.begin(); it != usedCoordinates_.end();)
-    it = body_.uses(*it) ? std::next(it) : usedCoordinates_.erase(it);
-  bool bodyUsesZ = usedCoordinates_.count("thread_z") > 0;
-  if (usedCoordinates_.count("thread_rank"))
-    for (const char* a : kAxis) usedCoordinates_.insert(std::string("thread_") + a);
-  if (kernel_.laneRows > 0 && (usedCoordinates_.count("thread_x") || usedCoordinates_.count("thread_y"))) {
-    // Warps arranged laneRows x laneCols over the block's threads: the hardware's linear thread
-    // number, split into the warp (placed row-major over the block) and the lane within it.
-    std::string across = std::to_string(plan_.block[0] / kernel_.laneCols), cols = std::to_string(kernel_.laneCols);
-    out += "  const int thread_rank = threadIdx.x + " + std::to_string(plan_.block[0]) + " * threadIdx.y;\n";
-    out += "  const int thread_y = (thread_rank >> 5) / " + across + " * " + std::to_string(kernel_.laneRows) +
-           " + (thread_rank & 31) / " + cols + ";\n";
-    out += "  const int thread_x = (thread_rank >> 5) % " + across + " * " + cols + " + (thread_rank & 31) % " + cols + ";\n";
-    if (bodyUsesZ) out += "  const int thread_z = 0;\n";
-    usedCoordinates_.erase("thread_rank");  // declared here, not from thread_x and thread_y below
-  } else {
-    for (int a = 0; a < 3; ++a) {
-      std::string t = std::string("thread_") + kAxis[a];
-      if (usedCoordinates_.count(t))
-        out += "  const " + index_ + " " + t + " = " + (plan_.block[a] > 1 ? std::string("threadIdx.") + kAxis[a] : "0") + ";\n";
-    }
-  }
-  if (plan_.persistentBlocks == 0) out += blockCoordinates("");
-  if (usedCoordinates_.count("thread_rank"))
-    out += "  const int thread_rank = thread_x + " + std::to_string(plan_.block[0]) + " * (thread_y + " +
-           std::to_string(plan_.block[1]) + " * thread_z);\n";
-  if (kernel_.warpTiles()) out += mmaPrologue();
-  if (plan_.dynamicShared)
-    out += "  extern __shared__ __align__(" + std::to_string(kernel_.warpGroupTiles() ? kWgmmaAtomBytes : 16) +
-           ") unsigned char shared_memory[];\n";
-  if (plan_.persistentBlocks > 0) {
-    for (const std::string& l : beforeTiles_) out += "  " + l + "\n";
-    out += "  // persistent: the block takes tile after tile of the " + std::to_string(plan_.grid[1]) + " x " +
-           std::to_string(plan_.grid[0]) + " grid, its turns numbered from 0\n";
-    out += "  for (unsigned block_tile = blockIdx.x, tile_turn = 0; block_tile < " + std::to_string(plan_.tiles()) +
-           "u; block_tile += gridDim.x, ++tile_turn) {\n";
-    out += indented(blockCoordinates("block_tile"));
-  }
-  return out;
-}
-
-// The block's coordinates on the grid of tiles the body uses, from its linear number `linear`
-// (a persistent block's tile; "": blockIdx): rastered where asked, else as CUDA numbers blocks.
-std::string KernelWriter::blockCoordinates(const std::string& linear) const {
-  std::string out;
-  bool rastered = kernel_.rasterRows > 0 && !plan_.naive && plan_.grid[0] > 1 && plan_.grid[1] > 1 &&
-                  (usedCoordinates_.count("block_x") || usedCoordinates_.count("block_y"));
-  if (rastered) out += rasteredBlocks(linear);
-  for (int a = rastered ? 2 : 0; a < 3; ++a) {
-    std::string b = std::string("block_") + kAxis[a];
-    if (!usedCoordinates_.count(b)) continue;
-    std::string value = plan_.grid[a] > 1 ? std::string("blockIdx.") + kAxis[a] : "0";
-    if (plan_.persistentBlocks > 0 && plan_.grid[a] > 1)
-      value = a == 0 ? "block_tile % " + std::to_string(plan_.grid[0]) + "u" : "block_tile / " + std::to_string(plan_.grid[0]) + "u";
-    out += "  const " + index_ + " " + b + " = " + value + ";\n";
-  }
-  return out;
-}
-
-
-// Blocks rastered (Kernel::rasterRows): the hardware's linear block number over grid.x and
-// grid.y cut into groups of rasterRows block rows (the last group may have fewer), each group's
-// blocks taken column by column, so that the blocks resident at once cover a few rows and columns
-// of tiles and share what they read in L2. A permutation of the blocks: grid.z keeps its own.
-std::string KernelWriter::rasteredBlocks(const std::string& linear) const {
-  int64_t gridX = plan_.grid[0], gridY = plan_.grid[1], rows = std::min(kernel_.rasterRows, gridY);
-  // Unsigned: ptxas spilled a small kernel's registers over the same arithmetic in int.
-  bool wide = gridX * gridY > 4294967295LL;
-  std::string type = wide ? "unsigned long long" : "unsigned", u = wide ? "ull" : "u";
-  auto constant = [&](int64_t n) { return std::to_string(n) + u; };
-  std::string group = constant(rows * gridX), g = constant(rows);
-  std::string out = "  // blocks numbered " + std::to_string(rows) + " block rows at a time, column by column (rastered)\n";
-  out += "  const " + type + " block_linear = " + (linear.empty() ? "blockIdx.x + " + constant(gridX) + " * blockIdx.y" : linear) + ";\n";
-  out += "  const " + type + " block_group = block_linear / " + group + ";\n";
-  out += "  const " + type + " block_in_group = block_linear - block_group * " + group + ";\n";
-  std::string y = "block_in_group % " + g, x = "block_in_group / " + g;
-  if (gridY % rows != 0) {  // the last group's rows are fewer (constants: a division by a variable is a call)
-    std::string last = constant(gridY % rows);
-    out += "  const bool block_last_group = block_group == " + constant(gridY / rows) + ";\n";
-    y = "(block_last_group ? block_in_group % " + last + " : " + y + ")";
-    x = "(block_last_group ? block_in_group / " + last + " : " + x + ")";
-  }
-  out += "  const " + index_ + " block_y = block_group * " + g + " + " + y + ";\n";
-  out += "  const " + index_ + " block_x = " + x + ";\n";
-  return out;
 }
 
 bool isIdentifier(const std::string& s) {
@@ -852,8 +718,8 @@ EmitResult KernelWriter::write() {
     out.params.push_back(p.name);
   }
   emitGridLoops(0, scope);
-  for (const KernelWorkspace& w : workspaces_) params += ", " + cudaType(w.type) + "* __restrict__ " + w.name;
-  for (const TensorMapParam& m : tensorMaps_)  // by value, in the kernel's parameter space, as the TMA reads them
+  for (const KernelWorkspace& w : split_.workspaces()) params += ", " + cudaType(w.type) + "* __restrict__ " + w.name;
+  for (const TensorMapParam& m : uses_.tensorMaps())  // by value, in the kernel's parameter space, as the TMA reads them
     params += ", const __grid_constant__ " + std::string(kTensorMapType) + " " + m.name;
   if (kernel_.laneRows > 0) {
     if (plan_.block[2] > 1) refuse("warps arranged over block.y and block.x leave no room for block.z");
@@ -875,7 +741,7 @@ EmitResult KernelWriter::write() {
   src << header() << "\n"
       << "extern \"C\" __global__ void __launch_bounds__(" << bounds << ")\n"
       << out.entry << "(" << params << ") {\n"
-      << prologue() << (plan_.persistentBlocks > 0 ? indented(body_.str()) + "  }\n" : body_.str()) << "}\n";
+      << prologue_.text(text_, beforeTiles_) << (plan_.persistentBlocks > 0 ? indented(text_.str()) + "  }\n" : text_.str()) << "}\n";
   out.source = src.str();
   const std::array<int64_t, 3> grid = plan_.launched();
   for (int a = 0; a < 3; ++a) {
@@ -885,11 +751,11 @@ EmitResult KernelWriter::write() {
   out.sharedBytes = static_cast<size_t>(plan_.sharedBytes);
   out.dynamicSharedBytes = plan_.dynamicShared ? out.sharedBytes : 0;
   out.needsSharedMemoryAttribute = plan_.dynamicShared;
-  if (!wgmmaShapes_.empty() || !wgmmaRegisterShapes_.empty()) out.requiredArch = "sm_90a";  // wgmma: Hopper's architecture-specific features
+  out.requiredArch = uses_.requiredArch();
   out.recipe = options_.recipe;
-  out.zeroFirst = zeroedBeforeLaunch();
-  out.workspaces = workspaces_;
-  out.tensorMaps = tensorMaps_;
+  out.zeroFirst = split_.zeroedBeforeLaunch(kernel_.zeroFirst);
+  out.workspaces = split_.workspaces();
+  out.tensorMaps = uses_.tensorMaps();
   out.elementType = elementType_.value_or(ScalarType::Float);
   for (const Array& p : kernel_.params) {
     if (!elementType_ && (p.type == ScalarType::Half || p.type == ScalarType::Double)) out.elementType = p.type;

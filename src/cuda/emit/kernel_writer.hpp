@@ -1,7 +1,12 @@
 #pragma once
 // The writer behind the CUDA emitter (emitter.hpp), shared by the files that make it up:
-// emitter.cpp (expressions, loops and the kernel around them) and emit_stage.cpp (the copies
-// into shared memory and the pipelined loops). Not part of the emitter's interface.
+// emitter.cpp (expressions, loops and the kernel around them), emit_stage.cpp (the copies into
+// shared memory and the pipelined loops) and the emit_*.cpp of each idiom. What it keeps while it
+// writes lies in small classes, one a concern, each the only one to change its state: the body's
+// text (ScopedText), what the kernel uses (KernelUses), its prologue's coordinates
+// (KernelPrologue), where the writer is (WritePosition), the gathers' counters and tables
+// (GatherState), the shared memory's layout (SharedLayout), a strip's wgmma groups and partial
+// sums (WgmmaGroups) and the split's combine (SplitCombine). Not part of the emitter's interface.
 #include <functional>
 #include <map>
 #include <memory>
@@ -11,12 +16,18 @@
 #include <tuple>
 #include <vector>
 
-#include "src/cuda/emit/body_text.hpp"
 #include "src/cuda/emit/emit_launch.hpp"
 #include "src/cuda/emit/emit_ranges.hpp"
 #include "src/cuda/emit/emitter.hpp"
+#include "src/cuda/emit/gather_state.hpp"
 #include "src/cuda/emit/index_type.hpp"
-#include "src/loop/gather_table.hpp"
+#include "src/cuda/emit/kernel_prologue.hpp"
+#include "src/cuda/emit/kernel_uses.hpp"
+#include "src/cuda/emit/scoped_text.hpp"
+#include "src/cuda/emit/shared_layout.hpp"
+#include "src/cuda/emit/split_combine.hpp"
+#include "src/cuda/emit/wgmma_groups.hpp"
+#include "src/cuda/emit/write_position.hpp"
 #include "src/loop/pipeline.hpp"
 #include "src/loop/scalar_types.hpp"
 
@@ -121,7 +132,7 @@ struct StageCopy {
   std::vector<std::string> pieces;
   int pieceBytes = 0;
   bool sameType = true;  // copied as bytes: no conversion on the way
-  // The buffer whose gather counters (gatherCounters_) the copy reads its reduction-side indices
+  // The buffer whose gather counters (GatherState) the copy reads its reduction-side indices
   // from, by the thread's item (`stage_r`), and advances after it; "" when it derives them.
   std::string counters;
   // Per buffer dimension: whether a thread's items all lie at the same place along it.
@@ -129,29 +140,6 @@ struct StageCopy {
   // Whether each item reads what its thread keeps for it (counters, a table's row): the copy goes
   // by the items' numbers (`stage_r`).
   bool byItem = false;
-};
-
-// The indices a gather derives from its collapsed dimension that the strip loop around it moves
-// (a convolution's c, r, s under c*r*s), kept by each thread for each of its items across the
-// strips and advanced by the strip's length with carries, instead of divided out of the
-// collapsed index each strip.
-constexpr int64_t kMaxCounterRegisters = 12;  // a thread's, for one gather whose items each count
-struct GatherCounters {
-  size_t dim = 0;                     // the gather dimension
-  std::vector<CollapsedLoop> digits;  // what it collapses
-  int64_t advance = 0;                // how far its index moves a strip
-  int64_t items = 0;                  // a thread's items: 1 where they share the place along `dim`
-  int width = 1;                      // elements an item: every copy of the buffer takes this many
-};
-
-// A gather whose offsets along one dimension come from a table (Node::tableDim,
-// src/loop/gather_table.hpp): the table, in constant memory, and each thread's rows (the offset
-// of the rest of the subscripts and the mask of the taps inside the source), set before the strip
-// loop for each of its items, or once where they share their row.
-struct GatherRows {
-  GatherTable table;
-  int64_t items = 1;  // a thread's rows: 1 where its items share theirs
-  int width = 1;      // elements an item: every copy of the buffer takes this many
 };
 
 // `a` with the indices of `by` replaced by their values.
@@ -175,40 +163,18 @@ class KernelWriter {
   EmitResult write();
 
  private:
-  // Output.
-  void line(const std::string& text) { body_.add(text.empty() ? text : std::string(2 * indent_, ' ') + text); }
-  // Leaves out the declaration line written at `mark` when nothing written after it uses `name`
-  // (an index whose loop body reads only its unrolled counter, say): no unused variables.
-  void dropIfUnused(size_t mark, const std::string& name) { body_.dropIfUnused(mark, name); }
-  void open(const std::string& text) {
-    line(text);
-    ++indent_;
-    declared_.emplace_back();
-  }
-  void close() {
-    --indent_;
-    declared_.pop_back();
-    line("}");
-  }
-  // `} else {` between the two branches of an `if` that open() began; `comment` says what the
-  // second one is for.
-  void otherwise(const std::string& comment) {
-    --indent_;
-    declared_.pop_back();
-    line("} else {" + (comment.empty() ? "" : "  // " + comment));
-    ++indent_;
-    declared_.emplace_back();
-  }
+  // Output, into the body's text.
+  void line(const std::string& text) { text_.line(text); }
+  void dropIfUnused(size_t mark, const std::string& name) { text_.dropIfUnused(mark, name); }
+  void open(const std::string& text) { text_.open(text); }
+  void close() { text_.close(); }
+  void otherwise(const std::string& comment) { text_.otherwise(comment); }
   void refuse(const std::string& why) {
     if (refusal_.empty()) refusal_ = why;
   }
 
   ScalarType typeOf(const Array& a) const { return emittedType(a, elementType_); }
-  std::string cudaType(ScalarType t) {
-    if (t == ScalarType::Half) usesHalf_ = true;
-    if (t == ScalarType::BFloat16) usesBfloat16_ = true;
-    return cudaTypeName(t);
-  }
+  std::string cudaType(ScalarType t) { return uses_.cudaType(t); }
   // The type statements into an array of type `t` compute in: float for half, bfloat16 and tf32.
   static ScalarType computeType(ScalarType t) { return arithmeticType(t); }
   // `value`, a float expression, converted to a half or bfloat16 element (unchanged otherwise).
@@ -305,25 +271,15 @@ class KernelWriter {
   bool declareGatherRows(const Node& loop, const Node& stage, const Scope& scope);
   // A copy of a gather through its table: its items' places and elements (emit_gather_table.cpp).
   void readThroughTable(StageCopy& c, const Node& node, const Array& source, const GatherRows& rows, Scope& inner);
-  std::string rowOf(const std::string& buffer, const char* what) const {
-    return buffer + "_" + what + (gatherTables_.at(buffer).items == 1 ? "" : "[stage_r]");
-  }
-  std::string counterName(const std::string& buffer, const CollapsedLoop& digit) const {
-    return buffer + "_at_" + digit.index;
-  }
-  // The counter of the item `stage_r` (one for all a thread's items, where they share it).
-  std::string counterOf(const std::string& buffer, const CollapsedLoop& digit) const {
-    return counterName(buffer, digit) + (gatherCounters_.at(buffer).items == 1 ? "" : "[stage_r]");
-  }
   // After a copy that read counters: moves them on to the next strip.
   void advanceGatherCounters(const StageCopy& c);
   void emitStageRegisters(const StageCopy& c, const std::string& regs, bool load);
   // The threads that share a stage's asynchronous copies: the block's, or its producer warpgroup's
   // while the producer's part of a pipelined loop is written.
   // A copying thread's rank among copyThreads(): the name, and the name once marked used.
-  std::string copyRankName() const { return producerCopies_ ? "producer_rank" : "thread_rank"; }
-  std::string copyRank() { return producerCopies_ ? copyRankName() : coordinate(copyRankName()); }
-  int64_t copyThreads() const { return producerCopies_ ? 128 : plan_.threads(); }
+  std::string copyRankName() const { return position_.producerCopies() ? "producer_rank" : "thread_rank"; }
+  std::string copyRank() { return position_.producerCopies() ? copyRankName() : coordinate(copyRankName()); }
+  int64_t copyThreads() const { return position_.producerCopies() ? 128 : plan_.threads(); }
   // The loop over the items a thread takes of a stage, with their places declared (guarded
   // where the threads outnumber the last round's items: says if it is); closeThreadItems ends it.
   int64_t itemsPerThread(const StageCopy& c) const;
@@ -341,7 +297,6 @@ class KernelWriter {
 
   // Tensor cores (emit_mma.cpp): warp tiles of a kernel the mma step made.
   std::string mmaHelpers() const;
-  std::string mmaPrologue();
   void declareFragments(const Array& buffer);
   std::string fragmentText(const Access& a, const std::string& i, const Affine& rowOrigin, const std::string& j,
                            const Affine& colOrigin, const Scope& scope);
@@ -383,16 +338,6 @@ class KernelWriter {
   // along N, in slabs).
   std::string wgmmaDescriptorText(const Access& a, bool kMajor, const std::map<std::string, Affine>& origin,
                                   const Scope& scope);
-  // In a pipelined loop around wgmma: the lines before and after an iteration's work.
-  void openWgmmaStrip();
-  void closeWgmmaStrip();
-  // With Kernel::wgmmaPromote: the partial sums' fragments of register buffer `buffer` declared
-  // beside its own; their name in a fragment's text; after the strip of iteration `iteration`
-  // (every wgmmaPromote strips), or after the loop (`iteration` empty, where they hold products),
-  // the partial sums added into the accumulators once every wgmma is done.
-  void declarePartialSums(const Array& buffer);
-  std::string partialSumsOf(const std::string& fragment) const;
-  void promotePartialSums(const std::string& iteration);
   // An asynchronously pipelined loop whose stages a producer warpgroup fills while the others
   // multiply (Kernel::wgmmaProducer; emit_stage.cpp). `issue` writes the copies of the current
   // iteration's strip into the buffers' copy `slot`.
@@ -407,8 +352,8 @@ class KernelWriter {
   std::string lowPartsSlot(const std::string& slot) const {
     return "(" + slot + ") + " + std::to_string(kernel_.asyncStages);
   }
-  // The declarations of the full and empty barriers of `buffers` copies (wgmma_full, wgmma_empty),
-  // and with Kernel::wgmmaSplitBuffer the ready ones (wgmma_ready), in shared memory.
+  // The full and empty barriers of `buffers` copies (wgmma_full, wgmma_empty), and with
+  // Kernel::wgmmaSplitBuffer the ready ones (wgmma_ready), in shared memory.
   std::vector<std::string> barrierDeclarations(int64_t buffers);
   // The Tensor Memory Accelerator (emit_tma.cpp): its helpers; how a stage's buffer is filled by
   // it, or nothing (and a refusal) where it cannot be; the copies of `stages` into the copy of
@@ -445,8 +390,6 @@ class KernelWriter {
   void emitWorkspaceCombine(const Node& loop, const Scope& scope);
   // An atomic accumulation of the split, of `value` into `array`, as the combine's phase writes it.
   void emitSplitSum(const Node& assign, const Array& array, const std::string& value, const Scope& scope);
-  // The outputs the launch must zero: Kernel::zeroFirst but those the combine writes whole.
-  std::vector<std::string> zeroedBeforeLaunch() const;
 
   // Expressions.
   std::string accessText(const Access& a, const Scope& scope);
@@ -466,54 +409,25 @@ class KernelWriter {
   bool wideAccessOk(const Access& a, const std::string& index, const Affine& lower, int width, const Scope& scope);
 
   std::string header();
-  std::string prologue();
-  std::string blockCoordinates(const std::string& linear) const;
-  std::string rasteredBlocks(const std::string& linear) const;  // block_y and block_x of a rastered grid (Kernel::rasterRows)
   // The name of a thread or block coordinate, which the prologue then declares.
-  std::string coordinate(const std::string& name) {
-    usedCoordinates_.insert(name);
-    return name;
-  }
+  std::string coordinate(const std::string& name) { return prologue_.coordinate(name); }
 
   const Kernel& kernel_;
   const LaunchPlan& plan_;
   const EmitOptions& options_;
   std::optional<ScalarType> elementType_;
   std::string index_;  // the type of indices and coordinates: "int", or "long long" where bounds need it
-  BodyText body_;
-  int indent_ = 1;
-  std::vector<std::set<std::string>> declared_{{}};
+  ScopedText text_;
   std::string refusal_;
-  bool usesHalf_ = false;
-  bool usesBfloat16_ = false;
-  bool usesTf32_ = false;  // reads of tf32 arrays, rounded by tf32_round()
-  bool usesMma_ = false;   // mma.sync and ldmatrix helpers
-  // The N, operand type and whether B is K-major of each wgmma used (16-bit B N-major unless it is).
-  std::set<std::tuple<int64_t, ScalarType, bool>> wgmmaShapes_;
-  std::set<std::pair<int64_t, ScalarType>> wgmmaRegisterShapes_;  // the same of those with A from registers
-  std::vector<Array> partialSums_;  // the register buffers whose partial sums are promoted (Kernel::wgmmaPromote)
-  bool producerCopies_ = false;  // the producer warpgroup's copies are being written
-  std::vector<TensorMapParam> tensorMaps_;  // the kernel's tensor-map parameters, after its arrays
-  bool inConsumers_ = false;     // the part of a pipelined loop only the warpgroups that multiply run
-  bool inMmaTile_ = false;
-  bool usesAsyncCopies_ = false;
-  std::map<std::string, GatherCounters> gatherCounters_;  // by buffer
-  std::map<std::string, GatherRows> gatherTables_;        // by buffer, inside their strip loops
-  std::string constantTables_;                            // declarations of the tables, for the header
-  std::set<std::string> declaredTables_;
-  int64_t dynamicOffset_ = 0;
+  KernelUses uses_;
+  KernelPrologue prologue_{kernel_, plan_, index_};
+  WritePosition position_;
+  GatherState gathers_;
+  SharedLayout shared_;
+  WgmmaGroups wgmmaGroups_{kernel_, text_};  // a strip's wgmma and their partial sums
+  SplitCombine split_;
   // A persistent kernel's lines before its loop over tiles: the pipeline's barriers, set up once.
   std::vector<std::string> beforeTiles_;
-  int temps_ = 0;
-  std::set<std::string> usedCoordinates_;
-  std::map<std::string, std::vector<int64_t>> hoistedShared_;  // declared before a peeled block's copies
-  const StripTail* stripTail_ = nullptr;  // the pipelined strip around the work being written
-  int blockLoopDepth_ = 0;                 // block-mapped loops around what is being written
-  // What the split's atomic accumulations write (Kernel::workspaceSplit): the atomic add, this
-  // part's sums into the workspace, or the sum of all parts into the outputs.
-  enum class SplitPhase { Atomic, Store, Sum };
-  SplitPhase splitPhase_ = SplitPhase::Atomic;
-  std::vector<KernelWorkspace> workspaces_;  // the kernel's parameters after its arrays
 };
 
 // In a whole iteration of `peeled` (index + step within each of its upper bounds), a loop below

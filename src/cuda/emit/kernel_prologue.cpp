@@ -1,0 +1,141 @@
+#include "src/cuda/emit/kernel_prologue.hpp"
+
+#include <algorithm>
+#include <iterator>
+
+#include "src/cuda/emit/wgmma_descriptor.hpp"
+
+namespace cudaburg::emit_internal {
+namespace {
+
+const char* kAxis[3] = {"x", "y", "z"};
+
+}  // namespace
+
+std::string indented(const std::string& text) {
+  std::string out;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    if (end > at) out += "  ";
+    out.append(text, at, end - at + 1);
+    at = end + 1;
+  }
+  return out;
+}
+
+std::string KernelPrologue::text(const ScopedText& body, const std::vector<std::string>& beforeTiles) {
+  std::string out;
+  // Only the coordinates the body still uses (declarations of unused indices were left out).
+  for (auto it = used_.begin(); it != used_.end();) it = body.uses(*it) ? std::next(it) : used_.erase(it);
+  bool bodyUsesZ = used_.count("thread_z") > 0;
+  if (used_.count("thread_rank"))
+    for (const char* a : kAxis) used_.insert(std::string("thread_") + a);
+  if (kernel_.laneRows > 0 && (used_.count("thread_x") || used_.count("thread_y"))) {
+    // Warps arranged laneRows x laneCols over the block's threads: the hardware's linear thread
+    // number, split into the warp (placed row-major over the block) and the lane within it.
+    std::string across = std::to_string(plan_.block[0] / kernel_.laneCols), cols = std::to_string(kernel_.laneCols);
+    out += "  const int thread_rank = threadIdx.x + " + std::to_string(plan_.block[0]) + " * threadIdx.y;\n";
+    out += "  const int thread_y = (thread_rank >> 5) / " + across + " * " + std::to_string(kernel_.laneRows) +
+           " + (thread_rank & 31) / " + cols + ";\n";
+    out += "  const int thread_x = (thread_rank >> 5) % " + across + " * " + cols + " + (thread_rank & 31) % " + cols +
+           ";\n";
+    if (bodyUsesZ) out += "  const int thread_z = 0;\n";
+    used_.erase("thread_rank");  // declared here, not from thread_x and thread_y below
+  } else {
+    for (int a = 0; a < 3; ++a) {
+      std::string t = std::string("thread_") + kAxis[a];
+      if (used_.count(t))
+        out += "  const " + index_ + " " + t + " = " +
+               (plan_.block[a] > 1 ? std::string("threadIdx.") + kAxis[a] : "0") + ";\n";
+    }
+  }
+  const bool persistent = plan_.persistentBlocks > 0;
+  if (!persistent) out += blockCoordinates("");
+  if (used_.count("thread_rank"))
+    out += "  const int thread_rank = thread_x + " + std::to_string(plan_.block[0]) + " * (thread_y + " +
+           std::to_string(plan_.block[1]) + " * thread_z);\n";
+  if (kernel_.warpTiles()) out += laneCoordinates();
+  if (plan_.dynamicShared)
+    out += "  extern __shared__ __align__(" + std::to_string(kernel_.warpGroupTiles() ? kWgmmaAtomBytes : 16) +
+           ") unsigned char shared_memory[];\n";
+  if (persistent) {
+    for (const std::string& l : beforeTiles) out += "  " + l + "\n";
+    out += "  // persistent: the block takes tile after tile of the " + std::to_string(plan_.grid[1]) + " x " +
+           std::to_string(plan_.grid[0]) + " grid, its turns numbered from 0\n";
+    out += "  for (unsigned block_tile = blockIdx.x, tile_turn = 0; block_tile < " + std::to_string(plan_.tiles()) +
+           "u; block_tile += gridDim.x, ++tile_turn) {\n";
+    out += indented(blockCoordinates("block_tile"));
+  }
+  return out;
+}
+
+std::string KernelPrologue::blockCoordinates(const std::string& linear) const {
+  std::string out;
+  bool rastered = kernel_.rasterRows > 0 && !plan_.naive && plan_.grid[0] > 1 && plan_.grid[1] > 1 &&
+                  (used_.count("block_x") || used_.count("block_y"));
+  if (rastered) out += rasteredBlocks(linear);
+  for (int a = rastered ? 2 : 0; a < 3; ++a) {
+    std::string b = std::string("block_") + kAxis[a];
+    if (!used_.count(b)) continue;
+    std::string value = plan_.grid[a] > 1 ? std::string("blockIdx.") + kAxis[a] : "0";
+    if (!linear.empty() && plan_.grid[a] > 1)  // a persistent block's tile, row by row
+      value = "block_tile " + std::string(a == 0 ? "% " : "/ ") + std::to_string(plan_.grid[0]) + "u";
+    out += "  const " + index_ + " " + b + " = " + value + ";\n";
+  }
+  return out;
+}
+
+// Blocks rastered (Kernel::rasterRows): the hardware's linear block number over grid.x and
+// grid.y cut into groups of rasterRows block rows (the last group may have fewer), each group's
+// blocks taken column by column, so that the blocks resident at once cover a few rows and columns
+// of tiles and share what they read in L2. A permutation of the blocks: grid.z keeps its own.
+std::string KernelPrologue::rasteredBlocks(const std::string& linear) const {
+  int64_t gridX = plan_.grid[0], gridY = plan_.grid[1], rows = std::min(kernel_.rasterRows, gridY);
+  // Unsigned: ptxas spilled a small kernel's registers over the same arithmetic in int.
+  bool wide = gridX * gridY > 4294967295LL;
+  std::string type = wide ? "unsigned long long" : "unsigned", u = wide ? "ull" : "u";
+  auto constant = [&](int64_t n) { return std::to_string(n) + u; };
+  std::string group = constant(rows * gridX), g = constant(rows);
+  std::string out =
+      "  // blocks numbered " + std::to_string(rows) + " block rows at a time, column by column (rastered)\n";
+  out += "  const " + type + " block_linear = " +
+         (linear.empty() ? "blockIdx.x + " + constant(gridX) + " * blockIdx.y" : linear) + ";\n";
+  out += "  const " + type + " block_group = block_linear / " + group + ";\n";
+  out += "  const " + type + " block_in_group = block_linear - block_group * " + group + ";\n";
+  std::string y = "block_in_group % " + g, x = "block_in_group / " + g;
+  if (gridY % rows != 0) {  // the last group's rows are fewer (constants: a division by a variable is a call)
+    std::string last = constant(gridY % rows);
+    out += "  const bool block_last_group = block_group == " + constant(gridY / rows) + ";\n";
+    y = "(block_last_group ? block_in_group % " + last + " : " + y + ")";
+    x = "(block_last_group ? block_in_group / " + last + " : " + x + ")";
+  }
+  out += "  const " + index_ + " block_y = block_group * " + g + " + " + y + ";\n";
+  out += "  const " + index_ + " block_x = " + x + ";\n";
+  return out;
+}
+
+std::string KernelPrologue::laneCoordinates() const {
+  std::string out;
+  // In warpgroup tiles an iteration of the block loops is 4 warps, 128 threads along x.
+  const int64_t unit = kernel_.warpGroupTiles() ? 128 : 32;
+  std::string shift = unit == 128 ? "7" : "5";
+  if (used_.count("warp_x"))
+    out += "  const int warp_x = " + (plan_.block[0] > unit ? "threadIdx.x >> " + shift : std::string("0")) + ";\n";
+  if (used_.count("warp_y"))
+    out += "  const int warp_y = " + std::string(plan_.block[1] > 1 ? "threadIdx.y" : "0") + ";\n";
+  if (used_.count("warp_z"))
+    out += "  const int warp_z = " + std::string(plan_.block[2] > 1 ? "threadIdx.z" : "0") + ";\n";
+  out += "  const int mma_lane = threadIdx.x & 31;\n";
+  out += "  const int mma_g = mma_lane >> 2, mma_t = mma_lane & 3;  // a lane's group and place in it\n";
+  if (kernel_.warpGroupTiles())
+    out += "  const int mma_w = (threadIdx.x >> 5) & 3;  // the warp's place in its warpgroup\n";
+  if (kernel_.wgmmaRegisterA())
+    out +=
+        "  const int mma_wh = mma_w >> 1, mma_wl = mma_w & 1, mma_gh = mma_g >> 2, mma_gl = mma_g & 3;  // their "
+        "bits\n";
+  return out;
+}
+
+}  // namespace cudaburg::emit_internal
