@@ -112,10 +112,11 @@ int main(int argc, char** argv) {
     }
   }
   std::vector<cudaburg::testing::SearchProblem> problems;
+  std::set<std::string> unknown = named;
   for (auto& p : cudaburg::testing::shippedProblems())
-    if (named.empty() || named.erase(p.name)) problems.push_back(std::move(p));
-  if (!named.empty()) {
-    std::fprintf(stderr, "loops_labeling: no problem '%s' in tests/data/problems.txt\n", named.begin()->c_str());
+    if (named.empty() || unknown.erase(p.name)) problems.push_back(std::move(p));
+  if (!unknown.empty()) {
+    std::fprintf(stderr, "loops_labeling: no problem '%s' in tests/data/problems.txt\n", unknown.begin()->c_str());
     return 2;
   }
   std::printf("K %d, CPU seconds, the least of %d runs\n", LoopsMatcher::kBest, runs);
