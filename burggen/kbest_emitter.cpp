@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <queue>
 #include <set>
@@ -53,6 +54,13 @@ class KBestWriter {
   bool typed(int nt) const { return !nonterminal(nt).resultType.empty(); }
   bool labeled(int nt) const { return !nonterminal(nt).labelType.empty(); }
   std::string labelType(int nt) const { return nonterminal(nt).labelType; }
+  // The members holding the label values of nonterminal nt's type while its candidates wait in
+  // the heap: the one a rule evaluated last, and those of the candidates offered.
+  std::string evaluatedValue(int nt) const { return "evaluated" + std::to_string(typeIndex(labelType(nt))) + "_"; }
+  std::string waitingValues(int nt) const { return "waiting" + std::to_string(typeIndex(labelType(nt))) + "_"; }
+  int typeIndex(const std::string& type) const {
+    return static_cast<int>(std::distance(labelTypes_.begin(), labelTypes_.find(type)));
+  }
   std::string ruleComment(const RuleFacts& r) const {
     return "rule " + std::to_string(r.rule->number) + ": " + r.text;
   }
@@ -78,6 +86,7 @@ class KBestWriter {
   void writeRuleKids(std::ostream& o) const;
   void writeBindingText(std::ostream& o) const;
   void writeValues(std::ostream& o) const;
+  void writeWaitingValues(std::ostream& o) const;
   void writeReducer(std::ostream& o) const;
   void writeActions(std::ostream& o) const;
   // Locals for a rule's parameters, decoded from a binding index: index i<k> and const ref name.
@@ -316,11 +325,14 @@ void KBestWriter::writeDeclarations(std::ostream& o) const {
     << "  void offerSuccessors(NodePtr node, State* s, const Candidate& c);\n"
     << "  bool passesThrough(const State* s, int nt, int rank, int target) const;\n"
     << "  int prepareDomains(int rule, NodePtr node, State* s);\n"
-    << "  Cost evaluate(int rule, NodePtr node, State* s, int binding, const int* ranks, bool keep);\n";
+    << "  Cost evaluate(int rule, NodePtr node, State* s, int binding, const int* ranks);\n"
+    << "  int waitValue(int nt);\n"
+    << "  void keepValue(State* s, int nt, int value);\n"
+    << "  void forgetWaitingValues();\n";
   for (const RuleFacts& r : facts_.rules) {
     if (hasDomains(r)) o << "  int domains" << num(r) << "(NodePtr node, State* s);\n";
     if (traits_[r.index - 1].needsEvaluator)
-      o << "  Cost evaluate" << num(r) << "(NodePtr node, State* s, int binding, const int* ranks, bool keep);\n";
+      o << "  Cost evaluate" << num(r) << "(NodePtr node, State* s, int binding, const int* ranks);\n";
   }
   for (const RuleFacts& r : facts_.rules)
     if (r.rule->action) o << "  " << actionSignature(r, false) << ";\n";
@@ -336,11 +348,20 @@ void KBestWriter::writeDeclarations(std::ostream& o) const {
     << "  size_t used_ = 0;  // states taken by this labeling\n"
     << "  int nextId_ = 0;\n"
     << "  std::vector<Candidate> heap_;  // the node's candidates, the next to take at the front\n"
-    << "  std::vector<int> pending_;     // the candidates' kid ranks; Candidate::ranks indexes here\n"
-    << "};\n\n";
+    << "  std::vector<int> pending_;     // the candidates' kid ranks; Candidate::ranks indexes here\n";
+  if (!labelTypes_.empty())
+    o << "  // By label type: the value a rule evaluated last, and the values of the node's candidates,\n"
+      << "  // evaluated once, as they were offered (Candidate::value indexes here).\n";
+  for (const std::string& type : labelTypes_) {
+    std::string index = std::to_string(typeIndex(type));
+    o << "  " << type << " evaluated" << index << "_;\n"
+      << "  ValueList<" << type << "> waiting" << index << "_;\n";
+  }
+  o << "};\n\n";
 }
 
 void KBestWriter::writeStateDeclarations(std::ostream& o) const {
+  if (!labelTypes_.empty()) o << kKBestValueList;
   o << "  using RuleIndex = " << (facts_.rules.size() < 32767 ? "short" : "int") << ";\n"
     << "  // A kept derivation; its label value, where its nonterminal has one, is in the state's\n"
     << "  // values_<nonterminal>, at its rank.\n"
@@ -366,7 +387,7 @@ void KBestWriter::writeStateDeclarations(std::ostream& o) const {
   for (size_t i = 1; i <= g_.nonterminals.size(); ++i) {
     int nt = static_cast<int>(i);
     if (labeled(nt))
-      o << "    std::vector<" << labelType(nt) << "> values_" << ntName(nt) << ";  // of best[" << ntConst(nt)
+      o << "    ValueList<" << labelType(nt) << "> values_" << ntName(nt) << ";  // of best[" << ntConst(nt)
         << "], by rank\n";
   }
   for (const RuleFacts& r : facts_.rules)
@@ -389,6 +410,7 @@ void KBestWriter::writeStateDeclarations(std::ostream& o) const {
     << "    int binding;\n"
     << "    int ranks;  // where its kids' ranks start in pending_\n"
     << "    Cost own;   // the rule's own cost (the total for `(= expr)`)\n"
+    << "    int value;  // where its label value waits (-1: none, or evaluated once it is kept)\n"
     << "  };\n"
     << "  struct RuleInfo {\n"
     << "    int number;\n"
@@ -542,25 +564,25 @@ void KBestWriter::writeParamLocals(std::ostream& o, const RuleFacts& r, const st
 
 void KBestWriter::writeEvaluators(std::ostream& o) const {
   const std::string C = cls();
-  o << "// A rule's own cost for one binding and kid ranks (its total for `(= expr)`); with `keep`,\n"
-    << "// its label value is appended to the state's values.\n"
-    << C << "::Cost " << C << "::evaluate(int rule, NodePtr node, State* s, int binding, const int* ranks, bool keep) {\n"
+  o << "// A rule's own cost for one binding and kid ranks (its total for `(= expr)`); its label value,\n"
+    << "// where it has one, is left in evaluated<type>_ (waitValue() takes it).\n"
+    << C << "::Cost " << C << "::evaluate(int rule, NodePtr node, State* s, int binding, const int* ranks) {\n"
     << "  switch (rule) {\n";
   for (const RuleFacts& r : facts_.rules) {
     o << "    case " << r.index << ":  // " << ruleComment(r) << "\n";
     if (traits_[r.index - 1].needsEvaluator)
-      o << "      return evaluate" << num(r) << "(node, s, binding, ranks, keep);\n";
+      o << "      return evaluate" << num(r) << "(node, s, binding, ranks);\n";
     else
       o << "      return " << r.rule->cost.value << ";\n";
   }
-  o << "  }\n  (void)node;\n  (void)s;\n  (void)binding;\n  (void)ranks;\n  (void)keep;\n  return INF;\n}\n\n";
+  o << "  }\n  (void)node;\n  (void)s;\n  (void)binding;\n  (void)ranks;\n  return INF;\n}\n\n";
 
   for (const RuleFacts& r : facts_.rules) {
     if (!traits_[r.index - 1].needsEvaluator) continue;
     o << "// " << ruleComment(r) << "\n"
       << C << "::Cost " << C << "::evaluate" << num(r)
-      << "(NodePtr node, State* s, int binding, const int* ranks, bool keep) {\n"
-      << "  (void)node;\n  (void)s;\n  (void)binding;\n  (void)ranks;\n  (void)keep;\n";
+      << "(NodePtr node, State* s, int binding, const int* ranks) {\n"
+      << "  (void)node;\n  (void)s;\n  (void)binding;\n  (void)ranks;\n";
     writeBindingLocals(o, r, "  ");
     writeParamLocals(o, r, "s", "binding", "  ");
     for (size_t i = 0; i < r.leaves.size(); ++i) {
@@ -571,11 +593,12 @@ void KBestWriter::writeEvaluators(std::ostream& o) const {
         << "  (void)" << kKidValuePrefix << l.binding << ";\n";
     }
     if (labeled(r.lhs)) {
+      o << "  " << labelType(r.lhs) << "& " << kSelfValue << " = " << evaluatedValue(r.lhs) << ";\n";
       if (traits_[r.index - 1].passOn)
-        o << "  " << labelType(r.lhs) << " " << kSelfValue << " = s->values_" << ntName(r.leaves[0].nt)
+        o << "  " << kSelfValue << " = s->values_" << ntName(r.leaves[0].nt)
           << "[ranks[0]];  // a chain rule passes its kid's value on\n";
       else
-        o << "  " << labelType(r.lhs) << " " << kSelfValue << "{};\n";
+        o << "  " << kSelfValue << " = " << labelType(r.lhs) << "{};\n";
     }
     const burgspec::Cost& cost = r.rule->cost;
     if (cost.dynamic)
@@ -586,8 +609,6 @@ void KBestWriter::writeEvaluators(std::ostream& o) const {
     }
     else
       o << "  Cost own = " << cost.value << ";\n";
-    if (labeled(r.lhs))
-      o << "  if (keep) s->values_" << ntName(r.lhs) << ".push_back(std::move(" << kSelfValue << "));\n";
     o << "  return own;\n}\n\n";
   }
 }
@@ -643,6 +664,36 @@ void KBestWriter::writeValues(std::ostream& o) const {
       o << "    case " << ntConst(static_cast<int>(i)) << ": return value_" << ntName(static_cast<int>(i))
         << "(node, rank);\n";
   o << "  }\n  throw std::out_of_range(std::string(\"nonterminal \") + nonterminalName(nt) + \" has no label value\");\n}\n\n";
+}
+
+void KBestWriter::writeWaitingValues(std::ostream& o) const {
+  const std::string C = cls();
+  std::map<std::string, std::vector<int>> byType;  // the labeled nonterminals of each label type
+  for (size_t i = 1; i <= g_.nonterminals.size(); ++i)
+    if (labeled(static_cast<int>(i))) byType[labelType(static_cast<int>(i))].push_back(static_cast<int>(i));
+  o << "// The label value a rule deriving `nt` evaluated last, set to wait beside its candidate: its index.\n"
+    << "int " << C << "::waitValue(int nt) {\n"
+    << "  switch (nt) {\n";
+  for (const auto& [type, nts] : byType) {
+    for (int nt : nts) o << "    case " << ntConst(nt) << ":\n";
+    o << "      " << waitingValues(nts[0]) << ".push_back(std::move(" << evaluatedValue(nts[0]) << "));\n"
+      << "      return static_cast<int>(" << waitingValues(nts[0]) << ".size()) - 1;\n";
+  }
+  o << "  }\n  return -1;\n}\n\n";
+  o << "// Waiting value `value` kept as the label value of nt's next derivation at `s`.\n"
+    << "void " << C << "::keepValue(State* s, int nt, int value) {\n"
+    << "  (void)s;\n  (void)value;\n"
+    << "  switch (nt) {\n";
+  for (const auto& [type, nts] : byType)
+    for (int nt : nts)
+      o << "    case " << ntConst(nt) << ":\n"
+        << "      s->values_" << ntName(nt) << ".push_back(std::move(" << waitingValues(nt)
+        << "[static_cast<size_t>(value)]));\n"
+        << "      return;\n";
+  o << "  }\n}\n\n";
+  o << "void " << C << "::forgetWaitingValues() {\n";
+  for (const auto& [type, nts] : byType) o << "  " << waitingValues(nts[0]) << ".clear();\n";
+  o << "}\n\n";
 }
 
 void KBestWriter::writeReducer(std::ostream& o) const {
@@ -709,6 +760,7 @@ void KBestWriter::writeDefinitions(std::ostream& o) const {
   writeRuleKids(o);
   writeBindingText(o);
   writeValues(o);
+  writeWaitingValues(o);
   o << "// ---- Reducing ----\n\n";
   writeReducer(o);
   writeActions(o);
