@@ -592,15 +592,18 @@ void KBestWriter::writeEvaluators(std::ostream& o) const {
         << nodeExpr(l.path) << ")->values_" << ntName(l.nt) << "[ranks[" << i << "]];\n"
         << "  (void)" << kKidValuePrefix << l.binding << ";\n";
     }
+    const burgspec::Cost& cost = r.rule->cost;
     if (labeled(r.lhs)) {
-      o << "  " << labelType(r.lhs) << "& " << kSelfValue << " = " << evaluatedValue(r.lhs) << ";\n";
-      if (traits_[r.index - 1].passOn)
-        o << "  " << kSelfValue << " = s->values_" << ntName(r.leaves[0].nt)
+      o << "  " << labelType(r.lhs) << "& " << kSelfValue << " = " << evaluatedValue(r.lhs);
+      // Where the cost assigns the value first, what it held before is never read: not set.
+      if (cost.dynamic && burgspec::assignsSelfFirst(cost.code))
+        o << ";  // the cost assigns it first\n";
+      else if (traits_[r.index - 1].passOn)
+        o << ";\n  " << kSelfValue << " = s->values_" << ntName(r.leaves[0].nt)
           << "[ranks[0]];  // a chain rule passes its kid's value on\n";
       else
-        o << "  " << kSelfValue << " = " << labelType(r.lhs) << "{};\n";
+        o << ";\n  " << kSelfValue << " = " << labelType(r.lhs) << "{};\n";
     }
-    const burgspec::Cost& cost = r.rule->cost;
     if (cost.dynamic)
     {
       o << "  Cost own = dynamicCost(static_cast<Cost>(";
