@@ -33,6 +33,7 @@ struct RuleTraits {
   bool lazy = true;     // its own cost does not depend on which kid derivations it uses
   bool passOn = false;  // a chain rule whose label value starts as its kid's
   bool needsEvaluator = false;  // its own cost or label value takes code (else a constant)
+  bool onCycle = false;  // a chain rule whose right side may derive from its left by chain rules
 };
 
 class KBestWriter {
@@ -43,6 +44,7 @@ class KBestWriter {
 
  private:
   bool collect();
+  void findChainCycles();
   bool computePhases();
   void computeOrder();
 
@@ -125,9 +127,26 @@ bool KBestWriter::collect() {
     traits_.push_back(t);
     if (labeled(r.lhs)) labelTypes_.insert(labelType(r.lhs));
   }
+  findChainCycles();
   if (!computePhases()) return false;
   computeOrder();
   return true;
+}
+
+// A derivation visits a nonterminal once at a node, so the labeler checks that a chain rule's
+// right side does not already pass through its left; only where chain rules lead from the left
+// side back to the right can it.
+void KBestWriter::findChainCycles() {
+  size_t n = g_.nonterminals.size();
+  std::vector<std::vector<bool>> derives(n + 1, std::vector<bool>(n + 1, false));  // [from][to] by chain rules
+  for (const RuleFacts& r : facts_.rules)
+    if (r.rule->isChain()) derives[r.leaves[0].nt][r.lhs] = true;
+  for (size_t via = 1; via <= n; ++via)
+    for (size_t from = 1; from <= n; ++from)
+      if (derives[from][via])
+        for (size_t to = 1; to <= n; ++to) derives[from][to] = derives[from][to] || derives[via][to];
+  for (const RuleFacts& r : facts_.rules)
+    if (r.rule->isChain()) traits_[r.index - 1].onCycle = r.lhs == r.leaves[0].nt || derives[r.lhs][r.leaves[0].nt];
 }
 
 // A chain rule that is not lazy prices its left side from each whole derivation of its right
@@ -420,6 +439,7 @@ void KBestWriter::writeStateDeclarations(std::ostream& o) const {
     << "    bool lazy;    // its own cost does not depend on its kids' derivations\n"
     << "    bool total;   // its cost is the derivation's total: `(= expr)`\n"
     << "    bool labeled; // its left side has a label value\n"
+    << "    bool onCycle; // a chain rule whose right side may derive from its left by chain rules\n"
     << "    const char* text;\n"
     << "  };\n"
     << "  static const RuleInfo kRules[];\n"
@@ -433,13 +453,14 @@ void KBestWriter::writeStateDeclarations(std::ostream& o) const {
 void KBestWriter::writeTables(std::ostream& o) const {
   const std::string C = cls();
   o << "const " << C << "::RuleInfo " << C << "::kRules[] = {\n"
-    << "    {0, 0, 0, 0, false, false, false, \"\"},\n";
+    << "    {0, 0, 0, 0, false, false, false, false, \"\"},\n";
   for (const RuleFacts& r : facts_.rules) {
     const RuleTraits& t = traits_[r.index - 1];
     o << "    {" << r.rule->number << ", " << ntConst(r.lhs) << ", "
       << (r.rule->isChain() ? ntConst(r.leaves[0].nt) : "0") << ", " << r.leaves.size() << ", "
       << (t.lazy ? "true" : "false") << ", " << (r.rule->cost.total ? "true" : "false") << ", "
-      << (labeled(r.lhs) ? "true" : "false") << ", " << cString(r.text) << "},\n";
+      << (labeled(r.lhs) ? "true" : "false") << ", " << (t.onCycle ? "true" : "false") << ", " << cString(r.text)
+      << "},\n";
   }
   o << "};\n\n";
   o << "const int " << C << "::kPhase[] = {0";

@@ -157,7 +157,7 @@ void $C::offer(NodePtr node, State* s, int rule) {
 // derivation passes through the rule's left side: a derivation visits a nonterminal once at a node.
 void $C::offerChain(NodePtr node, State* s, int rule, int rank) {
   const RuleInfo& r = kRules[rule];
-  if (full(s, r.lhs) || passesThrough(s, r.rhs, rank, r.lhs)) return;
+  if (full(s, r.lhs) || (r.onCycle && passesThrough(s, r.rhs, rank, r.lhs))) return;
   NodePtr kids[1] = {node};
   int nts[1] = {r.rhs};
   int bindings = prepareDomains(rule, node, s);
