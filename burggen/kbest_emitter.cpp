@@ -793,7 +793,7 @@ void KBestWriter::writeDefinitions(std::ostream& o) const {
 bool KBestWriter::write(EmittedMatcher& out) {
   if (!collect()) return false;
   assembleMatcher(
-      g_, opt_, {"algorithm", "optional"}, [this](std::ostream& o) { writeDeclarations(o); },
+      g_, opt_, {"algorithm", "new", "optional"}, [this](std::ostream& o) { writeDeclarations(o); },
       [this](std::ostream& o) { writeDefinitions(o); }, out);
   return true;
 }

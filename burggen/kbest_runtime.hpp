@@ -13,26 +13,37 @@ inline const char* kKBestValueList = R"valuelist(  // Label values in blocks tha
   template <class T>
   class ValueList {
    public:
+    ValueList() = default;
+    ValueList(const ValueList&) = delete;
+    ValueList& operator=(const ValueList&) = delete;
+    ~ValueList() { clear(); }
+
     size_t size() const { return size_; }
-    T& operator[](size_t i) { return blocks_[i / kBlock][i % kBlock]; }
-    const T& operator[](size_t i) const { return blocks_[i / kBlock][i % kBlock]; }
+    T& operator[](size_t i) { return *slot(i); }
+    const T& operator[](size_t i) const { return *const_cast<ValueList*>(this)->slot(i); }
     const T& at(size_t i) const {
       if (i >= size_) throw std::out_of_range("no label value " + std::to_string(i));
       return (*this)[i];
     }
     void push_back(T&& value) {
-      if (size_ == blocks_.size() * kBlock) blocks_.push_back(std::make_unique<T[]>(kBlock));
-      (*this)[size_++] = std::move(value);
+      if (size_ == blocks_.size() * kBlock) blocks_.push_back(std::make_unique<Block>());
+      new (slot(size_)) T(std::move(value));
+      ++size_;
     }
-    // The values are reset rather than destroyed: what they hold is released.
     void clear() {
-      for (size_t i = 0; i < size_; ++i) (*this)[i] = T{};
+      for (size_t i = 0; i < size_; ++i) slot(i)->~T();
       size_ = 0;
     }
 
    private:
     static constexpr size_t kBlock = 256;
-    std::vector<std::unique_ptr<T[]>> blocks_;
+    struct Block {
+      alignas(T) unsigned char bytes[kBlock * sizeof(T)];
+    };
+    T* slot(size_t i) {
+      return std::launder(reinterpret_cast<T*>(blocks_[i / kBlock]->bytes + i % kBlock * sizeof(T)));
+    }
+    std::vector<std::unique_ptr<Block>> blocks_;
     size_t size_ = 0;
   };
 )valuelist";
