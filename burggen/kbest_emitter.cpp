@@ -9,6 +9,9 @@
 #include <sstream>
 #include <vector>
 
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/strong_components.hpp>
+
 #include "burggen/kbest_runtime.hpp"
 #include "burggen/matcher_parts.hpp"
 #include "burggen/reducer_writer.hpp"
@@ -136,17 +139,17 @@ bool KBestWriter::collect() {
 // A derivation visits a nonterminal once at a node, so the labeler checks that a chain rule's
 // right side does not already pass through its left; only where chain rules lead from the left
 // side back to the right can it.
+// That is where both sides lie in one strongly connected component of the chain rules' graph.
 void KBestWriter::findChainCycles() {
-  size_t n = g_.nonterminals.size();
-  std::vector<std::vector<bool>> derives(n + 1, std::vector<bool>(n + 1, false));  // [from][to] by chain rules
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
+  Graph chains(g_.nonterminals.size() + 1);  // an edge from a chain rule's right side to its left
   for (const RuleFacts& r : facts_.rules)
-    if (r.rule->isChain()) derives[r.leaves[0].nt][r.lhs] = true;
-  for (size_t via = 1; via <= n; ++via)
-    for (size_t from = 1; from <= n; ++from)
-      if (derives[from][via])
-        for (size_t to = 1; to <= n; ++to) derives[from][to] = derives[from][to] || derives[via][to];
+    if (r.rule->isChain()) boost::add_edge(r.leaves[0].nt, r.lhs, chains);
+  std::vector<int> component(boost::num_vertices(chains));
+  auto index = boost::get(boost::vertex_index, chains);
+  boost::strong_components(chains, boost::make_iterator_property_map(component.begin(), index));
   for (const RuleFacts& r : facts_.rules)
-    if (r.rule->isChain()) traits_[r.index - 1].onCycle = r.lhs == r.leaves[0].nt || derives[r.lhs][r.leaves[0].nt];
+    if (r.rule->isChain()) traits_[r.index - 1].onCycle = component[r.lhs] == component[r.leaves[0].nt];
 }
 
 // A chain rule that is not lazy prices its left side from each whole derivation of its right
