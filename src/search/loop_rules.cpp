@@ -735,7 +735,7 @@ LoopRules::Cost LoopRules::model(const Fragment& f) const {
   if (!f.refused.empty()) return kInfinity;
   Estimate e = estimate(f.shape, gpu_);
   if (!e.infeasible.empty()) return kInfinity;
-  double ms = model_.predictMs(CalibratedModel::features(f.shape, e));
+  double ms = model_.predictMs(CalibratedModel::featuresOf(f.shape, e));
   return static_cast<Cost>(std::min(ms * kPicosecondsPerMs, 1e18));
 }
 
