@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <queue>
 #include <set>
 #include <sstream>
 #include <vector>
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/strong_components.hpp>
 
 #include "burggen/kbest_runtime.hpp"
 #include "burggen/matcher_parts.hpp"
@@ -32,6 +36,7 @@ struct RuleTraits {
   bool lazy = true;     // its own cost does not depend on which kid derivations it uses
   bool passOn = false;  // a chain rule whose label value starts as its kid's
   bool needsEvaluator = false;  // its own cost or label value takes code (else a constant)
+  bool onCycle = false;  // a chain rule whose right side may derive from its left by chain rules
 };
 
 class KBestWriter {
@@ -42,6 +47,7 @@ class KBestWriter {
 
  private:
   bool collect();
+  void findChainCycles();
   bool computePhases();
   void computeOrder();
 
@@ -53,6 +59,13 @@ class KBestWriter {
   bool typed(int nt) const { return !nonterminal(nt).resultType.empty(); }
   bool labeled(int nt) const { return !nonterminal(nt).labelType.empty(); }
   std::string labelType(int nt) const { return nonterminal(nt).labelType; }
+  // The members holding the label values of nonterminal nt's type while its candidates wait in
+  // the heap: the one a rule evaluated last, and those of the candidates offered.
+  std::string evaluatedValue(int nt) const { return "evaluated" + std::to_string(typeIndex(labelType(nt))) + "_"; }
+  std::string waitingValues(int nt) const { return "waiting" + std::to_string(typeIndex(labelType(nt))) + "_"; }
+  int typeIndex(const std::string& type) const {
+    return static_cast<int>(std::distance(labelTypes_.begin(), labelTypes_.find(type)));
+  }
   std::string ruleComment(const RuleFacts& r) const {
     return "rule " + std::to_string(r.rule->number) + ": " + r.text;
   }
@@ -78,6 +91,7 @@ class KBestWriter {
   void writeRuleKids(std::ostream& o) const;
   void writeBindingText(std::ostream& o) const;
   void writeValues(std::ostream& o) const;
+  void writeWaitingValues(std::ostream& o) const;
   void writeReducer(std::ostream& o) const;
   void writeActions(std::ostream& o) const;
   // Locals for a rule's parameters, decoded from a binding index: index i<k> and const ref name.
@@ -116,9 +130,26 @@ bool KBestWriter::collect() {
     traits_.push_back(t);
     if (labeled(r.lhs)) labelTypes_.insert(labelType(r.lhs));
   }
+  findChainCycles();
   if (!computePhases()) return false;
   computeOrder();
   return true;
+}
+
+// A derivation visits a nonterminal once at a node, so the labeler checks that a chain rule's
+// right side does not already pass through its left; only where chain rules lead from the left
+// side back to the right can it.
+// That is where both sides lie in one strongly connected component of the chain rules' graph.
+void KBestWriter::findChainCycles() {
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
+  Graph chains(g_.nonterminals.size() + 1);  // an edge from a chain rule's right side to its left
+  for (const RuleFacts& r : facts_.rules)
+    if (r.rule->isChain()) boost::add_edge(r.leaves[0].nt, r.lhs, chains);
+  std::vector<int> component(boost::num_vertices(chains));
+  auto index = boost::get(boost::vertex_index, chains);
+  boost::strong_components(chains, boost::make_iterator_property_map(component.begin(), index));
+  for (const RuleFacts& r : facts_.rules)
+    if (r.rule->isChain()) traits_[r.index - 1].onCycle = component[r.lhs] == component[r.leaves[0].nt];
 }
 
 // A chain rule that is not lazy prices its left side from each whole derivation of its right
@@ -316,11 +347,14 @@ void KBestWriter::writeDeclarations(std::ostream& o) const {
     << "  void offerSuccessors(NodePtr node, State* s, const Candidate& c);\n"
     << "  bool passesThrough(const State* s, int nt, int rank, int target) const;\n"
     << "  int prepareDomains(int rule, NodePtr node, State* s);\n"
-    << "  Cost evaluate(int rule, NodePtr node, State* s, int binding, const int* ranks, bool keep);\n";
+    << "  Cost evaluate(int rule, NodePtr node, State* s, int binding, const int* ranks);\n"
+    << "  int waitValue(int nt);\n"
+    << "  void keepValue(State* s, int nt, int value);\n"
+    << "  void forgetWaitingValues();\n";
   for (const RuleFacts& r : facts_.rules) {
     if (hasDomains(r)) o << "  int domains" << num(r) << "(NodePtr node, State* s);\n";
     if (traits_[r.index - 1].needsEvaluator)
-      o << "  Cost evaluate" << num(r) << "(NodePtr node, State* s, int binding, const int* ranks, bool keep);\n";
+      o << "  Cost evaluate" << num(r) << "(NodePtr node, State* s, int binding, const int* ranks);\n";
   }
   for (const RuleFacts& r : facts_.rules)
     if (r.rule->action) o << "  " << actionSignature(r, false) << ";\n";
@@ -336,11 +370,20 @@ void KBestWriter::writeDeclarations(std::ostream& o) const {
     << "  size_t used_ = 0;  // states taken by this labeling\n"
     << "  int nextId_ = 0;\n"
     << "  std::vector<Candidate> heap_;  // the node's candidates, the next to take at the front\n"
-    << "  std::vector<int> pending_;     // the candidates' kid ranks; Candidate::ranks indexes here\n"
-    << "};\n\n";
+    << "  std::vector<int> pending_;     // the candidates' kid ranks; Candidate::ranks indexes here\n";
+  if (!labelTypes_.empty())
+    o << "  // By label type: the value a rule evaluated last, and the values of the node's candidates,\n"
+      << "  // evaluated once, as they were offered (Candidate::value indexes here).\n";
+  for (const std::string& type : labelTypes_) {
+    std::string index = std::to_string(typeIndex(type));
+    o << "  " << type << " evaluated" << index << "_;\n"
+      << "  ValueList<" << type << "> waiting" << index << "_;\n";
+  }
+  o << "};\n\n";
 }
 
 void KBestWriter::writeStateDeclarations(std::ostream& o) const {
+  if (!labelTypes_.empty()) o << kKBestValueList;
   o << "  using RuleIndex = " << (facts_.rules.size() < 32767 ? "short" : "int") << ";\n"
     << "  // A kept derivation; its label value, where its nonterminal has one, is in the state's\n"
     << "  // values_<nonterminal>, at its rank.\n"
@@ -366,7 +409,7 @@ void KBestWriter::writeStateDeclarations(std::ostream& o) const {
   for (size_t i = 1; i <= g_.nonterminals.size(); ++i) {
     int nt = static_cast<int>(i);
     if (labeled(nt))
-      o << "    std::vector<" << labelType(nt) << "> values_" << ntName(nt) << ";  // of best[" << ntConst(nt)
+      o << "    ValueList<" << labelType(nt) << "> values_" << ntName(nt) << ";  // of best[" << ntConst(nt)
         << "], by rank\n";
   }
   for (const RuleFacts& r : facts_.rules)
@@ -389,6 +432,7 @@ void KBestWriter::writeStateDeclarations(std::ostream& o) const {
     << "    int binding;\n"
     << "    int ranks;  // where its kids' ranks start in pending_\n"
     << "    Cost own;   // the rule's own cost (the total for `(= expr)`)\n"
+    << "    int value;  // where its label value waits (-1: none, or evaluated once it is kept)\n"
     << "  };\n"
     << "  struct RuleInfo {\n"
     << "    int number;\n"
@@ -398,6 +442,7 @@ void KBestWriter::writeStateDeclarations(std::ostream& o) const {
     << "    bool lazy;    // its own cost does not depend on its kids' derivations\n"
     << "    bool total;   // its cost is the derivation's total: `(= expr)`\n"
     << "    bool labeled; // its left side has a label value\n"
+    << "    bool onCycle; // a chain rule whose right side may derive from its left by chain rules\n"
     << "    const char* text;\n"
     << "  };\n"
     << "  static const RuleInfo kRules[];\n"
@@ -411,13 +456,14 @@ void KBestWriter::writeStateDeclarations(std::ostream& o) const {
 void KBestWriter::writeTables(std::ostream& o) const {
   const std::string C = cls();
   o << "const " << C << "::RuleInfo " << C << "::kRules[] = {\n"
-    << "    {0, 0, 0, 0, false, false, false, \"\"},\n";
+    << "    {0, 0, 0, 0, false, false, false, false, \"\"},\n";
   for (const RuleFacts& r : facts_.rules) {
     const RuleTraits& t = traits_[r.index - 1];
     o << "    {" << r.rule->number << ", " << ntConst(r.lhs) << ", "
       << (r.rule->isChain() ? ntConst(r.leaves[0].nt) : "0") << ", " << r.leaves.size() << ", "
       << (t.lazy ? "true" : "false") << ", " << (r.rule->cost.total ? "true" : "false") << ", "
-      << (labeled(r.lhs) ? "true" : "false") << ", " << cString(r.text) << "},\n";
+      << (labeled(r.lhs) ? "true" : "false") << ", " << (t.onCycle ? "true" : "false") << ", " << cString(r.text)
+      << "},\n";
   }
   o << "};\n\n";
   o << "const int " << C << "::kPhase[] = {0";
@@ -542,25 +588,25 @@ void KBestWriter::writeParamLocals(std::ostream& o, const RuleFacts& r, const st
 
 void KBestWriter::writeEvaluators(std::ostream& o) const {
   const std::string C = cls();
-  o << "// A rule's own cost for one binding and kid ranks (its total for `(= expr)`); with `keep`,\n"
-    << "// its label value is appended to the state's values.\n"
-    << C << "::Cost " << C << "::evaluate(int rule, NodePtr node, State* s, int binding, const int* ranks, bool keep) {\n"
+  o << "// A rule's own cost for one binding and kid ranks (its total for `(= expr)`); its label value,\n"
+    << "// where it has one, is left in evaluated<type>_ (waitValue() takes it).\n"
+    << C << "::Cost " << C << "::evaluate(int rule, NodePtr node, State* s, int binding, const int* ranks) {\n"
     << "  switch (rule) {\n";
   for (const RuleFacts& r : facts_.rules) {
     o << "    case " << r.index << ":  // " << ruleComment(r) << "\n";
     if (traits_[r.index - 1].needsEvaluator)
-      o << "      return evaluate" << num(r) << "(node, s, binding, ranks, keep);\n";
+      o << "      return evaluate" << num(r) << "(node, s, binding, ranks);\n";
     else
       o << "      return " << r.rule->cost.value << ";\n";
   }
-  o << "  }\n  (void)node;\n  (void)s;\n  (void)binding;\n  (void)ranks;\n  (void)keep;\n  return INF;\n}\n\n";
+  o << "  }\n  (void)node;\n  (void)s;\n  (void)binding;\n  (void)ranks;\n  return INF;\n}\n\n";
 
   for (const RuleFacts& r : facts_.rules) {
     if (!traits_[r.index - 1].needsEvaluator) continue;
     o << "// " << ruleComment(r) << "\n"
       << C << "::Cost " << C << "::evaluate" << num(r)
-      << "(NodePtr node, State* s, int binding, const int* ranks, bool keep) {\n"
-      << "  (void)node;\n  (void)s;\n  (void)binding;\n  (void)ranks;\n  (void)keep;\n";
+      << "(NodePtr node, State* s, int binding, const int* ranks) {\n"
+      << "  (void)node;\n  (void)s;\n  (void)binding;\n  (void)ranks;\n";
     writeBindingLocals(o, r, "  ");
     writeParamLocals(o, r, "s", "binding", "  ");
     for (size_t i = 0; i < r.leaves.size(); ++i) {
@@ -570,14 +616,18 @@ void KBestWriter::writeEvaluators(std::ostream& o) const {
         << nodeExpr(l.path) << ")->values_" << ntName(l.nt) << "[ranks[" << i << "]];\n"
         << "  (void)" << kKidValuePrefix << l.binding << ";\n";
     }
+    const burgspec::Cost& cost = r.rule->cost;
     if (labeled(r.lhs)) {
-      if (traits_[r.index - 1].passOn)
-        o << "  " << labelType(r.lhs) << " " << kSelfValue << " = s->values_" << ntName(r.leaves[0].nt)
+      o << "  " << labelType(r.lhs) << "& " << kSelfValue << " = " << evaluatedValue(r.lhs);
+      // Where the cost assigns the value first, what it held before is never read: not set.
+      if (cost.dynamic && burgspec::assignsSelfFirst(cost.code))
+        o << ";  // the cost assigns it first\n";
+      else if (traits_[r.index - 1].passOn)
+        o << ";\n  " << kSelfValue << " = s->values_" << ntName(r.leaves[0].nt)
           << "[ranks[0]];  // a chain rule passes its kid's value on\n";
       else
-        o << "  " << labelType(r.lhs) << " " << kSelfValue << "{};\n";
+        o << ";\n  " << kSelfValue << " = " << labelType(r.lhs) << "{};\n";
     }
-    const burgspec::Cost& cost = r.rule->cost;
     if (cost.dynamic)
     {
       o << "  Cost own = dynamicCost(static_cast<Cost>(";
@@ -586,8 +636,6 @@ void KBestWriter::writeEvaluators(std::ostream& o) const {
     }
     else
       o << "  Cost own = " << cost.value << ";\n";
-    if (labeled(r.lhs))
-      o << "  if (keep) s->values_" << ntName(r.lhs) << ".push_back(std::move(" << kSelfValue << "));\n";
     o << "  return own;\n}\n\n";
   }
 }
@@ -643,6 +691,36 @@ void KBestWriter::writeValues(std::ostream& o) const {
       o << "    case " << ntConst(static_cast<int>(i)) << ": return value_" << ntName(static_cast<int>(i))
         << "(node, rank);\n";
   o << "  }\n  throw std::out_of_range(std::string(\"nonterminal \") + nonterminalName(nt) + \" has no label value\");\n}\n\n";
+}
+
+void KBestWriter::writeWaitingValues(std::ostream& o) const {
+  const std::string C = cls();
+  std::map<std::string, std::vector<int>> byType;  // the labeled nonterminals of each label type
+  for (size_t i = 1; i <= g_.nonterminals.size(); ++i)
+    if (labeled(static_cast<int>(i))) byType[labelType(static_cast<int>(i))].push_back(static_cast<int>(i));
+  o << "// The label value a rule deriving `nt` evaluated last, set to wait beside its candidate: its index.\n"
+    << "int " << C << "::waitValue(int nt) {\n"
+    << "  switch (nt) {\n";
+  for (const auto& [type, nts] : byType) {
+    for (int nt : nts) o << "    case " << ntConst(nt) << ":\n";
+    o << "      " << waitingValues(nts[0]) << ".push_back(std::move(" << evaluatedValue(nts[0]) << "));\n"
+      << "      return static_cast<int>(" << waitingValues(nts[0]) << ".size()) - 1;\n";
+  }
+  o << "  }\n  return -1;\n}\n\n";
+  o << "// Waiting value `value` kept as the label value of nt's next derivation at `s`.\n"
+    << "void " << C << "::keepValue(State* s, int nt, int value) {\n"
+    << "  (void)s;\n  (void)value;\n"
+    << "  switch (nt) {\n";
+  for (const auto& [type, nts] : byType)
+    for (int nt : nts)
+      o << "    case " << ntConst(nt) << ":\n"
+        << "      s->values_" << ntName(nt) << ".push_back(std::move(" << waitingValues(nt)
+        << "[static_cast<size_t>(value)]));\n"
+        << "      return;\n";
+  o << "  }\n}\n\n";
+  o << "void " << C << "::forgetWaitingValues() {\n";
+  for (const auto& [type, nts] : byType) o << "  " << waitingValues(nts[0]) << ".clear();\n";
+  o << "}\n\n";
 }
 
 void KBestWriter::writeReducer(std::ostream& o) const {
@@ -709,6 +787,7 @@ void KBestWriter::writeDefinitions(std::ostream& o) const {
   writeRuleKids(o);
   writeBindingText(o);
   writeValues(o);
+  writeWaitingValues(o);
   o << "// ---- Reducing ----\n\n";
   writeReducer(o);
   writeActions(o);
@@ -717,7 +796,7 @@ void KBestWriter::writeDefinitions(std::ostream& o) const {
 bool KBestWriter::write(EmittedMatcher& out) {
   if (!collect()) return false;
   assembleMatcher(
-      g_, opt_, {"algorithm", "optional"}, [this](std::ostream& o) { writeDeclarations(o); },
+      g_, opt_, {"algorithm", "new", "optional"}, [this](std::ostream& o) { writeDeclarations(o); },
       [this](std::ostream& o) { writeDefinitions(o); }, out);
   return true;
 }

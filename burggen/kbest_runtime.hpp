@@ -1,8 +1,52 @@
 #pragma once
-// The grammar-independent part of a k-best matcher's definitions: labeling a node by a heap of
-// candidate derivations, keeping them, the accessors and the covers' text. The k-best emitter
-// writes it with `$C` replaced by the matcher class's name and `$P` by the prefix.
+// The grammar-independent parts of a k-best matcher: the list its label values are kept in, and
+// its definitions: labeling a node by a heap of candidate derivations, keeping them, the
+// accessors and the covers' text. The k-best emitter writes the definitions with `$C` replaced by
+// the matcher class's name and `$P` by the prefix.
 namespace burggen {
+
+// The list that holds label values, declared inside the matcher class: values are large (a
+// derivation's whole description) and a node's lists long, so they are kept in blocks that never
+// move as the list grows, and the blocks are reused by the next labeling.
+inline const char* kKBestValueList = R"valuelist(  // Label values in blocks that stay put as the list
+  // grows; cleared, the blocks are kept for the next labeling.
+  template <class T>
+  class ValueList {
+   public:
+    ValueList() = default;
+    ValueList(const ValueList&) = delete;
+    ValueList& operator=(const ValueList&) = delete;
+    ~ValueList() { clear(); }
+
+    size_t size() const { return size_; }
+    T& operator[](size_t i) { return *slot(i); }
+    const T& operator[](size_t i) const { return *const_cast<ValueList*>(this)->slot(i); }
+    const T& at(size_t i) const {
+      if (i >= size_) throw std::out_of_range("no label value " + std::to_string(i));
+      return (*this)[i];
+    }
+    void push_back(T&& value) {
+      if (size_ == blocks_.size() * kBlock) blocks_.push_back(std::make_unique<Block>());
+      new (slot(size_)) T(std::move(value));
+      ++size_;
+    }
+    void clear() {
+      for (size_t i = 0; i < size_; ++i) slot(i)->~T();
+      size_ = 0;
+    }
+
+   private:
+    static constexpr size_t kBlock = 256;
+    struct Block {
+      alignas(T) unsigned char bytes[kBlock * sizeof(T)];
+    };
+    T* slot(size_t i) {
+      return std::launder(reinterpret_cast<T*>(blocks_[i / kBlock]->bytes + i % kBlock * sizeof(T)));
+    }
+    std::vector<std::unique_ptr<Block>> blocks_;
+    size_t size_ = 0;
+  };
+)valuelist";
 
 inline const char* kKBestRuntime = R"runtime(// ---- Labeling ----
 
@@ -32,6 +76,7 @@ $C::State* $C::labelNode(NodePtr node) {
   for (int i = 0; i < arity(s->op); ++i) labelNode(kidOf(node, i));
   heap_.clear();
   pending_.clear();
+  forgetWaitingValues();
   offerBaseRules(node, s);
   while (!heap_.empty()) {
     std::pop_heap(heap_.begin(), heap_.end(), [this](const Candidate& a, const Candidate& b) { return after(a, b); });
@@ -64,14 +109,22 @@ void $C::push(const Candidate& c) {
   std::push_heap(heap_.begin(), heap_.end(), [this](const Candidate& a, const Candidate& b) { return after(a, b); });
 }
 
-// Appends a candidate taken to its nonterminal's derivations, with its label value; its rank.
+// Appends a candidate taken to its nonterminal's derivations, with its label value (the one
+// evaluated when it was offered; a lazy rule's next combination is evaluated now); its rank.
 int $C::keep(NodePtr node, State* s, const Candidate& c) {
   const RuleInfo& r = kRules[c.rule];
   int rank = static_cast<int>(s->best[c.nt].size());
   const int* ranks = pending_.data() + c.ranks;
   s->best[c.nt].push_back(Derivation{c.cost, static_cast<RuleIndex>(c.rule), c.binding, static_cast<int>(s->ranks.size())});
   s->ranks.insert(s->ranks.end(), ranks, ranks + r.leaves);
-  if (r.labeled) evaluate(c.rule, node, s, c.binding, ranks, true);
+  if (r.labeled) {
+    int value = c.value;
+    if (value < 0) {
+      evaluate(c.rule, node, s, c.binding, ranks);
+      value = waitValue(c.nt);
+    }
+    keepValue(s, c.nt, value);
+  }
   if (trace) traceKeep(node, c.nt, rank);
   return rank;
 }
@@ -115,26 +168,27 @@ void $C::offer(NodePtr node, State* s, int rule) {
 // derivation passes through the rule's left side: a derivation visits a nonterminal once at a node.
 void $C::offerChain(NodePtr node, State* s, int rule, int rank) {
   const RuleInfo& r = kRules[rule];
-  if (full(s, r.lhs) || passesThrough(s, r.rhs, rank, r.lhs)) return;
+  if (full(s, r.lhs) || (r.onCycle && passesThrough(s, r.rhs, rank, r.lhs))) return;
   NodePtr kids[1] = {node};
   int nts[1] = {r.rhs};
   int bindings = prepareDomains(rule, node, s);
   for (int b = 0; b < bindings; ++b) offerCombination(node, s, rule, b, kids, nts, 1, &rank);
 }
 
-// Prices one derivation (rule, binding, kid ranks) and puts it in the heap unless infinite.
+// Prices one derivation (rule, binding, kid ranks) and puts it in the heap unless infinite, its
+// label value waiting beside it.
 void $C::offerCombination(NodePtr node, State* s, int rule, int binding, const NodePtr kids[], const int nts[], int n,
                           const int ranks[]) {
   const RuleInfo& r = kRules[rule];
   int at = static_cast<int>(pending_.size());
   pending_.insert(pending_.end(), ranks, ranks + n);
-  Cost own = evaluate(rule, node, s, binding, pending_.data() + at, false);
+  Cost own = evaluate(rule, node, s, binding, pending_.data() + at);
   Cost cost = r.total || own >= INF ? own : add(own, kidsCost(kids, nts, pending_.data() + at, n));
   if (cost >= INF) {
     pending_.resize(at);
     return;
   }
-  push(Candidate{kPhase[r.lhs], cost, kOrder[r.lhs], r.lhs, rule, binding, at, own});
+  push(Candidate{kPhase[r.lhs], cost, kOrder[r.lhs], r.lhs, rule, binding, at, own, r.labeled ? waitValue(r.lhs) : -1});
 }
 
 // After a lazy rule's candidate is taken: the combinations one rank further in one kid, for
@@ -149,6 +203,7 @@ void $C::offerSuccessors(NodePtr node, State* s, const Candidate& c) {
     if (rank + 1 < count(kids[i], nts[i])) {
       Candidate next = c;
       next.ranks = static_cast<int>(pending_.size());
+      next.value = -1;  // its kids' values may make another: evaluated if kept
       for (int j = 0; j < n; ++j) pending_.push_back(pending_[c.ranks + j] + (j == i ? 1 : 0));
       next.cost = add(c.own, kidsCost(kids, nts, pending_.data() + next.ranks, n));
       if (next.cost < INF) push(next);

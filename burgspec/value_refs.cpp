@@ -81,4 +81,38 @@ std::string replaceValueRefs(std::string_view code, const std::string& self, con
   return out;
 }
 
+bool assignsSelfFirst(std::string_view code) {
+  auto skipSpace = [&](size_t i) {
+    while (i < code.size() && std::isspace(static_cast<unsigned char>(code[i]))) ++i;
+    return i;
+  };
+  size_t i = skipSpace(0);
+  int open = 0;  // parentheses around the assignment
+  for (; i < code.size() && code[i] == '('; i = skipSpace(i + 1)) ++open;
+  if (code.compare(i, 2, "$$") != 0) return false;
+  i = skipSpace(i + 2);
+  if (i + 1 >= code.size() || code[i] != '=' || code[i + 1] == '=') return false;
+  // The right side: up to a comma or a closing parenthesis outside any brackets it opens (a '<'
+  // outside them may open template arguments, whose commas would end it early: not told).
+  size_t start = ++i;
+  for (int depth = 0; i < code.size(); ++i) {
+    size_t skipped = skipLiteralOrComment(code, i);
+    if (skipped != i) {
+      i = skipped - 1;
+      continue;
+    }
+    char c = code[i];
+    if (depth == 0 && c == '<') return false;
+    if (depth == 0 && (c == ',' || c == ')')) break;
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') --depth;
+  }
+  for (const ValueRef& ref : findValueRefs(code.substr(start, i - start)))
+    if (ref.valid && ref.name.empty()) return false;
+  // Then only the parentheses around it close, before a comma (whatever follows is sequenced
+  // after the assignment) or the end.
+  for (i = skipSpace(i); i < code.size() && code[i] == ')' && open > 0; i = skipSpace(i + 1)) --open;
+  return i == code.size() ? open == 0 : code[i] == ',';
+}
+
 }  // namespace burgspec

@@ -21,4 +21,9 @@ std::vector<ValueRef> findValueRefs(std::string_view code);
 // `code` with each valid reference replaced by `self` (for `$$`) or `kidPrefix + name`.
 std::string replaceValueRefs(std::string_view code, const std::string& self, const std::string& kidPrefix);
 
+// Whether the first thing `code` does is to assign `$$` from an expression that does not read it,
+// before anything else is evaluated: the whole code, or the left operand of a comma, in any
+// parentheses (`($$ = f($k), g($$))`). Then the value `$$` held before is never read.
+bool assignsSelfFirst(std::string_view code);
+
 }  // namespace burgspec

@@ -59,7 +59,10 @@ const std::vector<std::string>& CalibratedModel::names() {
 }
 
 std::vector<double> CalibratedModel::features(const CandidateShape& s, const GpuModel& gpu) {
-  Estimate e = estimate(s, gpu);
+  return featuresOf(s, estimate(s, gpu));
+}
+
+std::vector<double> CalibratedModel::featuresOf(const CandidateShape& s, const Estimate& e) {
   double staged = s.staged, pipelined = s.pipelined || s.asyncCopies, interleaved = s.interleaved || s.spread;  // both read a thread's runs conflict-free
   double tile = ln(double(s.threadRows) * s.threadCols);
   return {1.0,

@@ -18,8 +18,10 @@ struct ModelSample {
 
 class CalibratedModel {
  public:
-  // The features of a candidate, in the order of the weights; names() says what each is.
+  // The features of a candidate, in the order of the weights; names() says what each is. The
+  // second form takes the shape's estimate on the GPU, made already.
   static std::vector<double> features(const CandidateShape& shape, const GpuModel& gpu);
+  static std::vector<double> featuresOf(const CandidateShape& shape, const Estimate& estimate);
   static const std::vector<std::string>& names();
   // The features of a compiled candidate: its shape's, then what the compiler made of it, which
   // nothing before compilation shows: ptxas's registers a thread and the kernel's instructions

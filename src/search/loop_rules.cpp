@@ -751,8 +751,9 @@ int LoopRules::gatherWidth(const Fragment& f, const std::string& reduction, int 
 
 LoopRules::Cost LoopRules::model(const Fragment& f) const {
   if (!f.refused.empty()) return kInfinity;
-  if (!estimate(f.shape, gpu_).infeasible.empty()) return kInfinity;
-  double ms = model_.predictMs(CalibratedModel::features(f.shape, gpu_));
+  Estimate e = estimate(f.shape, gpu_);
+  if (!e.infeasible.empty()) return kInfinity;
+  double ms = model_.predictMs(CalibratedModel::featuresOf(f.shape, e));
   return static_cast<Cost>(std::min(ms * kPicosecondsPerMs, 1e18));
 }
 

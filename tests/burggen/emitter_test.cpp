@@ -101,7 +101,19 @@ TEST(Emitter, KBestDomainsCostsAndActions) {
   EXPECT_NE(s.find("void burmMatcher::action2(NodePtr node, const long& burgLabel, NodePtr x, const long& burgLabel_x)"),
             std::string::npos);
   // The total is the rule's: kids' costs are not added (RuleInfo's `total`).
-  EXPECT_NE(s.find("    {2, e_NT, 0, 1, false, true, true, \"e: P(x:e)\"},\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("    {2, e_NT, 0, 1, false, true, true, false, \"e: P(x:e)\"},\n"), std::string::npos) << s;
+}
+
+TEST(Emitter, KBestChainRulesOnACycleAreMarked) {
+  // a and b derive each other by chain rules; c derives from a, but nothing derives a from c.
+  Emitted e = emit(
+      "%node <N*>\n%term K=4\n%label <long> a b c\n%start c\n%%\n"
+      "a: K = 1 (1);\nb: a = 2 (1);\na: b = 3 (1);\nc: a = 4 (1);\n");
+  ASSERT_TRUE(e.ok) << e.diagnostics;
+  const std::string& s = e.matcher.source;
+  EXPECT_NE(s.find("    {2, b_NT, a_NT, 1, true, false, true, true, \"b: a\"},\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("    {3, a_NT, b_NT, 1, true, false, true, true, \"a: b\"},\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("    {4, c_NT, a_NT, 1, true, false, true, false, \"c: a\"},\n"), std::string::npos) << s;
 }
 
 }  // namespace

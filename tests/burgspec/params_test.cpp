@@ -154,5 +154,15 @@ TEST(ValueRefs, FoundOutsideLiteralsAndComments) {
   EXPECT_EQ(replaceValueRefs("($$ = $x.work, $$.cost)", "self", "kid_"), "(self = kid_x.work, self.cost)");
 }
 
+TEST(ValueRefs, AnAssignmentOfSelfFirst) {
+  for (const char* code : {"$$ = f($k)", "($$ = f($k, \"$$\"), g($$))", " ( ( $$ = a ? b : c), $$.cost)",
+                           "(($$ = x[1]), $$)", "$$=g(h(1, 2), $k), 0"})
+    EXPECT_TRUE(assignsSelfFirst(code)) << code;
+  // Reads the value first, or not first at all, or the assignment's order against the rest unsequenced.
+  for (const char* code : {"$$ == x", "($$ = f($$), 0)", "($$ += 1, 0)", "x ? ($$ = y, 0) : 1", "($$ = x) + g($$)",
+                           "(($$ = x)", "0", "", "(long)($$ = x)", "f($$ = x)", "$$ = f<a, b>($$), 0"})
+    EXPECT_FALSE(assignsSelfFirst(code)) << code;
+}
+
 }  // namespace
 }  // namespace burgspec
