@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "src/fusion/local_accumulator.hpp"
+#include "src/idioms/epilogue/local_accumulator.hpp"
 #include "tests/search/search_problem.hpp"
 
 namespace {
