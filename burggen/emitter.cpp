@@ -15,10 +15,10 @@
 
 namespace burggen {
 
-using common::Diagnostics;
 using burgspec::Grammar;
 using burgspec::Pattern;
 using burgspec::Rule;
+using common::Diagnostics;
 
 bool isIdentifier(const std::string& name) {
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
@@ -51,7 +51,8 @@ const char* tieComment(TieOrder order) {
     case TieOrder::Lburg:
       return "lburg's order: an operator's rules are tried first to last, chain rules last to first,\n"
              "// and one replaces a match only when strictly cheaper";
-    case TieOrder::First: break;
+    case TieOrder::First:
+      break;
   }
   return "the one written first wins: rules are tried in the order of the spec, and one\n"
          "// replaces a match only when strictly cheaper";
@@ -75,9 +76,7 @@ class MatcherWriter {
     return t.empty() ? "void" : t;
   }
   bool typed(int nt) const { return !g_.nonterminals[nt - 1].resultType.empty(); }
-  std::string ruleComment(const RuleFacts& r) const {
-    return "rule " + std::to_string(r.rule->number) + ": " + r.text;
-  }
+  std::string ruleComment(const RuleFacts& r) const { return "rule " + std::to_string(r.rule->number) + ": " + r.text; }
   int arity(const burgspec::Terminal& t) const { return std::max(t.arity, 0); }
 
   void writeDeclarations(std::ostream& o) const;
@@ -86,8 +85,8 @@ class MatcherWriter {
   void writeLabeler(std::ostream& o) const;
   void writeMatch(std::ostream& o, const RuleFacts& r, const std::string& indent, bool orEqual) const;
   void writeClosures(std::ostream& o) const;
-  void writeRecordAndClose(std::ostream& o, const RuleFacts& r, const std::string& cost,
-                           const std::string& indent, bool orEqual = false) const;
+  void writeRecordAndClose(std::ostream& o, const RuleFacts& r, const std::string& cost, const std::string& indent,
+                           bool orEqual = false) const;
   void writeDynamicCosts(std::ostream& o) const;
   void writeReducer(std::ostream& o) const;
   void writeActions(std::ostream& o) const;
@@ -141,7 +140,8 @@ void MatcherWriter::writeDeclarations(std::ostream& o) const {
          "// (0-based) and optionally void*& burg_state(NodePtr), a slot where the matcher keeps the\n"
          "// node's state; without it, the matcher keeps the states in a table keyed by node.\n";
   o << "// label(root) computes, bottom up, the cheapest rule for every node and nonterminal (of rules\n"
-    << "// of equal cost, " << tieComment(opt_.ties) << "). reduce() then walks the chosen cover\n"
+    << "// of equal cost, " << tieComment(opt_.ties)
+    << "). reduce() then walks the chosen cover\n"
        "// from a nonterminal, running actions kids first. States live in chunks the matcher owns,\n"
        "// reused by the next label(); a tree's labels last until then.\n";
   o << "class " << cls() << " {\n public:\n"
@@ -149,7 +149,8 @@ void MatcherWriter::writeDeclarations(std::ostream& o) const {
     << "  using Cost = " << P << "Cost;\n"
     << "  static constexpr Cost INF = " << P << "Infinity;\n\n"
     << "  enum Nonterminal : int {\n";
-  for (size_t i = 0; i < g_.nonterminals.size(); ++i) o << "    " << ntConst(static_cast<int>(i) + 1) << " = " << i + 1 << ",\n";
+  for (size_t i = 0; i < g_.nonterminals.size(); ++i)
+    o << "    " << ntConst(static_cast<int>(i) + 1) << " = " << i + 1 << ",\n";
   o << "  };\n"
     << "  static constexpr int kNonterminals = " << g_.nonterminals.size() << ";\n"
     << "  static constexpr int kStart = " << ntConst(start_) << ";\n\n"
@@ -221,7 +222,8 @@ void MatcherWriter::writeDeclarations(std::ostream& o) const {
     << "    if (c >= INF) return false;\n"
     << "    bool better = c < s->cost[nt] || (orEqual && c == s->cost[nt]);\n"
     << "    if (trace) traceMatch(*s, c, rule, better);\n"
-    << "    if (steps) steps->push_back({s->id, nt, c, kRules[rule].number, kRules[rule].text, better, kRules[rule].chain});\n"
+    << "    if (steps) steps->push_back({s->id, nt, c, kRules[rule].number, kRules[rule].text, better, "
+       "kRules[rule].chain});\n"
     << "    if (!better) return false;\n"
     << "    s->cost[nt] = c;\n"
     << "    s->rule[nt] = static_cast<RuleIndex>(rule);\n"
@@ -260,8 +262,8 @@ void MatcherWriter::writeTables(std::ostream& o) const {
 
 void MatcherWriter::writeRecordAndClose(std::ostream& o, const RuleFacts& r, const std::string& cost,
                                         const std::string& indent, bool orEqual) const {
-  std::string record = "record(s, " + ntConst(r.lhs) + ", " + cost + ", " + std::to_string(r.index) +
-                       (orEqual ? ", true)" : ")");
+  std::string record =
+      "record(s, " + ntConst(r.lhs) + ", " + cost + ", " + std::to_string(r.index) + (orEqual ? ", true)" : ")");
   if (hasClosure(r.lhs))
     o << indent << "if (" << record << ") closure_" << g_.nonterminals[r.lhs - 1].name << "(node, s, s->cost["
       << ntConst(r.lhs) << "]);\n";
@@ -291,8 +293,7 @@ void MatcherWriter::writeMatch(std::ostream& o, const RuleFacts& r, const std::s
     writeRecordAndClose(o, r, dyn, indent, orEqual);
     return;
   }
-  o << indent << "Cost c = " << sum << ";\n"
-    << indent << "if (c < INF) {\n";
+  o << indent << "Cost c = " << sum << ";\n" << indent << "if (c < INF) {\n";
   writeRecordAndClose(o, r, "add(c, " + dyn + ")", indent + "  ", orEqual);
   o << indent << "}\n";
 }
@@ -422,7 +423,8 @@ void MatcherWriter::writeReducer(std::ostream& o) const {
 void MatcherWriter::writeExplanations(std::ostream& o) const {
   const std::string C = cls();
   o << opt_.prefix << "NoCover " << C << "::noCover(NodePtr node, int nt) const {\n"
-    << "  return " << opt_.prefix << "NoCover(std::string(\"no cover of node #\") + std::to_string(stateOf(node)->id) + \" (\" +\n"
+    << "  return " << opt_.prefix
+    << "NoCover(std::string(\"no cover of node #\") + std::to_string(stateOf(node)->id) + \" (\" +\n"
     << "                  opName(stateOf(node)->op) + \") as \" + nonterminalName(nt));\n}\n\n";
 
   o << "int " << C << "::ruleKids(NodePtr node, int rule, NodePtr kids[], int nts[]) const {\n"
@@ -439,7 +441,8 @@ void MatcherWriter::writeExplanations(std::ostream& o) const {
   o << "  }\n  return 0;\n}\n\n";
 
   o << "void " << C << "::traceMatch(const State& s, Cost c, int rule, bool better) const {\n"
-    << "  *trace << '#' << s.id << ' ' << opName(s.op) << \": \" << kRules[rule].text << \" = \" << kRules[rule].number\n"
+    << "  *trace << '#' << s.id << ' ' << opName(s.op) << \": \" << kRules[rule].text << \" = \" << "
+       "kRules[rule].number\n"
     << "         << \"  cost \" << c"
     << " << (better ? \"\" : \"  (not better)\") << '\\n';\n}\n\n";
 
@@ -454,7 +457,8 @@ void MatcherWriter::writeExplanations(std::ostream& o) const {
     << "  if (rule == 0) {\n"
     << "    out << \"no cover for \" << nonterminalName(nt) << \"  [#\" << s->id << ' ' << opName(s->op) << \"]\\n\";\n"
     << "    return;\n  }\n"
-    << "  out << kRules[rule].text << \"  [#\" << s->id << ' ' << opName(s->op) << \", cost \" << s->cost[nt] << \"]\\n\";\n"
+    << "  out << kRules[rule].text << \"  [#\" << s->id << ' ' << opName(s->op) << \", cost \" << s->cost[nt] << "
+       "\"]\\n\";\n"
     << "  NodePtr kids[kMaxKids];\n  int nts[kMaxKids];\n"
     << "  int n = ruleKids(node, rule, kids, nts);\n"
     << "  for (int i = 0; i < n; ++i) printCover(out, kids[i], nts[i], depth + 1);\n}\n\n";
@@ -478,7 +482,8 @@ void MatcherWriter::writeExplanations(std::ostream& o) const {
     << "    if (rule == 0) throw noCover(p.node, p.nt);\n"
     << "    out.push_back({s->id, p.nt, kRules[rule].number, kRules[rule].text, s->cost[p.nt], p.depth});\n"
     << "    NodePtr kids[kMaxKids];\n    int nts[kMaxKids];\n"
-    << "    for (int i = ruleKids(p.node, rule, kids, nts) - 1; i >= 0; --i) todo.push_back({kids[i], nts[i], p.depth + 1});\n"
+    << "    for (int i = ruleKids(p.node, rule, kids, nts) - 1; i >= 0; --i) todo.push_back({kids[i], nts[i], p.depth "
+       "+ 1});\n"
     << "  }\n  return out;\n}\n\n";
 
   writeHtmlEscape(o, opt_.prefix);
@@ -499,9 +504,11 @@ void MatcherWriter::writeExplanations(std::ostream& o) const {
     << "  // The node's title: what the prologue's BURG_NODE_TEXT(node) says (a std::string), or\n"
     << "  // its operator and number.\n"
     << "#ifdef BURG_NODE_TEXT\n"
-    << "  std::string title = \"<b>\" + " << opt_.prefix << "Html(std::string(BURG_NODE_TEXT(node)).c_str()) + \"</b>\";\n"
+    << "  std::string title = \"<b>\" + " << opt_.prefix
+    << "Html(std::string(BURG_NODE_TEXT(node)).c_str()) + \"</b>\";\n"
     << "#else\n"
-    << "  std::string title = \"<b>\" + " << opt_.prefix << "Html(opName(s->op)) + \"</b> #\" + std::to_string(s->id);\n"
+    << "  std::string title = \"<b>\" + " << opt_.prefix
+    << "Html(opName(s->op)) + \"</b> #\" + std::to_string(s->id);\n"
     << "#endif\n"
     << "  // A node inside a larger pattern is greyed: no rule of the cover starts at it.\n"
     << "  out << \"  n\" << s->id << \" [label=<<table border=\\\"0\\\" cellborder=\\\"1\\\" cellspacing=\\\"0\\\">\"\n"
@@ -512,7 +519,8 @@ void MatcherWriter::writeExplanations(std::ostream& o) const {
     << "    const char* open = chosen[s->id][nt] ? \"<td bgcolor=\\\"#ffd966\\\"><b>\" : \"<td>\";\n"
     << "    const char* close = chosen[s->id][nt] ? \"</b></td>\" : \"</td>\";\n"
     << "    out << \"<tr>\" << open << nonterminalName(nt) << close << open << s->cost[nt] << close << open\n"
-    << "        << " << opt_.prefix << "Html(kRules[s->rule[nt]].text) << \" = \" << kRules[s->rule[nt]].number << close\n"
+    << "        << " << opt_.prefix
+    << "Html(kRules[s->rule[nt]].text) << \" = \" << kRules[s->rule[nt]].number << close\n"
     << "        << \"</tr>\";\n"
     << "  }\n"
     << "  out << \"</table>>];\\n\";\n"
@@ -536,8 +544,8 @@ void MatcherWriter::writeDefinitions(std::ostream& o) const {
 bool MatcherWriter::write(EmittedMatcher& out) {
   if (!collect()) return false;
   assembleMatcher(
-      g_, opt_, {}, [this](std::ostream& o) { writeDeclarations(o); },
-      [this](std::ostream& o) { writeDefinitions(o); }, out);
+      g_, opt_, {}, [this](std::ostream& o) { writeDeclarations(o); }, [this](std::ostream& o) { writeDefinitions(o); },
+      out);
   return true;
 }
 

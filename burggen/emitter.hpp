@@ -4,8 +4,8 @@
 #include <string>
 
 #include "burggen/tie_order.hpp"
-#include "common/diagnostics.hpp"
 #include "burgspec/grammar.hpp"
+#include "common/diagnostics.hpp"
 
 namespace burggen {
 
@@ -37,8 +37,8 @@ struct EmittedMatcher {
 // k-best one (see EmitOptions::kbest). Reports what cannot be
 // emitted (a binding that hides the name `node`, a prefix that is not an identifier) to
 // `diagnostics` and returns false then.
-bool emitMatcher(const burgspec::Grammar& grammar, const EmitOptions& options,
-                 common::Diagnostics& diagnostics, EmittedMatcher& out);
+bool emitMatcher(const burgspec::Grammar& grammar, const EmitOptions& options, common::Diagnostics& diagnostics,
+                 EmittedMatcher& out);
 
 // Whether `name` can be used as a C++ identifier (letters, digits, underscores, not a digit first).
 bool isIdentifier(const std::string& name);

@@ -21,9 +21,9 @@
 
 namespace burggen {
 
-using common::Diagnostics;
 using burgspec::Grammar;
 using burgspec::RuleParam;
+using common::Diagnostics;
 
 namespace {
 
@@ -33,10 +33,10 @@ const char* const kKidValuePrefix = "burgLabel_";
 
 // How the labeler treats a rule, beyond its pattern.
 struct RuleTraits {
-  bool lazy = true;     // its own cost does not depend on which kid derivations it uses
-  bool passOn = false;  // a chain rule whose label value starts as its kid's
+  bool lazy = true;             // its own cost does not depend on which kid derivations it uses
+  bool passOn = false;          // a chain rule whose label value starts as its kid's
   bool needsEvaluator = false;  // its own cost or label value takes code (else a constant)
-  bool onCycle = false;  // a chain rule whose right side may derive from its left by chain rules
+  bool onCycle = false;         // a chain rule whose right side may derive from its left by chain rules
 };
 
 class KBestWriter {
@@ -66,9 +66,7 @@ class KBestWriter {
   int typeIndex(const std::string& type) const {
     return static_cast<int>(std::distance(labelTypes_.begin(), labelTypes_.find(type)));
   }
-  std::string ruleComment(const RuleFacts& r) const {
-    return "rule " + std::to_string(r.rule->number) + ": " + r.text;
-  }
+  std::string ruleComment(const RuleFacts& r) const { return "rule " + std::to_string(r.rule->number) + ": " + r.text; }
   std::string num(const RuleFacts& r) const { return std::to_string(r.rule->number); }
   const std::vector<RuleParam>& params(const RuleFacts& r) const { return r.rule->params; }
   // Whether a rule has work to do once a node before its bindings: parameter domains or a guard.
@@ -123,8 +121,8 @@ bool KBestWriter::collect() {
         readsSelf = readsSelf || (ref.valid && ref.name.empty());
         readsKids = readsKids || (ref.valid && !ref.name.empty());
       }
-    t.passOn = r.rule->isChain() && labeled(r.lhs) && labeled(r.leaves[0].nt) &&
-               labelType(r.lhs) == labelType(r.leaves[0].nt);
+    t.passOn =
+        r.rule->isChain() && labeled(r.lhs) && labeled(r.leaves[0].nt) && labelType(r.lhs) == labelType(r.leaves[0].nt);
     t.lazy = !cost.total && !readsKids && !(t.passOn && readsSelf);
     t.needsEvaluator = cost.dynamic || labeled(r.lhs);
     traits_.push_back(t);
@@ -248,7 +246,8 @@ void KBestWriter::writeDeclarations(std::ostream& o) const {
     << "  using NoCoverError = " << P << "NoCover;\n"
     << "  static constexpr Cost INF = " << P << "Infinity;\n\n"
     << "  enum Nonterminal : int {\n";
-  for (size_t i = 0; i < g_.nonterminals.size(); ++i) o << "    " << ntConst(static_cast<int>(i) + 1) << " = " << i + 1 << ",\n";
+  for (size_t i = 0; i < g_.nonterminals.size(); ++i)
+    o << "    " << ntConst(static_cast<int>(i) + 1) << " = " << i + 1 << ",\n";
   o << "  };\n"
     << "  static constexpr int kNonterminals = " << g_.nonterminals.size() << ";\n"
     << "  static constexpr int kStart = " << ntConst(facts_.start) << ";\n"
@@ -581,8 +580,8 @@ void KBestWriter::writeParamLocals(std::ostream& o, const RuleFacts& r, const st
       o << indent << "int i0 = rest;\n";
   }
   for (size_t k = 0; k < ps.size(); ++k)
-    o << indent << "const " << g_.paramType(ps[k].name) << "& " << ps[k].name << " = " << d << "." << ps[k].name
-      << "[i" << k << "];\n"
+    o << indent << "const " << g_.paramType(ps[k].name) << "& " << ps[k].name << " = " << d << "." << ps[k].name << "[i"
+      << k << "];\n"
       << indent << "(void)" << ps[k].name << ";\n";
 }
 
@@ -604,16 +603,15 @@ void KBestWriter::writeEvaluators(std::ostream& o) const {
   for (const RuleFacts& r : facts_.rules) {
     if (!traits_[r.index - 1].needsEvaluator) continue;
     o << "// " << ruleComment(r) << "\n"
-      << C << "::Cost " << C << "::evaluate" << num(r)
-      << "(NodePtr node, State* s, int binding, const int* ranks) {\n"
+      << C << "::Cost " << C << "::evaluate" << num(r) << "(NodePtr node, State* s, int binding, const int* ranks) {\n"
       << "  (void)node;\n  (void)s;\n  (void)binding;\n  (void)ranks;\n";
     writeBindingLocals(o, r, "  ");
     writeParamLocals(o, r, "s", "binding", "  ");
     for (size_t i = 0; i < r.leaves.size(); ++i) {
       const Leaf& l = r.leaves[i];
       if (l.binding.empty() || !labeled(l.nt)) continue;
-      o << "  const " << labelType(l.nt) << "& " << kKidValuePrefix << l.binding << " = stateOf("
-        << nodeExpr(l.path) << ")->values_" << ntName(l.nt) << "[ranks[" << i << "]];\n"
+      o << "  const " << labelType(l.nt) << "& " << kKidValuePrefix << l.binding << " = stateOf(" << nodeExpr(l.path)
+        << ")->values_" << ntName(l.nt) << "[ranks[" << i << "]];\n"
         << "  (void)" << kKidValuePrefix << l.binding << ";\n";
     }
     const burgspec::Cost& cost = r.rule->cost;
@@ -628,13 +626,11 @@ void KBestWriter::writeEvaluators(std::ostream& o) const {
       else
         o << ";\n  " << kSelfValue << " = " << labelType(r.lhs) << "{};\n";
     }
-    if (cost.dynamic)
-    {
+    if (cost.dynamic) {
       o << "  Cost own = dynamicCost(static_cast<Cost>(";
       writeSpecCode(o, opt_, cost.loc, burgspec::replaceValueRefs(cost.code, kSelfValue, kKidValuePrefix));
       o << "));\n";
-    }
-    else
+    } else
       o << "  Cost own = " << cost.value << ";\n";
     o << "  return own;\n}\n\n";
   }
@@ -690,7 +686,8 @@ void KBestWriter::writeValues(std::ostream& o) const {
     if (labeled(static_cast<int>(i)))
       o << "    case " << ntConst(static_cast<int>(i)) << ": return value_" << ntName(static_cast<int>(i))
         << "(node, rank);\n";
-  o << "  }\n  throw std::out_of_range(std::string(\"nonterminal \") + nonterminalName(nt) + \" has no label value\");\n}\n\n";
+  o << "  }\n  throw std::out_of_range(std::string(\"nonterminal \") + nonterminalName(nt) + \" has no label "
+       "value\");\n}\n\n";
 }
 
 void KBestWriter::writeWaitingValues(std::ostream& o) const {

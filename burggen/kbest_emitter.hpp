@@ -8,7 +8,7 @@
 
 namespace burggen {
 
-bool emitKBestMatcher(const burgspec::Grammar& grammar, const EmitOptions& options,
-                      common::Diagnostics& diagnostics, EmittedMatcher& out);
+bool emitKBestMatcher(const burgspec::Grammar& grammar, const EmitOptions& options, common::Diagnostics& diagnostics,
+                      EmittedMatcher& out);
 
 }  // namespace burggen

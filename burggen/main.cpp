@@ -67,8 +67,9 @@ std::string firstLine(const std::string& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"burggen: writes the C++ tree matcher (labeler, reducer, explanations) of a BURG spec,\n"
-               "or with --iburg or --lburg a C labeler with the interface of iburg or lburg"};
+  CLI::App app{
+      "burggen: writes the C++ tree matcher (labeler, reducer, explanations) of a BURG spec,\n"
+      "or with --iburg or --lburg a C labeler with the interface of iburg or lburg"};
   std::string specPath, outputPath = "-", outputArgument, headerPath, nameSpace, prefix = "burm", ties;
   bool iburgC = false, lburgC = false, traceCalls = false, iburgTables = false;
   int kbest = 0;
@@ -93,12 +94,15 @@ int main(int argc, char** argv) {
   app.add_option("--ties", ties,
                  "which of equal-cost rules wins: iburg (the default; lburg with --lburg), lburg or first")
       ->option_text("ORDER");
-  app.add_flag("-I,--iburg-tables", iburgTables, "accepted for iburg's command line: the C matcher always has iburg's -I tables");
+  app.add_flag("-I,--iburg-tables", iburgTables,
+               "accepted for iburg's command line: the C matcher always has iburg's -I tables");
   app.add_flag("-T,--trace-calls", traceCalls,
                "with --iburg or --lburg: call the client's <prefix>_trace at every match, as the tools' -T");
-  auto* kbestOption = app.add_option("--kbest", kbest,
-                 "keep the K cheapest derivations of every node and nonterminal, and enumerate covers in cost order")
-      ->option_text("K");
+  auto* kbestOption =
+      app.add_option(
+             "--kbest", kbest,
+             "keep the K cheapest derivations of every node and nonterminal, and enumerate covers in cost order")
+          ->option_text("K");
   app.set_version_flag("--version", std::string("burggen ") + kVersion);
   burggen::addManFlag(app, "burggen", std::string("burggen ") + kVersion, "BURG code-generator generator",
                       {{"FILES AND FORMATS",
@@ -115,8 +119,9 @@ int main(int argc, char** argv) {
                         "  burggen --iburg -I sample.brg sample.c && cc sample.c -o sample\n"
                         "An lcc machine description:\n"
                         "  burggen --lburg x86linux.md x86linux.c"},
-                       {"EXIT STATUS", "0 when the matcher was written, 1 when the spec has errors or a file cannot be\n"
-                                       "read or written, 2 for a mistake on the command line."}});
+                       {"EXIT STATUS",
+                        "0 when the matcher was written, 1 when the spec has errors or a file cannot be\n"
+                        "read or written, 2 for a mistake on the command line."}});
   std::vector<std::string> knownOptions;
   std::string unknown = unknownOption(app, argc, argv, knownOptions);
   if (!unknown.empty()) {
@@ -186,7 +191,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (specPath != "-") {
-    for (const auto& [path, what] : {std::pair{outputPath, outputArgument.empty() ? "-o" : "the destination"}, std::pair{headerPath, "--header"}})
+    for (const auto& [path, what] :
+         {std::pair{outputPath, outputArgument.empty() ? "-o" : "the destination"}, std::pair{headerPath, "--header"}})
       if (!path.empty() && path != "-" && sameFile(path, specPath)) {
         std::cerr << "burggen: " << what << " names the spec '" << specPath
                   << "' itself; the matcher would overwrite it. Name another file.\n";

@@ -24,9 +24,12 @@ inline std::string roffText(const std::string& text) {
   bool lineStart = true;
   for (char c : text) {
     if (lineStart && (c == '.' || c == '\'')) out += "\\&";
-    if (c == '\\') out += "\\e";
-    else if (c == '-') out += "\\-";
-    else out += c;
+    if (c == '\\')
+      out += "\\e";
+    else if (c == '-')
+      out += "\\-";
+    else
+      out += c;
     lineStart = c == '\n';
   }
   return out;
@@ -68,16 +71,18 @@ inline std::string synopsis(const CLI::App& app) {
 inline void writeManPage(std::ostream& out, const CLI::App& app, const std::string& name, const std::string& version,
                          const std::string& summary, const std::vector<ManSection>& sections) {
   out << ".TH " << name << " 1 \"\" \"" << roffText(version) << "\" \"User Commands\"\n"
-      << ".SH NAME\n" << name << " \\- " << roffText(summary) << "\n"
-      << ".SH SYNOPSIS\n.B " << name << "\n" << man_detail::synopsis(app) << "\n";
+      << ".SH NAME\n"
+      << name << " \\- " << roffText(summary) << "\n"
+      << ".SH SYNOPSIS\n.B " << name << "\n"
+      << man_detail::synopsis(app) << "\n";
   auto subcommands = app.get_subcommands([](const CLI::App*) { return true; });
   for (const CLI::App* sub : subcommands)
     out << ".br\n.B " << name << " " << sub->get_name() << "\n" << man_detail::synopsis(*sub) << "\n";
   out << ".SH DESCRIPTION\n" << roffText(app.get_description()) << "\n";
   for (const CLI::Option* option : app.get_options())
     if (!option->nonpositional())
-      out << ".TP\n\\fI" << roffText(man_detail::placeholder(option)) << "\\fR\n" << roffText(option->get_description())
-          << "\n";
+      out << ".TP\n\\fI" << roffText(man_detail::placeholder(option)) << "\\fR\n"
+          << roffText(option->get_description()) << "\n";
   out << ".SH OPTIONS\n";
   man_detail::writeOptions(out, app);
   for (const CLI::App* sub : subcommands) {
@@ -96,8 +101,10 @@ inline void writeManPage(std::ostream& out, const CLI::App& app, const std::stri
       bool codeLine = line.rfind("  ", 0) == 0;
       if (codeLine != code) out << (codeLine ? ".PP\n.nf\n" : ".fi\n");
       code = codeLine;
-      if (line.empty() && !code) out << ".PP\n";
-      else out << roffText(line) << "\n";
+      if (line.empty() && !code)
+        out << ".PP\n";
+      else
+        out << roffText(line) << "\n";
     }
     if (code) out << ".fi\n";
   }

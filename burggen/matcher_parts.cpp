@@ -89,7 +89,8 @@ void writeNodeInterface(std::ostream& o, const burgspec::Grammar& g) {
        "    if constexpr (std::is_pointer_v<Label>) {\n"
        "      return reinterpret_cast<State*>(label);\n"
        "    } else {\n"
-       "      static_assert(sizeof(Label) >= sizeof(void*), \"STATE_LABEL must be a pointer or an integer that holds one\");\n"
+       "      static_assert(sizeof(Label) >= sizeof(void*), \"STATE_LABEL must be a pointer or an integer that holds "
+       "one\");\n"
        "      return reinterpret_cast<State*>(static_cast<std::uintptr_t>(label));\n"
        "    }\n"
        "  }\n"
@@ -229,6 +230,7 @@ void assembleMatcher(const burgspec::Grammar& g, const EmitOptions& opt,
   definitions(src);
   closeNamespace(src, opt);
   if (!g.epilogue.empty()) src << "\n" << g.epilogue << "\n";
-  out.source = opt.specPath.empty() || opt.sourcePath.empty() ? src.str() : resolveResumeMarks(src.str(), opt.sourcePath);
+  out.source =
+      opt.specPath.empty() || opt.sourcePath.empty() ? src.str() : resolveResumeMarks(src.str(), opt.sourcePath);
 }
 }  // namespace burggen

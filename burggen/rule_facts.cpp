@@ -4,10 +4,10 @@
 
 namespace burggen {
 
-using common::Diagnostics;
 using burgspec::Grammar;
 using burgspec::Pattern;
 using burgspec::Rule;
+using common::Diagnostics;
 
 std::string patternText(const Pattern& p) {
   std::string out = p.binding.empty() ? p.symbol : p.binding + ":" + p.symbol;

@@ -21,19 +21,26 @@ struct TiePolicy {
 
 inline TiePolicy tiePolicy(TieOrder order) {
   switch (order) {
-    case TieOrder::Iburg: return {true, true, true};
-    case TieOrder::Lburg: return {false, true, false};
-    case TieOrder::First: break;
+    case TieOrder::Iburg:
+      return {true, true, true};
+    case TieOrder::Lburg:
+      return {false, true, false};
+    case TieOrder::First:
+      break;
   }
   return {false, false, false};
 }
 
 // "iburg", "lburg" or "first" as a TieOrder; false for any other word.
 inline bool parseTieOrder(const std::string& word, TieOrder& order) {
-  if (word == "iburg") order = TieOrder::Iburg;
-  else if (word == "lburg") order = TieOrder::Lburg;
-  else if (word == "first") order = TieOrder::First;
-  else return false;
+  if (word == "iburg")
+    order = TieOrder::Iburg;
+  else if (word == "lburg")
+    order = TieOrder::Lburg;
+  else if (word == "first")
+    order = TieOrder::First;
+  else
+    return false;
   return true;
 }
 

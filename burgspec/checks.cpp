@@ -16,9 +16,7 @@ namespace {
 
 constexpr int kNoIndex = -1;
 
-std::string quoted(const std::string& name) {
-  return "'" + name + "'";
-}
+std::string quoted(const std::string& name) { return "'" + name + "'"; }
 
 class GrammarChecker {
  public:
@@ -31,8 +29,7 @@ class GrammarChecker {
     }
     checkTerminals();
     collectLeftSides();
-    for (auto& rule : grammar_.rules)
-      checkPattern(rule);
+    for (auto& rule : grammar_.rules) checkPattern(rule);
     buildNonterminals();
     checkStart();
     applyTypes(grammar_.types, "%type", &Nonterminal::resultType);
@@ -66,8 +63,7 @@ class GrammarChecker {
       auto [numbered, freshNumber] = byNumber.emplace(terminal.number, &terminal);
       if (!freshNumber) {
         diags_.error(terminal.loc, "operator number " + std::to_string(terminal.number) + " of " +
-                                       quoted(terminal.name) + " is already used by " +
-                                       quoted(numbered->second->name));
+                                       quoted(terminal.name) + " is already used by " + quoted(numbered->second->name));
         diags_.note(numbered->second->loc, quoted(numbered->second->name) + " declared here");
       }
     }
@@ -85,8 +81,7 @@ class GrammarChecker {
 
   void warnUnusedTerminals() {
     for (const auto& t : grammar_.terminals)
-      if (t.arity < 0 && !duplicateTerminal(t))
-        diags_.warning(t.loc, "operator " + quoted(t.name) + " is never used");
+      if (t.arity < 0 && !duplicateTerminal(t)) diags_.warning(t.loc, "operator " + quoted(t.name) + " is never used");
   }
 
   bool duplicateTerminal(const Terminal& t) const { return grammar_.findTerminal(t.name) != &t; }
@@ -97,14 +92,14 @@ class GrammarChecker {
     for (size_t i = 0; i < grammar_.rules.size(); ++i) {
       const Rule& rule = grammar_.rules[i];
       if (const Terminal* t = grammar_.findTerminal(rule.lhs)) {
-        diags_.error(rule.loc,
-                     quoted(rule.lhs) + " is an operator (%term) and cannot be the left side of a rule");
+        diags_.error(rule.loc, quoted(rule.lhs) + " is an operator (%term) and cannot be the left side of a rule");
         diags_.note(t->loc, quoted(rule.lhs) + " declared here");
         continue;
       }
       if (firstRule_.emplace(rule.lhs, static_cast<int>(i)).second) {
         if (auto why = unusableIdentifier(rule.lhs))
-          diags_.error(rule.loc, "nonterminal " + quoted(rule.lhs) + " " + *why + "; the matcher's code could not use it");
+          diags_.error(rule.loc,
+                       "nonterminal " + quoted(rule.lhs) + " " + *why + "; the matcher's code could not use it");
       }
     }
   }
@@ -138,8 +133,7 @@ class GrammarChecker {
     } else {
       diags_.error(pattern.loc, "undefined nonterminal " + quoted(pattern.symbol) + ": no rule derives it");
     }
-    for (auto& kid : pattern.kids)
-      checkPatternNode(kid, bindings);
+    for (auto& kid : pattern.kids) checkPatternNode(kid, bindings);
   }
 
   void checkArity(Terminal& t, const Pattern& use) {
@@ -188,8 +182,7 @@ class GrammarChecker {
     if (pattern.kids.empty() && !pattern.isTerminal && isNonterminal(pattern.symbol) &&
         seen.insert(pattern.symbol).second)
       order.push_back(pattern.symbol);
-    for (const auto& kid : pattern.kids)
-      collectLeaves(kid, order, seen);
+    for (const auto& kid : pattern.kids) collectLeaves(kid, order, seen);
   }
 
   int indexOf(const std::string& name) const {
@@ -200,16 +193,13 @@ class GrammarChecker {
   void checkStart() {
     if (isNonterminal(grammar_.start)) return;
     if (grammar_.findTerminal(grammar_.start))
-      diags_.error(grammar_.startLoc,
-                   "start symbol " + quoted(grammar_.start) + " is an operator, not a nonterminal");
+      diags_.error(grammar_.startLoc, "start symbol " + quoted(grammar_.start) + " is an operator, not a nonterminal");
     else
-      diags_.error(grammar_.startLoc,
-                   "undefined start nonterminal " + quoted(grammar_.start) + ": no rule derives it");
+      diags_.error(grammar_.startLoc, "undefined start nonterminal " + quoted(grammar_.start) + ": no rule derives it");
   }
 
   // %type and %label: each nonterminal named gets the type, once.
-  void applyTypes(const std::vector<TypeDecl>& decls, const std::string& directive,
-                  std::string Nonterminal::*type) {
+  void applyTypes(const std::vector<TypeDecl>& decls, const std::string& directive, std::string Nonterminal::*type) {
     std::string what = directive == "%label" ? "label type" : "type";
     std::map<std::string, common::SourceLoc> typedAt;
     for (const auto& decl : decls) {
@@ -219,8 +209,7 @@ class GrammarChecker {
         int index = indexOf(name);
         if (index == kNoIndex) {
           if (grammar_.findTerminal(name))
-            diags_.error(loc, directive + " names operator " + quoted(name) + "; only nonterminals have " + what +
-                                  "s");
+            diags_.error(loc, directive + " names operator " + quoted(name) + "; only nonterminals have " + what + "s");
           else
             diags_.error(loc, directive + " names undefined nonterminal " + quoted(name));
           continue;
@@ -275,8 +264,8 @@ class GrammarChecker {
 
   void checkParamName(const RuleParam& param) {
     if (grammar_.paramType(param.name).empty())
-      diags_.error(param.loc, "undeclared parameter " + quoted(param.name) + "; declare its type with %param <T> " +
-                                  param.name);
+      diags_.error(param.loc,
+                   "undeclared parameter " + quoted(param.name) + "; declare its type with %param <T> " + param.name);
     if (reservedName(param.name))
       diags_.error(param.loc, "the parameter " + quoted(param.name) + " hides the " +
                                   (param.name == "node" ? "node" : "context") +
@@ -325,8 +314,9 @@ class GrammarChecker {
     if (rule.cost.dynamic) checkValueRefsIn(rule, rule.cost.code, rule.cost.offset, bindings);
     if (rule.action) checkValueRefsIn(rule, *rule.action, rule.actionOffset, bindings);
     if (!findValueRefs(rule.guard).empty())
-      diags_.error(rule.guardLoc, "a guard cannot read label values ('$$', '$b'): it is tested before the rule's "
-                                  "derivations are built");
+      diags_.error(rule.guardLoc,
+                   "a guard cannot read label values ('$$', '$b'): it is tested before the rule's "
+                   "derivations are built");
   }
 
   void checkValueRefsIn(const Rule& rule, const std::string& code, size_t offset,
@@ -340,8 +330,10 @@ class GrammarChecker {
       if (ref.name.empty()) {
         const Nonterminal* lhs = grammar_.findNonterminal(rule.lhs);
         if (lhs && lhs->labelType.empty())
-          diags_.error(loc, "'$$' is the label value of " + quoted(rule.lhs) + ", which has none; declare it with "
-                            "%label <T> " + rule.lhs);
+          diags_.error(loc, "'$$' is the label value of " + quoted(rule.lhs) +
+                                ", which has none; declare it with "
+                                "%label <T> " +
+                                rule.lhs);
         continue;
       }
       auto bound = bindings.find(ref.name);
@@ -352,8 +344,7 @@ class GrammarChecker {
       const Pattern& kid = *bound->second;
       if (kid.isTerminal || !kid.kids.empty()) {
         diags_.error(loc, quoted("$" + ref.name) + ": " + quoted(ref.name) + " is bound to operator " +
-                              quoted(kid.symbol) + ", which has no label value; write " + ref.name +
-                              " for its node");
+                              quoted(kid.symbol) + ", which has no label value; write " + ref.name + " for its node");
         continue;
       }
       const Nonterminal* nt = grammar_.findNonterminal(kid.symbol);
@@ -405,8 +396,7 @@ class GrammarChecker {
       int index = indexOf(pattern.symbol);
       if (index != kNoIndex) leaves.push_back(index);
     }
-    for (const auto& kid : pattern.kids)
-      leafIndices(kid, leaves);
+    for (const auto& kid : pattern.kids) leafIndices(kid, leaves);
   }
 
   void checkGraphs() {
@@ -415,9 +405,8 @@ class GrammarChecker {
     for (size_t i = 0; i < productive.size(); ++i) {
       if (productive[i]) continue;
       const Nonterminal& nt = grammar_.nonterminals[i];
-      diags_.error(nt.loc,
-                   "nonterminal " + quoted(nt.name) +
-                       " derives no finite tree: each of its rules needs a nonterminal that derives none");
+      diags_.error(nt.loc, "nonterminal " + quoted(nt.name) +
+                               " derives no finite tree: each of its rules needs a nonterminal that derives none");
     }
     int start = indexOf(grammar_.start);
     if (start == kNoIndex) return;
@@ -425,8 +414,8 @@ class GrammarChecker {
     for (size_t i = 0; i < reachable.size(); ++i) {
       if (reachable[i]) continue;
       const Nonterminal& nt = grammar_.nonterminals[i];
-      diags_.warning(nt.loc, "nonterminal " + quoted(nt.name) +
-                                 " is unreachable from the start nonterminal " + quoted(grammar_.start));
+      diags_.warning(nt.loc, "nonterminal " + quoted(nt.name) + " is unreachable from the start nonterminal " +
+                                 quoted(grammar_.start));
     }
   }
 
@@ -445,15 +434,15 @@ class GrammarChecker {
         const Nonterminal* rhs = grammar_.findNonterminal(rule.pattern.symbol);
         if (!rhs || rhs->resultType == lhs->resultType) continue;
       }
-      diags_.warning(rule.loc, "rule for " + quoted(rule.lhs) +
-                                   " has no action; its value will be a default " + lhs->resultType + "{}");
+      diags_.warning(rule.loc, "rule for " + quoted(rule.lhs) + " has no action; its value will be a default " +
+                                   lhs->resultType + "{}");
     }
   }
 
   Grammar& grammar_;
   common::Diagnostics& diags_;
-  std::map<std::string, int> firstRule_;       // nonterminal -> index of its first rule
-  std::map<std::string, int> index_;           // nonterminal -> index in Grammar::nonterminals
+  std::map<std::string, int> firstRule_;               // nonterminal -> index of its first rule
+  std::map<std::string, int> index_;                   // nonterminal -> index in Grammar::nonterminals
   std::map<std::string, common::SourceLoc> firstUse_;  // operator -> its first use
 };
 

@@ -1,7 +1,7 @@
 #pragma once
 // The semantic checks of a parsed grammar, which also complete it for the emitter.
-#include "common/diagnostics.hpp"
 #include "burgspec/grammar.hpp"
+#include "common/diagnostics.hpp"
 
 namespace burgspec {
 

@@ -17,7 +17,7 @@ struct Pattern {
   std::string symbol;
   std::string binding;  // empty when unnamed
   std::vector<Pattern> kids;
-  common::SourceLoc loc;        // of the symbol (of the binding when there is one)
+  common::SourceLoc loc;    // of the symbol (of the binding when there is one)
   bool isTerminal = false;  // set by checkGrammar
 };
 
@@ -29,17 +29,17 @@ struct Cost {
   int64_t value = 0;   // when !dynamic
   std::string code;    // when dynamic: the text between the parentheses (after '=' for a total)
   common::SourceLoc loc;
-  size_t offset = 0;   // byte offset of code in the source, to place diagnostics inside it
+  size_t offset = 0;  // byte offset of code in the source, to place diagnostics inside it
 };
 
 // A rule parameter and its domain: `depth in ctx->stageDepths(node)`. Its type comes from %param.
 struct RuleParam {
   std::string name;
-  std::string domain;  // a C++ expression yielding a range
-  common::SourceLoc loc;       // of the name
+  std::string domain;     // a C++ expression yielding a range
+  common::SourceLoc loc;  // of the name
   common::SourceLoc domainLoc;
-  std::string list;            // the %params list it came from; empty when written in the rule
-  common::SourceLoc listLoc;   // where the rule names that list
+  std::string list;           // the %params list it came from; empty when written in the rule
+  common::SourceLoc listLoc;  // where the rule names that list
 };
 
 // A named parameter list declared once, `%params tile [bm in ..., bn in ...]`, which rules
@@ -51,16 +51,16 @@ struct ParamList {
 };
 
 struct Rule {
-  std::string lhs;      // a nonterminal
-  common::SourceLoc loc;        // of lhs
+  std::string lhs;        // a nonterminal
+  common::SourceLoc loc;  // of lhs
   Pattern pattern;
-  int number = 0;       // external rule number; assigned by checkGrammar when not written
+  int number = 0;         // external rule number; assigned by checkGrammar when not written
   bool numbered = false;  // written as `= N` in the spec
   common::SourceLoc numberLoc;
   std::vector<RuleParam> params;  // `[p in expr, ...]`; their bindings are enumerated while labeling
-  std::string guard;    // `if (expr)`: C++ the rule needs true at a node to apply there; empty when none
+  std::string guard;              // `if (expr)`: C++ the rule needs true at a node to apply there; empty when none
   common::SourceLoc guardLoc;
-  Cost cost;            // defaults to the constant 0
+  Cost cost;                          // defaults to the constant 0
   std::optional<std::string> action;  // C++ block body, braces excluded
   common::SourceLoc actionLoc;
   size_t actionOffset = 0;  // byte offset of the action's text in the source
@@ -71,9 +71,9 @@ struct Rule {
 
 struct Terminal {
   std::string name;
-  int number = 0;       // external operator number; assigned by checkGrammar when not written
+  int number = 0;  // external operator number; assigned by checkGrammar when not written
   bool numbered = false;
-  int arity = -1;       // inferred by checkGrammar from its uses; -1 when unused
+  int arity = -1;  // inferred by checkGrammar from its uses; -1 when unused
   common::SourceLoc loc;
 };
 
@@ -81,7 +81,7 @@ struct Nonterminal {
   std::string name;
   std::string resultType;  // from %type; empty when none was declared
   std::string labelType;   // from %label: the value its derivations carry; empty when none
-  common::SourceLoc loc;           // first appearance (as a rule's left side when it has one)
+  common::SourceLoc loc;   // first appearance (as a rule's left side when it has one)
 };
 
 // One `%type <T> a b c` declaration: a C++ type and the nonterminals whose actions yield it.
@@ -93,18 +93,18 @@ struct TypeDecl {
 };
 
 struct Grammar {
-  std::string prologue;       // %{ ... %}, verbatim (several blocks are concatenated)
+  std::string prologue;  // %{ ... %}, verbatim (several blocks are concatenated)
   std::vector<Terminal> terminals;
   std::vector<TypeDecl> types;
-  std::vector<TypeDecl> labels;  // %label <T> nonterminals
-  std::vector<TypeDecl> params;  // %param <T> parameter names
+  std::vector<TypeDecl> labels;       // %label <T> nonterminals
+  std::vector<TypeDecl> params;       // %param <T> parameter names
   std::vector<ParamList> paramLists;  // %params name [...]
-  std::string start;          // from %start; the first rule's lhs when absent
+  std::string start;                  // from %start; the first rule's lhs when absent
   common::SourceLoc startLoc;
-  std::string nodeType;       // from %node: the C++ type of the node pointers matched; empty when absent
+  std::string nodeType;  // from %node: the C++ type of the node pointers matched; empty when absent
   common::SourceLoc nodeTypeLoc;
   std::vector<Rule> rules;
-  std::string epilogue;       // text after the second %%, verbatim
+  std::string epilogue;  // text after the second %%, verbatim
 
   // Completed by checkGrammar: every nonterminal, the start one first, then in order of
   // first appearance. Index in this vector + 1 is the nonterminal's number in the matcher.
@@ -124,7 +124,8 @@ struct Grammar {
   // The C++ type %param declares for a parameter name; empty when undeclared.
   std::string paramType(const std::string& name) const {
     for (const auto& decl : params)
-      for (const auto& n : decl.names) if (n == name) return decl.type;
+      for (const auto& n : decl.names)
+        if (n == name) return decl.type;
     return "";
   }
   // The %params list of that name; nullptr when none.

@@ -190,8 +190,7 @@ class LburgParser {
     std::string cost = text_.substr(at_, end - at_);
     rule.cost.loc = file_.locate(at_);
     // As lburg does: a cost that is a whole number is a constant; anything else is C code.
-    bool constant = !cost.empty() && cost.size() <= 9 &&
-                    cost.find_first_not_of("0123456789") == std::string::npos;
+    bool constant = !cost.empty() && cost.size() <= 9 && cost.find_first_not_of("0123456789") == std::string::npos;
     if (cost.empty()) {
       rule.cost.value = 0;
     } else if (constant) {

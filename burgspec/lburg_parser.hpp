@@ -11,8 +11,8 @@
 //
 // Rules are numbered in order from 1. burggen --lburg reads it; docs/burg-language.md
 // ("Coming from iburg or lburg") describes it.
-#include "common/diagnostics.hpp"
 #include "burgspec/grammar.hpp"
+#include "common/diagnostics.hpp"
 #include "common/source.hpp"
 
 namespace burgspec {

@@ -22,8 +22,8 @@ enum class TokenKind {
   RightParen,
   Comma,
   Equals,
-  LeftBrace,       // opens an action block
-  LeftBracket,     // opens a rule's parameter list
+  LeftBrace,    // opens an action block
+  LeftBracket,  // opens a rule's parameter list
   RightBracket,
   LeftAngle,       // opens a C++ type
   PercentPercent,  // %%

@@ -30,11 +30,9 @@ constexpr int kMaxPatternDepth = 200;
 
 std::string_view trim(std::string_view text, size_t& leading) {
   leading = 0;
-  while (leading < text.size() && std::isspace(static_cast<unsigned char>(text[leading])))
-    ++leading;
+  while (leading < text.size() && std::isspace(static_cast<unsigned char>(text[leading]))) ++leading;
   text.remove_prefix(leading);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
-    text.remove_suffix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
   return text;
 }
 
@@ -102,9 +100,7 @@ class Parser {
   bool startsLine(const Token& token) const {
     return token.offset == 0 || file_.locate(prevEnd_).line < token.loc.line;
   }
-  bool atRuleStart() const {
-    return at(TokenKind::Identifier) && startsLine(tok_) && peek().kind == TokenKind::Colon;
-  }
+  bool atRuleStart() const { return at(TokenKind::Identifier) && startsLine(tok_) && peek().kind == TokenKind::Colon; }
 
   // Reports that `what` should stand at the current token (or the lexer's own complaint).
   void errorExpected(const std::string& what) {
@@ -150,8 +146,7 @@ class Parser {
       size_t before = tok_.offset;
       if (!parseDeclaration()) {
         if (tok_.offset == before) advance();
-        while (!atDeclarationBoundary())
-          advance();
+        while (!atDeclarationBoundary()) advance();
       }
     }
     if (at(TokenKind::End) && !prologueRanToEnd_) diags_.error(tok_.loc, "expected '%%' before the rules");
@@ -244,8 +239,8 @@ class Parser {
       advance();
     }
     if (decl.names.empty()) {
-      errorExpected(std::string(directive == "%param" ? "the parameters" : "the nonterminals") + " that " +
-                    directive + " <" + decl.type + "> applies to");
+      errorExpected(std::string(directive == "%param" ? "the parameters" : "the nonterminals") + " that " + directive +
+                    " <" + decl.type + "> applies to");
       return false;
     }
     skipOptionalSemicolon();
@@ -388,7 +383,8 @@ class Parser {
     if (!parsePattern(rule.pattern, 0)) return false;
     bool maybeCost = spacedOperands_ && rule.pattern.kids.size() == 1 && rule.pattern.kids[0].kids.empty() &&
                      rule.pattern.kids[0].binding.empty();
-    if (maybeCost && !at(TokenKind::Equals) && !at(TokenKind::LeftParen)) leafCostCandidates_.push_back(grammar_.rules.size());
+    if (maybeCost && !at(TokenKind::Equals) && !at(TokenKind::LeftParen))
+      leafCostCandidates_.push_back(grammar_.rules.size());
     if (at(TokenKind::Equals)) {
       advance();
       rule.numberLoc = tok_.loc;
@@ -422,8 +418,7 @@ class Parser {
 
   bool parsePattern(Pattern& pattern, int depth) {
     if (depth > kMaxPatternDepth) {
-      diags_.error(tok_.loc,
-                   "pattern nested too deeply (more than " + std::to_string(kMaxPatternDepth) + " levels)");
+      diags_.error(tok_.loc, "pattern nested too deeply (more than " + std::to_string(kMaxPatternDepth) + " levels)");
       return false;
     }
     if (!at(TokenKind::Identifier)) {
@@ -692,8 +687,8 @@ class Parser {
   Token tok_;
   size_t prevEnd_ = 0;  // offset just past the previous token
   bool prologueRanToEnd_ = false;
-  bool spacedOperands_ = false;              // the rule's top '(' did not touch its operator
-  std::vector<size_t> leafCostCandidates_;   // rules whose `OP (name)` may be a leaf and its cost
+  bool spacedOperands_ = false;             // the rule's top '(' did not touch its operator
+  std::vector<size_t> leafCostCandidates_;  // rules whose `OP (name)` may be a leaf and its cost
 };
 
 }  // namespace

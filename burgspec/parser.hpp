@@ -1,7 +1,7 @@
 #pragma once
 // The parser of BURG specs: iburg's language and its extensions (docs/burg-language.md).
-#include "common/diagnostics.hpp"
 #include "burgspec/grammar.hpp"
+#include "common/diagnostics.hpp"
 #include "common/source.hpp"
 
 namespace burgspec {

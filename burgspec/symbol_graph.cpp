@@ -28,14 +28,12 @@ SearchTree breadthFirst(const Graph& graph, Vertex start) {
   size_t n = boost::num_vertices(graph);
   SearchTree tree{std::vector<Edge>(n), std::vector<int>(n, std::numeric_limits<int>::max())};
   tree.distance[start] = 0;
-  auto reachedBy =
-      boost::make_iterator_property_map(tree.reachedBy.begin(), boost::get(boost::vertex_index, graph));
-  auto distance =
-      boost::make_iterator_property_map(tree.distance.begin(), boost::get(boost::vertex_index, graph));
+  auto reachedBy = boost::make_iterator_property_map(tree.reachedBy.begin(), boost::get(boost::vertex_index, graph));
+  auto distance = boost::make_iterator_property_map(tree.distance.begin(), boost::get(boost::vertex_index, graph));
   boost::breadth_first_search(graph, start,
-                              boost::visitor(boost::make_bfs_visitor(std::make_pair(
-                                  boost::record_edge_predecessors(reachedBy, boost::on_tree_edge()),
-                                  boost::record_distances(distance, boost::on_tree_edge())))));
+                              boost::visitor(boost::make_bfs_visitor(
+                                  std::make_pair(boost::record_edge_predecessors(reachedBy, boost::on_tree_edge()),
+                                                 boost::record_distances(distance, boost::on_tree_edge())))));
   return tree;
 }
 
@@ -72,12 +70,10 @@ std::vector<bool> SymbolGraph::productive() const {
 std::vector<bool> SymbolGraph::reachableFrom(int start) const {
   Graph uses(nonterminals_);
   for (const auto& use : rules_)
-    for (int leaf : use.leaves)
-      boost::add_edge(use.lhs, leaf, RuleEdge{use.rule}, uses);
+    for (int leaf : use.leaves) boost::add_edge(use.lhs, leaf, RuleEdge{use.rule}, uses);
   SearchTree tree = breadthFirst(uses, start);
   std::vector<bool> reachable(nonterminals_);
-  for (size_t v = 0; v < nonterminals_; ++v)
-    reachable[v] = tree.distance[v] != std::numeric_limits<int>::max();
+  for (size_t v = 0; v < nonterminals_; ++v) reachable[v] = tree.distance[v] != std::numeric_limits<int>::max();
   return reachable;
 }
 

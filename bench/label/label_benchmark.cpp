@@ -17,8 +17,7 @@ using bench::LabelMatcher;
 // their state in the same slot of the node, so one's labels are read before the other runs.
 template <class Matcher>
 void collect(bench::Node* n, const Matcher& m, const int (&nonterminals)[6], std::vector<std::pair<int, long>>& out) {
-  for (int nt : nonterminals)
-    out.emplace_back(m.rule(n, nt), m.rule(n, nt) ? static_cast<long>(m.cost(n, nt)) : -1);
+  for (int nt : nonterminals) out.emplace_back(m.rule(n, nt), m.rule(n, nt) ? static_cast<long>(m.cost(n, nt)) : -1);
   for (int i = 0; i < LabelMatcher::arity(n->op); ++i) collect(n->kids[i], m, nonterminals, out);
 }
 

@@ -12,9 +12,9 @@ namespace burggen::explain {
 using Cost = std::int64_t;
 
 struct TreeNode {
-  int id;              // number in labeling order, from 0
-  std::string op;      // the operator's name, as traces show it
-  std::string title;   // what the picture shows ("CONST 8")
+  int id;             // number in labeling order, from 0
+  std::string op;     // the operator's name, as traces show it
+  std::string title;  // what the picture shows ("CONST 8")
   std::vector<int> kids;
 };
 
@@ -59,7 +59,8 @@ struct Labeling {
 template <class Matcher>
 int countNodes(typename Matcher::NodePtr root) {
   int count = 1;
-  for (int i = 0; i < Matcher::arity(Matcher::nodeOp(root)); ++i) count += countNodes<Matcher>(Matcher::nodeKid(root, i));
+  for (int i = 0; i < Matcher::arity(Matcher::nodeOp(root)); ++i)
+    count += countNodes<Matcher>(Matcher::nodeKid(root, i));
   return count;
 }
 
@@ -130,13 +131,13 @@ Labeling describeLabeling(const Matcher& m, typename Matcher::NodePtr root,
     if (m.cost(root, nt) < Matcher::INF) derives += (derives.empty() ? "" : ", ") + out.nonterminals[nt];
   if (!out.unmatched.empty() && out.unmatched.front() != out.root) {
     const TreeNode& stop = out.nodes[out.unmatched.front()];
-    out.failure = "labeling stopped at #" + std::to_string(stop.id) + " " + stop.op +
-                  ": no rule matches it, so " + rootText + " derives no " + out.nonterminals[out.start];
+    out.failure = "labeling stopped at #" + std::to_string(stop.id) + " " + stop.op + ": no rule matches it, so " +
+                  rootText + " derives no " + out.nonterminals[out.start];
   } else if (derives.empty()) {
     out.failure = "no rule matches " + rootText + ", so it derives no " + out.nonterminals[out.start];
   } else {
-    out.failure = rootText + " derives " + derives + " but no " + out.nonterminals[out.start] +
-                  ": no rule of " + out.nonterminals[out.start] + " matches there";
+    out.failure = rootText + " derives " + derives + " but no " + out.nonterminals[out.start] + ": no rule of " +
+                  out.nonterminals[out.start] + " matches there";
   }
   return out;
 }

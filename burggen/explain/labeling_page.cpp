@@ -14,10 +14,18 @@ std::string json(const std::string& text) {
   std::string out = "\"";
   for (unsigned char c : text) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '<': out += "\\u003c"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '<':
+        out += "\\u003c";
+        break;
       default:
         if (c < 0x20) {
           char escaped[8];
@@ -35,10 +43,17 @@ std::string html(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      default: out += c;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -92,8 +107,8 @@ bool writeLabelingPage(std::ostream& out, const Labeling& labeling) {
   o << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
     << "<title>Labeling: " << html(labeling.title) << "</title>\n<style>\n"
     << kPageStyle << "</style>\n</head>\n<body>\n"
-    << "<h1>Labeling <code>" << html(labeling.title) << "</code></h1>\n" << kPageBody
-    << "<script type=\"application/json\" id=\"labeling\">";
+    << "<h1>Labeling <code>" << html(labeling.title) << "</code></h1>\n"
+    << kPageBody << "<script type=\"application/json\" id=\"labeling\">";
   writeData(o, labeling);
   o << "</script>\n<script>\n" << kPageScript << "</script>\n</body>\n</html>\n";
   out << o.str();

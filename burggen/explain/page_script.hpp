@@ -39,7 +39,8 @@ svg rect.covered { fill: #b6d7a8; }
 svg line { stroke: #888; }
 )css";
 
-inline const char* kPageBody = R"html(<p>Bottom up, each node is visited after its kids and every rule whose pattern matches there is
+inline const char* kPageBody =
+    R"html(<p>Bottom up, each node is visited after its kids and every rule whose pattern matches there is
 tried: a rule's cost is its own plus the costs of its pattern's leaves, and an entry of the node's
 table (nonterminal, cost, rule) is kept when it is cheaper than the one there. Then the cover is
 read back top down from the start nonterminal. Use Next and Back, the slider, or the arrow keys.</p>

@@ -8,9 +8,7 @@
 
 namespace isel {
 
-int maxBestCovers() {
-  return IselKBestMatcher::kBest;
-}
+int maxBestCovers() { return IselKBestMatcher::kBest; }
 
 std::string coversDot(const StatementCovers& covers) {
   std::ostringstream out;

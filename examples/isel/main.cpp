@@ -80,14 +80,16 @@ int main(int argc, char** argv) {
   app.add_option("--dot", dotPath, "write the labeled tree of the last statement as Graphviz DOT (- : standard output)")
       ->option_text("FILE");
   std::string pagePath;
-  app.add_option("--html", pagePath,
-                 "write a page that steps through the labeling of the last statement (with --kbest N, its N best covers)")
+  app.add_option(
+         "--html", pagePath,
+         "write a page that steps through the labeling of the last statement (with --kbest N, its N best covers)")
       ->option_text("FILE");
   app.add_flag("--munch", munch, "select by maximal munch (greedy, top down) instead of BURG");
   app.add_flag("--compare", compare, "print each statement's cost by BURG and by maximal munch");
   int bestCovers = 0;
-  auto* kbest = app.add_option("--kbest", bestCovers, "print each statement's N cheapest covers, with their instructions")
-                    ->option_text("N");
+  auto* kbest =
+      app.add_option("--kbest", bestCovers, "print each statement's N cheapest covers, with their instructions")
+          ->option_text("N");
   CLI11_PARSE(app, argc, argv);
   if (kbest->count() > 0 && (bestCovers < 1 || bestCovers > isel::maxBestCovers())) {
     std::cerr << "isel: --kbest takes 1 to " << isel::maxBestCovers() << " covers, not " << bestCovers << ".\n";

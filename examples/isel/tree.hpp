@@ -11,8 +11,8 @@ enum Op { ASSIGN = 1, ADD = 2, SUB = 3, MUL = 4, CONST = 5, VAR = 6, LOAD = 7 };
 // VAR is a variable's address (its frame slot); reading a variable is LOAD(VAR).
 struct Node {
   Op op{};
-  long value = 0;     // CONST
-  std::string name;   // VAR
+  long value = 0;    // CONST
+  std::string name;  // VAR
   Node* kids[2] = {nullptr, nullptr};
   void* state = nullptr;  // the matcher's slot
 };

@@ -52,8 +52,7 @@ bool Dependence::sameIterationOutside(const Node* loop) const {
 
 std::string Dependence::directionString() const {
   std::string s = "(";
-  for (size_t i = 0; i < directions.size(); ++i)
-    s += (i ? ", " : "") + std::string(1, directionChar(directions[i]));
+  for (size_t i = 0; i < directions.size(); ++i) s += (i ? ", " : "") + std::string(1, directionChar(directions[i]));
   return s + ")";
 }
 
@@ -84,8 +83,7 @@ void collectReads(const Expr& e, std::vector<AccessSite>& out) {
 std::vector<AccessSite> accessesOf(const Node& stmt) {
   std::vector<AccessSite> out;
   if (stmt.kind == NodeKind::Assign) {
-    out.push_back(
-        {stmt.target.array, stmt.target.subscripts, stmt.accumulate ? Role::Update : Role::Write, {}});
+    out.push_back({stmt.target.array, stmt.target.subscripts, stmt.accumulate ? Role::Update : Role::Write, {}});
     collectReads(*stmt.value, out);
   } else if (stmt.kind == NodeKind::Stage) {
     AccessSite write{stmt.buffer.name, {}, Role::Write, stmt.buffer.extents};
@@ -120,8 +118,7 @@ struct Instance {
 class PairTest {
  public:
   PairTest(const Statement& s1, const AccessSite& a1, const Statement& s2, const AccessSite& a2) {
-    while (common_ < s1.loops.size() && common_ < s2.loops.size() && s1.loops[common_] == s2.loops[common_])
-      ++common_;
+    while (common_ < s1.loops.size() && common_ < s2.loops.size() && s1.loops[common_] == s2.loops[common_]) ++common_;
     // Numbers too large to combine without overflow: the pair is taken to depend in every
     // direction (transformations that need it not to are refused), which is always safe.
     exact_ = a1.exact && a2.exact && moderate(s1, a1) && moderate(s2, a2);
@@ -337,8 +334,7 @@ int orientation(const std::vector<Direction>& dirs) {
 }
 
 DependenceKind kindOf(Role source, Role sink, bool sameStatementTargets) {
-  if (sameStatementTargets && source == Role::Update && sink == Role::Update)
-    return DependenceKind::Reduction;
+  if (sameStatementTargets && source == Role::Update && sink == Role::Update) return DependenceKind::Reduction;
   if (writes(source) && reads(sink)) return DependenceKind::Flow;
   if (writes(source)) return DependenceKind::Output;
   return DependenceKind::Anti;
@@ -408,8 +404,8 @@ DependenceGraph::DependenceGraph(const Kernel& kernel) {
             }
             for (Direction dir : dirs)
               d.directions.push_back(forward || dir == Direction::Equal || dir == Direction::Any ? dir
-                                     : dir == Direction::Less ? Direction::Greater
-                                                              : Direction::Less);
+                                     : dir == Direction::Less                                    ? Direction::Greater
+                                                                                                 : Direction::Less);
             boost::add_edge(d.source, d.sink, d, graph_);
             dependences_.push_back(std::move(d));
           }

@@ -31,13 +31,15 @@ ExprPtr substitute(const ExprPtr& e, const std::map<std::string, ExprPtr>& held)
       auto it = held.find(e->load.str());
       return it == held.end() ? e : it->second;
     }
-    case Expr::Kind::Binary: return Expr::binary(e->op, substitute(e->args[0], held), substitute(e->args[1], held));
+    case Expr::Kind::Binary:
+      return Expr::binary(e->op, substitute(e->args[0], held), substitute(e->args[1], held));
     case Expr::Kind::Call: {
       std::vector<ExprPtr> args;
       for (const ExprPtr& a : e->args) args.push_back(substitute(a, held));
       return Expr::call(e->callee, args);
     }
-    default: return e;
+    default:
+      return e;
   }
 }
 
@@ -57,16 +59,23 @@ ExprPtr replaceAll(const ExprPtr& e, const std::string& part, const ExprPtr& rep
 // The value of a function of the argument alone at x; NaN when it reads anything else.
 double evaluate(const Expr& e, double x) {
   switch (e.kind) {
-    case Expr::Kind::Constant: return e.value;
-    case Expr::Kind::Load: return isMarker(e, kArgument) ? x : NAN;
+    case Expr::Kind::Constant:
+      return e.value;
+    case Expr::Kind::Load:
+      return isMarker(e, kArgument) ? x : NAN;
     case Expr::Kind::Binary: {
       double l = evaluate(*e.args[0], x), r = evaluate(*e.args[1], x);
       switch (e.op) {
-        case '+': return l + r;
-        case '-': return l - r;
-        case '*': return l * r;
-        case '/': return l / r;
-        default: return NAN;
+        case '+':
+          return l + r;
+        case '-':
+          return l - r;
+        case '*':
+          return l * r;
+        case '/':
+          return l / r;
+        default:
+          return NAN;
       }
     }
     case Expr::Kind::Call: {
@@ -74,7 +83,8 @@ double evaluate(const Expr& e, double x) {
       if (!f) return NAN;
       return applyMathFunction(*f, evaluate(*e.args[0], x), e.args.size() > 1 ? evaluate(*e.args[1], x) : 0);
     }
-    default: return NAN;
+    default:
+      return NAN;
   }
 }
 
@@ -174,7 +184,9 @@ void collect(const Node& node, bool inReduce, std::vector<std::pair<const Node*,
       if (isLocalScalar(node.buffer)) locals[node.buffer.name] = node.buffer.type;
       collect(*node.body(), inReduce, stmts, locals);
       break;
-    case NodeKind::Assign: stmts.emplace_back(&node, inReduce); break;
+    case NodeKind::Assign:
+      stmts.emplace_back(&node, inReduce);
+      break;
     default:
       for (const NodePtr& kid : node.kids) collect(*kid, inReduce, stmts, locals);
   }
@@ -189,18 +201,25 @@ std::optional<EpilogueShape> refuse(std::string* whyNot, const std::string& why)
 
 const char* activationName(EpilogueShape::Activation a) {
   switch (a) {
-    case EpilogueShape::Activation::Relu: return "ReLU";
-    case EpilogueShape::Activation::GeluTanh: return "GELU (tanh)";
-    case EpilogueShape::Activation::GeluErf: return "GELU (erf)";
-    default: return "none";
+    case EpilogueShape::Activation::Relu:
+      return "ReLU";
+    case EpilogueShape::Activation::GeluTanh:
+      return "GELU (tanh)";
+    case EpilogueShape::Activation::GeluErf:
+      return "GELU (erf)";
+    default:
+      return "none";
   }
 }
 
 std::string EpilogueShape::describe() const {
   std::vector<std::string> parts;
-  if (!scale.empty() && !shift.empty()) parts.push_back("scale and shift per " + channel);
-  else if (!scale.empty()) parts.push_back("scale per " + channel);
-  else if (!shift.empty()) parts.push_back("bias per " + channel);
+  if (!scale.empty() && !shift.empty())
+    parts.push_back("scale and shift per " + channel);
+  else if (!scale.empty())
+    parts.push_back("scale per " + channel);
+  else if (!shift.empty())
+    parts.push_back("bias per " + channel);
   if (!shortcut.empty()) parts.push_back("shortcut add");
   if (activation != Activation::None) parts.push_back(activationName(activation));
   if (outputType != accumulator) parts.push_back(std::string("stored as ") + scalarTypeName(outputType));
@@ -233,7 +252,8 @@ std::optional<EpilogueShape> recognizeEpilogue(const Kernel& kernel, std::string
       continue;
     }
     if (!after) {
-      bool init = s->target.str() == update->target.str() && s->value->kind == Expr::Kind::Constant && s->value->value == 0;
+      bool init =
+          s->target.str() == update->target.str() && s->value->kind == Expr::Kind::Constant && s->value->value == 0;
       if (!init) return refuse(whyNot, "a statement before the product is not the start of its sum");
       continue;
     }

@@ -14,13 +14,13 @@ namespace cudaburg {
 
 struct EpilogueShape {
   enum class Activation { None, Relu, GeluTanh, GeluErf };
-  std::string output;       // the array stored
+  std::string output;  // the array stored
   ScalarType outputType = ScalarType::Float;
   ScalarType accumulator = ScalarType::Float;  // the type the product is summed in
-  std::string scale;        // multiplies the product; "" when none
-  std::string shift;        // added to it (a bias); "" when none
-  std::string channel;      // the output's loop index scale and shift follow
-  std::string shortcut;     // added, read at the output's element; "" when none
+  std::string scale;                           // multiplies the product; "" when none
+  std::string shift;                           // added to it (a bias); "" when none
+  std::string channel;                         // the output's loop index scale and shift follow
+  std::string shortcut;                        // added, read at the output's element; "" when none
   Activation activation = Activation::None;
 
   bool empty() const {

@@ -14,23 +14,34 @@ GemmEpilogue chooseGemmEpilogue(const GemmShape& shape) {
   if (!fusable) return GemmEpilogue::ElementWise;
   bool bias = !e.shift.empty();
   switch (e.activation) {
-    case EpilogueShape::Activation::None: return bias ? GemmEpilogue::Bias : GemmEpilogue::None;
-    case EpilogueShape::Activation::Relu: return bias ? GemmEpilogue::ReluBias : GemmEpilogue::Relu;
-    case EpilogueShape::Activation::GeluTanh: return bias ? GemmEpilogue::GeluBias : GemmEpilogue::Gelu;
-    case EpilogueShape::Activation::GeluErf: return GemmEpilogue::ElementWise;
+    case EpilogueShape::Activation::None:
+      return bias ? GemmEpilogue::Bias : GemmEpilogue::None;
+    case EpilogueShape::Activation::Relu:
+      return bias ? GemmEpilogue::ReluBias : GemmEpilogue::Relu;
+    case EpilogueShape::Activation::GeluTanh:
+      return bias ? GemmEpilogue::GeluBias : GemmEpilogue::Gelu;
+    case EpilogueShape::Activation::GeluErf:
+      return GemmEpilogue::ElementWise;
   }
   return GemmEpilogue::ElementWise;
 }
 
 const char* gemmEpilogueName(GemmEpilogue e) {
   switch (e) {
-    case GemmEpilogue::None: return "";
-    case GemmEpilogue::Bias: return "BIAS";
-    case GemmEpilogue::Relu: return "RELU";
-    case GemmEpilogue::ReluBias: return "RELU_BIAS";
-    case GemmEpilogue::Gelu: return "GELU";
-    case GemmEpilogue::GeluBias: return "GELU_BIAS";
-    case GemmEpilogue::ElementWise: return "element-wise";
+    case GemmEpilogue::None:
+      return "";
+    case GemmEpilogue::Bias:
+      return "BIAS";
+    case GemmEpilogue::Relu:
+      return "RELU";
+    case GemmEpilogue::ReluBias:
+      return "RELU_BIAS";
+    case GemmEpilogue::Gelu:
+      return "GELU";
+    case GemmEpilogue::GeluBias:
+      return "GELU_BIAS";
+    case GemmEpilogue::ElementWise:
+      return "element-wise";
   }
   return "";
 }

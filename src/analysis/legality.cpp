@@ -19,8 +19,7 @@ std::string explain(const DependenceGraph& deps, const Dependence& d) {
   const Node& from = *deps.statements().at(d.source).node;
   const Node& to = *deps.statements().at(d.sink).node;
   bool vowel = d.kind == DependenceKind::Anti || d.kind == DependenceKind::Output;
-  std::string s =
-      std::string(vowel ? "an " : "a ") + dependenceKindName(d.kind) + " dependence on " + d.array;
+  std::string s = std::string(vowel ? "an " : "a ") + dependenceKindName(d.kind) + " dependence on " + d.array;
   if (d.source == d.sink)
     s += " in `" + statementText(from) + "`";
   else
@@ -61,8 +60,7 @@ Legality isReduction(const DependenceGraph& deps, const Node* loop) {
         return Legality::no("the sum `" + statementText(stmt) + "` goes into an element that depends on '" +
                             loop->index + "'");
     }
-    if (std::find(reductions.begin(), reductions.end(), d->source) == reductions.end())
-      reductions.push_back(d->source);
+    if (std::find(reductions.begin(), reductions.end(), d->source) == reductions.end()) reductions.push_back(d->source);
   }
   // Nothing else inside the loop may see the partial sums.
   for (const Dependence& d : deps.dependences()) {
@@ -71,8 +69,8 @@ Legality isReduction(const DependenceGraph& deps, const Node* loop) {
     for (int r : reductions) {
       const Node& stmt = *deps.statements().at(r).node;
       if ((d.source == r || d.sink == r) && d.array == stmt.target.array)
-        return Legality::no("the partial sums of `" + statementText(stmt) + "` are used inside loop '" +
-                            loop->index + "': " + explain(deps, d));
+        return Legality::no("the partial sums of `" + statementText(stmt) + "` are used inside loop '" + loop->index +
+                            "': " + explain(deps, d));
     }
   }
   return Legality::yes();
@@ -96,14 +94,12 @@ Legality mayInterchange(const DependenceGraph& deps, const Node* outer, const No
     std::vector<Direction> swapped = d.directions;
     size_t p = at - d.loops.begin();
     std::swap(swapped[p], swapped[p + 1]);
-    auto first =
-        std::find_if(swapped.begin(), swapped.end(), [](Direction x) { return x != Direction::Equal; });
+    auto first = std::find_if(swapped.begin(), swapped.end(), [](Direction x) { return x != Direction::Equal; });
     if (first == swapped.end() || *first == Direction::Less) continue;
     // Reordering a sum is what `reduce` allows: a reduction over reduce-marked loops only.
     bool reorderable = d.kind == DependenceKind::Reduction;
     for (size_t i = 0; i < d.loops.size() && reorderable; ++i)
-      if (d.directions[i] != Direction::Equal && d.loops[i]->loopKind != LoopKind::Reduce)
-        reorderable = false;
+      if (d.directions[i] != Direction::Equal && d.loops[i]->loopKind != LoopKind::Reduce) reorderable = false;
     if (reorderable) continue;
     return Legality::no("interchanging '" + outer->index + "' and '" + inner->index + "' would reverse " +
                         explain(deps, d));
@@ -111,12 +107,8 @@ Legality mayInterchange(const DependenceGraph& deps, const Node* outer, const No
   return Legality::yes();
 }
 
-Legality isParallel(const Kernel& kernel, const Node* loop) {
-  return isParallel(DependenceGraph(kernel), loop);
-}
-Legality isReduction(const Kernel& kernel, const Node* loop) {
-  return isReduction(DependenceGraph(kernel), loop);
-}
+Legality isParallel(const Kernel& kernel, const Node* loop) { return isParallel(DependenceGraph(kernel), loop); }
+Legality isReduction(const Kernel& kernel, const Node* loop) { return isReduction(DependenceGraph(kernel), loop); }
 Legality mayInterchange(const Kernel& kernel, const Node* outer, const Node* inner) {
   return mayInterchange(DependenceGraph(kernel), outer, inner);
 }

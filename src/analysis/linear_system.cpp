@@ -122,8 +122,7 @@ std::optional<std::vector<LinearExpr>> LinearSystem::project(size_t keep) const 
     for (const LinearExpr& r : next) seen.insert({r.coefs, r.constant});
     for (const LinearExpr& lo : lower) {
       for (const LinearExpr& up : upper) {
-        LinearExpr combined =
-            addScaled(addScaled(LinearExpr(vars_), -up.coefs[best], lo), lo.coefs[best], up);
+        LinearExpr combined = addScaled(addScaled(LinearExpr(vars_), -up.coefs[best], lo), lo.coefs[best], up);
         Normal n = normalizeInequality(combined);
         if (n == Normal::Contradiction) return std::nullopt;
         if (n == Normal::Keep && seen.insert({combined.coefs, combined.constant}).second)

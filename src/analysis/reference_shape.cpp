@@ -7,7 +7,6 @@
 #include <set>
 #include <vector>
 
-
 namespace cudaburg {
 namespace {
 
@@ -37,7 +36,8 @@ bool findUpdate(const Node& node, bool withEpilogue, std::vector<const Node*>& s
       return findUpdate(*node.kids[0], withEpilogue, stack, out, inits, after) &&
              findUpdate(*node.kids[1], withEpilogue, stack, out, inits, after);
     case NodeKind::Alloc:
-      return withEpilogue && isLocalScalar(node.buffer) && findUpdate(*node.body(), withEpilogue, stack, out, inits, after);
+      return withEpilogue && isLocalScalar(node.buffer) &&
+             findUpdate(*node.body(), withEpilogue, stack, out, inits, after);
     case NodeKind::Assign:
       if (!node.accumulate) {
         if (withEpilogue && out.update) {
@@ -134,9 +134,12 @@ bool matchOperand(const Kernel& kernel, const Access& access, const std::string&
   auto names = plainIndices(access);
   size_t rank = names.size();
   if (!a || rank < 2 || rank > 3 || (rank == 3 && (batch.empty() || names[0] != batch))) return false;
-  if (names[rank - 2] == row && names[rank - 1] == col) transposed = false;
-  else if (names[rank - 2] == col && names[rank - 1] == row) transposed = true;
-  else return false;
+  if (names[rank - 2] == row && names[rank - 1] == col)
+    transposed = false;
+  else if (names[rank - 2] == col && names[rank - 1] == row)
+    transposed = true;
+  else
+    return false;
   ld = a->extents[rank - 1];
   stride = rank == 3 ? a->extents[1] * a->extents[2] : 0;
   return true;
@@ -190,8 +193,7 @@ std::optional<GemmShape> gemmOf(const Kernel& kernel, const std::optional<Contra
     return std::nullopt;
   if (bArray->extents[bRank - 2] < (g.bTransposed ? g.n : g.k) || g.ldb < (g.bTransposed ? g.k : g.n))
     return std::nullopt;
-  if ((aRank == 3 && aArray->extents[0] < g.batch) || (bRank == 3 && bArray->extents[0] < g.batch))
-    return std::nullopt;
+  if ((aRank == 3 && aArray->extents[0] < g.batch) || (bRank == 3 && bArray->extents[0] < g.batch)) return std::nullopt;
   g.epilogue = c->epilogue;
   const std::string& channel = g.epilogue.channel;
   if (!channel.empty() && channel != i && channel != j) return std::nullopt;  // a bias per batch
@@ -227,7 +229,6 @@ bool splitGroupedChannel(const Affine& channel, const std::string& group, int64_
   return coef > 0;
 }
 
-
 // The convolution a contraction is, its epilogue's scale and shift per output channel.
 std::optional<ConvShape> convOf(const Kernel& kernel, const std::optional<Contraction>& c) {
   if (!c) return std::nullopt;
@@ -249,8 +250,10 @@ std::optional<ConvShape> convOf(const Kernel& kernel, const std::optional<Contra
     if (sub.terms.size() != 2) return std::nullopt;
     SpatialDim d;
     for (const auto& [name, coef] : sub.terms) {
-      if (parallel.count(name)) d.out = name, d.stride = coef;
-      else if (isReduction(name)) d.tap = name, d.dilation = coef;
+      if (parallel.count(name))
+        d.out = name, d.stride = coef;
+      else if (isReduction(name))
+        d.tap = name, d.dilation = coef;
     }
     d.pad = -sub.constant;
     if (d.out.empty() || d.tap.empty() || d.stride <= 0 || d.dilation <= 0 || d.pad < 0 || uses(other, d.out))
@@ -295,7 +298,8 @@ std::optional<ConvShape> convOf(const Kernel& kernel, const std::optional<Contra
   if (!library || kernel.findParam(wt->array)->type != operands) return std::nullopt;
   std::vector<SpatialDim> dims;
   for (size_t i : at)
-    dims.push_back(oneByOne ? SpatialDim{plainIndex(in->subscripts[i]), "", 1, 1, 0} : *spatial(in->subscripts[i], *wt));
+    dims.push_back(oneByOne ? SpatialDim{plainIndex(in->subscripts[i]), "", 1, 1, 0}
+                            : *spatial(in->subscripts[i], *wt));
   size_t rank = dims.size();
 
   // The input's layout: [batch] [channel] spatial... [channel].
@@ -364,7 +368,8 @@ std::optional<ConvShape> convOf(const Kernel& kernel, const std::optional<Contra
   for (const auto& d : dims)
     if (!d.tap.empty()) expectedWt.push_back(Affine::var(d.tap));
   if (!inWithin.empty()) {
-    auto where = s.layout == ConvShape::Layout::ChannelsLast ? expectedWt.end() : expectedWt.begin() + (outChannel ? 1 : 0);
+    auto where =
+        s.layout == ConvShape::Layout::ChannelsLast ? expectedWt.end() : expectedWt.begin() + (outChannel ? 1 : 0);
     expectedWt.insert(where, Affine::var(inWithin));
   }
   if (wt->subscripts != expectedWt) return std::nullopt;
@@ -403,7 +408,8 @@ std::optional<ConvShape> convOf(const Kernel& kernel, const std::optional<Contra
   };
   if (inArray->extents != withChannels(s.in, inLayout.batch.has_value(), inLayout.channel.has_value(), s.c))
     return std::nullopt;
-  if (kernel.findParam(s.output)->extents != withChannels(s.out, inLayout.batch.has_value(), outChannel.has_value(), s.k))
+  if (kernel.findParam(s.output)->extents !=
+      withChannels(s.out, inLayout.batch.has_value(), outChannel.has_value(), s.k))
     return std::nullopt;
   std::vector<int64_t> wtExtents;  // the taps' extents (a 1x1 filter has none)
   if (!oneByOne) wtExtents = s.filter;
@@ -430,8 +436,12 @@ std::optional<ConvShape> convOf(const Kernel& kernel, const std::optional<Contra
 
 std::optional<GemmShape> recognizeGemm(const Kernel& kernel) { return gemmOf(kernel, findContraction(kernel, false)); }
 std::optional<ConvShape> recognizeConv(const Kernel& kernel) { return convOf(kernel, findContraction(kernel, false)); }
-std::optional<GemmShape> recognizeFusedGemm(const Kernel& kernel) { return gemmOf(kernel, findContraction(kernel, true)); }
-std::optional<ConvShape> recognizeFusedConv(const Kernel& kernel) { return convOf(kernel, findContraction(kernel, true)); }
+std::optional<GemmShape> recognizeFusedGemm(const Kernel& kernel) {
+  return gemmOf(kernel, findContraction(kernel, true));
+}
+std::optional<ConvShape> recognizeFusedConv(const Kernel& kernel) {
+  return convOf(kernel, findContraction(kernel, true));
+}
 
 std::string ReferencePlan::library(const std::string& algorithm) const {
   std::string name = "FP64 reference";
@@ -445,7 +455,7 @@ std::string ReferencePlan::library(const std::string& algorithm) const {
     GemmEpilogue epilogue = chooseGemmEpilogue(gemm);
     // Only cuBLASLt fuses an epilogue into the product (a 16-bit store included).
     bool ltEpilogue = !gemm.epilogue.empty() && epilogue != GemmEpilogue::ElementWise;
-    name = byLt || ltEpilogue ? "cuBLASLt matmul"
+    name = byLt || ltEpilogue                   ? "cuBLASLt matmul"
            : gemm.operands == ScalarType::Float ? "cuBLAS SGEMM"
                                                 : "cuBLAS GemmEx";
     if (byLt) engine = engine.substr(lt.size());

@@ -43,15 +43,15 @@ struct ConvShape {
   int64_t n = 1;
   int64_t c = 1, k = 1;  // input and output channels, all groups together
   int64_t groups = 1;
-  std::vector<int64_t> in, filter, out;      // extents per spatial dimension
+  std::vector<int64_t> in, filter, out;        // extents per spatial dimension
   std::vector<int64_t> pad, stride, dilation;  // per spatial dimension
   // The input and weight hold `operands`: float (cuDNN's FMA math, a float output), or half or
   // bfloat16 (tensor-op math with fp32 accumulation). cuDNN's convolution wants x, w and y of one
   // type, so with 16-bit operands it writes a 16-bit output: fewer bytes than the nest's float
   // one, and rounded (see referenceTolerance in reference_check.hpp).
   ScalarType operands = ScalarType::Float;
-  std::vector<std::string> outIndices;         // the loop indices of the output's spatial dimensions
-  EpilogueShape epilogue;  // the statements after the convolution; scale and shift per output channel
+  std::vector<std::string> outIndices;  // the loop indices of the output's spatial dimensions
+  EpilogueShape epilogue;               // the statements after the convolution; scale and shift per output channel
 
   size_t rank() const { return in.size(); }  // spatial dimensions
   // The type cuDNN writes the output in: the operands' (tf32 ones are floats in memory).

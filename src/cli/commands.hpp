@@ -7,8 +7,8 @@ namespace cudaburg::cli {
 
 // Exit statuses shared by every subcommand.
 constexpr int kOk = 0;
-constexpr int kInputError = 1;    // the .loop file (or recipe) has errors, reported as diagnostics
-constexpr int kUsageError = 2;    // a command-line mistake, reported as one sentence
+constexpr int kInputError = 1;  // the .loop file (or recipe) has errors, reported as diagnostics
+constexpr int kUsageError = 2;  // a command-line mistake, reported as one sentence
 
 // `cudaburg FILE.loop [--tile R] [--unroll R] [--stage R] [-D NAME=VALUE]... [--budget B] ...`:
 // the search, the command's main job (options on the application itself).

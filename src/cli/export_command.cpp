@@ -56,8 +56,10 @@ int runExport(const ExportFlags& f) {
     return kUsageError;
   };
   std::vector<ExportProblem> problems;
-  if (!f.file.empty()) problems.push_back({f.file, f.defines});
-  else if (!f.defines.empty()) return usage("-D sizes belong to a FILE.loop given before them");
+  if (!f.file.empty())
+    problems.push_back({f.file, f.defines});
+  else if (!f.defines.empty())
+    return usage("-D sizes belong to a FILE.loop given before them");
   for (const std::string& text : f.problems) {
     auto p = parseProblem(text, error);
     if (!p) return usage("--problem: " + error);
@@ -75,7 +77,8 @@ int runExport(const ExportFlags& f) {
   filter.precision = *precision;
   filter.gpu = f.gpu;
 
-  std::vector<std::string> paths = f.databases.empty() ? std::vector<std::string>{TuningDb::defaultPath()} : f.databases;
+  std::vector<std::string> paths =
+      f.databases.empty() ? std::vector<std::string>{TuningDb::defaultPath()} : f.databases;
   std::vector<std::string> inputs = paths;
   if (!f.problemList.empty()) inputs.push_back(f.problemList);
   for (const ExportProblem& p : problems) inputs.push_back(p.file);

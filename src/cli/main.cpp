@@ -9,8 +9,8 @@
 #include <CLI/CLI.hpp>
 
 #include "burggen/man_page.hpp"
-#include "src/cli/commands.hpp"
 #include "common/closest_name.hpp"
+#include "src/cli/commands.hpp"
 
 namespace {
 
@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
   cudaburg::cli::addSearchOptions(app, status);
   app.set_version_flag("--version", std::string("cudaburg ") + CUDABURG_VERSION);
   burggen::addManFlag(
-      app, "cudaburg", std::string("cudaburg ") + CUDABURG_VERSION, "finds the fastest correct CUDA kernel for a loop nest",
+      app, "cudaburg", std::string("cudaburg ") + CUDABURG_VERSION,
+      "finds the fastest correct CUDA kernel for a loop nest",
       {{"FILES",
         "cudaburg-KERNEL/ (or --output DIR): best.cu, report.md, report.json, search.svg, labeled.dot, cover.txt.\n"
         "\n"
@@ -80,9 +81,10 @@ int main(int argc, char** argv) {
         "CUDABURG_CACHE: the folder of compiled kernels (default $XDG_CACHE_HOME/cudaburg, else ~/.cache/cudaburg).\n"
         "\n"
         "XDG_DATA_HOME, XDG_CACHE_HOME: the bases of the two defaults above."},
-       {"SEE ALSO", "docs/search.md (how the search works), docs/loop-language.md (the .loop language, recipes and\n"
-                    "cudaburg show), docs/export.md (cudaburg export: tuned kernels as a library and PyTorch\n"
-                    "operators), docs/tune.md (cudaburg tune: every problem of a list), burggen(1)."}});
+       {"SEE ALSO",
+        "docs/search.md (how the search works), docs/loop-language.md (the .loop language, recipes and\n"
+        "cudaburg show), docs/export.md (cudaburg export: tuned kernels as a library and PyTorch\n"
+        "operators), docs/tune.md (cudaburg tune: every problem of a list), burggen(1)."}});
   if (auto mistake = unknownCommand(app, argc, argv)) {
     std::cerr << "cudaburg: error: " << *mistake << "\n";
     return cudaburg::cli::kUsageError;

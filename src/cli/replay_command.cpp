@@ -1,14 +1,14 @@
 // `cudaburg replay FILE.loop --db DB [--strategy S] [ranges] [-D NAME=VALUE]...`: re-runs a stored
 // search without a GPU. The labeler and the strategy run as in a real search; every measurement is
 // answered from the tuning database (as measured on the GPU with the most rows for the nest), and
-// a candidate the database lacks (of a rule added since it was recorded) is left out. Prints the winner, how many measurements
-// the strategy made and after how many it came within 5% of the best the database holds, and how
-// well the model ranked what was measured. With -o DIR, the replay's search report goes to
-// DIR/report.json (what `cudaburg tune --gpus` reads back from each problem it replays).
+// a candidate the database lacks (of a rule added since it was recorded) is left out. Prints the winner, how many
+// measurements the strategy made and after how many it came within 5% of the best the database holds, and how well the
+// model ranked what was measured. With -o DIR, the replay's search report goes to DIR/report.json (what `cudaburg tune
+// --gpus` reads back from each problem it replays).
 #include <cstdio>
 #include <filesystem>
-#include <string>
 #include <iostream>
+#include <string>
 
 #include "src/cli/commands.hpp"
 #include "src/cli/loop_input.hpp"
@@ -35,8 +35,7 @@ std::string milliseconds(double ms) {
 // Stores each measurement the replay answered in the database at `path`, under the key the
 // search would have stored it under: a replayed run leaves the rows a measured one would.
 // The key is the one the answers were found under: the nest on the GPU the database holds most of.
-bool recordAnswers(const std::string& path, const TuningDb& answering, Evaluator& evaluator,
-                   const SearchOutcome& o) {
+bool recordAnswers(const std::string& path, const TuningDb& answering, Evaluator& evaluator, const SearchOutcome& o) {
   std::string error;
   auto device = answering.mostMeasuredDevice(evaluator.nestKey(), o.sizes);
   std::vector<std::pair<MeasurementKey, Measurement>> rows;
@@ -64,7 +63,8 @@ int runReplay(const ReplayFlags& f, ProblemOutcome* problem) {
   std::string error;
   SearchSpace space;
   auto strategy = makeStrategy(f.space.strategy, error);
-  auto sizes = strategy && parseSpace(f.space, space, error) ? parseSizeDefinitions(f.space.defines, error) : std::nullopt;
+  auto sizes =
+      strategy && parseSpace(f.space, space, error) ? parseSizeDefinitions(f.space.defines, error) : std::nullopt;
   if (!sizes) {
     std::cerr << "cudaburg: error: " << error << "\n";
     return kUsageError;
@@ -133,8 +133,8 @@ int runReplay(const ReplayFlags& f, ProblemOutcome* problem) {
     std::filesystem::create_directories(f.outDir, ec);
     std::string path = (std::filesystem::path(f.outDir) / "report.json").string();
     if (ec || !writeFileAtomically(path, searchReportJson(o), error)) {
-      std::cerr << "cudaburg: error: " << (ec ? "cannot create the output folder '" + f.outDir + "': " + ec.message() : error)
-                << "\n";
+      std::cerr << "cudaburg: error: "
+                << (ec ? "cannot create the output folder '" + f.outDir + "': " + ec.message() : error) << "\n";
       said.reason = "its report could not be written (above)";
       return kInputError;
     }
@@ -164,10 +164,13 @@ int runReplay(const ReplayFlags& f, ProblemOutcome* problem) {
     said.reason = "the winner was not measured";
     return kInputError;
   }
-  std::printf("  winner: %s\n  winner %s ms; best stored %s ms; winner / best %.3f\n", printRecipeLine(*result.best).c_str(),
-              milliseconds(winner).c_str(), milliseconds(stored).c_str(), winner / stored);
-  if (needed) std::printf("  within 5%% of the best after %zu measurements\n", needed);
-  else std::printf("  never within 5%% of the best\n");
+  std::printf("  winner: %s\n  winner %s ms; best stored %s ms; winner / best %.3f\n",
+              printRecipeLine(*result.best).c_str(), milliseconds(winner).c_str(), milliseconds(stored).c_str(),
+              winner / stored);
+  if (needed)
+    std::printf("  within 5%% of the best after %zu measurements\n", needed);
+  else
+    std::printf("  never within 5%% of the best\n");
   std::printf("  model: rho %.3f as ranked, %.3f calibrated (%zu measurements, cross-validated)\n", o.priorRho,
               o.calibratedRho, o.modelSamples);
   said.ok = true;
@@ -179,12 +182,17 @@ int runReplay(const ReplayFlags& f, ProblemOutcome* problem) {
 
 void addReplayCommand(CLI::App& app, int& status) {
   auto f = std::make_shared<ReplayFlags>();
-  CLI::App* cmd = app.add_subcommand("replay", "re-run a stored search without a GPU, answering from a tuning database");
+  CLI::App* cmd =
+      app.add_subcommand("replay", "re-run a stored search without a GPU, answering from a tuning database");
   cmd->add_option("file", f->file, "the .loop file the database measured")->option_text("FILE.loop")->required();
-  cmd->add_option("--db", f->dbs, "the tuning database to answer from")->option_text("FILE")->allow_extra_args(false)->required();
+  cmd->add_option("--db", f->dbs, "the tuning database to answer from")
+      ->option_text("FILE")
+      ->allow_extra_args(false)
+      ->required();
   addSpaceOptions(*cmd, f->space);
   cmd->add_option("-o,--output", f->outDir, "write the replay's report.json into this folder")->option_text("DIR");
-  cmd->add_option("--record", f->recordDb, "store the measurements the replay answered in this database, as a search would")
+  cmd->add_option("--record", f->recordDb,
+                  "store the measurements the replay answered in this database, as a search would")
       ->option_text("FILE");
   cmd->callback([f, &status] { status = runReplay(*f); });
 }

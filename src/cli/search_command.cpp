@@ -45,16 +45,22 @@ bool parseBudget(const std::string& text, EvaluatorOptions& options, std::string
   auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
   long long limit = m[2] == "m" ? kMaxBudget / 60 : kMaxBudget;
   if (ec != std::errc() || n > limit) {
-    error = "--budget: '" + text + "' is too large; at most " + std::to_string(limit) + (m[2] == "m" ? "m" : m[2] == "s" ? "s" : " variants");
+    error = "--budget: '" + text + "' is too large; at most " + std::to_string(limit) +
+            (m[2] == "m"   ? "m"
+             : m[2] == "s" ? "s"
+                           : " variants");
     return false;
   }
   if (n <= 0) {
     error = "--budget: '" + text + "' is neither a time (60s, 5m) nor a number of variants (300)";
     return false;
   }
-  if (m[2] == "s") options.budget = std::chrono::seconds(n);
-  else if (m[2] == "m") options.budget = std::chrono::seconds(60 * n);
-  else options.maxMeasured = static_cast<size_t>(n);
+  if (m[2] == "s")
+    options.budget = std::chrono::seconds(n);
+  else if (m[2] == "m")
+    options.budget = std::chrono::seconds(60 * n);
+  else
+    options.maxMeasured = static_cast<size_t>(n);
   return true;
 }
 
@@ -91,7 +97,8 @@ bool writeOutputs(const std::filesystem::path& dir, const std::vector<std::files
 }
 
 // The files a search writes into its output folder.
-constexpr const char* kOutputNames[] = {"report.md", "report.json", "search.svg", "labeled.dot", "cover.txt", "best.cu"};
+constexpr const char* kOutputNames[] = {"report.md",   "report.json", "search.svg",
+                                        "labeled.dot", "cover.txt",   "best.cu"};
 
 // Whether `path` is a best.cu an earlier search wrote (its first line says so), which this one
 // may remove; a file of that name the user wrote is left alone.
@@ -185,8 +192,9 @@ void searchKernel(KernelSearch& s, const SearchSpace& space, Strategy& strategy,
   s.result = searchWith<generated::LoopsMatcher>(s.kernel, space, *s.evaluator, strategy, timeReference);
   progress.finish();
   if (tensorCoreTiles(space.tile).empty())
-    s.result.outcome.notes.push_back("tensor cores: not considered: --tile allows none of the block tile edges their "
-                                     "rules take (64, 128, 256)");
+    s.result.outcome.notes.push_back(
+        "tensor cores: not considered: --tile allows none of the block tile edges their "
+        "rules take (64, 128, 256)");
   if (!runner.available()) return;
   // The winner and the reference library, timed again side by side with the full policy
   // (the search times each variant more briefly).
@@ -221,8 +229,10 @@ std::vector<std::pair<std::string, std::string>> nestSequenceOutputs(const Kerne
       {"report.md", nestSequenceReportMarkdown(whole.name, reports)},
       {"report.json", nestSequenceReportJson(whole.name, reports)},
       {"labeled.dot", dot},
-      {"cover.txt", "# the winning kernels' covers, a nest after another: their rules and parameters, as the labeler "
-                    "chose them\n" + covers},
+      {"cover.txt",
+       "# the winning kernels' covers, a nest after another: their rules and parameters, as the labeler "
+       "chose them\n" +
+           covers},
   };
   outputs.insert(outputs.end(), plots.begin(), plots.end());
   std::vector<EmitResult> references;
@@ -316,8 +326,10 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
   if (!f.noDb) {
     std::string path = f.db.empty() ? TuningDb::defaultPath() : f.db;
     db = TuningDb::open(path, error);
-    if (!db) progress.warn(error + "; measurements will not be kept");
-    else if (f.verbose) progress.note("tuning database: " + path);
+    if (!db)
+      progress.warn(error + "; measurements will not be kept");
+    else if (f.verbose)
+      progress.note("tuning database: " + path);
     if (db) db->setGpuIndex(f.device);  // beside the GPU's name: which of the host's it was
   }
   if (f.device > 0) setenv("CUDA_VISIBLE_DEVICES", visibleDevice(f.device).c_str(), 1);
@@ -346,8 +358,9 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
     EvaluatorOptions share = options;
     share.budget = options.budget * static_cast<long>(i + 1) / static_cast<long>(searches.size());
     if (i > 0) strategy = makeStrategy(f.exhaustive ? "exhaustive" : f.space.strategy, error);
-    if (searches.size() > 1) progress.note("nest " + std::to_string(i + 1) + " of " + std::to_string(searches.size()) +
-                                           ": " + searches[i].kernel.name);
+    if (searches.size() > 1)
+      progress.note("nest " + std::to_string(i + 1) + " of " + std::to_string(searches.size()) + ": " +
+                    searches[i].kernel.name);
     searchKernel(searches[i], space, *strategy, share, runner, db ? &*db : nullptr, progress, f.verbose);
   }
   if (db && db->malformedRows() > 0) progress.warn(db->malformedRowsWarning());
@@ -368,7 +381,8 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
       const CudaKernel* best = searches.front().evaluator->kernelFor(printRecipeLine(*result.best));
       EmitResult reference = emitReference(*kernel);
       if (best && reference.ok())
-        outputs.push_back({"best.cu", bestProgram(*kernel, *best, *reference.kernel, checkBound(*kernel, result.outcome))});
+        outputs.push_back(
+            {"best.cu", bestProgram(*kernel, *best, *reference.kernel, checkBound(*kernel, result.outcome))});
     }
   }
   auto madeFolders = makeOutputFolder(dir);
@@ -396,14 +410,17 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
     const SearchResult& result = n.result;
     libraries.push_back(result.outcome.reference.library);
     said.library = join(libraries);
-    if (!result.outcome.reference.measured) said.libraryMs = -1;
-    else if (said.libraryMs >= 0) said.libraryMs += result.outcome.reference.ms;
+    if (!result.outcome.reference.measured)
+      said.libraryMs = -1;
+    else if (said.libraryMs >= 0)
+      said.libraryMs += result.outcome.reference.ms;
     if (!result.best) {
       std::string which = searches.size() > 1 ? " for " + n.kernel.name : "";
       said.reason = "no kernel" + which + ": " + result.reason;
       said.ms = -1;
       if (searches.size() > 1) said.libraryMs = -1;  // not every nest's library timed
-      std::cerr << "cudaburg: no kernel" << which << ": " << result.reason << " (see " << (dir / "report.md").string() << ")\n";
+      std::cerr << "cudaburg: no kernel" << which << ": " << result.reason << " (see " << (dir / "report.md").string()
+                << ")\n";
       return kInputError;
     }
     std::string line = printRecipeLine(*result.best);
@@ -426,7 +443,8 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
   }
   if (searches.size() > 1 && said.ms > 0) {
     std::printf("  %zu nests launched in order: %.4f ms, their times summed", searches.size(), said.ms);
-    if (said.libraryMs > 0) std::printf("; their libraries %.4f ms: ratio %.3f", said.libraryMs, said.libraryMs / said.ms);
+    if (said.libraryMs > 0)
+      std::printf("; their libraries %.4f ms: ratio %.3f", said.libraryMs, said.libraryMs / said.ms);
     std::printf("\n");
   }
   std::cout << "  outputs in " << dir.string() << "/ (best.cu, report.md, report.json, "

@@ -28,17 +28,17 @@ struct ReplayFlags {
   std::vector<std::string> dbs;  // answered from the first that holds the nest at its sizes
   SpaceFlags space;
   std::string recordDb;  // where the measurements answered are stored, as a search stores its own ("": nowhere)
-  std::string outDir;  // where report.json goes ("": nowhere)
+  std::string outDir;    // where report.json goes ("": nowhere)
 };
 
 // What came of one problem: the winner's time beside the library's, or why there is none.
 struct ProblemOutcome {
   bool ok = false;
-  std::string winner;        // the recipe line ("" for the nest as written)
-  double ms = -1;            // the winner's time; -1: not measured
-  std::string library;       // the reference library, and its time (-1: not timed)
+  std::string winner;   // the recipe line ("" for the nest as written)
+  double ms = -1;       // the winner's time; -1: not measured
+  std::string library;  // the reference library, and its time (-1: not timed)
   double libraryMs = -1;
-  common::Reason reason;     // when not ok
+  common::Reason reason;  // when not ok
 };
 
 // Each returns the command's exit status; `outcome`, when given, says what came of it.

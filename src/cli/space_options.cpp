@@ -8,7 +8,9 @@ void addSpaceOptions(CLI::App& app, SpaceFlags& f) {
   app.add_option("--tile", f.tile, "block tile edges: a..b (powers of two), a..b:s, or a,b,c")
       ->option_text("RANGE")
       ->capture_default_str();
-  app.add_option("--unroll", f.unroll, "register tile edges of one thread")->option_text("RANGE")->capture_default_str();
+  app.add_option("--unroll", f.unroll, "register tile edges of one thread")
+      ->option_text("RANGE")
+      ->capture_default_str();
   app.add_option("--stage", f.stage, "reduction elements staged in shared memory per step")
       ->option_text("RANGE")
       ->capture_default_str();
@@ -27,9 +29,14 @@ void addSpaceOptions(CLI::App& app, SpaceFlags& f) {
 }
 
 bool parseSpace(const SpaceFlags& f, SearchSpace& space, std::string& error) {
-  struct { const std::string& text; const char* flag; ParamRange& into; } ranges[] = {
-      {f.tile, "--tile", space.tile}, {f.unroll, "--unroll", space.unroll},
-      {f.stage, "--stage", space.stage}, {f.split, "--split", space.split}};
+  struct {
+    const std::string& text;
+    const char* flag;
+    ParamRange& into;
+  } ranges[] = {{f.tile, "--tile", space.tile},
+                {f.unroll, "--unroll", space.unroll},
+                {f.stage, "--stage", space.stage},
+                {f.split, "--split", space.split}};
   for (auto& r : ranges) {
     auto parsed = parseParamRange(r.text, r.flag, error);
     if (!parsed) return false;
@@ -41,7 +48,8 @@ bool parseSpace(const SpaceFlags& f, SearchSpace& space, std::string& error) {
   for (int64_t edge : space.tile.values)
     if (edge > kMaxTileEdge) {
       error = "--tile: a block tile edge of " + std::to_string(edge) + " is beyond what any GPU can hold (a block's " +
-              "outputs live in its at most " + std::to_string(kMaxRegistersPerSm) + " registers); a tile edge may be at most " + std::to_string(kMaxTileEdge);
+              "outputs live in its at most " + std::to_string(kMaxRegistersPerSm) +
+              " registers); a tile edge may be at most " + std::to_string(kMaxTileEdge);
       return false;
     }
   space.tf32x3 = !f.noTf32x3;

@@ -51,7 +51,8 @@ bool readOptions(const tune::Problem& p, SearchFlags& flags, common::Diagnostics
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       std::string suggestion = common::didYouMean(name, known);
       diagnostics.error(w.loc, "unknown option '" + name + "'" +
-                                   (suggestion.empty() ? " (a line takes a search's options: -D, --tile, --budget, ...)" : suggestion));
+                                   (suggestion.empty() ? " (a line takes a search's options: -D, --tile, --budget, ...)"
+                                                       : suggestion));
       return false;
     }
   }
@@ -70,8 +71,10 @@ bool readOptions(const tune::Problem& p, SearchFlags& flags, common::Diagnostics
 std::string minutes(double seconds) {
   char text[32];
   long s = static_cast<long>(seconds + 0.5);
-  if (s >= 60) std::snprintf(text, sizeof text, "%ldm%02lds", s / 60, s % 60);
-  else std::snprintf(text, sizeof text, "%lds", s);
+  if (s >= 60)
+    std::snprintf(text, sizeof text, "%ldm%02lds", s / 60, s % 60);
+  else
+    std::snprintf(text, sizeof text, "%lds", s);
   return text;
 }
 
@@ -136,7 +139,8 @@ int runTune(const TuneFlags& f) {
 #else
   if (tune::launchedRanks() > 1) {
     std::cerr << "cudaburg: error: this cudaburg was built without MPI, so it cannot tune as one of "
-              << tune::launchedRanks() << " ranks; run it alone, or build it with Open MPI (scripts/setup installs it)\n";
+              << tune::launchedRanks()
+              << " ranks; run it alone, or build it with Open MPI (scripts/setup installs it)\n";
     return kUsageError;
   }
 #endif
@@ -163,7 +167,8 @@ int runTune(const TuneFlags& f) {
       plan.runs.size(), *lanes,
       [&](size_t i, const tune::Lane& lane) {
         const TuneRun& run = plan.runs[i];
-        return lane.gpu < 0 ? runProblemHere(f, run.flags) : runProblemOnGpu(f, *run.problem, lane.gpu, run.flags.outDir);
+        return lane.gpu < 0 ? runProblemHere(f, run.flags)
+                            : runProblemOnGpu(f, *run.problem, lane.gpu, run.flags.outDir);
       },
       onChange);
   std::vector<tune::Row> rows;
@@ -270,22 +275,25 @@ void addTuneCommand(CLI::App& app, int& status) {
   auto f = std::make_shared<TuneFlags>();
   CLI::App* cmd = app.add_subcommand("tune", "tune every problem of a list (one a line), with one database for all");
   cmd->add_option("list", f->list, "the problems, one a line: [NAME:] FILE.loop [-D NAME=VALUE]... [options]")
-      ->option_text("LIST")->required();
+      ->option_text("LIST")
+      ->required();
   cmd->add_option("-o,--output", f->outDir, "where the outputs go: DIR/summary.md and DIR/NAME/ for each problem")
       ->option_text("DIR");
   cmd->add_option("--db", f->db, "the tuning database (default: $CUDABURG_DB, else ~/.local/share/cudaburg/tuning.db)")
       ->option_text("FILE");
   cmd->add_flag("--no-db", f->noDb, "neither reuse nor store measurements");
   cmd->add_option("--replay", f->replay, "answer every measurement from these tuning databases (no GPU needed)")
-      ->option_text("DB")->allow_extra_args(false);
+      ->option_text("DB")
+      ->allow_extra_args(false);
   cmd->add_option("--budget", f->defaults.budget, "a time (60s, 5m) or a number of variants, for each problem")
       ->option_text("TIME|COUNT");
   cmd->add_option("--strategy", f->defaults.space.strategy, "adaptive, model or exhaustive, for each problem")
       ->option_text("NAME");
-  CLI::Option* gpus = cmd->add_option("--gpus", f->gpus,
-                  "run the problems side by side, one a GPU, each in a process of its own (all, or indices: 0,1); "
-                  "under --replay any indices are taken and nothing runs on a GPU")
-      ->option_text("all|0,1,...");
+  CLI::Option* gpus =
+      cmd->add_option("--gpus", f->gpus,
+                      "run the problems side by side, one a GPU, each in a process of its own (all, or indices: 0,1); "
+                      "under --replay any indices are taken and nothing runs on a GPU")
+          ->option_text("all|0,1,...");
   cmd->add_flag("-q,--quiet", f->defaults.quiet, "no progress within a problem");
   cmd->add_option("--rank-timeout", f->rankTimeout,
                   "under mpirun or srun: the seconds a rank may stay silent before its work goes to the others (60)")

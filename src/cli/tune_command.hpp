@@ -24,7 +24,7 @@ struct TuneFlags {
   std::vector<std::string> replay;
   bool gpusGiven = false;  // without --gpus, the problems run in turn in this process
   std::string gpus;
-  SearchFlags defaults;  // what each line starts from (its own options go on top)
+  SearchFlags defaults;     // what each line starts from (its own options go on top)
   double rankTimeout = 60;  // seconds an MPI rank may stay silent before it is given up
 };
 

@@ -120,7 +120,8 @@ class Lane {
     std::vector<std::string> parts{std::to_string(index_), tune::encodeRow(row), tune::encodeDbRows(storedSinceMark())};
     fs::path out = plan_.runs[index_].flags.outDir;
     std::error_code ec;
-    for (auto e = fs::recursive_directory_iterator(out, ec); !ec && e != fs::recursive_directory_iterator(); e.increment(ec)) {
+    for (auto e = fs::recursive_directory_iterator(out, ec); !ec && e != fs::recursive_directory_iterator();
+         e.increment(ec)) {
       if (!e->is_regular_file()) continue;
       parts.push_back(e->path().lexically_relative(out).string());
       parts.push_back(readWhole(e->path()));
@@ -179,8 +180,13 @@ int stopEveryRank(RankLink& link, int status) {
 class Coordinator {
  public:
   Coordinator(RankLink& link, const TuneFlags& f, TunePlan& plan, std::string listText)
-      : link_(link), f_(f), plan_(plan), listText_(std::move(listText)), ranks_(link.size()),
-        rows_(plan.runs.size()), attempts_(plan.runs.size(), 0) {}
+      : link_(link),
+        f_(f),
+        plan_(plan),
+        listText_(std::move(listText)),
+        ranks_(link.size()),
+        rows_(plan.runs.size()),
+        attempts_(plan.runs.size(), 0) {}
 
   int run() {
     ScratchFolder scratch(0);
@@ -251,7 +257,9 @@ class Coordinator {
     std::string host;
   };
 
-  static std::chrono::milliseconds toMilliseconds(double s) { return std::chrono::milliseconds(static_cast<long>(s * 1000)); }
+  static std::chrono::milliseconds toMilliseconds(double s) {
+    return std::chrono::milliseconds(static_cast<long>(s * 1000));
+  }
 
   std::string nameOf(int rank) const {
     return "rank " + std::to_string(rank) + (ranks_[rank].host.empty() ? "" : " on " + ranks_[rank].host);
@@ -300,8 +308,10 @@ class Coordinator {
       queue_.pop_front();
       ranks_[r].state = State::Busy;
       ranks_[r].problem = index;
-      if (r == 0) lane_->start(index);
-      else link_.send(r, Kind::Task, {std::to_string(index)});
+      if (r == 0)
+        lane_->start(index);
+      else
+        link_.send(r, Kind::Task, {std::to_string(index)});
     }
   }
 
@@ -348,7 +358,8 @@ class Coordinator {
   void accept(int rank, const std::vector<std::string>& parts) {
     ranks_[rank].state = State::Idle;
     size_t index = ranks_[rank].problem;
-    std::optional<tune::Row> sent = parts.size() >= 3 && parts[0] == std::to_string(index) ? tune::decodeRow(parts[1]) : std::nullopt;
+    std::optional<tune::Row> sent =
+        parts.size() >= 3 && parts[0] == std::to_string(index) ? tune::decodeRow(parts[1]) : std::nullopt;
     std::optional<tune::DbRows> measured = sent ? tune::decodeDbRows(parts[2]) : std::nullopt;
     if (!sent || !measured || parts.size() % 2 == 0) {
       std::fprintf(stderr, "cudaburg: warning: %s sent a result that cannot be read\n", nameOf(rank).c_str());
@@ -380,7 +391,8 @@ class Coordinator {
     writeTableSoFar();
     std::string now;
     for (int r = 0; r < link_.size(); ++r)
-      if (ranks_[r].state == State::Busy) now += (now.empty() ? "" : ", ") + plan_.runs[ranks_[r].problem].problem->name;
+      if (ranks_[r].state == State::Busy)
+        now += (now.empty() ? "" : ", ") + plan_.runs[ranks_[r].problem].problem->name;
     showProgress(done_, plan_.runs.size(), seconds(Clock::now() - started_), now);
   }
 
@@ -398,7 +410,8 @@ class Coordinator {
     size_t failed = 0;
     for (const tune::Row& r : table) failed += r.ok ? 0 : 1;
     writeFileAtomically((fs::path(f_.outDir) / "summary.md").string(),
-                        tune::summaryMarkdown(plan_.source->name(), table, failed, seconds(Clock::now() - started_)), error);
+                        tune::summaryMarkdown(plan_.source->name(), table, failed, seconds(Clock::now() - started_)),
+                        error);
   }
 
   RankLink& link_;

@@ -32,8 +32,10 @@ std::vector<std::string> childCommand(const TuneFlags& f, const tune::Problem& p
     // A replay measures nothing: the options of measuring are the search's alone.
     bool measuring = w == "--budget" || w == "--seed" || w == "--exhaustive" || w.rfind("--budget=", 0) == 0 ||
                      w.rfind("--seed=", 0) == 0;
-    if (f.replay.empty() || !measuring) argv.push_back(w);
-    else if ((w == "--budget" || w == "--seed") && i + 1 < p.options.size()) ++i;  // and its value
+    if (f.replay.empty() || !measuring)
+      argv.push_back(w);
+    else if ((w == "--budget" || w == "--seed") && i + 1 < p.options.size())
+      ++i;  // and its value
   }
   if (!setsOption(p, "--strategy")) argv.insert(argv.end(), {"--strategy", f.defaults.space.strategy});
   argv.insert(argv.end(), {"-o", outDir});
@@ -41,10 +43,13 @@ std::vector<std::string> childCommand(const TuneFlags& f, const tune::Problem& p
     if (storesMeasurements(f)) argv.insert(argv.end(), {"--record", f.db});
     return argv;
   }
-  if (!f.defaults.budget.empty() && !setsOption(p, "--budget")) argv.insert(argv.end(), {"--budget", f.defaults.budget});
+  if (!f.defaults.budget.empty() && !setsOption(p, "--budget"))
+    argv.insert(argv.end(), {"--budget", f.defaults.budget});
   argv.insert(argv.end(), {"--device", std::to_string(gpu)});
-  if (f.noDb) argv.push_back("--no-db");
-  else if (!f.db.empty()) argv.insert(argv.end(), {"--db", f.db});
+  if (f.noDb)
+    argv.push_back("--no-db");
+  else if (!f.db.empty())
+    argv.insert(argv.end(), {"--db", f.db});
   if (f.defaults.quiet) argv.push_back("-q");
   return argv;
 }
@@ -66,8 +71,10 @@ tune::LaneOutcome runProblemOnGpu(const TuneFlags& f, const tune::Problem& p, in
   auto started = std::filesystem::file_time_type::clock::now() - std::chrono::milliseconds(100);
   tune::ChildExit exit = tune::runChild(childCommand(f, p, gpu, outDir.string()), log);
   auto written = std::filesystem::last_write_time(report, ec);
-  if (!ec && written >= started) outcome = tune::readProblemReport(report);
-  else outcome.detail = "it wrote no report.json";
+  if (!ec && written >= started)
+    outcome = tune::readProblemReport(report);
+  else
+    outcome.detail = "it wrote no report.json";
   bool clean = exit.started && !exit.signaled && exit.code == 0;
   if (outcome.ok && clean) return outcome;
   outcome.ok = false;
@@ -80,8 +87,10 @@ tune::LaneOutcome runProblemOnGpu(const TuneFlags& f, const tune::Problem& p, in
 
 tune::LaneOutcome runProblemHere(const TuneFlags& f, const SearchFlags& flags) {
   ProblemOutcome said;
-  if (f.replay.empty()) runSearch(flags, &said);
-  else runReplay({flags.file, f.replay, flags.space, storesMeasurements(f) ? flags.db : "", ""}, &said);
+  if (f.replay.empty())
+    runSearch(flags, &said);
+  else
+    runReplay({flags.file, f.replay, flags.space, storesMeasurements(f) ? flags.db : "", ""}, &said);
   tune::LaneOutcome outcome;
   outcome.ok = said.ok;
   outcome.ms = said.ms;

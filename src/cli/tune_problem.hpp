@@ -20,6 +20,7 @@ tune::LaneOutcome runProblemHere(const TuneFlags& f, const SearchFlags& flags);
 // The search (the replay) of problem `p` as a child process on GPU `gpu`, its outputs in `outDir`:
 // killed by a signal, it is lost (worth running again); any other failure says why and where its
 // log is.
-tune::LaneOutcome runProblemOnGpu(const TuneFlags& f, const tune::Problem& p, int gpu, const std::filesystem::path& outDir);
+tune::LaneOutcome runProblemOnGpu(const TuneFlags& f, const tune::Problem& p, int gpu,
+                                  const std::filesystem::path& outDir);
 
 }  // namespace cudaburg::cli

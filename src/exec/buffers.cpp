@@ -24,7 +24,8 @@ Buffers fillRandom(const Kernel& kernel, uint64_t seed) {
       for (auto& x : v) x = dist(rng);
     } else {
       std::uniform_real_distribution<double> dist(-1.0, 1.0);
-      for (auto& x : v) x = a.type == ScalarType::Double ? dist(rng) : readValue(a.type, storedValue(a.type, dist(rng)));
+      for (auto& x : v)
+        x = a.type == ScalarType::Double ? dist(rng) : readValue(a.type, storedValue(a.type, dist(rng)));
     }
   }
   return b;

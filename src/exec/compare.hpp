@@ -9,7 +9,7 @@ namespace cudaburg {
 
 struct Comparison {
   bool ok = true;
-  double maxError = 0;       // the largest |actual - expected| / max(|expected|, 1)
+  double maxError = 0;        // the largest |actual - expected| / max(|expected|, 1)
   std::string firstMismatch;  // "C[3][17]: expected 1.25, got 1.5" (empty when ok)
 };
 

@@ -41,7 +41,7 @@ struct CExpr {
   CAccess load;
   char op = '+';
   const MathFunction* function = nullptr;  // Call
-  std::unique_ptr<CExpr> lhs, rhs;          // rhs: null for a function of one argument
+  std::unique_ptr<CExpr> lhs, rhs;         // rhs: null for a function of one argument
 };
 
 struct CNode {
@@ -51,7 +51,7 @@ struct CNode {
   CAffine lower;
   std::vector<CAffine> upper;
   int64_t step = 1;
-  int blockDim = -1;  // 0, 1, 2 for a block.x, .y, .z loop
+  int blockDim = -1;                     // 0, 1, 2 for a block.x, .y, .z loop
   std::vector<CollapsedLoop> collapsed;  // a collapsed loop: what it derives
   std::vector<int> derivedSlots;         // the slots of the derived indices
   // Assign
@@ -165,9 +165,15 @@ class Machine {
     auto c = std::make_unique<CExpr>();
     c->kind = e.kind;
     switch (e.kind) {
-      case Expr::Kind::Constant: c->value = e.value; break;
-      case Expr::Kind::Index: c->index = compile(e.index); break;
-      case Expr::Kind::Load: c->load = compile(e.load); break;
+      case Expr::Kind::Constant:
+        c->value = e.value;
+        break;
+      case Expr::Kind::Index:
+        c->index = compile(e.index);
+        break;
+      case Expr::Kind::Load:
+        c->load = compile(e.load);
+        break;
       case Expr::Kind::Binary:
         c->op = e.op;
         c->lhs = compile(*e.args.at(0));
@@ -205,7 +211,9 @@ class Machine {
         c.type = arrays_[c.target.array].decl.type;
         c.value = compile(*n.value);
         break;
-      case NodeKind::Alloc: c.buffer = declare(n.buffer); break;
+      case NodeKind::Alloc:
+        c.buffer = declare(n.buffer);
+        break;
       case NodeKind::Stage:
         c.buffer = arrayId(n.buffer.name);
         c.source = arrayId(n.source);
@@ -220,7 +228,8 @@ class Machine {
         if (!n.gather.empty()) c.gatherRead = compile(Access{n.source, n.gatherSubscripts});
         if (n.tableDim >= 0) compileTable(n, c);
         break;
-      default: break;
+      default:
+        break;
     }
     for (const auto& kid : n.kids) c.kids.push_back(compile(*kid));
     return c;
@@ -274,7 +283,8 @@ class Machine {
 
   double* storage(ArrayState& s, const CAccess& a) {
     switch (s.decl.space) {
-      case MemorySpace::Global: return s.global->data();
+      case MemorySpace::Global:
+        return s.global->data();
       case MemorySpace::Shared:
         if (!s.live) throw ExecutionError("access " + describe(a) + " outside the Alloc of " + s.decl.name);
         return s.shared.data();
@@ -296,9 +306,12 @@ class Machine {
 
   double eval(const CExpr& e, ScalarType t) {
     switch (e.kind) {
-      case Expr::Kind::Constant: return roundTo(t, e.value);
-      case Expr::Kind::Index: return static_cast<double>(e.index.eval(env_));
-      case Expr::Kind::Load: return load(e.load);
+      case Expr::Kind::Constant:
+        return roundTo(t, e.value);
+      case Expr::Kind::Index:
+        return static_cast<double>(e.index.eval(env_));
+      case Expr::Kind::Load:
+        return load(e.load);
       case Expr::Kind::Call: {
         // The exact value of the function at the rounded arguments, rounded as an operation is.
         double l = eval(*e.lhs, t), r = e.rhs ? eval(*e.rhs, t) : 0;
@@ -307,9 +320,12 @@ class Machine {
       case Expr::Kind::Binary: {
         double l = eval(*e.lhs, t), r = eval(*e.rhs, t);
         switch (e.op) {
-          case '+': return roundTo(t, l + r);
-          case '-': return roundTo(t, l - r);
-          case '*': return roundTo(t, l * r);
+          case '+':
+            return roundTo(t, l + r);
+          case '-':
+            return roundTo(t, l - r);
+          case '*':
+            return roundTo(t, l * r);
           case '/':
             if (t == ScalarType::Int && r == 0) throw ExecutionError("integer division by zero");
             return roundTo(t, l / r);
@@ -351,14 +367,19 @@ class Machine {
         ArrayState& s = arrays_[n.buffer];
         if (s.live) throw ExecutionError("buffer " + s.decl.name + " allocated twice at once");
         s.live = true;
-        if (s.decl.space == MemorySpace::Register) s.perThread.clear();
-        else s.shared.assign(static_cast<size_t>(s.decl.elements()), std::numeric_limits<double>::quiet_NaN());
+        if (s.decl.space == MemorySpace::Register)
+          s.perThread.clear();
+        else
+          s.shared.assign(static_cast<size_t>(s.decl.elements()), std::numeric_limits<double>::quiet_NaN());
         exec(n.kids[0]);
         s.live = false;
         return;
       }
-      case NodeKind::Stage: stageCopy(n); return;
-      case NodeKind::Barrier: return;
+      case NodeKind::Stage:
+        stageCopy(n);
+        return;
+      case NodeKind::Barrier:
+        return;
     }
   }
 
@@ -418,8 +439,10 @@ class Machine {
       for (size_t d = 0; d < rank; ++d) {  // buffer dimension d runs along source dimension s
         auto s = static_cast<size_t>(n.layout[d]);
         int64_t i = origin[s] + at[d];
-        if (i < 0 || i >= src.decl.extents[s]) inside = false;
-        else flat += i * src.strides[s];
+        if (i < 0 || i >= src.decl.extents[s])
+          inside = false;
+        else
+          flat += i * src.strides[s];
       }
       buf.shared[e] = inside ? from[flat] : 0.0;
       for (size_t d = rank; d-- > 0;) {

@@ -4,9 +4,12 @@ namespace cudaburg {
 
 std::string elementTypeName(ScalarType t) {
   switch (t) {
-    case ScalarType::Half: return "CUDABURG_HALF";
-    case ScalarType::BFloat16: return "CUDABURG_BFLOAT16";
-    default: return cudaTypeName(t);
+    case ScalarType::Half:
+      return "CUDABURG_HALF";
+    case ScalarType::BFloat16:
+      return "CUDABURG_BFLOAT16";
+    default:
+      return cudaTypeName(t);
   }
 }
 

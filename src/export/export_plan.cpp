@@ -30,7 +30,8 @@ std::vector<std::string> definedSizes(const ExportedFunction& f) {
 
 bool identifier(const std::string& s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 }  // namespace
@@ -48,8 +49,7 @@ std::string sizeSetText(const ExportedFunction& f, const TunedKernel& k) {
   return s;
 }
 
-std::optional<ExportPlan> planExport(std::vector<TunedKernel> kernels, const std::string& library,
-                                     std::string& error) {
+std::optional<ExportPlan> planExport(std::vector<TunedKernel> kernels, const std::string& library, std::string& error) {
   ExportPlan plan;
   for (TunedKernel& k : kernels) {
     auto f = std::find_if(plan.functions.begin(), plan.functions.end(),
@@ -86,7 +86,8 @@ std::optional<ExportPlan> planExport(std::vector<TunedKernel> kernels, const std
       plan.usesTensorMaps = plan.usesTensorMaps || !k.cuda.tensorMaps.empty();
       std::string arch = k.cuda.requiredArch.empty() ? k.key.arch : k.cuda.requiredArch;
       std::string base = arch.back() == 'a' ? arch.substr(0, arch.size() - 1) : arch;
-      std::string planBase = plan.arch.empty() || plan.arch.back() != 'a' ? plan.arch : plan.arch.substr(0, plan.arch.size() - 1);
+      std::string planBase =
+          plan.arch.empty() || plan.arch.back() != 'a' ? plan.arch : plan.arch.substr(0, plan.arch.size() - 1);
       if (!plan.arch.empty() && planBase != base) {
         error = "the kernels were tuned for different GPUs (" + plan.arch + " and " + arch +
                 "); export each GPU's with --gpu into a library of its own";
@@ -101,7 +102,8 @@ std::optional<ExportPlan> planExport(std::vector<TunedKernel> kernels, const std
     }
   }
   plan.library = library;
-  if (plan.library.empty()) plan.library = plan.functions.size() == 1 ? plan.functions.front().name : "cudaburg_kernels";
+  if (plan.library.empty())
+    plan.library = plan.functions.size() == 1 ? plan.functions.front().name : "cudaburg_kernels";
   if (!identifier(plan.library)) {
     error = "--library: '" + plan.library + "' is not a C identifier";
     return std::nullopt;

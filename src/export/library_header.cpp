@@ -51,12 +51,13 @@ std::string libraryHeader(const ExportPlan& plan, const ExportedFunction& f) {
     << "// The fastest verified kernel" << (f.kernels.size() > 1 ? "s" : "") << " the tuning database held:\n";
   for (const TunedKernel& k : f.kernels) o << tunedComment(k);
   o << "//\n// " << f.name << "(...) launches on `stream` and returns at once (cudaSuccess), or returns\n"
-    << "// cudaErrorInvalidValue (a null or misaligned pointer" << (f.sizeArgs.empty() ? "" : ", sizes that were not tuned")
-    << ") or cudaErrorInvalidDevice\n"
+    << "// cudaErrorInvalidValue (a null or misaligned pointer"
+    << (f.sizeArgs.empty() ? "" : ", sizes that were not tuned") << ") or cudaErrorInvalidDevice\n"
     << "// (a GPU of another compute capability) without launching; " << f.name
     << "_last_error() then says why (\"\" after\n"
     << "// a success; a message a thread). Arrays are device pointers, 16-byte aligned, row-major:\n";
-  for (const Array& a : f.arrays) o << "//   " << arrayShape(a) << " " << scalarTypeName(a.type) << (a.input ? ", read" : ", written") << "\n";
+  for (const Array& a : f.arrays)
+    o << "//   " << arrayShape(a) << " " << scalarTypeName(a.type) << (a.input ? ", read" : ", written") << "\n";
   if (!f.sizeArgs.empty()) {
     o << "// The sizes ";
     for (size_t i = 0; i < f.sizeArgs.size(); ++i) o << (i ? ", " : "") << f.sizeArgs[i];
@@ -68,8 +69,10 @@ std::string libraryHeader(const ExportPlan& plan, const ExportedFunction& f) {
     o << "#ifndef CUDABURG_HALF\n#ifdef __cplusplus\n#include <cuda_fp16.h>\n#define CUDABURG_HALF __half\n#else\n"
       << "#define CUDABURG_HALF void /* C has no __half: the address of the elements */\n#endif\n#endif\n\n";
   if (bfloat)
-    o << "#ifndef CUDABURG_BFLOAT16\n#ifdef __cplusplus\n#include <cuda_bf16.h>\n#define CUDABURG_BFLOAT16 __nv_bfloat16\n"
-      << "#else\n#define CUDABURG_BFLOAT16 void /* C has no __nv_bfloat16: the address of the elements */\n#endif\n#endif\n\n";
+    o << "#ifndef CUDABURG_BFLOAT16\n#ifdef __cplusplus\n#include <cuda_bf16.h>\n#define CUDABURG_BFLOAT16 "
+         "__nv_bfloat16\n"
+      << "#else\n#define CUDABURG_BFLOAT16 void /* C has no __nv_bfloat16: the address of the elements "
+         "*/\n#endif\n#endif\n\n";
   o << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
     << "cudaError_t " << f.name << "(" << functionParameters(f) << ");\n"
     << "const char* " << f.name << "_last_error(void);\n\n"

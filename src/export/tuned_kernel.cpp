@@ -79,8 +79,8 @@ std::optional<TunedKernel> findTunedKernel(const ExportProblem& problem, const K
 }
 
 bool rebuildKernel(TunedKernel& tuned, const std::string& entry, std::string& error) {
-  std::string where = tuned.nest.name + " at " + tuned.key.sizes + " (recipe '" + tuned.key.recipe + "' of " +
-                      tuned.database + ")";
+  std::string where =
+      tuned.nest.name + " at " + tuned.key.sizes + " (recipe '" + tuned.key.recipe + "' of " + tuned.database + ")";
   common::SourceFile text("recipe", tuned.key.recipe);
   common::Diagnostics diags(text);
   std::optional<Recipe> recipe = parseRecipe(text, diags);

@@ -21,9 +21,9 @@ struct RowFilter {
 
 struct TunedKernel {
   ExportProblem problem;
-  Kernel nest;              // the .loop's kernel at the problem's sizes, untransformed
+  Kernel nest;                       // the .loop's kernel at the problem's sizes, untransformed
   std::vector<std::string> defined;  // the sizes the problem's -D named
-  MeasurementKey key;       // the row taken
+  MeasurementKey key;                // the row taken
   Measurement measurement;
   std::string database;     // the file it came from
   double bound = 0;         // the relative error it was verified within

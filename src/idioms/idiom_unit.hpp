@@ -32,7 +32,7 @@ class StepReader {
   virtual bool at(const char* text) const = 0;
   virtual bool accept(const char* text) = 0;
   virtual SourceLoc here() const = 0;
-  virtual bool fail(const std::string& message) = 0;             // an error at the next token
+  virtual bool fail(const std::string& message) = 0;  // an error at the next token
   virtual bool failAt(SourceLoc at, const std::string& message) = 0;
 };
 

@@ -62,8 +62,7 @@ class BoundsChecker {
         if (index.hi > INT64_MAX - node->step)
           return overflow(node->loc, "the index '" + node->index + "' plus its step (" + std::to_string(index.hi) +
                                          " + " + std::to_string(node->step) + ")");
-        auto saved =
-            ranges.find(node->index) != ranges.end() ? std::optional(ranges[node->index]) : std::nullopt;
+        auto saved = ranges.find(node->index) != ranges.end() ? std::optional(ranges[node->index]) : std::nullopt;
         ranges[node->index] = index;
         bool reached = reached_;
         reached_ = reached_ && runs;
@@ -105,18 +104,17 @@ class BoundsChecker {
     for (size_t d = 0; d < access.subscripts.size() && d < array->extents.size(); ++d) {
       std::optional<Range> range = rangeOf(access.subscripts[d], ranges);
       if (!range) {
-        overflow(at, "subscript " + std::to_string(d + 1) + " of " + access.str() + " (" + access.subscripts[d].str() +
-                         ")");
+        overflow(
+            at, "subscript " + std::to_string(d + 1) + " of " + access.str() + " (" + access.subscripts[d].str() + ")");
         fits = false;
         continue;
       }
       Range r = *range;
       int64_t last = array->extents[d] - 1;
       if (!reached_ || (array->zeroPadded && !write) || (r.lo >= 0 && r.hi <= last)) continue;
-      diags_.error(at, std::string(write ? "write to " : "read of ") + access.str() +
-                           " leaves the array: subscript " + std::to_string(d + 1) + " (" +
-                           access.subscripts[d].str() + ") ranges over " + std::to_string(r.lo) + ".." +
-                           std::to_string(r.hi) + ", outside 0.." + std::to_string(last) +
+      diags_.error(at, std::string(write ? "write to " : "read of ") + access.str() + " leaves the array: subscript " +
+                           std::to_string(d + 1) + " (" + access.subscripts[d].str() + ") ranges over " +
+                           std::to_string(r.lo) + ".." + std::to_string(r.hi) + ", outside 0.." + std::to_string(last) +
                            (write ? "" : " (declare it 'padded' to read zeros there)"));
       ok_ = false;
     }

@@ -43,8 +43,10 @@ std::optional<Affine> checkedSum(const Affine& a, const Affine& b, int sign) {
   for (const auto& [name, coef] : scaled->terms) {
     auto v = checkedAdd(r.coef(name), coef);
     if (!v) return std::nullopt;
-    if (*v == 0) r.terms.erase(name);
-    else r.terms[name] = *v;
+    if (*v == 0)
+      r.terms.erase(name);
+    else
+      r.terms[name] = *v;
   }
   return r;
 }

@@ -25,8 +25,7 @@ std::string label(const Node& node) {
   switch (node.kind) {
     case NodeKind::For: {
       std::string upper = node.upper[0].str();
-      for (size_t i = 1; i < node.upper.size(); ++i)
-        upper = "min(" + upper + ", " + node.upper[i].str() + ")";
+      for (size_t i = 1; i < node.upper.size(); ++i) upper = "min(" + upper + ", " + node.upper[i].str() + ")";
       text += "\n" + node.index + " = " + node.lower.str() + " .. " + upper;
       if (node.step != 1) text += " step " + std::to_string(node.step);
       if (node.mapping != Mapping::None) text += "\n[" + std::string(mappingName(node.mapping)) + "]";

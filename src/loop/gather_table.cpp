@@ -97,8 +97,8 @@ std::string gatherTableOf(const Node& stage, const Array& source, size_t dim, Ga
       bool isMixed = std::find(t.mixed.begin(), t.mixed.end(), d) != t.mixed.end();
       if (isMixed) parts.insert(parts.begin(), part);
       // A subscript of the table side alone is inside or not whatever the row.
-      else if (t.rowSubscripts[d].isConstant()) in = in && part + t.rowSubscripts[d].constant >= 0 &&
-                                                      part + t.rowSubscripts[d].constant < source.extents[d];
+      else if (t.rowSubscripts[d].isConstant())
+        in = in && part + t.rowSubscripts[d].constant >= 0 && part + t.rowSubscripts[d].constant < source.extents[d];
     }
     auto i = static_cast<size_t>(v);
     outside[i] = !in;

@@ -10,31 +10,44 @@ namespace cudaburg {
 
 const char* scalarTypeName(ScalarType t) {
   switch (t) {
-    case ScalarType::Float: return "float";
-    case ScalarType::Double: return "double";
-    case ScalarType::Half: return "half";
-    case ScalarType::Int: return "int";
-    case ScalarType::BFloat16: return "bfloat16";
-    case ScalarType::TF32: return "tf32";
+    case ScalarType::Float:
+      return "float";
+    case ScalarType::Double:
+      return "double";
+    case ScalarType::Half:
+      return "half";
+    case ScalarType::Int:
+      return "int";
+    case ScalarType::BFloat16:
+      return "bfloat16";
+    case ScalarType::TF32:
+      return "tf32";
   }
   return "float";
 }
 
 const char* cudaTypeName(ScalarType t) {
   switch (t) {
-    case ScalarType::Half: return "__half";
-    case ScalarType::BFloat16: return "__nv_bfloat16";
-    case ScalarType::TF32: return "float";
-    default: return scalarTypeName(t);
+    case ScalarType::Half:
+      return "__half";
+    case ScalarType::BFloat16:
+      return "__nv_bfloat16";
+    case ScalarType::TF32:
+      return "float";
+    default:
+      return scalarTypeName(t);
   }
 }
 
 int scalarTypeBytes(ScalarType t) {
   switch (t) {
-    case ScalarType::Double: return 8;
+    case ScalarType::Double:
+      return 8;
     case ScalarType::Half:
-    case ScalarType::BFloat16: return 2;
-    default: return 4;
+    case ScalarType::BFloat16:
+      return 2;
+    default:
+      return 4;
   }
 }
 
@@ -74,10 +87,14 @@ std::string Affine::str() const {
   auto term = [&](int64_t c, const std::string& name) {
     bool least = c == std::numeric_limits<int64_t>::min();
     int64_t mag = least ? std::numeric_limits<int64_t>::max() : c < 0 ? -c : c;
-    if (first) out << (c < 0 ? "-" : "");
-    else out << (c < 0 ? " - " : " + ");
-    if (name.empty()) out << mag;
-    else out << (mag != 1 ? std::to_string(mag) + "*" : "") << name;
+    if (first)
+      out << (c < 0 ? "-" : "");
+    else
+      out << (c < 0 ? " - " : " + ");
+    if (name.empty())
+      out << mag;
+    else
+      out << (mag != 1 ? std::to_string(mag) + "*" : "") << name;
     if (least) out << " - " << (name.empty() ? "1" : name);
     first = false;
   };
@@ -166,9 +183,12 @@ std::string Expr::str() const {
       out << value;
       return out.str();
     }
-    case Kind::Index: return index.str();
-    case Kind::Load: return load.str();
-    case Kind::Binary: return "(" + args[0]->str() + " " + op + " " + args[1]->str() + ")";
+    case Kind::Index:
+      return index.str();
+    case Kind::Load:
+      return load.str();
+    case Kind::Binary:
+      return "(" + args[0]->str() + " " + op + " " + args[1]->str() + ")";
     case Kind::Call: {
       std::string s = callee + "(";
       for (size_t a = 0; a < args.size(); ++a) s += (a ? ", " : "") + args[a]->str();
@@ -180,28 +200,44 @@ std::string Expr::str() const {
 
 const char* loopKindName(LoopKind k) {
   switch (k) {
-    case LoopKind::Parallel: return "parallel";
-    case LoopKind::Reduce: return "reduce";
-    case LoopKind::Serial: return "serial";
+    case LoopKind::Parallel:
+      return "parallel";
+    case LoopKind::Reduce:
+      return "reduce";
+    case LoopKind::Serial:
+      return "serial";
   }
   return "serial";
 }
 
 const char* mappingName(Mapping m) {
   switch (m) {
-    case Mapping::None: return "none";
-    case Mapping::GridX: return "grid.x";
-    case Mapping::GridY: return "grid.y";
-    case Mapping::GridZ: return "grid.z";
-    case Mapping::BlockX: return "block.x";
-    case Mapping::BlockY: return "block.y";
-    case Mapping::BlockZ: return "block.z";
-    case Mapping::ThreadSerial: return "serial";
-    case Mapping::Unrolled: return "unroll";
-    case Mapping::Vector: return "vector";
-    case Mapping::Pipelined: return "pipelined";
-    case Mapping::AsyncPipelined: return "async";
-    case Mapping::Mma: return "mma";
+    case Mapping::None:
+      return "none";
+    case Mapping::GridX:
+      return "grid.x";
+    case Mapping::GridY:
+      return "grid.y";
+    case Mapping::GridZ:
+      return "grid.z";
+    case Mapping::BlockX:
+      return "block.x";
+    case Mapping::BlockY:
+      return "block.y";
+    case Mapping::BlockZ:
+      return "block.z";
+    case Mapping::ThreadSerial:
+      return "serial";
+    case Mapping::Unrolled:
+      return "unroll";
+    case Mapping::Vector:
+      return "vector";
+    case Mapping::Pipelined:
+      return "pipelined";
+    case Mapping::AsyncPipelined:
+      return "async";
+    case Mapping::Mma:
+      return "mma";
   }
   return "none";
 }
@@ -217,7 +253,9 @@ int64_t digitStride(const std::vector<CollapsedLoop>& loops, size_t j) {
   return stride;
 }
 
-int64_t collapsedTrips(const std::vector<CollapsedLoop>& loops) { return loops.empty() ? 0 : digitStride(loops, 0) * loops[0].trips; }
+int64_t collapsedTrips(const std::vector<CollapsedLoop>& loops) {
+  return loops.empty() ? 0 : digitStride(loops, 0) * loops[0].trips;
+}
 
 std::vector<int64_t> derivedValues(const std::vector<CollapsedLoop>& loops, int64_t value) {
   std::vector<int64_t> out(loops.size());
@@ -236,8 +274,8 @@ bool usesLoop(const Affine& a, const Node& loop) {
   return false;
 }
 
-NodePtr makeFor(std::string index, Affine lower, std::vector<Affine> upper, int64_t step, LoopKind kind,
-                NodePtr body, Mapping mapping, SourceLoc loc) {
+NodePtr makeFor(std::string index, Affine lower, std::vector<Affine> upper, int64_t step, LoopKind kind, NodePtr body,
+                Mapping mapping, SourceLoc loc) {
   if (step <= 0) throw std::invalid_argument("loop step must be positive");
   if (upper.empty()) throw std::invalid_argument("loop needs an upper bound");
   auto n = std::make_shared<Node>();
@@ -332,12 +370,14 @@ NodePtr withKids(const NodePtr& node, std::vector<NodePtr> kids) {
 }
 
 const Array* Kernel::findParam(const std::string& name) const {
-  for (const auto& a : params) if (a.name == name) return &a;
+  for (const auto& a : params)
+    if (a.name == name) return &a;
   return nullptr;
 }
 
 int64_t Kernel::size(const std::string& name) const {
-  for (const auto& [n, v] : sizes) if (n == name) return v;
+  for (const auto& [n, v] : sizes)
+    if (n == name) return v;
   return -1;
 }
 

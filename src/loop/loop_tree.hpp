@@ -91,8 +91,8 @@ using common::SourceLoc;
 
 // BFloat16 and TF32 (a float array whose reads are rounded to TF32): see scalar_types.hpp.
 enum class ScalarType { Float, Double, Half, Int, BFloat16, TF32 };
-const char* scalarTypeName(ScalarType t);     // "float", "double", "half", "int", "bfloat16", "tf32"
-const char* cudaTypeName(ScalarType t);       // "float", "double", "__half", "int", "__nv_bfloat16", "float"
+const char* scalarTypeName(ScalarType t);  // "float", "double", "half", "int", "bfloat16", "tf32"
+const char* cudaTypeName(ScalarType t);    // "float", "double", "__half", "int", "__nv_bfloat16", "float"
 int scalarTypeBytes(ScalarType t);
 
 // sum(coef * index) + constant over loop indices; sizes are folded to constants at parse time.
@@ -110,7 +110,7 @@ struct Affine {
   // Replaces `name` by `by` (substitution of an index by an affine expression).
   Affine substitute(const std::string& name, const Affine& by) const;
   int64_t eval(const std::map<std::string, int64_t>& env) const;  // missing names count as 0
-  std::string str() const;  // "2*i + j - 1", "0"
+  std::string str() const;                                        // "2*i + j - 1", "0"
 
   friend Affine operator+(const Affine& a, const Affine& b);
   friend Affine operator-(const Affine& a, const Affine& b);
@@ -127,7 +127,7 @@ struct Array {
   ScalarType type = ScalarType::Float;
   std::vector<int64_t> extents;
   MemorySpace space = MemorySpace::Global;
-  bool input = false;     // declared `const`: read only
+  bool input = false;       // declared `const`: read only
   bool zeroPadded = false;  // declared `padded`: reads outside the extents yield 0
   // Shared buffers: rows stored interleaved (0: in order). Each run of `interleave` elements of a
   // row is cut into pieces of 4, and piece q of run r lies at q * (row / interleave * 4) + r * 4:
@@ -170,11 +170,11 @@ using ExprPtr = std::shared_ptr<const Expr>;
 struct Expr {
   enum class Kind { Constant, Index, Load, Binary, Call };
   Kind kind = Kind::Constant;
-  double value = 0;        // Constant
-  Affine index;            // Index: the value of an affine expression of indices
-  Access load;             // Load
-  char op = '+';           // Binary: + - * /
-  std::string callee;      // Call: a math function's name ("min", "exp", ...)
+  double value = 0;           // Constant
+  Affine index;               // Index: the value of an affine expression of indices
+  Access load;                // Load
+  char op = '+';              // Binary: + - * /
+  std::string callee;         // Call: a math function's name ("min", "exp", ...)
   std::vector<ExprPtr> args;  // Binary: 2; Call: the function's arity
 
   static ExprPtr constant(double v);
@@ -192,7 +192,19 @@ const char* loopKindName(LoopKind k);  // "parallel", "reduce", "serial"
 // Where a loop runs on the GPU. None: not yet decided (runs as a plain loop in the thread).
 // Mma: a warp's tensor-core tile (rule 7 of the model above).
 enum class Mapping {
-  None, GridX, GridY, GridZ, BlockX, BlockY, BlockZ, ThreadSerial, Unrolled, Vector, Pipelined, AsyncPipelined, Mma
+  None,
+  GridX,
+  GridY,
+  GridZ,
+  BlockX,
+  BlockY,
+  BlockZ,
+  ThreadSerial,
+  Unrolled,
+  Vector,
+  Pipelined,
+  AsyncPipelined,
+  Mma
 };
 // "none", "grid.x", ..., "block.z", "serial", "unroll", "vector", "pipelined", "async", "mma"
 const char* mappingName(Mapping m);
@@ -226,7 +238,9 @@ struct CollapsedLoop {
 struct GatherDim {
   std::string index;
   std::vector<CollapsedLoop> collapsed;
-  friend bool operator==(const GatherDim& a, const GatherDim& b) { return a.index == b.index && a.collapsed == b.collapsed; }
+  friend bool operator==(const GatherDim& a, const GatherDim& b) {
+    return a.index == b.index && a.collapsed == b.collapsed;
+  }
 };
 
 // The values of the derived indices of a collapsed loop whose index has value `value`, in the
@@ -259,12 +273,12 @@ struct Node {
 
   // Alloc: the buffer; Stage: the buffer (`buffer`) filled from `source` over a box
   Array buffer;
-  std::string source;                 // Stage: the array copied from
-  std::vector<Affine> origin;         // Stage: the box's first element in `source`, per dimension
+  std::string source;          // Stage: the array copied from
+  std::vector<Affine> origin;  // Stage: the box's first element in `source`, per dimension
   // Stage and Alloc: buffer dimension d holds source dimension layout[d]; empty: the natural order
   std::vector<int> layout;
-  std::vector<GatherDim> gather;          // Stage: a gather's dimensions (empty: a box)
-  std::vector<Affine> gatherSubscripts;   // Stage: the element of `source` a gather reads
+  std::vector<GatherDim> gather;         // Stage: a gather's dimensions (empty: a box)
+  std::vector<Affine> gatherSubscripts;  // Stage: the element of `source` a gather reads
   // Stage: the gather dimension whose source offsets a table gives (gather_table.hpp; -1: none).
   // Only how the GPU finds the elements changes: the gather copies the same.
   int tableDim = -1;
@@ -276,8 +290,8 @@ struct Node {
 };
 
 // Builders: every node is made through these so that trees stay well formed.
-NodePtr makeFor(std::string index, Affine lower, std::vector<Affine> upper, int64_t step, LoopKind kind,
-                NodePtr body, Mapping mapping = Mapping::None, SourceLoc loc = {});
+NodePtr makeFor(std::string index, Affine lower, std::vector<Affine> upper, int64_t step, LoopKind kind, NodePtr body,
+                Mapping mapping = Mapping::None, SourceLoc loc = {});
 NodePtr makeAssign(Access target, ExprPtr value, bool accumulate, SourceLoc loc = {});
 NodePtr makeAlloc(Array buffer, NodePtr body);
 NodePtr makeStage(Array buffer, std::string source, std::vector<Affine> origin, std::vector<int> layout = {});
@@ -297,7 +311,7 @@ struct Kernel {
   std::vector<std::pair<std::string, int64_t>> sizes;  // in declaration order, after -D
   std::vector<Array> params;                           // global arrays, in parameter order
   NodePtr body;
-  std::string sourceName;                              // the .loop file it came from
+  std::string sourceName;  // the .loop file it came from
   // Outputs to set to zero before the kernel runs: the combine of a split reduction, whose
   // parts accumulate into them atomically.
   std::vector<std::string> zeroFirst;
@@ -377,7 +391,7 @@ struct Kernel {
   std::vector<std::string> prefetched;
 
   const Array* findParam(const std::string& name) const;
-  int64_t size(const std::string& name) const;         // -1 when unknown
+  int64_t size(const std::string& name) const;  // -1 when unknown
   // The same kernel with another body (what transformations return).
   Kernel withBody(NodePtr newBody) const;
 };

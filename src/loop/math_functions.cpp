@@ -10,15 +10,16 @@ namespace cudaburg {
 namespace {
 
 const MathFunction kFunctions[] = {
-    {"min", 2, "fminf", "fmin"},   {"max", 2, "fmaxf", "fmax"},      {"exp", 1, "expf", "exp"},
-    {"log", 1, "logf", "log"},     {"tanh", 1, "tanhf", "tanh"},     {"erf", 1, "erff", "erf"},
-    {"sqrt", 1, "sqrtf", "sqrt"},  {"rsqrt", 1, "rsqrtf", "rsqrt"},  {"abs", 1, "fabsf", "fabs"},
+    {"min", 2, "fminf", "fmin"},  {"max", 2, "fmaxf", "fmax"},     {"exp", 1, "expf", "exp"},
+    {"log", 1, "logf", "log"},    {"tanh", 1, "tanhf", "tanh"},    {"erf", 1, "erff", "erf"},
+    {"sqrt", 1, "sqrtf", "sqrt"}, {"rsqrt", 1, "rsqrtf", "rsqrt"}, {"abs", 1, "fabsf", "fabs"},
 };
 
 }  // namespace
 
 const MathFunction* findMathFunction(std::string_view name) {
-  auto it = std::find_if(std::begin(kFunctions), std::end(kFunctions), [&](const MathFunction& f) { return name == f.name; });
+  auto it =
+      std::find_if(std::begin(kFunctions), std::end(kFunctions), [&](const MathFunction& f) { return name == f.name; });
   return it == std::end(kFunctions) ? nullptr : &*it;
 }
 

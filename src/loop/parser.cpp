@@ -8,12 +8,12 @@
 #include <cstdint>
 #include <set>
 
+#include "common/closest_name.hpp"
 #include "src/analysis/mark_check.hpp"
 #include "src/loop/bounds_check.hpp"
 #include "src/loop/checked_arith.hpp"
 #include "src/loop/lexer.hpp"
 #include "src/loop/math_functions.hpp"
-#include "common/closest_name.hpp"
 #include "src/loop/scalar_types.hpp"
 
 namespace cudaburg {
@@ -37,8 +37,7 @@ constexpr size_t kMaxLoopDepth = 16;
 
 class Parser {
  public:
-  Parser(const common::SourceFile& file, common::Diagnostics& diags,
-         const std::map<std::string, int64_t>& overrides)
+  Parser(const common::SourceFile& file, common::Diagnostics& diags, const std::map<std::string, int64_t>& overrides)
       : file_(file),
         diags_(diags),
         lexer_(std::string_view(file.text().c_str(), file.text().size())),
@@ -183,7 +182,8 @@ class Parser {
     auto it = locals_.find(std::string(name.text));
     if (it != locals_.end() && !it->second.set)
       error(name, "local '" + it->first + "' is used before it is set (give it a value with '=' first" +
-                      std::string(it->second.loopDepth < indices_.size() ? ", outside the loops below its declaration)" : ")"));
+                      std::string(it->second.loopDepth < indices_.size() ? ", outside the loops below its declaration)"
+                                                                         : ")"));
     if (it != locals_.end()) it->second.set = true;  // reported once
   }
   std::optional<Access> parseAccess(bool forWrite);
@@ -224,10 +224,14 @@ class Parser {
     auto l = intConstant(*e.args[0]), r = intConstant(*e.args[1]);
     if (!l || !r || (e.op == '/' && *r == 0)) return std::nullopt;
     switch (e.op) {
-      case '+': return *l + *r;
-      case '-': return *l - *r;
-      case '*': return *l * *r;
-      default: return *l / *r;
+      case '+':
+        return *l + *r;
+      case '-':
+        return *l - *r;
+      case '*':
+        return *l * *r;
+      default:
+        return *l / *r;
     }
   }
   static bool fitsInt(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
@@ -288,10 +292,10 @@ class Parser {
   };
   std::map<std::string, LocalState> locals_;
   ScalarType statementType_ = ScalarType::Float;  // the type the statement being read computes in
-  std::map<const Expr*, int> exprDepth_;  // of the operators built so far
-  int statements_ = 0;                   // loops and assignments read so far
-  bool stopped_ = false;                 // a limit was hit: the rest of the file is not read
-  std::string intTarget_;                // the int array whose value is being read, if any
+  std::map<const Expr*, int> exprDepth_;          // of the operators built so far
+  int statements_ = 0;                            // loops and assignments read so far
+  bool stopped_ = false;                          // a limit was hit: the rest of the file is not read
+  std::string intTarget_;                         // the int array whose value is being read, if any
 };
 
 std::optional<Kernel> Parser::parse() {
@@ -448,16 +452,15 @@ std::optional<Array> Parser::parseParam() {
       continue;
     }
     if (extent->constant <= 0)
-      error(open,
-            "extent of '" + a.name + "' is " + std::to_string(extent->constant) + "; it must be positive");
+      error(open, "extent of '" + a.name + "' is " + std::to_string(extent->constant) + "; it must be positive");
     a.extents.push_back(extent->constant);
     if (!expect(Tok::RBracket, "after an extent")) return std::nullopt;
   }
   std::optional<int64_t> bytes = scalarTypeBytes(a.type);
   for (int64_t e : a.extents) bytes = bytes && e > 0 ? checkedMul(*bytes, e) : bytes;
   if (!bytes)
-    error(a.loc, "the size of '" + a.name + "' in bytes (its extents times " +
-                     std::to_string(scalarTypeBytes(a.type)) + ") overflows a 64-bit integer");
+    error(a.loc, "the size of '" + a.name + "' in bytes (its extents times " + std::to_string(scalarTypeBytes(a.type)) +
+                     ") overflows a 64-bit integer");
   a.zeroPadded = accept(Tok::Padded);
   if (a.zeroPadded && !a.input) error(a.loc, "only const arrays may be 'padded' (reads outside give 0)");
   return a;
@@ -558,8 +561,8 @@ std::optional<Affine> Parser::parseAffineUnary(bool allowIndices, int depth) {
     if (arrays_.count(name))
       error(tok_, "array '" + name + "' cannot be used in a bound or subscript");
     else
-      error(tok_, "'" + name + "' is not " +
-                      (allowIndices ? "a size or a loop index in scope" : "a size declared before"));
+      error(tok_,
+            "'" + name + "' is not " + (allowIndices ? "a size or a loop index in scope" : "a size declared before"));
     advance();
     return std::nullopt;
   }
@@ -638,7 +641,8 @@ NodePtr Parser::parseBlock(int depth) {
       failed = true;
       continue;
     }
-    NodePtr scope = makeAlloc(local, makeSeq(std::vector<NodePtr>(stmts.begin() + static_cast<std::ptrdiff_t>(first), stmts.end())));
+    NodePtr scope = makeAlloc(
+        local, makeSeq(std::vector<NodePtr>(stmts.begin() + static_cast<std::ptrdiff_t>(first), stmts.end())));
     stmts.resize(first);
     stmts.push_back(scope);
   }
@@ -992,8 +996,8 @@ ExprPtr Parser::parseExprPrimary(int depth) {
     if (!e || !expect(Tok::RParen, "to close '('")) return nullptr;
     return e;
   }
-  error(tok_, "expected a value (a number, an array element, a local, an index or a math function), found " +
-                  describe(tok_));
+  error(tok_,
+        "expected a value (a number, an array element, a local, an index or a math function), found " + describe(tok_));
   return nullptr;
 }
 

@@ -10,9 +10,9 @@ namespace {
 
 bool holdsStageOrBarrier(const Node& root) {
   return findNode(root, [](const Node& n) {
-    return n.kind == NodeKind::Stage || n.kind == NodeKind::Barrier ||
-           (n.kind == NodeKind::Alloc && n.buffer.space == MemorySpace::Shared);
-  }) != nullptr;
+           return n.kind == NodeKind::Stage || n.kind == NodeKind::Barrier ||
+                  (n.kind == NodeKind::Alloc && n.buffer.space == MemorySpace::Shared);
+         }) != nullptr;
 }
 
 }  // namespace

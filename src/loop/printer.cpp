@@ -97,9 +97,8 @@ void print(const Node& node, int indent, std::string& out) {
     case NodeKind::For: {
       out += pad;
       if (node.loopKind != LoopKind::Serial) out += std::string(loopKindName(node.loopKind)) + " ";
-      out += "for (" + node.index + " = " + node.lower.str() + "; " + node.index + " < " +
-             printUpper(node.upper) + "; " + node.index +
-             (node.step == 1 ? "++" : " += " + std::to_string(node.step)) + ")";
+      out += "for (" + node.index + " = " + node.lower.str() + "; " + node.index + " < " + printUpper(node.upper) +
+             "; " + node.index + (node.step == 1 ? "++" : " += " + std::to_string(node.step)) + ")";
       bool block = node.body()->kind == NodeKind::Seq || isLocal(*node.body());
       if (block) out += " {";
       std::string notes;
@@ -136,8 +135,8 @@ void print(const Node& node, int indent, std::string& out) {
         return;
       }
       Access from{node.source, node.origin};
-      out += pad + "stage " + node.buffer.name + " from " + from.str() + layoutText(node.layout, node.buffer.interleave) +
-             ";\n";
+      out += pad + "stage " + node.buffer.name + " from " + from.str() +
+             layoutText(node.layout, node.buffer.interleave) + ";\n";
       return;
     }
     case NodeKind::Barrier:

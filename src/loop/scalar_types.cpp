@@ -35,12 +35,18 @@ ScalarType arithmeticType(ScalarType t) { return isReducedPrecision(t) ? ScalarT
 
 double unitRoundoff(ScalarType t) {
   switch (t) {
-    case ScalarType::Float: return 0x1p-24;
-    case ScalarType::Double: return 0x1p-53;
-    case ScalarType::Half: return 0x1p-11;
-    case ScalarType::BFloat16: return 0x1p-8;
-    case ScalarType::TF32: return 0x1p-11;
-    case ScalarType::Int: return 0;
+    case ScalarType::Float:
+      return 0x1p-24;
+    case ScalarType::Double:
+      return 0x1p-53;
+    case ScalarType::Half:
+      return 0x1p-11;
+    case ScalarType::BFloat16:
+      return 0x1p-8;
+    case ScalarType::TF32:
+      return 0x1p-11;
+    case ScalarType::Int:
+      return 0;
   }
   return 0x1p-24;
 }
@@ -58,11 +64,16 @@ double roundToTf32(double v) {
 double storedValue(ScalarType t, double v) {
   switch (t) {
     case ScalarType::Float:
-    case ScalarType::TF32: return static_cast<double>(static_cast<float>(v));
-    case ScalarType::Double: return v;
-    case ScalarType::Half: return roundToHalf(static_cast<float>(v));
-    case ScalarType::BFloat16: return roundToBfloat16(static_cast<float>(v));
-    case ScalarType::Int: return std::trunc(v);
+    case ScalarType::TF32:
+      return static_cast<double>(static_cast<float>(v));
+    case ScalarType::Double:
+      return v;
+    case ScalarType::Half:
+      return roundToHalf(static_cast<float>(v));
+    case ScalarType::BFloat16:
+      return roundToBfloat16(static_cast<float>(v));
+    case ScalarType::Int:
+      return std::trunc(v);
   }
   return v;
 }

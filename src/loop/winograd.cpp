@@ -11,38 +11,20 @@ namespace {
 WinogradMatrices f2() {
   WinogradMatrices w;
   w.m = 2, w.alpha = 4;
-  w.bt = {1, 0, -1, 0,
-          0, 1, 1, 0,
-          0, -1, 1, 0,
-          0, 1, 0, -1};
-  w.g = {1, 0, 0,
-         0.5, 0.5, 0.5,
-         0.5, -0.5, 0.5,
-         0, 0, 1};
-  w.at = {1, 1, 1, 0,
-          0, 1, -1, -1};
+  w.bt = {1, 0, -1, 0, 0, 1, 1, 0, 0, -1, 1, 0, 0, 1, 0, -1};
+  w.g = {1, 0, 0, 0.5, 0.5, 0.5, 0.5, -0.5, 0.5, 0, 0, 1};
+  w.at = {1, 1, 1, 0, 0, 1, -1, -1};
   return w;
 }
 
 WinogradMatrices f4() {
   WinogradMatrices w;
   w.m = 4, w.alpha = 6;
-  w.bt = {4, 0, -5, 0, 1, 0,
-          0, -4, -4, 1, 1, 0,
-          0, 4, -4, -1, 1, 0,
-          0, -2, -1, 2, 1, 0,
-          0, 2, -1, -2, 1, 0,
-          0, 4, 0, -5, 0, 1};
-  w.g = {1.0 / 4, 0, 0,
-         -1.0 / 6, -1.0 / 6, -1.0 / 6,
-         -1.0 / 6, 1.0 / 6, -1.0 / 6,
-         1.0 / 24, 1.0 / 12, 1.0 / 6,
-         1.0 / 24, -1.0 / 12, 1.0 / 6,
-         0, 0, 1};
-  w.at = {1, 1, 1, 1, 1, 0,
-          0, 1, -1, 2, -2, 0,
-          0, 1, 1, 4, 4, 0,
-          0, 1, -1, 8, -8, 1};
+  w.bt = {4, 0,  -5, 0, 1, 0, 0, -4, -4, 1,  1, 0, 0, 4, -4, -1, 1, 0,
+          0, -2, -1, 2, 1, 0, 0, 2,  -1, -2, 1, 0, 0, 4, 0,  -5, 0, 1};
+  w.g = {1.0 / 4,  0,        0,       -1.0 / 6, -1.0 / 6,  -1.0 / 6, -1.0 / 6, 1.0 / 6, -1.0 / 6,
+         1.0 / 24, 1.0 / 12, 1.0 / 6, 1.0 / 24, -1.0 / 12, 1.0 / 6,  0,        0,       1};
+  w.at = {1, 1, 1, 1, 1, 0, 0, 1, -1, 2, -2, 0, 0, 1, 1, 4, 4, 0, 0, 1, -1, 8, -8, 1};
   return w;
 }
 
@@ -71,17 +53,20 @@ int64_t registerLimit(int64_t threads, int64_t blocks, int64_t registersPerSm) {
 
 int64_t blocksByRegisters(int64_t threads, int64_t registers, int64_t registersPerSm) {
   int64_t blocks = 0;
-  while (blocks < kMaxThreadsPerSm / threads && registerLimit(threads, blocks + 1, registersPerSm) >= registers) ++blocks;
+  while (blocks < kMaxThreadsPerSm / threads && registerLimit(threads, blocks + 1, registersPerSm) >= registers)
+    ++blocks;
   return blocks;
 }
 
 std::string WinogradTiling::problem() const {
-  if (m != 2 && m != 4) return "Winograd tiles are 2x2 or 4x4 outputs (F(2x2,3x3), F(4x4,3x3)), not " + std::to_string(m);
+  if (m != 2 && m != 4)
+    return "Winograd tiles are 2x2 or 4x4 outputs (F(2x2,3x3), F(4x4,3x3)), not " + std::to_string(m);
   if (threadTiles % 4 || threadFilters % 4 || threadTiles > 16 || threadFilters > 16)
     return "a thread's tiles and filters are 4, 8, 12 or 16 (read 4 at a time)";
   if (tiles % threadTiles || filters % threadFilters)
     return "the block's " + std::to_string(tiles) + " tiles and " + std::to_string(filters) +
-           " filters are not whole register tiles of " + std::to_string(threadTiles) + " x " + std::to_string(threadFilters);
+           " filters are not whole register tiles of " + std::to_string(threadTiles) + " x " +
+           std::to_string(threadFilters);
   if (points < 1 || alpha() * alpha() % points)
     return "a thread's " + std::to_string(points) + " points do not divide the " + std::to_string(alpha() * alpha()) +
            " transformed points";

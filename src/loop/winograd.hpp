@@ -41,9 +41,7 @@ struct WinogradTiling {
   bool prefetch = false;
 
   int64_t alpha() const { return m + 2; }
-  int64_t threads() const {
-    return (alpha() * alpha() / points) * (tiles / threadTiles) * (filters / threadFilters);
-  }
+  int64_t threads() const { return (alpha() * alpha() / points) * (tiles / threadTiles) * (filters / threadFilters); }
   // The patches and the filters of a strip each thread reads.
   int64_t patchesPerThread() const { return (tiles * channels + threads() - 1) / threads(); }
   int64_t filtersPerThread() const { return (filters * channels + threads() - 1) / threads(); }

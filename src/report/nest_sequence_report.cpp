@@ -44,8 +44,8 @@ std::string nested(const std::string& md) {
 std::optional<double> summedMs(const std::vector<NestReport>& nests, bool library) {
   double sum = 0;
   for (const NestReport& n : nests) {
-    std::optional<double> ms = library ? (n.outcome->reference.measured ? std::optional(n.outcome->reference.ms) : std::nullopt)
-                                       : winnerMs(n);
+    std::optional<double> ms =
+        library ? (n.outcome->reference.measured ? std::optional(n.outcome->reference.ms) : std::nullopt) : winnerMs(n);
     if (!ms) return std::nullopt;
     sum += *ms;
   }
@@ -71,7 +71,7 @@ std::string nestSequenceReportMarkdown(const std::string& kernelName, const std:
     const NestReport& n = nests[i];
     const ReferenceResult& ref = n.outcome->reference;
     std::optional<double> t = winnerMs(n);
-    std::string kernel = !n.found ? "none: no kernel compiled and verified"
+    std::string kernel = !n.found           ? "none: no kernel compiled and verified"
                          : n.recipe.empty() ? "the nest as written"
                                             : "`" + n.recipe + "`";
     md << "| " << i + 1 << " | " << n.name << " | " << joined(n.written) << " | " << kernel << " | "

@@ -14,8 +14,8 @@ struct NestReport {
   std::string name;                  // the nest's kernel: "mlp2_nest1"
   std::vector<std::string> written;  // the arrays it writes
   const SearchOutcome* outcome = nullptr;
-  bool found = false;                // whether the search chose a kernel for it
-  std::string recipe;                // the winner's recipe line ("": the nest as written)
+  bool found = false;  // whether the search chose a kernel for it
+  std::string recipe;  // the winner's recipe line ("": the nest as written)
 };
 
 std::string nestSequenceReportMarkdown(const std::string& kernelName, const std::vector<NestReport>& nests);

@@ -23,10 +23,14 @@ std::string fmt(double v, int precision = 3) {
 std::string escape(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else out += c;
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else
+      out += c;
   }
   return out;
 }
@@ -62,7 +66,8 @@ struct Frame {
 // A frame with a little room around [lo, hi], so that a 10x spread and the best both stay readable.
 Frame frameFor(double lo, double hi, int n) { return {std::log10(lo) - 0.05, std::log10(hi) + 0.05, std::max(n, 2)}; }
 
-void drawAxes(std::ostringstream& svg, const Frame& f, int count, const std::string& xLabel, const std::string& yLabel) {
+void drawAxes(std::ostringstream& svg, const Frame& f, int count, const std::string& xLabel,
+              const std::string& yLabel) {
   svg << "<rect x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << f.plotW << "\" height=\"" << f.plotH
       << "\" fill=\"none\" stroke=\"#888\"/>\n";
   for (int t = 0; t <= 4; ++t) {  // y ticks
@@ -90,8 +95,8 @@ struct Estimate {
 // cheapest not refused) large, refused ones as red crosses apart from those that compiled.
 void drawEstimates(std::ostringstream& svg, const std::vector<Estimate>& estimates, const std::string& why) {
   Frame f = frameFor(estimates.front().ms, estimates.back().ms, static_cast<int>(estimates.size()));
-  svg << "<text x=\"" << kLeft + 6 << "\" y=\"" << kTop + 14 << "\" fill=\"#c33\">not measured (" << escape(firstClause(why))
-      << "): the model's estimates</text>\n";
+  svg << "<text x=\"" << kLeft + 6 << "\" y=\"" << kTop + 14 << "\" fill=\"#c33\">not measured ("
+      << escape(firstClause(why)) << "): the model's estimates</text>\n";
   drawAxes(svg, f, static_cast<int>(estimates.size()), "candidates, in the model's order",
            "model's estimate of the kernel time, ms (log scale)");
   bool chosen = false;
@@ -127,8 +132,10 @@ std::string searchPlotSvg(const SearchOutcome& outcome) {
   for (const auto& v : outcome.variants) {
     if (!v.measured) continue;
     ++order;
-    if (v.result.status == RunStatus::Ok && v.result.ms > 0) ok.emplace_back(order, v.result.ms);
-    else failed.push_back(order);
+    if (v.result.status == RunStatus::Ok && v.result.ms > 0)
+      ok.emplace_back(order, v.result.ms);
+    else
+      failed.push_back(order);
   }
   std::ostringstream svg;
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << kHeight
@@ -139,18 +146,21 @@ std::string searchPlotSvg(const SearchOutcome& outcome) {
   svg << fittedText(kLeft, 40, kSubtitleSize,
                     outcome.gpuAvailable ? "on " + outcome.device : "not measured: " + outcome.device);
   if (ok.empty()) {
-    std::string why = outcome.notMeasuredReason.empty() ? "no variant was verified and timed" : outcome.notMeasuredReason;
+    std::string why =
+        outcome.notMeasuredReason.empty() ? "no variant was verified and timed" : outcome.notMeasuredReason;
     std::vector<Estimate> estimates;
     for (const auto& v : outcome.variants)
       if (v.modelCost > 0)
-        estimates.push_back({v.modelCost, v.result.status != RunStatus::Ok && v.result.status != RunStatus::NotMeasured});
-    std::stable_sort(estimates.begin(), estimates.end(), [](const Estimate& a, const Estimate& b) { return a.ms < b.ms; });
+        estimates.push_back(
+            {v.modelCost, v.result.status != RunStatus::Ok && v.result.status != RunStatus::NotMeasured});
+    std::stable_sort(estimates.begin(), estimates.end(),
+                     [](const Estimate& a, const Estimate& b) { return a.ms < b.ms; });
     if (!estimates.empty()) {
       drawEstimates(svg, estimates, why);
       return svg.str();
     }
-    svg << "<text x=\"" << kWidth / 2 << "\" y=\"" << kHeight / 2 << "\" text-anchor=\"middle\">not measured: "
-        << escape(why) << "</text>\n</svg>\n";
+    svg << "<text x=\"" << kWidth / 2 << "\" y=\"" << kHeight / 2
+        << "\" text-anchor=\"middle\">not measured: " << escape(why) << "</text>\n</svg>\n";
     return svg.str();
   }
   double lo = ok.front().second, hi = lo;
@@ -183,8 +193,8 @@ std::string searchPlotSvg(const SearchOutcome& outcome) {
     svg << "<text x=\"" << kLeft + plotW - 4 << "\" y=\"" << ry - 5 << "\" text-anchor=\"end\" fill=\"#d62\">"
         << escape(outcome.reference.library) << " " << fmt(outcome.reference.ms) << " ms</text>\n";
   }
-  svg << "<text x=\"" << kLeft + plotW - 4 << "\" y=\"" << kTop + 14 << "\" text-anchor=\"end\" fill=\"#1f5fbf\">best so far: "
-      << fmt(best) << " ms</text>\n";
+  svg << "<text x=\"" << kLeft + plotW - 4 << "\" y=\"" << kTop + 14
+      << "\" text-anchor=\"end\" fill=\"#1f5fbf\">best so far: " << fmt(best) << " ms</text>\n";
   if (!failed.empty())
     svg << "<text x=\"" << kLeft + 6 << "\" y=\"" << kTop + 14 << "\" fill=\"#c33\">x: failed or wrong ("
         << failed.size() << ")</text>\n";

@@ -33,7 +33,8 @@ std::string sci(double v) {
 std::vector<const VariantResult*> ranked(const SearchOutcome& o) {
   std::vector<const VariantResult*> out;
   for (const auto& v : o.variants)
-    if ((v.measured && v.result.status == RunStatus::Ok) || (!v.measured && v.result.status != RunStatus::Refused)) out.push_back(&v);
+    if ((v.measured && v.result.status == RunStatus::Ok) || (!v.measured && v.result.status != RunStatus::Refused))
+      out.push_back(&v);
   std::stable_sort(out.begin(), out.end(), [](const VariantResult* a, const VariantResult* b) {
     if (a->measured != b->measured) return a->measured;
     return a->measured ? a->result.ms < b->result.ms : a->modelCost < b->modelCost;
@@ -64,13 +65,14 @@ std::string searchReportMarkdown(const SearchOutcome& o, size_t top) {
      << " measured (" << reused << " reused from the tuning database), " << failed << " failed or refused\n";
   // The middle phase compiles every candidate and times those it measures; without a GPU it only compiles.
   md << "- wall time: " << fixed(o.wallSeconds, 1) << " s (labeling " << fixed(o.phases.labeling, 1) << " s, "
-     << (measured > 0 ? "compiling and measuring " : "compiling ") << fixed(o.phases.measuring, 1) << " s, " << (measured > 0 ? "labeling with measured times " : "labeling again ") << fixed(o.phases.finalLabeling, 1) << " s)\n";
+     << (measured > 0 ? "compiling and measuring " : "compiling ") << fixed(o.phases.measuring, 1) << " s, "
+     << (measured > 0 ? "labeling with measured times " : "labeling again ") << fixed(o.phases.finalLabeling, 1)
+     << " s)\n";
   if (!o.strategy.empty())
     md << "- strategy: " << o.strategy << ", over " << o.candidates << " distinct candidates the labeler offered\n";
   if (o.modelSamples > 0)
     md << "- model: Spearman's rho against the " << o.modelSamples << " measured times " << fixed(o.priorRho, 3)
-       << " as ranked, " << fixed(o.calibratedRho, 3)
-       << " refitted to this search's measurements"
+       << " as ranked, " << fixed(o.calibratedRho, 3) << " refitted to this search's measurements"
        << (o.refitOnCompiledCode ? " and to the compiled kernels' registers and instructions" : "")
        << " (each predicted by a fit that did not see it); the refit's estimates in the column `refit`\n";
   for (const std::string& note : o.notes) md << "- " << note << "\n";
@@ -102,18 +104,18 @@ std::string searchReportMarkdown(const SearchOutcome& o, size_t top) {
     bool timed = v.measured;
     md << "| " << i + 1 << " | " << (timed ? fixed(v.result.ms, 4) : "not measured") << " | "
        << (timed ? fixed(v.result.tflops, 2) : "-") << " | "
-       << (timed && o.reference.measured ? fixed(o.reference.ms / v.result.ms, 3) : "-") << " | "
-       << v.result.registers << " | " << v.result.sharedBytes << " | " << (timed ? sci(v.result.error) : "-") << " | "
-       << (timed && v.result.libraryError >= 0 ? sci(v.result.libraryError) : "-") << " | " << fixed(v.modelCost, 5) << " | " << (v.refittedMs > 0 ? significant(v.refittedMs) : "-") << " | `"
-       << oneLine(v.recipe) << "` |\n";
+       << (timed && o.reference.measured ? fixed(o.reference.ms / v.result.ms, 3) : "-") << " | " << v.result.registers
+       << " | " << v.result.sharedBytes << " | " << (timed ? sci(v.result.error) : "-") << " | "
+       << (timed && v.result.libraryError >= 0 ? sci(v.result.libraryError) : "-") << " | " << fixed(v.modelCost, 5)
+       << " | " << (v.refittedMs > 0 ? significant(v.refittedMs) : "-") << " | `" << oneLine(v.recipe) << "` |\n";
   }
   md << "\n## Every candidate considered, in the order measured\n\n"
      << "| # | rules and their parameters | model (ms) | time (ms) | status |\n|---|---|---|---|---|\n";
   for (size_t i = 0; i < o.variants.size(); ++i) {
     const auto& v = o.variants[i];
     md << "| " << i + 1 << " | " << v.cover << " | " << fixed(v.modelCost, 5) << " | "
-       << (v.measured && v.result.status == RunStatus::Ok ? fixed(v.result.ms, 4) : "-") << " | " << runStatusName(v.result.status)
-       << (v.fromDatabase ? " (database)" : "") << " |\n";
+       << (v.measured && v.result.status == RunStatus::Ok ? fixed(v.result.ms, 4) : "-") << " | "
+       << runStatusName(v.result.status) << (v.fromDatabase ? " (database)" : "") << " |\n";
   }
   bool anyFailed = false;
   for (const auto& v : o.variants) {
@@ -139,13 +141,16 @@ std::string searchReportJson(const SearchOutcome& o) {
   if (!o.notMeasuredReason.empty()) j["not_measured_reason"] = o.notMeasuredReason;
   if (!o.notTiledReason.empty()) j["not_tiled_reason"] = o.notTiledReason;
   j["wall_seconds"] = o.wallSeconds;
-  j["phase_seconds"] = {{"labeling", o.phases.labeling}, {"measuring", o.phases.measuring},
-                        {"final_labeling", o.phases.finalLabeling}};
+  j["phase_seconds"] = {
+      {"labeling", o.phases.labeling}, {"measuring", o.phases.measuring}, {"final_labeling", o.phases.finalLabeling}};
   j["notes"] = o.notes;
   j["compiled"] = o.compiled;
   j["strategy"] = o.strategy;
   j["candidates"] = o.candidates;
-  j["model"] = {{"measurements", o.modelSamples}, {"rho_as_ranked", o.priorRho}, {"rho_calibrated", o.calibratedRho}, {"refit_on_compiled_code", o.refitOnCompiledCode}};
+  j["model"] = {{"measurements", o.modelSamples},
+                {"rho_as_ranked", o.priorRho},
+                {"rho_calibrated", o.calibratedRho},
+                {"refit_on_compiled_code", o.refitOnCompiledCode}};
   j["reference"] = {{"library", o.reference.library},
                     {"measured", o.reference.measured},
                     {"ms", o.reference.measured ? json(o.reference.ms) : json(nullptr)},
@@ -154,10 +159,15 @@ std::string searchReportJson(const SearchOutcome& o) {
   j["best"] = best ? json(*best) : json(nullptr);
   json variants = json::array();
   for (const auto& v : o.variants) {
-    json e = {{"recipe", v.recipe},           {"cover", v.cover},
-              {"model_cost", v.modelCost}, {"model_refitted", v.refittedMs},     {"measured", v.measured},
-              {"from_database", v.fromDatabase}, {"status", runStatusName(v.result.status)},
-              {"registers", v.result.registers}, {"shared_bytes", v.result.sharedBytes}};
+    json e = {{"recipe", v.recipe},
+              {"cover", v.cover},
+              {"model_cost", v.modelCost},
+              {"model_refitted", v.refittedMs},
+              {"measured", v.measured},
+              {"from_database", v.fromDatabase},
+              {"status", runStatusName(v.result.status)},
+              {"registers", v.result.registers},
+              {"shared_bytes", v.result.sharedBytes}};
     if (!v.result.reason.empty()) e["reason"] = v.result.reason;
     if (v.measured && v.result.status == RunStatus::Ok) {
       e["ms"] = v.result.ms;

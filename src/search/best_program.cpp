@@ -79,12 +79,13 @@ std::string encodeTensorMaps(const Launch& l) {
       << " elements (innermost first), as the kernel's TMA copies read them\n"
       << "  {\n"
       << "    const cuuint64_t dims[] = {" << list(m.dims) << "}, strides[] = {" << list(m.strides) << "};\n"
-      << "    const cuuint32_t box[] = {" << list(m.box) << "}, steps[] = {" << list(std::vector<int64_t>(m.box.size(), 1))
-      << "};\n"
+      << "    const cuuint32_t box[] = {" << list(m.box) << "}, steps[] = {"
+      << list(std::vector<int64_t>(m.box.size(), 1)) << "};\n"
       << "    CUresult r = cuTensorMapEncodeTiled(reinterpret_cast<CUtensorMap*>(&" << name << "), "
-      << tensorMapDataTypeName(m.type) << ", " << m.dims.size() << ", " << cudaName(m.array) << ", dims, strides, box, steps,\n"
-      << "                                        CU_TENSOR_MAP_INTERLEAVE_NONE, " << tensorMapSwizzleName(m.swizzleBytes)
-      << ", CU_TENSOR_MAP_L2_PROMOTION_L2_256B,\n"
+      << tensorMapDataTypeName(m.type) << ", " << m.dims.size() << ", " << cudaName(m.array)
+      << ", dims, strides, box, steps,\n"
+      << "                                        CU_TENSOR_MAP_INTERLEAVE_NONE, "
+      << tensorMapSwizzleName(m.swizzleBytes) << ", CU_TENSOR_MAP_L2_PROMOTION_L2_256B,\n"
       << "                                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n"
       << "    if (r != CUDA_SUCCESS) {\n"
       << "      std::fprintf(stderr, \"cuTensorMapEncodeTiled " << name << ": error %d\\n\", static_cast<int>(r));\n"
@@ -105,18 +106,24 @@ std::string deviceType(ScalarType t, bool reference) {
 // A host value (a double) as the variant's array of type `t` holds it.
 std::string toDevice(ScalarType t, const std::string& value) {
   switch (t) {
-    case ScalarType::Half: return "__float2half(static_cast<float>(" + value + "))";
-    case ScalarType::BFloat16: return "__float2bfloat16(static_cast<float>(" + value + "))";
-    default: return "static_cast<" + deviceType(t, false) + ">(" + value + ")";
+    case ScalarType::Half:
+      return "__float2half(static_cast<float>(" + value + "))";
+    case ScalarType::BFloat16:
+      return "__float2bfloat16(static_cast<float>(" + value + "))";
+    default:
+      return "static_cast<" + deviceType(t, false) + ">(" + value + ")";
   }
 }
 
 // An element of the variant's array of type `t` as a double.
 std::string fromDevice(ScalarType t, const std::string& value) {
   switch (t) {
-    case ScalarType::Half: return "static_cast<double>(__half2float(" + value + "))";
-    case ScalarType::BFloat16: return "static_cast<double>(__bfloat162float(" + value + "))";
-    default: return "static_cast<double>(" + value + ")";
+    case ScalarType::Half:
+      return "static_cast<double>(__half2float(" + value + "))";
+    case ScalarType::BFloat16:
+      return "static_cast<double>(__bfloat162float(" + value + "))";
+    default:
+      return "static_cast<double>(" + value + ")";
   }
 }
 
@@ -167,7 +174,8 @@ std::string bestProgram(const Kernel& original, const std::vector<ProgramNest>& 
     o << kBestProgramFirstLine << " The model's choice for `" << original.name << "` among the kernels\n"
       << "// that compiled, unverified: nothing was run or timed (no GPU). This file holds that kernel,\n";
   if (nests.size() > 1)
-    o << "// Its body is " << nests.size() << " nests in a row: a kernel a nest, launched in order, each reading what the\n"
+    o << "// Its body is " << nests.size()
+      << " nests in a row: a kernel a nest, launched in order, each reading what the\n"
       << "// ones before it wrote. This file holds those kernels, the FP64 references of the nests, and a\n"
       << "// program that checks every array they write and times the launches together.\n";
   else
@@ -190,8 +198,7 @@ std::string bestProgram(const Kernel& original, const std::vector<ProgramNest>& 
     << "[[maybe_unused]] static float round_tf32(float x) {\n"
     << "  uint32_t u;\n  std::memcpy(&u, &x, 4);\n"
     << "  if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;\n"
-    << "  std::memcpy(&x, &u, 4);\n  return x;\n}\n\n"
-  ;
+    << "  std::memcpy(&x, &u, 4);\n  return x;\n}\n\n";
   for (const Launch& l : bests) o << code("the kernel", l.k, l.space);
   for (const Launch& l : references) o << code("the FP64 reference", l.k, l.space);
   o << "int main() {\n"
@@ -207,10 +214,10 @@ std::string bestProgram(const Kernel& original, const std::vector<ProgramNest>& 
     // the same numbers.
     if (inits[i] == ArrayInit::Random)
       o << "  for (auto& v : h_" << n << ") v = "
-        << (a.type == ScalarType::Int    ? "std::floor(uniform(rng) * 4.0)"
-            : a.type == ScalarType::TF32 ? "round_tf32(static_cast<float>(uniform(rng)))"
+        << (a.type == ScalarType::Int      ? "std::floor(uniform(rng) * 4.0)"
+            : a.type == ScalarType::TF32   ? "round_tf32(static_cast<float>(uniform(rng)))"
             : a.type == ScalarType::Double ? "uniform(rng)"
-                                         : fromDevice(a.type, toDevice(a.type, "uniform(rng)")))
+                                           : fromDevice(a.type, toDevice(a.type, "uniform(rng)")))
         << ";\n";
     std::string vt = deviceType(a.type, false), rt = deviceType(a.type, true);
     o << "  std::vector<" << vt << "> v_" << n << "(n_" << n << ");\n"
@@ -228,9 +235,11 @@ std::string bestProgram(const Kernel& original, const std::vector<ProgramNest>& 
       o << "  CHECK(cudaMemset(" << n << ", 0xFF, n_" << n << " * sizeof(" << vt << ")));\n";
   }
   for (const Launch& l : bests) o << allocateWorkspaces(l) << encodeTensorMaps(l);
-  o << "\n  // Check: " << (nests.size() > 1 ? "the kernels against the FP64 references" : "the kernel against the FP64 reference")
+  o << "\n  // Check: "
+    << (nests.size() > 1 ? "the kernels against the FP64 references" : "the kernel against the FP64 reference")
     << ", by ||out - ref|| / ||ref||.\n";
-  for (size_t i = 0; i < nests.size(); ++i) o << sharedMemoryAttribute(bests[i]) << sharedMemoryAttribute(references[i]);
+  for (size_t i = 0; i < nests.size(); ++i)
+    o << sharedMemoryAttribute(bests[i]) << sharedMemoryAttribute(references[i]);
   for (const Launch& l : bests) o << zeroOutputs(l.k) << launch(l, "");
   for (const Launch& l : references) o << launch(l, "ref_");
   o << "  CHECK(cudaDeviceSynchronize());\n"
@@ -246,8 +255,8 @@ std::string bestProgram(const Kernel& original, const std::vector<ProgramNest>& 
       << "), cudaMemcpyDeviceToHost));\n"
       << "    double diff = 0, norm = 0;\n"
       << "    for (size_t e = 0; e < n_" << n << "; ++e) {\n"
-      << "      double out = " << fromDevice(a.type, "v_" + n + "[e]")
-      << ", ref = static_cast<double>(r_" << n << "[e]);\n"
+      << "      double out = " << fromDevice(a.type, "v_" + n + "[e]") << ", ref = static_cast<double>(r_" << n
+      << "[e]);\n"
       << "      diff += (out - ref) * (out - ref);\n      norm += ref * ref;\n    }\n"
       << "    double error = norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);\n"
       << "    if (!(error == error)) error = INFINITY;  // NaN: an element was never written\n"
@@ -267,9 +276,8 @@ std::string bestProgram(const Kernel& original, const std::vector<ProgramNest>& 
     << "  std::sort(times.begin(), times.end());\n"
     << "  double ms = times[times.size() / 2];\n"
     << "  std::printf(\"time %.4f ms, %.2f TFLOPS\\n\", ms, " << work.flops << " / (ms * 1e9));\n"
-    << "  const double tolerance = "
-    << tolerance
-    << (bound.verified ? ";  // the bound the search verified with"
+    << "  const double tolerance = " << tolerance
+    << (bound.verified     ? ";  // the bound the search verified with"
         : nests.size() > 1 ? ";  // the FP64 checks' bounds for these nests, summed (the search ran nothing)"
                            : ";  // the FP64 check's bound for this nest (the search ran nothing)")
     << (bound.source.empty() ? "" : ": " + bound.source) << "\n"

@@ -50,11 +50,30 @@ std::vector<double> ranks(const std::vector<double>& v) {
 }  // namespace
 
 const std::vector<std::string>& CalibratedModel::names() {
-  static const std::vector<std::string> n = {
-      "1", "ln estimate", "ln 1/occupancy", "pipelined", "transposed", "interleaved", "vectorized", "staged",
-      "ln split", "ln tm*tn", "ln threads", "ln (tm+tn)", "staged ln depth", "ln bm*bn",
-      "single-buffered ln tm*tn", "direct ln tm*tn", "ln registers", "pipelined ln tm*tn", "ln reduction",
-      "ln split * ln outputs", "ln tm", "ln bm", "staged ln bm/bn", "uninterleaved ln tn"};
+  static const std::vector<std::string> n = {"1",
+                                             "ln estimate",
+                                             "ln 1/occupancy",
+                                             "pipelined",
+                                             "transposed",
+                                             "interleaved",
+                                             "vectorized",
+                                             "staged",
+                                             "ln split",
+                                             "ln tm*tn",
+                                             "ln threads",
+                                             "ln (tm+tn)",
+                                             "staged ln depth",
+                                             "ln bm*bn",
+                                             "single-buffered ln tm*tn",
+                                             "direct ln tm*tn",
+                                             "ln registers",
+                                             "pipelined ln tm*tn",
+                                             "ln reduction",
+                                             "ln split * ln outputs",
+                                             "ln tm",
+                                             "ln bm",
+                                             "staged ln bm/bn",
+                                             "uninterleaved ln tn"};
   return n;
 }
 
@@ -63,7 +82,8 @@ std::vector<double> CalibratedModel::features(const CandidateShape& s, const Gpu
 }
 
 std::vector<double> CalibratedModel::featuresOf(const CandidateShape& s, const Estimate& e) {
-  double staged = s.staged, pipelined = s.pipelined || s.asyncCopies, interleaved = s.interleaved || s.spread;  // both read a thread's runs conflict-free
+  double staged = s.staged, pipelined = s.pipelined || s.asyncCopies,
+         interleaved = s.interleaved || s.spread;  // both read a thread's runs conflict-free
   double tile = ln(double(s.threadRows) * s.threadCols);
   return {1.0,
           ln(e.ns),

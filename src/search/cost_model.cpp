@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "src/loop/loop_tree.hpp"
 #include "src/idioms/registry.hpp"
+#include "src/loop/loop_tree.hpp"
 
 namespace cudaburg {
 
@@ -53,9 +53,12 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // share of the warp's accumulators and of one k step's fragments; wgmma reads its operands from
   // shared memory: a lane's share of the warpgroup's accumulators, descriptors and addresses).
   int64_t registers = product(s.threadRows, s.threadCols);
-  if (warpGroups) registers = registers / 128 + 40;
-  else if (tensorCores) registers = registers / 32 + s.threadRows / 4 + s.threadCols / 4 + 24;
-  else registers = registers > INT32_MAX ? INT64_MAX : registers + s.threadRows + s.threadCols + 24;
+  if (warpGroups)
+    registers = registers / 128 + 40;
+  else if (tensorCores)
+    registers = registers / 32 + s.threadRows / 4 + s.threadCols / 4 + 24;
+  else
+    registers = registers > INT32_MAX ? INT64_MAX : registers + s.threadRows + s.threadCols + 24;
   e.sharedBytes = s.staged ? product(s.stagedFootprint, s.elementBytes) : 0;
   if (threads > gpu.target.maxThreadsPerBlock)
     e.infeasible = "more than " + std::to_string(gpu.target.maxThreadsPerBlock) + " threads a block";
@@ -75,8 +78,10 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   int64_t ahead = tensorCores ? s.threadRows / 4 + s.threadCols / 4 : s.threadRows + s.threadCols;
   if (s.prefetched) e.registers = static_cast<int>(std::min<int64_t>(e.registers + ahead, INT32_MAX));
   if (s.asyncCopies) e.sharedBytes = product(e.sharedBytes, s.asyncStages);  // the copies in flight hold no registers
-  if (e.registers > gpu.target.maxRegistersPerThread) e.infeasible = "a register tile too large for one thread";
-  else if (e.sharedBytes > gpu.target.sharedPerBlock) e.infeasible = "more shared memory than a block may have";
+  if (e.registers > gpu.target.maxRegistersPerThread)
+    e.infeasible = "a register tile too large for one thread";
+  else if (e.sharedBytes > gpu.target.sharedPerBlock)
+    e.infeasible = "more shared memory than a block may have";
   if (!e.infeasible.empty()) return e;
 
   // Residency: the tightest of threads, registers, shared memory and the block limit.
@@ -98,8 +103,10 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
     double hoisted = s.prefetched ? 0.0 : kHoistedPerAccumulator * static_cast<double>(s.threadRows * s.threadCols);
     int64_t given = e.registers + static_cast<int64_t>(hoisted);
     given = ceilDiv(given, kRegisterUnit) * kRegisterUnit;
-    int64_t bound = gpu.target.registersPerSm / (std::max<int64_t>(1, s.residentBlocks) * warpsPerBlock * 32) / kRegisterUnit * kRegisterUnit;
-    given = std::max<int64_t>(e.registers, std::min({given, bound, static_cast<int64_t>(gpu.target.maxRegistersPerThread)}));
+    int64_t bound = gpu.target.registersPerSm / (std::max<int64_t>(1, s.residentBlocks) * warpsPerBlock * 32) /
+                    kRegisterUnit * kRegisterUnit;
+    given = std::max<int64_t>(e.registers,
+                              std::min({given, bound, static_cast<int64_t>(gpu.target.maxRegistersPerThread)}));
     e.registers = static_cast<int>(given);
   }
   int64_t perSm = resident(e.registers);
@@ -128,8 +135,9 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // at their rate, not the tensor cores'.
   double gatherFlops = 0;
   if (s.staged && s.gatherOps > 0)
-    gatherFlops = 2.0 * blocks * s.serial * static_cast<double>(ceilDiv(s.reduction, std::max<int64_t>(s.stageDepth, 1))) *
-                  static_cast<double>(s.stagedFootprint) * static_cast<double>(s.gatherOps) / std::max(1, s.gatherWidth);
+    gatherFlops =
+        2.0 * blocks * s.serial * static_cast<double>(ceilDiv(s.reduction, std::max<int64_t>(s.stageDepth, 1))) *
+        static_cast<double>(s.stagedFootprint) * static_cast<double>(s.gatherOps) / std::max(1, s.gatherWidth);
   if (!tensorCores) flops += gatherFlops;
 
   // Issue efficiency: a thread's register tile turns (rows + cols) operand reads into
@@ -156,8 +164,8 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
     int64_t threadsX = std::max<int64_t>(1, s.blockCols / s.threadCols);
     int64_t warpCols = s.laneRows > 0 ? 32 / s.laneRows : std::min<int64_t>(32, threadsX);
     int64_t warpRows = 32 / warpCols;
-    int64_t wavefronts = ceilDiv(warpRows * s.threadRows * s.elementBytes, 128) +
-                         ceilDiv(warpCols * s.threadCols * s.elementBytes, 128);
+    int64_t wavefronts =
+        ceilDiv(warpRows * s.threadRows * s.elementBytes, 128) + ceilDiv(warpCols * s.threadCols * s.elementBytes, 128);
     issue /= 1.0 + 0.03 * static_cast<double>(wavefronts);
     if (warpRows > warpCols) issue *= 1.005;
   }
@@ -171,8 +179,9 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   double guardedShare = 1.0;  // of the blocks
   if (s.peeled) {
     double whole = static_cast<double>(s.rows / s.blockRows) * static_cast<double>(s.cols / s.blockCols);
-    guardedShare = s.staged ? 0.0 : 1.0 - whole / (static_cast<double>(ceilDiv(s.rows, s.blockRows)) *
-                                                   static_cast<double>(ceilDiv(s.cols, s.blockCols)));
+    guardedShare = s.staged ? 0.0
+                            : 1.0 - whole / (static_cast<double>(ceilDiv(s.rows, s.blockRows)) *
+                                             static_cast<double>(ceilDiv(s.cols, s.blockCols)));
   }
   double guards = 0;
   if (s.cols % s.blockCols != 0) guards += 2.5;
@@ -192,8 +201,8 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // warps count half as much as tensor cores' do.
   // Below two warps a scheduler (of four), a multiprocessor issues from too few to keep busy.
   double warpsPerScheduler = residentNow * static_cast<double>(warpsPerBlock) / 4;
-  double latency = std::min(1.0, inFlight + (tensorCores ? 1.0 : 0.5) * runOccupancy) *
-                   std::min(1.0, warpsPerScheduler / 2);
+  double latency =
+      std::min(1.0, inFlight + (tensorCores ? 1.0 : 0.5) * runOccupancy) * std::min(1.0, warpsPerScheduler / 2);
   // tf32 runs at half the 16-bit types' rate, on wgmma as on mma.sync.
   const double tf32Share = s.elementBytes == 4 ? 0.5 : 1.0;
   double rate = warpGroups ? gpu.wgmmaTflops * tf32Share : tensorCores ? gpu.mmaTflops * tf32Share : gpu.fp32Tflops;
@@ -274,7 +283,8 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
     syncNs *= kLoneBarrierFactor / sharing;
   }
   // Arithmetic and operand traffic overlap, not perfectly: a tenth of the lesser shows.
-  e.ns = (std::max(computeNs, memoryNs) + kImperfectOverlap * std::min(computeNs, memoryNs)) / waveEfficiency + outputNs + syncNs + gpu.launchMicroseconds * 1e3;
+  e.ns = (std::max(computeNs, memoryNs) + kImperfectOverlap * std::min(computeNs, memoryNs)) / waveEfficiency +
+         outputNs + syncNs + gpu.launchMicroseconds * 1e3;
   return e;
 }
 

@@ -22,29 +22,29 @@ inline int64_t ceilDiv(int64_t a, int64_t b) { return a / b + (a % b > 0); }  //
 
 // One candidate's shape and parameters, as the search's building blocks decide them.
 struct CandidateShape {
-  int64_t rows = 1, cols = 1;    // trip counts of the two loops tiled onto the block (y, x)
-  int64_t outer = 1;             // product of the parallel loops outside them (grid.z)
-  int64_t serial = 1;            // product of the parallel loops each block runs in turn
-  int64_t reduction = 1;         // product of the reduction loops' trip counts (one part's, when split)
+  int64_t rows = 1, cols = 1;  // trip counts of the two loops tiled onto the block (y, x)
+  int64_t outer = 1;           // product of the parallel loops outside them (grid.z)
+  int64_t serial = 1;          // product of the parallel loops each block runs in turn
+  int64_t reduction = 1;       // product of the reduction loops' trip counts (one part's, when split)
   int elementBytes = 4;
-  int64_t blockRows = 1, blockCols = 1;  // block tile
+  int64_t blockRows = 1, blockCols = 1;    // block tile
   int64_t threadRows = 1, threadCols = 1;  // register tile of one thread
-  bool staged = false;           // operands staged through shared memory
-  int64_t stageDepth = 0;        // reduction elements per stage
-  int64_t stagedFootprint = 0;   // elements staged per stage and block (all staged arrays)
-  int64_t split = 1;             // reduction split into this many parts (combined atomically)
-  bool workspaceSplit = false;   // the parts combined in a workspace by the last to finish instead
-  bool pipelined = false;        // stages double-buffered: the next strip loads during this one
-  bool asyncCopies = false;      // stages pipelined by asynchronous copies, asyncStages buffers a stage
-  int asyncStages = 3;           // buffers a stage when asyncCopies (Kernel::asyncStages)
-  bool interleaved = false;      // a stage's rows interleaved for conflict-free 128-bit reads
-  bool spread = false;           // a thread's tile as runs of 4 spread across the block: the same, rows and columns
-  bool transposed = false;       // operands read along the reduction staged transposed
-  bool vectorized = false;       // 128-bit accesses along a thread's columns
-  int64_t laneRows = 0;          // a warp's threads as laneRows x (32 / laneRows) of the block (0: rows of block.x)
-  int64_t gatherOps = 0;         // integer operations a staged element takes to find its source (a gather's)
-  int gatherWidth = 1;           // elements a gather copies at once (16 bytes of contiguous channels)
-  bool tabled = false;           // gathers read through offset tables (gatherOps: a look-up's)
+  bool staged = false;                     // operands staged through shared memory
+  int64_t stageDepth = 0;                  // reduction elements per stage
+  int64_t stagedFootprint = 0;             // elements staged per stage and block (all staged arrays)
+  int64_t split = 1;                       // reduction split into this many parts (combined atomically)
+  bool workspaceSplit = false;             // the parts combined in a workspace by the last to finish instead
+  bool pipelined = false;                  // stages double-buffered: the next strip loads during this one
+  bool asyncCopies = false;                // stages pipelined by asynchronous copies, asyncStages buffers a stage
+  int asyncStages = 3;                     // buffers a stage when asyncCopies (Kernel::asyncStages)
+  bool interleaved = false;                // a stage's rows interleaved for conflict-free 128-bit reads
+  bool spread = false;      // a thread's tile as runs of 4 spread across the block: the same, rows and columns
+  bool transposed = false;  // operands read along the reduction staged transposed
+  bool vectorized = false;  // 128-bit accesses along a thread's columns
+  int64_t laneRows = 0;     // a warp's threads as laneRows x (32 / laneRows) of the block (0: rows of block.x)
+  int64_t gatherOps = 0;    // integer operations a staged element takes to find its source (a gather's)
+  int gatherWidth = 1;      // elements a gather copies at once (16 bytes of contiguous channels)
+  bool tabled = false;      // gathers read through offset tables (gatherOps: a look-up's)
   // What the tile computes with, as the recipe step that makes it carries it: on mma.sync,
   // threadRows x threadCols is a warp's tile; on wgmma a warpgroup's (with registerA, M along the
   // columns: N = threadRows); Winograd's below.
@@ -64,8 +64,8 @@ struct CandidateShape {
 };
 
 struct Estimate {
-  double ns = 0;            // estimated kernel time
-  std::string infeasible;   // why it cannot launch (over a limit), empty when it can
+  double ns = 0;           // estimated kernel time
+  std::string infeasible;  // why it cannot launch (over a limit), empty when it can
   int threads = 0, registers = 0;
   int64_t sharedBytes = 0;
   double occupancy = 0;     // resident warps / maximum

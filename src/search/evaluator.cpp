@@ -68,8 +68,13 @@ void splitDevice(const std::string& described, std::string& name, std::string& c
 }  // namespace
 
 Evaluator::Evaluator(const Kernel& kernel, EvaluatorOptions options, Runner* runner, TuningDb* db, Progress& progress)
-    : kernel_(kernel), options_(std::move(options)), runner_(runner), db_(db), progress_(progress),
-      pool_(std::make_unique<ThreadPool>()), compileBudget_(std::make_shared<CompileBudget>()),
+    : kernel_(kernel),
+      options_(std::move(options)),
+      runner_(runner),
+      db_(db),
+      progress_(progress),
+      pool_(std::make_unique<ThreadPool>()),
+      compileBudget_(std::make_shared<CompileBudget>()),
       started_(options_.started) {
   if (options_.budget.count() > 0) deadline_ = compileBudget_->deadline = started_ + options_.budget;
   nestKey_ = textHash(printKernel(kernel));
@@ -118,12 +123,13 @@ bool Evaluator::outOfBudget() const {
 
 void Evaluator::reserve(std::chrono::steady_clock::duration time) {
   if (options_.budget.count() == 0) return;
-  deadline_ = compileBudget_->deadline = started_ + options_.budget - std::min<std::chrono::steady_clock::duration>(time, options_.budget / 2);
+  deadline_ = compileBudget_->deadline =
+      started_ + options_.budget - std::min<std::chrono::steady_clock::duration>(time, options_.budget / 2);
 }
 
 MeasurementKey Evaluator::keyFor(const std::string& recipeLine) const {
-  return {nestKey_, outcome_.sizes, recipeLine, gpuName_, computeCapability_, driver_, options_.compile.arch,
-          outcome_.toolkit};
+  return {nestKey_, outcome_.sizes,        recipeLine,      gpuName_, computeCapability_,
+          driver_,  options_.compile.arch, outcome_.toolkit};
 }
 
 const CudaKernel* Evaluator::kernelFor(const std::string& recipeLine) const {
@@ -153,8 +159,10 @@ std::optional<double> Evaluator::evaluate(const std::vector<Candidate>& candidat
         EmitOptions emit;
         emit.recipe = printRecipe(c.recipe);
         EmitResult emitted = emitKernel(*applied.kernel, emit);
-        if (!emitted.ok()) p->reason = "the emitter refused it: " + emitted.reason;
-        else p->cuda = std::move(emitted.kernel);
+        if (!emitted.ok())
+          p->reason = "the emitter refused it: " + emitted.reason;
+        else
+          p->cuda = std::move(emitted.kernel);
       }
     }
     if (p->cuda) {
@@ -215,8 +223,10 @@ std::optional<double> Evaluator::evaluate(const std::vector<Candidate>& candidat
     } else {
       measureOne(p, v);
       if (v.measured && v.result.status == RunStatus::Ok && (!best || v.result.ms < *best)) best = v.result.ms;
-      if (v.measured) progress_.measured(v.result.status == RunStatus::Ok, best.value_or(-1));
-      else progress_.skipped();
+      if (v.measured)
+        progress_.measured(v.result.status == RunStatus::Ok, best.value_or(-1));
+      else
+        progress_.skipped();
     }
     outcome_.variants.push_back(std::move(v));
   }

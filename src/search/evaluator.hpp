@@ -20,8 +20,8 @@ namespace cudaburg {
 
 struct Candidate {
   Recipe recipe;
-  std::string cover;   // the rules that chose it
-  double model = 0;    // the model's estimate (lower is better)
+  std::string cover;  // the rules that chose it
+  double model = 0;   // the model's estimate (lower is better)
 };
 
 struct EvaluatorOptions {
@@ -89,8 +89,8 @@ class Evaluator {
   std::chrono::steady_clock::time_point started_;
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();  // with a time budget
   std::chrono::steady_clock::duration longestMeasurement_{0};  // of any measurement but the first
-  bool timedOne_ = false;                                       // the runner has measured once
-  std::vector<std::unique_ptr<Prepared>> kept_;  // every prepared variant, by recipe, for best.cu
+  bool timedOne_ = false;                                      // the runner has measured once
+  std::vector<std::unique_ptr<Prepared>> kept_;                // every prepared variant, by recipe, for best.cu
   size_t measured_ = 0;
   bool storeFailed_ = false;  // the database refused a measurement (warned once)
   double fastestMs_ = 0;      // the fastest correct variant so far: what the next one races (0: none yet)

@@ -21,9 +21,9 @@
 namespace cudaburg {
 
 struct Fragment {
-  StepList nest;    // what gives the nest its loops: a split, the tile, interchanges
-  StepList outer;   // loops outside the tile onto grid.z
-  StepList inTile;  // the tile's mappings, register tile, staging, finishing touches
+  StepList nest;                   // what gives the nest its loops: a split, the tile, interchanges
+  StepList outer;                  // loops outside the tile onto grid.z
+  StepList inTile;                 // the tile's mappings, register tile, staging, finishing touches
   CandidateShape shape;            // the decisions, as the model reads them
   std::string tileRows, tileCols;  // the loops tiled onto the block: the tile's element loops
   std::string gridRows, gridCols;  // the tile's strip loops, onto the grid

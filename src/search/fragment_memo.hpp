@@ -37,7 +37,7 @@ class FragmentMemo {
 
  private:
   struct Entry {
-    Fragment kid;    // as it was when built from (its steps kept alive)
+    Fragment kid;  // as it was when built from (its steps kept alive)
     Fragment built;
   };
   struct KeyHash {

@@ -81,7 +81,8 @@ Fragment LoopRules::gemmTiles(const Node* outer, const Fragment& body, int64_t b
                               int64_t tn) const {
   Fragment f = body;
   std::vector<const Node*> chain;
-  for (const Node* cur = outer; cur->kind == NodeKind::For && cur->loopKind == LoopKind::Parallel; cur = cur->body().get())
+  for (const Node* cur = outer; cur->kind == NodeKind::For && cur->loopKind == LoopKind::Parallel;
+       cur = cur->body().get())
     chain.push_back(cur);
   // The reduction: the loop after the initialisation, before any epilogue.
   const Node* reduction = nullptr;
@@ -98,7 +99,8 @@ Fragment LoopRules::gemmTiles(const Node* outer, const Fragment& body, int64_t b
   }
   // Each parallel loop goes with the one operand that reads it (the GEMM's rows or its columns);
   // one that both read (a group, a depthwise channel) or neither is a batch of GEMMs.
-  std::set<std::string> read[2] = {loopsRead(*reduction, operands[0], chain), loopsRead(*reduction, operands[1], chain)};
+  std::set<std::string> read[2] = {loopsRead(*reduction, operands[0], chain),
+                                   loopsRead(*reduction, operands[1], chain)};
   std::vector<const Node*> group[2], batch;
   int cols = -1;  // the columns (block.x): the group of the innermost loop of one, whose elements lie side by side
   for (const Node* loop : chain) {

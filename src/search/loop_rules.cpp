@@ -66,8 +66,12 @@ std::ostream& operator<<(std::ostream& out, Buffering b) {
 }
 
 LoopRules::LoopRules(const Kernel& kernel, SearchSpace space, GpuModel gpu, CalibratedModel model)
-    : kernel_(kernel), kernelNames_(usedNames(kernel)), space_(std::move(space)),
-      tensorCoreTiles_(cudaburg::tensorCoreTiles(space_.tile)), gpu_(gpu), model_(std::move(model)) {}
+    : kernel_(kernel),
+      kernelNames_(usedNames(kernel)),
+      space_(std::move(space)),
+      tensorCoreTiles_(cudaburg::tensorCoreTiles(space_.tile)),
+      gpu_(gpu),
+      model_(std::move(model)) {}
 
 // ---- facts -------------------------------------------------------------------------------------
 
@@ -165,8 +169,9 @@ std::set<std::string> LoopRules::transposableArrays(const Node* node) const {
 // ---- builders ----------------------------------------------------------------------------------
 
 RecipeStep LoopRules::named(const Fragment& f, RecipeStep step) const {
-  step.into = defaultLoopNamesWhere(step.kind, loopsNamedFrom(step),
-                                    [&](const std::string& name) { return kernelNames_.count(name) || f.namesLoop(name); });
+  step.into = defaultLoopNamesWhere(step.kind, loopsNamedFrom(step), [&](const std::string& name) {
+    return kernelNames_.count(name) || f.namesLoop(name);
+  });
   return step;
 }
 
@@ -235,8 +240,8 @@ void LoopRules::splitParts(Fragment& f, const std::string& loop, int64_t length,
   f.shape.workspaceSplit = workspace;
   // The parts are made right after the loop they split, and their loop is the outermost onto the
   // grid.
-  RecipeStep split = named(f, makeStep(StepKind::Split, {loop}, workspace ? std::vector<int64_t>{parts, 1}
-                                                                          : std::vector<int64_t>{parts}));
+  RecipeStep split = named(
+      f, makeStep(StepKind::Split, {loop}, workspace ? std::vector<int64_t>{parts, 1} : std::vector<int64_t>{parts}));
   f.nest.push_back(split);
   f.outer.push_front(makeStep(StepKind::Map, {split.into[0]}, {}, Mapping::GridZ));
 }
@@ -246,8 +251,8 @@ Fragment LoopRules::tiles(const Node* y, const Node* x, const Fragment& body, co
   return tiles({y->index, trip(y), true}, {x->index, trip(x), true}, body, middle, bm, bn, tm, tn, spread);
 }
 
-Fragment LoopRules::tiles(const TiledLoop& y, const TiledLoop& x, const Fragment& body, const Node* middle,
-                          int64_t bm, int64_t bn, int64_t tm, int64_t tn, int64_t spread) const {
+Fragment LoopRules::tiles(const TiledLoop& y, const TiledLoop& x, const Fragment& body, const Node* middle, int64_t bm,
+                          int64_t bn, int64_t tm, int64_t tn, int64_t spread) const {
   Fragment f = body;
   f.shape.rows = y.trip;
   f.shape.cols = x.trip;
@@ -272,13 +277,12 @@ Fragment LoopRules::tiles(const TiledLoop& y, const TiledLoop& x, const Fragment
   f.gridRows = tile.into[0];
   f.gridCols = tile.into[1];
   if (middle) moveInsideGrid(f, middle->index);
-  std::vector<RecipeStep> mapped{makeStep(StepKind::Map, {f.gridRows}, {}, Mapping::GridY),
-                                 makeStep(StepKind::Map, {f.gridCols}, {}, Mapping::GridX),
-                                 makeStep(StepKind::Map, {y.index}, {}, Mapping::BlockY),
-                                 makeStep(StepKind::Map, {x.index}, {}, Mapping::BlockX),
-                                 named(f, makeStep(StepKind::RegisterTile, {y.index, x.index},
-                                                   spread > 0 ? std::vector<int64_t>{tm, tn, spread}
-                                                              : std::vector<int64_t>{tm, tn}))};
+  std::vector<RecipeStep> mapped{
+      makeStep(StepKind::Map, {f.gridRows}, {}, Mapping::GridY),
+      makeStep(StepKind::Map, {f.gridCols}, {}, Mapping::GridX),
+      makeStep(StepKind::Map, {y.index}, {}, Mapping::BlockY), makeStep(StepKind::Map, {x.index}, {}, Mapping::BlockX),
+      named(f, makeStep(StepKind::RegisterTile, {y.index, x.index},
+                        spread > 0 ? std::vector<int64_t>{tm, tn, spread} : std::vector<int64_t>{tm, tn}))};
   f.inTile.prepend(std::move(mapped));
   // 128-bit accesses along a thread's columns, where rows keep them aligned.
   std::map<std::string, bool> staged;
@@ -291,8 +295,8 @@ Fragment LoopRules::tiles(const TiledLoop& y, const TiledLoop& x, const Fragment
   return f;
 }
 
-Fragment LoopRules::blockTile(const Node* rows, const Fragment& body, int64_t bm, int64_t bn, int64_t tm,
-                              int64_t tn, int64_t spread) const {
+Fragment LoopRules::blockTile(const Node* rows, const Fragment& body, int64_t bm, int64_t bn, int64_t tm, int64_t tn,
+                              int64_t spread) const {
   return tiled_.get({FragmentMemo::Builder::BlockTile, rows, &body, {bm, bn, tm, tn, spread}}, body,
                     [&] { return tiles(rows, rows->body().get(), body, nullptr, bm, bn, tm, tn, spread); });
 }
@@ -308,7 +312,8 @@ Fragment LoopRules::interleaved(Fragment f) const {
   bool changed = false;
   if (tn % 4 == 0 && tn >= 8)
     for (size_t i = 0; i < f.inTile.size(); ++i)
-      if (const RecipeStep& s = f.inTile[i]; s.kind == StepKind::Stage && !s.transposed && readAlong(s.array, f.tileCols)) {
+      if (const RecipeStep& s = f.inTile[i];
+          s.kind == StepKind::Stage && !s.transposed && readAlong(s.array, f.tileCols)) {
         f.inTile.edit(i, [&](RecipeStep& stage) { stage.interleave = tn; });
         changed = true;
       }
@@ -320,7 +325,8 @@ Fragment LoopRules::interleaved(Fragment f) const {
 Fragment LoopRules::lanes(Fragment f, int64_t rows) const {
   if (rows == 0 || !f.refused.empty()) return f;
   int64_t cols = 32 / rows;
-  f.refused = warpLanesProblem(rows, cols, f.shape.blockRows / f.shape.threadRows, f.shape.blockCols / f.shape.threadCols);
+  f.refused =
+      warpLanesProblem(rows, cols, f.shape.blockRows / f.shape.threadRows, f.shape.blockCols / f.shape.threadCols);
   if (!f.refused.empty()) return f;
   f.shape.laneRows = rows;
   f.inTile.push_back(makeStep(StepKind::Lanes, {}, {rows, cols}));
@@ -352,8 +358,10 @@ Fragment LoopRules::rastered(Fragment f, int64_t rows) const {
   int64_t tilesY = (s.rows + s.blockRows - 1) / s.blockRows, tilesX = (s.cols + s.blockCols - 1) / s.blockCols;
   CandidateShape rastered = s;
   rastered.rasterRows = rows;
-  if (tilesY < 2 * rows) f.refused = "fewer than " + std::to_string(2 * rows) + " block rows to raster";
-  else if (tilesY * tilesX < 4 * gpu_.multiprocessors) f.refused = "too few blocks for their order to matter";
+  if (tilesY < 2 * rows)
+    f.refused = "fewer than " + std::to_string(2 * rows) + " block rows to raster";
+  else if (tilesY * tilesX < 4 * gpu_.multiprocessors)
+    f.refused = "too few blocks for their order to matter";
   else if (!(estimate(rastered, gpu_).ns < estimate(s, gpu_).ns))
     f.refused = "the blocks resident at once cover as few rows and columns of tiles row by row";
   if (!f.refused.empty()) return f;
@@ -367,9 +375,12 @@ Fragment LoopRules::prefetched(Fragment f, int64_t prefetch) const {
   const RecipeStep* unrolled = nullptr;  // the strip's own loop, unrolled (stageStrips)
   for (const RecipeStep& s : f.inTile)
     if (s.kind == StepKind::Unroll) unrolled = &s;
-  if (!f.shape.pipelined || !unrolled) f.refused = "the strips are not pipelined: no barrier to hide";
-  else if (onTensorCores(f.shape)) f.refused = "tensor cores read their operands by ldmatrix";
-  else if (unrolled->factors[0] % 2 != 0) f.refused = "a strip of an odd number of elements";
+  if (!f.shape.pipelined || !unrolled)
+    f.refused = "the strips are not pipelined: no barrier to hide";
+  else if (onTensorCores(f.shape))
+    f.refused = "tensor cores read their operands by ldmatrix";
+  else if (unrolled->factors[0] % 2 != 0)
+    f.refused = "a strip of an odd number of elements";
   if (!f.refused.empty()) return f;
   f.shape.prefetched = true;
   f.inTile.push_back(makeStep(StepKind::Prefetch, {unrolled->loops[0]}));
@@ -384,9 +395,12 @@ Fragment LoopRules::resident(Fragment f, int64_t bounded) const {
   if (bounded == 0 || !f.refused.empty()) return f;
   Estimate e = estimate(f.shape, gpu_);
   int64_t blocks = e.boundedBlocksPerSm;
-  if (!e.infeasible.empty()) f.refused = e.infeasible;
-  else if (onTensorCores(f.shape)) f.refused = "tensor-core tiles keep their registers in fragments";
-  else if (blocks < 2) f.refused = "the model counts one block a multiprocessor: nothing to hold the registers to";
+  if (!e.infeasible.empty())
+    f.refused = e.infeasible;
+  else if (onTensorCores(f.shape))
+    f.refused = "tensor-core tiles keep their registers in fragments";
+  else if (blocks < 2)
+    f.refused = "the model counts one block a multiprocessor: nothing to hold the registers to";
   if (!f.refused.empty()) return f;
   f.shape.residentBlocks = blocks;
   f.inTile.push_back(makeStep(StepKind::Resident, {}, {blocks}));
@@ -400,11 +414,16 @@ Fragment LoopRules::persistent(Fragment f, int64_t on) const {
   Estimate e = estimate(s, gpu_);
   const int64_t blocks = e.blocksPerSm * gpu_.multiprocessors;
   const int64_t tiles = ceilDiv(s.rows, s.blockRows) * ceilDiv(s.cols, s.blockCols) * s.outer * s.split;
-  if (!wgmma || wgmma->producer == WgmmaProducer::None) f.refused = "only a producer warpgroup fills a next tile's stages";
-  else if (wgmma->tf32x3) f.refused = "tf32x3's producer splits its last strips after its loop";
-  else if (s.outer > 1 || s.split > 1) f.refused = "persistent blocks take the tiles of grid.x and grid.y alone";
-  else if (!e.infeasible.empty()) f.refused = e.infeasible;
-  else if (tiles <= blocks) f.refused = "every tile has a block of its own at once";
+  if (!wgmma || wgmma->producer == WgmmaProducer::None)
+    f.refused = "only a producer warpgroup fills a next tile's stages";
+  else if (wgmma->tf32x3)
+    f.refused = "tf32x3's producer splits its last strips after its loop";
+  else if (s.outer > 1 || s.split > 1)
+    f.refused = "persistent blocks take the tiles of grid.x and grid.y alone";
+  else if (!e.infeasible.empty())
+    f.refused = e.infeasible;
+  else if (tiles <= blocks)
+    f.refused = "every tile has a block of its own at once";
   if (!f.refused.empty()) return f;
   f.shape.persistentBlocks = blocks;
   f.inTile.push_back(makeStep(StepKind::Persistent, {}, {blocks}));
@@ -488,12 +507,18 @@ Fragment LoopRules::tensorCores(const Fragment& tiled, int64_t prefetch, int64_t
   const RecipeStep* strip = nullptr;
   for (const auto& s : tiled.inTile)
     if (s.kind == StepKind::StripMine) strip = &s;
-  if (k == 0) f.refused = "the operands are not of one tensor-core type";
-  else if (!strip || !f.shape.staged) f.refused = "tensor-core tiles read staged operands";
-  else if (f.shape.transposed && !gathered) f.refused = "ldmatrix transposes: no operand is staged transposed";
-  else if ((f.shape.split > 1 && !allowSplit) || f.shape.outer > 1) f.refused = "one 2-D product a kernel";
-  else if (f.shape.tabled) f.refused = "gathers stored transposed take the table's entries a lane apart";
-  else if (strip->factors[0] % k != 0) f.refused = "a stage of " + std::to_string(strip->factors[0]) + " is no multiple of " + std::to_string(k);
+  if (k == 0)
+    f.refused = "the operands are not of one tensor-core type";
+  else if (!strip || !f.shape.staged)
+    f.refused = "tensor-core tiles read staged operands";
+  else if (f.shape.transposed && !gathered)
+    f.refused = "ldmatrix transposes: no operand is staged transposed";
+  else if ((f.shape.split > 1 && !allowSplit) || f.shape.outer > 1)
+    f.refused = "one 2-D product a kernel";
+  else if (f.shape.tabled)
+    f.refused = "gathers stored transposed take the table's entries a lane apart";
+  else if (strip->factors[0] % k != 0)
+    f.refused = "a stage of " + std::to_string(strip->factors[0]) + " is no multiple of " + std::to_string(k);
   if (!f.refused.empty()) return f;
   // A strip longer than its loop (a convolution's 3 taps) leaves no whole k step of mma.sync.
   forEachNode(*kernel_.body, [&](const Node& n) {
@@ -576,7 +601,8 @@ Fragment LoopRules::wgmmaGathered(const Node* node, int64_t buffers) const {
   if (strips <= 2 && buffers != 2)
     f.refused = "a reduction of " + std::to_string(strips) + " strips fills at most two buffers";
   else if (strips > 2 && buffers == 2)
-    f.refused = "a reduction of " + std::to_string(strips) + " strips keeps a group of wgmma in flight: 3 buffers or more";
+    f.refused =
+        "a reduction of " + std::to_string(strips) + " strips keeps a group of wgmma in flight: 3 buffers or more";
   return f;
 }
 
@@ -638,8 +664,10 @@ Fragment LoopRules::warpGroups(const Fragment& tiled, int64_t producer) const {
       });
     else if (s.kind == StepKind::Stage && !readAlong(s.array, reduction))
       f.inTile.edit(i, [&](RecipeStep& b) {  // B: rows of n in slabs, or (tf32) transposed, rows of k
-        if (tf32) b.transposed = true;
-        else b.slab = wgmmaStripDepth();
+        if (tf32)
+          b.transposed = true;
+        else
+          b.slab = wgmmaStripDepth();
       });
     else if (s.kind == StepKind::Mma)
       f.inTile.edit(i, [&](RecipeStep& mma) {
@@ -660,15 +688,19 @@ Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer, 
   Fragment f = wgmmaTiles(tiled, reduction, tf32x3);
   if (!f.refused.empty()) return f;
   const CandidateShape& s = f.shape;
-  if (!tf32x3 && mmaK() != 8) f.refused = "wgmma's A from registers is offered for tf32 (16-bit B is read N-major by descriptor)";
-  else if (tf32x3 && producer == kWgmmaNoProducer) f.refused = "tf32x3's strips are split by a producer warpgroup";
+  if (!tf32x3 && mmaK() != 8)
+    f.refused = "wgmma's A from registers is offered for tf32 (16-bit B is read N-major by descriptor)";
+  else if (tf32x3 && producer == kWgmmaNoProducer)
+    f.refused = "tf32x3's strips are split by a producer warpgroup";
   // The tensor cores truncate as they add, about a unit of fp32 for each 8 products summed into
   // one accumulator (2.9e-5 at K = 4096): n / 8 units that pass twice SGEMM's error. Sums of a
   // few strips, added into fp32 registers, do not grow with K (promote).
   else if (tf32x3 && promote == 0 && space_.precision == Precision::Strict)
-    f.refused = "tf32x3 sums on the tensor cores alone err by K / 8 units of fp32, past twice SGEMM's error "
-                "(--precision strict): its partial sums are promoted into fp32 registers (promote 1 or 2)";
-  else if (!tf32x3 && promote != 0) f.refused = "partial sums are promoted for tf32x3 alone";
+    f.refused =
+        "tf32x3 sums on the tensor cores alone err by K / 8 units of fp32, past twice SGEMM's error "
+        "(--precision strict): its partial sums are promoted into fp32 registers (promote 1 or 2)";
+  else if (!tf32x3 && promote != 0)
+    f.refused = "partial sums are promoted for tf32x3 alone";
   else if (s.threadRows != s.blockRows || s.threadRows % 8 != 0 || s.threadRows > 256)
     f.refused = "each warpgroup takes all the block's rows (N, at most 256)";
   else if (s.threadCols % 64 != 0 || s.threadCols > 128)
@@ -687,12 +719,15 @@ Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer, 
     if (!a || a->extents.size() != 2 || a->extents[1] * 4 % 16 != 0) notByTma = step.array;
   }
   if (producer == kWgmmaTmaProducer && !notByTma.empty())
-    f.refused = "the Tensor Memory Accelerator copies 2-D arrays whose rows are a multiple of 16 bytes, not " + notByTma;
+    f.refused =
+        "the Tensor Memory Accelerator copies 2-D arrays whose rows are a multiple of 16 bytes, not " + notByTma;
   // tf32x3's stages are filled by cp.async only where TMA cannot copy them: elsewhere a twin of
   // the TMA's candidate at the same estimate would only crowd the search.
   else if (tf32x3 && producer == kWgmmaCpAsyncProducer && notByTma.empty())
-    f.refused = "the Tensor Memory Accelerator copies these stages: tf32x3's producer copies by cp.async only where it cannot";
-  if (alongColumns != 1) f.refused = "wgmma's A from registers is the one operand read along the columns, staged as it lies";
+    f.refused =
+        "the Tensor Memory Accelerator copies these stages: tf32x3's producer copies by cp.async only where it cannot";
+  if (alongColumns != 1)
+    f.refused = "wgmma's A from registers is the one operand read along the columns, staged as it lies";
   if (!f.refused.empty()) return f;
   // ptxas serializes the wgmma where a thread's accumulators, fragments and addresses (about 40
   // more) pass its share of the block's registers: 4 consumer warpgroups of 64 x 128, say.
@@ -764,6 +799,8 @@ LoopRules::Cost LoopRules::kernelCost(const Fragment& f) const {
   return static_cast<Cost>(std::min(**ms * kPicosecondsPerMs, 1e18));
 }
 
-void LoopRules::setMeasured(std::map<std::string, std::optional<double>> measured) { measured_.emplace(std::move(measured)); }
+void LoopRules::setMeasured(std::map<std::string, std::optional<double>> measured) {
+  measured_.emplace(std::move(measured));
+}
 
 }  // namespace cudaburg

@@ -37,7 +37,8 @@ class LoopRules {
   static constexpr Cost kInfinity = INT64_MAX;
   static constexpr int64_t kMaxGridZ = 65535;  // blocks along grid.z
 
-  LoopRules(const Kernel& kernel, SearchSpace space, GpuModel gpu = {}, CalibratedModel model = CalibratedModel::prior());
+  LoopRules(const Kernel& kernel, SearchSpace space, GpuModel gpu = {},
+            CalibratedModel model = CalibratedModel::prior());
 
   // ---- parameter domains (from the command line) -------------------------------------------
   const std::vector<int64_t>& tiles() const { return space_.tile.values; }
@@ -258,8 +259,9 @@ class LoopRules {
                  int64_t bn, int64_t tm, int64_t tn, int64_t spread = 0) const;
   // implicitGemm, made anew.
   Fragment gemmTiles(const Node* outer, const Fragment& body, int64_t bm, int64_t bn, int64_t tm, int64_t tn) const;
-  // The reduction loop `loop` (of `length` iterations) strip-mined by `depth`, `arrays` staged at the strip loop (those in
-  // `transposed` transposed, those in `tabled` through offset tables), its own loop unrolled, the strip loop buffered as `buffering` says.
+  // The reduction loop `loop` (of `length` iterations) strip-mined by `depth`, `arrays` staged at the strip loop (those
+  // in `transposed` transposed, those in `tabled` through offset tables), its own loop unrolled, the strip loop
+  // buffered as `buffering` says.
   void stageStrips(Fragment& f, const std::string& loop, int64_t length, int64_t depth, Buffering buffering,
                    const std::vector<std::string>& arrays, const std::set<std::string>& transposed,
                    const std::set<std::string>& tabled = {}) const;

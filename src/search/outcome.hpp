@@ -10,17 +10,17 @@
 namespace cudaburg {
 
 struct VariantResult {
-  std::string recipe;       // printed recipe
-  std::string cover;        // the grammar rules that produced it, e.g. "kernel <- tile2(staged)"
-  double modelCost = 0;     // the model's estimate that ranked it
-  double refittedMs = 0;    // measured: the model refitted to the search's measurements (0: none)
-  bool measured = false;    // false: ranked by the model only (no GPU, or not reached)
+  std::string recipe;         // printed recipe
+  std::string cover;          // the grammar rules that produced it, e.g. "kernel <- tile2(staged)"
+  double modelCost = 0;       // the model's estimate that ranked it
+  double refittedMs = 0;      // measured: the model refitted to the search's measurements (0: none)
+  bool measured = false;      // false: ranked by the model only (no GPU, or not reached)
   bool fromDatabase = false;  // the measurement was reused from the tuning database
-  Measurement result;       // its status says whether it was measured, and how it went
+  Measurement result;         // its status says whether it was measured, and how it went
 };
 
 struct ReferenceResult {
-  std::string library;      // "cuBLAS", "cuDNN", "FP64 reference"
+  std::string library;  // "cuBLAS", "cuDNN", "FP64 reference"
   double ms = 0;
   double tflops = 0;
   bool measured = false;
@@ -37,9 +37,9 @@ struct SearchOutcome {
   std::string loopFile;
   std::string kernelName;
   std::string sizes;
-  std::string device;       // "NVIDIA H200 (sm_90)", or "no GPU"
+  std::string device;  // "NVIDIA H200 (sm_90)", or "no GPU"
   std::string toolkit;
-  std::string precision;    // the contract the variants were verified under: "strict", "tf32"
+  std::string precision;  // the contract the variants were verified under: "strict", "tf32"
   bool gpuAvailable = false;
   std::string notMeasuredReason;  // why nothing was timed, when nothing was
   // Why no rule of the grammar tiles the nest, when none does: the nest as written was the one
@@ -48,8 +48,8 @@ struct SearchOutcome {
   double wallSeconds = 0;
   SearchPhases phases;
   size_t compiled = 0;
-  size_t candidates = 0;    // distinct candidate kernels the labeler offered
-  std::string strategy;     // the strategy that chose what to measure
+  size_t candidates = 0;  // distinct candidate kernels the labeler offered
+  std::string strategy;   // the strategy that chose what to measure
   // How well the model ranks what was measured (Spearman's rho against measured times): the model
   // that ranked the candidates, and that model refitted to this search's measurements (rho
   // cross-validated: each measurement predicted by a fit that did not see it).

@@ -51,8 +51,8 @@ std::optional<ParamRange> parseParamRange(const std::string& text, const std::st
       // Counted before anything is enumerated: a huge range is refused at once, not after filling memory.
       int64_t count = (b - a) / s + 1;
       if (count > kMaxParamValues) {
-        error = flag + ": '" + text + "' would enumerate " + std::to_string(count) + " values; a range may hold at most " +
-                std::to_string(kMaxParamValues);
+        error = flag + ": '" + text + "' would enumerate " + std::to_string(count) +
+                " values; a range may hold at most " + std::to_string(kMaxParamValues);
         return std::nullopt;
       }
     }
@@ -72,7 +72,8 @@ std::optional<ParamRange> parseParamRange(const std::string& text, const std::st
       size_t comma = text.find(',', start);
       std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
       int64_t v = 0;
-      if (!parsePositive(item, v)) return fail(item.empty() ? "an empty value" : "'" + item + "' is not a positive whole number");
+      if (!parsePositive(item, v))
+        return fail(item.empty() ? "an empty value" : "'" + item + "' is not a positive whole number");
       range.values.push_back(v);
       if (comma == std::string::npos) break;
       start = comma + 1;

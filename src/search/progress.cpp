@@ -9,7 +9,10 @@
 namespace cudaburg {
 
 Progress::Progress(std::FILE* out, bool quiet)
-    : out_(out), mode_(quiet ? Mode::Quiet : isatty(fileno(out)) ? Mode::Bar : Mode::Lines) {}
+    : out_(out),
+      mode_(quiet                 ? Mode::Quiet
+            : isatty(fileno(out)) ? Mode::Bar
+                                  : Mode::Lines) {}
 
 // Log lines (when the output is not a terminal) go through spdlog, with a time stamp.
 static spdlog::logger& log() {

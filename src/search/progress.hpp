@@ -18,12 +18,28 @@ class Progress {
   void start(size_t total);
   // More variants to go (a search learns its total as it goes).
   void expect(size_t more) { total_ += more; }
-  void compiled() { ++compiled_; draw(); }
-  void measured(bool ok, double bestMs) { ++done_; ++measured_; if (!ok) ++failed_; best_ = bestMs; draw(); }
+  void compiled() {
+    ++compiled_;
+    draw();
+  }
+  void measured(bool ok, double bestMs) {
+    ++done_;
+    ++measured_;
+    if (!ok) ++failed_;
+    best_ = bestMs;
+    draw();
+  }
   // A variant that was not measured (no GPU, or the budget is spent).
-  void skipped() { ++done_; draw(); }
+  void skipped() {
+    ++done_;
+    draw();
+  }
   // A variant refused before it ran (by a transformation, the emitter or the compiler).
-  void refused() { ++done_; ++failed_; draw(); }
+  void refused() {
+    ++done_;
+    ++failed_;
+    draw();
+  }
   // A line of its own (above the bar on a terminal).
   void note(const std::string& line);
   // A warning: shown even when quiet, which hides progress, not problems.

@@ -11,10 +11,28 @@ namespace {
 // The decisions of a candidate, one entry each: neighbours differ in exactly one.
 // The idioms' own come from their units (src/idioms/), so that a strategy may move them too.
 std::vector<int64_t> decisions(const CandidateShape& s) {
-  std::vector<int64_t> d{s.blockRows, s.blockCols,  s.threadRows,  s.threadCols, s.staged ? s.stageDepth : 0, s.split,
-          s.pipelined, s.asyncCopies, s.interleaved, s.spread, s.transposed, s.serial,                     s.outer,
-          s.laneRows, s.peeled, s.asyncCopies ? s.asyncStages : 0, s.swizzled, s.rasterRows, s.prefetched,
-          s.residentBlocks, s.tabled, s.persistentBlocks};
+  std::vector<int64_t> d{s.blockRows,
+                         s.blockCols,
+                         s.threadRows,
+                         s.threadCols,
+                         s.staged ? s.stageDepth : 0,
+                         s.split,
+                         s.pipelined,
+                         s.asyncCopies,
+                         s.interleaved,
+                         s.spread,
+                         s.transposed,
+                         s.serial,
+                         s.outer,
+                         s.laneRows,
+                         s.peeled,
+                         s.asyncCopies ? s.asyncStages : 0,
+                         s.swizzled,
+                         s.rasterRows,
+                         s.prefetched,
+                         s.residentBlocks,
+                         s.tabled,
+                         s.persistentBlocks};
   std::vector<int64_t> idiom = idiomDecisions(s.idiom);
   d.insert(d.end(), idiom.begin(), idiom.end());
   return d;
@@ -53,8 +71,9 @@ double crossValidatedRho(const CalibratedModel& prior, const std::vector<ModelSa
 
 }  // namespace
 
-std::map<std::string, std::optional<double>> measureCovers(const LoopRules& rules, const std::vector<KernelCover>& covers,
-                                                           Evaluator& evaluator, Strategy& strategy) {
+std::map<std::string, std::optional<double>> measureCovers(const LoopRules& rules,
+                                                           const std::vector<KernelCover>& covers, Evaluator& evaluator,
+                                                           Strategy& strategy) {
   std::vector<Candidate> candidates;
   std::vector<StrategyCandidate> forStrategy;
   std::vector<std::string> lines;
@@ -74,7 +93,7 @@ std::map<std::string, std::optional<double>> measureCovers(const LoopRules& rule
 
   std::map<std::string, std::optional<double>> table;
   std::vector<ModelSample> samples, compiledSamples;  // the latter with what the compiler made
-  std::vector<size_t> sampleVariant;                   // each sample's place in outcome.variants
+  std::vector<size_t> sampleVariant;                  // each sample's place in outcome.variants
   std::vector<double> priorMs, measuredMs;
   // Without a GPU nothing is timed: the model's best few that compile are compiled, in the model's
   // order (what a step or the compiler refuses is skipped), and the best of them wins, at its
@@ -83,7 +102,8 @@ std::map<std::string, std::optional<double>> measureCovers(const LoopRules& rule
   size_t next = 0, compiled = 0;
   while (!evaluator.outOfBudget()) {
     std::vector<size_t> ids;
-    if (timing) ids = strategy.ask();
+    if (timing)
+      ids = strategy.ask();
     else
       for (; next < candidates.size() && ids.size() + compiled < kCompiledWithoutGpu; ++next) ids.push_back(next);
     if (ids.empty()) break;
@@ -100,9 +120,10 @@ std::map<std::string, std::optional<double>> measureCovers(const LoopRules& rule
         samples.push_back({forStrategy[i].features, *ms});
         sampleVariant.push_back(before + j);
         if (const CompileResult* binary = evaluator.binaryFor(lines[i]); binary && binary->resources.instructions > 0)
-          compiledSamples.push_back({CalibratedModel::compiledFeatures(forStrategy[i].features, binary->resources.registers,
-                                                                       binary->resources.instructions),
-                                     *ms});
+          compiledSamples.push_back(
+              {CalibratedModel::compiledFeatures(forStrategy[i].features, binary->resources.registers,
+                                                 binary->resources.instructions),
+               *ms});
         priorMs.push_back(candidates[i].model);
         measuredMs.push_back(*ms);
       }
@@ -127,7 +148,8 @@ std::map<std::string, std::optional<double>> measureCovers(const LoopRules& rule
   outcome.refitOnCompiledCode = onCode;
   outcome.calibratedRho = crossValidatedRho(base, fitOn);
   CalibratedModel refit = base.fitted(fitOn);
-  for (size_t k = 0; k < fitOn.size(); ++k) outcome.variants[sampleVariant[k]].refittedMs = refit.predictMs(fitOn[k].features);
+  for (size_t k = 0; k < fitOn.size(); ++k)
+    outcome.variants[sampleVariant[k]].refittedMs = refit.predictMs(fitOn[k].features);
   return table;
 }
 

@@ -45,8 +45,9 @@ struct KernelCover {
 // among `covers` (duplicates of one recipe measured once) and returns what the labeler is told:
 // recipe line -> measured ms, or nullopt for a failure. Without a GPU, a compiled candidate costs
 // its model estimate and a refused one fails. Fills the outcome's model figures.
-std::map<std::string, std::optional<double>> measureCovers(const LoopRules& rules, const std::vector<KernelCover>& covers,
-                                                           Evaluator& evaluator, Strategy& strategy);
+std::map<std::string, std::optional<double>> measureCovers(const LoopRules& rules,
+                                                           const std::vector<KernelCover>& covers, Evaluator& evaluator,
+                                                           Strategy& strategy);
 
 // `whenMeasured` runs once measuring has ended, before the final labeling: work for the GPU that
 // may go on beside it (the reference library's timing).
@@ -103,7 +104,7 @@ SearchResult searchWith(const Kernel& kernel, const SearchSpace& space, Evaluato
       result.cover = v.cover;
     } else {
       result.reason = "no rule of the grammar covers this loop nest (" + evaluator.outcome().notTiledReason +
-                   "), and the nest as written failed: " + v.result.reason;
+                      "), and the nest as written failed: " + v.result.reason;
     }
   }
   std::ostringstream dot;

@@ -10,10 +10,10 @@
 namespace cudaburg {
 
 struct SearchSpace {
-  ParamRange tile{{32, 64, 128, 256}}; // block tile edge (--tile)
-  ParamRange unroll{{1, 2, 4, 8, 16}}; // register tile edge of one thread (--unroll)
-  ParamRange stage{{8, 16, 32}};       // reduction elements staged per step (--stage)
-  ParamRange split{{2, 4, 8}};         // parts of a split reduction (--split)
+  ParamRange tile{{32, 64, 128, 256}};  // block tile edge (--tile)
+  ParamRange unroll{{1, 2, 4, 8, 16}};  // register tile edge of one thread (--unroll)
+  ParamRange stage{{8, 16, 32}};        // reduction elements staged per step (--stage)
+  ParamRange split{{2, 4, 8}};          // parts of a split reduction (--split)
   // Float products may run on tensor cores as three tf32 products (tf32x3) (--no-tf32x3: CUDA
   // cores only).
   bool tf32x3 = true;

@@ -29,7 +29,10 @@ class StepList {
     explicit const_iterator(Items::const_iterator at) : at_(at) {}
     reference operator*() const { return **at_; }
     pointer operator->() const { return at_->get(); }
-    const_iterator& operator++() { ++at_; return *this; }
+    const_iterator& operator++() {
+      ++at_;
+      return *this;
+    }
     const_iterator operator++(int) { return const_iterator(at_++); }
     difference_type operator-(const const_iterator& other) const { return at_ - other.at_; }
     friend bool operator==(const const_iterator& a, const const_iterator& b) { return a.at_ == b.at_; }
@@ -74,8 +77,10 @@ class StepList {
   }
   // The pointers, this list's alone: copied first where another list shares them.
   Items& own() {
-    if (!items_) items_ = std::make_shared<Items>();
-    else if (items_.use_count() > 1) items_ = std::make_shared<Items>(*items_);
+    if (!items_)
+      items_ = std::make_shared<Items>();
+    else if (items_.use_count() > 1)
+      items_ = std::make_shared<Items>(*items_);
     return *items_;
   }
 

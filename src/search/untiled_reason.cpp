@@ -3,8 +3,8 @@
 #include <vector>
 
 #include "src/analysis/nest_sequence.hpp"
-#include "src/idioms/write_back.hpp"
 #include "src/idioms/epilogue/local_accumulator.hpp"
+#include "src/idioms/write_back.hpp"
 #include "src/loop/printer.hpp"
 #include "src/loop/tree_walk.hpp"
 

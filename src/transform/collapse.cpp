@@ -24,7 +24,8 @@ std::string collapsedLoop(const Node& loop, CollapsedLoop& out) {
 
 }  // namespace
 
-TransformResult collapse(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<std::string>& into) {
+TransformResult collapse(const Kernel& kernel, const std::vector<std::string>& loops,
+                         const std::vector<std::string>& into) {
   if (loops.size() < 2) return TransformResult::refuse("collapsing needs at least 2 loops");
   NewLoopNames names = newLoopNames(kernel, StepKind::Collapse, loops, into);
   if (!names.reason.empty()) return TransformResult::refuse(names.reason);
@@ -53,14 +54,15 @@ TransformResult collapse(const Kernel& kernel, const std::vector<std::string>& l
       for (const auto& b : band) {
         bool uses = n.lower.uses(b->index);
         for (const auto& u : n.upper) uses = uses || u.uses(b->index);
-        if (uses) boundedBy = "loop " + n.index + " inside is bounded by " + b->index + ", which collapsing would derive";
+        if (uses)
+          boundedBy = "loop " + n.index + " inside is bounded by " + b->index + ", which collapsing would derive";
         if (uses) return true;
       }
       return false;
     });
     if (!boundedBy.empty()) return {nullptr, boundedBy};
-    auto loop = std::make_shared<Node>(*makeFor(name, Affine(0), {Affine(total)}, 1, first->loopKind,
-                                                band.back()->body(), Mapping::None, first->loc));
+    auto loop = std::make_shared<Node>(
+        *makeFor(name, Affine(0), {Affine(total)}, 1, first->loopKind, band.back()->body(), Mapping::None, first->loc));
     loop->collapsed = std::move(replaced);
     return {loop, {}};
   });

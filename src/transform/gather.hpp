@@ -28,7 +28,7 @@ bool readsThroughCollapsedLoops(const NodePtr& core, const std::string& array);
 // it derives) the subscripts use, outermost first, each over the range its index takes.
 struct Gather {
   std::vector<GatherDim> dims;
-  std::vector<Affine> origin;      // per dimension, over the loops outside
+  std::vector<Affine> origin;  // per dimension, over the loops outside
   std::vector<int64_t> extents;
   std::vector<Affine> subscripts;  // the load's
 };

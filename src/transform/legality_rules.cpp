@@ -30,7 +30,8 @@ std::string permutationProblem(const Kernel& kernel, const std::vector<const Nod
   for (size_t a = 0; a < band.size(); ++a)
     for (size_t b = a + 1; b < band.size(); ++b) {
       if (boundsUse(*band[b], band[a]->index))
-        return "the bounds of loop " + band[b]->index + " use " + band[a]->index + " (only rectangular loops are tiled)";
+        return "the bounds of loop " + band[b]->index + " use " + band[a]->index +
+               " (only rectangular loops are tiled)";
       if (b == a + 1 && band[a]->body().get() == band[b]) {
         if (std::string why = interchangeProblem(kernel, *band[a], *band[b]); !why.empty()) return why;
       } else if (!marked(*band[a]) || !marked(*band[b])) {

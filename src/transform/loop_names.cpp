@@ -34,8 +34,10 @@ bool makesLoops(StepKind kind) {
     case StepKind::Vectorize:
     case StepKind::RegisterTile:
     case StepKind::Split:
-    case StepKind::Collapse: return true;
-    default: return false;
+    case StepKind::Collapse:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -77,12 +79,14 @@ NewLoopNames newLoopNames(const Kernel& kernel, StepKind kind, const std::vector
   if (given.empty()) return {defaultLoopNames(kind, loops, usedNames(kernel)), {}};
   size_t made = kind == StepKind::Collapse ? 1 : loops.size();
   if (given.size() != made)
-    return {{}, std::to_string(made) + (made == 1 ? " new loop is" : " new loops are") + " given " +
-                    std::to_string(given.size()) + (given.size() == 1 ? " name" : " names")};
+    return {{},
+            std::to_string(made) + (made == 1 ? " new loop is" : " new loops are") + " given " +
+                std::to_string(given.size()) + (given.size() == 1 ? " name" : " names")};
   for (size_t i = 0; i < given.size(); ++i) {
     if (std::string what = whatIsCalled(kernel, given[i]); !what.empty())
       return {{}, "the new loop cannot be named " + given[i] + ": " + what + " of the kernel has that name"};
-    if (std::find(given.begin(), given.begin() + static_cast<long>(i), given[i]) != given.begin() + static_cast<long>(i))
+    if (std::find(given.begin(), given.begin() + static_cast<long>(i), given[i]) !=
+        given.begin() + static_cast<long>(i))
       return {{}, "two new loops cannot both be named " + given[i]};
   }
   return {given, {}};

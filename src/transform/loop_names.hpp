@@ -27,7 +27,8 @@ bool makesLoops(StepKind kind);
 std::vector<std::string> loopsNamedFrom(const RecipeStep& step);
 
 // The naming rule. The loops a step of `kind` makes from `loops` (one each) are named `<loop>_o`
-// (a split's part loop: `<loop>_s`; the one loop of a collapse: the indices joined by '_'), or, where `taken` holds that name already, `<loop>_o2`,
+// (a split's part loop: `<loop>_s`; the one loop of a collapse: the indices joined by '_'), or, where `taken` holds
+// that name already, `<loop>_o2`,
 // `<loop>_o3`, ...: the first name free, each name reserved before the next loop's is chosen.
 std::vector<std::string> defaultLoopNames(StepKind kind, const std::vector<std::string>& loops,
                                           const std::set<std::string>& taken);

@@ -20,7 +20,8 @@ TransformResult mapLoop(const Kernel& kernel, const std::string& loop, Mapping m
       auto trips = constantTripCount(*l);
       if (!trips || (*trips != 2 && *trips != 4))
         return {nullptr, "loop " + loop + " does not run 2 or 4 times (vectorize strip-mines it first)"};
-      if (std::string why = vectorProblem(kernel, above, *l, static_cast<int>(*trips)); !why.empty()) return {nullptr, why};
+      if (std::string why = vectorProblem(kernel, above, *l, static_cast<int>(*trips)); !why.empty())
+        return {nullptr, why};
     }
     auto n = std::make_shared<Node>(*l);
     n->mapping = mapping;

@@ -75,11 +75,14 @@ std::string checkMappedTree(const Kernel& kernel) {
           if (a->kind != NodeKind::For || !isGridMapping(a->mapping))
             broken = loopName(n) + " is a grid loop below something other than grid loops; grid loops are outermost";
           else if (a->mapping == n.mapping)
-            broken = loopName(n) + " uses " + mappingName(n.mapping) + ", already used by loop " + a->index + " above it";
+            broken =
+                loopName(n) + " uses " + mappingName(n.mapping) + ", already used by loop " + a->index + " above it";
           if (!broken.empty()) return;
         }
-        if (!constantBounds(n)) broken = loopName(n) + " is a grid loop without constant bounds";
-        else if (n.loopKind != LoopKind::Parallel) broken = loopName(n) + " is a grid loop but not parallel";
+        if (!constantBounds(n))
+          broken = loopName(n) + " is a grid loop without constant bounds";
+        else if (n.loopKind != LoopKind::Parallel)
+          broken = loopName(n) + " is a grid loop but not parallel";
         return;
       }
       if (isBlockMapping(n.mapping)) {
@@ -89,7 +92,8 @@ std::string checkMappedTree(const Kernel& kernel) {
         }
         for (const auto& a : above) {
           if (a->kind == NodeKind::For && a->mapping == n.mapping) {
-            broken = loopName(n) + " uses " + mappingName(n.mapping) + ", already used by loop " + a->index + " above it";
+            broken =
+                loopName(n) + " uses " + mappingName(n.mapping) + ", already used by loop " + a->index + " above it";
             return;
           }
         }
@@ -135,15 +139,20 @@ std::string checkMappedTree(const Kernel& kernel) {
     }
     if (n.kind == NodeKind::Stage || n.kind == NodeKind::Barrier ||
         (n.kind == NodeKind::Alloc && n.buffer.space == MemorySpace::Shared)) {
-      const char* what = n.kind == NodeKind::Stage ? "a stage" : n.kind == NodeKind::Barrier ? "a barrier" : "a shared buffer";
-      if (blockAbove) broken = std::string(what) + " lies inside the block loop " + blockAbove->index;
-      else if (threadLevelAbove) broken = std::string(what) + " lies inside the thread-level loop " + threadLevelAbove->index;
+      const char* what = n.kind == NodeKind::Stage     ? "a stage"
+                         : n.kind == NodeKind::Barrier ? "a barrier"
+                                                       : "a shared buffer";
+      if (blockAbove)
+        broken = std::string(what) + " lies inside the block loop " + blockAbove->index;
+      else if (threadLevelAbove)
+        broken = std::string(what) + " lies inside the thread-level loop " + threadLevelAbove->index;
       return;
     }
     // A local scalar whose scope holds no block loop is private to whichever thread runs that
     // scope, as a variable of the thread, before the tiles are mapped as after.
-    bool threadLocal = n.kind == NodeKind::Alloc && isLocalScalar(n.buffer) &&
-                       !anyNode(n.body(), [](const Node& k) { return k.kind == NodeKind::For && isBlockMapping(k.mapping); });
+    bool threadLocal = n.kind == NodeKind::Alloc && isLocalScalar(n.buffer) && !anyNode(n.body(), [](const Node& k) {
+                         return k.kind == NodeKind::For && isBlockMapping(k.mapping);
+                       });
     if (n.kind == NodeKind::Alloc && n.buffer.space == MemorySpace::Register && !threadLocal) {
       // A thread's registers: every use is inside a block loop, where the thread is known, and
       // indexed by what ties it to its thread (a kernel whose block loops were all unmapped

@@ -40,7 +40,7 @@ bool usesPair(const Access& a, const std::string& x, const std::string& y, const
 // of the warp or warpgroup), rows x elementCols for its other statements.
 struct TileShape {
   int64_t rows = 16, cols = 8, k = 16, elementCols = 8;
-  bool wgmma = false;  // warpgroup tiles (wgmma), else warp tiles (mma.sync)
+  bool wgmma = false;      // warpgroup tiles (wgmma), else warp tiles (mma.sync)
   bool registerA = false;  // wgmma's A from registers (WgmmaTile::registerA)
   bool tf32x3 = false;     // with registerA, float operands as three tf32 products (WgmmaTile::splitBuffer)
 };
@@ -83,9 +83,10 @@ std::string registerOperandProblem(const Access& a, const Array& buffer, const s
                 a.subscripts.size() == 2 && (buffer.type == ScalarType::TF32 || buffer.type == ScalarType::Float) &&
                 rowElements * scalarTypeBytes(buffer.type) == 128 && a.subscripts[0].coef(k) == 1 &&
                 a.subscripts[1].coef(m) == 1;
-  return stored ? "" : "wgmma's A from registers is loaded from a shared buffer whose rows hold " + m +
-                           " in swizzled slabs of 32 tf32 elements (128 bytes), rows of " + k + ": `stage " + a.array +
-                           " at ... swizzle slabs 32`, not `" + a.str() + "`";
+  return stored ? ""
+                : "wgmma's A from registers is loaded from a shared buffer whose rows hold " + m +
+                      " in swizzled slabs of 32 tf32 elements (128 bytes), rows of " + k + ": `stage " + a.array +
+                      " at ... swizzle slabs 32`, not `" + a.str() + "`";
 }
 
 class MmaRewriter {
@@ -126,12 +127,14 @@ class MmaRewriter {
   // tile divides, step 1; `stmt` reads or writes a register buffer as R[i - ..][j - ..].
   bool tileLoops(const NodePtr& iLoop, NodePtr& jLoop, NodePtr& stmt, int64_t cols) {
     jLoop = iLoop->body();
-    if (jLoop->kind != NodeKind::For || jLoop->index != j_) return fail("loop " + j_ + " is not the whole body of loop " + i_);
+    if (jLoop->kind != NodeKind::For || jLoop->index != j_)
+      return fail("loop " + j_ + " is not the whole body of loop " + i_);
     stmt = jLoop->body();
     for (const NodePtr& l : {iLoop, jLoop}) {
       auto trips = constantTripCount(*l);
       int64_t tile = l == iLoop ? shape_.rows : cols;
-      if (l->mapping != Mapping::Unrolled) return fail("loop " + l->index + " is not an unrolled loop of a register tile");
+      if (l->mapping != Mapping::Unrolled)
+        return fail("loop " + l->index + " is not an unrolled loop of a register tile");
       if (l->step != 1 || !trips || *trips % tile != 0)
         return fail("loop " + l->index + " does not run a multiple of " + std::to_string(tile) + " iterations");
     }
@@ -199,25 +202,32 @@ class MmaRewriter {
     bool k8 = ta == tb && ta == (shape_.tf32x3 ? ScalarType::Float : ScalarType::TF32);
     if (shape_.tf32x3 && !k8)
       return fail(std::string("tf32x3 splits float operands into tf32 parts, not ") + scalarTypeName(ta) + " and " +
-                  scalarTypeName(tb)), kLoop;
+                  scalarTypeName(tb)),
+             kLoop;
     if (!(k16 || k8))
       return fail(std::string("tensor cores multiply half, bfloat16 or tf32 operands of one type, not ") +
-                  scalarTypeName(ta) + " and " + scalarTypeName(tb)), kLoop;
+                  scalarTypeName(ta) + " and " + scalarTypeName(tb)),
+             kLoop;
     if (target != ScalarType::Float) return fail("tensor cores accumulate here in float registers"), kLoop;
     if ((k16 && shape_.k != 16) || (k8 && shape_.k != 8))
       return fail(std::string(shape_.wgmma ? "wgmma for " : "mma.sync for ") + scalarTypeName(ta) + " is m" +
-                  (shape_.wgmma ? "64nN" : "16n8") + "k" + (k16 ? "16" : "8")), kLoop;
+                  (shape_.wgmma ? "64nN" : "16n8") + "k" + (k16 ? "16" : "8")),
+             kLoop;
     if (shape_.wgmma) {
       if (pipelined_ == 0)
-        return fail("wgmma reads its operands from the buffers of an asynchronously pipelined loop around it "
-                    "(`map k_o async N`), which it waits for"), kLoop;
+        return fail(
+                   "wgmma reads its operands from the buffers of an asynchronously pipelined loop around it "
+                   "(`map k_o async N`), which it waits for"),
+               kLoop;
       if (shape_.registerA) {
         // A (read along M) from registers; B (A[i][k] of the product, read along N) by descriptor,
         // K-major as wgmma reads A.
         if (!k8)
           return fail("wgmma's A from registers (the instruction's M along " + i_ +
-                      ") is built here for tf32 operands, whose wgmma reads no MN-major operand by descriptor"), kLoop;
-        if (std::string why = registerOperandProblem(*a, arrays_.at(a->array), i_, k_); !why.empty()) return fail(why), kLoop;
+                      ") is built here for tf32 operands, whose wgmma reads no MN-major operand by descriptor"),
+                 kLoop;
+        if (std::string why = registerOperandProblem(*a, arrays_.at(a->array), i_, k_); !why.empty())
+          return fail(why), kLoop;
         if (std::string why = wgmmaOperandProblem(*b, arrays_.at(b->array), true, j_, k_); !why.empty())
           return fail(why), kLoop;
         if (shape_.tf32x3) splitBuffer = b->array;
@@ -239,7 +249,8 @@ class MmaRewriter {
     // A warpgroup whose rows (or columns) start past the arrays' edge multiplies too: a guard
     // around wgmma would have ptxas serialize it, and its rows of the stages lie inside them
     // (their accumulators are never written back, where the guards stay).
-    for (size_t b2 = blocks.size(); b2-- > 0;) inner = withBody(shape_.wgmma ? withinTile(*blocks[b2]) : blocks[b2], inner);
+    for (size_t b2 = blocks.size(); b2-- > 0;)
+      inner = withBody(shape_.wgmma ? withinTile(*blocks[b2]) : blocks[b2], inner);
     return stripOuterLoop(steps, names_[2], shape_.k, inner);
   }
 
@@ -280,7 +291,8 @@ class MmaRewriter {
         for (size_t d = 0; d < gather.size(); ++d)
           if (gather[d].index == k_ && !gather[d].collapsed.empty())
             edge = u.isConstant() && u.constant == collapsedTrips(gather[d].collapsed);
-        for (size_t d = 0; source && gather.empty() && d < stage->second->origin.size() && d < source->extents.size(); ++d)
+        for (size_t d = 0; source && gather.empty() && d < stage->second->origin.size() && d < source->extents.size();
+             ++d)
           for (const auto& [name, c] : kLoop.lower.terms)
             if (stage->second->origin[d].uses(name)) edge = u.isConstant() && u.constant == source->extents[d];
         if (!edge)
@@ -296,21 +308,23 @@ class MmaRewriter {
   std::vector<std::string> names_;
   std::map<std::string, Array> arrays_;
   std::map<std::string, NodePtr> stages_;  // by buffer
-  int pipelined_ = 0;  // asynchronously pipelined loops around the node being rewritten
+  int pipelined_ = 0;                      // asynchronously pipelined loops around the node being rewritten
 };
 
 // The register tile's warps (or warpgroups) on tensor cores, tiles of `shape`.
 TransformResult tensorCoreTiles(const Kernel& kernel, const std::vector<std::string>& loops, const TileShape& shape) {
   if (kernel.warpTiles()) return TransformResult::refuse("the kernel's block loops are warps already");
-  if (kernel.laneRows > 0) return TransformResult::refuse("a warp's lanes hold mma fragments, not a patch of threads (lanes)");
+  if (kernel.laneRows > 0)
+    return TransformResult::refuse("a warp's lanes hold mma fragments, not a patch of threads (lanes)");
   NewLoopNames names = newLoopNames(kernel, StepKind::Mma, loops, {});
   if (!names.reason.empty()) return TransformResult::refuse(names.reason);
   MmaRewriter rewriter(kernel, loops[0], loops[1], loops[2], shape, names.names);
   NodePtr body = rewriter.rewrite(kernel.body);
   if (!rewriter.why.empty()) return TransformResult::refuse(rewriter.why);
   if (rewriter.accumulations == 0)
-    return TransformResult::refuse("no reduction loop " + loops[2] + " runs right around the block loops of the register tile " +
-                                   loops[0] + "," + loops[1] + " (regtile first)");
+    return TransformResult::refuse("no reduction loop " + loops[2] +
+                                   " runs right around the block loops of the register tile " + loops[0] + "," +
+                                   loops[1] + " (regtile first)");
   // Every statement the warps run is a tile their lanes share: nothing else may run in block loops.
   std::string stray;
   walk(body, [&](const NodePtr& n, const Ancestors& above) {
@@ -361,7 +375,8 @@ TransformResult interchangeTiles(const Kernel& kernel, const std::string& m, con
         node->body()->kind == NodeKind::For && node->body()->index == m && node->body()->mapping == Mapping::Unrolled) {
       const NodePtr& inner = node->body();
       if (boundsUse(*inner, n) || boundsUse(*node, m)) {
-        if (why.empty()) why = "the bounds of register loops " + n + " and " + m + " use each other: they cannot be interchanged";
+        if (why.empty())
+          why = "the bounds of register loops " + n + " and " + m + " use each other: they cannot be interchanged";
         return node;
       }
       rewriteAccesses(inner->body(), [&](const Access& a) {
@@ -416,7 +431,8 @@ TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& lo
   if (loops.size() != 3 || shape.size() != 3)
     return TransformResult::refuse("mma takes the loops i,j,k of a register tile and a shape m,n,k");
   bool supported = shape[0] == 16 && shape[1] == 8 && (shape[2] == 16 || shape[2] == 8);
-  if (!supported) return TransformResult::refuse("the tensor-core shapes are 16,8,16 (half, bfloat16) and 16,8,8 (tf32)");
+  if (!supported)
+    return TransformResult::refuse("the tensor-core shapes are 16,8,16 (half, bfloat16) and 16,8,8 (tf32)");
   TransformResult r = tensorCoreTiles(kernel, loops, TileShape{16, 8, shape[2], 8, false});
   if (!r.ok() || !prefetch) return r;
   // The k steps' loop, named as the rewrite named it.
@@ -426,7 +442,8 @@ TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& lo
     bool pipelined = std::any_of(above.begin(), above.end(), [](const auto& n) {
       return n->kind == NodeKind::For && n->mapping == Mapping::AsyncPipelined;
     });
-    if (loop.mapping != Mapping::Unrolled) return "the k steps (loop " + steps + ") are not unrolled (`unroll k N` first)";
+    if (loop.mapping != Mapping::Unrolled)
+      return "the k steps (loop " + steps + ") are not unrolled (`unroll k N` first)";
     if (!trips || *trips % 2 != 0) return "the k steps (loop " + steps + ") are no even number: nothing to alternate";
     if (!pipelined) return std::string("the k steps are no work of an asynchronously pipelined loop (`map k_o async`)");
     return std::string();
@@ -437,8 +454,8 @@ TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& lo
   return r;
 }
 
-TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& shape,
-                          int pending, int64_t producer, bool tf32x3, int promote) {
+TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& loops,
+                          const std::vector<int64_t>& shape, int pending, int64_t producer, bool tf32x3, int promote) {
   if (loops.size() != 3 || shape.size() != 3)
     return TransformResult::refuse("wgmma takes the loops i,j,k of a register tile and a shape 64,N,16 (tf32: 64,N,8)");
   // `wgmma j,i,k` on a register tile i { j }: the instruction's M along the tile's columns, its A
@@ -446,36 +463,45 @@ TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& 
   const bool registerA = !hasTileNest(kernel.body, loops[0], loops[1]) && hasTileNest(kernel.body, loops[1], loops[0]);
   if (registerA && (shape[0] != 64 || shape[2] != 8 || shape[1] % 8 != 0 || shape[1] > 256))
     return TransformResult::refuse("wgmma with its A from registers (M along the register tile's columns " + loops[0] +
-                                   ") is 64,N,8 for tf32, N a multiple of 8 up to 256, not " + std::to_string(shape[0]) +
-                                   "," + std::to_string(shape[1]) + "," + std::to_string(shape[2]));
+                                   ") is 64,N,8 for tf32, N a multiple of 8 up to 256, not " +
+                                   std::to_string(shape[0]) + "," + std::to_string(shape[1]) + "," +
+                                   std::to_string(shape[2]));
   if (!registerA && (shape[0] != 64 || (shape[2] != 16 && shape[2] != 8) || shape[1] % 64 != 0 || shape[1] > 256))
-    return TransformResult::refuse("the wgmma shapes are 64,N,16 (half, bfloat16) and 64,N,8 (tf32) with N 64, 128, "
-                                   "192 or 256 (B's slabs are 64 "
-                                   "columns wide), not " + std::to_string(shape[0]) + "," + std::to_string(shape[1]) +
-                                   "," + std::to_string(shape[2]));
+    return TransformResult::refuse(
+        "the wgmma shapes are 64,N,16 (half, bfloat16) and 64,N,8 (tf32) with N 64, 128, "
+        "192 or 256 (B's slabs are 64 "
+        "columns wide), not " +
+        std::to_string(shape[0]) + "," + std::to_string(shape[1]) + "," + std::to_string(shape[2]));
   if (pending < 0 || pending > 1)
-    return TransformResult::refuse("wgmma leaves 0 or 1 groups in flight across iterations, not " + std::to_string(pending));
+    return TransformResult::refuse("wgmma leaves 0 or 1 groups in flight across iterations, not " +
+                                   std::to_string(pending));
   if (producer < kWgmmaNoProducer || producer > kWgmmaTmaProducer)
     return TransformResult::refuse("a producer warpgroup fills the stages by cp.async (1) or by TMA (2), not " +
                                    std::to_string(producer));
   if (producer == kWgmmaNoProducer && kernel.asyncStages < 2 + pending)
-    return TransformResult::refuse("with " + std::to_string(pending) + " group of wgmma in flight, the pipelined loop "
-                                   "needs at least " + std::to_string(2 + pending) + " buffers a stage, not " +
+    return TransformResult::refuse("with " + std::to_string(pending) +
+                                   " group of wgmma in flight, the pipelined loop "
+                                   "needs at least " +
+                                   std::to_string(2 + pending) + " buffers a stage, not " +
                                    std::to_string(kernel.asyncStages));
   if (tf32x3 && (!registerA || producer == kWgmmaNoProducer))
-    return TransformResult::refuse("tf32x3 is built for wgmma with its A from registers (`wgmma j,i,k` on a tile i { j }) "
-                                   "and a producer warpgroup (`producer`, or `producer tma`), which splits the strips "
-                                   "read by descriptor");
+    return TransformResult::refuse(
+        "tf32x3 is built for wgmma with its A from registers (`wgmma j,i,k` on a tile i { j }) "
+        "and a producer warpgroup (`producer`, or `producer tma`), which splits the strips "
+        "read by descriptor");
   if (promote < 0 || promote > kMaxWgmmaPromote || (promote > 0 && !tf32x3))
-    return TransformResult::refuse("`promote P` adds tf32x3's partial sums into fp32 registers every P strips, P from 1 to " +
-                                   std::to_string(kMaxWgmmaPromote) + ", not " + std::to_string(promote) +
-                                   (tf32x3 ? "" : " (and only with tf32x3)"));
+    return TransformResult::refuse(
+        "`promote P` adds tf32x3's partial sums into fp32 registers every P strips, P from 1 to " +
+        std::to_string(kMaxWgmmaPromote) + ", not " + std::to_string(promote) +
+        (tf32x3 ? "" : " (and only with tf32x3)"));
   if (producer == kWgmmaTmaProducer && anyNode(kernel.body, [](const Node& n) { return !n.gather.empty(); }))
-    return TransformResult::refuse("the Tensor Memory Accelerator copies boxes, not gathers (an implicit GEMM's): "
-                                   "fill them by cp.async (`producer`, without `tma`)");
+    return TransformResult::refuse(
+        "the Tensor Memory Accelerator copies boxes, not gathers (an implicit GEMM's): "
+        "fill them by cp.async (`producer`, without `tma`)");
   TransformResult swapped = registerA ? interchangeTiles(kernel, loops[0], loops[1]) : TransformResult::success(kernel);
   if (!swapped.ok()) return swapped;
-  TransformResult r = tensorCoreTiles(*swapped.kernel, loops, TileShape{64, shape[1], shape[2], 8, true, registerA, tf32x3});
+  TransformResult r =
+      tensorCoreTiles(*swapped.kernel, loops, TileShape{64, shape[1], shape[2], 8, true, registerA, tf32x3});
   if (r.ok()) {
     WgmmaTile& tile = std::get<WgmmaTile>(r.kernel->tile);
     tile.pending = pending;

@@ -11,8 +11,8 @@ namespace {
 
 // Loops a thread runs by itself: a loop inside one is not uniform over the block.
 bool isThreadLoop(const Node& n) {
-  return n.kind == NodeKind::For && (isBlockMapping(n.mapping) || n.mapping == Mapping::ThreadSerial ||
-                                     n.mapping == Mapping::Vector);
+  return n.kind == NodeKind::For &&
+         (isBlockMapping(n.mapping) || n.mapping == Mapping::ThreadSerial || n.mapping == Mapping::Vector);
 }
 
 // "" when `loop` (below `above`) can be peeled, else why not.

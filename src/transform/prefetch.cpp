@@ -24,7 +24,8 @@ std::string prefetchProblem(const Kernel& kernel, const Node& loop, const Ancest
   const std::string name = "loop " + loop.index;
   if (kernel.warpTiles()) return "the operands of tensor-core tiles are read by ldmatrix, not prefetched";
   if (loop.mapping != Mapping::Unrolled)
-    return name + " is not unrolled (it is " + mappingName(loop.mapping) + "): only an unrolled loop knows its next iteration's registers";
+    return name + " is not unrolled (it is " + mappingName(loop.mapping) +
+           "): only an unrolled loop knows its next iteration's registers";
   if (anyNode(loop.body(), [](const Node& n) {
         return n.kind == NodeKind::Stage || n.kind == NodeKind::Barrier || n.kind == NodeKind::Alloc;
       }))
@@ -42,9 +43,9 @@ std::string prefetchProblem(const Kernel& kernel, const Node& loop, const Ancest
 TransformResult prefetch(const Kernel& kernel, const std::string& index) {
   if (std::find(kernel.prefetched.begin(), kernel.prefetched.end(), index) != kernel.prefetched.end())
     return TransformResult::refuse("loop " + index + " reads ahead already");
-  std::string problem = soleLoopProblem(kernel.body, index, "reads ahead", [&](const Node& loop, const Ancestors& above) {
-    return prefetchProblem(kernel, loop, above);
-  });
+  std::string problem =
+      soleLoopProblem(kernel.body, index, "reads ahead",
+                      [&](const Node& loop, const Ancestors& above) { return prefetchProblem(kernel, loop, above); });
   if (!problem.empty()) return TransformResult::refuse(problem);
   Kernel out = kernel;
   out.prefetched.push_back(index);

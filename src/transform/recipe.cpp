@@ -43,8 +43,8 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Winograd, "winograd", nullptr},
 };
 
-constexpr Mapping kMappings[] = {Mapping::None,   Mapping::GridX,  Mapping::GridY,        Mapping::GridZ,
-                                 Mapping::BlockX, Mapping::BlockY, Mapping::BlockZ,       Mapping::ThreadSerial,
+constexpr Mapping kMappings[] = {Mapping::None,     Mapping::GridX,  Mapping::GridY,     Mapping::GridZ,
+                                 Mapping::BlockX,   Mapping::BlockY, Mapping::BlockZ,    Mapping::ThreadSerial,
                                  Mapping::Unrolled, Mapping::Vector, Mapping::Pipelined, Mapping::AsyncPipelined};
 
 struct Token {
@@ -89,7 +89,8 @@ class Lexer {
       while (pos_ < t.size() && std::isalnum(static_cast<unsigned char>(t[pos_]))) ++pos_;
       tok.kind = Token::Number;
     } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-      while (pos_ < t.size() && (std::isalnum(static_cast<unsigned char>(t[pos_])) || t[pos_] == '_' || t[pos_] == '.')) ++pos_;
+      while (pos_ < t.size() && (std::isalnum(static_cast<unsigned char>(t[pos_])) || t[pos_] == '_' || t[pos_] == '.'))
+        ++pos_;
       tok.kind = Token::Word;
     } else {
       diags_.error(file_.locate(pos_), std::string("unexpected character '") + c + "' in a recipe");
@@ -134,7 +135,8 @@ class Parser : public StepReader {
   }
 
   std::string describe() const {
-    if (tok_.kind == Token::End) return tok_.text.empty() ? "the end of the recipe" : tok_.text == ";" ? "';'" : "the end of the line";
+    if (tok_.kind == Token::End)
+      return tok_.text.empty() ? "the end of the recipe" : tok_.text == ";" ? "';'" : "the end of the line";
     return "'" + tok_.text + "'";
   }
 
@@ -147,7 +149,8 @@ class Parser : public StepReader {
   }
 
   bool number(int64_t& out, const char* what) override {
-    if (tok_.kind != Token::Number) return fail(std::string("expected ") + what + " (a positive integer), found " + describe());
+    if (tok_.kind != Token::Number)
+      return fail(std::string("expected ") + what + " (a positive integer), found " + describe());
     out = 0;
     for (char c : tok_.text) {
       if (!std::isdigit(static_cast<unsigned char>(c))) return fail("'" + tok_.text + "' is not an integer");
@@ -177,7 +180,8 @@ class Parser : public StepReader {
     return false;
   }
 
-  bool nameList(std::vector<std::string>& out, const char* what = "a loop index", std::vector<SourceLoc>* locs = nullptr) {
+  bool nameList(std::vector<std::string>& out, const char* what = "a loop index",
+                std::vector<SourceLoc>* locs = nullptr) {
     do {
       if (!out.empty()) advance();
       if (locs) locs->push_back(here());
@@ -197,9 +201,10 @@ class Parser : public StepReader {
     std::vector<SourceLoc> locs;
     if (!nameList(out, "a name for a new loop", &locs)) return false;
     if (out.size() != count) {
-      diags_.error(start, std::to_string(count) + (count == 1 ? " new loop needs 1 name" : " new loops need " +
-                                                   std::to_string(count) + " names") + ", not " +
-                              std::to_string(out.size()));
+      diags_.error(start,
+                   std::to_string(count) +
+                       (count == 1 ? " new loop needs 1 name" : " new loops need " + std::to_string(count) + " names") +
+                       ", not " + std::to_string(out.size()));
       return false;
     }
     for (size_t i = 0; i < out.size(); ++i) {
@@ -223,8 +228,8 @@ class Parser : public StepReader {
       out.push_back(n);
     } while (tok_.kind == Token::Comma);
     if (out.size() != count) {
-      diags_.error(start, what.empty() ? std::to_string(count) + " loops need " + std::to_string(count) + " factors, not " +
-                                             std::to_string(out.size())
+      diags_.error(start, what.empty() ? std::to_string(count) + " loops need " + std::to_string(count) +
+                                             " factors, not " + std::to_string(out.size())
                                        : what + ", not " + std::to_string(out.size()) + " values");
       return false;
     }
@@ -252,8 +257,8 @@ class Parser : public StepReader {
       case StepKind::Vectorize:
       case StepKind::Split:
         ok = name(loop, "a loop index") && number(n, step.kind == StepKind::Vectorize ? "a width"
-                                                     : step.kind == StepKind::Split  ? "a number of parts"
-                                                                                     : "a factor");
+                                                     : step.kind == StepKind::Split   ? "a number of parts"
+                                                                                      : "a factor");
         step.loops = {loop};
         step.factors = {n};
         if (ok && step.kind == StepKind::Split && tok_.kind == Token::Word && tok_.text == "workspace")
@@ -275,7 +280,9 @@ class Parser : public StepReader {
         break;
       case StepKind::Mma:
       case StepKind::Wgmma:
-      case StepKind::Winograd: ok = idiomUnitOfStep(syntax->keyword)->parse(*this, step.loops, step.idiom); break;
+      case StepKind::Winograd:
+        ok = idiomUnitOfStep(syntax->keyword)->parse(*this, step.loops, step.idiom);
+        break;
       case StepKind::Lanes: {
         int64_t rows = 0, cols = 0;
         ok = number(rows, "the rows of block.y a warp covers");
@@ -295,8 +302,11 @@ class Parser : public StepReader {
         ok = name(loop, "a loop index");
         step.loops = {loop};
         break;
-      case StepKind::Peel: ok = names(step.loops); break;
-      case StepKind::RoundUp: break;
+      case StepKind::Peel:
+        ok = names(step.loops);
+        break;
+      case StepKind::RoundUp:
+        break;
       case StepKind::Prefetch:
         ok = name(loop, "an unrolled loop's index");
         step.loops = {loop};
@@ -327,9 +337,12 @@ class Parser : public StepReader {
         for (Mapping m : kMappings)
           if (tok_.kind == Token::Word && tok_.text == mappingName(m)) step.mapping = m, known = true;
         if (!known)
-          ok = fail("expected a mapping (grid.x, grid.y, grid.z, block.x, block.y, block.z, serial, unroll, vector, "
-                    "pipelined, async, none), found " + describe());
-        else advance();
+          ok = fail(
+              "expected a mapping (grid.x, grid.y, grid.z, block.x, block.y, block.z, serial, unroll, vector, "
+              "pipelined, async, none), found " +
+              describe());
+        else
+          advance();
         if (ok && step.mapping == Mapping::AsyncPipelined && tok_.kind == Token::Number) {  // buffers a stage
           int64_t buffers = 0;
           SourceLoc at = here();
@@ -408,14 +421,19 @@ std::string RecipeStep::str() const {
              (slab ? " slabs " + std::to_string(slab) : "") + (table ? " table" : "");
     case StepKind::Mma:
     case StepKind::Wgmma:
-    case StepKind::Winograd: return idiomUnitOfStep(s)->print(loops, idiom);
-    case StepKind::Interchange: return s + " " + loops.at(0) + " " + loops.at(1);
-    case StepKind::Distribute: return s + " " + loops.at(0);
+    case StepKind::Winograd:
+      return idiomUnitOfStep(s)->print(loops, idiom);
+    case StepKind::Interchange:
+      return s + " " + loops.at(0) + " " + loops.at(1);
+    case StepKind::Distribute:
+      return s + " " + loops.at(0);
     case StepKind::Lanes:
     case StepKind::Raster:
     case StepKind::Resident:
-    case StepKind::Persistent: return s + " " + joinList(factors);
-    case StepKind::Collapse: return s + " " + joinList(loops) + (into.empty() ? "" : " into " + joinList(into));
+    case StepKind::Persistent:
+      return s + " " + joinList(factors);
+    case StepKind::Collapse:
+      return s + " " + joinList(loops) + (into.empty() ? "" : " into " + joinList(into));
     case StepKind::RegisterTile: {
       std::vector<int64_t> tile(factors.begin(), factors.begin() + std::min(factors.size(), loops.size()));
       return s + " " + joinList(loops) + " " + joinList(tile) +
@@ -426,9 +444,12 @@ std::string RecipeStep::str() const {
       return s + " " + loops.at(0) + " " + std::to_string(factors.at(0)) + (factors.size() == 2 ? " workspace" : "") +
              (into.empty() ? "" : " into " + joinList(into));
     case StepKind::Peel:
-    case StepKind::Prefetch: return s + " " + joinList(loops);
-    case StepKind::RoundUp: return s;
-    default: return s + " " + joinList(loops) + " " + joinList(factors) + (into.empty() ? "" : " into " + joinList(into));
+    case StepKind::Prefetch:
+      return s + " " + joinList(loops);
+    case StepKind::RoundUp:
+      return s;
+    default:
+      return s + " " + joinList(loops) + " " + joinList(factors) + (into.empty() ? "" : " into " + joinList(into));
   }
 }
 
@@ -503,7 +524,8 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
       break;
     case StepKind::Mma:
     case StepKind::Wgmma:
-    case StepKind::Winograd: return idiomUnitOfStep(stepKeyword(step.kind))->apply(kernel, step.loops, step.idiom);
+    case StepKind::Winograd:
+      return idiomUnitOfStep(stepKeyword(step.kind))->apply(kernel, step.loops, step.idiom);
     case StepKind::Peel:
       if (!step.loops.empty() && step.factors.empty()) return peel(kernel, step.loops);
       break;

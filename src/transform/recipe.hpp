@@ -45,8 +45,8 @@
 //                           the end reads the next strip into registers during the GEMMs
 //
 // A step that makes loops (strip, tile, unroll, vectorize, regtile, split, collapse) may name them,
-// one a loop it strip-mines (collapse: one name for the loop it makes), and later steps use those names (the rule of loop_names.hpp names what a
-// step leaves unnamed; a name is given once in a recipe):
+// one a loop it strip-mines (collapse: one name for the loop it makes), and later steps use those names (the rule of
+// loop_names.hpp names what a step leaves unnamed; a name is given once in a recipe):
 //
 //   strip k 16 into kk      stripMine(k, 16, {kk}): the strip loop kk, the element loop k
 //   tile i,j 64,64 into bi,bj   regtile i,j 4,4 into ti,tj   split k 4 into part
@@ -63,8 +63,27 @@
 namespace cudaburg {
 
 enum class StepKind {
-  StripMine, Tile, Unroll, Interchange, Distribute, Map, Stage, RegisterTile, Vectorize, Split, Lanes, Collapse, Mma,
-  Wgmma, Peel, RoundUp, Raster, Prefetch, Resident, Persistent, Winograd
+  StripMine,
+  Tile,
+  Unroll,
+  Interchange,
+  Distribute,
+  Map,
+  Stage,
+  RegisterTile,
+  Vectorize,
+  Split,
+  Lanes,
+  Collapse,
+  Mma,
+  Wgmma,
+  Peel,
+  RoundUp,
+  Raster,
+  Prefetch,
+  Resident,
+  Persistent,
+  Winograd
 };
 const char* stepKeyword(StepKind k);  // "strip", "tile", ...
 // Whether the step's idiom unit (src/idioms/) reads, prints and applies it: mma, wgmma, winograd.
@@ -72,19 +91,19 @@ bool isIdiomStep(StepKind k);
 
 struct RecipeStep {
   StepKind kind = StepKind::StripMine;
-  std::vector<std::string> loops;  // loop indices named by the step, in order
-  std::vector<int64_t> factors;    // factors / width / parts, one a loop where the step takes them
-  TileIdiom idiom;                 // Mma, Wgmma, Winograd: the tile's idiom (src/idioms/), all it says
+  std::vector<std::string> loops;   // loop indices named by the step, in order
+  std::vector<int64_t> factors;     // factors / width / parts, one a loop where the step takes them
+  TileIdiom idiom;                  // Mma, Wgmma, Winograd: the tile's idiom (src/idioms/), all it says
   Mapping mapping = Mapping::None;  // Map
-  std::string array;               // Stage: the array staged (the loop is loops[0])
-  bool transposed = false;         // Stage: the box stored transposed
-  int64_t interleave = 0;          // Stage: the buffer's rows stored interleaved (0: in order)
-  int64_t padding = 0;             // Stage: elements left after each of the buffer's rows (0: none)
-  bool swizzled = false;           // Stage: the rows' 16-byte chunks stored swizzled (see Array)
-  int64_t slab = 0;                // Stage: the rows stored in slabs of this many columns (0: whole)
-  bool table = false;              // Stage: a gather's offsets from a table (gather_table.hpp)
-  std::vector<std::string> into;   // the names of the loops it makes, one a loop (empty: the rule's)
-  SourceLoc loc;                   // where it was parsed from (not part of its identity)
+  std::string array;                // Stage: the array staged (the loop is loops[0])
+  bool transposed = false;          // Stage: the box stored transposed
+  int64_t interleave = 0;           // Stage: the buffer's rows stored interleaved (0: in order)
+  int64_t padding = 0;              // Stage: elements left after each of the buffer's rows (0: none)
+  bool swizzled = false;            // Stage: the rows' 16-byte chunks stored swizzled (see Array)
+  int64_t slab = 0;                 // Stage: the rows stored in slabs of this many columns (0: whole)
+  bool table = false;               // Stage: a gather's offsets from a table (gather_table.hpp)
+  std::vector<std::string> into;    // the names of the loops it makes, one a loop (empty: the rule's)
+  SourceLoc loc;                    // where it was parsed from (not part of its identity)
 
   std::string str() const;  // the step as one line of recipe text, e.g. "tile i,j 64,64"
   friend bool operator==(const RecipeStep& a, const RecipeStep& b) {

@@ -1,7 +1,7 @@
 #include <algorithm>
 
-#include "src/idioms/write_back.hpp"
 #include "src/idioms/epilogue/local_accumulator.hpp"
+#include "src/idioms/write_back.hpp"
 #include "src/transform/loop_facts.hpp"
 #include "src/transform/loop_names.hpp"
 #include "src/transform/strip.hpp"
@@ -44,16 +44,18 @@ std::string readShape(const NodePtr& body, ReductionShape& shape) {
     if (n->kind == NodeKind::Alloc || n->kind == NodeKind::Stage || n->kind == NodeKind::Barrier) {
       why = "the reduction loop holds buffers or stages already";
     } else if (n->kind == NodeKind::Assign) {
-      if (!n->accumulate) why = "the reduction loop assigns " + n->target.str() + " with `=`";
-      else if (first) shape.target = n->target, shape.atomic = n->atomic, first = false;
+      if (!n->accumulate)
+        why = "the reduction loop assigns " + n->target.str() + " with `=`";
+      else if (first)
+        shape.target = n->target, shape.atomic = n->atomic, first = false;
       else if (n->target.array != shape.target.array || n->target.subscripts != shape.target.subscripts)
         why = "the reduction loop accumulates into both " + shape.target.str() + " and " + n->target.str();
     }
   });
   if (!why.empty()) return why;
   if (first) return "the reduction loop accumulates into nothing";
-  if (shape.init && (shape.init->target.array != shape.target.array ||
-                     shape.init->target.subscripts != shape.target.subscripts))
+  if (shape.init &&
+      (shape.init->target.array != shape.target.array || shape.init->target.subscripts != shape.target.subscripts))
     return "the initialisation sets " + shape.init->target.str() + ", not the accumulated " + shape.target.str();
   if (shape.init && reads(shape.init->value, shape.target.array))
     return "the initialisation of " + shape.target.str() + " reads " + shape.target.array;
@@ -96,7 +98,8 @@ NodePtr spreadThreadLoop(const Node& loop, const SpreadLoops& s, int64_t spread,
   std::vector<Affine> upper = {loop.lower + Affine(s.threads * spread)};
   for (const auto& u : loop.upper)
     if (!(u - loop.lower).isConstant()) upper.push_back(u);
-  return makeFor(s.thread, loop.lower, std::move(upper), spread, loop.loopKind, std::move(body), loop.mapping, loop.loc);
+  return makeFor(s.thread, loop.lower, std::move(upper), spread, loop.loopKind, std::move(body), loop.mapping,
+                 loop.loc);
 }
 
 NodePtr spreadRunLoops(const Node& loop, const SpreadLoops& s, int64_t factor, int64_t spread, NodePtr body) {
@@ -104,8 +107,8 @@ NodePtr spreadRunLoops(const Node& loop, const SpreadLoops& s, int64_t factor, i
   std::vector<Affine> upper = {first + Affine(spread)};
   for (const auto& u : loop.upper)
     if (!(u - loop.lower).isConstant()) upper.push_back(u);  // the tile's own bound is never passed
-  auto element = std::make_shared<Node>(*makeFor(loop.index, first, std::move(upper), 1, loop.loopKind, std::move(body),
-                                                  Mapping::Unrolled, loop.loc));
+  auto element = std::make_shared<Node>(
+      *makeFor(loop.index, first, std::move(upper), 1, loop.loopKind, std::move(body), Mapping::Unrolled, loop.loc));
   element->collapsed = loop.collapsed;
   return makeFor(s.run, Affine(0), {Affine(factor)}, spread, loop.loopKind, element, Mapping::Unrolled, loop.loc);
 }
@@ -119,7 +122,8 @@ TransformResult registerTile(const Kernel& kernel, const std::vector<std::string
     return TransformResult::refuse("register tiling needs one factor a loop");
   for (int64_t f : factors)
     if (f < 1) return TransformResult::refuse("register tiling needs factors of at least 1, not " + std::to_string(f));
-  if (spread < 0) return TransformResult::refuse("a tile's runs are spread 1 or more elements long, not " + std::to_string(spread));
+  if (spread < 0)
+    return TransformResult::refuse("a tile's runs are spread 1 or more elements long, not " + std::to_string(spread));
   for (int64_t f : factors)
     if (spread > 0 && f % spread != 0)
       return TransformResult::refuse("a tile spread in runs of " + std::to_string(spread) + " needs factors that are " +
@@ -132,7 +136,8 @@ TransformResult registerTile(const Kernel& kernel, const std::vector<std::string
   std::set<std::string> taken = usedNames(kernel);  // the register buffer's name is fresh beside the new loops'
   taken.insert(names.names.begin(), names.names.end());
   std::vector<SpreadLoops> spreads;
-  for (size_t k = 0; spread > 0 && k < loops.size(); ++k) spreads.push_back({0, strips[k], names.names[loops.size() + k]});
+  for (size_t k = 0; spread > 0 && k < loops.size(); ++k)
+    spreads.push_back({0, strips[k], names.names[loops.size() + k]});
   std::string registerName;
 
   return editLoops(kernel, loops[0], [&](const NodePtr& first, const Ancestors&) -> LoopEdit {

@@ -126,8 +126,7 @@ class RoundUp {
 
   void collectRegisters(const Node& n, std::vector<const Node*>& loops) {
     if (n.kind == NodeKind::For) loops.push_back(&n);
-    if (n.kind == NodeKind::Alloc && n.buffer.space == MemorySpace::Register)
-    {
+    if (n.kind == NodeKind::Alloc && n.buffer.space == MemorySpace::Register) {
       RegisterIndexing& r = registers_[n.buffer.name];
       r.index.assign(n.buffer.extents.size(), "");
       r.base.assign(n.buffer.extents.size(), Affine());
@@ -223,7 +222,8 @@ class RoundUp {
     const std::string& r = runs.terms.begin()->first;
     auto run = std::find_if(loops.begin(), loops.end(), [&](const Node* l) { return l->index == r; });
     auto elements = constantTripCount(x);
-    if (run == loops.end() || (*run)->lower != Affine(0) || !elements || (*run)->step < *elements * x.step) return false;
+    if (run == loops.end() || (*run)->lower != Affine(0) || !elements || (*run)->step < *elements * x.step)
+      return false;
     chain = {x.index, r};
     return true;
   }
@@ -253,7 +253,8 @@ class RoundUp {
   bool bodyHarmless(const Node& n, const Node& rounded, std::vector<const Node*>& loops) {
     switch (n.kind) {
       case NodeKind::Stage:
-      case NodeKind::Barrier: return false;
+      case NodeKind::Barrier:
+        return false;
       case NodeKind::Alloc:
         if (n.buffer.space != MemorySpace::Register) return false;
         spaces_[n.buffer.name] = &n.buffer;

@@ -49,12 +49,15 @@ int64_t splitWorkspaceBytes(const Kernel& kernel, const Node& reduction, int64_t
 // accumulates (they become Kernel::zeroFirst): anything else would run once a part.
 TransformResult splitReduction(const Kernel& kernel, const std::string& loop, int64_t parts,
                                const std::vector<std::string>& into, bool workspace) {
-  if (parts < 2) return TransformResult::refuse("a reduction is split into at least 2 parts, not " + std::to_string(parts));
+  if (parts < 2)
+    return TransformResult::refuse("a reduction is split into at least 2 parts, not " + std::to_string(parts));
   // The workspace takes all of a kernel's split sums: no other split beside it.
   if (!kernel.workspaceSplit.empty())
-    return TransformResult::refuse("the parts of " + kernel.workspaceSplit + " meet in a workspace: no other split may join them");
+    return TransformResult::refuse("the parts of " + kernel.workspaceSplit +
+                                   " meet in a workspace: no other split may join them");
   if (workspace && anyNode(kernel.body, [](const Node& n) { return n.kind == NodeKind::Assign && n.atomic; }))
-    return TransformResult::refuse("a split's parts add up atomically already: no split may meet in a workspace beside them");
+    return TransformResult::refuse(
+        "a split's parts add up atomically already: no split may meet in a workspace beside them");
   NewLoopNames names = newLoopNames(kernel, StepKind::Split, {loop}, into);
   if (!names.reason.empty()) return TransformResult::refuse(names.reason);
   const std::string& partName = names.names[0];
@@ -80,7 +83,8 @@ TransformResult splitReduction(const Kernel& kernel, const std::string& loop, in
     if (!n->accumulate) writesPlainly = true;
     targets.push_back(n->target);
   });
-  if (writesPlainly) return TransformResult::refuse("loop " + loop + " assigns with `=`, so its parts cannot be summed");
+  if (writesPlainly)
+    return TransformResult::refuse("loop " + loop + " assigns with `=`, so its parts cannot be summed");
   if (workspace) {
     int64_t bytes = splitWorkspaceBytes(kernel, red, parts);
     if (bytes < 0) return TransformResult::refuse("loop " + loop + " accumulates into what is no global array");
@@ -109,10 +113,12 @@ TransformResult splitReduction(const Kernel& kernel, const std::string& loop, in
         kept.push_back(rebuild(s));
         continue;
       }
-      bool zeroInit = s->kind == NodeKind::Assign && !s->accumulate && isZero(s->value) &&
-                      std::any_of(targets.begin(), targets.end(), [&](const Access& t) { return sameElement(t, s->target); });
+      bool zeroInit =
+          s->kind == NodeKind::Assign && !s->accumulate && isZero(s->value) &&
+          std::any_of(targets.begin(), targets.end(), [&](const Access& t) { return sameElement(t, s->target); });
       if (!zeroInit) {
-        why = "a statement beside loop " + loop + " is not a zero initialisation of what it accumulates, and would run once a part";
+        why = "a statement beside loop " + loop +
+              " is not a zero initialisation of what it accumulates, and would run once a part";
         return node;
       }
       if (std::find(zeroFirst.begin(), zeroFirst.end(), s->target.array) == zeroFirst.end())

@@ -136,11 +136,12 @@ std::string tableDimension(Node& stage, const Array& source, const std::string& 
   for (size_t d = 0; d < stage.gather.size(); ++d) {
     if (!stage.origin[d].uses(atLoop)) continue;
     if (dim >= 0)
-      return "the gather of " + source.name + " moves along " + stage.gather[static_cast<size_t>(dim)].index +
-             " and " + stage.gather[d].index + " with loop " + atLoop + ": a table serves one of them";
+      return "the gather of " + source.name + " moves along " + stage.gather[static_cast<size_t>(dim)].index + " and " +
+             stage.gather[d].index + " with loop " + atLoop + ": a table serves one of them";
     dim = static_cast<int>(d);
   }
-  if (dim < 0) return "no dimension of the gather of " + source.name + " moves with loop " + atLoop + ": nothing to tabulate";
+  if (dim < 0)
+    return "no dimension of the gather of " + source.name + " moves with loop " + atLoop + ": nothing to tabulate";
   for (const Affine& s : stage.gatherSubscripts)
     if (s.uses(atLoop)) return "the gather of " + source.name + " reads loop " + atLoop + " outside its dimensions";
   GatherTable t;
@@ -188,8 +189,9 @@ TransformResult stage(const Kernel& kernel, const std::string& array, const std:
       return {nullptr, array + " has 1 dimension: only an array of 2 or more (or a gather) can be staged transposed"};
     if (gathered) {
       if (interleave != 0)
-        return {nullptr, array + " is read through a collapsed loop: its gather is stored in the order of the "
-                                 "loops (or the reverse, transposed), not interleaved"};
+        return {nullptr, array +
+                             " is read through a collapsed loop: its gather is stored in the order of the "
+                             "loops (or the reverse, transposed), not interleaved"};
       if (std::string why = gatherOf(core, array, gather); !why.empty()) return {nullptr, why};
       // Transposed, the innermost loop's dimension comes first: an implicit GEMM's rows (or
       // columns) by its reduction, each row of the tile holding a strip of the reduction as ldmatrix
@@ -218,7 +220,8 @@ TransformResult stage(const Kernel& kernel, const std::string& array, const std:
     if (interleave != 0) {
       if (transposed) return {nullptr, "a buffer is stored either transposed or interleaved, not both"};
       if (interleave < 8 || interleave % 4 != 0)
-        return {nullptr, "interleaved runs are a multiple of 4 elements, at least 8, not " + std::to_string(interleave)};
+        return {nullptr,
+                "interleaved runs are a multiple of 4 elements, at least 8, not " + std::to_string(interleave)};
       if (buffer.extents.back() % interleave != 0)
         return {nullptr, "the rows of " + array + "'s box at loop " + atLoop + " hold " +
                              std::to_string(buffer.extents.back()) + " elements, not a multiple of " +
@@ -229,8 +232,9 @@ TransformResult stage(const Kernel& kernel, const std::string& array, const std:
     if (swizzled) {
       Swizzle swizzle;
       if (buffer.extents.size() < 2)
-        return {nullptr, "only a box or gather of two or more dimensions is stored swizzled: its rows are what a "
-                         "swizzle permutes"};
+        return {nullptr,
+                "only a box or gather of two or more dimensions is stored swizzled: its rows are what a "
+                "swizzle permutes"};
       // A gather's rows are whole rows of the buffer (an implicit GEMM's pixels or filters by a strip
       // of the reduction): swizzled as a box's, the layout wgmma reads its K-major operands in.
       if (gathered && (slab != 0 || table))
@@ -240,7 +244,8 @@ TransformResult stage(const Kernel& kernel, const std::string& array, const std:
                              std::to_string(buffer.extents.size()) + " of " + array + " at loop " + atLoop};
       if (slab != 0 && buffer.extents.back() % slab != 0)
         return {nullptr, "the rows of " + array + "'s box at loop " + atLoop + " hold " +
-                             std::to_string(buffer.extents.back()) + " elements, not whole slabs of " + std::to_string(slab)};
+                             std::to_string(buffer.extents.back()) + " elements, not whole slabs of " +
+                             std::to_string(slab)};
       int64_t rowElements = slab != 0 ? slab : buffer.extents.back();
       if (std::string why = swizzleFor(rowElements * scalarTypeBytes(buffer.type), swizzle); !why.empty())
         return {nullptr, "the buffer of " + array + " at loop " + atLoop + " cannot be swizzled: " + why};

@@ -8,8 +8,7 @@ namespace cudaburg {
 
 TransformResult tile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& factors,
                      const std::vector<std::string>& into) {
-  if (loops.empty() || loops.size() != factors.size())
-    return TransformResult::refuse("tiling needs one factor a loop");
+  if (loops.empty() || loops.size() != factors.size()) return TransformResult::refuse("tiling needs one factor a loop");
   for (int64_t f : factors)
     if (f < 2) return TransformResult::refuse("tiling needs factors of at least 2, not " + std::to_string(f));
   // Names are chosen before the edit so that every copy of the band gets the same ones.

@@ -28,8 +28,8 @@ TransformResult stripMine(const Kernel& kernel, const std::string& loop, int64_t
 
 // Strip-mines perfectly nested loops (outermost first) and moves the strip loops outside all of
 // the element loops: i { j } -> i_o { j_o { i { j } } }.
-TransformResult tile(const Kernel& kernel, const std::vector<std::string>& loops,
-                     const std::vector<int64_t>& factors, const std::vector<std::string>& into = {});
+TransformResult tile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& factors,
+                     const std::vector<std::string>& into = {});
 
 // Collapses perfectly nested loops with constant bounds, of one kind and unmapped (outermost
 // first), into one loop of that kind over 0 .. the product of their trip counts, named `into` (one
@@ -184,9 +184,9 @@ TransformResult mmaTile(const Kernel& kernel, const std::vector<std::string>& lo
 // ones into a second copy (Kernel::wgmmaSplitBuffer). With `promote` P > 0 (`tf32x3 promote P`),
 // the tensor cores sum P strips' products in a second set of accumulators, which are then added
 // into the first in fp32 (Kernel::wgmmaPromote): the same sums, rounded as fp32 rounds them.
-TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& loops, const std::vector<int64_t>& shape,
-                          int pending = kWgmmaPending, int64_t producer = kWgmmaNoProducer, bool tf32x3 = false,
-                          int promote = 0);
+TransformResult wgmmaTile(const Kernel& kernel, const std::vector<std::string>& loops,
+                          const std::vector<int64_t>& shape, int pending = kWgmmaPending,
+                          int64_t producer = kWgmmaNoProducer, bool tf32x3 = false, int promote = 0);
 // Runs the edges of `loops` apart on the GPU (Kernel::peeled, rule 7 of loop_tree.hpp): grid
 // loops, whose whole blocks then run without the guards only an edge needs, and uniform serial
 // loops outside the block loops (a reduction's strip loop), whose whole iterations run as a loop

@@ -7,8 +7,8 @@ namespace cudaburg {
 namespace {
 
 NodePtr editBelow(const NodePtr& node, const std::string& index,
-                  const std::function<LoopEdit(const NodePtr&, const Ancestors&)>& edit, Ancestors& above,
-                  int& count, std::string& reason) {
+                  const std::function<LoopEdit(const NodePtr&, const Ancestors&)>& edit, Ancestors& above, int& count,
+                  std::string& reason) {
   if (!reason.empty()) return node;
   if (node->kind == NodeKind::For && node->index == index) {
     ++count;
@@ -105,7 +105,8 @@ bool anyNode(const NodePtr& node, const std::function<bool(const Node&)>& pred) 
 
 ExprPtr rewriteAccesses(const ExprPtr& expr, const std::function<Access(const Access&)>& rewrite) {
   switch (expr->kind) {
-    case Expr::Kind::Load: return Expr::read(rewrite(expr->load));
+    case Expr::Kind::Load:
+      return Expr::read(rewrite(expr->load));
     case Expr::Kind::Binary:
       return Expr::binary(expr->op, rewriteAccesses(expr->args[0], rewrite), rewriteAccesses(expr->args[1], rewrite));
     case Expr::Kind::Call: {
@@ -113,7 +114,8 @@ ExprPtr rewriteAccesses(const ExprPtr& expr, const std::function<Access(const Ac
       for (const ExprPtr& arg : expr->args) args.push_back(rewriteAccesses(arg, rewrite));
       return Expr::call(expr->callee, std::move(args));
     }
-    default: return expr;
+    default:
+      return expr;
   }
 }
 
@@ -150,7 +152,8 @@ std::string perfectNest(const NodePtr& first, const std::vector<std::string>& lo
   for (size_t k = 1; k < loops.size(); ++k) {
     const NodePtr& body = band.back()->body();
     if (body->kind != NodeKind::For || body->index != loops[k])
-      return "loop " + loops[k] + " is not the whole body of loop " + loops[k - 1] + " (" + what + " needs a perfect nest)";
+      return "loop " + loops[k] + " is not the whole body of loop " + loops[k - 1] + " (" + what +
+             " needs a perfect nest)";
     band.push_back(body);
   }
   return "";

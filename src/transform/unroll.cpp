@@ -8,7 +8,8 @@ namespace cudaburg {
 
 TransformResult unroll(const Kernel& kernel, const std::string& loop, int64_t factor,
                        const std::vector<std::string>& into) {
-  if (factor < 2) return TransformResult::refuse("unrolling needs a factor of at least 2, not " + std::to_string(factor));
+  if (factor < 2)
+    return TransformResult::refuse("unrolling needs a factor of at least 2, not " + std::to_string(factor));
   NewLoopNames names = newLoopNames(kernel, StepKind::Unroll, {loop}, into);
   if (!names.reason.empty()) return TransformResult::refuse(names.reason);
   const std::string& outer = names.names[0];

@@ -34,8 +34,8 @@ std::string accessProblem(const Kernel& kernel, const std::vector<NodePtr>& abov
   if (last.coef(index) != 1) return "access " + access.str() + " steps over elements of " + index + ": not contiguous";
   if (array->zeroPadded) return "access " + access.str() + " reads a padded array, which a wide load cannot guard";
   if (array->extents.back() % width != 0)
-    return "the last extent of " + array->name + " (" + std::to_string(array->extents.back()) + ") is not a multiple of " +
-           std::to_string(width);
+    return "the last extent of " + array->name + " (" + std::to_string(array->extents.back()) +
+           ") is not a multiple of " + std::to_string(width);
   if (!aligned(last - Affine::var(index), alignedIndices, width))
     return "access " + access.str() + " is not aligned to " + std::to_string(width) + " elements";
   return "";
@@ -44,7 +44,8 @@ std::string accessProblem(const Kernel& kernel, const std::vector<NodePtr>& abov
 std::string valueProblem(const Kernel& kernel, const std::vector<NodePtr>& above, const ExprPtr& e,
                          const std::string& index, const std::set<std::string>& alignedIndices, int width) {
   if (e->kind == Expr::Kind::Load) return accessProblem(kernel, above, e->load, index, alignedIndices, width);
-  if (e->kind == Expr::Kind::Index && e->index.uses(index)) return "the value of index " + index + " is used in arithmetic";
+  if (e->kind == Expr::Kind::Index && e->index.uses(index))
+    return "the value of index " + index + " is used in arithmetic";
   for (const auto& a : e->args)
     if (std::string why = valueProblem(kernel, above, a, index, alignedIndices, width); !why.empty()) return why;
   return "";
@@ -75,7 +76,8 @@ std::string vectorProblem(const Kernel& kernel, const std::vector<NodePtr>& abov
     if (!why.empty() || n->kind != NodeKind::Assign) return;
     if (!n->target.subscripts.empty() && !n->target.subscripts.back().uses(loop.index))
       why = "the target " + n->target.str() + " does not vary with " + loop.index + " (a reduction across the vector)";
-    else why = accessProblem(kernel, scope, n->target, loop.index, alignedIndices, width);
+    else
+      why = accessProblem(kernel, scope, n->target, loop.index, alignedIndices, width);
     if (why.empty()) why = valueProblem(kernel, scope, n->value, loop.index, alignedIndices, width);
   });
   return why;

@@ -48,12 +48,15 @@ TransformResult winogradConvolution(const Kernel& kernel, const std::vector<std:
                                      ": the Winograd kernel reads and writes float arrays only");
   auto conv = recognizeConv(split->bare);
   if (!conv)
-    return TransformResult::refuse("the nest is not a convolution of float arrays as written (winograd takes the nest "
-                                   "as written, as its only step)");
-  if (conv->rank() != 2) return TransformResult::refuse("the convolution is " + std::to_string(conv->rank()) + "-D, not 2-D");
+    return TransformResult::refuse(
+        "the nest is not a convolution of float arrays as written (winograd takes the nest "
+        "as written, as its only step)");
+  if (conv->rank() != 2)
+    return TransformResult::refuse("the convolution is " + std::to_string(conv->rank()) + "-D, not 2-D");
   if (conv->filter != std::vector<int64_t>{3, 3})
     return TransformResult::refuse("the filters are " + dims(conv->filter) + ", not 3x3");
-  if (conv->stride != std::vector<int64_t>{1, 1}) return TransformResult::refuse("the stride is " + dims(conv->stride) + ", not 1");
+  if (conv->stride != std::vector<int64_t>{1, 1})
+    return TransformResult::refuse("the stride is " + dims(conv->stride) + ", not 1");
   if (conv->dilation != std::vector<int64_t>{1, 1})
     return TransformResult::refuse("the dilation is " + dims(conv->dilation) + ", not 1");
   if (conv->groups != 1) return TransformResult::refuse("the convolution is grouped");

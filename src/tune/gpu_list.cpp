@@ -32,11 +32,16 @@ HostGpus countHostGpus() {
   auto init = reinterpret_cast<Init>(dlsym(cuda, "cuInit"));
   auto count = reinterpret_cast<Count>(dlsym(cuda, "cuDeviceGetCount"));
   int n = 0;
-  if (!init || !count) host.reason = "the CUDA driver lacks cuInit or cuDeviceGetCount";
-  else if (int rc = init(0); rc != 0) host.reason = "the CUDA driver did not start (error " + std::to_string(rc) + ")";
-  else if (int rc = count(&n); rc != 0) host.reason = "the CUDA driver cannot count its GPUs (error " + std::to_string(rc) + ")";
-  else if (n == 0) host.reason = "the CUDA driver sees none";
-  else host.count = n;
+  if (!init || !count)
+    host.reason = "the CUDA driver lacks cuInit or cuDeviceGetCount";
+  else if (int rc = init(0); rc != 0)
+    host.reason = "the CUDA driver did not start (error " + std::to_string(rc) + ")";
+  else if (int rc = count(&n); rc != 0)
+    host.reason = "the CUDA driver cannot count its GPUs (error " + std::to_string(rc) + ")";
+  else if (n == 0)
+    host.reason = "the CUDA driver sees none";
+  else
+    host.count = n;
   dlclose(cuda);
   return host;
 }
@@ -47,7 +52,8 @@ std::optional<std::vector<int>> parseGpuList(const std::string& text, const Host
   std::vector<int> gpus;
   if (text == "all") {
     if (host.count == 0) {
-      error = "--gpus all: this host has " + hostSays(host) + (anyIndex ? "; under --replay, name the lanes (--gpus 0,1)" : "");
+      error = "--gpus all: this host has " + hostSays(host) +
+              (anyIndex ? "; under --replay, name the lanes (--gpus 0,1)" : "");
       return std::nullopt;
     }
     for (int i = 0; i < host.count; ++i) gpus.push_back(i);

@@ -19,11 +19,11 @@ struct Lane {
 // What came of running one problem once.
 struct LaneOutcome {
   bool ok = false;
-  double ms = -1;          // the winner's time; -1: not measured
-  std::string library;     // the reference library and its time (-1: not timed)
+  double ms = -1;       // the winner's time; -1: not measured
+  std::string library;  // the reference library and its time (-1: not timed)
   double libraryMs = -1;
-  std::string detail;      // the winning recipe, or why there is none
-  bool lost = false;       // the process running it died: worth running once more
+  std::string detail;  // the winning recipe, or why there is none
+  bool lost = false;   // the process running it died: worth running once more
 };
 
 // The seam between the schedule and what runs a problem: runs problem `problem` (an index into
@@ -34,9 +34,9 @@ using ProblemRunner = std::function<LaneOutcome(size_t problem, const Lane& lane
 // What came of a problem in the end, and where.
 struct LaneResult {
   LaneOutcome outcome;
-  size_t lane = 0;           // the lane of its last run
-  size_t runs = 0;           // 2 when it was queued again
-  double wallSeconds = 0;    // of all its runs
+  size_t lane = 0;         // the lane of its last run
+  size_t runs = 0;         // 2 when it was queued again
+  double wallSeconds = 0;  // of all its runs
 };
 
 // Where the schedule stands, each time a problem starts or ends.

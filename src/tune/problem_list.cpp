@@ -13,7 +13,10 @@ namespace {
 bool splitWords(std::string_view line, uint32_t lineNo, std::vector<Word>& words, common::Diagnostics& diagnostics) {
   size_t i = 0;
   while (i < line.size()) {
-    if (line[i] == ' ' || line[i] == '\t' || line[i] == '\r') { ++i; continue; }
+    if (line[i] == ' ' || line[i] == '\t' || line[i] == '\r') {
+      ++i;
+      continue;
+    }
     if (line[i] == '#') break;
     Word w{"", {lineNo, static_cast<uint32_t>(i + 1)}};
     while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') {
@@ -48,8 +51,10 @@ std::vector<std::string> sizeDefinitions(const std::vector<Word>& options) {
   std::vector<std::string> defs;
   for (size_t i = 0; i < options.size(); ++i) {
     const std::string& t = options[i].text;
-    if (t == "-D" && i + 1 < options.size()) defs.push_back(options[++i].text);
-    else if (t.size() > 2 && t.rfind("-D", 0) == 0) defs.push_back(t.substr(2));
+    if (t == "-D" && i + 1 < options.size())
+      defs.push_back(options[++i].text);
+    else if (t.size() > 2 && t.rfind("-D", 0) == 0)
+      defs.push_back(t.substr(2));
   }
   return defs;
 }
@@ -69,9 +74,11 @@ std::vector<Problem> parseProblemList(const common::SourceFile& list, common::Di
       p.name = words[0].text.substr(0, words[0].text.size() - 1);
       first = 1;
       // The name is the problem's folder among the outputs.
-      if (p.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos ||
+      if (p.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+              std::string::npos ||
           p.name[0] == '.') {
-        diagnostics.error(words[0].loc, "a problem's name is made of letters, digits, '.', '_' and '-' (not first '.')");
+        diagnostics.error(words[0].loc,
+                          "a problem's name is made of letters, digits, '.', '_' and '-' (not first '.')");
         continue;
       }
     }
@@ -91,7 +98,10 @@ std::vector<Problem> parseProblemList(const common::SourceFile& list, common::Di
     for (const std::string& d : sorted) p.key += " -D " + d;
     for (size_t i = 0; i < p.options.size(); ++i) {
       const std::string& t = p.options[i].text;
-      if (t == "-D") { ++i; continue; }
+      if (t == "-D") {
+        ++i;
+        continue;
+      }
       if (t.rfind("-D", 0) == 0) continue;
       p.key += " " + t;
     }

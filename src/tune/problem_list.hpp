@@ -18,11 +18,11 @@ struct Word {
 };
 
 struct Problem {
-  std::string name;         // given, or the file's stem and its sizes ("conv2d-N32-C64")
-  common::SourceLoc loc;    // where its line starts
-  std::string file;         // the .loop file, resolved against the list's folder
+  std::string name;       // given, or the file's stem and its sizes ("conv2d-N32-C64")
+  common::SourceLoc loc;  // where its line starts
+  std::string file;       // the .loop file, resolved against the list's folder
   std::vector<Word> options;
-  std::string key;          // what makes two problems the same: the file, sorted sizes, options
+  std::string key;              // what makes two problems the same: the file, sorted sizes, options
   std::vector<size_t> repeats;  // the lines (1-based) of later copies, tuned with this one
 };
 

@@ -14,9 +14,16 @@ std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_hand
 }  // namespace
 
 std::string encodeRow(const Row& r) {
-  return dump({{"name", r.name}, {"line", r.line}, {"repeats", r.repeats}, {"ok", r.ok}, {"ms", r.ms},
-               {"library", r.library}, {"libraryMs", r.libraryMs}, {"wallSeconds", r.wallSeconds},
-               {"gpu", r.gpu}, {"detail", r.detail}});
+  return dump({{"name", r.name},
+               {"line", r.line},
+               {"repeats", r.repeats},
+               {"ok", r.ok},
+               {"ms", r.ms},
+               {"library", r.library},
+               {"libraryMs", r.libraryMs},
+               {"wallSeconds", r.wallSeconds},
+               {"gpu", r.gpu},
+               {"detail", r.detail}});
 }
 
 std::optional<Row> decodeRow(const std::string& text) {

@@ -5,10 +5,10 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <iterator>
 #include <utility>
 #include <vector>
-#include <filesystem>
 
 namespace cudaburg {
 
@@ -118,12 +118,26 @@ constexpr const char* kMeasurementColumns =
     "status, reason, ms, tflops, gbps, error, registers, shared_bytes, measured_at, library_error, precision";
 
 // The columns of the table and their declared types, as kSchema makes them.
-constexpr std::pair<const char*, const char*> kColumns[] = {
-    {"nest", "TEXT"}, {"sizes", "TEXT"}, {"recipe", "TEXT"}, {"gpu", "TEXT"}, {"compute_capability", "TEXT"},
-    {"driver", "TEXT"}, {"arch", "TEXT"}, {"toolkit", "TEXT"}, {"status", "TEXT"}, {"reason", "TEXT"},
-    {"ms", "REAL"}, {"tflops", "REAL"}, {"gbps", "REAL"}, {"error", "REAL"}, {"registers", "INTEGER"},
-    {"shared_bytes", "INTEGER"}, {"measured_at", "TEXT"}, {"library_error", "REAL"}, {"precision", "TEXT"},
-    {"gpu_index", "INTEGER"}};
+constexpr std::pair<const char*, const char*> kColumns[] = {{"nest", "TEXT"},
+                                                            {"sizes", "TEXT"},
+                                                            {"recipe", "TEXT"},
+                                                            {"gpu", "TEXT"},
+                                                            {"compute_capability", "TEXT"},
+                                                            {"driver", "TEXT"},
+                                                            {"arch", "TEXT"},
+                                                            {"toolkit", "TEXT"},
+                                                            {"status", "TEXT"},
+                                                            {"reason", "TEXT"},
+                                                            {"ms", "REAL"},
+                                                            {"tflops", "REAL"},
+                                                            {"gbps", "REAL"},
+                                                            {"error", "REAL"},
+                                                            {"registers", "INTEGER"},
+                                                            {"shared_bytes", "INTEGER"},
+                                                            {"measured_at", "TEXT"},
+                                                            {"library_error", "REAL"},
+                                                            {"precision", "TEXT"},
+                                                            {"gpu_index", "INTEGER"}};
 
 // The columns a database written before the GPU's index was recorded lacks: the last one. Such a
 // table is read as it is (the index is never read back); a search adds the column.
@@ -160,8 +174,9 @@ bool addLaterColumns(sqlite3* db, std::string& error) {
   columns = layoutColumns(db);
   bool ok = true;
   if (columns == kColumnsBeforeContract)
-    ok = run("ALTER TABLE measurements ADD COLUMN library_error REAL NOT NULL DEFAULT -1;"
-             "ALTER TABLE measurements ADD COLUMN precision TEXT NOT NULL DEFAULT '';");
+    ok =
+        run("ALTER TABLE measurements ADD COLUMN library_error REAL NOT NULL DEFAULT -1;"
+            "ALTER TABLE measurements ADD COLUMN precision TEXT NOT NULL DEFAULT '';");
   if (ok && (columns == kColumnsBeforeContract || columns == kColumnsBeforeGpuIndex))
     ok = run("ALTER TABLE measurements ADD COLUMN gpu_index INTEGER NOT NULL DEFAULT -1;");
   if (!ok) {
@@ -181,8 +196,10 @@ std::string schemaMismatch(sqlite3* db) {
   size_t known = 0;
   std::string lacked;
   for (const auto& [name, type] : kColumns) {
-    if (known < table.size() && table[known].first == name && table[known].second == type) ++known;
-    else if (lacked.empty()) lacked = name;
+    if (known < table.size() && table[known].first == name && table[known].second == type)
+      ++known;
+    else if (lacked.empty())
+      lacked = name;
   }
   if (known == table.size() && !lacked.empty() && !(known == kColumnsBeforeGpuIndex && lacked == "gpu_index"))
     return "it lacks the column '" + lacked + "'";
@@ -233,7 +250,8 @@ std::string notOurs(sqlite3* db, const std::string& path, DbAccess access) {
   for (const std::string& t : *tables) names += (names.empty() ? "'" : ", '") + t + "'";
   return "'" + path + "' is not a tuning database cudaburg wrote (" +
          (applicationId != 0 ? "another program's application id"
-                             : names.empty() ? "it holds no table" : "its tables: " + names) +
+          : names.empty()    ? "it holds no table"
+                             : "its tables: " + names) +
          "); it is left as it is";
 }
 
@@ -252,8 +270,8 @@ std::string TuningDb::malformedRowsWarning() const {
   if (malformedRows_ == 0) return "";
   return std::to_string(malformedRows_) + " row" + (malformedRows_ == 1 ? "" : "s") +
          " of the tuning database held values this version does not write (a wrong type, an unknown status or a "
-         "time that is not a positive number of at most an hour) and " + (malformedRows_ == 1 ? "was" : "were") +
-         " ignored";
+         "time that is not a positive number of at most an hour) and " +
+         (malformedRows_ == 1 ? "was" : "were") + " ignored";
 }
 
 bool TuningDb::readEnded(int rc) const {
@@ -265,9 +283,12 @@ bool TuningDb::readEnded(int rc) const {
 std::string TuningDb::defaultPath() {
   if (const char* p = std::getenv("CUDABURG_DB"); p && *p) return p;
   std::filesystem::path base;
-  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) base = x;
-  else if (const char* h = std::getenv("HOME"); h && *h) base = std::filesystem::path(h) / ".local" / "share";
-  else base = ".";
+  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x)
+    base = x;
+  else if (const char* h = std::getenv("HOME"); h && *h)
+    base = std::filesystem::path(h) / ".local" / "share";
+  else
+    base = ".";
   return (base / "cudaburg" / "tuning.db").string();
 }
 
@@ -290,9 +311,9 @@ std::optional<TuningDb> TuningDb::open(const std::string& path, std::string& err
   // Reading alone: a file that may be written is still opened so (never created, and the
   // connection made query-only below), for SQLite then removes the -wal and -shm files it makes
   // when it closes; a read-only file is opened read-only.
-  int flags = !readOnly                       ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+  int flags = !readOnly                           ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
               : ::access(path.c_str(), W_OK) == 0 ? SQLITE_OPEN_READWRITE
-                                                : SQLITE_OPEN_READONLY;
+                                                  : SQLITE_OPEN_READONLY;
   if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
     error = "cannot open the tuning database '" + path + "': " + (db ? sqlite3_errmsg(db) : "out of memory");
     sqlite3_close(db);
@@ -371,10 +392,11 @@ std::optional<Measurement> TuningDb::find(const MeasurementKey& key) const {
 }
 
 bool TuningDb::store(const MeasurementKey& key, const Measurement& m, std::string& error) {
-  Statement s(db_,
-              "INSERT OR REPLACE INTO measurements (nest, sizes, recipe, gpu, compute_capability, driver, arch,"
-              " toolkit, status, reason, ms, tflops, gbps, error, registers, shared_bytes, library_error, precision,"
-              " gpu_index) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)");
+  Statement s(
+      db_,
+      "INSERT OR REPLACE INTO measurements (nest, sizes, recipe, gpu, compute_capability, driver, arch,"
+      " toolkit, status, reason, ms, tflops, gbps, error, registers, shared_bytes, library_error, precision,"
+      " gpu_index) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)");
   if (!s.ok()) {
     error = sqlite3_errmsg(db_);
     return false;

@@ -16,23 +16,23 @@ namespace cudaburg {
 
 // What a measurement is about. Two measurements with equal keys are interchangeable.
 struct MeasurementKey {
-  std::string nest;     // a hash of the loop nest's text with its sizes bound
-  std::string sizes;    // "M=2048,N=2048,K=2048", for people reading the database
-  std::string recipe;   // the recipe's printed text
-  std::string gpu;      // device name, e.g. "NVIDIA H200"
+  std::string nest;               // a hash of the loop nest's text with its sizes bound
+  std::string sizes;              // "M=2048,N=2048,K=2048", for people reading the database
+  std::string recipe;             // the recipe's printed text
+  std::string gpu;                // device name, e.g. "NVIDIA H200"
   std::string computeCapability;  // "9.0"
-  std::string driver;   // driver version
-  std::string arch;     // the architecture the kernel was compiled for, "sm_90"
-  std::string toolkit;  // CUDA toolkit (NVRTC) version
+  std::string driver;             // driver version
+  std::string arch;               // the architecture the kernel was compiled for, "sm_90"
+  std::string toolkit;            // CUDA toolkit (NVRTC) version
 };
 
 struct Measurement {
   RunStatus status = RunStatus::NotMeasured;  // stored: any but NotMeasured
-  common::Reason reason;  // why, when not ok
-  double ms = 0;        // median kernel time
+  common::Reason reason;                      // why, when not ok
+  double ms = 0;                              // median kernel time
   double tflops = 0;
   double gbps = 0;
-  double error = 0;     // relative error against the exact FP64 outputs
+  double error = 0;          // relative error against the exact FP64 outputs
   double libraryError = -1;  // the reference library's own on the same inputs (-1: none was run)
   std::string precision;     // the contract it was verified under: "strict", "tf32" ("": before there was one)
   int registers = 0;
@@ -69,7 +69,7 @@ class TuningDb {
   bool store(const MeasurementKey& key, const Measurement& m, std::string& error);
   // Every stored measurement of a nest on a GPU and toolkit, best time first.
   std::vector<std::pair<MeasurementKey, Measurement>> forNest(const std::string& nest, const std::string& gpu,
-                                                             const std::string& toolkit) const;
+                                                              const std::string& toolkit) const;
   // Every verified (ok) measurement of a nest at these sizes, on any GPU and toolkit, best time
   // first: what an export chooses from.
   std::vector<std::pair<MeasurementKey, Measurement>> verified(const std::string& nest, const std::string& sizes) const;

@@ -24,16 +24,17 @@ namespace {
 
 // A matmul whose every name is one the emitted code could not hold as it is.
 Kernel hostileMatmul() {
-  common::SourceFile file("hostile.loop",
-                          "size M = 256, N = 256, K = 128;\n"
-                          "kernel main(float class[M][N], const float new[M][K], const float threadIdx[K][N]) {\n"
-                          "  parallel for (thread_x = 0; thread_x < M; thread_x++)\n"
-                          "    parallel for (block_x = 0; block_x < N; block_x++) {\n"
-                          "      class[thread_x][block_x] = 0;\n"
-                          "      reduce for (__global__ = 0; __global__ < K; __global__++)\n"
-                          "        class[thread_x][block_x] += new[thread_x][__global__] * threadIdx[__global__][block_x];\n"
-                          "    }\n"
-                          "}\n");
+  common::SourceFile file(
+      "hostile.loop",
+      "size M = 256, N = 256, K = 128;\n"
+      "kernel main(float class[M][N], const float new[M][K], const float threadIdx[K][N]) {\n"
+      "  parallel for (thread_x = 0; thread_x < M; thread_x++)\n"
+      "    parallel for (block_x = 0; block_x < N; block_x++) {\n"
+      "      class[thread_x][block_x] = 0;\n"
+      "      reduce for (__global__ = 0; __global__ < K; __global__++)\n"
+      "        class[thread_x][block_x] += new[thread_x][__global__] * threadIdx[__global__][block_x];\n"
+      "    }\n"
+      "}\n");
   common::Diagnostics diags(file);
   auto kernel = parseLoopFile(file, diags, {});
   EXPECT_TRUE(kernel) << diags.str();
@@ -63,8 +64,8 @@ void expectCompiles(const Kernel& kernel, const std::string& arch = "sm_90") {
 }
 
 TEST(CudaNames, ReservedNamesAreMangledOthersKept) {
-  for (const char* name : {"class", "new", "main", "threadIdx", "__global__", "int", "thread_x", "block_x",
-                           "user_A", "_Bad", "rng"})
+  for (const char* name :
+       {"class", "new", "main", "threadIdx", "__global__", "int", "thread_x", "block_x", "user_A", "_Bad", "rng"})
     EXPECT_EQ(cudaName(name), std::string("user_") + name) << name;
   for (const char* name : {"A", "i", "k_o", "A_s", "C_r", "conv2d", "r", "s"}) EXPECT_EQ(cudaName(name), name) << name;
 }
@@ -108,8 +109,8 @@ TEST(CudaNames, BestProgramBuilds) {
   if (nvcc.empty()) GTEST_SKIP() << "no nvcc to build best.cu with";
   ScratchDir dir("cuda_names");
   std::ofstream(dir / "best.cu") << program;
-  std::string command = nvcc + " -O0 -w -arch=sm_90 -c " + (dir / "best.cu").string() + " -o " +
-                        (dir / "best.o").string() + " 2>&1";
+  std::string command =
+      nvcc + " -O0 -w -arch=sm_90 -c " + (dir / "best.cu").string() + " -o " + (dir / "best.o").string() + " 2>&1";
   EXPECT_EQ(std::system(command.c_str()), 0) << command;
 }
 

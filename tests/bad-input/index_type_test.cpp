@@ -14,14 +14,14 @@ namespace {
 
 Kernel matmul(int64_t m, int64_t n, int64_t k) {
   common::SourceFile file("matmul.loop",
-                            "size M = 1, N = 1, K = 1;\n"
-                            "kernel matmul(float C[M][N], const float A[M][K], const float B[K][N]) {\n"
-                            "  parallel for (i = 0; i < M; i++)\n"
-                            "    parallel for (j = 0; j < N; j++) {\n"
-                            "      C[i][j] = 0;\n"
-                            "      reduce for (k = 0; k < K; k++) C[i][j] += A[i][k] * B[k][j];\n"
-                            "    }\n"
-                            "}\n");
+                          "size M = 1, N = 1, K = 1;\n"
+                          "kernel matmul(float C[M][N], const float A[M][K], const float B[K][N]) {\n"
+                          "  parallel for (i = 0; i < M; i++)\n"
+                          "    parallel for (j = 0; j < N; j++) {\n"
+                          "      C[i][j] = 0;\n"
+                          "      reduce for (k = 0; k < K; k++) C[i][j] += A[i][k] * B[k][j];\n"
+                          "    }\n"
+                          "}\n");
   common::Diagnostics diags(file);
   auto kernel = parseLoopFile(file, diags, {{"M", m}, {"N", n}, {"K", k}});
   EXPECT_TRUE(kernel) << diags.str();

@@ -27,10 +27,10 @@ constexpr const char* kCorrect =
 
 struct Planted {
   std::string name;
-  std::string body;                         // one thread's work on C[i][j] (idx = i * N + j)
-  std::array<unsigned, 3> grid{0, 1, 1};    // 0: enough blocks of 256 for every element
+  std::string body;                       // one thread's work on C[i][j] (idx = i * N + j)
+  std::array<unsigned, 3> grid{0, 1, 1};  // 0: enough blocks of 256 for every element
   RunStatus expected;
-  std::string because;                      // a piece of the reason it must be reported with
+  std::string because;  // a piece of the reason it must be reported with
 };
 
 // Matmul's arrays (C, A, B), one thread an element of C.
@@ -44,7 +44,8 @@ CudaKernel matmulKernel(const Planted& p) {
   v.source = "extern \"C\" __global__ void " + p.name + "(float* C, const float* A, const float* B) {\n" +
              "  const int M = " + std::to_string(kM) + ", N = " + std::to_string(kN) + ", K = " + std::to_string(kK) +
              ";\n  long idx = blockIdx.x * (long)blockDim.x + threadIdx.x;\n  if (idx >= (long)M * N) return;\n"
-             "  int i = idx / N, j = idx % N;\n" + p.body + "\n}\n";
+             "  int i = idx / N, j = idx % N;\n" +
+             p.body + "\n}\n";
   return v;
 }
 
@@ -53,12 +54,21 @@ TEST(PlantedFaults, EachIsReportedWithAReasonAndTheSearchGoesOn) {
   if (!runner.available()) GTEST_SKIP() << runner.device();
   Kernel kernel = testing::loadExample("matmul.loop", {{"M", kM}, {"N", kN}, {"K", kK}});
   const std::vector<Planted> planted = {
-      {"writes_far_away", std::string(kCorrect) + "\n  C[idx + (1l << 40)] = 1;", {0, 1, 1}, RunStatus::Failed,
+      {"writes_far_away",
+       std::string(kCorrect) + "\n  C[idx + (1l << 40)] = 1;",
+       {0, 1, 1},
+       RunStatus::Failed,
        "CUDA_ERROR"},
-      {"never_ends", "  volatile float* p = C;\n  while (p[idx] != 12345.0f) p[idx] = 0;", {0, 1, 1},
-       RunStatus::Timeout, ""},
-      {"drops_a_term", "  float s = 0;\n  for (int k = 0; k < K - 1; ++k) s += A[i * K + k] * B[k * N + j];\n  C[idx] = s;",
-       {0, 1, 1}, RunStatus::Wrong, "relative error"},
+      {"never_ends",
+       "  volatile float* p = C;\n  while (p[idx] != 12345.0f) p[idx] = 0;",
+       {0, 1, 1},
+       RunStatus::Timeout,
+       ""},
+      {"drops_a_term",
+       "  float s = 0;\n  for (int k = 0; k < K - 1; ++k) s += A[i * K + k] * B[k * N + j];\n  C[idx] = s;",
+       {0, 1, 1},
+       RunStatus::Wrong,
+       "relative error"},
       // grid.y past 65535: the launch itself is refused by the driver.
       {"cannot_launch", kCorrect, {1, 70000, 1}, RunStatus::Failed, "cuLaunchKernel"},
   };
@@ -100,7 +110,8 @@ TEST(PlantedFaults, EachIsReportedWithAReasonAndTheSearchGoesOn) {
   for (const VariantResult& v : outcome.variants) {
     EXPECT_NE(report.find(v.recipe), std::string::npos) << v.recipe << " missing from the report:\n" << report;
     EXPECT_NE(report.find(v.result.reason.substr(0, 40)), std::string::npos)
-        << v.recipe << "'s reason missing from the report:\n" << report;
+        << v.recipe << "'s reason missing from the report:\n"
+        << report;
   }
 }
 

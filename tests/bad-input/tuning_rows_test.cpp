@@ -91,7 +91,8 @@ TEST(TuningRows, ImpossibleValuesAreIgnored) {
 
 // "not measured" is a status of the search, never of a stored row.
 TEST(TuningRows, ANotMeasuredRowIsNoMeasurement) {
-  std::string path = databaseWith("not-measured.db", "UPDATE measurements SET status = 'not measured' WHERE recipe = 'a';");
+  std::string path =
+      databaseWith("not-measured.db", "UPDATE measurements SET status = 'not measured' WHERE recipe = 'a';");
   std::string error;
   auto db = TuningDb::open(path, error);
   ASSERT_TRUE(db) << error;
@@ -105,8 +106,9 @@ TEST(TuningRows, AnotherLayoutIsRefusedInOneSentence) {
   execute(path, "CREATE TABLE measurements (nest TEXT, recipe TEXT, ms TEXT);");
   std::string error;
   EXPECT_FALSE(TuningDb::open(path, error));
-  EXPECT_EQ(error, "the tuning database '" + path +
-                       "' has another layout than this version writes: its column 2 is 'recipe TEXT', not 'sizes TEXT'");
+  EXPECT_EQ(error,
+            "the tuning database '" + path +
+                "' has another layout than this version writes: its column 2 is 'recipe TEXT', not 'sizes TEXT'");
 
   std::string missing = databaseWith("missing.db", "ALTER TABLE measurements DROP COLUMN measured_at;");
   EXPECT_FALSE(TuningDb::open(missing, error));
@@ -183,7 +185,8 @@ TEST(TuningRows, AReplayWarnsOfTheRowsItIgnoresAndPrintsNoHugeTime) {
   CommandRun r = cudaburgRun(replayArgs(path), std::filesystem::path(path).parent_path().string());
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("cudaburg: warning: 2 rows of the tuning database held values this version does not write"),
-            std::string::npos) << r.err;
+            std::string::npos)
+      << r.err;
   EXPECT_FALSE(std::regex_search(r.out, std::regex("[0-9]{20}"))) << r.out;
   std::smatch m;
   ASSERT_TRUE(std::regex_search(r.out, m, std::regex("winner / best ([0-9.]+)"))) << r.out;
@@ -230,10 +233,11 @@ TEST(TuningRows, AnotherProgramsDatabaseIsLeftAsItIs) {
   EXPECT_FALSE(TuningDb::open(path, error));
   EXPECT_EQ(error, "'" + path + "' is not a tuning database cudaburg wrote (its tables: 'users'); it is left as it is");
   std::string scratch = std::filesystem::path(path).parent_path().string();
-  CommandRun search = cudaburgRun(std::string(CUDABURG_EXAMPLES_DIR) +
-                               "/matmul.loop -D M=64 -D N=64 -D K=64 --tile 32 --unroll 2 --stage 8 --split 2 -q --db " +
-                               path + " -o " + scratch + "/out",
-                           scratch);
+  CommandRun search =
+      cudaburgRun(std::string(CUDABURG_EXAMPLES_DIR) +
+                      "/matmul.loop -D M=64 -D N=64 -D K=64 --tile 32 --unroll 2 --stage 8 --split 2 -q --db " + path +
+                      " -o " + scratch + "/out",
+                  scratch);
   EXPECT_EQ(search.status, 0) << search.err;
   EXPECT_EQ(search.err, "cudaburg: warning: " + error + "; measurements will not be kept\n");
   CommandRun replay = cudaburgRun(replayArgs(path), scratch);

@@ -41,8 +41,7 @@ std::string read(const std::string& path) {
   return text.str();
 }
 
-const char* kGoodSpec =
-    "%{\n#define OP_LABEL(p) ((p)->op)\n%}\n%term A=1 B=2\n%%\ns: A(s) = 1 (1);\ns: B = 2;\n";
+const char* kGoodSpec = "%{\n#define OP_LABEL(p) ((p)->op)\n%}\n%term A=1 B=2\n%%\ns: A(s) = 1 (1);\ns: B = 2;\n";
 
 TEST(BurggenCommand, HelpAndVersion) {
   CommandResult help = burggen("--help");
@@ -127,8 +126,8 @@ TEST(BurggenCommand, KBest) {
   for (const char* bad : {"0", "-3"}) {
     CommandResult zero = burggen(std::string("- -o - --kbest ") + bad, "%term A=1\n%%\ns: A;\n");
     EXPECT_EQ(zero.status, 2);
-    EXPECT_EQ(zero.output, std::string("burggen: --kbest takes a positive number of derivations to keep, not ") + bad +
-                               ".\n");
+    EXPECT_EQ(zero.output,
+              std::string("burggen: --kbest takes a positive number of derivations to keep, not ") + bad + ".\n");
   }
 }
 
@@ -143,8 +142,7 @@ TEST(BurggenCommand, StandardInputToStandardOutput) {
 
 namespace {
 
-const char* kIburgSpec =
-    "%{\n#define OP_LABEL(p) ((p)->op)\n%}\n%term A=1 B=2\n%%\ns: A(s) = 1 (1);\ns: B = 2;\n";
+const char* kIburgSpec = "%{\n#define OP_LABEL(p) ((p)->op)\n%}\n%term A=1 B=2\n%%\ns: A(s) = 1 (1);\ns: B = 2;\n";
 
 TEST(BurggenCommand, IburgRefusesWhatCCannotExpress) {
   std::string spec = scratch("bound.brg");
@@ -184,8 +182,9 @@ TEST(BurggenCommand, LburgReportsWhereADescriptionIsWrong) {
   write(spec, "%term A=1\n%%\ns: A \"ld %0\n");
   CommandResult run = burggen("--lburg " + spec + " -o " + scratch("bad.c"));
   EXPECT_EQ(run.status, 1);
-  EXPECT_NE(run.output.find("bad.md:3:6: error: unterminated template: missing '\"' on this line\ns: A \"ld %0\n     ^"),
-            std::string::npos)
+  EXPECT_NE(
+      run.output.find("bad.md:3:6: error: unterminated template: missing '\"' on this line\ns: A \"ld %0\n     ^"),
+      std::string::npos)
       << run.output;
   EXPECT_FALSE(exists(scratch("bad.c")));
 }
@@ -199,7 +198,8 @@ TEST(BurggenCommand, CommandLineMistakesOfTheCDialects) {
       {"--ties sideways", "burggen: --ties takes iburg, lburg or first, not 'sideways'.\n"},
       {"--iburg --lburg", "burggen: --iburg and --lburg exclude each other.\n"},
       {"--iburg --kbest 2", "burggen: --kbest applies to the C++ matcher, not to --iburg or --lburg.\n"},
-      {"--iburg --namespace n", "burggen: --header and --namespace apply to the C++ matcher, not to --iburg or --lburg.\n"},
+      {"--iburg --namespace n",
+       "burggen: --header and --namespace apply to the C++ matcher, not to --iburg or --lburg.\n"},
       {"-T", "burggen: --trace-calls applies to --iburg and --lburg; the C++ matcher has its trace member.\n"},
       {"-I", "burggen: -I applies to --iburg only.\n"},
       {"--kbest 2 --ties first",
@@ -261,7 +261,8 @@ TEST(BurggenCommand, AnUnknownOptionIsNamedWithTheClosestKnownOne) {
   write(spec, kGoodSpec);
   CommandResult run = burggen("--kbset 3 " + spec + " -o " + scratch("unknown.cpp"));
   EXPECT_EQ(run.status, 2);
-  EXPECT_EQ(run.output, "burggen: unknown option '--kbset'; did you mean --kbest?\nRun 'burggen --help' for the options.\n");
+  EXPECT_EQ(run.output,
+            "burggen: unknown option '--kbset'; did you mean --kbest?\nRun 'burggen --help' for the options.\n");
   CommandResult far = burggen(spec + " --frobnicate");
   EXPECT_EQ(far.output, "burggen: unknown option '--frobnicate'\nRun 'burggen --help' for the options.\n");
   EXPECT_FALSE(exists(scratch("unknown.cpp")));
@@ -275,8 +276,8 @@ TEST(BurggenCommand, TheSpecIsNeverOverwritten) {
   write(spec, kGoodSpec);
   CommandResult output = burggen(spec + " -o " + spec);
   EXPECT_EQ(output.status, 2);
-  EXPECT_EQ(output.output, "burggen: -o names the spec '" + spec +
-                               "' itself; the matcher would overwrite it. Name another file.\n");
+  EXPECT_EQ(output.output,
+            "burggen: -o names the spec '" + spec + "' itself; the matcher would overwrite it. Name another file.\n");
   CommandResult header = burggen(spec + " -o " + scratch("kept.cpp") + " --header " + spec);
   EXPECT_EQ(header.status, 2);
   EXPECT_NE(header.output.find("--header names the spec"), std::string::npos) << header.output;

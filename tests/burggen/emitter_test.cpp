@@ -98,8 +98,9 @@ TEST(Emitter, KBestDomainsCostsAndActions) {
             std::string::npos);
   EXPECT_NE(s.find("  const long& burgLabel_x = stateOf(kidOf(node, 0))->values_e[ranks[0]];\n"), std::string::npos);
   EXPECT_NE(s.find("void burmMatcher::action1(NodePtr node, const int& p, const long& burgLabel)"), std::string::npos);
-  EXPECT_NE(s.find("void burmMatcher::action2(NodePtr node, const long& burgLabel, NodePtr x, const long& burgLabel_x)"),
-            std::string::npos);
+  EXPECT_NE(
+      s.find("void burmMatcher::action2(NodePtr node, const long& burgLabel, NodePtr x, const long& burgLabel_x)"),
+      std::string::npos);
   // The total is the rule's: kids' costs are not added (RuleInfo's `total`).
   EXPECT_NE(s.find("    {2, e_NT, 0, 1, false, true, true, false, \"e: P(x:e)\"},\n"), std::string::npos) << s;
 }

@@ -44,9 +44,8 @@ TEST(IselExample, SubtractingAConstantAddsItsNegation) {
 }
 
 TEST(IselExample, LoadsAndStoresFoldOffsets) {
-  EXPECT_EQ(select("[p + 12] = [q];"),
-            (Lines{"# [p + 12] = [q];", "    lw    r1, 0(fp)", "    lw    r2, 4(fp)", "    lw    r3, 0(r2)",
-                   "    sw    r3, 12(r1)"}));
+  EXPECT_EQ(select("[p + 12] = [q];"), (Lines{"# [p + 12] = [q];", "    lw    r1, 0(fp)", "    lw    r2, 4(fp)",
+                                              "    lw    r3, 0(r2)", "    sw    r3, 12(r1)"}));
 }
 
 TEST(IselExample, ExplainsTheCover) {
@@ -160,8 +159,8 @@ TEST(IselExample, ThreeCheapestCoversInCostOrder) {
             "        reg: v:VAR\n"
             "    imm: c:CONST\n");
   // The best cover is the one the classic matcher chooses.
-  EXPECT_EQ(select("a = b + 1;"), (Lines{"# a = b + 1;", covers[0].instructions[0], covers[0].instructions[1],
-                                         covers[0].instructions[2]}));
+  EXPECT_EQ(select("a = b + 1;"),
+            (Lines{"# a = b + 1;", covers[0].instructions[0], covers[0].instructions[1], covers[0].instructions[2]}));
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-#include "tests/burggen/sample_kbest_matcher.hpp"
 #include "tests/burggen/kbest_agreement.hpp"
+#include "tests/burggen/sample_kbest_matcher.hpp"
 
 namespace {
 

@@ -3,8 +3,8 @@
 
 #include "tests/burggen/features_matcher.hpp"
 #include "tests/burggen/kbest_agreement.hpp"
-#include "tests/burggen/sample_matcher.hpp"
 #include "tests/burggen/sample_assignment.hpp"
+#include "tests/burggen/sample_matcher.hpp"
 
 namespace {
 
@@ -47,7 +47,7 @@ TEST(KBestAgreement, FeaturesGrammarAtKOne) {
 
 TEST(KBestAgreement, IburgSampleAtKOne) {
   SampleAssignment t;
-  auto &assign = t.assign;
+  auto& assign = t.assign;
   burmMatcher classic;
   ASSERT_TRUE(classic.label(&assign));
   std::vector<std::int64_t> expected;

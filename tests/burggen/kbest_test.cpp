@@ -22,7 +22,8 @@ struct NoValue {};
 using ChainRule = kbest_reference::Rule<NoValue>;
 using ChainKids = std::vector<const Derivation<NoValue>*>;
 
-ChainRule constant(int index, const char* text, int lhs, int op, long cost, std::vector<std::pair<int, int>> kids = {}) {
+ChainRule constant(int index, const char* text, int lhs, int op, long cost,
+                   std::vector<std::pair<int, int>> kids = {}) {
   ChainRule r;
   r.index = index;
   r.text = text;
@@ -205,7 +206,7 @@ TEST(KBestChains, NoDerivationMeansNoLabel) {
   EXPECT_EQ(m.count(big, Chains::imm_NT), 0);
   EXPECT_EQ(m.cost(big, Chains::imm_NT), Chains::INF);
   EXPECT_EQ(m.rule(big, Chains::imm_NT, 0), 0);
-  EXPECT_EQ(Chains::kBest, 4);  // as burggen --kbest 4 wrote it
+  EXPECT_EQ(Chains::kBest, 4);                 // as burggen --kbest 4 wrote it
   EXPECT_EQ(m.count(big, Chains::reg_NT), 1);  // K 4 by default; reg: CONST only
 }
 
@@ -356,8 +357,9 @@ TEST(KBestParams, LabelValuesPropagateAndTotalsReplaceTheKidsCosts) {
   // the inner loop's own 16 / 4 + 1.
   bool found = false;
   for (int rank = 0; rank < m.count(outer, Params::nest_NT); ++rank) {
-    if (m.coverText(outer, Params::nest_NT, rank) != "nest: LOOP(x:nest) [tile=2]\n  nest: LOOP(x:body) [tile=4, unroll=1]\n"
-                                     "    body: b:BODY\n")
+    if (m.coverText(outer, Params::nest_NT, rank) !=
+        "nest: LOOP(x:nest) [tile=2]\n  nest: LOOP(x:body) [tile=4, unroll=1]\n"
+        "    body: b:BODY\n")
       continue;
     found = true;
     EXPECT_EQ(m.cost(outer, Params::nest_NT, rank), 11);

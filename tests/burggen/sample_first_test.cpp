@@ -1,8 +1,8 @@
 // sample.burg generated with --ties first: of rules of equal cost the one written first wins.
 #include <gtest/gtest.h>
 
-#include "tests/burggen/sample_first_matcher.hpp"
 #include "tests/burggen/sample_assignment.hpp"
+#include "tests/burggen/sample_first_matcher.hpp"
 
 namespace {
 

@@ -2,8 +2,8 @@
 // generates a matcher that compiles and labels as iburg would.
 #include <gtest/gtest.h>
 
-#include "tests/burggen/sample_matcher.hpp"
 #include "tests/burggen/sample_assignment.hpp"
+#include "tests/burggen/sample_matcher.hpp"
 
 namespace {
 

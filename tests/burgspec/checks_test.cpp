@@ -13,8 +13,7 @@ using test::check;
 
 std::vector<std::string> nonterminalNames(const Grammar& g) {
   std::vector<std::string> names;
-  for (const auto& nt : g.nonterminals)
-    names.push_back(nt.name);
+  for (const auto& nt : g.nonterminals) names.push_back(nt.name);
   return names;
 }
 
@@ -88,8 +87,7 @@ TEST(Checks, UndefinedNonterminalInAPattern) {
 
 TEST(Checks, UndeclaredOperatorWithOperands) {
   auto spec = check("%%\nx: F(x);\nx: y;\ny: x;\n");
-  EXPECT_NE(spec->messages().find("2:4: error: undeclared operator 'F'; declare it with %term\n"),
-            std::string::npos)
+  EXPECT_NE(spec->messages().find("2:4: error: undeclared operator 'F'; declare it with %term\n"), std::string::npos)
       << spec->messages();
 }
 
@@ -193,17 +191,15 @@ TEST(Checks, LongChainWrittenLeafLastIsCheckedInLinearTime) {
 TEST(Checks, NonterminalThatDerivesNoFiniteTree) {
   auto spec = check("%term ADD K\n%%\ns: K;\ns: ADD(s, loop);\nloop: ADD(loop, s);\n");
   EXPECT_FALSE(spec->checked);
-  EXPECT_EQ(
-      spec->messages(),
-      "5:1: error: nonterminal 'loop' derives no finite tree: each of its rules needs a nonterminal that "
-      "derives none\n");
+  EXPECT_EQ(spec->messages(),
+            "5:1: error: nonterminal 'loop' derives no finite tree: each of its rules needs a nonterminal that "
+            "derives none\n");
 }
 
 TEST(Checks, UnreachableNonterminalIsAWarning) {
   auto spec = check("%term A B\n%%\ns: A;\nlost: B;\n");
   EXPECT_TRUE(spec->checked);
-  EXPECT_EQ(spec->messages(),
-            "4:1: warning: nonterminal 'lost' is unreachable from the start nonterminal 's'\n");
+  EXPECT_EQ(spec->messages(), "4:1: warning: nonterminal 'lost' is unreachable from the start nonterminal 's'\n");
 }
 
 TEST(Checks, UnusedOperatorIsAWarning) {

@@ -24,8 +24,8 @@ std::unique_ptr<Loaded> load(const std::string& name) {
   EXPECT_TRUE(read) << read.reason();
   if (read) loaded->file = *read;
   loaded->diags = std::make_unique<common::Diagnostics>(loaded->file);
-  loaded->ok = parseGrammar(loaded->file, *loaded->diags, loaded->grammar) &&
-               checkGrammar(loaded->grammar, *loaded->diags);
+  loaded->ok =
+      parseGrammar(loaded->file, *loaded->diags, loaded->grammar) && checkGrammar(loaded->grammar, *loaded->diags);
   return loaded;
 }
 

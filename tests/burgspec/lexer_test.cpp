@@ -19,8 +19,7 @@ std::vector<Token> lexAll(const common::SourceFile& file) {
 
 std::vector<TokenKind> kinds(const std::vector<Token>& tokens) {
   std::vector<TokenKind> out;
-  for (const auto& t : tokens)
-    out.push_back(t.kind);
+  for (const auto& t : tokens) out.push_back(t.kind);
   return out;
 }
 
@@ -28,10 +27,9 @@ TEST(Lexer, PunctuationIdentifiersAndNumbers) {
   common::SourceFile file("t", "reg: ADDI(x:reg, rc) = 12 ; { <");
   auto tokens = lexAll(file);
   using K = TokenKind;
-  EXPECT_EQ(kinds(tokens),
-            (std::vector<K>{K::Identifier, K::Colon, K::Identifier, K::LeftParen, K::Identifier, K::Colon,
-                            K::Identifier, K::Comma, K::Identifier, K::RightParen, K::Equals, K::Integer,
-                            K::Semicolon, K::LeftBrace, K::LeftAngle, K::End}));
+  EXPECT_EQ(kinds(tokens), (std::vector<K>{K::Identifier, K::Colon, K::Identifier, K::LeftParen, K::Identifier,
+                                           K::Colon, K::Identifier, K::Comma, K::Identifier, K::RightParen, K::Equals,
+                                           K::Integer, K::Semicolon, K::LeftBrace, K::LeftAngle, K::End}));
   EXPECT_EQ(tokens[2].text, "ADDI");
   EXPECT_EQ(tokens[11].text, "12");
 }
@@ -54,8 +52,8 @@ TEST(Lexer, DirectivesAndSectionMarks) {
   common::SourceFile file("t", "%term %start %type %node %frob %% %{");
   auto tokens = lexAll(file);
   using K = TokenKind;
-  EXPECT_EQ(kinds(tokens), (std::vector<K>{K::Directive, K::Directive, K::Directive, K::Directive,
-                                           K::Directive, K::PercentPercent, K::PrologueBegin, K::End}));
+  EXPECT_EQ(kinds(tokens), (std::vector<K>{K::Directive, K::Directive, K::Directive, K::Directive, K::Directive,
+                                           K::PercentPercent, K::PrologueBegin, K::End}));
   EXPECT_EQ(tokens[0].text, "%term");
   EXPECT_EQ(tokens[4].text, "%frob");
 }
@@ -83,8 +81,7 @@ TEST(Lexer, StrayCharactersAreErrors) {
   common::SourceFile file("t", "a $ % %} \xc3\xa9");
   auto tokens = lexAll(file);
   ASSERT_EQ(tokens.size(), 6u);
-  for (int i = 1; i <= 4; ++i)
-    EXPECT_EQ(tokens[i].kind, TokenKind::Error) << i;
+  for (int i = 1; i <= 4; ++i) EXPECT_EQ(tokens[i].kind, TokenKind::Error) << i;
   EXPECT_STREQ(tokens[1].error, "unexpected character");
   EXPECT_STREQ(tokens[2].error, "expected a directive name after '%'");
   EXPECT_STREQ(tokens[3].error, "'%}' without a matching '%{'");

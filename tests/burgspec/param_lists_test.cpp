@@ -57,8 +57,7 @@ TEST(ParamLists, AParameterTwiceThroughAListIsReportedWhereTheRuleNamesIt) {
 }
 
 TEST(ParamLists, AListIsCheckedOnceWhereItIsDeclared) {
-  EXPECT_EQ(parse("%term A\n%param <int> d\n%params l [d in f()]\n%params l [d in g()]\n%%\nx: A [l];\n")
-                ->messages(),
+  EXPECT_EQ(parse("%term A\n%param <int> d\n%params l [d in f()]\n%params l [d in g()]\n%%\nx: A [l];\n")->messages(),
             "4:9: error: parameter list 'l' is declared twice\n"
             "3:9: note: first declared here\n");
   auto spec = check(
@@ -75,7 +74,8 @@ TEST(ParamLists, AListIsCheckedOnceWhereItIsDeclared) {
 }
 
 TEST(Guards, AGuardIsKeptAndNeedsTheKBestMatcher) {
-  auto spec = check("%term A B\n%param <int> d\n%%\nx: A if (ctx->ready(node)) (1);\nx: B(y:x) = 4 if ((a(1)) && b) [d in f()];\n");
+  auto spec = check(
+      "%term A B\n%param <int> d\n%%\nx: A if (ctx->ready(node)) (1);\nx: B(y:x) = 4 if ((a(1)) && b) [d in f()];\n");
   ASSERT_TRUE(spec->checked) << spec->diags.str();
   const Grammar& g = spec->grammar;
   EXPECT_EQ(g.rules[0].guard, "ctx->ready(node)");
@@ -92,8 +92,7 @@ TEST(Guards, BadGuardsAreReported) {
             "3:9: error: expected '(' and a condition after 'if', found identifier 'ok'\n");
   EXPECT_EQ(parse("%term A\n%%\nx: A if ( );\n")->messages(),
             "3:6: error: empty guard: write the C++ condition under which the rule applies\n");
-  EXPECT_EQ(parse("%term A\n%%\nx: A if (f(1);\n")->messages(),
-            "3:9: error: unterminated guard: missing ')'\n");
+  EXPECT_EQ(parse("%term A\n%%\nx: A if (f(1);\n")->messages(), "3:9: error: unterminated guard: missing ')'\n");
   EXPECT_EQ(check("%term A\n%label <int> x\n%%\nx: A if ($$ > 0);\n")->messages(),
             "4:10: error: a guard cannot read label values ('$$', '$b'): it is tested before the rule's derivations "
             "are built\n");

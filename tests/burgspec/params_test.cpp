@@ -71,11 +71,11 @@ TEST(Params, SyntaxErrorsPointAtTheSpot) {
             "        ^\n");
   EXPECT_EQ(parse("%term A\n%%\nx: A [d in f(], e in g()] (1);\n")->messages(),
             "3:14: error: unbalanced ']' in the domain of 'd'\n");
-  EXPECT_EQ(parse("%term A\n%%\nx: A [d in f(\n")->messages(), "3:6: error: unterminated parameter list: missing ']'\n");
+  EXPECT_EQ(parse("%term A\n%%\nx: A [d in f(\n")->messages(),
+            "3:6: error: unterminated parameter list: missing ']'\n");
   EXPECT_EQ(parse("%term A\n%%\nx: A [d in f()) ] (1);\n")->messages(),
             "3:15: error: unbalanced ')' in the domain of 'd'\n");
-  EXPECT_EQ(parse("%term A\n%%\nx: A [3 in f()];\n")->messages(),
-            "3:7: error: expected a parameter name, found '3'\n");
+  EXPECT_EQ(parse("%term A\n%%\nx: A [3 in f()];\n")->messages(), "3:7: error: expected a parameter name, found '3'\n");
   EXPECT_EQ(parse("%term A\n%%\nx: A (=  );\n")->messages(),
             "3:6: error: empty total cost: write a C++ expression after '='\n");
   EXPECT_EQ(parse("%param <int>\n%%\n")->messages(),

@@ -45,8 +45,7 @@ TEST(ParserErrors, SeveralErrorsInOneRun) {
             "6:8: error: expected ',' or ')' after an operand of 'A', found identifier 'y'\n"
             "7:8: error: rule number must be positive\n");
   std::vector<std::string> lhs;
-  for (const auto& r : spec->grammar.rules)
-    lhs.push_back(r.lhs);
+  for (const auto& r : spec->grammar.rules) lhs.push_back(r.lhs);
   EXPECT_EQ(lhs, (std::vector<std::string>{"x", "z"}));
 }
 
@@ -90,16 +89,13 @@ TEST(ParserErrors, UnknownDirectiveAndMisplacedDeclarations) {
 TEST(ParserErrors, UnterminatedBlocksPointAtTheirOpening) {
   EXPECT_EQ(parse("%{ int a;\n")->messages(), "1:1: error: unterminated '%{' block: missing '%}'\n");
   EXPECT_EQ(parse("%%\nx: y (f(1);\n")->messages(), "2:6: error: unterminated cost: missing ')'\n");
-  EXPECT_EQ(parse("%%\nx: y { if (a) { b(); }\n")->messages(),
-            "2:6: error: unterminated action: missing '}'\n");
-  EXPECT_EQ(parse("%type <std::vector<int> reg\n%%\n")->messages(),
-            "1:7: error: unterminated type: missing '>'\n");
+  EXPECT_EQ(parse("%%\nx: y { if (a) { b(); }\n")->messages(), "2:6: error: unterminated action: missing '}'\n");
+  EXPECT_EQ(parse("%type <std::vector<int> reg\n%%\n")->messages(), "1:7: error: unterminated type: missing '>'\n");
   EXPECT_EQ(parse("%%\n/* x: y;\n")->messages(), "2:1: error: unterminated comment\n");
 }
 
 TEST(ParserErrors, BadNumbersAndCosts) {
-  EXPECT_EQ(parse("%%\nx: y = 99999999999;\n")->messages(),
-            "2:8: error: rule number 99999999999 is too large\n");
+  EXPECT_EQ(parse("%%\nx: y = 99999999999;\n")->messages(), "2:8: error: rule number 99999999999 is too large\n");
   EXPECT_EQ(parse("%term A=0\n%%\n")->messages(), "1:9: error: operator number must be positive\n");
   EXPECT_EQ(parse("%%\nx: y (99999999999999999999);\n")->messages(),
             "2:7: error: cost 99999999999999999999 is too large\n");
@@ -109,8 +105,7 @@ TEST(ParserErrors, BadNumbersAndCosts) {
 }
 
 TEST(ParserErrors, DeclarationMistakes) {
-  EXPECT_EQ(parse("%start\n%%\n")->messages(),
-            "2:1: error: expected the start nonterminal after %start, found '%%'\n");
+  EXPECT_EQ(parse("%start\n%%\n")->messages(), "2:1: error: expected the start nonterminal after %start, found '%%'\n");
   EXPECT_EQ(parse("%start a\n%start b\n%%\n")->messages(),
             "2:1: error: duplicate %start declaration\n"
             "1:8: note: the start nonterminal was declared here\n");
@@ -131,8 +126,7 @@ TEST(ParserErrors, DeclarationMistakes) {
 
 TEST(ParserErrors, DeeplyNestedPatternsAreRefusedNotOverflowed) {
   std::string deep = "%term A\n%%\nx: ";
-  for (int i = 0; i < 100000; ++i)
-    deep += "A(";
+  for (int i = 0; i < 100000; ++i) deep += "A(";
   deep += "y;\n";
   auto spec = parse(deep);
   EXPECT_FALSE(spec->parsed);

@@ -62,8 +62,7 @@ TEST(Parser, IburgPaperSamplePassesTheChecksCleanly) {
   const Grammar& g = spec->grammar;
   EXPECT_EQ(g.start, "stmt");
   std::vector<std::string> names;
-  for (const auto& nt : g.nonterminals)
-    names.push_back(nt.name);
+  for (const auto& nt : g.nonterminals) names.push_back(nt.name);
   EXPECT_EQ(names, (std::vector<std::string>{"stmt", "disp", "reg", "rc", "con"}));
   EXPECT_EQ(g.findTerminal("ASGNI")->arity, 2);
   EXPECT_EQ(g.findTerminal("CVCI")->arity, 1);
@@ -121,8 +120,7 @@ TEST(Parser, RuleNumbersAndCostsAreOptional) {
 }
 
 TEST(Parser, CommentsAnywhereOutsideCode) {
-  auto spec =
-      parse("// header\n%term /* ops */ A=1 // one\n%%\n/* a rule */ x: A /* leaf */ = 1 (2); // done\n");
+  auto spec = parse("// header\n%term /* ops */ A=1 // one\n%%\n/* a rule */ x: A /* leaf */ = 1 (2); // done\n");
   ASSERT_TRUE(spec->parsed) << spec->diags.str();
   ASSERT_EQ(spec->grammar.rules.size(), 1u);
   EXPECT_EQ(spec->grammar.rules[0].cost.value, 2);
@@ -144,8 +142,7 @@ TEST(Parser, BindingsOnAnySymbol) {
 }
 
 TEST(Parser, DynamicCostIsCapturedRaw) {
-  auto spec =
-      parse("%term CNSTI\n%%\nreg: CNSTI (fitsImm(node, \")\") ? 0 : INF);\nreg: CNSTI = 3 ( 17 );\n");
+  auto spec = parse("%term CNSTI\n%%\nreg: CNSTI (fitsImm(node, \")\") ? 0 : INF);\nreg: CNSTI = 3 ( 17 );\n");
   ASSERT_TRUE(spec->parsed) << spec->diags.str();
   const Cost& dynamic = spec->grammar.rules[0].cost;
   EXPECT_TRUE(dynamic.dynamic);
@@ -192,8 +189,7 @@ TEST(Parser, ParenthesesTouchingAnOperatorAlwaysOpenOperands) {
 }
 
 TEST(Parser, CallsAfterALeafAreCostsUnlessTheCalleeIsAnOperator) {
-  auto spec =
-      parse("%term CNSTI NEG\n%%\nreg: CNSTI (immCost(node));\nrc: con (f(c));\nreg: NEG (NEG(reg));\n");
+  auto spec = parse("%term CNSTI NEG\n%%\nreg: CNSTI (immCost(node));\nrc: con (f(c));\nreg: NEG (NEG(reg));\n");
   ASSERT_TRUE(spec->parsed) << spec->diags.str();
   const auto& r = spec->grammar.rules;
   EXPECT_TRUE(r[0].pattern.kids.empty());

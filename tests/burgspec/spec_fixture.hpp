@@ -5,9 +5,9 @@
 #include <string>
 
 #include "burgspec/checks.hpp"
-#include "common/diagnostics.hpp"
 #include "burgspec/grammar.hpp"
 #include "burgspec/parser.hpp"
+#include "common/diagnostics.hpp"
 #include "common/source.hpp"
 
 namespace burgspec::test {
@@ -26,9 +26,8 @@ struct Spec {
     for (const auto& d : diags.all()) {
       const char* severity = d.severity == common::Severity::Error     ? "error"
                              : d.severity == common::Severity::Warning ? "warning"
-                                                               : "note";
-      out += std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) + ": " + severity + ": " +
-             d.message + "\n";
+                                                                       : "note";
+      out += std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) + ": " + severity + ": " + d.message + "\n";
     }
     return out;
   }

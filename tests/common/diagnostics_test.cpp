@@ -82,7 +82,8 @@ TEST(Diagnostics, ALongLineCutAtItsEndOnly) {
   SourceFile file("t", line + "\n");
   Diagnostics diags(file);
   diags.error({1, 3}, "near the start");
-  EXPECT_EQ(diags.str(), "t:1:3: error: near the start\n" + std::string(Diagnostics::kMaxLineShown, 'b') + "...\n  ^\n");
+  EXPECT_EQ(diags.str(),
+            "t:1:3: error: near the start\n" + std::string(Diagnostics::kMaxLineShown, 'b') + "...\n  ^\n");
 }
 
 }  // namespace

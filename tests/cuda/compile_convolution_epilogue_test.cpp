@@ -33,7 +33,8 @@ void expectCompiled(const std::optional<CudaKernel>& k, const std::vector<std::s
 }
 
 TEST(CompileConvolutionEpilogue, ResnetLayerAsWinograd) {
-  for (const char* recipe : {"winograd oh,ow 4 block 32,32,8 thread 4,8,3", "winograd oh,ow 2 block 16,32,8 thread 4,4,1 prefetch"}) {
+  for (const char* recipe :
+       {"winograd oh,ow 4 block 32,32,8 thread 4,8,3", "winograd oh,ow 2 block 16,32,8 thread 4,4,1 prefetch"}) {
     SCOPED_TRACE(recipe);
     auto k = testing::emittedKernel("resnet_bn_relu.loop", kOwnSizes, recipe);
     expectCompiled(k, {"scale[k]", "shift[k]"});

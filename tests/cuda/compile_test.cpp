@@ -66,8 +66,10 @@ TEST(Compile, EveryExampleCompilesForSm90) {
 // dynamic shared memory.
 TEST(Compile, MappedKernelsCompileForSm90) {
   std::vector<CudaKernel> kernels = {
-      emitted(tiledMatmul(128, 128, 128)),         emitted(tiledMatmul(100, 126, 40, 8, Mapping::Vector)),
-      emitted(conv2d(30, 40)),                     emitted(halfSumOfSquares(1000, 256)),
+      emitted(tiledMatmul(128, 128, 128)),
+      emitted(tiledMatmul(100, 126, 40, 8, Mapping::Vector)),
+      emitted(conv2d(30, 40)),
+      emitted(halfSumOfSquares(1000, 256)),
       emitted(sharedCopy(128)),
   };
   std::vector<CompileResult> results = compileAll(kernels, uncached());

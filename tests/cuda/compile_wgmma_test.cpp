@@ -17,7 +17,8 @@ std::string wgmmaRecipe(const std::string& block, const std::string& group, int6
                         const std::string& options = "") {
   return "tile i,j " + block + "; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j " + group +
          "; strip k 64; stage A at k_o swizzle; stage B at k_o swizzle slabs 64; map k_o async " +
-         std::to_string(buffers) + "; unroll k 64; wgmma i,j,k 64," + std::to_string(n) + ",16" + options + "; raster 8";
+         std::to_string(buffers) + "; unroll k 64; wgmma i,j,k 64," + std::to_string(n) + ",16" + options +
+         "; raster 8";
 }
 
 // `k` compiled for an sm_90 GPU (so for sm_90a), its PTX kept.
@@ -39,7 +40,8 @@ void expectNoLocalMemory(const CompileResult& r) {
 
 // The square `example` of `size` under `recipe` compiled for an sm_90 GPU: checked accepted, for
 // sm_90a, with `instruction` in its PTX (the caller goes on only where it compiled).
-CompileResult expectWgmmaCompiled(const char* example, int64_t size, const std::string& recipe, const char* instruction) {
+CompileResult expectWgmmaCompiled(const char* example, int64_t size, const std::string& recipe,
+                                  const char* instruction) {
   auto k = testing::emittedKernel(example, {{"M", size}, {"N", size}, {"K", size}}, recipe);
   EXPECT_TRUE(k);
   if (!k) return {};
@@ -58,19 +60,20 @@ TEST(CompileWgmma, ProductsCompileForSm90aWithoutLocalMemory) {
     std::string recipe;
     const char* instruction;
   };
-  for (const Case& c : {Case{"hgemm.loop", 4096, wgmmaRecipe("128,256", "64,256", 256, 4), "m64n256k16.f32.f16.f16"},
-                        Case{"bf16gemm.loop", 4096, wgmmaRecipe("256,128", "128,128", 128, 4), "m64n128k16.f32.bf16.bf16"},
-                        Case{"hgemm.loop", 1000, wgmmaRecipe("128,128", "64,128", 128, 3), "m64n128k16.f32.f16.f16"},
-                        Case{"hgemm.loop", 4096, wgmmaRecipe("128,256", "64,256", 256, 4, " producer"),
-                             "m64n256k16.f32.f16.f16"},
-                        Case{"bf16gemm.loop", 1000, wgmmaRecipe("256,128", "128,128", 128, 3, " producer"),
-                             "m64n128k16.f32.bf16.bf16"}}) {
+  for (const Case& c :
+       {Case{"hgemm.loop", 4096, wgmmaRecipe("128,256", "64,256", 256, 4), "m64n256k16.f32.f16.f16"},
+        Case{"bf16gemm.loop", 4096, wgmmaRecipe("256,128", "128,128", 128, 4), "m64n128k16.f32.bf16.bf16"},
+        Case{"hgemm.loop", 1000, wgmmaRecipe("128,128", "64,128", 128, 3), "m64n128k16.f32.f16.f16"},
+        Case{"hgemm.loop", 4096, wgmmaRecipe("128,256", "64,256", 256, 4, " producer"), "m64n256k16.f32.f16.f16"},
+        Case{"bf16gemm.loop", 1000, wgmmaRecipe("256,128", "128,128", 128, 3, " producer"),
+             "m64n128k16.f32.bf16.bf16"}}) {
     SCOPED_TRACE(std::string(c.example) + " " + std::to_string(c.size) + " under " + c.recipe);
     CompileResult r = expectWgmmaCompiled(c.example, c.size, c.recipe, c.instruction);
     if (!r.compiled) continue;
     EXPECT_NE(r.log.find("sm_90a"), std::string::npos) << r.log;  // ptxas compiled for the specific target
-    for (const char* op : {"wgmma.fence.sync.aligned", "wgmma.commit_group.sync.aligned", "wgmma.wait_group.sync.aligned",
-                           "fence.proxy.async.shared::cta", "cp.async.cg.shared.global"})
+    for (const char* op :
+         {"wgmma.fence.sync.aligned", "wgmma.commit_group.sync.aligned", "wgmma.wait_group.sync.aligned",
+          "fence.proxy.async.shared::cta", "cp.async.cg.shared.global"})
       EXPECT_NE(r.ptx.find(op), std::string::npos) << op;
     if (c.recipe.find("producer") != std::string::npos) {
       for (const char* op : {"mbarrier.init.shared::cta.b64", "mbarrier.try_wait.parity.shared::cta.b64",
@@ -91,10 +94,14 @@ TEST(CompileWgmma, ProductsCompileForSm90aWithoutLocalMemory) {
 // two taps, the last strip partial), stride 2 and 1x1 taps, by the warpgroups or a producer.
 TEST(CompileWgmma, ImplicitGemmsOfChannelsLastConvolutionsCompileForSm90a) {
   auto recipe = [](const std::string& tile, const std::string& group, int64_t n, const std::string& options) {
-    return "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k " + tile + "; map n_oh_ow_o grid.y; map k_o grid.x; "
-           "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k " + group + "; strip r_s_c 64; "
+    return "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k " + tile +
+           "; map n_oh_ow_o grid.y; map k_o grid.x; "
+           "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k " +
+           group +
+           "; strip r_s_c 64; "
            "stage In at r_s_c_o transposed swizzle; stage Wt at r_s_c_o transposed swizzle; map r_s_c_o async 4; "
-           "unroll r_s_c 64; wgmma n_oh_ow,k,r_s_c 64," + std::to_string(n) + ",16" + options;
+           "unroll r_s_c 64; wgmma n_oh_ow,k,r_s_c 64," +
+           std::to_string(n) + ",16" + options;
   };
   struct Case {
     std::map<std::string, int64_t> sizes;
@@ -102,14 +109,17 @@ TEST(CompileWgmma, ImplicitGemmsOfChannelsLastConvolutionsCompileForSm90a) {
     const char* instruction;
   };
   const std::map<std::string, int64_t> resnet = {{"N", 32}, {"C", 128}, {"H", 28}, {"W", 28}, {"K", 128}};
-  for (const Case& c :
-       {Case{resnet, recipe("128,128", "64,128", 128, ""), "m64n128k16.f32.f16.f16"},
-        Case{resnet, recipe("256,128", "128,128", 128, " producer"), "m64n128k16.f32.f16.f16"},
-        Case{{{"N", 3}, {"C", 32}, {"H", 13}, {"W", 11}, {"K", 96}}, recipe("128,64", "64,64", 64, ""), "m64n64k16.f32.f16.f16"},
-        Case{{{"N", 4}, {"C", 64}, {"H", 15}, {"W", 15}, {"K", 256}, {"ST", 2}}, recipe("128,256", "64,256", 256, ""),
-             "m64n256k16.f32.f16.f16"},
-        Case{{{"N", 4}, {"C", 256}, {"H", 14}, {"W", 14}, {"K", 64}, {"R", 1}, {"S", 1}, {"P", 0}},
-             recipe("128,64", "64,64", 64, ""), "m64n64k16.f32.f16.f16"}}) {
+  for (const Case& c : {Case{resnet, recipe("128,128", "64,128", 128, ""), "m64n128k16.f32.f16.f16"},
+                        Case{resnet, recipe("256,128", "128,128", 128, " producer"), "m64n128k16.f32.f16.f16"},
+                        Case{{{"N", 3}, {"C", 32}, {"H", 13}, {"W", 11}, {"K", 96}},
+                             recipe("128,64", "64,64", 64, ""),
+                             "m64n64k16.f32.f16.f16"},
+                        Case{{{"N", 4}, {"C", 64}, {"H", 15}, {"W", 15}, {"K", 256}, {"ST", 2}},
+                             recipe("128,256", "64,256", 256, ""),
+                             "m64n256k16.f32.f16.f16"},
+                        Case{{{"N", 4}, {"C", 256}, {"H", 14}, {"W", 14}, {"K", 64}, {"R", 1}, {"S", 1}, {"P", 0}},
+                             recipe("128,64", "64,64", 64, ""),
+                             "m64n64k16.f32.f16.f16"}}) {
     SCOPED_TRACE(c.recipe);
     auto k = testing::emittedKernel("conv2d_nhwc_half.loop", c.sizes, c.recipe);
     ASSERT_TRUE(k);
@@ -119,7 +129,8 @@ TEST(CompileWgmma, ImplicitGemmsOfChannelsLastConvolutionsCompileForSm90a) {
     EXPECT_TRUE(r.ok) << r.reason;
     EXPECT_NE(r.ptx.find(".target sm_90a"), std::string::npos);
     EXPECT_NE(r.ptx.find(std::string("wgmma.mma_async.sync.aligned.") + c.instruction), std::string::npos);
-    for (const char* op : {"cp.async.cg.shared.global", "fence.proxy.async.shared::cta", "wgmma.commit_group.sync.aligned"})
+    for (const char* op :
+         {"cp.async.cg.shared.global", "fence.proxy.async.shared::cta", "wgmma.commit_group.sync.aligned"})
       EXPECT_NE(r.ptx.find(op), std::string::npos) << op;
     expectNoLocalMemory(r);
   }
@@ -132,8 +143,11 @@ TEST(CompileWgmma, ImplicitGemmsOfChannelsLastConvolutionsCompileForSm90a) {
 TEST(CompileWgmma, AllHalfConvolutionsStorePairsOfHalvesForSm90a) {
   auto recipe = [](const std::string& tile, const std::string& group, int64_t n, int buffers,
                    const std::string& options) {
-    return "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k " + tile + "; map n_oh_ow_o grid.y; map k_o grid.x; "
-           "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k " + group + "; strip r_s_c 64; "
+    return "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k " + tile +
+           "; map n_oh_ow_o grid.y; map k_o grid.x; "
+           "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k " +
+           group +
+           "; strip r_s_c 64; "
            "stage In at r_s_c_o transposed swizzle; stage Wt at r_s_c_o transposed swizzle; map r_s_c_o async " +
            std::to_string(buffers) + "; unroll r_s_c 64; wgmma n_oh_ow,k,r_s_c 64," + std::to_string(n) + ",16" +
            options;
@@ -145,8 +159,8 @@ TEST(CompileWgmma, AllHalfConvolutionsStorePairsOfHalvesForSm90a) {
   };
   const std::map<std::string, int64_t> l2 = {{"N", 32}, {"C", 128}, {"H", 28}, {"W", 28}, {"K", 128}};
   const std::map<std::string, int64_t> l4 = {{"N", 32}, {"C", 512}, {"H", 7}, {"W", 7}, {"K", 512}};
-  const std::map<std::string, int64_t> expand = {{"N", 32}, {"C", 64}, {"H", 56}, {"W", 56}, {"K", 256},
-                                                 {"R", 1},  {"S", 1},  {"P", 0}};
+  const std::map<std::string, int64_t> expand = {{"N", 32},  {"C", 64}, {"H", 56}, {"W", 56},
+                                                 {"K", 256}, {"R", 1},  {"S", 1},  {"P", 0}};
   for (const Case& c : {Case{l2, recipe("128,128", "64,128", 128, 4, ""), false},
                         Case{l4, recipe("128,128", "64,128", 128, 4, ""), true},
                         Case{expand, recipe("128,256", "64,256", 256, 2, " wait 0"), false},
@@ -210,11 +224,15 @@ TEST(CompileWgmma, TmaProducersCompileForSm90a) {
     std::map<std::string, int64_t> sizes;
     std::string recipe;
   };
-  for (const Case& c :
-       {Case{"hgemm.loop", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, wgmmaRecipe("128,256", "64,256", 256, 4, " producer tma")},
-        Case{"bf16gemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}},
-             wgmmaRecipe("256,128", "128,128", 128, 3, " producer tma")},
-        Case{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, wgmmaRecipe("128,128", "64,128", 128, 2, " wait 0 producer tma")}}) {
+  for (const Case& c : {Case{"hgemm.loop",
+                             {{"M", 4096}, {"N", 4096}, {"K", 4096}},
+                             wgmmaRecipe("128,256", "64,256", 256, 4, " producer tma")},
+                        Case{"bf16gemm.loop",
+                             {{"M", 1000}, {"N", 1000}, {"K", 1000}},
+                             wgmmaRecipe("256,128", "128,128", 128, 3, " producer tma")},
+                        Case{"hgemm.loop",
+                             {{"M", 200}, {"N", 136}, {"K", 88}},
+                             wgmmaRecipe("128,128", "64,128", 128, 2, " wait 0 producer tma")}}) {
     SCOPED_TRACE(std::string(c.example) + " under " + c.recipe);
     auto k = testing::emittedKernel(c.example, c.sizes, c.recipe);
     ASSERT_TRUE(k);
@@ -277,12 +295,13 @@ TEST(CompileWgmma, Tf32ProductsCompileForSm90aWithoutLocalMemory) {
     return tf32WgmmaRecipe("map i block.y; map j block.x", block, group, "stage B at k_o transposed swizzle", buffers,
                            "wgmma i,j,k 64," + std::to_string(n) + ",8" + options);
   };
-  for (const Tf32Case& c : {Tf32Case{4096, tf32Recipe("256,128", "128,128", 128, 4), "m64n128k8.f32.tf32.tf32"},
-                        Tf32Case{4096, tf32Recipe("256,128", "128,128", 128, 3), "m64n128k8.f32.tf32.tf32"},
-                        Tf32Case{1000, tf32Recipe("128,128", "64,128", 128, 3, " wait 0"), "m64n128k8.f32.tf32.tf32"},
-                        Tf32Case{4096, tf32Recipe("128,128", "64,128", 128, 4, " producer"), "m64n128k8.f32.tf32.tf32"},
-                        Tf32Case{4096, tf32Recipe("256,128", "128,128", 128, 4, " producer"), "m64n128k8.f32.tf32.tf32"},
-                        Tf32Case{4096, tf32Recipe("256,64", "128,64", 64, 4, " producer"), "m64n64k8.f32.tf32.tf32"}}) {
+  for (const Tf32Case& c :
+       {Tf32Case{4096, tf32Recipe("256,128", "128,128", 128, 4), "m64n128k8.f32.tf32.tf32"},
+        Tf32Case{4096, tf32Recipe("256,128", "128,128", 128, 3), "m64n128k8.f32.tf32.tf32"},
+        Tf32Case{1000, tf32Recipe("128,128", "64,128", 128, 3, " wait 0"), "m64n128k8.f32.tf32.tf32"},
+        Tf32Case{4096, tf32Recipe("128,128", "64,128", 128, 4, " producer"), "m64n128k8.f32.tf32.tf32"},
+        Tf32Case{4096, tf32Recipe("256,128", "128,128", 128, 4, " producer"), "m64n128k8.f32.tf32.tf32"},
+        Tf32Case{4096, tf32Recipe("256,64", "128,64", 64, 4, " producer"), "m64n64k8.f32.tf32.tf32"}}) {
     SCOPED_TRACE(std::to_string(c.size) + " under " + c.recipe);
     CompileResult r = expectWgmmaCompiled("tf32gemm.loop", c.size, c.recipe, c.instruction);
     if (!r.compiled) continue;
@@ -301,13 +320,14 @@ TEST(CompileWgmma, Tf32RegisterAProductsCompileForSm90aWithoutLocalMemory) {
     return tf32WgmmaRecipe("map i block.x; map j block.y", block, group, "stage B at k_o swizzle slabs 32", buffers,
                            "wgmma j,i,k 64," + std::to_string(n) + ",8" + options);
   };
-  for (const Tf32Case& c : {Tf32Case{4096, rsRecipe("128,128", "128,64", 128, 4, " producer tma"), "m64n128k8.f32.tf32.tf32"},
-                        Tf32Case{4096, rsRecipe("256,128", "256,64", 256, 4, " producer tma"), "m64n256k8.f32.tf32.tf32"},
-                        Tf32Case{4096, rsRecipe("256,64", "256,64", 256, 3, " producer tma"), "m64n256k8.f32.tf32.tf32"},
-                        Tf32Case{520, rsRecipe("128,128", "128,128", 128, 3, " producer tma"), "m64n128k8.f32.tf32.tf32"},
-                        Tf32Case{1000, rsRecipe("128,128", "128,64", 128, 4, " producer tma"), "m64n128k8.f32.tf32.tf32"},
-                        Tf32Case{4096, rsRecipe("128,128", "128,64", 128, 4, " producer"), "m64n128k8.f32.tf32.tf32"},
-                        Tf32Case{1000, rsRecipe("128,128", "128,64", 128, 3), "m64n128k8.f32.tf32.tf32"}}) {
+  for (const Tf32Case& c :
+       {Tf32Case{4096, rsRecipe("128,128", "128,64", 128, 4, " producer tma"), "m64n128k8.f32.tf32.tf32"},
+        Tf32Case{4096, rsRecipe("256,128", "256,64", 256, 4, " producer tma"), "m64n256k8.f32.tf32.tf32"},
+        Tf32Case{4096, rsRecipe("256,64", "256,64", 256, 3, " producer tma"), "m64n256k8.f32.tf32.tf32"},
+        Tf32Case{520, rsRecipe("128,128", "128,128", 128, 3, " producer tma"), "m64n128k8.f32.tf32.tf32"},
+        Tf32Case{1000, rsRecipe("128,128", "128,64", 128, 4, " producer tma"), "m64n128k8.f32.tf32.tf32"},
+        Tf32Case{4096, rsRecipe("128,128", "128,64", 128, 4, " producer"), "m64n128k8.f32.tf32.tf32"},
+        Tf32Case{1000, rsRecipe("128,128", "128,64", 128, 3), "m64n128k8.f32.tf32.tf32"}}) {
     SCOPED_TRACE(std::to_string(c.size) + " under " + c.recipe);
     CompileResult r = expectWgmmaCompiled("tf32gemm.loop", c.size, c.recipe, c.instruction);
     if (!r.compiled) continue;
@@ -329,14 +349,15 @@ TEST(CompileWgmma, Tf32x3ProductsCompileForSm90aWithoutLocalMemory) {
     return tf32WgmmaRecipe("map i block.x; map j block.y", block, group, "stage B at k_o swizzle slabs 32", buffers,
                            "wgmma j,i,k 64," + std::to_string(n) + ",8 producer tma tf32x3" + promote);
   };
-  for (const Tf32Case& c : {Tf32Case{4096, splitRecipe("128,128", "128,64", 128, 4), "m64n128k8.f32.tf32.tf32"},
-                            Tf32Case{4096, splitRecipe("256,64", "256,64", 256, 3), "m64n256k8.f32.tf32.tf32"},
-                            Tf32Case{1000, splitRecipe("128,128", "128,64", 128, 4), "m64n128k8.f32.tf32.tf32"},
-                            Tf32Case{520, splitRecipe("64,128", "64,64", 64, 3), "m64n64k8.f32.tf32.tf32"},
-                            Tf32Case{200, splitRecipe("128,128", "128,64", 128, 2), "m64n128k8.f32.tf32.tf32"},
-                            Tf32Case{4096, splitRecipe("128,128", "128,64", 128, 4, " promote 1"), "m64n128k8.f32.tf32.tf32"},
-                            Tf32Case{1000, splitRecipe("128,128", "128,64", 128, 3, " promote 2"), "m64n128k8.f32.tf32.tf32"},
-                            Tf32Case{520, splitRecipe("64,128", "64,64", 64, 3, " promote 4"), "m64n64k8.f32.tf32.tf32"}}) {
+  for (const Tf32Case& c :
+       {Tf32Case{4096, splitRecipe("128,128", "128,64", 128, 4), "m64n128k8.f32.tf32.tf32"},
+        Tf32Case{4096, splitRecipe("256,64", "256,64", 256, 3), "m64n256k8.f32.tf32.tf32"},
+        Tf32Case{1000, splitRecipe("128,128", "128,64", 128, 4), "m64n128k8.f32.tf32.tf32"},
+        Tf32Case{520, splitRecipe("64,128", "64,64", 64, 3), "m64n64k8.f32.tf32.tf32"},
+        Tf32Case{200, splitRecipe("128,128", "128,64", 128, 2), "m64n128k8.f32.tf32.tf32"},
+        Tf32Case{4096, splitRecipe("128,128", "128,64", 128, 4, " promote 1"), "m64n128k8.f32.tf32.tf32"},
+        Tf32Case{1000, splitRecipe("128,128", "128,64", 128, 3, " promote 2"), "m64n128k8.f32.tf32.tf32"},
+        Tf32Case{520, splitRecipe("64,128", "64,64", 64, 3, " promote 4"), "m64n64k8.f32.tf32.tf32"}}) {
     SCOPED_TRACE(std::to_string(c.size) + " under " + c.recipe);
     CompileResult r = expectWgmmaCompiled("matmul.loop", c.size, c.recipe, c.instruction);
     if (!r.compiled) continue;
@@ -370,9 +391,11 @@ TEST(CompileWgmma, SplitTf32x3ProductsCompileForSm90aWithoutLocalMemory) {
                         Case{{{"M", 256}, {"N", 256}, {"K", 65536}}, 8, "128,128", "128,64", 128, " promote 2"}}) {
     const std::string recipe = "split k " + std::to_string(c.parts) + "; tile i,j " + c.block +
                                "; map k_s grid.z; map i_o grid.y; map j_o grid.x; map i block.x; map j block.y; "
-                               "regtile i,j " + c.group + "; strip k 32; stage A at k_o swizzle; stage B at k_o "
-                               "swizzle slabs 32; unroll k 32; map k_o async 4; wgmma j,i,k 64," + std::to_string(c.n) +
-                               ",8 producer tma tf32x3" + c.promote;
+                               "regtile i,j " +
+                               c.group +
+                               "; strip k 32; stage A at k_o swizzle; stage B at k_o "
+                               "swizzle slabs 32; unroll k 32; map k_o async 4; wgmma j,i,k 64," +
+                               std::to_string(c.n) + ",8 producer tma tf32x3" + c.promote;
     SCOPED_TRACE(recipe + " at K=" + std::to_string(c.sizes.at("K")));
     auto k = testing::emittedKernel("matmul.loop", c.sizes, recipe);
     ASSERT_TRUE(k);
@@ -421,17 +444,19 @@ TEST(CompileWgmma, Tf32x3ProductsFilledByCpAsyncCompileForSm90a) {
     return split + "tile i,j " + block + std::string(split.empty() ? "" : "; map k_s grid.z") +
            "; map i_o grid.y; map j_o grid.x; map i block.x; map j block.y; regtile i,j " + group +
            "; strip k 32; stage A at k_o swizzle; stage B at k_o swizzle slabs 32; unroll k 32; map k_o async 4; "
-           "wgmma j,i,k 64," + std::to_string(n) + ",8 producer tf32x3" + promote;
+           "wgmma j,i,k 64," +
+           std::to_string(n) + ",8 producer tf32x3" + promote;
   };
   struct Case {
     std::map<std::string, int64_t> sizes;
     std::string recipe;
     int64_t n;
   };
-  for (const Case& c : {Case{odd, recipe("", "64,64", "64,64", 64, " promote 2"), 64},
-                        Case{odd, recipe("", "64,128", "64,64", 64, " promote 1"), 64},
-                        Case{odd, recipe("", "128,64", "128,64", 128, " promote 2"), 128},
-                        Case{{{"M", 127}, {"N", 4099}, {"K", 1023}}, recipe("split k 2; ", "64,64", "64,64", 64, " promote 1"), 64}}) {
+  for (const Case& c :
+       {Case{odd, recipe("", "64,64", "64,64", 64, " promote 2"), 64},
+        Case{odd, recipe("", "64,128", "64,64", 64, " promote 1"), 64},
+        Case{odd, recipe("", "128,64", "128,64", 128, " promote 2"), 128},
+        Case{{{"M", 127}, {"N", 4099}, {"K", 1023}}, recipe("split k 2; ", "64,64", "64,64", 64, " promote 1"), 64}}) {
     SCOPED_TRACE(c.recipe);
     auto k = testing::emittedKernel("matmul.loop", c.sizes, c.recipe);
     ASSERT_TRUE(k);
@@ -441,8 +466,9 @@ TEST(CompileWgmma, Tf32x3ProductsFilledByCpAsyncCompileForSm90a) {
     EXPECT_TRUE(r.ok) << r.reason;
     EXPECT_NE(r.ptx.find("wgmma.mma_async.sync.aligned.m64n" + std::to_string(c.n) + "k8.f32.tf32.tf32"),
               std::string::npos);
-    for (const char* op : {"cp.async.ca.shared.global", "cp.async.mbarrier.arrive.noinc.shared::cta.b64",
-                           "cvt.rna.tf32.f32", "fence.proxy.async.shared::cta", "mbarrier.try_wait.parity.shared::cta.b64"})
+    for (const char* op :
+         {"cp.async.ca.shared.global", "cp.async.mbarrier.arrive.noinc.shared::cta.b64", "cvt.rna.tf32.f32",
+          "fence.proxy.async.shared::cta", "mbarrier.try_wait.parity.shared::cta.b64"})
       EXPECT_NE(r.ptx.find(op), std::string::npos) << op;
     EXPECT_EQ(r.ptx.find("cp.async.bulk.tensor"), std::string::npos);
     expectNoLocalMemory(r);
@@ -461,8 +487,7 @@ TEST(CompileWgmma, EveryOfferedRegisterACandidateCompilesUnserialized) {
     for (std::string line; std::getline(in, line);) {
       if (line.find("wgmma j,i,k") == std::string::npos) continue;
       SCOPED_TRACE(line);
-      auto k = testing::emittedKernel(std::string(example) + ".loop", {{"M", 4096}, {"N", 4096}, {"K", 4096}},
-                                      line);
+      auto k = testing::emittedKernel(std::string(example) + ".loop", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, line);
       ASSERT_TRUE(k);
       CompileResult r = compiledForSm90(*k);
       ASSERT_TRUE(r.compiled) << r.errorLog;

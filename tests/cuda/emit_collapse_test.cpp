@@ -40,11 +40,12 @@ TEST(EmitCollapse, GatheredReductionIndicesAreCountedNotDividedEachStrip) {
   // (8 = 0*9 + 2*3 + 2) with carries after each copy, filled then used, pipelined or asynchronous.
   for (const char* buffering : {"", "map q_o pipelined; ", "map q_o async; "}) {
     SCOPED_TRACE(buffering);
-    std::string src = conv2dUnder({{"N", 3}, {"C", 5}, {"H", 9}, {"W", 7}, {"K", 40}},
-                                  std::string(kGemm) + buffering + "unroll q 8");
+    std::string src =
+        conv2dUnder({{"N", 3}, {"C", 5}, {"H", 9}, {"W", 7}, {"K", 40}}, std::string(kGemm) + buffering + "unroll q 8");
     std::string strips = loopText(src, "for (int q_o = 0;");
     ASSERT_FALSE(strips.empty()) << src;
-    for (const char* division : {"q / 9", "q / 3", "q % 3"}) EXPECT_EQ(strips.find(division), std::string::npos) << strips;
+    for (const char* division : {"q / 9", "q / 3", "q % 3"})
+      EXPECT_EQ(strips.find(division), std::string::npos) << strips;
     // The input's 4 items a thread each count; the filters' items of a thread share a place in q.
     EXPECT_NE(src.find("int In_s_at_c[4], In_s_at_r[4], In_s_at_s[4];"), std::string::npos) << src;
     EXPECT_NE(src.find("int Wt_s_at_c, Wt_s_at_r, Wt_s_at_s;"), std::string::npos) << src;
@@ -93,8 +94,9 @@ TEST(EmitCollapse, CountersStartFromTheItemsTheCopiesTake) {
 
 TEST(EmitCollapse, GathersGo4ElementsAtATimeWhereTheLayoutAllows) {
   // 1x1, no padding: n*oh*ow runs along the input's rows, 16 bytes a copy.
-  std::string pointwise = conv2dUnder({{"N", 2}, {"C", 64}, {"H", 12}, {"W", 12}, {"K", 40}, {"R", 1}, {"S", 1}, {"P", 0}},
-                                      std::string(kGemm) + "map q_o async");
+  std::string pointwise =
+      conv2dUnder({{"N", 2}, {"C", 64}, {"H", 12}, {"W", 12}, {"K", 40}, {"R", 1}, {"S", 1}, {"P", 0}},
+                  std::string(kGemm) + "map q_o async");
   EXPECT_NE(pointwise.find("// Gather In[n][c][oh + r][ow + s] over q from q_o, m from m_o -> In_s, zero outside In, 4 "
                            "elements at a time"),
             std::string::npos)
@@ -102,15 +104,17 @@ TEST(EmitCollapse, GathersGo4ElementsAtATimeWhereTheLayoutAllows) {
   EXPECT_NE(pointwise.find("async_copy<16>(&In_s"), std::string::npos) << pointwise;
   // 3x3 with padding: the window's shift leaves rows unaligned; the filters still go 4 at a time
   // along c*r*s, stored down the buffer's columns.
-  std::string padded = conv2dUnder({{"N", 2}, {"C", 64}, {"H", 12}, {"W", 12}, {"K", 40}},
-                                   std::string(kGemm) + "map q_o pipelined");
-  EXPECT_NE(padded.find("// Gather In[n][c][oh + r - 1][ow + s - 1] over q from q_o, m from m_o -> In_s, zero outside In\n"),
-            std::string::npos)
+  std::string padded =
+      conv2dUnder({{"N", 2}, {"C", 64}, {"H", 12}, {"W", 12}, {"K", 40}}, std::string(kGemm) + "map q_o pipelined");
+  EXPECT_NE(
+      padded.find("// Gather In[n][c][oh + r - 1][ow + s - 1] over q from q_o, m from m_o -> In_s, zero outside In\n"),
+      std::string::npos)
       << padded;
   EXPECT_NE(padded.find("zero outside Wt, 4 elements at a time"), std::string::npos) << padded;
   EXPECT_NE(padded.find("= Wt_s_next[stage_r].w;"), std::string::npos) << padded;
   // Filters whose c*r*s does not hold whole vectors (5 channels of 3x3: 45) go an element at a time.
-  std::string odd = conv2dUnder({{"N", 2}, {"C", 5}, {"H", 12}, {"W", 12}, {"K", 40}}, std::string(kGemm) + "map q_o async");
+  std::string odd =
+      conv2dUnder({{"N", 2}, {"C", 5}, {"H", 12}, {"W", 12}, {"K", 40}}, std::string(kGemm) + "map q_o async");
   EXPECT_EQ(odd.find("4 elements at a time"), std::string::npos) << odd;
 }
 
@@ -120,14 +124,17 @@ TEST(EmitCollapse, GathersGo4ElementsAtATimeWhereTheLayoutAllows) {
 std::string tensorCoreGemm(int strip) {
   std::string d = std::to_string(strip);
   return "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k 64,32; map n_oh_ow_o grid.y; map k_o grid.x; "
-         "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k 32,16; strip r_s_c " + d + "; "
+         "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k 32,16; strip r_s_c " +
+         d +
+         "; "
          "stage In at r_s_c_o transposed pad 8; stage Wt at r_s_c_o transposed pad 8; map r_s_c_o async; "
-         "unroll r_s_c " + d + "; mma n_oh_ow,k,r_s_c 16,8,16";
+         "unroll r_s_c " +
+         d + "; mma n_oh_ow,k,r_s_c 16,8,16";
 }
 
 TEST(EmitCollapse, TensorCoreGathersGo16BytesAtATimeIntoRowsLdmatrixReads) {
-  std::string src = testing::emittedExample("conv2d_nhwc_half.loop", {{"N", 2}, {"C", 64}, {"H", 8}, {"W", 8}, {"K", 64}},
-                                            tensorCoreGemm(32));
+  std::string src = testing::emittedExample("conv2d_nhwc_half.loop",
+                                            {{"N", 2}, {"C", 64}, {"H", 8}, {"W", 8}, {"K", 64}}, tensorCoreGemm(32));
   EXPECT_NE(src.find("__shared__ __align__(16) __half In_s[3][64][40];"), std::string::npos) << src;
   EXPECT_NE(src.find("__shared__ __align__(16) __half Wt_s[3][32][40];"), std::string::npos) << src;
   EXPECT_NE(src.find("over n_oh_ow from n_oh_ow_o, r_s_c from r_s_c_o -> In_s, zero outside In, 8 elements at a time"),
@@ -136,7 +143,8 @@ TEST(EmitCollapse, TensorCoreGathersGo16BytesAtATimeIntoRowsLdmatrixReads) {
   EXPECT_NE(src.find("async_copy<16>(&In_s[0][stage_0][stage_1], stage_in ? &In["), std::string::npos) << src;
   EXPECT_NE(src.find("async_copy<16>(&Wt_s["), std::string::npos) << src;
   EXPECT_NE(src.find("ldmatrix<4, false>(mma_a[n_oh_ow_o3_u], &In_s[stage_slot]"), std::string::npos) << src;
-  EXPECT_NE(src.find("ldmatrix<4, false>((mma_b + 2 * k_o3_u), &Wt_s[stage_slot]"), std::string::npos) << src;  // two tiles
+  EXPECT_NE(src.find("ldmatrix<4, false>((mma_b + 2 * k_o3_u), &Wt_s[stage_slot]"), std::string::npos)
+      << src;  // two tiles
   EXPECT_NE(src.find("mma_m16n8k16_f16(Out_r["), std::string::npos) << src;
   EXPECT_NE(src.find("const int oh = n_oh_ow / 8 % 8;"), std::string::npos) << src;
   // Three channels of 4 x 4 taps make no run of 8 (nor of 2) that stays at one pixel: the input

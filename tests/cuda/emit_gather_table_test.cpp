@@ -36,7 +36,8 @@ const std::map<std::string, int64_t> kConv3dSizes = {{"N", 2}, {"C", 5}, {"D", 6
 std::string conv3dGemm(const std::string& tail) {
   return "collapse c,a,b,e; interchange n k; collapse n,od,oh,ow; tile k,n_od_oh_ow 64,64; map k_o grid.y; "
          "map n_od_oh_ow_o grid.x; map k block.y; map n_od_oh_ow block.x; regtile k,n_od_oh_ow 8,4; "
-         "strip c_a_b_e 16; stage In at c_a_b_e_o table; stage Wt at c_a_b_e_o; unroll c_a_b_e 16" + tail;
+         "strip c_a_b_e 16; stage In at c_a_b_e_o table; stage Wt at c_a_b_e_o; unroll c_a_b_e 16" +
+         tail;
 }
 
 TEST(EmitGatherTable, TheStripLoopLooksOffsetsUpAndDividesNothing) {
@@ -118,22 +119,27 @@ TEST(EmitGatherTable, TheKernelsComputeTheNestOnTheHost) {
   std::vector<Case> cases = {
       {"conv3d_ncdhw.loop", kConv3dSizes, conv3dGemm("; map c_a_b_e_o pipelined")},
       {"conv3d_ncdhw.loop", kConv3dSizes, conv3dGemm("")},
-      {"conv2d.loop", {{"N", 2}, {"C", 3}, {"H", 20}, {"W", 21}, {"K", 8}, {"ST", 2}},
+      {"conv2d.loop",
+       {{"N", 2}, {"C", 3}, {"H", 20}, {"W", 21}, {"K", 8}, {"ST", 2}},
        "interchange n k; collapse n,oh,ow into m; collapse c,r,s into q; tile k,m 8,256; map k_o grid.y; "
        "map m_o grid.x; map k block.y; map m block.x; regtile k,m 2,8; strip q 4; stage In at q_o table; "
        "stage Wt at q_o; unroll q 4; map q_o pipelined"},
-      {"conv2d.loop", {{"N", 3}, {"C", 5}, {"H", 19}, {"W", 17}, {"K", 40}},  // edges apart: rows twice
+      {"conv2d.loop",
+       {{"N", 3}, {"C", 5}, {"H", 19}, {"W", 17}, {"K", 40}},  // edges apart: rows twice
        "interchange n k; collapse n,oh,ow into m; collapse c,r,s into q; tile k,m 32,64; map k_o grid.y; "
        "map m_o grid.x; map k block.y; map m block.x; regtile k,m 4,4; strip q 8; stage In at q_o table; "
        "stage Wt at q_o; unroll q 8; map q_o pipelined; roundup; peel k_o,m_o,q_o"},
-      {"conv2d.loop", {{"N", 2}, {"C", 12}, {"H", 8}, {"W", 8}, {"K", 20}, {"R", 1}, {"S", 1}, {"P", 0}},
+      {"conv2d.loop",
+       {{"N", 2}, {"C", 12}, {"H", 8}, {"W", 8}, {"K", 20}, {"R", 1}, {"S", 1}, {"P", 0}},
        "interchange n k; collapse n,oh,ow into m; collapse c,r,s into q; tile k,m 32,64; map k_o grid.y; "
        "map m_o grid.x; map k block.y; map m block.x; regtile k,m 4,4; strip q 8; stage In at q_o table; "
        "stage Wt at q_o; unroll q 8; map q_o pipelined"},
-      {"conv1d.loop", {{"N", 2}, {"C", 5}, {"L", 40}, {"K", 3}, {"R", 5}, {"ST", 3}, {"P", 2}},
+      {"conv1d.loop",
+       {{"N", 2}, {"C", 5}, {"L", 40}, {"K", 3}, {"R", 5}, {"ST", 3}, {"P", 2}},
        "interchange n k; collapse n,o into m; collapse c,r into q; tile k,m 4,32; map k_o grid.y; map m_o grid.x; "
        "map k block.y; map m block.x; regtile k,m 2,2; strip q 8; stage In at q_o table; stage Wt at q_o; unroll q 8"},
-      {"conv2d_nhwc.loop", {{"N", 2}, {"H", 7}, {"W", 6}, {"C", 8}, {"K", 32}},
+      {"conv2d_nhwc.loop",
+       {{"N", 2}, {"H", 7}, {"W", 6}, {"C", 8}, {"K", 32}},
        "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k 64,32; map n_oh_ow_o grid.y; map k_o grid.x; "
        "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k 4,4; strip r_s_c 8; "
        "stage In at r_s_c_o transposed table; stage Wt at r_s_c_o; unroll r_s_c 8; map r_s_c_o pipelined"},

@@ -106,7 +106,10 @@ std::vector<GoldenCase> goldenCases() {
                             "map n grid.z\nmap k grid.y\nstrip ow 32\ninterchange oh ow_o\nmap ow_o grid.x\n"
                             "map ow block.x\nstage Wt at ow_o");
        }},
-      {"naive_conv2d_example", [] { return emitExample("conv2d", {{"N", 2}, {"C", 3}, {"H", 20}, {"W", 21}}, ""); }},
+      {"naive_conv2d_example",
+       [] {
+         return emitExample("conv2d", {{"N", 2}, {"C", 3}, {"H", 20}, {"W", 21}}, "");
+       }},
   };
 }
 

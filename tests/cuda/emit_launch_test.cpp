@@ -105,7 +105,8 @@ TEST(EmitLaunch, RegisterTilesAreIndexedByConstantsOnly) {
 TEST(EmitLaunch, VectorLoopsUseWideAccesses) {
   CudaKernel vec = emitted(tiledMatmul(128, 128, 128, 16, Mapping::Vector));
   EXPECT_NE(vec.source.find("const float4 Bs_v0 = *reinterpret_cast<const float4*>(&Bs[k1 - k0][j1 - j0]);"),
-            std::string::npos) << vec.source;
+            std::string::npos)
+      << vec.source;
   EXPECT_NE(vec.source.find("*reinterpret_cast<float4*>(&C[128*i2 + j1]) = make_float4("), std::string::npos);
   CudaKernel scalar = emitted(tiledMatmul(128, 128, 128, 16, Mapping::Unrolled));
   EXPECT_EQ(scalar.source.find("Bs_v"), std::string::npos) << scalar.source;

@@ -36,7 +36,8 @@ TEST(EmitPeel, WholeTilesAndStripsRunWithoutTheEdgesGuards) {
   ASSERT_FALSE(src.empty());
   std::string whole = between(src, "if (i_o < 64 && j_o < 4096) {", "} else {  // a tile at an edge");
   ASSERT_FALSE(whole.empty()) << src;
-  for (const char* guard : {"< 127", "< 4099"}) EXPECT_EQ(whole.find(guard), std::string::npos) << guard << "\n" << whole;
+  for (const char* guard : {"< 127", "< 4099"})
+    EXPECT_EQ(whole.find(guard), std::string::npos) << guard << "\n" << whole;
   // The whole strips: no test of k; the next strip's loads check K only in the last whole strip,
   // whose next is partial.
   std::string strips = between(whole, "for (int k_o = 0; k_o < 512; k_o += 16) {  // whole iterations",
@@ -64,8 +65,8 @@ TEST(EmitPeel, ASplitReductionsPartsRunTheirWholeStripsThenTheirLast) {
   std::string src = emitted({{"M", 100}, {"N", 72}, {"K", 50}},
                             "split k 2; map k_s grid.z; " + kTiles + "map k_o async; unroll k 16; roundup; peel k_o");
   ASSERT_FALSE(src.empty());
-  std::string strips = between(src, "for (; k_o + 16 <= k_s + 25; k_o += 16) {  // whole iterations",
-                               "// the last iteration, partial");
+  std::string strips =
+      between(src, "for (; k_o + 16 <= k_s + 25; k_o += 16) {  // whole iterations", "// the last iteration, partial");
   ASSERT_FALSE(strips.empty()) << src;
   EXPECT_EQ(strips.find("if (k < "), std::string::npos) << strips;
   EXPECT_NE(src.find("if (k_o < k_s + 25) {  // the last iteration, partial"), std::string::npos) << src;

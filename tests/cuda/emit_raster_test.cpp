@@ -10,8 +10,8 @@
 
 #include <unistd.h>
 
-#include "tests/scratch_dir.hpp"
 #include "tests/cuda/emitted_example.hpp"
+#include "tests/scratch_dir.hpp"
 
 namespace cudaburg {
 namespace {
@@ -38,7 +38,8 @@ std::vector<std::pair<int, int>> blockOrder(const std::string& coordinates, int 
                                    << "struct Index { unsigned x, y, z; };\nint main() {\n"
                                    << "  for (unsigned y = 0; y < " << gridY << "; ++y)\n"
                                    << "    for (unsigned x = 0; x < " << gridX << "; ++x) {\n"
-                                   << "      const Index blockIdx{x, y, 0};\n" << coordinates
+                                   << "      const Index blockIdx{x, y, 0};\n"
+                                   << coordinates
                                    << "      std::printf(\"%d %d\\n\", int(block_y), int(block_x));\n    }\n}\n";
   std::string command = std::string(CUDABURG_HOST_CXX) + " -std=c++17 -o " + (dir / "order").string() + " " +
                         (dir / "order.cpp").string() + " && " + (dir / "order").string() + " > " +

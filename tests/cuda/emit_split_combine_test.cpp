@@ -39,7 +39,8 @@ TEST(EmitSplitCombine, PartsStoreTheirSumsAndTheLastAddsThemUpInOrder) {
       << src;
   EXPECT_EQ(src.find("atomicAdd(&C["), std::string::npos) << src;
   EXPECT_NE(src.find("C_parts[20000 * split_part + 200*i + j] = C_r[i_u][j_u];"), std::string::npos) << src;
-  EXPECT_NE(src.find("split_last = atomicAdd(&split_arrivals[blockIdx.x + 4 * blockIdx.y], 1) == 2;"), std::string::npos);
+  EXPECT_NE(src.find("split_last = atomicAdd(&split_arrivals[blockIdx.x + 4 * blockIdx.y], 1) == 2;"),
+            std::string::npos);
   EXPECT_NE(src.find("split_sum += part == split_part ? C_r[i_u][j_u] : __ldcg(&C_parts[20000 * part + 200*i + j]);"),
             std::string::npos);
   EXPECT_NE(src.find("C[200*i + j] = split_sum;"), std::string::npos);
@@ -64,8 +65,7 @@ TEST(EmitSplitCombine, VectorizedColumnsCombineLaneByLane) {
                                   "split k 2 workspace; map k_s grid.z; " + kTiles + "vectorize j 4");
   ASSERT_TRUE(k);
   EXPECT_EQ(k->source.find("atomicAdd(&C["), std::string::npos) << k->source;
-  EXPECT_NE(k->source.find("C_parts[1000000 * split_part + 1000*i + j_o2 + 3] = C_r[i_u][3];"),
-            std::string::npos)
+  EXPECT_NE(k->source.find("C_parts[1000000 * split_part + 1000*i + j_o2 + 3] = C_r[i_u][3];"), std::string::npos)
       << k->source;
   EXPECT_NE(k->source.find("C[1000*i + j_o2 + 3] = split_sum;"), std::string::npos);
 }

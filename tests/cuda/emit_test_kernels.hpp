@@ -11,7 +11,9 @@ namespace cudaburg::testing {
 inline Affine ix(const std::string& name, int64_t coef = 1) { return Affine::var(name, coef); }
 inline Affine c(int64_t v) { return Affine(v); }
 inline Access at(const std::string& array, std::vector<Affine> subs) { return Access{array, std::move(subs)}; }
-inline ExprPtr load(const std::string& array, std::vector<Affine> subs) { return Expr::read(at(array, std::move(subs))); }
+inline ExprPtr load(const std::string& array, std::vector<Affine> subs) {
+  return Expr::read(at(array, std::move(subs)));
+}
 
 inline Array param(const std::string& name, std::vector<int64_t> extents, bool input,
                    ScalarType type = ScalarType::Float, bool padded = false) {
@@ -139,10 +141,10 @@ inline Kernel registerHog(int64_t n) {
   k.params = {param("out", {64, n}, false), param("in", {64, 64}, true), param("w", {64, n}, true)};
   auto lanes = [&](NodePtr body) { return loop("u", c(0), {c(n)}, 1, LoopKind::Parallel, Mapping::Unrolled, body); };
   NodePtr zero = lanes(makeAssign(at("keep", {ix("u")}), Expr::constant(0), false));
-  NodePtr update = loop("v", c(0), {c(64)}, 1, LoopKind::Reduce, Mapping::ThreadSerial,
-                        lanes(makeAssign(at("keep", {ix("u")}),
-                                         Expr::binary('*', load("in", {ix("x"), ix("v")}), load("w", {ix("v"), ix("u")})),
-                                         true)));
+  NodePtr update =
+      loop("v", c(0), {c(64)}, 1, LoopKind::Reduce, Mapping::ThreadSerial,
+           lanes(makeAssign(at("keep", {ix("u")}),
+                            Expr::binary('*', load("in", {ix("x"), ix("v")}), load("w", {ix("v"), ix("u")})), true)));
   NodePtr store = lanes(makeAssign(at("out", {ix("x"), ix("u")}), load("keep", {ix("u")}), false));
   k.body = makeAlloc(buffer("keep", {n}, MemorySpace::Register),
                      loop("x", c(0), {c(64)}, 1, LoopKind::Parallel, Mapping::BlockX, makeSeq({zero, update, store})));

@@ -38,8 +38,9 @@ TEST(WgmmaDescriptor, FieldsOfTheSwizzledLayouts) {
 // swizzle on the address itself (its bits 4-6, the 16-byte chunk, XORed with bits 7-9).
 uint64_t canonicalAddress(uint64_t desc, bool kMajor, int64_t row, int64_t col) {
   uint64_t start = (desc & 0x3FFF) << 4, leading = (desc >> 16 & 0x3FFF) << 4, stride = (desc >> 32 & 0x3FFF) << 4;
-  uint64_t a = kMajor ? start + (row / 8) * stride + (row % 8) * 128 + col * 2  // A: row m, col k
-                      : start + (col / 64) * leading + (row / 8) * stride + (row % 8) * 128 + (col % 64) * 2;  // B: row k, col n
+  uint64_t a =
+      kMajor ? start + (row / 8) * stride + (row % 8) * 128 + col * 2                                 // A: row m, col k
+             : start + (col / 64) * leading + (row / 8) * stride + (row % 8) * 128 + (col % 64) * 2;  // B: row k, col n
   return a ^ ((a >> 7 & 7) << 4);
 }
 
@@ -152,16 +153,18 @@ TEST(EmitWgmma, WarpgroupsReadSwizzledStagesByDescriptor) {
   EXPECT_NE(src.find("extern __shared__ __align__(1024) unsigned char shared_memory[];"), std::string::npos);
   EXPECT_NE(src.find("__half (*B_s)[4][64][64]"), std::string::npos) << src;
   // B's copies go into their slab, the column swizzled within it.
-  EXPECT_NE(src.find("&B_s[0][(stage_1) >> 6][stage_0][((stage_1) & 63) ^ ((stage_0 & 7) << 3)]"), std::string::npos) << src;
+  EXPECT_NE(src.find("&B_s[0][(stage_1) >> 6][stage_0][((stage_1) & 63) ^ ((stage_0 & 7) << 3)]"), std::string::npos)
+      << src;
   // One wgmma a k step of 16: A's start 32 bytes on, B's 16 rows (2048 bytes) on; the layouts'
   // constant fields (K-major: 16 and 1024 bytes; N-major: 8192 and 1024 bytes; 128-byte swizzle).
   EXPECT_NE(src.find("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {%0, %1,"), std::string::npos) << src;
   EXPECT_NE(src.find(", p, 1, 1, 0, 1;"), std::string::npos);  // B transposed (N-major), A not
-  EXPECT_NE(src.find("wgmma_m64n256k16_f16(C_r[i_o3_u][32*j_o3_u], wgmma_descriptor(0x4000004000010000ull, "
-                     "reinterpret_cast<const char*>(&A_s[stage_slot][0][0]) + 128*i_o2 + 8192*i_o3_u + 32*k_o2_u - 128*i_o), "
-                     "wgmma_descriptor(0x4000004002000000ull, reinterpret_cast<const char*>(&B_s[stage_slot][0][0][0]) + "
-                     "128*j_o2 + 32768*j_o3_u + 2048*k_o2_u - 128*j_o));"),
-            std::string::npos)
+  EXPECT_NE(
+      src.find("wgmma_m64n256k16_f16(C_r[i_o3_u][32*j_o3_u], wgmma_descriptor(0x4000004000010000ull, "
+               "reinterpret_cast<const char*>(&A_s[stage_slot][0][0]) + 128*i_o2 + 8192*i_o3_u + 32*k_o2_u - 128*i_o), "
+               "wgmma_descriptor(0x4000004002000000ull, reinterpret_cast<const char*>(&B_s[stage_slot][0][0][0]) + "
+               "128*j_o2 + 32768*j_o3_u + 2048*k_o2_u - 128*j_o));"),
+      std::string::npos)
       << src;
   // A strip: its copies issued two strips ahead (one group of wgmma still reads the strip before),
   // fenced, committed as one group, all but it waited for; every group waited for after the loop.
@@ -176,10 +179,11 @@ TEST(EmitWgmma, WarpgroupsReadSwizzledStagesByDescriptor) {
 }
 
 TEST(EmitWgmma, RowsOfTheWarpgroupAndNoGroupInFlight) {
-  auto k = testing::emittedKernel("bf16gemm.loop", {{"M", 512}, {"N", 256}, {"K", 256}},
-                                  "tile i,j 256,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
-                                  "regtile i,j 128,128; strip k 64; stage A at k_o swizzle; stage B at k_o swizzle slabs 64; "
-                                  "map k_o async 3; unroll k 64; wgmma i,j,k 64,128,16 wait 0");
+  auto k = testing::emittedKernel(
+      "bf16gemm.loop", {{"M", 512}, {"N", 256}, {"K", 256}},
+      "tile i,j 256,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+      "regtile i,j 128,128; strip k 64; stage A at k_o swizzle; stage B at k_o swizzle slabs 64; "
+      "map k_o async 3; unroll k 64; wgmma i,j,k 64,128,16 wait 0");
   ASSERT_TRUE(k);
   const std::string& src = k->source;
   EXPECT_NE(src.find("float C_r[2][16][4];"), std::string::npos) << src;  // two 64-row tiles a warpgroup
@@ -200,20 +204,23 @@ TEST(EmitWgmma, AProducerWarpgroupFillsTheStages) {
   const std::string& src = k->source;
   EXPECT_EQ(k->block[0], 128u);
   EXPECT_EQ(k->block[1], 3u);
-  EXPECT_EQ(k->sharedBytes, 4u * (128 * 64 + 64 * 256) * 2 + 2 * 8 * 4);  // the buffers, a full and an empty barrier each
-  for (const char* text : {"mbarrier_init(&wgmma_full[s], 128);", "mbarrier_init(&wgmma_empty[s], 256);",
-                           "if (threadIdx.y == 2) {  // the producer warpgroup", "const int producer_rank = threadIdx.x;",
-                           "const int stage_e = producer_rank + 128 * stage_r;",
-                           "if (stage_round > 0) mbarrier_wait(&wgmma_empty[stage_slot], (stage_round - 1) & 1);",
-                           "async_arrive(&wgmma_full[stage_slot]);", "} else {  // the warpgroups that multiply",
-                           "mbarrier_wait(&wgmma_full[stage_slot], stage_round & 1);", "wgmma_proxy_fence();",
-                           "wgmma_fence();", "wgmma_m64n256k16_f16(", "wgmma_commit();", "wgmma_wait<1>();",
-                           "if (k_o / 64 > 0) mbarrier_arrive(&wgmma_empty[(stage_slot + 3) % 4]);", "wgmma_wait<0>();",
-                           "*reinterpret_cast<float2*>(&C["}) {
+  EXPECT_EQ(k->sharedBytes,
+            4u * (128 * 64 + 64 * 256) * 2 + 2 * 8 * 4);  // the buffers, a full and an empty barrier each
+  for (const char* text :
+       {"mbarrier_init(&wgmma_full[s], 128);", "mbarrier_init(&wgmma_empty[s], 256);",
+        "if (threadIdx.y == 2) {  // the producer warpgroup", "const int producer_rank = threadIdx.x;",
+        "const int stage_e = producer_rank + 128 * stage_r;",
+        "if (stage_round > 0) mbarrier_wait(&wgmma_empty[stage_slot], (stage_round - 1) & 1);",
+        "async_arrive(&wgmma_full[stage_slot]);", "} else {  // the warpgroups that multiply",
+        "mbarrier_wait(&wgmma_full[stage_slot], stage_round & 1);", "wgmma_proxy_fence();", "wgmma_fence();",
+        "wgmma_m64n256k16_f16(", "wgmma_commit();", "wgmma_wait<1>();",
+        "if (k_o / 64 > 0) mbarrier_arrive(&wgmma_empty[(stage_slot + 3) % 4]);", "wgmma_wait<0>();",
+        "*reinterpret_cast<float2*>(&C["}) {
     EXPECT_NE(src.find(text), std::string::npos) << text << "\n" << src;
   }
   // The producer's items are placed by its own rank among its 128 threads, not the block's.
-  size_t produces = src.find("if (threadIdx.y == 2) {"), consumes = src.find("} else {  // the warpgroups that multiply");
+  size_t produces = src.find("if (threadIdx.y == 2) {"),
+         consumes = src.find("} else {  // the warpgroups that multiply");
   const std::string producer = src.substr(produces, consumes - produces);
   EXPECT_NE(producer.find("stage_0 = producer_rank / 8 + 16 * stage_r"), std::string::npos) << producer;
   EXPECT_EQ(producer.find("thread_rank"), std::string::npos) << producer;
@@ -226,14 +233,16 @@ TEST(EmitWgmma, AProducerWarpgroupFillsTheStages) {
   EXPECT_LT(consume, written);
   // The warpgroups' guard (the producer's row of block.y has no tile) only outside the loop.
   size_t consumers = src.find("} else {  // the warpgroups that multiply");
-  EXPECT_EQ(src.substr(consumers, src.find("wgmma_wait<0>();", consumers) - consumers).find("if (i_o2 <"), std::string::npos);
+  EXPECT_EQ(src.substr(consumers, src.find("wgmma_wait<0>();", consumers) - consumers).find("if (i_o2 <"),
+            std::string::npos);
   EXPECT_NE(src.find("if (i_o2 < i_o + 128) {"), std::string::npos) << src;
 }
 
 // The producer's barriers count its cp.async copies: rows too narrow for them (K = 1001 halves:
 // an element at a time) are refused, not copied by plain stores the barriers would not order.
 TEST(EmitWgmma, AProducerCopiesByCpAsyncAlone) {
-  EmitResult e = testing::emitExample("hgemm.loop", {{"M", 1001}, {"N", 1001}, {"K", 1001}}, kWgmma128x256 + " producer");
+  EmitResult e =
+      testing::emitExample("hgemm.loop", {{"M", 1001}, {"N", 1001}, {"K", 1001}}, kWgmma128x256 + " producer");
   EXPECT_FALSE(e.ok());
   EXPECT_NE(e.reason.find("a producer warpgroup fills the stages by cp.async alone"), std::string::npos) << e.reason;
 }
@@ -243,30 +252,33 @@ TEST(EmitWgmma, AProducerCopiesByCpAsyncAlone) {
 // through the tensor maps the kernel takes after its arrays; full[s] completes on its one arrival
 // and the bytes it expects, no thread copies by cp.async.
 TEST(EmitWgmma, AProducerThreadFillsTheStagesByTma) {
-  auto k = testing::emittedKernel("hgemm.loop", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, kWgmma128x256 + " producer tma");
+  auto k =
+      testing::emittedKernel("hgemm.loop", {{"M", 4096}, {"N", 4096}, {"K", 4096}}, kWgmma128x256 + " producer tma");
   ASSERT_TRUE(k);
   const std::string& src = k->source;
   EXPECT_EQ(k->block[1], 3u);
   EXPECT_EQ(k->sharedBytes, 4u * (128 * 64 + 64 * 256) * 2 + 2 * 8 * 4);
-  for (const char* text : {"struct __align__(64) tensor_map { unsigned long long opaque[16]; };",
-                           "const __half* __restrict__ B, const __grid_constant__ tensor_map A_map, "
-                           "const __grid_constant__ tensor_map B_map) {",
-                           "mbarrier_init(&wgmma_full[s], 1);", "mbarrier_init(&wgmma_empty[s], 256);",
-                           "mbarrier_init_fence();", "if (threadIdx.y == 2) {  // the producer warpgroup",
-                           "if (threadIdx.x == 0) {",
-                           "if (stage_round > 0) mbarrier_wait(&wgmma_empty[stage_slot], (stage_round - 1) & 1);",
-                           "mbarrier_expect_bytes(&wgmma_full[stage_slot], 49152);",
-                           "mbarrier_wait(&wgmma_full[stage_slot], stage_round & 1);",
-                           "wgmma_m64n256k16_f16(", "if (k_o / 64 > 0) mbarrier_arrive(&wgmma_empty[(stage_slot + 3) % 4]);"})
+  for (const char* text :
+       {"struct __align__(64) tensor_map { unsigned long long opaque[16]; };",
+        "const __half* __restrict__ B, const __grid_constant__ tensor_map A_map, "
+        "const __grid_constant__ tensor_map B_map) {",
+        "mbarrier_init(&wgmma_full[s], 1);", "mbarrier_init(&wgmma_empty[s], 256);", "mbarrier_init_fence();",
+        "if (threadIdx.y == 2) {  // the producer warpgroup", "if (threadIdx.x == 0) {",
+        "if (stage_round > 0) mbarrier_wait(&wgmma_empty[stage_slot], (stage_round - 1) & 1);",
+        "mbarrier_expect_bytes(&wgmma_full[stage_slot], 49152);",
+        "mbarrier_wait(&wgmma_full[stage_slot], stage_round & 1);", "wgmma_m64n256k16_f16(",
+        "if (k_o / 64 > 0) mbarrier_arrive(&wgmma_empty[(stage_slot + 3) % 4]);"})
     EXPECT_NE(src.find(text), std::string::npos) << text << "\n" << src;
   // One box of A, four of B (a slab's 8192 bytes apart), at the strip's k and the block's rows or columns.
   size_t loads = 0;
   for (size_t at = src.find("tma_load_2d("); at != std::string::npos; at = src.find("tma_load_2d(", at + 1)) ++loads;
   EXPECT_EQ(loads, 1u + 1 + 4);  // the helper's definition, then the copies
-  EXPECT_NE(src.find(", A_map, static_cast<int>(k_o), static_cast<int>(i_o), &wgmma_full[stage_slot]);"), std::string::npos)
+  EXPECT_NE(src.find(", A_map, static_cast<int>(k_o), static_cast<int>(i_o), &wgmma_full[stage_slot]);"),
+            std::string::npos)
       << src;
   EXPECT_NE(src.find(" + 24576, B_map, static_cast<int>(j_o + 192), static_cast<int>(k_o), &wgmma_full[stage_slot]);"),
-            std::string::npos) << src;
+            std::string::npos)
+      << src;
   for (const char* absent : {"async_copy<", "async_arrive(&", "producer_rank", "async_wait<"})
     EXPECT_EQ(src.find(absent), std::string::npos) << absent << "\n" << src;
   // The launch's description of each map: the array's extents and row pitch, the box, innermost first.
@@ -299,17 +311,19 @@ TEST(EmitWgmma, PersistentBlocksTakeTheTilesInTurn) {
   EXPECT_EQ(k->grid[0], 132u);
   EXPECT_EQ(k->grid[1], 1u);
   EXPECT_EQ(k->grid[2], 1u);
-  const size_t tiles =
-      src.find("for (unsigned block_tile = blockIdx.x, tile_turn = 0; block_tile < 512u; block_tile += gridDim.x, ++tile_turn) {");
+  const size_t tiles = src.find(
+      "for (unsigned block_tile = blockIdx.x, tile_turn = 0; block_tile < 512u; block_tile += gridDim.x, ++tile_turn) "
+      "{");
   ASSERT_NE(tiles, std::string::npos) << src;
   const size_t setUp = src.find("mbarrier_init(&wgmma_full[s], 1);"), synced = src.find("__syncthreads();");
   EXPECT_LT(setUp, synced);
   EXPECT_LT(synced, tiles);
   EXPECT_EQ(src.find("__syncthreads();", synced + 1), std::string::npos) << src;
-  for (const char* text : {"const unsigned block_linear = block_tile;",
-                           "const int stage_slot = (tile_turn * 16 + k_o / 64) % 4, stage_round = (tile_turn * 16 + k_o / 64) / 4;",
-                           "if (k_o / 64 > 0) mbarrier_arrive(&wgmma_empty[(stage_slot + 3) % 4]);",
-                           "mbarrier_arrive(&wgmma_empty[(tile_turn * 16 + 15) % 4]);"})
+  for (const char* text :
+       {"const unsigned block_linear = block_tile;",
+        "const int stage_slot = (tile_turn * 16 + k_o / 64) % 4, stage_round = (tile_turn * 16 + k_o / 64) / 4;",
+        "if (k_o / 64 > 0) mbarrier_arrive(&wgmma_empty[(stage_slot + 3) % 4]);",
+        "mbarrier_arrive(&wgmma_empty[(tile_turn * 16 + 15) % 4]);"})
     EXPECT_GT(src.find(text), tiles) << text << "\n" << src;
   EXPECT_NE(src.find("persistent: each block takes the 32 x 16 tiles in turn"), std::string::npos);
   // Fewer tiles than blocks: a block a tile, each taking one turn.
@@ -317,7 +331,8 @@ TEST(EmitWgmma, PersistentBlocksTakeTheTilesInTurn) {
   ASSERT_TRUE(few);
   EXPECT_EQ(few->grid[0], 4u);
   // The same tiles one a block: no loop over tiles, the barriers set up in the body.
-  auto one = testing::emittedKernel("hgemm.loop", {{"M", 4096}, {"N", 4096}, {"K", 1024}}, kWgmma128x256 + " producer tma");
+  auto one =
+      testing::emittedKernel("hgemm.loop", {{"M", 4096}, {"N", 4096}, {"K", 1024}}, kWgmma128x256 + " producer tma");
   ASSERT_TRUE(one);
   EXPECT_EQ(one->grid[0] * one->grid[1], 512u);
   EXPECT_EQ(one->source.find("block_tile"), std::string::npos);
@@ -346,14 +361,16 @@ TEST(EmitWgmma, PersistentBlocksNeedAProducer) {
 // Partial tiles need nothing of the kernel (the boxes past the edges read zeros); a row pitch
 // that is no multiple of 16 bytes has no tensor map.
 TEST(EmitWgmma, TmaTakesUnevenSizesButNotUnalignedRows) {
-  auto k = testing::emittedKernel("bf16gemm.loop", {{"M", 1000}, {"N", 200}, {"K", 88}}, kWgmma128x256 + " producer tma");
+  auto k =
+      testing::emittedKernel("bf16gemm.loop", {{"M", 1000}, {"N", 200}, {"K", 88}}, kWgmma128x256 + " producer tma");
   ASSERT_TRUE(k);
   ASSERT_EQ(k->tensorMaps.size(), 2u);
   EXPECT_EQ(k->tensorMaps[0].dims, (std::vector<int64_t>{88, 1000}));
   EXPECT_EQ(k->tensorMaps[0].type, ScalarType::BFloat16);
   EXPECT_EQ(k->tensorMaps[1].dims, (std::vector<int64_t>{200, 88}));
   EXPECT_EQ(k->tensorMaps[1].strides, (std::vector<int64_t>{400}));
-  EmitResult e = testing::emitExample("hgemm.loop", {{"M", 512}, {"N", 512}, {"K", 1004}}, kWgmma128x256 + " producer tma");
+  EmitResult e =
+      testing::emitExample("hgemm.loop", {{"M", 512}, {"N", 512}, {"K", 1004}}, kWgmma128x256 + " producer tma");
   EXPECT_FALSE(e.ok());
   EXPECT_NE(e.reason.find("a stage of A by TMA: A's rows of 2008 bytes are no multiple of 16"), std::string::npos)
       << e.reason;
@@ -405,18 +422,19 @@ TEST(EmitWgmma, Tf32ReadsBTransposedByKMajorDescriptors) {
   EXPECT_NE(line.find("wgmma_descriptor(0x4000004000010000ull, reinterpret_cast<const char*>(&B_s["), std::string::npos)
       << line;
   EXPECT_NE(line.find("32*k_o2_u"), std::string::npos) << line;
-  EXPECT_NE(src.find("stage_0 = stage_e / 8 % 4 + 4 * (stage_e / 1024), stage_1 = stage_e % 8 + 8 * (stage_e / 32 % 32);"),
-            std::string::npos)
+  EXPECT_NE(
+      src.find("stage_0 = stage_e / 8 % 4 + 4 * (stage_e / 1024), stage_1 = stage_e % 8 + 8 * (stage_e / 32 % 32);"),
+      std::string::npos)
       << src;
   EXPECT_NE(src.find("async_copy<4>(&B_s["), std::string::npos) << src;
   EXPECT_NE(src.find("async_copy<16>(&A_s["), std::string::npos) << src;
 
-  auto produced = testing::emittedKernel("tf32gemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}},
-                                         kTf32Wgmma128x256 + " producer");
+  auto produced =
+      testing::emittedKernel("tf32gemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}}, kTf32Wgmma128x256 + " producer");
   ASSERT_TRUE(produced);
   EXPECT_NE(produced->source.find("async_copy<4>(&B_s["), std::string::npos);
-  EmitResult tma = testing::emitExample("tf32gemm.loop", {{"M", 512}, {"N", 512}, {"K", 512}},
-                                        kTf32Wgmma128x256 + " producer tma");
+  EmitResult tma =
+      testing::emitExample("tf32gemm.loop", {{"M", 512}, {"N", 512}, {"K", 512}}, kTf32Wgmma128x256 + " producer tma");
   EXPECT_FALSE(tma.ok());
   EXPECT_NE(tma.reason.find("not transposed"), std::string::npos) << tma.reason;
 }
@@ -438,7 +456,8 @@ TEST(EmitWgmma, Tf32RegisterAFragmentLoadsMeetNoBankConflict) {
         std::set<int64_t> banks, columns;
         for (int64_t lane = 0; lane < 32; ++lane) {
           const int64_t g = lane / 4, t = lane % 4;
-          const int64_t column = 32 * (w / 2) + 8 * (w % 2) + 16 * (g / 4) + g % 4 + 4 * (q % 2), k = step + t + 4 * (q / 2);
+          const int64_t column = 32 * (w / 2) + 8 * (w % 2) + 16 * (g / 4) + g % 4 + 4 * (q % 2),
+                        k = step + t + 4 * (q / 2);
           const int64_t within = column % 32, chunk = swizzle.chunkAt(k, within / 4);
           const int64_t word = column / 32 * 32 * 32 + k * 32 + chunk * 4 + within % 4;
           banks.insert(word % 32);
@@ -466,7 +485,8 @@ TEST(EmitWgmma, Tf32RegisterAReadsBFromRegistersAndWritesCTransposed) {
   ASSERT_TRUE(k);
   const std::string& src = k->source;
   EXPECT_EQ(k->requiredArch, "sm_90a");
-  EXPECT_NE(src.find("wgmma_m64n128k8_tf32_rs(float* d, const unsigned* a, unsigned long long b)"), std::string::npos) << src;
+  EXPECT_NE(src.find("wgmma_m64n128k8_tf32_rs(float* d, const unsigned* a, unsigned long long b)"), std::string::npos)
+      << src;
   EXPECT_NE(src.find("wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {%0, %1,"), std::string::npos) << src;
   EXPECT_NE(src.find("}, {%64, %65, %66, %67}, %68, p, 1, 1;"), std::string::npos) << src;
   EXPECT_NE(src.find("wgmma_a[j_o3_u][0] = __float_as_uint(B_s[stage_slot]["), std::string::npos) << src;
@@ -475,7 +495,7 @@ TEST(EmitWgmma, Tf32RegisterAReadsBFromRegistersAndWritesCTransposed) {
   ASSERT_NE(call, std::string::npos) << src;
   std::string line = src.substr(call, src.find('\n', call) - call);
   EXPECT_NE(line.find("wgmma_a[j_o3_u], wgmma_descriptor(0x4000004000010000ull, reinterpret_cast<const char*>(&A_s["),
-                      std::string::npos)
+            std::string::npos)
       << line;
   // Fence after the loads, one group a k step, the one before waited for.
   size_t loads = src.find("wgmma_a[j_o3_u][3] ="), fence = src.find("wgmma_fence();", loads);

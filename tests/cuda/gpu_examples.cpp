@@ -85,11 +85,13 @@ int run(int argc, char** argv) {
   std::string examplesDir = ".", casesPath = "-";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--examples" && i + 1 < argc) examplesDir = argv[++i];
+    if (a == "--examples" && i + 1 < argc)
+      examplesDir = argv[++i];
     else if (a == "--help") {
       std::cout << "usage: cudaburg-gpu-examples [--examples DIR] [CASES-FILE]\n";
       return 0;
-    } else casesPath = a;
+    } else
+      casesPath = a;
   }
   std::ifstream fileIn;
   if (casesPath != "-") {
@@ -104,7 +106,8 @@ int run(int argc, char** argv) {
   Runner runner;
   std::cout << "GPU: " << runner.device() << "\n\n";
   if (!runner.available()) return 0;
-  std::cout << "| example | sizes | recipe | verified (error against FP64; the library's) | ms | TFLOPS | GB/s | reference | reference ms | "
+  std::cout << "| example | sizes | recipe | verified (error against FP64; the library's) | ms | TFLOPS | GB/s | "
+               "reference | reference ms | "
                "reference ms / ms |\n|---|---|---|---|---|---|---|---|---|---|\n";
   Example current;
   std::string line;

@@ -73,11 +73,14 @@ class GpuRunner : public ::testing::Test {
     v.grid = {unsigned((k.size("M") * k.size("N") + 255) / 256), 1, 1};
     v.source = "extern \"C\" __global__ void " + name +
                "(float* C, const float* A, const float* B) {\n"
-               "  const int M = " + std::to_string(k.size("M")) + ", N = " + std::to_string(k.size("N")) +
-               ", K = " + std::to_string(k.size("K")) + ";\n"
+               "  const int M = " +
+               std::to_string(k.size("M")) + ", N = " + std::to_string(k.size("N")) +
+               ", K = " + std::to_string(k.size("K")) +
+               ";\n"
                "  long idx = blockIdx.x * (long)blockDim.x + threadIdx.x;\n"
                "  if (idx >= (long)M * N) return;\n"
-               "  int i = idx / N, j = idx % N;\n" + body + "\n}\n";
+               "  int i = idx / N, j = idx % N;\n" +
+               body + "\n}\n";
     return runner_->measure(k, v, build(v), options);
   }
 
@@ -131,25 +134,26 @@ TEST_F(GpuRunner, HandWrittenCorrectKernelPasses) {
 
 TEST_F(GpuRunner, WrongResultIsCaught) {
   // Drops the last term of every sum.
-  RunResult r = measureMatmulBody(smallMatmul(), "drops_a_term",
-                                  "  float s = 0;\n  for (int k = 0; k < K - 1; ++k) s += A[i * K + k] * B[k * N + j];\n"
-                                  "  C[idx] = s;");
+  RunResult r =
+      measureMatmulBody(smallMatmul(), "drops_a_term",
+                        "  float s = 0;\n  for (int k = 0; k < K - 1; ++k) s += A[i * K + k] * B[k * N + j];\n"
+                        "  C[idx] = s;");
   EXPECT_EQ(r.status, RunStatus::Wrong);
   EXPECT_NE(r.reason.find("relative error"), std::string::npos) << r.reason;
   EXPECT_LT(r.ms, 0);  // a wrong kernel is never timed
 }
 
 TEST_F(GpuRunner, UnwrittenElementsAreCaught) {
-  RunResult r = measureMatmulBody(smallMatmul(), "skips_the_last_row",
-                                  std::string("  if (i == M - 1) return;\n") + kCorrectBody);
+  RunResult r =
+      measureMatmulBody(smallMatmul(), "skips_the_last_row", std::string("  if (i == M - 1) return;\n") + kCorrectBody);
   EXPECT_EQ(r.status, RunStatus::Wrong);
   EXPECT_NE(r.reason.find("NaN"), std::string::npos) << r.reason;
   EXPECT_NE(r.reason.find("C[199]"), std::string::npos) << r.reason;
 }
 
 TEST_F(GpuRunner, OutOfBoundsWriteFailsAndTheRunnerGoesOn) {
-  RunResult r = measureMatmulBody(smallMatmul(), "writes_far_away",
-                                  std::string(kCorrectBody) + "\n  C[idx + (1l << 40)] = 1;");
+  RunResult r =
+      measureMatmulBody(smallMatmul(), "writes_far_away", std::string(kCorrectBody) + "\n  C[idx + (1l << 40)] = 1;");
   EXPECT_EQ(r.status, RunStatus::Failed);
   EXPECT_NE(r.reason.find("CUDA_ERROR"), std::string::npos) << r.reason;
   RunResult after = measureMatmulBody(smallMatmul(), "correct_after_fault", kCorrectBody);
@@ -175,7 +179,8 @@ TEST_F(GpuRunner, BatchedTransposedProductVerifies) {
 }
 
 TEST_F(GpuRunner, Conv2dVerifies) {
-  RunResult r = measureNaive(testing::loadExample("conv2d.loop", {{"N", 2}, {"C", 8}, {"H", 20}, {"W", 18}, {"K", 12}}));
+  RunResult r =
+      measureNaive(testing::loadExample("conv2d.loop", {{"N", 2}, {"C", 8}, {"H", 20}, {"W", 18}, {"K", 12}}));
   EXPECT_EQ(r.status, RunStatus::Ok) << r.reason << " (" << r.reference << ")";
 }
 
@@ -248,8 +253,9 @@ kernel axpy(float Y[N], const float X[N]) {
 // kernel that only widens them matches its reference exactly.
 TEST_F(GpuRunner, InputsOfEveryTypeReachTheReferenceUnchanged) {
   for (const char* type : {"half", "bfloat16", "tf32", "float", "int"}) {
-    Kernel k = testing::parseLoopText("widen.loop", std::string("size N = 300007;\nkernel widen(float Y[N], const ") + type +
-                                                        " X[N]) {\n  parallel for (i = 0; i < N; i++)\n    Y[i] = X[i];\n}\n");
+    Kernel k =
+        testing::parseLoopText("widen.loop", std::string("size N = 300007;\nkernel widen(float Y[N], const ") + type +
+                                                 " X[N]) {\n  parallel for (i = 0; i < N; i++)\n    Y[i] = X[i];\n}\n");
     RunResult r = measureNaive(k);
     ASSERT_EQ(r.status, RunStatus::Ok) << type << ": " << r.reason;
     EXPECT_EQ(r.error, 0) << type;
@@ -273,8 +279,9 @@ std::optional<CudaKernel> emitUnder(const Kernel& k, const std::string& text) {
 
 TEST_F(GpuRunner, LargeSharedMemoryVariantRaisesTheLimit) {
   Kernel k = testing::loadExample("matmul.loop", {{"M", 512}, {"N", 512}, {"K", 512}});
-  auto e = emitUnder(k, "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
-                        "regtile i,j 8,8; strip k 64; stage A at k_o; stage B at k_o");
+  auto e = emitUnder(k,
+                     "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+                     "regtile i,j 8,8; strip k 64; stage A at k_o; stage B at k_o");
   ASSERT_TRUE(e);
   EXPECT_TRUE(e->needsSharedMemoryAttribute) << e->sharedBytes << " bytes of shared memory";
   RunResult r = runner_->measure(k, *e, build(*e));
@@ -286,8 +293,9 @@ TEST_F(GpuRunner, PipelinedAsyncAndInterleavedStagesVerify) {
   // Uneven sizes: partial tiles and a partial last strip; K = 75 leaves A's rows unaligned, so
   // its stage goes an element at a time, B's 16 bytes at a time.
   Kernel k = testing::loadExample("matmul.loop", {{"M", 200}, {"N", 136}, {"K", 75}});
-  const std::string tiles = "tile i,j 64,64; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
-                            "regtile i,j 8,8; strip k 8; stage A at k_o transposed; ";
+  const std::string tiles =
+      "tile i,j 64,64; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+      "regtile i,j 8,8; strip k 8; stage A at k_o transposed; ";
   for (const char* rest : {"stage B at k_o; map k_o pipelined; unroll k 8; vectorize j 4",
                            "stage B at k_o interleaved 8; map k_o pipelined; unroll k 8; vectorize j 4",
                            "stage B at k_o interleaved 8; map k_o async; unroll k 8; vectorize j 4",
@@ -300,8 +308,9 @@ TEST_F(GpuRunner, PipelinedAsyncAndInterleavedStagesVerify) {
   }
   // Three copies of a large stage: dynamic shared memory, filled asynchronously.
   Kernel big = testing::loadExample("matmul.loop", {{"M", 256}, {"N", 256}, {"K", 300}});
-  auto e = emitUnder(big, "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
-                          "regtile i,j 8,8; strip k 32; stage A at k_o; stage B at k_o; map k_o async");
+  auto e = emitUnder(big,
+                     "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+                     "regtile i,j 8,8; strip k 32; stage A at k_o; stage B at k_o; map k_o async");
   ASSERT_TRUE(e);
   EXPECT_TRUE(e->needsSharedMemoryAttribute) << e->sharedBytes;
   RunResult r = runner_->measure(big, *e, build(*e));
@@ -311,7 +320,8 @@ TEST_F(GpuRunner, PipelinedAsyncAndInterleavedStagesVerify) {
   for (const char* mapping : {"pipelined", "async"}) {
     auto c = emitUnder(corr, std::string("tile y,x 16,64; map y_o grid.y; map x_o grid.x; map y block.y; "
                                          "map x block.x; regtile y,x 2,4; strip u 4; stage Img at u_o; "
-                                         "stage Tpl at u_o; map u_o ") + mapping);
+                                         "stage Tpl at u_o; map u_o ") +
+                                 mapping);
     ASSERT_TRUE(c);
     RunResult rc = runner_->measure(corr, *c, build(*c));
     EXPECT_EQ(rc.status, RunStatus::Ok) << mapping << ": " << rc.reason;
@@ -323,14 +333,14 @@ TEST_F(GpuRunner, ImplicitGemmConvolutionsVerifyAgainstCudnn) {
   // matmul, its input gathered (im2col) and its filters staged a strip at a time; uneven sizes,
   // stride and padding, so that tiles of n*oh*ow cross rows and images and the last strip is cut;
   // the filters of 16 channels and the 1x1 input are gathered 4 elements at a time.
-  const std::string gemm = "interchange n k; collapse n,oh,ow into m; collapse c,r,s into q; tile k,m 32,64; "
-                           "map k_o grid.y; map m_o grid.x; map k block.y; map m block.x; regtile k,m 4,4; "
-                           "strip q 8; stage In at q_o; stage Wt at q_o; unroll q 8";
-  for (const std::map<std::string, int64_t>& sizes :
-       std::vector<std::map<std::string, int64_t>>{{{"N", 3}, {"C", 5}, {"H", 19}, {"W", 17}, {"K", 40}},
-                                                   {{"N", 2}, {"C", 16}, {"H", 14}, {"W", 14}, {"K", 24}, {"ST", 2}},
-                                                   {{"N", 2}, {"C", 24}, {"H", 8}, {"W", 8}, {"K", 20}, {"R", 1},
-                                                    {"S", 1}, {"P", 0}}}) {
+  const std::string gemm =
+      "interchange n k; collapse n,oh,ow into m; collapse c,r,s into q; tile k,m 32,64; "
+      "map k_o grid.y; map m_o grid.x; map k block.y; map m block.x; regtile k,m 4,4; "
+      "strip q 8; stage In at q_o; stage Wt at q_o; unroll q 8";
+  for (const std::map<std::string, int64_t>& sizes : std::vector<std::map<std::string, int64_t>>{
+           {{"N", 3}, {"C", 5}, {"H", 19}, {"W", 17}, {"K", 40}},
+           {{"N", 2}, {"C", 16}, {"H", 14}, {"W", 14}, {"K", 24}, {"ST", 2}},
+           {{"N", 2}, {"C", 24}, {"H", 8}, {"W", 8}, {"K", 20}, {"R", 1}, {"S", 1}, {"P", 0}}}) {
     Kernel k = testing::loadExample("conv2d.loop", sizes);
     for (const char* buffering : {"", "; map q_o pipelined", "; map q_o async"}) {
       SCOPED_TRACE(std::to_string(k.size("C")) + " channels" + buffering);
@@ -354,22 +364,27 @@ TEST_F(GpuRunner, GathersThroughOffsetTablesVerifyAgainstCudnn) {
     std::map<std::string, int64_t> sizes;
     std::string recipe;
   };
-  const std::string nchw = "interchange n k; collapse n,oh,ow into m; collapse c,r,s into q; tile k,m 32,64; "
-                           "map k_o grid.y; map m_o grid.x; map k block.y; map m block.x; regtile k,m 4,4; "
-                           "strip q 8; stage In at q_o table; stage Wt at q_o; unroll q 8";
+  const std::string nchw =
+      "interchange n k; collapse n,oh,ow into m; collapse c,r,s into q; tile k,m 32,64; "
+      "map k_o grid.y; map m_o grid.x; map k block.y; map m block.x; regtile k,m 4,4; "
+      "strip q 8; stage In at q_o table; stage Wt at q_o; unroll q 8";
   std::vector<Case> cases = {
       {"conv2d.loop", {{"N", 3}, {"C", 5}, {"H", 19}, {"W", 17}, {"K", 40}}, nchw},
       {"conv2d.loop", {{"N", 2}, {"C", 16}, {"H", 14}, {"W", 14}, {"K", 24}, {"ST", 2}}, nchw},
       {"conv2d.loop", {{"N", 2}, {"C", 24}, {"H", 8}, {"W", 8}, {"K", 20}, {"R", 1}, {"S", 1}, {"P", 0}}, nchw},
       {"conv2d_dilated.loop", {{"N", 2}, {"C", 4}, {"H", 13}, {"W", 11}, {"K", 6}}, nchw},
-      {"conv1d.loop", {{"N", 2}, {"C", 5}, {"L", 100}, {"K", 3}, {"ST", 3}},
+      {"conv1d.loop",
+       {{"N", 2}, {"C", 5}, {"L", 100}, {"K", 3}, {"ST", 3}},
        "interchange n k; collapse n,o into m; collapse c,r into q; tile k,m 32,64; map k_o grid.y; map m_o grid.x; "
        "map k block.y; map m block.x; regtile k,m 4,4; strip q 8; stage In at q_o table; stage Wt at q_o; unroll q 8"},
-      {"conv2d_nhwc.loop", {{"N", 2}, {"C", 8}, {"H", 14}, {"W", 10}, {"K", 32}},
+      {"conv2d_nhwc.loop",
+       {{"N", 2}, {"C", 8}, {"H", 14}, {"W", 10}, {"K", 32}},
        "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k 64,32; map n_oh_ow_o grid.y; map k_o grid.x; "
-       "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k 4,4; strip r_s_c 8; stage In at r_s_c_o transposed table; "
+       "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k 4,4; strip r_s_c 8; stage In at r_s_c_o transposed "
+       "table; "
        "stage Wt at r_s_c_o; unroll r_s_c 8"},
-      {"conv3d_ncdhw.loop", {{"N", 2}, {"C", 3}, {"D", 5}, {"H", 7}, {"W", 6}, {"K", 40}},
+      {"conv3d_ncdhw.loop",
+       {{"N", 2}, {"C", 3}, {"D", 5}, {"H", 7}, {"W", 6}, {"K", 40}},
        "collapse c,a,b,e; interchange n k; collapse n,od,oh,ow; tile k,n_od_oh_ow 64,64; map k_o grid.y; "
        "map n_od_oh_ow_o grid.x; map k block.y; map n_od_oh_ow block.x; regtile k,n_od_oh_ow 8,4; strip c_a_b_e 16; "
        "stage In at c_a_b_e_o table; stage Wt at c_a_b_e_o; unroll c_a_b_e 16"},
@@ -400,25 +415,33 @@ TEST_F(GpuRunner, TensorCoreProductsVerifyAgainstGemmEx) {
     std::map<std::string, int64_t> sizes;
     const char* recipe;
   };
-  const std::string tiles = "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
-                            "regtile i,j 64,32; strip k 32; ";
-  const std::string f16 = tiles + "stage A at k_o pad 8; stage B at k_o pad 8; map k_o async; unroll k 32; mma i,j,k 16,8,16";
-  const std::string tf32 = tiles + "stage A at k_o pad 4; stage B at k_o pad 8; map k_o async; unroll k 32; mma i,j,k 16,8,8";
-  const std::string global = "tile i,j 64,64; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
-                             "regtile i,j 32,32; mma i,j,k 16,8,16";
-  const std::string transposed = tiles + "stage A at k_o transposed; stage B at k_o; map k_o pipelined; unroll k 32; "
-                                         "mma i,j,k 16,8,16";
-  const std::string swizzled = "tile i,j 128,256; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
-                               "regtile i,j 64,64; strip k 64; stage A at k_o swizzle; stage B at k_o swizzle; "
-                               "map k_o async 4; unroll k 64; mma i,j,k 16,8,16";
+  const std::string tiles =
+      "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+      "regtile i,j 64,32; strip k 32; ";
+  const std::string f16 =
+      tiles + "stage A at k_o pad 8; stage B at k_o pad 8; map k_o async; unroll k 32; mma i,j,k 16,8,16";
+  const std::string tf32 =
+      tiles + "stage A at k_o pad 4; stage B at k_o pad 8; map k_o async; unroll k 32; mma i,j,k 16,8,8";
+  const std::string global =
+      "tile i,j 64,64; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+      "regtile i,j 32,32; mma i,j,k 16,8,16";
+  const std::string transposed = tiles +
+                                 "stage A at k_o transposed; stage B at k_o; map k_o pipelined; unroll k 32; "
+                                 "mma i,j,k 16,8,16";
+  const std::string swizzled =
+      "tile i,j 128,256; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+      "regtile i,j 64,64; strip k 64; stage A at k_o swizzle; stage B at k_o swizzle; "
+      "map k_o async 4; unroll k 64; mma i,j,k 16,8,16";
   const std::string rastered = swizzled + "; raster 3";  // 8 rows of the grid: groups of 3, 3 and 2
   // Fragments loaded a k step ahead (two copies of them: tiles of 64 x 32 a warp, which leave
   // room for them).
-  const std::string prefetched = tiles + "stage A at k_o swizzle; stage B at k_o swizzle; map k_o async 4; unroll k 32; "
-                                         "mma i,j,k 16,8,16 prefetch";
+  const std::string prefetched = tiles +
+                                 "stage A at k_o swizzle; stage B at k_o swizzle; map k_o async 4; unroll k 32; "
+                                 "mma i,j,k 16,8,16 prefetch";
   const std::string prefetchedRastered = prefetched + "; raster 3", f16Prefetched = f16 + " prefetch";
-  const std::string tf32Swizzled = tiles + "stage A at k_o swizzle; stage B at k_o swizzle; map k_o async 4; unroll k 32; "
-                                           "mma i,j,k 16,8,8";
+  const std::string tf32Swizzled = tiles +
+                                   "stage A at k_o swizzle; stage B at k_o swizzle; map k_o async 4; unroll k 32; "
+                                   "mma i,j,k 16,8,8";
   const std::string tf32Prefetched = tf32Swizzled + " prefetch";
   for (const Case& c : {Case{"hgemm.loop", {{"M", 512}, {"N", 256}, {"K", 384}}, f16.c_str()},
                         Case{"hgemm.loop", {{"M", 256}, {"N", 384}, {"K", 256}}, transposed.c_str()},
@@ -468,15 +491,28 @@ TEST_F(GpuRunner, FastestGemmEngineIsNamedAndAgreesWithTheExactProduct) {
     double most;          // the largest error expected of either
   };
   for (const EngineCase& c :
-       {EngineCase{"matmul.loop", {{"M", 1000}, {"N", 504}, {"K", 200}}, "cuBLAS SGEMM", "cuBLASLt matmul (algo ", 1e-5},
-        EngineCase{"hgemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 200}}, "cuBLAS GemmEx (half)",
-                   "cuBLASLt matmul (half, algo ", 1e-5},
-        EngineCase{"bf16gemm.loop", {{"M", 127}, {"N", 4099}, {"K", 513}}, "cuBLAS GemmEx (bfloat16)",
-                   "cuBLASLt matmul (bfloat16, algo ", 1e-5},
-        EngineCase{"tf32gemm.loop", {{"M", 512}, {"N", 384}, {"K", 256}}, "cuBLAS GemmEx (tf32)",
-                   "cuBLASLt matmul (tf32, algo ", 1e-2},
-        EngineCase{"matmul_bt.loop", {{"BATCH", 3}, {"M", 160}, {"N", 96}, {"K", 72}}, "cuBLAS SGEMM",
-                   "cuBLASLt matmul (algo ", 1e-5}}) {
+       {EngineCase{
+            "matmul.loop", {{"M", 1000}, {"N", 504}, {"K", 200}}, "cuBLAS SGEMM", "cuBLASLt matmul (algo ", 1e-5},
+        EngineCase{"hgemm.loop",
+                   {{"M", 1000}, {"N", 1000}, {"K", 200}},
+                   "cuBLAS GemmEx (half)",
+                   "cuBLASLt matmul (half, algo ",
+                   1e-5},
+        EngineCase{"bf16gemm.loop",
+                   {{"M", 127}, {"N", 4099}, {"K", 513}},
+                   "cuBLAS GemmEx (bfloat16)",
+                   "cuBLASLt matmul (bfloat16, algo ",
+                   1e-5},
+        EngineCase{"tf32gemm.loop",
+                   {{"M", 512}, {"N", 384}, {"K", 256}},
+                   "cuBLAS GemmEx (tf32)",
+                   "cuBLASLt matmul (tf32, algo ",
+                   1e-2},
+        EngineCase{"matmul_bt.loop",
+                   {{"BATCH", 3}, {"M", 160}, {"N", 96}, {"K", 72}},
+                   "cuBLAS SGEMM",
+                   "cuBLASLt matmul (algo ",
+                   1e-5}}) {
     SCOPED_TRACE(c.file);
     Kernel k = testing::loadExample(c.file, c.sizes);
     ReferenceTiming t = runner_->reference(k);
@@ -523,17 +559,25 @@ TEST_F(GpuRunner, WgmmaProductsVerifyAgainstGemmEx) {
   if (runner_->arch() != "sm_90") GTEST_SKIP() << "wgmma runs on sm_90 only, not on " << runner_->device();
   for (const ProductCase& c :
        {ProductCase{"hgemm.loop", {{"M", 256}, {"N", 256}, {"K", 256}}, wgmmaRecipe("128,128", "64,128", 128, 4)},
-        ProductCase{"hgemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}}, wgmmaRecipe("128,256", "64,256", 256, 4, "; raster 8")},
-        ProductCase{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, wgmmaRecipe("128,128", "64,128", 128, 3, " wait 0")},
+        ProductCase{"hgemm.loop",
+                    {{"M", 1000}, {"N", 1000}, {"K", 1000}},
+                    wgmmaRecipe("128,256", "64,256", 256, 4, "; raster 8")},
+        ProductCase{
+            "hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, wgmmaRecipe("128,128", "64,128", 128, 3, " wait 0")},
         ProductCase{"bf16gemm.loop", {{"M", 512}, {"N", 256}, {"K", 192}}, wgmmaRecipe("256,128", "128,128", 128, 4)},
         ProductCase{"bf16gemm.loop", {{"M", 72}, {"N", 136}, {"K", 136}}, wgmmaRecipe("64,64", "64,64", 64, 3)},
         // A producer warpgroup filling the stages: more strips than buffers, and fewer.
-        ProductCase{"hgemm.loop", {{"M", 256}, {"N", 512}, {"K", 512}}, wgmmaRecipe("128,256", "64,256", 256, 4, " producer")},
-        ProductCase{"hgemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}}, wgmmaRecipe("128,128", "64,128", 128, 3, " producer")},
-        ProductCase{"bf16gemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}},
-                   wgmmaRecipe("128,128", "64,128", 128, 2, " wait 0 producer")},
+        ProductCase{
+            "hgemm.loop", {{"M", 256}, {"N", 512}, {"K", 512}}, wgmmaRecipe("128,256", "64,256", 256, 4, " producer")},
+        ProductCase{"hgemm.loop",
+                    {{"M", 1000}, {"N", 1000}, {"K", 1000}},
+                    wgmmaRecipe("128,128", "64,128", 128, 3, " producer")},
+        ProductCase{"bf16gemm.loop",
+                    {{"M", 200}, {"N", 136}, {"K", 88}},
+                    wgmmaRecipe("128,128", "64,128", 128, 2, " wait 0 producer")},
         // Split into parts on grid.z, their tiles added atomically (split-K, as the grammar offers it).
-        ProductCase{"hgemm.loop", {{"M", 512}, {"N", 512}, {"K", 2048}},
+        ProductCase{"hgemm.loop",
+                    {{"M", 512}, {"N", 512}, {"K", 2048}},
                     "split k 4; " + std::string(wgmmaRecipe("128,128", "64,128", 128, 4, " producer"))
                                         .replace(0, 18, "tile i,j 128,128; map k_s grid.z; ")}})
     expectVerified(c);
@@ -551,7 +595,8 @@ TEST_F(GpuRunner, Tf32WgmmaProductsVerifyAgainstGemmEx) {
            {{{"M", 1000}, {"N", 1000}, {"K", 1000}}, wgmmaRecipe("256,128", "128,128", 128, 3, "", tf32)},
            {{{"M", 200}, {"N", 136}, {"K", 88}}, wgmmaRecipe("128,128", "64,128", 128, 3, " wait 0", tf32)},
            {{{"M", 512}, {"N", 512}, {"K", 512}}, wgmmaRecipe("256,128", "128,128", 128, 3, " producer", tf32)},
-           {{{"M", 1000}, {"N", 1000}, {"K", 1000}}, wgmmaRecipe("128,128", "64,128", 128, 2, " wait 0 producer", tf32)}})
+           {{{"M", 1000}, {"N", 1000}, {"K", 1000}},
+            wgmmaRecipe("128,128", "64,128", 128, 2, " wait 0 producer", tf32)}})
     expectVerified({"tf32gemm.loop", sizes, text});
 }
 
@@ -561,14 +606,21 @@ TEST_F(GpuRunner, Tf32WgmmaProductsVerifyAgainstGemmEx) {
 // 256 rows; against cublasGemmEx.
 TEST_F(GpuRunner, WgmmaTmaProductsVerifyAgainstGemmEx) {
   if (runner_->arch() != "sm_90") GTEST_SKIP() << "wgmma runs on sm_90 only, not on " << runner_->device();
-  for (const ProductCase& c :
-       {ProductCase{"hgemm.loop", {{"M", 1024}, {"N", 1024}, {"K", 1024}},
-                   wgmmaRecipe("128,256", "64,256", 256, 4, " producer tma; raster 8")},
-        ProductCase{"hgemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}}, wgmmaRecipe("128,128", "64,128", 128, 3, " producer tma")},
-        ProductCase{"hgemm.loop", {{"M", 200}, {"N", 136}, {"K", 88}}, wgmmaRecipe("128,128", "64,128", 128, 2, " wait 0 producer tma")},
-        ProductCase{"bf16gemm.loop", {{"M", 512}, {"N", 256}, {"K", 192}}, wgmmaRecipe("256,128", "128,128", 128, 4, " producer tma")},
-        ProductCase{"bf16gemm.loop", {{"M", 1000}, {"N", 1000}, {"K", 1000}},
-                   wgmmaRecipe("128,256", "64,256", 256, 4, " producer tma")}})
+  for (const ProductCase& c : {ProductCase{"hgemm.loop",
+                                           {{"M", 1024}, {"N", 1024}, {"K", 1024}},
+                                           wgmmaRecipe("128,256", "64,256", 256, 4, " producer tma; raster 8")},
+                               ProductCase{"hgemm.loop",
+                                           {{"M", 1000}, {"N", 1000}, {"K", 1000}},
+                                           wgmmaRecipe("128,128", "64,128", 128, 3, " producer tma")},
+                               ProductCase{"hgemm.loop",
+                                           {{"M", 200}, {"N", 136}, {"K", 88}},
+                                           wgmmaRecipe("128,128", "64,128", 128, 2, " wait 0 producer tma")},
+                               ProductCase{"bf16gemm.loop",
+                                           {{"M", 512}, {"N", 256}, {"K", 192}},
+                                           wgmmaRecipe("256,128", "128,128", 128, 4, " producer tma")},
+                               ProductCase{"bf16gemm.loop",
+                                           {{"M", 1000}, {"N", 1000}, {"K", 1000}},
+                                           wgmmaRecipe("128,256", "64,256", 256, 4, " producer tma")}})
     expectVerified(c, 2);
 }
 
@@ -587,8 +639,10 @@ std::string registerARecipe(const std::string& block, const std::string& group, 
 TEST_F(GpuRunner, Tf32RegisterAWgmmaProductsVerifyAgainstGemmEx) {
   if (runner_->arch() != "sm_90") GTEST_SKIP() << "wgmma runs on sm_90 only, not on " << runner_->device();
   for (const auto& [sizes, text] : std::vector<std::pair<std::map<std::string, int64_t>, std::string>>{
-           {{{"M", 4096}, {"N", 4096}, {"K", 4096}}, registerARecipe("128,128", "128,64", 128, 4, " producer tma; raster 8")},
-           {{{"M", 4096}, {"N", 4096}, {"K", 4096}}, registerARecipe("256,128", "256,64", 256, 4, " producer tma; raster 8")},
+           {{{"M", 4096}, {"N", 4096}, {"K", 4096}},
+            registerARecipe("128,128", "128,64", 128, 4, " producer tma; raster 8")},
+           {{{"M", 4096}, {"N", 4096}, {"K", 4096}},
+            registerARecipe("256,128", "256,64", 256, 4, " producer tma; raster 8")},
            {{{"M", 1024}, {"N", 1024}, {"K", 1024}}, registerARecipe("128,256", "128,64", 128, 3, " producer tma")},
            {{{"M", 1000}, {"N", 1000}, {"K", 1000}}, registerARecipe("128,128", "128,64", 128, 4, " producer tma")},
            {{{"M", 257}, {"N", 520}, {"K", 300}}, registerARecipe("256,128", "256,64", 256, 3, " producer tma")},
@@ -609,11 +663,16 @@ TEST_F(GpuRunner, Tf32RegisterAWgmmaProductsVerifyAgainstGemmEx) {
 TEST_F(GpuRunner, Tf32x3ProductsVerifyAgainstCublasSgemm) {
   if (runner_->arch() != "sm_90") GTEST_SKIP() << "wgmma runs on sm_90 only, not on " << runner_->device();
   for (const auto& [sizes, text] : std::vector<std::pair<std::map<std::string, int64_t>, std::string>>{
-           {{{"M", 4096}, {"N", 4096}, {"K", 4096}}, registerARecipe("128,128", "128,64", 128, 4, " producer tma tf32x3 promote 1; raster 8")},
-           {{{"M", 1000}, {"N", 1000}, {"K", 1000}}, registerARecipe("64,128", "64,64", 64, 4, " producer tma tf32x3 promote 2")},
-           {{{"M", 257}, {"N", 520}, {"K", 300}}, registerARecipe("128,64", "128,64", 128, 3, " producer tma tf32x3 promote 2")},
-           {{{"M", 200}, {"N", 136}, {"K", 88}}, registerARecipe("128,128", "128,64", 128, 2, " producer tma tf32x3 promote 2")},
-           {{{"M", 128}, {"N", 64}, {"K", 64}}, registerARecipe("128,64", "128,64", 128, 4, " producer tma tf32x3 promote 1")}})
+           {{{"M", 4096}, {"N", 4096}, {"K", 4096}},
+            registerARecipe("128,128", "128,64", 128, 4, " producer tma tf32x3 promote 1; raster 8")},
+           {{{"M", 1000}, {"N", 1000}, {"K", 1000}},
+            registerARecipe("64,128", "64,64", 64, 4, " producer tma tf32x3 promote 2")},
+           {{{"M", 257}, {"N", 520}, {"K", 300}},
+            registerARecipe("128,64", "128,64", 128, 3, " producer tma tf32x3 promote 2")},
+           {{{"M", 200}, {"N", 136}, {"K", 88}},
+            registerARecipe("128,128", "128,64", 128, 2, " producer tma tf32x3 promote 2")},
+           {{{"M", 128}, {"N", 64}, {"K", 64}},
+            registerARecipe("128,64", "128,64", 128, 4, " producer tma tf32x3 promote 1")}})
     expectVerified({"matmul.loop", sizes, text, "cuBLAS SGEMM"});
 }
 
@@ -684,8 +743,10 @@ TEST_F(GpuRunner, PrecisionContractTakesTheLibrarysErrorAsTheBound) {
 TEST_F(GpuRunner, TensorCoreConvolutionsVerifyAgainstCudnn) {
   auto recipe = [](const std::string& tile, const std::string& warp, int strip, const std::string& buffering) {
     std::string d = std::to_string(strip);
-    return "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k " + tile + "; map n_oh_ow_o grid.y; map k_o grid.x; "
-           "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k " + warp + "; strip r_s_c " + d +
+    return "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k " + tile +
+           "; map n_oh_ow_o grid.y; map k_o grid.x; "
+           "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k " +
+           warp + "; strip r_s_c " + d +
            "; stage In at r_s_c_o transposed pad 8; stage Wt at r_s_c_o transposed pad 8; " + buffering +
            "unroll r_s_c " + d + "; mma n_oh_ow,k,r_s_c 16,8,16";
   };
@@ -694,13 +755,13 @@ TEST_F(GpuRunner, TensorCoreConvolutionsVerifyAgainstCudnn) {
     std::string recipe;
   };
   const std::map<std::string, int64_t> even = {{"N", 4}, {"C", 64}, {"H", 16}, {"W", 16}, {"K", 64}};
-  const std::map<std::string, int64_t> narrow = {{"N", 2}, {"C", 3}, {"H", 15}, {"W", 13}, {"K", 32},
-                                                 {"R", 4}, {"S", 4}, {"P", 2}};
+  const std::map<std::string, int64_t> narrow = {{"N", 2},  {"C", 3}, {"H", 15}, {"W", 13},
+                                                 {"K", 32}, {"R", 4}, {"S", 4},  {"P", 2}};
   for (const Case& c : {Case{even, recipe("128,64", "64,32", 32, "map r_s_c_o async; ")},
                         Case{even, recipe("64,64", "32,32", 16, "map r_s_c_o pipelined; ")},
-                        Case{{{"N", 2}, {"C", 32}, {"H", 10}, {"W", 9}, {"K", 48}}, recipe("64,32", "32,16", 32, "map r_s_c_o async; ")},
-                        Case{narrow, recipe("64,32", "32,16", 16, "map r_s_c_o async; ")},
-                        Case{narrow, ""}}) {
+                        Case{{{"N", 2}, {"C", 32}, {"H", 10}, {"W", 9}, {"K", 48}},
+                             recipe("64,32", "32,16", 32, "map r_s_c_o async; ")},
+                        Case{narrow, recipe("64,32", "32,16", 16, "map r_s_c_o async; ")}, Case{narrow, ""}}) {
     SCOPED_TRACE(c.recipe);
     Kernel k = testing::loadExample("conv2d_nhwc_half.loop", c.sizes);
     auto e = !c.recipe.empty() ? emitUnder(k, c.recipe) : std::optional<CudaKernel>(*emitKernel(k).kernel);
@@ -721,10 +782,14 @@ TEST_F(GpuRunner, TensorCoreConvolutionsVerifyAgainstCudnn) {
 TEST_F(GpuRunner, WgmmaConvolutionsVerifyAgainstCudnn) {
   if (runner_->arch() != "sm_90") GTEST_SKIP() << "wgmma runs on sm_90 only, not on " << runner_->device();
   auto recipe = [](const std::string& tile, const std::string& group, int n, const std::string& more) {
-    return "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k " + tile + "; map n_oh_ow_o grid.y; map k_o grid.x; "
-           "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k " + group + "; strip r_s_c 64; "
+    return "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k " + tile +
+           "; map n_oh_ow_o grid.y; map k_o grid.x; "
+           "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k " +
+           group +
+           "; strip r_s_c 64; "
            "stage In at r_s_c_o transposed swizzle; stage Wt at r_s_c_o transposed swizzle; map r_s_c_o async 4; "
-           "unroll r_s_c 64; wgmma n_oh_ow,k,r_s_c 64," + std::to_string(n) + ",16" + more;
+           "unroll r_s_c 64; wgmma n_oh_ow,k,r_s_c 64," +
+           std::to_string(n) + ",16" + more;
   };
   auto twoBuffers = [](std::string r) { return r.replace(r.find("async 4"), 7, "async 2"); };
   struct Case {
@@ -733,23 +798,29 @@ TEST_F(GpuRunner, WgmmaConvolutionsVerifyAgainstCudnn) {
     std::string recipe;
   };
   const std::map<std::string, int64_t> uneven = {{"N", 3}, {"C", 64}, {"H", 13}, {"W", 11}, {"K", 96}};
-  for (const Case& c :
-       {Case{"conv2d_nhwc_half.loop", uneven, recipe("128,128", "64,128", 128, "")},
-        Case{"conv2d_nhwc_half.loop", uneven, recipe("128,64", "64,64", 64, " producer")},
-        Case{"conv2d_nhwc_half.loop", {{"N", 2}, {"C", 32}, {"H", 9}, {"W", 10}, {"K", 64}}, recipe("256,64", "128,64", 64, "")},
-        Case{"conv2d_nhwc_half.loop", {{"N", 2}, {"C", 64}, {"H", 12}, {"W", 11}, {"K", 64}, {"R", 4}, {"S", 4}, {"P", 2}},
-             recipe("64,64", "64,64", 64, "")},
-        Case{"conv2d_nhwc_half.loop", {{"N", 4}, {"C", 64}, {"H", 15}, {"W", 15}, {"K", 128}, {"ST", 2}},
-             recipe("128,128", "64,128", 128, "")},
-        Case{"conv2d_nhwc_half.loop", {{"N", 4}, {"C", 128}, {"H", 14}, {"W", 14}, {"K", 192}, {"R", 1}, {"S", 1}, {"P", 0}},
-             recipe("128,192", "64,192", 192, "")},
-        // All half (a half output from fp32 sums, stored a __half2 at a time), against cuDNN's half
-        // output as it is: a partial last tile of pixels; a 1x1 layer of one strip in two buffers.
-        Case{"conv2d_nhwc_fp16.loop", uneven, recipe("128,128", "64,128", 128, "")},
-        Case{"conv2d_nhwc_fp16.loop", {{"N", 3}, {"C", 64}, {"H", 9}, {"W", 11}, {"K", 256}, {"R", 1}, {"S", 1}, {"P", 0}},
-             twoBuffers(recipe("128,256", "64,256", 256, " wait 0"))},
-        Case{"conv2d_nhwc_fp16.loop", {{"N", 3}, {"C", 64}, {"H", 9}, {"W", 11}, {"K", 128}, {"R", 1}, {"S", 1}, {"P", 0}},
-             twoBuffers(recipe("64,128", "64,128", 128, " wait 0 producer"))}}) {
+  for (const Case& c : {Case{"conv2d_nhwc_half.loop", uneven, recipe("128,128", "64,128", 128, "")},
+                        Case{"conv2d_nhwc_half.loop", uneven, recipe("128,64", "64,64", 64, " producer")},
+                        Case{"conv2d_nhwc_half.loop",
+                             {{"N", 2}, {"C", 32}, {"H", 9}, {"W", 10}, {"K", 64}},
+                             recipe("256,64", "128,64", 64, "")},
+                        Case{"conv2d_nhwc_half.loop",
+                             {{"N", 2}, {"C", 64}, {"H", 12}, {"W", 11}, {"K", 64}, {"R", 4}, {"S", 4}, {"P", 2}},
+                             recipe("64,64", "64,64", 64, "")},
+                        Case{"conv2d_nhwc_half.loop",
+                             {{"N", 4}, {"C", 64}, {"H", 15}, {"W", 15}, {"K", 128}, {"ST", 2}},
+                             recipe("128,128", "64,128", 128, "")},
+                        Case{"conv2d_nhwc_half.loop",
+                             {{"N", 4}, {"C", 128}, {"H", 14}, {"W", 14}, {"K", 192}, {"R", 1}, {"S", 1}, {"P", 0}},
+                             recipe("128,192", "64,192", 192, "")},
+                        // All half (a half output from fp32 sums, stored a __half2 at a time), against cuDNN's half
+                        // output as it is: a partial last tile of pixels; a 1x1 layer of one strip in two buffers.
+                        Case{"conv2d_nhwc_fp16.loop", uneven, recipe("128,128", "64,128", 128, "")},
+                        Case{"conv2d_nhwc_fp16.loop",
+                             {{"N", 3}, {"C", 64}, {"H", 9}, {"W", 11}, {"K", 256}, {"R", 1}, {"S", 1}, {"P", 0}},
+                             twoBuffers(recipe("128,256", "64,256", 256, " wait 0"))},
+                        Case{"conv2d_nhwc_fp16.loop",
+                             {{"N", 3}, {"C", 64}, {"H", 9}, {"W", 11}, {"K", 128}, {"R", 1}, {"S", 1}, {"P", 0}},
+                             twoBuffers(recipe("64,128", "64,128", 128, " wait 0 producer"))}}) {
     SCOPED_TRACE(std::string(c.file) + ": " + c.recipe);
     Kernel k = testing::loadExample(c.file, c.sizes);
     auto e = emitUnder(k, c.recipe);
@@ -772,13 +843,16 @@ TEST_F(GpuRunner, FastestConvolutionEngineIsNamedAndAgreesWithTheExactNest) {
   };
   for (const EngineCase& c :
        {EngineCase{"conv2d.loop", {{"N", 4}, {"C", 32}, {"H", 20}, {"W", 18}, {"K", 48}}, "cuDNN convolution (", 1e-5},
-        EngineCase{"conv2d_nhwc.loop", {{"N", 4}, {"C", 32}, {"H", 20}, {"W", 18}, {"K", 48}}, "cuDNN convolution (",
-                   1e-5},
-        EngineCase{"conv2d_nhwc_half.loop", {{"N", 8}, {"C", 64}, {"H", 28}, {"W", 28}, {"K", 64}},
-                   "cuDNN convolution (half, ", 1e-2},
+        EngineCase{
+            "conv2d_nhwc.loop", {{"N", 4}, {"C", 32}, {"H", 20}, {"W", 18}, {"K", 48}}, "cuDNN convolution (", 1e-5},
+        EngineCase{"conv2d_nhwc_half.loop",
+                   {{"N", 8}, {"C", 64}, {"H", 28}, {"W", 28}, {"K", 64}},
+                   "cuDNN convolution (half, ",
+                   1e-2},
         EngineCase{"conv2d_nhwc_half.loop",
                    {{"N", 8}, {"C", 64}, {"H", 28}, {"W", 28}, {"K", 128}, {"R", 1}, {"S", 1}, {"P", 0}, {"ST", 2}},
-                   "cuDNN convolution (half, ", 1e-2}}) {
+                   "cuDNN convolution (half, ",
+                   1e-2}}) {
     SCOPED_TRACE(c.file);
     Kernel k = testing::loadExample(c.file, c.sizes);
     ReferenceTiming t = runner_->reference(k);
@@ -805,10 +879,10 @@ TEST_F(GpuRunner, WinogradConvolutionsVerifyAgainstCudnnWithinTheirBound) {
   };
   for (const auto& [example, sizes] : layers) {
     Kernel k = testing::loadExample(example, sizes);
-    for (const char* recipe : {"winograd oh,ow 2", "winograd oh,ow 2 block 32,64,8 thread 8,8,2 prefetch",
-                               "winograd oh,ow 4 block 16,32,8 thread 4,8,2",
-                               "winograd oh,ow 4 block 16,32,4 thread 4,8,2",
-                               "winograd oh,ow 4 block 16,32,8 thread 4,8,3 prefetch"}) {
+    for (const char* recipe :
+         {"winograd oh,ow 2", "winograd oh,ow 2 block 32,64,8 thread 8,8,2 prefetch",
+          "winograd oh,ow 4 block 16,32,8 thread 4,8,2", "winograd oh,ow 4 block 16,32,4 thread 4,8,2",
+          "winograd oh,ow 4 block 16,32,8 thread 4,8,3 prefetch"}) {
       SCOPED_TRACE(example + " " + std::to_string(k.size("C")) + " channels: " + recipe);
       auto e = emitUnder(k, recipe);
       ASSERT_TRUE(e);
@@ -825,20 +899,22 @@ TEST_F(GpuRunner, PeeledEdgesVerify) {
   // run without guards, the register work rounded up past the edges; each buffering, and a split
   // reduction whose parts end at different places, against cuBLAS.
   Kernel k = testing::loadExample("matmul.loop", {{"M", 127}, {"N", 4099}, {"K", 513}});
-  const std::string tiles = "tile i,j 64,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
-                            "regtile i,j 8,4; strip k 16; stage A at k_o transposed; stage B at k_o; ";
-  for (const char* rest : {"unroll k 16; roundup; peel i_o,j_o,k_o",
-                           "map k_o pipelined; unroll k 16; lanes 4,8; roundup; peel i_o,j_o,k_o",
-                           "map k_o async; unroll k 16; roundup; peel i_o,j_o,k_o",
-                           "map k_o pipelined; unroll k 16; roundup"}) {
+  const std::string tiles =
+      "tile i,j 64,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+      "regtile i,j 8,4; strip k 16; stage A at k_o transposed; stage B at k_o; ";
+  for (const char* rest :
+       {"unroll k 16; roundup; peel i_o,j_o,k_o",
+        "map k_o pipelined; unroll k 16; lanes 4,8; roundup; peel i_o,j_o,k_o",
+        "map k_o async; unroll k 16; roundup; peel i_o,j_o,k_o", "map k_o pipelined; unroll k 16; roundup"}) {
     SCOPED_TRACE(rest);
     auto e = emitUnder(k, tiles + rest);
     ASSERT_TRUE(e);
     RunResult r = runner_->measure(k, *e, build(*e));
     EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
   }
-  auto split = emitUnder(k, "split k 3; map k_s grid.z; " + tiles + "map k_o pipelined; unroll k 16; roundup; "
-                            "peel i_o,j_o,k_o");
+  auto split = emitUnder(k, "split k 3; map k_s grid.z; " + tiles +
+                                "map k_o pipelined; unroll k 16; roundup; "
+                                "peel i_o,j_o,k_o");
   ASSERT_TRUE(split);
   RunResult r = runner_->measure(k, *split, build(*split));
   EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
@@ -849,9 +925,10 @@ TEST_F(GpuRunner, SplitPartsCombinedInAWorkspaceVerify) {
   // fresh arrays, so that a launch that left a counter set would fail. Partial tiles and strips
   // (peeled), rastered blocks, and a convolution's gathered split, against cuBLAS and cuDNN.
   Kernel k = testing::loadExample("matmul.loop", {{"M", 127}, {"N", 4099}, {"K", 513}});
-  const std::string tiles = "tile i,j 64,64; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
-                            "regtile i,j 8,4; strip k 16; stage A at k_o transposed; stage B at k_o; "
-                            "map k_o pipelined; unroll k 16; ";
+  const std::string tiles =
+      "tile i,j 64,64; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+      "regtile i,j 8,4; strip k 16; stage A at k_o transposed; stage B at k_o; "
+      "map k_o pipelined; unroll k 16; ";
   for (const std::string& recipe : {"split k 2 workspace; map k_s grid.z; " + tiles + "roundup; peel i_o,j_o,k_o",
                                     "split k 5 workspace; map k_s grid.z; " + tiles + "lanes 4,8; raster 8"}) {
     SCOPED_TRACE(recipe);
@@ -864,16 +941,18 @@ TEST_F(GpuRunner, SplitPartsCombinedInAWorkspaceVerify) {
   }
   // Columns stored 4 at a time elsewhere: the sums go to the workspace lane by lane.
   Kernel even = testing::loadExample("matmul.loop", {{"M", 1000}, {"N", 1000}, {"K", 300}});
-  auto vectorized = emitUnder(even, "split k 2 workspace; map k_s grid.z; " + tiles + "vectorize j 4; roundup; "
-                                    "peel i_o,j_o,k_o");
+  auto vectorized = emitUnder(even, "split k 2 workspace; map k_s grid.z; " + tiles +
+                                        "vectorize j 4; roundup; "
+                                        "peel i_o,j_o,k_o");
   ASSERT_TRUE(vectorized);
   RunResult v = runner_->measure(even, *vectorized, build(*vectorized));
   EXPECT_EQ(v.status, RunStatus::Ok) << v.reason << " (" << v.reference << ")";
   Kernel conv = testing::loadExample("conv2d.loop", {{"N", 2}, {"C", 7}, {"H", 9}, {"W", 10}, {"K", 40}});
-  auto e = emitUnder(conv, "collapse c,r,s into q; split q 3 workspace; interchange n k; collapse n,oh,ow into m; "
-                           "tile k,m 32,64; map q_s grid.z; map k_o grid.y; map m_o grid.x; map k block.y; "
-                           "map m block.x; regtile k,m 4,4; strip q 8; stage In at q_o; stage Wt at q_o; unroll q 8; "
-                           "map q_o pipelined");
+  auto e = emitUnder(conv,
+                     "collapse c,r,s into q; split q 3 workspace; interchange n k; collapse n,oh,ow into m; "
+                     "tile k,m 32,64; map q_s grid.z; map k_o grid.y; map m_o grid.x; map k block.y; "
+                     "map m block.x; regtile k,m 4,4; strip q 8; stage In at q_o; stage Wt at q_o; unroll q 8; "
+                     "map q_o pipelined");
   ASSERT_TRUE(e);
   RunResult r = runner_->measure(conv, *e, build(*e, true));
   EXPECT_EQ(r.status, RunStatus::Ok) << r.reason << " (" << r.reference << ")";
@@ -889,7 +968,8 @@ TEST_F(GpuRunner, SplitImplicitGemmsVerifyAgainstCudnn) {
     for (const char* buffering : {"", "; map q_o pipelined", "; map q_o async"}) {
       std::string recipe = std::string("collapse c,r,s into q; ") + rest +
                            "map k_o grid.y; map m_o grid.x; map k block.y; map m block.x; regtile k,m 4,4; "
-                           "strip q 8; stage In at q_o; stage Wt at q_o; unroll q 8" + buffering;
+                           "strip q 8; stage In at q_o; stage Wt at q_o; unroll q 8" +
+                           buffering;
       SCOPED_TRACE(recipe);
       auto e = emitUnder(k, recipe);
       ASSERT_TRUE(e);
@@ -904,11 +984,13 @@ TEST_F(GpuRunner, RasteredBlocksVerify) {
   // not), with peeled edges, beside a split's parts on grid.z, and a batch on grid.z with both
   // operands staged transposed.
   Kernel k = testing::loadExample("matmul.loop", {{"M", 1000}, {"N", 1000}, {"K", 100}});
-  const std::string tiles = "tile i,j 64,64; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
-                            "regtile i,j 4,4; strip k 16; stage A at k_o transposed; stage B at k_o; "
-                            "map k_o pipelined; unroll k 16; ";
-  for (const std::string& recipe : {tiles + "raster 4", tiles + "raster 3", tiles + "roundup; peel i_o,j_o,k_o; raster 8",
-                                    "split k 2; map k_s grid.z; " + tiles + "raster 8"}) {
+  const std::string tiles =
+      "tile i,j 64,64; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+      "regtile i,j 4,4; strip k 16; stage A at k_o transposed; stage B at k_o; "
+      "map k_o pipelined; unroll k 16; ";
+  for (const std::string& recipe :
+       {tiles + "raster 4", tiles + "raster 3", tiles + "roundup; peel i_o,j_o,k_o; raster 8",
+        "split k 2; map k_s grid.z; " + tiles + "raster 8"}) {
     SCOPED_TRACE(recipe);
     auto e = emitUnder(k, recipe);
     ASSERT_TRUE(e);
@@ -916,9 +998,10 @@ TEST_F(GpuRunner, RasteredBlocksVerify) {
     EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
   }
   Kernel bt = testing::loadExample("matmul_bt.loop", {{"BATCH", 3}, {"M", 200}, {"N", 136}, {"K", 50}});
-  auto e = emitUnder(bt, "map b grid.z; tile i,j 32,32; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
-                         "regtile i,j 4,4; strip k 8; stage A at k_o transposed; stage B at k_o transposed; unroll k 8; "
-                         "map k_o pipelined; raster 2");
+  auto e = emitUnder(bt,
+                     "map b grid.z; tile i,j 32,32; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+                     "regtile i,j 4,4; strip k 8; stage A at k_o transposed; stage B at k_o transposed; unroll k 8; "
+                     "map k_o pipelined; raster 2");
   ASSERT_TRUE(e);
   RunResult r = runner_->measure(bt, *e, build(*e));
   EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
@@ -940,10 +1023,16 @@ TEST_F(GpuRunner, FusedLayersVerifyAgainstTheirFusedLibraryReference) {
       {"linear_relu.loop", linear, "cuBLASLt matmul", "+ RELU_BIAS epilogue", 1e-5},
       {"linear_gelu.loop", linear, "cuBLASLt matmul", "+ GELU_BIAS epilogue", 1e-5},
       {"linear_half.loop", linear, "cuBLASLt matmul (half", "+ BIAS epilogue", 2e-3},  // rounded to half once
-      {"resnet_bn_relu.loop", {{"N", 2}, {"C", 8}, {"H", 14}, {"W", 12}, {"K", 16}}, "cuDNN convolution",
-       "+ element-wise epilogue", 1e-5},
-      {"bottleneck_shortcut.loop", {{"N", 2}, {"C", 16}, {"H", 10}, {"W", 12}, {"K", 24}}, "cuDNN convolution",
-       "+ element-wise epilogue", 1e-5},
+      {"resnet_bn_relu.loop",
+       {{"N", 2}, {"C", 8}, {"H", 14}, {"W", 12}, {"K", 16}},
+       "cuDNN convolution",
+       "+ element-wise epilogue",
+       1e-5},
+      {"bottleneck_shortcut.loop",
+       {{"N", 2}, {"C", 16}, {"H", 10}, {"W", 12}, {"K", 24}},
+       "cuDNN convolution",
+       "+ element-wise epilogue",
+       1e-5},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.example);

@@ -12,12 +12,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "tests/scratch_dir.hpp"
 #include "src/cuda/emit/emitter.hpp"
 #include "src/exec/buffers.hpp"
 #include "src/exec/compare.hpp"
 #include "src/exec/executor.hpp"
 #include "tests/cuda/emitted_example.hpp"
+#include "tests/scratch_dir.hpp"
 
 namespace cudaburg::testing {
 

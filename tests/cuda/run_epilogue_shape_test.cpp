@@ -70,7 +70,8 @@ TEST(EpilogueShape, ConvolutionLayersWithFoldedBatchNormAndShortcut) {
   EXPECT_TRUE(bn.shortcut.empty());
   EXPECT_EQ(bn.describe(), "scale and shift per k, ReLU");
 
-  EpilogueShape sc = recognized(loadExample("bottleneck_shortcut.loop", {{"N", 2}, {"C", 8}, {"K", 16}, {"H", 6}, {"W", 6}}));
+  EpilogueShape sc =
+      recognized(loadExample("bottleneck_shortcut.loop", {{"N", 2}, {"C", 8}, {"K", 16}, {"H", 6}, {"W", 6}}));
   EXPECT_EQ(sc.shortcut, "Shortcut");
   EXPECT_EQ(sc.describe(), "scale and shift per k, shortcut add, ReLU");
 }

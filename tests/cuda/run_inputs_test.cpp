@@ -52,8 +52,8 @@ TEST(RunInputs, HalfConversions) {
   EXPECT_EQ(floatToHalf(1.0f), 0x3C00);
   EXPECT_EQ(floatToHalf(-2.0f), 0xC000);
   EXPECT_EQ(floatToHalf(65504.0f), 0x7BFF);
-  EXPECT_EQ(floatToHalf(1e6f), 0x7C00);           // overflows to infinity
-  EXPECT_EQ(floatToHalf(0x1.0p-24f), 0x0001);     // the smallest subnormal
+  EXPECT_EQ(floatToHalf(1e6f), 0x7C00);        // overflows to infinity
+  EXPECT_EQ(floatToHalf(0x1.0p-24f), 0x0001);  // the smallest subnormal
   EXPECT_EQ(halfToFloat(0x3555), 0x1.554p-2f);
   EXPECT_TRUE(std::isnan(halfToFloat(kPoison16)));
   EXPECT_TRUE(std::isnan(bfloat16ToFloat(kPoison16)));

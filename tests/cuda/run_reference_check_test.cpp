@@ -44,7 +44,8 @@ TEST(RunReferenceCheck, TolerancePerType) {
   // A half operand rounded away (an error of a unit of half in each input) is caught at 4096.
   EXPECT_LT(verificationTolerance(ScalarType::Float, ScalarType::Half, 4096), 0x1p-11);
   // A tf32 array stores float: as an output it accumulates in fp32.
-  EXPECT_EQ(verificationTolerance(ScalarType::TF32, ScalarType::Float, 64), verificationTolerance(ScalarType::Float, 64));
+  EXPECT_EQ(verificationTolerance(ScalarType::TF32, ScalarType::Float, 64),
+            verificationTolerance(ScalarType::Float, 64));
 }
 
 // The contract: twice the library's own error against FP64, never below 8 units of roundoff of

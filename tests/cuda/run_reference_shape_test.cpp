@@ -45,16 +45,16 @@ TEST(RunReferenceShape, ReducedPrecisionProductsUseGemmEx) {
   EXPECT_EQ(recognizeGemm(loadExample("matmul.loop"))->operands, ScalarType::Float);
   // Operands of two types, or a half output, are no library's product: the exact nest checks them.
   Kernel mixed = parseLoopText("mixed.loop",
-      "size M = 8, N = 8, K = 8;\n"
-      "kernel mm(float C[M][N], const half A[M][K], const bfloat16 B[K][N]) {\n"
-      "  parallel for (i = 0; i < M; i++) parallel for (j = 0; j < N; j++) {\n"
-      "    C[i][j] = 0; reduce for (k = 0; k < K; k++) C[i][j] += A[i][k] * B[k][j]; } }\n");
+                               "size M = 8, N = 8, K = 8;\n"
+                               "kernel mm(float C[M][N], const half A[M][K], const bfloat16 B[K][N]) {\n"
+                               "  parallel for (i = 0; i < M; i++) parallel for (j = 0; j < N; j++) {\n"
+                               "    C[i][j] = 0; reduce for (k = 0; k < K; k++) C[i][j] += A[i][k] * B[k][j]; } }\n");
   EXPECT_FALSE(recognizeGemm(mixed));
   Kernel halfOut = parseLoopText("half_out.loop",
-      "size M = 8, N = 8, K = 8;\n"
-      "kernel mm(half C[M][N], const half A[M][K], const half B[K][N]) {\n"
-      "  parallel for (i = 0; i < M; i++) parallel for (j = 0; j < N; j++) {\n"
-      "    C[i][j] = 0; reduce for (k = 0; k < K; k++) C[i][j] += A[i][k] * B[k][j]; } }\n");
+                                 "size M = 8, N = 8, K = 8;\n"
+                                 "kernel mm(half C[M][N], const half A[M][K], const half B[K][N]) {\n"
+                                 "  parallel for (i = 0; i < M; i++) parallel for (j = 0; j < N; j++) {\n"
+                                 "    C[i][j] = 0; reduce for (k = 0; k < K; k++) C[i][j] += A[i][k] * B[k][j]; } }\n");
   EXPECT_FALSE(recognizeGemm(halfOut));
 }
 

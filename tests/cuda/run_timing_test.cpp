@@ -24,13 +24,12 @@ TEST(RunTiming, Conv2dReductionLengthIsChannelsTimesTaps) {
 
 TEST(RunTiming, LoopsWithDependentBoundsAreCountedExactly) {
   // A strip-mined loop whose last strip is partial: 10 = 4 + 4 + 2 iterations, each 3 flops.
-  NodePtr inner = makeFor("i", Affine::var("ii"), {Affine::var("ii") + Affine(4), Affine(10)}, 1,
-                          LoopKind::Parallel,
-                          makeAssign(Access{"y", {Affine::var("i")}},
-                                     Expr::binary('+', Expr::binary('*', Expr::read(Access{"x", {Affine::var("i")}}),
-                                                                    Expr::constant(2)),
-                                                  Expr::constant(1)),
-                                     true));
+  NodePtr inner = makeFor(
+      "i", Affine::var("ii"), {Affine::var("ii") + Affine(4), Affine(10)}, 1, LoopKind::Parallel,
+      makeAssign(Access{"y", {Affine::var("i")}},
+                 Expr::binary('+', Expr::binary('*', Expr::read(Access{"x", {Affine::var("i")}}), Expr::constant(2)),
+                              Expr::constant(1)),
+                 true));
   Kernel k;
   Array y, x;
   y.name = "y", y.extents = {10};
@@ -56,13 +55,13 @@ TEST(RunTiming, Median) {
 }
 
 TEST(RunTiming, RunCountMeetsTheTargetsWithinTheLimits) {
-  RunCountPolicy p;  // >= 20 runs and >= 100 ms; <= 1000 runs and <= 2000 ms
+  RunCountPolicy p;                         // >= 20 runs and >= 100 ms; <= 1000 runs and <= 2000 ms
   EXPECT_EQ(timedRunCount(0.01, p), 1000);  // 100 ms would take 10000 runs: capped
   EXPECT_EQ(timedRunCount(1.0, p), 100);    // 100 ms
   EXPECT_EQ(timedRunCount(2.0, p), 50);
-  EXPECT_EQ(timedRunCount(50.0, p), 20);    // 20 runs already make 1 s
-  EXPECT_EQ(timedRunCount(500.0, p), 4);    // slow: the 2 s cap wins over 20 runs
-  EXPECT_EQ(timedRunCount(5000.0, p), 1);   // never fewer than one
+  EXPECT_EQ(timedRunCount(50.0, p), 20);   // 20 runs already make 1 s
+  EXPECT_EQ(timedRunCount(500.0, p), 4);   // slow: the 2 s cap wins over 20 runs
+  EXPECT_EQ(timedRunCount(5000.0, p), 1);  // never fewer than one
 }
 
 TEST(RunTiming, AVariantLosesItsRaceOnlyBeyondTheFactor) {

@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "burggen/explain/labeling_page.hpp"
-#include "tests/explain/sample_matcher.hpp"
 #include "tests/burggen/sample_assignment.hpp"
+#include "tests/explain/sample_matcher.hpp"
 
 namespace {
 

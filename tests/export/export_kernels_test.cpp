@@ -17,7 +17,8 @@ namespace cudaburg {
 namespace {
 
 // A tuned kernel of examples/<example> at `sizes`, as a verified row with `recipe` would give it.
-TunedKernel tunedRow(const std::string& example, const std::map<std::string, int64_t>& sizes, const std::string& recipe) {
+TunedKernel tunedRow(const std::string& example, const std::map<std::string, int64_t>& sizes,
+                     const std::string& recipe) {
   auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/" + example);
   EXPECT_TRUE(file);
   common::Diagnostics diags(*file);
@@ -28,7 +29,8 @@ TunedKernel tunedRow(const std::string& example, const std::map<std::string, int
   t.nest = *nest;
   t.key = {"hash", "sizes", recipe, "NVIDIA H200", "9.0", "570", "sm_90", "CUDA 13.0"};
   t.key.sizes.clear();
-  for (const auto& [name, value] : nest->sizes) t.key.sizes += (t.key.sizes.empty() ? "" : ",") + name + "=" + std::to_string(value);
+  for (const auto& [name, value] : nest->sizes)
+    t.key.sizes += (t.key.sizes.empty() ? "" : ",") + name + "=" + std::to_string(value);
   t.measurement.status = RunStatus::Ok;
   t.measurement.ms = 1;
   t.measurement.precision = "strict";
@@ -72,8 +74,9 @@ TEST(ExportKernels, TmaTensorMapsAreEncodedThroughTheDriverEntryPoint) {
   EXPECT_NE(source.find("CU_TENSOR_MAP_SWIZZLE_128B"), std::string::npos);
   EXPECT_NE(source.find("cudaFuncSetAttribute(hgemm_tuned_0::hgemm_kernel_0"), std::string::npos);
   std::string header = fileText(dir / "include/hgemm.h");
-  EXPECT_NE(header.find("cudaError_t hgemm(float* C, const CUDABURG_HALF* A, const CUDABURG_HALF* B, cudaStream_t stream);"),
-            std::string::npos);
+  EXPECT_NE(
+      header.find("cudaError_t hgemm(float* C, const CUDABURG_HALF* A, const CUDABURG_HALF* B, cudaStream_t stream);"),
+      std::string::npos);
 }
 
 TEST(ExportKernels, ASplitsWorkspaceIsAllocatedZeroedOnTheStream) {

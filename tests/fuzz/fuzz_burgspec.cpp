@@ -7,9 +7,9 @@
 #include <string>
 
 #include "burgspec/checks.hpp"
-#include "common/diagnostics.hpp"
 #include "burgspec/grammar.hpp"
 #include "burgspec/parser.hpp"
+#include "common/diagnostics.hpp"
 #include "common/source.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

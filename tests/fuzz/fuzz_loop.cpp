@@ -4,8 +4,8 @@
 // back, and print the same. A crash, a sanitizer report, a hang or unbounded memory is a bug.
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 

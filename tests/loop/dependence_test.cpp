@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-
 #include "src/analysis/legality.hpp"
 #include "src/analysis/linear_system.hpp"
 #include "tests/loop/parse_helper.hpp"
@@ -120,8 +119,7 @@ kernel g(float A[N]) {
 }
 
 TEST(Legality, ReductionsOnTheExamples) {
-  for (const char* name :
-       {"matmul.loop", "matmul_bt.loop", "conv2d.loop", "conv3d.loop", "correlate2d.loop"}) {
+  for (const char* name : {"matmul.loop", "matmul_bt.loop", "conv2d.loop", "conv3d.loop", "correlate2d.loop"}) {
     auto p = parseExample(name);
     ASSERT_TRUE(p.kernel) << p.errors();
     DependenceGraph deps(*p.kernel);
@@ -186,12 +184,11 @@ kernel f(float S[1], const float A[N][N]) {
   };
   auto reduced = withMark("reduce");
   ASSERT_TRUE(reduced.kernel) << reduced.errors();
-  EXPECT_TRUE(mayInterchange(*reduced.kernel, findLoop(reduced.kernel->body, "i"),
-                             findLoop(reduced.kernel->body, "j")));
+  EXPECT_TRUE(
+      mayInterchange(*reduced.kernel, findLoop(reduced.kernel->body, "i"), findLoop(reduced.kernel->body, "j")));
   auto serial = withMark("");
   ASSERT_TRUE(serial.kernel) << serial.errors();
-  EXPECT_FALSE(
-      mayInterchange(*serial.kernel, findLoop(serial.kernel->body, "i"), findLoop(serial.kernel->body, "j")));
+  EXPECT_FALSE(mayInterchange(*serial.kernel, findLoop(serial.kernel->body, "i"), findLoop(serial.kernel->body, "j")));
 }
 
 }  // namespace

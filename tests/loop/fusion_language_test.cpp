@@ -98,8 +98,9 @@ kernel two(float Y[M][N], float H[M][K], const float X[M][K], const float W[K][N
 }
 
 TEST(FusionLanguage, FloatLiteralsTakeCsSuffix) {
-  auto p = parseText("size N = 2;\nkernel f(float A[N]) {\n  parallel for (i = 0; i < N; i++)\n"
-                     "    A[i] = 1e-5f + 2.f + .5F + 0.044715;\n}\n");
+  auto p = parseText(
+      "size N = 2;\nkernel f(float A[N]) {\n  parallel for (i = 0; i < N; i++)\n"
+      "    A[i] = 1e-5f + 2.f + .5F + 0.044715;\n}\n");
   ASSERT_TRUE(p.kernel) << p.errors();
   const Node* i = test::findLoop(p.kernel->body, "i");
   EXPECT_EQ(printExpr(*i->body()->value), "1e-05 + 2 + 0.5 + 0.044715");

@@ -27,13 +27,13 @@ std::vector<Tok> kinds(const std::string& text) {
 
 TEST(LoopLexer, KeywordsIdentifiersAndNumbers) {
   EXPECT_EQ(kinds("size kernel const padded parallel reduce for min max float double half int sizes k2 _x"),
-            (std::vector<Tok>{Tok::Size, Tok::KernelKw, Tok::Const, Tok::Padded, Tok::Parallel, Tok::Reduce,
-                              Tok::For, Tok::Min, Tok::Max, Tok::Float, Tok::Double, Tok::Half, Tok::Int,
-                              Tok::Ident, Tok::Ident, Tok::Ident, Tok::End}));
+            (std::vector<Tok>{Tok::Size, Tok::KernelKw, Tok::Const, Tok::Padded, Tok::Parallel, Tok::Reduce, Tok::For,
+                              Tok::Min, Tok::Max, Tok::Float, Tok::Double, Tok::Half, Tok::Int, Tok::Ident, Tok::Ident,
+                              Tok::Ident, Tok::End}));
   EXPECT_EQ(kinds("bfloat16 tf32 bfloat tf32x"),
             (std::vector<Tok>{Tok::BFloat16, Tok::Tf32, Tok::Ident, Tok::Ident, Tok::End}));
-  EXPECT_EQ(kinds("42 0.5 .5 1e3 2.5e-3 7."), (std::vector<Tok>{Tok::Integer, Tok::Real, Tok::Real, Tok::Real,
-                                                                Tok::Real, Tok::Real, Tok::End}));
+  EXPECT_EQ(kinds("42 0.5 .5 1e3 2.5e-3 7."),
+            (std::vector<Tok>{Tok::Integer, Tok::Real, Tok::Real, Tok::Real, Tok::Real, Tok::Real, Tok::End}));
 }
 
 TEST(LoopLexer, PunctuationTakesTheLongestMatch) {

@@ -239,8 +239,8 @@ TEST(LoopParser, NeverCrashesOnBrokenOrHostileInput) {
           [] {
             std::string s;
             for (int i = 0; i < 2000; ++i)
-              s += "for (i" + std::to_string(i) + " = 0; i" + std::to_string(i) + " < 1; i" +
-                   std::to_string(i) + "++) ";
+              s +=
+                  "for (i" + std::to_string(i) + " = 0; i" + std::to_string(i) + " < 1; i" + std::to_string(i) + "++) ";
             return s;
           }() +
           "A[0] = 1; }",
@@ -265,9 +265,8 @@ namespace {
 // crashes or hangs.
 TEST(LoopParser, SurvivesDamagedExamples) {
   std::mt19937 random(12345);
-  const std::string tokens[] = {"(",   ")",        "{",      "}",    "[",  "]", ";",    ",",
-                                "for", "parallel", "reduce", "min(", "+=", "=", "<",    "i",
-                                "k",   "0",        "-",      "*",    "/",  "%", "size", "kernel"};
+  const std::string tokens[] = {"(",  ")", "{", "}", "[", "]", ";", ",", "for", "parallel", "reduce", "min(",
+                                "+=", "=", "<", "i", "k", "0", "-", "*", "/",   "%",        "size",   "kernel"};
   int parsed = 0, refused = 0;
   for (const char* name : {"matmul.loop", "conv2d.loop", "correlate2d.loop"}) {
     auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/" + name);

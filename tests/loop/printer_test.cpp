@@ -15,8 +15,8 @@ using test::parseText;
 std::string diff(const Node& a, const Node& b, const std::string& path = "root") {
   if (a.kind != b.kind) return path + ": kinds differ";
   if (a.kids.size() != b.kids.size()) return path + ": kid counts differ";
-  if (a.kind == NodeKind::For && (a.index != b.index || a.lower != b.lower || a.upper != b.upper ||
-                                  a.step != b.step || a.loopKind != b.loopKind || a.mapping != b.mapping))
+  if (a.kind == NodeKind::For && (a.index != b.index || a.lower != b.lower || a.upper != b.upper || a.step != b.step ||
+                                  a.loopKind != b.loopKind || a.mapping != b.mapping))
     return path + ": loops differ";
   if (a.kind == NodeKind::Assign &&
       (a.target.str() != b.target.str() || a.accumulate != b.accumulate || a.value->str() != b.value->str()))
@@ -77,8 +77,7 @@ kernel f(float A[N], const float B[N]) {
 }
 
 TEST(Printer, EveryExampleRoundTrips) {
-  for (const char* name :
-       {"matmul.loop", "matmul_bt.loop", "conv2d.loop", "conv3d.loop", "correlate2d.loop"}) {
+  for (const char* name : {"matmul.loop", "matmul_bt.loop", "conv2d.loop", "conv3d.loop", "correlate2d.loop"}) {
     auto p = parseExample(name);
     ASSERT_TRUE(p.kernel) << name << "\n" << p.errors();
     std::string text = printKernel(*p.kernel);
@@ -93,13 +92,13 @@ TEST(Printer, AnnotatesWhatTransformationsAdd) {
   buffer.name = "As";
   buffer.extents = {4, 8};
   buffer.space = MemorySpace::Shared;
-  NodePtr update = makeAssign(Access{"C", {Affine::var("t")}},
-                              Expr::read(Access{"As", {Affine(0), Affine::var("t")}}), true);
+  NodePtr update =
+      makeAssign(Access{"C", {Affine::var("t")}}, Expr::read(Access{"As", {Affine(0), Affine::var("t")}}), true);
   auto atomic = std::make_shared<Node>(*update);
   atomic->atomic = true;
   NodePtr loop = makeFor("t", Affine(0), {Affine(8)}, 1, LoopKind::Parallel, atomic, Mapping::BlockX);
-  NodePtr body = makeAlloc(
-      buffer, makeSeq({makeStage(buffer, "A", {Affine::var("b", 4), Affine(0)}), makeBarrier(), loop}));
+  NodePtr body =
+      makeAlloc(buffer, makeSeq({makeStage(buffer, "A", {Affine::var("b", 4), Affine(0)}), makeBarrier(), loop}));
   EXPECT_EQ(printNode(*body),
             "alloc shared float As[4][8] {\n"
             "  stage As from A[4*b][0];\n"

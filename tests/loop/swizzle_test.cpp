@@ -11,7 +11,9 @@ namespace {
 
 // The 16-byte column of the 128 bytes the banks serve at once where chunk `chunk` of row `row`
 // lies, rows of `chunks` chunks stored one after another.
-int64_t bankColumn(const Swizzle& s, int64_t row, int64_t chunk) { return (row * s.chunks + s.chunkAt(row, chunk)) % 8; }
+int64_t bankColumn(const Swizzle& s, int64_t row, int64_t chunk) {
+  return (row * s.chunks + s.chunkAt(row, chunk)) % 8;
+}
 
 TEST(Swizzle, PermutesTheChunksOfEveryRow) {
   for (int64_t chunks : {2, 4, 8, 16, 32}) {

@@ -22,10 +22,11 @@ TEST(BestProgram, EncodesTheTensorMapsOfTmaCopies) {
   common::Diagnostics diags(*file);
   auto kernel = parseLoopFile(*file, diags, {{"M", 1000}, {"N", 512}, {"K", 256}});
   ASSERT_TRUE(kernel) << diags.str();
-  common::SourceFile recipeFile("recipe",
-                                "tile i,j 128,256; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
-                                "regtile i,j 64,256; strip k 64; stage A at k_o swizzle; stage B at k_o swizzle slabs 64; "
-                                "map k_o async 4; unroll k 64; wgmma i,j,k 64,256,16 producer tma; raster 8");
+  common::SourceFile recipeFile(
+      "recipe",
+      "tile i,j 128,256; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+      "regtile i,j 64,256; strip k 64; stage A at k_o swizzle; stage B at k_o swizzle slabs 64; "
+      "map k_o async 4; unroll k 64; wgmma i,j,k 64,256,16 producer tma; raster 8");
   common::Diagnostics recipeDiags(recipeFile);
   auto recipe = parseRecipe(recipeFile, recipeDiags);
   ASSERT_TRUE(recipe) << recipeDiags.str();
@@ -51,8 +52,8 @@ TEST(BestProgram, EncodesTheTensorMapsOfTmaCopies) {
   std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / ("best_tma_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "best.cu") << program;
-  std::string command = nvcc + " -O1 -w -gencode=arch=compute_90a,code=sm_90a -c " + (dir / "best.cu").string() + " -o " +
-                        (dir / "best.o").string() + " 2>&1";
+  std::string command = nvcc + " -O1 -w -gencode=arch=compute_90a,code=sm_90a -c " + (dir / "best.cu").string() +
+                        " -o " + (dir / "best.o").string() + " 2>&1";
   EXPECT_EQ(std::system(command.c_str()), 0) << command;
   std::filesystem::remove_all(dir);
 }
@@ -71,7 +72,8 @@ TEST(BestProgram, AnUnverifiedKernelIsNotCalledVerified) {
   EXPECT_EQ(unverified.find("verified kernel"), std::string::npos) << unverified.substr(0, 400);
   EXPECT_EQ(unverified.find("the search verified with"), std::string::npos);
   EXPECT_NE(unverified.find("The model's choice for `matmul` among the kernels\n// that compiled, unverified"),
-            std::string::npos) << unverified.substr(0, 400);
+            std::string::npos)
+      << unverified.substr(0, 400);
   const std::string verified = bestProgram(*kernel, *best.kernel, *reference.kernel);
   EXPECT_NE(verified.find("The fastest verified kernel found for `matmul`"), std::string::npos);
   EXPECT_NE(verified.find("the bound the search verified with"), std::string::npos);

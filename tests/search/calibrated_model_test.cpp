@@ -83,7 +83,8 @@ TEST(CalibratedModel, CompiledFeaturesSeparateKernelsTheShapeCannot) {
   std::vector<ModelSample> samples;
   for (int i = 0; i < 20; ++i) {
     double instructions = 1000 + 100 * i;
-    samples.push_back({CalibratedModel::compiledFeatures(shape, 128, static_cast<int64_t>(instructions)), instructions * 1e-3});
+    samples.push_back(
+        {CalibratedModel::compiledFeatures(shape, 128, static_cast<int64_t>(instructions)), instructions * 1e-3});
   }
   CalibratedModel refit = extended.fitted(samples);
   EXPECT_LT(refit.predictMs(a), refit.predictMs(b));

@@ -56,7 +56,8 @@ std::string differenceFromNest(const testing::SearchProblem& p, const Fragment& 
 // ResNet's 3x3 layer with its batch norm folded and ReLU; the bottleneck's last 1x1 with the
 // shortcut added: small images and channels, odd sizes that leave partial tiles.
 const char* const kResnet = "resnet_bn_relu examples/resnet_bn_relu.loop -D N=2 -D C=8 -D H=7 -D W=9 -D K=12";
-const char* const kBottleneck = "bottleneck_shortcut examples/bottleneck_shortcut.loop -D N=2 -D C=8 -D K=12 -D H=5 -D W=7";
+const char* const kBottleneck =
+    "bottleneck_shortcut examples/bottleneck_shortcut.loop -D N=2 -D C=8 -D K=12 -D H=5 -D W=7";
 
 TEST(ConvolutionEpilogue, ResnetLayerIsOfferedWinogradAndImplicitGemm) {
   testing::SearchProblem p = testing::parseSearchProblem(kResnet);
@@ -133,7 +134,8 @@ TEST(ConvolutionEpilogue, HalfOutputThroughAFloatLocalIsOfferedImplicitGemm) {
 // staged and pipelined gathers, tables, register tiles of each shape, both Winograd tiles.
 TEST(ConvolutionEpilogue, EveryOfferedConvolutionIdiomComputesTheNest) {
   for (const char* problem : {kResnet, kBottleneck}) {
-    testing::SearchProblem p = testing::parseSearchProblem(std::string(problem) + " --tile 16,32 --unroll 2,4 --stage 4,8");
+    testing::SearchProblem p =
+        testing::parseSearchProblem(std::string(problem) + " --tile 16,32 --unroll 2,4 --stage 4,8");
     SCOPED_TRACE(p.name);
     int checked = 0;
     for (const Fragment& f : testing::candidates(p)) {

@@ -203,7 +203,8 @@ TEST(CostModel, RasteredBlocksReadLessFromMemoryOnLargeProducts) {
 }
 
 TEST(CostModel, TensorCoresRankDeeperPipelinesSwizzlesAndRastersNoWorse) {
-  for (auto [bm, bn, tm, tn, depth] : {std::tuple{128, 128, 64, 64, 32}, {128, 256, 64, 64, 32}, {256, 128, 64, 32, 64}}) {
+  for (auto [bm, bn, tm, tn, depth] :
+       {std::tuple{128, 128, 64, 64, 32}, {128, 256, 64, 64, 32}, {256, 128, 64, 32, 64}}) {
     SCOPED_TRACE(std::to_string(bm) + "x" + std::to_string(bn) + "/" + std::to_string(tm) + "x" + std::to_string(tn));
     auto three = estimate(tensorCores(4096, bm, bn, tm, tn, depth, 3, false));
     auto four = estimate(tensorCores(4096, bm, bn, tm, tn, depth, 4, false));
@@ -213,7 +214,7 @@ TEST(CostModel, TensorCoresRankDeeperPipelinesSwizzlesAndRastersNoWorse) {
     auto rastered = estimate(r);
     ASSERT_TRUE(three.infeasible.empty() && four.infeasible.empty() && swizzled.infeasible.empty());
     EXPECT_EQ(four.sharedBytes * 3, three.sharedBytes * 4);  // a fourth buffer a stage
-    EXPECT_LT(swizzled.sharedBytes, four.sharedBytes);        // no padding
+    EXPECT_LT(swizzled.sharedBytes, four.sharedBytes);       // no padding
     EXPECT_LE(four.ns, three.ns);
     EXPECT_LE(swizzled.ns, four.ns);
     EXPECT_LE(rastered.ns, swizzled.ns);
@@ -224,5 +225,6 @@ TEST(CostModel, TensorCoresRankDeeperPipelinesSwizzlesAndRastersNoWorse) {
   ASSERT_TRUE(wide.infeasible.empty() && narrow.infeasible.empty());
   EXPECT_LT(wide.ns, narrow.ns);
   // Four buffers of 64-deep strips of a 256 x 256 tile fit no multiprocessor.
-  EXPECT_NE(estimate(tensorCores(4096, 256, 256, 64, 64, 64, 4, true)).infeasible.find("shared memory"), std::string::npos);
+  EXPECT_NE(estimate(tensorCores(4096, 256, 256, 64, 64, 64, 4, true)).infeasible.find("shared memory"),
+            std::string::npos);
 }

@@ -49,8 +49,7 @@ std::string readFile(const std::string& path) {
 
 TEST(ExampleRecipes, EveryCandidatePrintsAsPinned) {
   for (const char* example : kExamples) {
-    SearchProblem p =
-        testing::parseSearchProblem(std::string(example) + " examples/" + example + ".loop" + kRanges);
+    SearchProblem p = testing::parseSearchProblem(std::string(example) + " examples/" + example + ".loop" + kRanges);
     SCOPED_TRACE(p.name);
     std::string actual;
     for (const auto& line : offeredRecipes(p)) actual += (line.empty() ? "(the nest as written)" : line) + "\n";

@@ -4,17 +4,17 @@
 // labeler keeps at the root.
 #include <gtest/gtest.h>
 
+#include "async_matcher.hpp"
 #include "common/diagnostics.hpp"
+#include "restaged_matcher.hpp"
 #include "src/exec/buffers.hpp"
 #include "src/exec/compare.hpp"
 #include "src/exec/executor.hpp"
 #include "src/loop/parser.hpp"
-#include "src/search/loops_matcher.hpp"
 #include "src/search/loop_rules.hpp"
-#include "restaged_matcher.hpp"
-#include "unstaged_matcher.hpp"
-#include "async_matcher.hpp"
+#include "src/search/loops_matcher.hpp"
 #include "unpipelined_matcher.hpp"
+#include "unstaged_matcher.hpp"
 #include "untransposed_matcher.hpp"
 
 #include <algorithm>
@@ -282,13 +282,15 @@ TEST(Exploration, FloatProductsAreOfferedTf32x3WhereTheSpaceAllowsIt) {
   SearchSpace tf32 = space;
   tf32.precision = Precision::Tf32;
   auto loose = offered<generated::LoopsMatcher>(smallMatmul(), tf32);
-  EXPECT_GT(std::count_if(loose.begin(), loose.end(), [&](const Offered& f) { return isTf32x3(f) && !promoted(f); }), 0);
+  EXPECT_GT(std::count_if(loose.begin(), loose.end(), [&](const Offered& f) { return isTf32x3(f) && !promoted(f); }),
+            0);
   auto byTma = [&](const Offered& f) { return wgmmaOf(wgmmaStep(f)->idiom)->producer == WgmmaProducer::Tma; };
   EXPECT_TRUE(std::all_of(all.begin(), all.end(), [&](const Offered& f) { return !isTf32x3(f) || byTma(f); }));
   auto batched = offered<generated::LoopsMatcher>(
       loadExample("matmul_bt.loop", {{"BATCH", 2}, {"M", 40}, {"N", 48}, {"K", 36}}), space);
   EXPECT_EQ(std::count_if(batched.begin(), batched.end(), isTf32x3), 0);
-  auto unaligned = offered<generated::LoopsMatcher>(loadExample("matmul.loop", {{"M", 40}, {"N", 48}, {"K", 34}}), space);
+  auto unaligned =
+      offered<generated::LoopsMatcher>(loadExample("matmul.loop", {{"M", 40}, {"N", 48}, {"K", 34}}), space);
   EXPECT_GT(std::count_if(unaligned.begin(), unaligned.end(), isTf32x3), 0);
   for (const auto& f : unaligned)
     if (isTf32x3(f)) {
@@ -308,7 +310,9 @@ TEST(Exploration, FloatProductsAreOfferedTf32x3WhereTheSpaceAllowsIt) {
 // by cp.async are among the first dozen. An epilogue takes no part's sums: a layer with one is
 // offered none.
 TEST(Exploration, SplitTf32x3TilesAreOfferedWhereTheTilesAreFew) {
-  auto splitTf32x3 = [](const Offered& f) { return (wgmmaOf(f.shape.idiom) && wgmmaOf(f.shape.idiom)->tf32x3) && f.shape.split > 1; };
+  auto splitTf32x3 = [](const Offered& f) {
+    return (wgmmaOf(f.shape.idiom) && wgmmaOf(f.shape.idiom)->tf32x3) && f.shape.split > 1;
+  };
   for (const auto& sizes : {std::map<std::string, int64_t>{{"M", 512}, {"N", 512}, {"K", 512}},
                             std::map<std::string, int64_t>{{"M", 256}, {"N", 256}, {"K", 65536}}}) {
     SCOPED_TRACE("K=" + std::to_string(sizes.at("K")));
@@ -350,13 +354,16 @@ TEST(Exploration, SplitTf32x3TilesAreOfferedWhereTheTilesAreFew) {
   Kernel odd = loadExample("matmul.loop", {{"M", 127}, {"N", 4099}, {"K", 513}});
   auto oddFs = offered<generated::LoopsMatcher>(odd, SearchSpace{});
   ASSERT_GE(oddFs.size(), 12u);
-  EXPECT_TRUE(std::any_of(oddFs.begin(), oddFs.begin() + 12,
-                          [](const Offered& f) { return (wgmmaOf(f.shape.idiom) && wgmmaOf(f.shape.idiom)->tf32x3) && f.shape.blockRows == 64; }));
+  EXPECT_TRUE(std::any_of(oddFs.begin(), oddFs.begin() + 12, [](const Offered& f) {
+    return (wgmmaOf(f.shape.idiom) && wgmmaOf(f.shape.idiom)->tf32x3) && f.shape.blockRows == 64;
+  }));
   for (const auto& f : oddFs)
-    if ((wgmmaOf(f.shape.idiom) && wgmmaOf(f.shape.idiom)->tf32x3)) EXPECT_TRUE(applyRecipe(odd, f.recipe)) << printRecipeLine(f.recipe);
-  auto relu = offered<generated::LoopsMatcher>(
-      loadExample("linear_relu.loop", {{"M", 256}, {"N", 256}, {"K", 65536}}), SearchSpace{});
-  EXPECT_TRUE(std::any_of(relu.begin(), relu.end(), [](const Offered& f) { return (wgmmaOf(f.shape.idiom) && wgmmaOf(f.shape.idiom)->tf32x3); }));
+    if ((wgmmaOf(f.shape.idiom) && wgmmaOf(f.shape.idiom)->tf32x3))
+      EXPECT_TRUE(applyRecipe(odd, f.recipe)) << printRecipeLine(f.recipe);
+  auto relu = offered<generated::LoopsMatcher>(loadExample("linear_relu.loop", {{"M", 256}, {"N", 256}, {"K", 65536}}),
+                                               SearchSpace{});
+  EXPECT_TRUE(std::any_of(relu.begin(), relu.end(),
+                          [](const Offered& f) { return (wgmmaOf(f.shape.idiom) && wgmmaOf(f.shape.idiom)->tf32x3); }));
   EXPECT_FALSE(std::any_of(relu.begin(), relu.end(), splitTf32x3));
 }
 
@@ -555,7 +562,7 @@ TEST(Exploration, MeasuredTimesDecideTheCoverAndFailuresDoNotExist) {
   std::map<std::string, std::optional<double>> measured;
   measured[printRecipeLine(fs[0].recipe)] = std::nullopt;  // the model's best failed
   measured[printRecipeLine(fs[1].recipe)] = 2.0;
-  measured[printRecipeLine(fs.back().recipe)] = 1.0;       // the model's worst ran fastest
+  measured[printRecipeLine(fs.back().recipe)] = 1.0;  // the model's worst ran fastest
   rules.setMeasured(measured);
   ASSERT_TRUE(matcher.label(k.body.get()));
   EXPECT_EQ(printRecipeLine(matcher.reduce(k.body.get()).recipe(k)), printRecipeLine(fs.back().recipe));

@@ -35,12 +35,12 @@ TEST(Fragment, BuildersNameTheLoopsTheyMakeAndLaterStepsUseThem) {
   EXPECT_EQ(tiled.gridRows, "i_o");
   EXPECT_EQ(tiled.gridCols, "j_o");
   // The body's split before the tiling, its staging after the register tile.
-  EXPECT_EQ(lines(tiled.steps()),
-            (std::vector<std::string>{"split k 2 into k_s", "tile i,j 32,32 into i_o,j_o", "map k_s grid.z",
-                                      "map i_o grid.y", "map j_o grid.x", "map i block.y", "map j block.x",
-                                      "regtile i,j 4,4 into i_o2,j_o2", "strip k 8 into k_o", "stage A at k_o transposed",
-                                      "stage B at k_o", "unroll k 8 into k_o2", "map k_o pipelined",
-                                      "vectorize j 4 into j_o3"}));
+  EXPECT_EQ(
+      lines(tiled.steps()),
+      (std::vector<std::string>{"split k 2 into k_s", "tile i,j 32,32 into i_o,j_o", "map k_s grid.z", "map i_o grid.y",
+                                "map j_o grid.x", "map i block.y", "map j block.x", "regtile i,j 4,4 into i_o2,j_o2",
+                                "strip k 8 into k_o", "stage A at k_o transposed", "stage B at k_o",
+                                "unroll k 8 into k_o2", "map k_o pipelined", "vectorize j 4 into j_o3"}));
   // Printed, the names the rule gives are left out.
   EXPECT_EQ(printRecipeLine(tiled.recipe(p.kernel)),
             "split k 2; tile i,j 32,32; map k_s grid.z; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
@@ -54,15 +54,17 @@ TEST(Fragment, NamesTheKernelUsesAreAvoided) {
   p.kernel.sizes.emplace_back("k_o", 1);
   LoopRules rules(p.kernel, p.space);
   Fragment staged = rules.staged(reductionOf(p.kernel), 8, Buffering::Double, false);
-  EXPECT_EQ(lines(staged.steps()), (std::vector<std::string>{"strip k 8 into k_o2", "stage A at k_o2", "stage B at k_o2",
-                                                             "unroll k 8 into k_o3", "map k_o2 pipelined"}));
+  EXPECT_EQ(lines(staged.steps()),
+            (std::vector<std::string>{"strip k 8 into k_o2", "stage A at k_o2", "stage B at k_o2",
+                                      "unroll k 8 into k_o3", "map k_o2 pipelined"}));
   EXPECT_EQ(printRecipeLine(staged.recipe(p.kernel)),
             "strip k 8; stage A at k_o2; stage B at k_o2; unroll k 8; map k_o2 pipelined");
 }
 
 // Labels a small matmul and a small convolution and gives `check` each one's candidate kernels
 // (the root's derivations as `kernel`), cheapest first.
-void forEachExampleCandidates(const std::function<void(const SearchProblem&, const std::vector<const Fragment*>&)>& check) {
+void forEachExampleCandidates(
+    const std::function<void(const SearchProblem&, const std::vector<const Fragment*>&)>& check) {
   for (const char* problem : {"matmul examples/matmul.loop -D M=40 -D N=48 -D K=36",
                               "conv2d examples/conv2d.loop -D N=2 -D C=3 -D H=9 -D W=10 -D K=5"}) {
     SearchProblem p = parseSearchProblem(std::string(problem) + " --tile 16,32 --unroll 1,8 --stage 4,8 --split 2");

@@ -124,7 +124,8 @@ TEST(ModelRanking, RanksTheFastestFp32GemmKernelsNearTheTop) {
   double rho = rankCorrelation(p.estimateMs, times(p));
   std::printf("matmul4096: rho %.3f as ranked\n", rho);
   EXPECT_GE(rho, 0.45);
-  EXPECT_LE(bestPlaceOfTheThreeFastest(p), p.samples.size() / 100) << "the model's best place for one of the three fastest";
+  EXPECT_LE(bestPlaceOfTheThreeFastest(p), p.samples.size() / 100)
+      << "the model's best place for one of the three fastest";
 }
 
 // At 8192^3 a 50 s search measures about 180 candidates, in the model's order at first: the
@@ -157,8 +158,9 @@ TEST(ModelRanking, OffersTheFp32GemmWinnerEarlyAt8192) {
 // estimated up to four times too slow and ranked below the splits (rho 0.19 as ranked; the best
 // placed of the three fastest came 1036th of 1944).
 TEST(ModelRanking, RanksShortGridsAsTheMultiprocessorsRunThem) {
-  Problem p = load(cudaburg::testing::parseSearchProblem(
-      "matmul-odd examples/matmul.loop -D M=127 -D N=4099 -D K=513 --tile 32..128 --unroll 4..8 --stage 8,16 --split 4"));
+  Problem p =
+      load(cudaburg::testing::parseSearchProblem("matmul-odd examples/matmul.loop -D M=127 -D N=4099 -D K=513 --tile "
+                                                 "32..128 --unroll 4..8 --stage 8,16 --split 4"));
   ASSERT_FALSE(p.samples.empty());
   double rho = rankCorrelation(p.estimateMs, times(p));
   std::printf("matmul-odd: rho %.3f as ranked\n", rho);

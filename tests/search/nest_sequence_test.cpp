@@ -109,13 +109,14 @@ TEST(NestSequence, BestProgramLaunchesEveryNestInOrder) {
     ASSERT_TRUE(bests.back().ok()) << bests.back().reason;
     ASSERT_TRUE(references.back().ok()) << references.back().reason;
   }
-  const std::string program = bestProgram(*p.kernel, {{&nests[0], &*bests[0].kernel, &*references[0].kernel},
-                                                      {&nests[1], &*bests[1].kernel, &*references[1].kernel}},
-                                           {0, "", false});
-  for (const char* text : {"namespace nest1 {", "namespace nest2 {", "nest1::tensor_map nest1_X_map;",
-                           "nest2::tensor_map nest2_H_map;", "(Y, H, W2, nest2_H_map, nest2_W2_map);",
-                           "nest1::mlp2_nest1_reference<<<", "H: relative error", "Y: relative error",
-                           "the FP64 checks' bounds for these nests, summed"})
+  const std::string program = bestProgram(
+      *p.kernel,
+      {{&nests[0], &*bests[0].kernel, &*references[0].kernel}, {&nests[1], &*bests[1].kernel, &*references[1].kernel}},
+      {0, "", false});
+  for (const char* text :
+       {"namespace nest1 {", "namespace nest2 {", "nest1::tensor_map nest1_X_map;", "nest2::tensor_map nest2_H_map;",
+        "(Y, H, W2, nest2_H_map, nest2_W2_map);", "nest1::mlp2_nest1_reference<<<", "H: relative error",
+        "Y: relative error", "the FP64 checks' bounds for these nests, summed"})
     EXPECT_NE(program.find(text), std::string::npos) << text;
   // The producer runs before its consumer, in the check and in the timed runs alike.
   size_t first = program.find("nest1::mlp2_nest1<<<"), second = program.find("nest2::mlp2_nest2<<<");
@@ -127,7 +128,8 @@ TEST(NestSequence, BestProgramLaunchesEveryNestInOrder) {
 
   const std::string nvcc = CUDABURG_NVCC;
   if (nvcc.empty()) GTEST_SKIP() << "no nvcc to build best.cu with";
-  std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / ("best_nests_" + std::to_string(::getpid()));
+  std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / ("best_nests_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "best.cu") << program;
   std::string command = nvcc + " -O1 -w -gencode=arch=compute_90a,code=sm_90a -c " + (dir / "best.cu").string() +
@@ -156,11 +158,12 @@ TEST(NestSequence, ReportSumsTheNestsTimes) {
   EXPECT_DOUBLE_EQ(*summedMs(nests), 0.75);
   EXPECT_DOUBLE_EQ(*summedMs(nests, true), 1.5);
   std::string md = nestSequenceReportMarkdown("mlp2", nests);
-  for (const char* text : {"# cudaburg search: mlp2 (M=64,D=32,F=16)", "- time: 0.7500 ms, the nests' winners' times summed",
-                           "- reference: 1.5000 ms, the nests' library calls' times summed: ratio 2.000",
-                           "| 1 | mlp2_nest1 | H | `tile i,f 32,32` | 0.2500 | cuBLASLt matmul | 0.5000 |",
-                           "| 2 | mlp2_nest2 | Y | `tile r,c 32,32` | 0.5000 | cuBLASLt matmul | 1.0000 |",
-                           "\n## cudaburg search: mlp2_nest2", "\n### Top variants"})
+  for (const char* text :
+       {"# cudaburg search: mlp2 (M=64,D=32,F=16)", "- time: 0.7500 ms, the nests' winners' times summed",
+        "- reference: 1.5000 ms, the nests' library calls' times summed: ratio 2.000",
+        "| 1 | mlp2_nest1 | H | `tile i,f 32,32` | 0.2500 | cuBLASLt matmul | 0.5000 |",
+        "| 2 | mlp2_nest2 | Y | `tile r,c 32,32` | 0.5000 | cuBLASLt matmul | 1.0000 |",
+        "\n## cudaburg search: mlp2_nest2", "\n### Top variants"})
     EXPECT_NE(md.find(text), std::string::npos) << text << "\n" << md;
   // A nest without a measured winner leaves the sum unknown rather than short.
   consumer.variants.back().measured = false;

@@ -37,7 +37,8 @@ Offered offered(const std::string& problem) {
 }
 
 TEST(PeelRule, PartialTilesAndStripsOfferEachCandidateWithItsEdgesApart) {
-  Offered o = offered("matmul examples/matmul.loop -D M=37 -D N=41 -D K=19 --tile 16,32 --unroll 2,4 --stage 8 --split 2");
+  Offered o =
+      offered("matmul examples/matmul.loop -D M=37 -D N=41 -D K=19 --tile 16,32 --unroll 2,4 --stage 8 --split 2");
   EXPECT_GT(o.peeled, 0);
   bool strips = false, grid = false;
   for (const auto& r : o.peeledRecipes) {

@@ -26,8 +26,9 @@ SearchOutcome measuredOutcome() {
   o.sizes = "M=64,N=64,K=64";
   o.device = "NVIDIA H200 (sm_90)";
   o.gpuAvailable = true;
-  o.variants = {variant("tile i,j 64,64\n", RunStatus::Ok, 2.0, 1.0), variant("tile i,j 8,8\n", RunStatus::Failed, 0, 2.0),
-                variant("tile i,j 32,32\n", RunStatus::Ok, 1.0, 3.0), variant("tile i,j 16,16\n", RunStatus::Ok, 4.0, 0.5)};
+  o.variants = {
+      variant("tile i,j 64,64\n", RunStatus::Ok, 2.0, 1.0), variant("tile i,j 8,8\n", RunStatus::Failed, 0, 2.0),
+      variant("tile i,j 32,32\n", RunStatus::Ok, 1.0, 3.0), variant("tile i,j 16,16\n", RunStatus::Ok, 4.0, 0.5)};
   o.reference = {"cuBLAS", 1.25, 0.8, true};
   return o;
 }

@@ -43,8 +43,11 @@ inline SearchProblem parseSearchProblem(const std::string& line) {
     std::string value;
     words >> value;
     if (word == "-D") sizes[value.substr(0, value.find('='))] = std::stoll(value.substr(value.find('=') + 1));
-    ParamRange* range = word == "--tile" ? &p.space.tile : word == "--unroll" ? &p.space.unroll
-                        : word == "--stage" ? &p.space.stage : word == "--split" ? &p.space.split : nullptr;
+    ParamRange* range = word == "--tile"     ? &p.space.tile
+                        : word == "--unroll" ? &p.space.unroll
+                        : word == "--stage"  ? &p.space.stage
+                        : word == "--split"  ? &p.space.split
+                                             : nullptr;
     if (range) {
       auto parsed = parseParamRange(value, word, error);
       EXPECT_TRUE(parsed) << line << ": " << error;
@@ -88,7 +91,8 @@ inline std::vector<SearchProblem> shippedProblems() {
 // it most.
 inline std::vector<std::pair<MeasurementKey, Measurement>> shippedMeasurements(const SearchProblem& p) {
   std::string error;
-  auto db = TuningDb::open(std::string(CUDABURG_SOURCE_DIR) + "/tests/data/" + p.name + ".db", error, DbAccess::ReadOnly);
+  auto db =
+      TuningDb::open(std::string(CUDABURG_SOURCE_DIR) + "/tests/data/" + p.name + ".db", error, DbAccess::ReadOnly);
   EXPECT_TRUE(db) << error;
   if (!db) return {};
   Progress quiet(stderr, true);

@@ -39,7 +39,8 @@ TEST(WgmmaConvRule, OfferedAmongTheFirstDozenAtResnetsThreeByThree) {
     if (first < 0) first = static_cast<int>(i);
     ++offered;
     std::string line = printRecipeLine(all[i].recipe(p.kernel));
-    EXPECT_NE(line.find("stage In at r_s_c_o transposed swizzle; stage Wt at r_s_c_o transposed swizzle"), std::string::npos)
+    EXPECT_NE(line.find("stage In at r_s_c_o transposed swizzle; stage Wt at r_s_c_o transposed swizzle"),
+              std::string::npos)
         << line;
     EXPECT_NE(line.find(",k,r_s_c 64,"), std::string::npos) << line;  // pixels (n,oh,ow or oh,ow) by filters
     EXPECT_EQ(line.find("producer tma"), std::string::npos) << line;

@@ -42,10 +42,10 @@ TEST(WinogradRule, OffersBothTileSizesOnThreeByThreeStrideOneConvolutions) {
 }
 
 TEST(WinogradRule, OffersNoneElsewhere) {
-  for (const char* problem : {"stride2 examples/conv2d.loop -D N=4 -D C=16 -D H=14 -D W=14 -D K=16 -D ST=2",
-                              "1x1 examples/conv2d.loop -D N=4 -D C=16 -D H=14 -D W=14 -D K=16 -D R=1 -D S=1 -D P=0",
-                              "grouped examples/conv2d_grouped.loop",
-                              "batched examples/matmul_bt.loop -D BATCH=4 -D M=32 -D N=32 -D K=32"}) {
+  for (const char* problem :
+       {"stride2 examples/conv2d.loop -D N=4 -D C=16 -D H=14 -D W=14 -D K=16 -D ST=2",
+        "1x1 examples/conv2d.loop -D N=4 -D C=16 -D H=14 -D W=14 -D K=16 -D R=1 -D S=1 -D P=0",
+        "grouped examples/conv2d_grouped.loop", "batched examples/matmul_bt.loop -D BATCH=4 -D M=32 -D N=32 -D K=32"}) {
     Offered o = offered(problem);
     EXPECT_EQ(o.f2 + o.f4, 0) << problem;
     EXPECT_GT(o.others, 0) << problem;
@@ -60,7 +60,8 @@ CandidateShape layer(int64_t m) {
   s.blockRows = m == 2 ? 32 : 16, s.blockCols = 32;
   s.threadRows = m == 2 ? 8 : 4, s.threadCols = 8;
   s.stageDepth = 8;
-  s.idiom = WinogradTile{{m, s.blockRows, s.blockCols, s.stageDepth, s.threadRows, s.threadCols, m == 2 ? 1 : 2, false}};
+  s.idiom =
+      WinogradTile{{m, s.blockRows, s.blockCols, s.stageDepth, s.threadRows, s.threadCols, m == 2 ? 1 : 2, false}};
   s.staged = true;
   return s;
 }

@@ -77,7 +77,8 @@ TEST(Collapse, EveryConvolutionExampleComputesTheSame) {
     SCOPED_TRACE(name);
     Kernel k = smallExample(name);
     std::vector<std::string> parallel, reduce;
-    for (const Node* loop : testing::loopsOf(k)) (loop->loopKind == LoopKind::Parallel ? parallel : reduce).push_back(loop->index);
+    for (const Node* loop : testing::loopsOf(k))
+      (loop->loopKind == LoopKind::Parallel ? parallel : reduce).push_back(loop->index);
     Kernel t = applied(collapse(k, parallel));
     t = applied(collapse(t, reduce));
     EXPECT_EQ(testing::loopsOf(t).size(), 2u);
@@ -160,8 +161,9 @@ TEST(Collapse, TheDependenceTestSeesTheDerivedIndices) {
 
 TEST(Collapse, TransformationsThatReadIndicesSeeTheDerivedOnes) {
   Kernel k = smallExample("conv2d");
-  Kernel t = withRecipe(k, "interchange n k\ncollapse n,oh,ow into m\ntile k,m 4,8\nmap k_o grid.y\nmap m_o grid.x\n"
-                           "map k block.y\nmap m block.x");
+  Kernel t = withRecipe(k,
+                        "interchange n k\ncollapse n,oh,ow into m\ntile k,m 4,8\nmap k_o grid.y\nmap m_o grid.x\n"
+                        "map k block.y\nmap m block.x");
   // Consecutive m are not consecutive elements of Out.
   Kernel r = applied(registerTile(t, {"k", "m"}, {2, 4}));
   expectRefusal(vectorize(r, "m", 4), "collapsed");

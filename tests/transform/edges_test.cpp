@@ -99,8 +99,8 @@ TEST(Peel, MarksGridAndStripLoops) {
   EXPECT_NE(printKernel(p).find("// edges run apart (peeled): i_o j_o k_o"), std::string::npos);
   EXPECT_EQ(differenceFrom(k, p), "");
   // A split reduction's strip loop has bounds that differ from block to block: peeled too.
-  Kernel split = under(testing::intMatmul(37, 21, 19),
-                       "split k 2; map k_s grid.z; " + kTiled + "; roundup; peel i_o,j_o,k_o");
+  Kernel split =
+      under(testing::intMatmul(37, 21, 19), "split k 2; map k_s grid.z; " + kTiled + "; roundup; peel i_o,j_o,k_o");
   EXPECT_EQ(split.peeled.size(), 3u);
 }
 
@@ -111,9 +111,9 @@ TEST(Peel, Refuses) {
     EXPECT_FALSE(r.ok());
     EXPECT_NE(r.reason.find(why), std::string::npos) << r.reason;
   };
-  refused({"j_o"}, "whole blocks only");        // 32 columns in tiles of 16
-  refused({"k_o"}, "nothing to peel");          // 16 in strips of 8
-  refused({"i"}, "only a loop of its own is peeled");  // a thread loop, in three copies
+  refused({"j_o"}, "whole blocks only");                                  // 32 columns in tiles of 16
+  refused({"k_o"}, "nothing to peel");                                    // 16 in strips of 8
+  refused({"i"}, "only a loop of its own is peeled");                     // a thread loop, in three copies
   refused({"k"}, "only grid loops and uniform serial loops are peeled");  // unrolled
   refused({"nope"}, "no loop over index nope");
   refused({}, "needs a loop");

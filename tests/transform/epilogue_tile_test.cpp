@@ -7,8 +7,8 @@
 
 #include "src/idioms/write_back.hpp"
 #include "src/loop/tree_walk.hpp"
-#include "src/transform/tree_edit.hpp"
 #include "src/transform/transforms.hpp"
+#include "src/transform/tree_edit.hpp"
 #include "tests/transform/test_kernels.hpp"
 
 namespace cudaburg {
@@ -140,14 +140,16 @@ TEST(EpilogueTile, ConvolutionLayersKeepTheEpilogue) {
 Kernel linearReluOf(const std::string& type, const std::map<std::string, int64_t>& sizes) {
   return kernelFromText(
       "size M = 4, N = 4, K = 4;\n"
-      "kernel layer(float Y[M][N], const " + type + " X[M][K], const " + type + " W[K][N], const float b[N]) {\n"
-      "  parallel for (i = 0; i < M; i++)\n"
-      "    parallel for (j = 0; j < N; j++) {\n"
-      "      Y[i][j] = 0;\n"
-      "      reduce for (k = 0; k < K; k++)\n"
-      "        Y[i][j] += X[i][k] * W[k][j];\n"
-      "      Y[i][j] = max(Y[i][j] + b[j], 0);\n"
-      "    }\n}\n",
+      "kernel layer(float Y[M][N], const " +
+          type + " X[M][K], const " + type +
+          " W[K][N], const float b[N]) {\n"
+          "  parallel for (i = 0; i < M; i++)\n"
+          "    parallel for (j = 0; j < N; j++) {\n"
+          "      Y[i][j] = 0;\n"
+          "      reduce for (k = 0; k < K; k++)\n"
+          "        Y[i][j] += X[i][k] * W[k][j];\n"
+          "      Y[i][j] = max(Y[i][j] + b[j], 0);\n"
+          "    }\n}\n",
       sizes);
 }
 
@@ -193,7 +195,7 @@ TEST(EpilogueTile, TensorCoreTilesKeepTheEpilogue) {
     ASSERT_TRUE(r.ok()) << r.reason;
     EXPECT_EQ(differenceFrom(c.nest, *r.kernel), "");
     EXPECT_EQ(storesInto(*r.kernel, "Y"), 1);  // the write-back alone
-    int tensorCoreTiles = 0;  // the accumulation's and the write-back's, both on the warps' fragments
+    int tensorCoreTiles = 0;                   // the accumulation's and the write-back's, both on the warps' fragments
     walk(r.kernel->body, [&](const NodePtr& n, const Ancestors&) {
       tensorCoreTiles += n->kind == NodeKind::For && n->mapping == Mapping::Mma;
     });
@@ -202,7 +204,8 @@ TEST(EpilogueTile, TensorCoreTilesKeepTheEpilogue) {
 }
 
 TEST(EpilogueTile, RefusesWhatItCannotFuse) {
-  Kernel again = applied(tile(linearWith("      reduce for (k = 0; k < K; k++) Y[i][j] += X[i][k];\n"), {"i", "j"}, {8, 8}));
+  Kernel again =
+      applied(tile(linearWith("      reduce for (k = 0; k < K; k++) Y[i][j] += X[i][k];\n"), {"i", "j"}, {8, 8}));
   again = applied(mapLoop(again, "i", Mapping::BlockY));
   again = applied(mapLoop(again, "j", Mapping::BlockX));
   TransformResult reduction = registerTile(again, {"i", "j"}, {2, 2});

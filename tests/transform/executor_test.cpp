@@ -108,8 +108,9 @@ TEST(Executor, OutOfBoundsReadOfAPlainArrayIsAnError) {
   Array out = array("Out", {4}), in = array("In", {4});
   in.input = true;
   k.params = {out, in};
-  k.body = makeFor("i", Affine(0), {Affine(4)}, 1, LoopKind::Parallel,
-                   makeAssign(at("Out", {Affine::var("i")}), Expr::read(at("In", {Affine::var("i") + Affine(1)})), false));
+  k.body =
+      makeFor("i", Affine(0), {Affine(4)}, 1, LoopKind::Parallel,
+              makeAssign(at("Out", {Affine::var("i")}), Expr::read(at("In", {Affine::var("i") + Affine(1)})), false));
   Buffers b = allocateBuffers(k);
   try {
     execute(k, b);

@@ -35,7 +35,8 @@ void expectMatches(const std::string& file, const std::map<std::string, int64_t>
 double relu(double x) { return x > 0 ? x : 0; }
 
 // Y[i][j] = sum over k of X[i][k] W[k][j] (row-major M x K by K x N).
-std::vector<double> product(const std::vector<double>& x, const std::vector<double>& w, int64_t m, int64_t n, int64_t k) {
+std::vector<double> product(const std::vector<double>& x, const std::vector<double>& w, int64_t m, int64_t n,
+                            int64_t k) {
   std::vector<double> y(static_cast<size_t>(m * n), 0.0);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j)
@@ -99,7 +100,8 @@ TEST(FusedExamples, ResnetBnRelu) {
                               for (int64_t s = 0; s < 3; ++s) {
                                 int64_t h = oh + r - 1, w = ow + s - 1;
                                 if (h < 0 || h >= H || w < 0 || w >= W) continue;
-                                sum += v.at("In")[((n * C + c) * H + h) * W + w] * v.at("Wt")[((f * C + c) * 3 + r) * 3 + s];
+                                sum += v.at("In")[((n * C + c) * H + h) * W + w] *
+                                       v.at("Wt")[((f * C + c) * 3 + r) * 3 + s];
                               }
                           out.push_back(relu(sum * v.at("scale")[f] + v.at("shift")[f]));
                         }

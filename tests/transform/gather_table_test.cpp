@@ -64,7 +64,8 @@ Kernel conv3dSmall() {
   return kernelFromText(
       "size N = 2, C = 3, D = 5, H = 6, W = 7, K = 4, T = 3, P = 1;\n"
       "size OD = D + 2*P - T + 1, OH = H + 2*P - T + 1, OW = W + 2*P - T + 1;\n"
-      "kernel conv3d(float Out[N][K][OD][OH][OW], const float In[N][C][D][H][W] padded, const float Wt[K][C][T][T][T]) {\n"
+      "kernel conv3d(float Out[N][K][OD][OH][OW], const float In[N][C][D][H][W] padded, const float Wt[K][C][T][T][T]) "
+      "{\n"
       "  parallel for (n = 0; n < N; n++)\n"
       "    parallel for (k = 0; k < K; k++)\n"
       "      parallel for (od = 0; od < OD; od++)\n"
@@ -82,9 +83,10 @@ Kernel conv3dSmall() {
 
 TEST(GatherTable, HoldsTheReductionsOffsetsAndTaps) {
   Kernel k = conv3dSmall();
-  Kernel t = withRecipe(k, "collapse c,a,b,e into q\ninterchange n k\ncollapse n,od,oh,ow into m\ntile k,m 4,16\n"
-                           "map k_o grid.y\nmap m_o grid.x\nmap k block.y\nmap m block.x\nregtile k,m 2,2\nstrip q 8\n"
-                           "stage In at q_o table");
+  Kernel t = withRecipe(k,
+                        "collapse c,a,b,e into q\ninterchange n k\ncollapse n,od,oh,ow into m\ntile k,m 4,16\n"
+                        "map k_o grid.y\nmap m_o grid.x\nmap k block.y\nmap m block.x\nregtile k,m 2,2\nstrip q 8\n"
+                        "stage In at q_o table");
   const Node* stage = tabledStage(t.body);
   ASSERT_NE(stage, nullptr) << printKernel(t);
   GatherTable table;
@@ -104,8 +106,8 @@ TEST(GatherTable, HoldsTheReductionsOffsetsAndTaps) {
   EXPECT_FALSE(table.inside(central, 81));
   // A row at the first pixel (od - 1, oh - 1, ow - 1 = -1): only the taps 1 or 2 along all three inside.
   uint64_t mask = table.rowMask({0, 0, -1, -1, -1});
-  EXPECT_FALSE(table.inside(mask, 0));   // a = b = e = 0
-  EXPECT_TRUE(table.inside(mask, 13));   // a = b = e = 1
+  EXPECT_FALSE(table.inside(mask, 0));  // a = b = e = 0
+  EXPECT_TRUE(table.inside(mask, 13));  // a = b = e = 1
   EXPECT_EQ(__builtin_popcountll(mask), 8);
   EXPECT_EQ(table.rowMask({2, 0, 0, 0, 0}), 0u);  // n = 2: past the batch
   // Packed: the tap in the low bits, the offset above them.
@@ -128,9 +130,10 @@ TEST(GatherTable, ImplicitGemmsThroughTablesComputeTheSame) {
     EXPECT_EQ(differenceFrom(conv2d, t), "");
   }
   // A split reduction: each part's strips look the same table up, the last strip of a part cut.
-  Kernel split = withRecipe(conv2d, "collapse c,r,s into q\nsplit q 3\ninterchange n k\ncollapse n,oh,ow into m\n"
-                                    "tile k,m 4,16\nmap q_s grid.z\nmap k_o grid.y\nmap m_o grid.x\nmap k block.y\n"
-                                    "map m block.x\nregtile k,m 2,2\nstrip q 4\nstage In at q_o table\nunroll q 4");
+  Kernel split = withRecipe(conv2d,
+                            "collapse c,r,s into q\nsplit q 3\ninterchange n k\ncollapse n,oh,ow into m\n"
+                            "tile k,m 4,16\nmap q_s grid.z\nmap k_o grid.y\nmap m_o grid.x\nmap k block.y\n"
+                            "map m block.x\nregtile k,m 2,2\nstrip q 4\nstage In at q_o table\nunroll q 4");
   EXPECT_EQ(differenceFrom(conv2d, split), "");
 }
 
@@ -172,13 +175,15 @@ TEST(GatherTable, Refusals) {
             std::string::npos);
   // The filters gathered at the strip loop of the pixels, which they do not read: no dimension
   // of the gather moves with it.
-  std::string pixels = refusalOf(conv2d, "interchange n k\ncollapse n,oh,ow into m\ncollapse c,r,s into q\n"
-                                         "strip m 16\nstage Wt at m_o table");
+  std::string pixels = refusalOf(conv2d,
+                                 "interchange n k\ncollapse n,oh,ow into m\ncollapse c,r,s into q\n"
+                                 "strip m 16\nstage Wt at m_o table");
   EXPECT_NE(pixels.find("nothing to tabulate"), std::string::npos) << pixels;
   // The reduction not collapsed: its gather's dimension along c is a plain loop.
-  std::string plain = refusalOf(conv2d, "interchange n k\ncollapse n,oh,ow into m\ntile k,m 4,16\nmap k_o grid.y\n"
-                                        "map m_o grid.x\nmap k block.y\nmap m block.x\nregtile k,m 2,2\nstrip c 2\n"
-                                        "stage In at c_o table");
+  std::string plain = refusalOf(conv2d,
+                                "interchange n k\ncollapse n,oh,ow into m\ntile k,m 4,16\nmap k_o grid.y\n"
+                                "map m_o grid.x\nmap k block.y\nmap m block.x\nregtile k,m 2,2\nstrip c 2\n"
+                                "stage In at c_o table");
   EXPECT_NE(plain.find("no collapsed loop"), std::string::npos) << plain;
   // Too many entries for constant memory.
   Kernel deep = kernelFromText(

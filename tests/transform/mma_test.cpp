@@ -46,7 +46,8 @@ const std::string kTile =
 
 TEST(Mma, WarpTilesComputeWhatTheRegisterTileDid) {
   for (const auto& [type, shape] : {std::pair{"half", "16,8,16"}, {"bfloat16", "16,8,16"}, {"tf32", "16,8,8"}}) {
-    for (const std::string staging : {"", "strip k 32; stage A at k_o pad 8; stage B at k_o pad 8; map k_o async; unroll k 32; "}) {
+    for (const std::string staging :
+         {"", "strip k 32; stage A at k_o pad 8; stage B at k_o pad 8; map k_o async; unroll k 32; "}) {
       SCOPED_TRACE(std::string(type) + ": " + staging);
       Kernel k = gemm(type);
       TransformResult registers = applyText(k, kTile + staging);
@@ -55,7 +56,8 @@ TEST(Mma, WarpTilesComputeWhatTheRegisterTileDid) {
       ASSERT_TRUE(warps.ok()) << warps.reason;
       EXPECT_TRUE(warps.kernel->warpTiles());
       int tiles = 0;
-      forEachNode(*warps.kernel->body, [&](const Node& n) { tiles += n.kind == NodeKind::For && n.mapping == Mapping::Mma; });
+      forEachNode(*warps.kernel->body,
+                  [&](const Node& n) { tiles += n.kind == NodeKind::For && n.mapping == Mapping::Mma; });
       EXPECT_EQ(tiles, 3);  // initialise, accumulate, write back
       Buffers in = fillRandom(k, 11);
       Buffers expected = in, actual = in;
@@ -84,7 +86,8 @@ TEST(Mma, RefusesWhatTensorCoresDoNotRun) {
   // Lanes arranged as a patch hold no fragments; and the step needs a register tile.
   EXPECT_NE(refusal(gemm("half"), kTile + "lanes 4,8; mma i,j,k 16,8,16").find("lanes"), std::string::npos);
   EXPECT_NE(refusal(gemm("half"), "tile i,j 64,64; map i_o grid.y; map j_o grid.x; mma i,j,k 16,8,16"), "applied");
-  EXPECT_NE(refusal(gemm("half"), kTile + "mma i,j,k 16,8,16; mma i,j,k 16,8,16").find("warps already"), std::string::npos);
+  EXPECT_NE(refusal(gemm("half"), kTile + "mma i,j,k 16,8,16; mma i,j,k 16,8,16").find("warps already"),
+            std::string::npos);
 }
 
 // examples/conv2d_nhwc_half.loop (half NHWC input, KRSC filters, float output) at small sizes,
@@ -103,10 +106,13 @@ Kernel nhwcConvolution(const std::map<std::string, int64_t>& sizes, const std::s
 
 // An implicit GEMM of pixels by filters over r*s*c, both operands gathered a strip at a time into
 // rows of the reduction (stored transposed), before the mma step.
-std::string implicitGemm(const std::string& tile, const std::string& warp, int64_t strip, const std::string& buffering) {
+std::string implicitGemm(const std::string& tile, const std::string& warp, int64_t strip,
+                         const std::string& buffering) {
   std::string d = std::to_string(strip);
-  return "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k " + tile + "; map n_oh_ow_o grid.y; map k_o grid.x; "
-         "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k " + warp + "; strip r_s_c " + d +
+  return "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k " + tile +
+         "; map n_oh_ow_o grid.y; map k_o grid.x; "
+         "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k " +
+         warp + "; strip r_s_c " + d +
          "; stage In at r_s_c_o transposed pad 8; stage Wt at r_s_c_o transposed pad 8; " + buffering +
          "unroll r_s_c " + d + "; ";
 }
@@ -149,7 +155,8 @@ TEST(Mma, ImplicitGemmsOfBfloat16AndTf32Operands) {
   for (const auto& [type, shape] : {std::pair{"bfloat16", "16,8,16"}, {"tf32", "16,8,8"}}) {
     SCOPED_TRACE(type);
     Kernel k = nhwcConvolution({{"N", 2}, {"C", 16}, {"H", 5}, {"W", 6}, {"K", 16}}, type);
-    TransformResult warps = applyText(k, implicitGemm("32,16", "16,8", 16, "map r_s_c_o async; ") + "mma n_oh_ow,k,r_s_c " + shape);
+    TransformResult warps =
+        applyText(k, implicitGemm("32,16", "16,8", 16, "map r_s_c_o async; ") + "mma n_oh_ow,k,r_s_c " + shape);
     ASSERT_TRUE(warps.ok()) << warps.reason;
     Buffers in = fillRandom(k, 9);
     Buffers expected = in, actual = in;

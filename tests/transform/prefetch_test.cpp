@@ -52,7 +52,7 @@ TEST(Prefetch, MarksTheLoopAndComputesTheSame) {
   // A split reduction's parts.
   Kernel split = testing::intMatmul(37, 21, 50);
   EXPECT_EQ(differenceFrom(split, applied(applyRecipe(split, *parsed("split k 2; map k_s grid.z; " + kTiled +
-                                                                         "; map k_o pipelined; prefetch k")))),
+                                                                     "; map k_o pipelined; prefetch k")))),
             "");
 }
 
@@ -63,8 +63,8 @@ TEST(Prefetch, Refuses) {
     EXPECT_FALSE(r.ok());
     EXPECT_NE(r.reason.find(why), std::string::npos) << r.reason;
   };
-  refused(k, "k_o", "not unrolled");              // the strip loop
-  refused(k, "i", "only a loop of its own");      // the register tile's rows, in three loops
+  refused(k, "k_o", "not unrolled");          // the strip loop
+  refused(k, "i", "only a loop of its own");  // the register tile's rows, in three loops
   refused(k, "nope", "no loop over index nope");
   refused(applied(prefetch(k, "k")), "k", "reads ahead already");
   // An unrolled loop that reads no shared buffer: the operands read from global memory.

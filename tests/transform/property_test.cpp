@@ -41,15 +41,23 @@ class RecipeGenerator {
     s.loops = {l->index};
     switch (s.kind) {
       case StepKind::StripMine:
-      case StepKind::Unroll: s.factors = {pick({2, 3, 4, 5, 8})}; break;
-      case StepKind::Vectorize: s.factors = {pick({2, 4})}; break;
-      case StepKind::Split: s.factors = {pick({2, 3})}; break;
+      case StepKind::Unroll:
+        s.factors = {pick({2, 3, 4, 5, 8})};
+        break;
+      case StepKind::Vectorize:
+        s.factors = {pick({2, 4})};
+        break;
+      case StepKind::Split:
+        s.factors = {pick({2, 3})};
+        break;
       case StepKind::Tile:
       case StepKind::RegisterTile:
         if (inner) s.loops.push_back(inner->index);
         for (size_t i = 0; i < s.loops.size(); ++i) s.factors.push_back(pick({2, 3, 4, 5}));
         break;
-      case StepKind::Interchange: s.loops.push_back(inner ? inner->index : loops[index(loops.size())]->index); break;
+      case StepKind::Interchange:
+        s.loops.push_back(inner ? inner->index : loops[index(loops.size())]->index);
+        break;
       case StepKind::Collapse:
         if (inner) s.loops.push_back(inner->index);
         break;
@@ -69,7 +77,8 @@ class RecipeGenerator {
           s.idiom = t;
         }
         break;
-      case StepKind::Distribute: break;
+      case StepKind::Distribute:
+        break;
       case StepKind::Lanes: {
         s.loops.clear();
         int64_t rows = pick({1, 2, 4, 8, 16, 32, 3});
@@ -77,8 +86,11 @@ class RecipeGenerator {
         break;
       }
       case StepKind::Peel:
-      case StepKind::Prefetch: break;
-      case StepKind::RoundUp: s.loops.clear(); break;
+      case StepKind::Prefetch:
+        break;
+      case StepKind::RoundUp:
+        s.loops.clear();
+        break;
       case StepKind::Raster:
         s.loops.clear();
         s.factors = {pick({1, 2, 8})};
@@ -91,10 +103,11 @@ class RecipeGenerator {
         s.loops.clear();
         s.factors = {pick({0, 1, 132})};
         break;
-      case StepKind::Winograd: break;  // not drawn: it takes a whole convolution as written
+      case StepKind::Winograd:
+        break;  // not drawn: it takes a whole convolution as written
       case StepKind::Map:
         s.mapping = static_cast<Mapping>(index(static_cast<size_t>(Mapping::AsyncPipelined) + 1));  // any mapping
-        if (s.mapping == Mapping::AsyncPipelined && coin()) s.factors = {pick({2, 4, 6})};  // buffers a stage
+        if (s.mapping == Mapping::AsyncPipelined && coin()) s.factors = {pick({2, 4, 6})};          // buffers a stage
         break;
       case StepKind::Stage: {
         std::vector<std::string> inputs;
@@ -164,15 +177,16 @@ TEST_P(ExampleProperty, ScheduledRecipesComputeTheSame) {
     if (par.size() == 2 && gen.coin())  // parts of the reduction on grid.z, summed atomically
       text += "split " + red + " " + std::to_string(gen.pick({2, 3})) + into(part) + "\nmap " + part + " grid.z\n";
     text += "tile " + y + "," + x + " " + std::to_string(gen.pick({2, 3, 4, 6, 8})) + "," +
-                       std::to_string(gen.pick({2, 3, 5, 8})) + into(rows + "," + cols) + "\n";
+            std::to_string(gen.pick({2, 3, 5, 8})) + into(rows + "," + cols) + "\n";
     bool mapped = par.size() <= 3;  // the outer loops fit on the grid
     if (mapped) {
       if (par.size() == 3) text += "map " + par[0] + " grid.z\n";
       text += "map " + rows + " grid.y\nmap " + cols + " grid.x\nmap " + y + " block.y\nmap " + x + " block.x\n";
     }
     bool registers = mapped && gen.coin();
-    if (registers) text += "regtile " + y + "," + x + " " + std::to_string(gen.pick({1, 2, 3})) + "," +
-                           std::to_string(gen.pick({1, 2})) + into("trows,tcols") + "\n";
+    if (registers)
+      text += "regtile " + y + "," + x + " " + std::to_string(gen.pick({1, 2, 3})) + "," +
+              std::to_string(gen.pick({1, 2})) + into("trows,tcols") + "\n";
     if (registers || !mapped) {
       std::string at = registers ? strips : cols;
       if (registers) text += "strip " + red + " " + std::to_string(gen.pick({2, 3, 4})) + into(strips) + "\n";

@@ -219,7 +219,8 @@ TEST(Recipe, SpreadRegisterTilesRoundTripNameTheirRunLoopsAndComputeTheSame) {
   std::string printed = printKernel(a);
   EXPECT_NE(printed.find("i_o3 = 0; i_o3 < 4; i_o3 += 4"), std::string::npos) << printed;
   EXPECT_NE(printed.find("j = j_o2 + 4*j_o3; j < min(j_o2 + 4*j_o3 + 4, 68)"), std::string::npos) << printed;
-  auto named = recipeFromText("tile i,j 16,32\nmap i block.y\nmap j block.x\nregtile i,j 4,8 spread 4 into ti,tj,ri,rj\n");
+  auto named =
+      recipeFromText("tile i,j 16,32\nmap i block.y\nmap j block.x\nregtile i,j 4,8 spread 4 into ti,tj,ri,rj\n");
   ASSERT_TRUE(named);
   EXPECT_EQ(printRecipeLine(withDefaultNamesLeftOut(k, *named)),
             "tile i,j 16,32; map i block.y; map j block.x; regtile i,j 4,8 spread 4 into ti,tj,ri,rj");
@@ -257,13 +258,15 @@ TEST(Recipe, SwizzledStagesAndDeeperAsyncPipelinesRoundTripAndComputeTheSame) {
   std::string errors;
   EXPECT_FALSE(recipeFromText("map k_o async 9\n", &errors));
   EXPECT_NE(errors.find("1:15: error: an asynchronous pipeline keeps 2 to 6 buffers of each stage, not 9"),
-            std::string::npos) << errors;
+            std::string::npos)
+      << errors;
   EXPECT_FALSE(recipeFromText("map k_o pipelined 4\n", &errors));
   EXPECT_NE(errors.find("unexpected '4' after the step"), std::string::npos) << errors;
   EXPECT_FALSE(recipeFromText("stage A at k_o pad 8 swizzle\n", &errors));
   EXPECT_NE(errors.find("unexpected 'swizzle' after the step"), std::string::npos) << errors;
   // A swizzle permutes whole 16-byte chunks, a power of two of them a row.
-  EXPECT_NE(refusalOf(k, "tile i,j 8,16\nstrip k 12\nstage A at k_o swizzle\n").find("cannot be swizzled: its rows hold 3 chunks"),
+  EXPECT_NE(refusalOf(k, "tile i,j 8,16\nstrip k 12\nstage A at k_o swizzle\n")
+                .find("cannot be swizzled: its rows hold 3 chunks"),
             std::string::npos);
   EXPECT_NE(refusalOf(k, "tile i,j 8,16\nstrip k 8\nstage B at k_o interleaved 8 swizzle\n")
                 .find("either swizzled, padded or interleaved"),
@@ -332,7 +335,8 @@ TEST(Recipe, ANameClashIsAnError) {
   ASSERT_TRUE(taken);
   TransformResult t = applyRecipe(k, *taken);
   ASSERT_FALSE(t.ok());
-  EXPECT_EQ(t.reason, "step 2 `strip k 4 into i_o`: the new loop cannot be named i_o: a loop of the kernel has that name");
+  EXPECT_EQ(t.reason,
+            "step 2 `strip k 4 into i_o`: the new loop cannot be named i_o: a loop of the kernel has that name");
 }
 
 // A recipe built with every name given prints as one written without them, where the rule would

@@ -153,7 +153,8 @@ TEST(NewLoopNames, TheRuleNamesWhatIsNotNamed) {
   EXPECT_EQ(defaultLoopNames(StepKind::Split, {"k"}, {}), std::vector<std::string>{"k_s"});
   EXPECT_EQ(defaultLoopNames(StepKind::StripMine, {"i"}, {"i_o", "i_o2"}), std::vector<std::string>{"i_o3"});
   Kernel k = smallExample("matmul");
-  EXPECT_EQ(loopPath(applied(tile(applied(tile(k, {"i", "j"}, {8, 8})), {"i", "j"}, {4, 4}))), "i_o j_o i_o2 j_o2 i j k");
+  EXPECT_EQ(loopPath(applied(tile(applied(tile(k, {"i", "j"}, {8, 8})), {"i", "j"}, {4, 4}))),
+            "i_o j_o i_o2 j_o2 i j k");
 }
 
 TEST(Tile, RefusesWhatIsNotAPerfectNest) {
@@ -355,8 +356,9 @@ TEST(Stage, TransposesTheLastTwoDimensionsOfABatchOfMatrices) {
   // matmul_bt's A[b][i][k] and B[b][j][k] staged as A_s[1][k][i] and B_s[1][k][j]: a thread's rows
   // side by side, as a 2-D product's are.
   Kernel k = smallExample("matmul_bt");
-  const char* steps = "map b grid.z; tile i,j 4,4; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
-                      "regtile i,j 2,2; strip k 4; stage A at k_o transposed; stage B at k_o transposed";
+  const char* steps =
+      "map b grid.z; tile i,j 4,4; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+      "regtile i,j 2,2; strip k 4; stage A at k_o transposed; stage B at k_o transposed";
   common::SourceFile file("recipe", steps);
   common::Diagnostics diags(file);
   auto recipe = parseRecipe(file, diags);

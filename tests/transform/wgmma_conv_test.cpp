@@ -38,11 +38,13 @@ TransformResult applyText(const Kernel& k, const std::string& text) {
 // Pixels by filters on a block tile of `tile`, a warpgroup a register tile of `group`, over strips
 // of 64 of r*s*c gathered as `stages` says, 4 buffers a stage.
 std::string gathered(const std::string& tile, const std::string& group,
-                     const std::string& stages = "stage In at r_s_c_o transposed swizzle; "
-                                                 "stage Wt at r_s_c_o transposed swizzle; ") {
-  return "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k " + tile + "; map n_oh_ow_o grid.y; map k_o grid.x; "
-         "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k " + group + "; strip r_s_c 64; " + stages +
-         "map r_s_c_o async 4; unroll r_s_c 64; ";
+                     const std::string& stages =
+                         "stage In at r_s_c_o transposed swizzle; "
+                         "stage Wt at r_s_c_o transposed swizzle; ") {
+  return "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k " + tile +
+         "; map n_oh_ow_o grid.y; map k_o grid.x; "
+         "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k " +
+         group + "; strip r_s_c 64; " + stages + "map r_s_c_o async 4; unroll r_s_c 64; ";
 }
 
 TEST(WgmmaConvolution, WarpgroupTilesComputeTheConvolution) {
@@ -56,11 +58,17 @@ TEST(WgmmaConvolution, WarpgroupTilesComputeTheConvolution) {
   for (const Case& c :
        {Case{{{"N", 2}, {"C", 64}, {"H", 6}, {"W", 5}, {"K", 64}}, "128,64", "64,64", "64,64,16", "half"},
         Case{{{"N", 2}, {"C", 32}, {"H", 7}, {"W", 6}, {"K", 128}}, "64,128", "64,128", "64,128,16", "half"},
-        Case{{{"N", 1}, {"C", 16}, {"H", 6}, {"W", 7}, {"K", 64}, {"R", 4}, {"S", 4}, {"P", 2}}, "64,64", "64,64",
-             "64,64,16", "half"},
+        Case{{{"N", 1}, {"C", 16}, {"H", 6}, {"W", 7}, {"K", 64}, {"R", 4}, {"S", 4}, {"P", 2}},
+             "64,64",
+             "64,64",
+             "64,64,16",
+             "half"},
         Case{{{"N", 2}, {"C", 64}, {"H", 9}, {"W", 8}, {"K", 64}, {"ST", 2}}, "64,64", "64,64", "64,64,16", "half"},
-        Case{{{"N", 2}, {"C", 128}, {"H", 5}, {"W", 5}, {"K", 192}, {"R", 1}, {"S", 1}, {"P", 0}}, "64,192", "64,192",
-             "64,192,16", "half"},
+        Case{{{"N", 2}, {"C", 128}, {"H", 5}, {"W", 5}, {"K", 192}, {"R", 1}, {"S", 1}, {"P", 0}},
+             "64,192",
+             "64,192",
+             "64,192,16",
+             "half"},
         Case{{{"N", 2}, {"C", 3}, {"H", 6}, {"W", 6}, {"K", 64}}, "64,64", "64,64", "64,64,16", "half"},
         Case{{{"N", 2}, {"C", 64}, {"H", 9}, {"W", 9}, {"K", 64}}, "128,64", "128,64", "64,64,16", "bfloat16"}}) {
     SCOPED_TRACE("C = " + std::to_string(c.sizes.at("C")) + ", K = " + std::to_string(c.sizes.at("K")) + ", " + c.type);
@@ -118,7 +126,8 @@ TEST(WgmmaConvolution, RefusesWhatWgmmaCannotRead) {
                 .find("wgmma reads A from a shared buffer whose rows hold 64 elements"),
             std::string::npos);
   // The Tensor Memory Accelerator copies boxes.
-  EXPECT_NE(refusal(gathered("64,64", "64,64") + "wgmma n_oh_ow,k,r_s_c 64,64,16 producer tma").find("copies boxes, not gathers"),
+  EXPECT_NE(refusal(gathered("64,64", "64,64") + "wgmma n_oh_ow,k,r_s_c 64,64,16 producer tma")
+                .find("copies boxes, not gathers"),
             std::string::npos);
   // A swizzled gather goes in whole rows: no slabs.
   EXPECT_NE(refusal(gathered("64,64", "64,64", "stage In at r_s_c_o transposed swizzle slabs 32; ") +

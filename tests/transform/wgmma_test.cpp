@@ -70,9 +70,11 @@ TEST(Wgmma, WarpgroupTilesComputeWhatTheRegisterTileDid) {
                         Case{"hgemm", 100, 200, 72, "128,128", "64,128", "64,128,16"},
                         Case{"bf16gemm", 256, 128, 64, "256,128", "128,128", "64,128,16"},
                         Case{"bf16gemm", 72, 136, 136, "64,64", "64,64", "64,64,16"}}) {
-    SCOPED_TRACE(std::string(c.example) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k));
+    SCOPED_TRACE(std::string(c.example) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
+                 std::to_string(c.k));
     Kernel k = gemm(c.example, c.m, c.n, c.k);
-    std::string registers = std::string(c.example) == "tf32gemm" ? tf32Staged(c.block, c.group) : staged(c.block, c.group);
+    std::string registers =
+        std::string(c.example) == "tf32gemm" ? tf32Staged(c.block, c.group) : staged(c.block, c.group);
     TransformResult plain = applyText(k, registers);
     ASSERT_TRUE(plain.ok()) << plain.reason;
     TransformResult groups = applyText(k, registers + "wgmma i,j,k " + c.shape);
@@ -81,7 +83,8 @@ TEST(Wgmma, WarpgroupTilesComputeWhatTheRegisterTileDid) {
     EXPECT_TRUE(groups.kernel->warpGroupTiles());
     EXPECT_EQ(groups.kernel->wgmmaPending(), 1);
     int tiles = 0;
-    forEachNode(*groups.kernel->body, [&](const Node& n) { tiles += n.kind == NodeKind::For && n.mapping == Mapping::Mma; });
+    forEachNode(*groups.kernel->body,
+                [&](const Node& n) { tiles += n.kind == NodeKind::For && n.mapping == Mapping::Mma; });
     EXPECT_EQ(tiles, 3);  // initialise, accumulate, write back
     Buffers expected = fillRandom(k, 7), actual = expected;
     execute(*plain.kernel, expected);
@@ -128,17 +131,21 @@ TEST(Wgmma, RefusesWhatWgmmaDoesNotRun) {
   Kernel tf32 = gemm("tf32gemm", 128, 128, 128);
   EXPECT_NE(refusal(tf32, tf32Staged("128,128", "64,128") + "wgmma i,j,k 64,128,16").find("wgmma for tf32 is m64nNk8"),
             std::string::npos);
-  EXPECT_NE(refusal(tf32, tf32Staged("128,128", "64,128", 4, "stage B at k_o swizzle slabs 32") + "wgmma i,j,k 64,128,8")
-                .find("B K-major for tf32"),
-            std::string::npos);
+  EXPECT_NE(
+      refusal(tf32, tf32Staged("128,128", "64,128", 4, "stage B at k_o swizzle slabs 32") + "wgmma i,j,k 64,128,8")
+          .find("B K-major for tf32"),
+      std::string::npos);
   EXPECT_NE(refusal(tf32, good + "wgmma i,j,k 64,128,8").find("rows hold 32 elements"), std::string::npos);
   EXPECT_NE(refusal(half, good + "wgmma i,j,k 64,128,8").find("wgmma for half is m64nNk16"), std::string::npos);
   // The shapes: 64 rows, N a multiple of 64 up to 256, k 16 (or 8).
   for (const char* shape : {"64,96,16", "32,128,16", "64,128,4", "64,320,16"})
-    EXPECT_NE(refusal(half, good + "wgmma i,j,k " + shape).find("the wgmma shapes are 64,N,16"), std::string::npos) << shape;
+    EXPECT_NE(refusal(half, good + "wgmma i,j,k " + shape).find("the wgmma shapes are 64,N,16"), std::string::npos)
+        << shape;
   // The register tile: rows a multiple of 64, columns of N.
-  EXPECT_NE(refusal(half, staged("128,128", "32,128") + "wgmma i,j,k 64,128,16").find("multiple of 64"), std::string::npos);
-  EXPECT_NE(refusal(half, staged("128,128", "64,64") + "wgmma i,j,k 64,128,16").find("multiple of 128"), std::string::npos);
+  EXPECT_NE(refusal(half, staged("128,128", "32,128") + "wgmma i,j,k 64,128,16").find("multiple of 64"),
+            std::string::npos);
+  EXPECT_NE(refusal(half, staged("128,128", "64,64") + "wgmma i,j,k 64,128,16").find("multiple of 128"),
+            std::string::npos);
   // B as it lies (rows of 128 elements), padded, or transposed: not the slabs wgmma reads.
   EXPECT_NE(refusal(half, staged("128,128", "64,128", 4, "stage B at k_o swizzle") + "wgmma i,j,k 64,128,16")
                 .find("swizzle slabs 64"),
@@ -147,12 +154,14 @@ TEST(Wgmma, RefusesWhatWgmmaDoesNotRun) {
                 .find("swizzle slabs 64"),
             std::string::npos);
   // A strip of 32: A's rows are 64 bytes, not one 128-byte swizzle atom.
-  std::string strip32 = "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j 64,128; "
-                        "strip k 32; stage A at k_o swizzle; stage B at k_o swizzle slabs 64; map k_o async 4; unroll k 32; ";
+  std::string strip32 =
+      "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j 64,128; "
+      "strip k 32; stage A at k_o swizzle; stage B at k_o swizzle slabs 64; map k_o async 4; unroll k 32; ";
   EXPECT_NE(refusal(half, strip32 + "wgmma i,j,k 64,128,16").find("stage A at ... swizzle"), std::string::npos);
   // Operands read from global memory, or stages not pipelined asynchronously.
-  EXPECT_NE(refusal(half, "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
-                          "regtile i,j 64,128; wgmma i,j,k 64,128,16")
+  EXPECT_NE(refusal(half,
+                    "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; "
+                    "regtile i,j 64,128; wgmma i,j,k 64,128,16")
                 .find("map k_o async"),
             std::string::npos);
   // One group in flight needs three buffers a stage; none, two.
@@ -216,9 +225,10 @@ TEST(Wgmma, RegisterARefusesWhatItCannotLoad) {
                 .find("swizzle slabs 32"),
             std::string::npos);
   // B not staged at all.
-  EXPECT_NE(refusal(tf32, "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.x; map j block.y; "
-                          "regtile i,j 128,64; strip k 32; stage A at k_o swizzle; map k_o async 4; unroll k 32; "
-                          "wgmma j,i,k 64,128,8")
+  EXPECT_NE(refusal(tf32,
+                    "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.x; map j block.y; "
+                    "regtile i,j 128,64; strip k 32; stage A at k_o swizzle; map k_o async 4; unroll k 32; "
+                    "wgmma j,i,k 64,128,8")
                 .find("swizzle slabs 32"),
             std::string::npos);
   // The shape: 64 rows of M, k 8, N a multiple of 8 up to 256.
@@ -228,9 +238,10 @@ TEST(Wgmma, RegisterARefusesWhatItCannotLoad) {
         << shape;
   // 16-bit operands: not built (their B is read N-major by descriptor).
   Kernel half = gemm("hgemm", 128, 128, 128);
-  std::string halfStaged = "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.x; map j block.y; "
-                           "regtile i,j 128,64; strip k 64; stage A at k_o swizzle; stage B at k_o swizzle slabs 64; "
-                           "map k_o async 4; unroll k 64; ";
+  std::string halfStaged =
+      "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.x; map j block.y; "
+      "regtile i,j 128,64; strip k 64; stage A at k_o swizzle; stage B at k_o swizzle slabs 64; "
+      "map k_o async 4; unroll k 64; ";
   EXPECT_NE(refusal(half, halfStaged + "wgmma j,i,k 64,128,16").find("64,N,8 for tf32"), std::string::npos);
 }
 
@@ -255,8 +266,8 @@ TEST(Wgmma, Tf32x3TilesComputeWhatTheRegisterTileDidAndNameTheSplitStage) {
     EXPECT_EQ(expected.data["C"], actual.data["C"]);
   }
   // The tf32 form splits nothing.
-  TransformResult tf32 = applyText(gemm("tf32gemm", 128, 128, 96), registerAStaged("128,128", "128,64") +
-                                                                        "wgmma j,i,k 64,128,8 producer tma");
+  TransformResult tf32 = applyText(gemm("tf32gemm", 128, 128, 96),
+                                   registerAStaged("128,128", "128,64") + "wgmma j,i,k 64,128,8 producer tma");
   ASSERT_TRUE(tf32.ok()) << tf32.reason;
   EXPECT_EQ(tf32.kernel->wgmmaSplitBuffer(), "");
 }
@@ -277,8 +288,8 @@ TEST(Wgmma, SplitTf32x3TilesComputeWhatTheSplitRegisterTileDid) {
     registers.replace(registers.find("map i_o grid.y"), 0, "map k_s grid.z; ");
     return "split k " + std::to_string(parts) + "; " + registers;
   };
-  for (const Case& c : {Case{128, 128, 512, 4, " promote 1"}, Case{100, 200, 508, 8, " promote 2"},
-                        Case{64, 136, 256, 2, ""}}) {
+  for (const Case& c :
+       {Case{128, 128, 512, 4, " promote 1"}, Case{100, 200, 508, 8, " promote 2"}, Case{64, 136, 256, 2, ""}}) {
     SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " in " +
                  std::to_string(c.parts) + " parts" + c.promote);
     Kernel fp32 = gemm("matmul", c.m, c.n, c.k);
@@ -299,9 +310,10 @@ TEST(Wgmma, SplitTf32x3TilesComputeWhatTheSplitRegisterTileDid) {
     EXPECT_EQ(expected.data["C"], actual.data["C"]);
   }
   // 300 in 2 parts of 150: the first part's last strip runs into the second part.
-  EXPECT_NE(refusal(gemm("matmul", 128, 128, 300), splitRegisters(2) + "wgmma j,i,k 64,128,8 producer tma tf32x3 promote 1")
-                .find("is not the edge of the array"),
-            std::string::npos);
+  EXPECT_NE(
+      refusal(gemm("matmul", 128, 128, 300), splitRegisters(2) + "wgmma j,i,k 64,128,8 producer tma tf32x3 promote 1")
+          .find("is not the edge of the array"),
+      std::string::npos);
 }
 
 // tf32x3 where TMA cannot copy the rows (A's of 129 floats, no multiple of 16 bytes; M = 127, a
@@ -313,9 +325,9 @@ TEST(Wgmma, Tf32x3TilesFilledByCpAsyncComputeWhatTheRegisterTileDid) {
     int64_t m, n, k;
     std::string block, group, shape, split;
   };
-  for (const Case& c : {Case{127, 260, 129, "64,64", "64,64", "64,64,8", ""},
-                        Case{127, 200, 99, "128,128", "128,64", "64,128,8", ""},
-                        Case{127, 200, 256, "64,128", "64,64", "64,64,8", "split k 2; "}}) {
+  for (const Case& c :
+       {Case{127, 260, 129, "64,64", "64,64", "64,64,8", ""}, Case{127, 200, 99, "128,128", "128,64", "64,128,8", ""},
+        Case{127, 200, 256, "64,128", "64,64", "64,64,8", "split k 2; "}}) {
     SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " " + c.split + c.block);
     Kernel fp32 = gemm("matmul", c.m, c.n, c.k);
     std::string registers = c.split + registerAStaged(c.block, c.group);
@@ -371,8 +383,9 @@ TEST(Wgmma, RefusesAReductionCutShortOfItsArrays) {
 
 TEST(Wgmma, StagesInSlabsOnlySwizzledTwoDimensionalBoxes) {
   Kernel half = gemm("hgemm", 128, 128, 128);
-  std::string tiles = "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j 64,128; "
-                      "strip k 64; ";
+  std::string tiles =
+      "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j 64,128; "
+      "strip k 64; ";
   EXPECT_NE(refusal(half, tiles + "stage B at k_o swizzle slabs 48").find("not whole slabs of 48"), std::string::npos);
   EXPECT_NE(refusal(half, tiles + "stage B at k_o swizzle slabs 4").find("cannot be swizzled"), std::string::npos);
   TransformResult r = applyText(half, tiles + "stage B at k_o swizzle slabs 64");
@@ -383,11 +396,12 @@ TEST(Wgmma, StagesInSlabsOnlySwizzledTwoDimensionalBoxes) {
 }
 
 TEST(Wgmma, PrintsAndParsesBack) {
-  const std::string text = "stage B at k_o swizzle slabs 64\nwgmma i,j,k 64,256,16\nwgmma i,j,k 64,128,16 wait 0\n"
-                           "wgmma i,j,k 64,128,16 producer\nwgmma i,j,k 64,64,16 wait 0 producer\n"
-                           "wgmma i,j,k 64,256,16 producer tma\nwgmma i,j,k 64,128,16 wait 0 producer tma\n"
-                           "stage B at k_o transposed swizzle\nwgmma i,j,k 64,256,8 producer\n"
-                           "wgmma j,i,k 64,128,8 producer tma tf32x3\n";
+  const std::string text =
+      "stage B at k_o swizzle slabs 64\nwgmma i,j,k 64,256,16\nwgmma i,j,k 64,128,16 wait 0\n"
+      "wgmma i,j,k 64,128,16 producer\nwgmma i,j,k 64,64,16 wait 0 producer\n"
+      "wgmma i,j,k 64,256,16 producer tma\nwgmma i,j,k 64,128,16 wait 0 producer tma\n"
+      "stage B at k_o transposed swizzle\nwgmma i,j,k 64,256,8 producer\n"
+      "wgmma j,i,k 64,128,8 producer tma tf32x3\n";
   std::string errors;
   auto recipe = testing::recipeFromText(text, &errors);
   ASSERT_TRUE(recipe) << errors;
@@ -413,7 +427,8 @@ TEST(Wgmma, BadStepsGetAClearError) {
         {"wgmma i,j,k 64,256", "1:13: error: 3 loops need 3 factors, not 2"},
         {"wgmma i,j,k 64,256,16 wait", "expected the groups of wgmma left in flight"},
         {"stage B at k_o swizzle slabs", "expected the columns of a slab"},
-        {"wgmma i,j,k 64,256,16 tma", "1:23: error: `tma` is how a producer warpgroup fills the stages: write `producer tma`"},
+        {"wgmma i,j,k 64,256,16 tma",
+         "1:23: error: `tma` is how a producer warpgroup fills the stages: write `producer tma`"},
         {"wgmma i,j,k 64,256,16 producer tma tma", "1:36: error:"}}) {
     std::string errors;
     EXPECT_FALSE(testing::recipeFromText(text, &errors)) << text;

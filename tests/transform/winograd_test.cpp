@@ -65,7 +65,8 @@ TEST(WinogradStep, PrintsEveryParameterAndParsesBack) {
   std::string errors;
   EXPECT_FALSE(recipeFromText("winograd oh,ow 2 block 64,32", &errors));
   EXPECT_NE(errors.find("1:24: error: `block` takes the block's tiles, filters and channels, not 2 values"),
-            std::string::npos) << errors;
+            std::string::npos)
+      << errors;
   EXPECT_FALSE(recipeFromText("winograd oh,ow", &errors));
   EXPECT_NE(errors.find("the output tile's side"), std::string::npos) << errors;
 }

@@ -62,7 +62,8 @@ TEST(DispatchSimulation, CandidateCostFollowsThePolicy) {
   // 1 ms: 20 timed runs reach the policy's 20 ms, with a warm-up and a verifying run.
   EXPECT_NEAR(candidateSeconds(1.0, searchPolicy(), 0), 0.022, 1e-9);
   // 100 ms: at most 300 ms timed, so 3 runs (fewer than minRuns, as the policy caps them).
-  EXPECT_NEAR(candidateSeconds(100.0, searchPolicy(), 0.5), 0.5 + 0.1 * (2 + timedRunCount(100.0, searchPolicy())), 1e-9);
+  EXPECT_NEAR(candidateSeconds(100.0, searchPolicy(), 0.5), 0.5 + 0.1 * (2 + timedRunCount(100.0, searchPolicy())),
+              1e-9);
 }
 
 TEST(DispatchSimulation, WithinFifteenPercentOfIdealOnRecordedSearches) {

@@ -27,15 +27,15 @@ TEST(GpuList, ListsAndAll) {
 TEST(GpuList, Mistakes) {
   EXPECT_EQ(mistake("7", kTwo), "--gpus 7: this host has 2 GPUs (0, 1)");
   EXPECT_EQ(mistake("0,1", kNone), "--gpus 0,1: this host has no GPU (no CUDA driver: libcuda.so.1 is not there)");
-  EXPECT_EQ(mistake("all", kNone),
-            "--gpus all: this host has no GPU (no CUDA driver: libcuda.so.1 is not there)");
+  EXPECT_EQ(mistake("all", kNone), "--gpus all: this host has no GPU (no CUDA driver: libcuda.so.1 is not there)");
   EXPECT_EQ(mistake("all", kNone, true),
             "--gpus all: this host has no GPU (no CUDA driver: libcuda.so.1 is not there); under --replay, name the "
             "lanes (--gpus 0,1)");
   EXPECT_EQ(mistake("0,,1", kTwo), "--gpus 0,,1: an empty entry; give all, or GPU indices separated by commas (0,1)");
   EXPECT_EQ(mistake("0,", kTwo), "--gpus 0,: an empty entry; give all, or GPU indices separated by commas (0,1)");
   EXPECT_EQ(mistake("x", kTwo), "--gpus x: 'x' is not a GPU index; give all, or GPU indices separated by commas (0,1)");
-  EXPECT_EQ(mistake("-1", kTwo, true), "--gpus -1: '-1' is not a GPU index; give all, or GPU indices separated by commas (0,1)");
+  EXPECT_EQ(mistake("-1", kTwo, true),
+            "--gpus -1: '-1' is not a GPU index; give all, or GPU indices separated by commas (0,1)");
   EXPECT_EQ(mistake("1,1", kTwo), "--gpus 1,1: GPU 1 is named twice");
 }
 

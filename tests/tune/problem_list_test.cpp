@@ -17,13 +17,14 @@ struct Parsed {
 };
 
 TEST(ProblemList, NamesFilesAndRepeats) {
-  Parsed p("# a comment\n"
-           "\n"
-           "conv1: ../conv2d.loop -D N=32 -D C=3   # the first layer\n"
-           "../matmul.loop -D M=32 -DN=1000 --tile 64\n"
-           "/abs/matmul.loop\n"
-           "../matmul.loop -DN=1000 -D M=32 --tile 64\n"
-           "../matmul.loop -D M=32 -D N=1000 --tile 128\n");
+  Parsed p(
+      "# a comment\n"
+      "\n"
+      "conv1: ../conv2d.loop -D N=32 -D C=3   # the first layer\n"
+      "../matmul.loop -D M=32 -DN=1000 --tile 64\n"
+      "/abs/matmul.loop\n"
+      "../matmul.loop -DN=1000 -D M=32 --tile 64\n"
+      "../matmul.loop -D M=32 -D N=1000 --tile 128\n");
   ASSERT_FALSE(p.diagnostics.hasErrors()) << p.diagnostics.str();
   ASSERT_EQ(p.problems.size(), 4u);
   EXPECT_EQ(p.problems[0].name, "conv1");
@@ -37,12 +38,13 @@ TEST(ProblemList, NamesFilesAndRepeats) {
 }
 
 TEST(ProblemList, MistakesHaveTheirPlace) {
-  Parsed p("a: x.loop\n"
-           "a: y.loop\n"
-           "-D N=3\n"
-           "b: x.loop \"--tile 64\n"
-           "../up: x.loop\n"
-           "c: z.loop\n");
+  Parsed p(
+      "a: x.loop\n"
+      "a: y.loop\n"
+      "-D N=3\n"
+      "b: x.loop \"--tile 64\n"
+      "../up: x.loop\n"
+      "c: z.loop\n");
   EXPECT_EQ(p.problems.size(), 2u);
   ASSERT_EQ(p.diagnostics.errorCount(), 4) << p.diagnostics.str();
   const auto& d = p.diagnostics.all();

@@ -56,5 +56,6 @@ TEST(ResultCodec, DatabaseRowsComeBackWithEveryField) {
   EXPECT_EQ((*back)[1].second.status, RunStatus::Wrong);
   EXPECT_EQ((*back)[1].second.reason.substr(0, 6), "bytes ");
   EXPECT_FALSE(decodeDbRows("[[\"n\"]]"));
-  EXPECT_FALSE(decodeDbRows("[[\"n\",\"s\",\"r\",\"g\",\"c\",\"d\",\"a\",\"t\",\"no such status\",\"\",1,1,1,0,-1,\"\",1,1,\"\"]]"));
+  EXPECT_FALSE(decodeDbRows(
+      "[[\"n\",\"s\",\"r\",\"g\",\"c\",\"d\",\"a\",\"t\",\"no such status\",\"\",1,1,1,0,-1,\"\",1,1,\"\"]]"));
 }

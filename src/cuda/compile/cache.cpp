@@ -114,8 +114,8 @@ bool CompileCache::store(const std::string& key, const CachedCompilation& entry)
   // A name no other writer (process or thread) uses, in the same folder so that rename is atomic.
   static std::atomic<unsigned> counter{0};
   std::ostringstream tmp;
-  tmp << pathOf(key) << ".tmp." << ::getpid() << "." << std::hash<std::thread::id>{}(std::this_thread::get_id())
-      << "." << counter++;
+  tmp << pathOf(key) << ".tmp." << ::getpid() << "." << std::hash<std::thread::id>{}(std::this_thread::get_id()) << "."
+      << counter++;
   {
     std::ofstream out(tmp.str(), std::ios::binary | std::ios::trunc);
     if (!out) return false;

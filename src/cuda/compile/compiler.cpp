@@ -40,7 +40,8 @@ NvrtcOutput runNvrtc(const std::string& source, const std::string& name, const C
     out.log = "NVRTC could not create a program";
     return out;
   }
-  std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> guard(&program, [](nvrtcProgram* p) { nvrtcDestroyProgram(p); });
+  std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> guard(&program,
+                                                               [](nvrtcProgram* p) { nvrtcDestroyProgram(p); });
   std::vector<std::string> opts = nvrtcOptions(options, target);
   std::vector<const char*> argv;
   for (const auto& o : opts) argv.push_back(o.c_str());
@@ -90,8 +91,8 @@ std::string nvrtcVersionString() {
 }
 
 std::vector<std::string> nvrtcOptions(const CompileOptions& options, const std::string& target) {
-  std::vector<std::string> o = {"--gpu-architecture=" + target, "-default-device", "--std=c++17",
-                                "--ptxas-options=-v", "-I" CUDABURG_CUDA_INCLUDE_DIR};
+  std::vector<std::string> o = {"--gpu-architecture=" + target, "-default-device", "--std=c++17", "--ptxas-options=-v",
+                                "-I" CUDABURG_CUDA_INCLUDE_DIR};
   if (options.lineInfo) o.push_back("-lineinfo");
   if (options.maxRegisters > 0) o.push_back("--maxrregcount=" + std::to_string(options.maxRegisters));
   o.insert(o.end(), options.extraOptions.begin(), options.extraOptions.end());
@@ -153,13 +154,14 @@ CompileResult compile(const CudaKernel& kernel, const CompileOptions& options) {
     if (options.useCache) cache.store(key, CachedCompilation{result.cubin, result.ptx, result.log});
   }
   result.resources = parsePtxasReport(result.log, kernel.entry);
-  if (auto text = kernelTextBytes(result.cubin, kernel.entry)) result.resources.instructions = *text / kSassInstructionBytes;
+  if (auto text = kernelTextBytes(result.cubin, kernel.entry))
+    result.resources.instructions = *text / kSassInstructionBytes;
   if (!result.resources.known) {
     result.reason = "ptxas reported no resources for `" + kernel.entry + "`";
     return result;
   }
   result.reason = launchRefusal(result.resources, kernel.threads(), static_cast<int64_t>(kernel.dynamicSharedBytes),
-                                 options.allowSpills, LaunchLimits::forArchitecture(options.arch));
+                                options.allowSpills, LaunchLimits::forArchitecture(options.arch));
   result.ok = result.reason.empty();
   return result;
 }

@@ -9,9 +9,9 @@
 
 #include "common/result.hpp"
 #include "src/cuda/compile/cache.hpp"
-#include "src/cuda/emit/emitter.hpp"
 #include "src/cuda/compile/resources.hpp"
 #include "src/cuda/compile/thread_pool.hpp"
+#include "src/cuda/emit/emitter.hpp"
 
 namespace cudaburg {
 
@@ -19,8 +19,8 @@ struct CompileOptions {
   std::string arch = "sm_90";  // the GPU's architecture, "sm_XY"
   bool keepPtx = false;        // also produce the PTX (one more NVRTC run)
   bool lineInfo = true;
-  bool allowSpills = false;    // set when the recipe asks for a register limit that makes it spill
-  int maxRegisters = 0;        // --maxrregcount when above 0
+  bool allowSpills = false;  // set when the recipe asks for a register limit that makes it spill
+  int maxRegisters = 0;      // --maxrregcount when above 0
   std::vector<std::string> extraOptions;
   bool useCache = true;
   std::string cacheDir = CompileCache::defaultDirectory();

@@ -19,13 +19,20 @@ std::optional<uint64_t> readAt(const std::vector<char>& data, uint64_t at, int b
 std::optional<int64_t> kernelTextBytes(const std::vector<char>& cubin, const std::string& entry) {
   // ELF64 header: magic, class 2 (64-bit), data 1 (little-endian); section headers at e_shoff
   // (0x28), e_shentsize / e_shnum / e_shstrndx at 0x3A / 0x3C / 0x3E.
-  if (cubin.size() < 0x40 || std::memcmp(cubin.data(), "\x7f" "ELF", 4) != 0 || cubin[4] != 2 || cubin[5] != 1)
+  if (cubin.size() < 0x40 ||
+      std::memcmp(cubin.data(),
+                  "\x7f"
+                  "ELF",
+                  4) != 0 ||
+      cubin[4] != 2 || cubin[5] != 1)
     return std::nullopt;
   auto shoff = readAt(cubin, 0x28, 8), entsize = readAt(cubin, 0x3A, 2), count = readAt(cubin, 0x3C, 2),
        names = readAt(cubin, 0x3E, 2);
   if (!shoff || !entsize || !count || !names || *entsize < 0x40 || *names >= *count) return std::nullopt;
   // A section header: sh_name at 0, sh_offset at 0x18, sh_size at 0x20.
-  auto field = [&](uint64_t section, uint64_t offset, int bytes) { return readAt(cubin, *shoff + section * *entsize + offset, bytes); };
+  auto field = [&](uint64_t section, uint64_t offset, int bytes) {
+    return readAt(cubin, *shoff + section * *entsize + offset, bytes);
+  };
   auto namesAt = field(*names, 0x18, 8);
   if (!namesAt) return std::nullopt;
   const std::string wanted = ".text." + entry;

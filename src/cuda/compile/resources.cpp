@@ -33,12 +33,18 @@ KernelResources parsePtxasReport(const std::string& log, const std::string& entr
     } else {
       int64_t n = std::stoll(m[3]);
       std::string what = m[4];
-      if (what == "stack frame") r.stackFrameBytes = n;
-      else if (what == "spill stores") r.spillStoreBytes = n;
-      else if (what == "spill loads") r.spillLoadBytes = n;
-      else if (what == "smem") r.sharedBytes = n;
-      else if (what == "lmem") r.stackFrameBytes = std::max(r.stackFrameBytes, n);
-      else r.constantBytes += n;
+      if (what == "stack frame")
+        r.stackFrameBytes = n;
+      else if (what == "spill stores")
+        r.spillStoreBytes = n;
+      else if (what == "spill loads")
+        r.spillLoadBytes = n;
+      else if (what == "smem")
+        r.sharedBytes = n;
+      else if (what == "lmem")
+        r.stackFrameBytes = std::max(r.stackFrameBytes, n);
+      else
+        r.constantBytes += n;
     }
   }
   return r;
@@ -55,8 +61,9 @@ std::string launchRefusal(const KernelResources& resources, int64_t threads, int
     return std::to_string(threads) + " threads a block (at most " + std::to_string(limits.threadsPerBlock) + ")";
   int64_t registers = int64_t{resources.registers} * threads;
   if (registers > limits.registersPerBlock)
-    return std::to_string(resources.registers) + " registers x " + std::to_string(threads) + " threads = " +
-           std::to_string(registers) + " registers a block (at most " + std::to_string(limits.registersPerBlock) + ")";
+    return std::to_string(resources.registers) + " registers x " + std::to_string(threads) +
+           " threads = " + std::to_string(registers) + " registers a block (at most " +
+           std::to_string(limits.registersPerBlock) + ")";
   int64_t shared = resources.sharedBytes + dynamicSharedBytes;
   if (shared > limits.sharedBytesPerBlock)
     return std::to_string(shared) + " bytes of shared memory a block (at most " +

@@ -7,9 +7,9 @@
 namespace cudaburg {
 
 struct KernelResources {
-  bool known = false;        // ptxas reported the kernel
-  int registers = 0;         // per thread
-  int64_t sharedBytes = 0;   // static shared memory per block
+  bool known = false;           // ptxas reported the kernel
+  int registers = 0;            // per thread
+  int64_t sharedBytes = 0;      // static shared memory per block
   int64_t stackFrameBytes = 0;  // local memory per thread
   int64_t spillStoreBytes = 0;
   int64_t spillLoadBytes = 0;

@@ -13,22 +13,22 @@ constexpr const char* kPrefix = "user_";
 const std::set<std::string>& reservedWords() {
   static const std::set<std::string> words = {
       // C++
-      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
-      "char", "char8_t", "char16_t", "char32_t", "class", "co_await", "co_return", "co_yield", "compl", "concept",
-      "const", "consteval", "constexpr", "constinit", "const_cast", "continue", "decltype", "default", "delete", "do",
-      "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend",
-      "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr",
-      "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast", "requires",
-      "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch",
-      "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union",
-      "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "final", "override",
-      "main", "std", "NULL", "assert", "INFINITY", "NAN",
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char",
+      "char8_t", "char16_t", "char32_t", "class", "co_await", "co_return", "co_yield", "compl", "concept", "const",
+      "consteval", "constexpr", "constinit", "const_cast", "continue", "decltype", "default", "delete", "do", "double",
+      "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if",
+      "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or",
+      "or_eq", "private", "protected", "public", "register", "reinterpret_cast", "requires", "return", "short",
+      "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch", "template", "this",
+      "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual",
+      "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "final", "override", "main", "std", "NULL", "assert",
+      "INFINITY", "NAN",
       // CUDA builtins, types and functions the emitted code uses
-      "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3", "half", "half2", "nv_bfloat16",
-      "float2", "float4", "int2", "int4", "uint2", "uint4", "size_t", "ptrdiff_t", "int8_t", "int16_t", "int32_t",
-      "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "min", "max", "fminf", "fmaxf", "fmin", "fmax",
-      "sqrt", "sqrtf", "exp", "expf", "fabs", "fabsf", "atomicAdd", "memcpy", "printf", "tensor_map", "shared_address",
-      "CUtensorMap", "cuuint32_t", "cuuint64_t",
+      "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3", "half", "half2", "nv_bfloat16", "float2",
+      "float4", "int2", "int4", "uint2", "uint4", "size_t", "ptrdiff_t", "int8_t", "int16_t", "int32_t", "int64_t",
+      "uint8_t", "uint16_t", "uint32_t", "uint64_t", "min", "max", "fminf", "fmaxf", "fmin", "fmax", "sqrt", "sqrtf",
+      "exp", "expf", "fabs", "fabsf", "atomicAdd", "memcpy", "printf", "tensor_map", "shared_address", "CUtensorMap",
+      "cuuint32_t", "cuuint64_t",
       // best.cu's host program: the names it declares where its arrays are declared
       // (those of its inner blocks may be shadowed)
       "CHECK", "round_tf32", "rng", "uniform", "worst", "times", "ms", "start", "stop", "tolerance"};
@@ -37,8 +37,8 @@ const std::set<std::string>& reservedWords() {
 
 // The families of names the emitter declares itself (thread_x, block_linear, stage_e, mma_a,
 // wgmma_full, split_part, ...): a user name in one of them is reserved.
-constexpr const char* kEmitterFamilies[] = {"thread_", "block_", "warp_", "stage_", "split_", "mma_", "wgmma_",
-                                            "mbarrier_", "tf32_", "tma_", "async_", "producer_", "make_"};
+constexpr const char* kEmitterFamilies[] = {"thread_",   "block_", "warp_", "stage_", "split_",    "mma_", "wgmma_",
+                                            "mbarrier_", "tf32_",  "tma_",  "async_", "producer_", "make_"};
 
 }  // namespace
 

@@ -96,7 +96,8 @@ StageCopy KernelWriter::planGatherCopy(const Node& node, const Scope& scope) {
   const Array* source = findArray(node.source, scope);
   if (!source) return c;
   size_t rank = buffer.extents.size();
-  if (node.gather.size() != rank || node.origin.size() != rank || node.gatherSubscripts.size() != source->extents.size()) {
+  if (node.gather.size() != rank || node.origin.size() != rank ||
+      node.gatherSubscripts.size() != source->extents.size()) {
     refuse("gather into `" + buffer.name + "`: its dimensions do not match its buffer and source");
     return c;
   }
@@ -138,8 +139,8 @@ StageCopy KernelWriter::planGatherCopy(const Node& node, const Scope& scope) {
     Affine at = node.origin[d] + Affine::var("stage_" + std::to_string(d));
     c.coords += " const " + index_ + " " + g.index + " = " + affineText(at) + ";";
     auto span = inner.ranges.bounds(at);
-    IndexRange range = span ? IndexRange{span->first, span->second, inner.ranges.multipleOf(at)}
-                            : IndexRange{INT64_MIN, INT64_MAX, 1};
+    IndexRange range =
+        span ? IndexRange{span->first, span->second, inner.ranges.multipleOf(at)} : IndexRange{INT64_MIN, INT64_MAX, 1};
     inner.ranges.bind(g.index, range);
     inner.ranges.bindDerived(g.collapsed, range);
     if (counted && counted->dim == d) {
@@ -181,8 +182,10 @@ StageCopy KernelWriter::planGatherCopy(const Node& node, const Scope& scope) {
   };
   c.pieceBytes = scalarTypeBytes(bufferType) * (alongRow ? width : 1);
   for (int v = 0; v < (alongRow ? 1 : width); ++v) c.pieces.push_back(accessText(to(v), inner));
-  if (width == 1) c.stores.push_back(accessText(to(0), inner) + " = $");
-  else if (alongRow) c.stores.push_back("*reinterpret_cast<" + c.type + "*>(&" + accessText(to(0), inner) + ") = $");
+  if (width == 1)
+    c.stores.push_back(accessText(to(0), inner) + " = $");
+  else if (alongRow)
+    c.stores.push_back("*reinterpret_cast<" + c.type + "*>(&" + accessText(to(0), inner) + ") = $");
   else
     for (int v = 0; v < width; ++v) c.stores.push_back(accessText(to(v), inner) + " = $." + "xyzw"[v]);
   std::string over;
@@ -190,8 +193,7 @@ StageCopy KernelWriter::planGatherCopy(const Node& node, const Scope& scope) {
     over += (d ? ", " : "") + node.gather[d].index + " from " + affineText(node.origin[d]);
   c.comment = "// Gather " + from.str() + " over " + over + " -> " + buffer.name + ", zero outside " + node.source;
   if (width > 1) c.comment += ", " + std::to_string(width) + " elements at a time";
-  if (tabled)
-    c.comment += ", offsets of " + node.gather[tabled->table.dim].index + " from " + buffer.name + "_table";
+  if (tabled) c.comment += ", offsets of " + node.gather[tabled->table.dim].index + " from " + buffer.name + "_table";
   return c;
 }
 
@@ -207,8 +209,9 @@ StageCopy KernelWriter::planOverStrips(const Node& loop, const Node& stage, cons
 }
 
 // A gather dimension whose origin moves with `loop` by a positive step, collapsing loops of
-// positive steps, is counted where a thread's counters fit in kMaxCounterRegisters: each thread keeps the indices it derives for each of its items,
-// set here for the loop's first strip, so that a strip's copy divides nothing on that side.
+// positive steps, is counted where a thread's counters fit in kMaxCounterRegisters: each thread keeps the indices it
+// derives for each of its items, set here for the loop's first strip, so that a strip's copy divides nothing on that
+// side.
 void KernelWriter::declareGatherCounters(const Node& loop, const std::vector<const Node*>& stages, const Scope& scope) {
   for (const Node* stage : stages) {
     if (stage->gather.empty() || stage->origin.size() != stage->gather.size()) continue;
@@ -238,7 +241,8 @@ void KernelWriter::declareGatherCounters(const Node& loop, const std::vector<con
       if (shared) {  // the first item's, whether or not the thread has one
         line("const int stage_e = " + coordinate("thread_rank") + ";");
         line(plain.places + plain.coords);
-        for (const CollapsedLoop& digit : digits) line(GatherState::counterName(stage->buffer.name, digit) + " = " + digit.index + ";");
+        for (const CollapsedLoop& digit : digits)
+          line(GatherState::counterName(stage->buffer.name, digit) + " = " + digit.index + ";");
       } else {
         bool guarded = openThreadItems(plain);
         for (const CollapsedLoop& digit : digits)
@@ -279,8 +283,8 @@ void KernelWriter::advanceGatherCounters(const StageCopy& c) {
     if (j == 0) continue;
     const CollapsedLoop& outer = g.digits[j - 1];
     line("if (" + name + " >= " + std::to_string(digit.lower + digit.step * digit.trips) + ") { " + name +
-         " -= " + std::to_string(digit.step * digit.trips) + "; " + gathers_.counterOf(c.counters, outer) + " += " +
-         std::to_string(outer.step) + "; }");
+         " -= " + std::to_string(digit.step * digit.trips) + "; " + gathers_.counterOf(c.counters, outer) +
+         " += " + std::to_string(outer.step) + "; }");
   }
   close();
 }

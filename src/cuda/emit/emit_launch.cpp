@@ -10,9 +10,14 @@ namespace {
 
 int axisOf(Mapping m) {
   switch (m) {
-    case Mapping::GridX: case Mapping::BlockX: return 0;
-    case Mapping::GridY: case Mapping::BlockY: return 1;
-    default: return 2;
+    case Mapping::GridX:
+    case Mapping::BlockX:
+      return 0;
+    case Mapping::GridY:
+    case Mapping::BlockY:
+      return 1;
+    default:
+      return 2;
   }
 }
 
@@ -52,7 +57,8 @@ class PhaseChecker {
         if (blockAxes != 0) refuse("a Barrier inside a block loop (only some threads would reach it)");
         return;
       case NodeKind::Stage:
-        if (blockAxes != 0) refuse("Stage into `" + node.buffer.name + "` inside a block loop (all threads copy)");
+        if (blockAxes != 0)
+          refuse("Stage into `" + node.buffer.name + "` inside a block loop (all threads copy)");
         else if (node.buffer.space != MemorySpace::Shared)
           refuse("Stage into `" + node.buffer.name + "`, which is not a shared buffer");
         return;
@@ -253,10 +259,12 @@ LaunchPlanResult planLaunch(const Kernel& kernel, std::optional<ScalarType> elem
   PhaseChecker checker(kernel, plan, elementType);
   // In the naive mapping each thread runs one iteration: the body is inside its "block loops".
   checker.walk(*plan.phases, plan.gridRanges, plan.naive ? 7 : 0);
-  if (kernel.warpTiles()) plan.block[0] *= kernel.warpGroupTiles() ? 128 : 32;  // a warp (group) an iteration of the block loops
+  if (kernel.warpTiles())
+    plan.block[0] *= kernel.warpGroupTiles() ? 128 : 32;  // a warp (group) an iteration of the block loops
   if (kernel.wgmmaProducer()) {  // one more warpgroup, the last along y, and a full and an empty barrier a buffer
     if (plan.block[0] != 128 || plan.block[2] != 1) {
-      result.reason = "a producer warpgroup takes a row of block.y: the warpgroups that multiply must be one along block.x";
+      result.reason =
+          "a producer warpgroup takes a row of block.y: the warpgroups that multiply must be one along block.x";
       return result;
     }
     plan.block[1] += 1;

@@ -53,9 +53,11 @@ const char* kMmaHelpers =
     "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\\n\"\n"
     "                 : \"=r\"(r[0]), \"=r\"(r[1]), \"=r\"(r[2]), \"=r\"(r[3]) : \"r\"(at));\n"
     "  else if (!Transposed)\n"
-    "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\\n\" : \"=r\"(r[0]), \"=r\"(r[1]) : \"r\"(at));\n"
+    "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\\n\" : \"=r\"(r[0]), \"=r\"(r[1]) : "
+    "\"r\"(at));\n"
     "  else\n"
-    "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\\n\" : \"=r\"(r[0]), \"=r\"(r[1]) : \"r\"(at));\n"
+    "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\\n\" : \"=r\"(r[0]), "
+    "\"=r\"(r[1]) : \"r\"(at));\n"
     "}\n"
     "// Two 16-bit elements as the 32-bit register of a fragment, the first in the low half.\n"
     "__device__ __forceinline__ unsigned mma_pack(unsigned short lo, unsigned short hi) {\n"
@@ -184,7 +186,9 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
   const bool pairable = stored == ScalarType::Float || stored == ScalarType::Half || stored == ScalarType::BFloat16;
   const std::string pairBytes = stored == ScalarType::Float ? "8" : "4";
   auto storePair = [&](const std::string& at, const std::string& x, const std::string& y) {
-    const char* type = stored == ScalarType::Float ? "float2" : stored == ScalarType::Half ? "__half2" : "__nv_bfloat162";
+    const char* type = stored == ScalarType::Float  ? "float2"
+                       : stored == ScalarType::Half ? "__half2"
+                                                    : "__nv_bfloat162";
     const char* make = stored == ScalarType::Float  ? "make_float2"
                        : stored == ScalarType::Half ? "__floats2half2_rn"
                                                     : "__floats2bfloat162_rn";
@@ -193,7 +197,8 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
   // A pair's row: its index, the indices it derives, and the bound that may cut it.
   std::vector<size_t> pairRowDerived;
   auto openPairRow = [&] {
-    line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + " + " + fragmentRowText("mma_p") + ";");
+    line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + " + " + fragmentRowText("mma_p") +
+         ";");
     pairRowDerived = declareDerived(iLoop);
     if (!rowConds.empty()) open("if (" + joinConditions(rowConds) + ") {");
   };
@@ -226,12 +231,10 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
     for (const auto& arg : e.args) scanTarget(*arg);
   };
   scanTarget(*stmt.value);
-  bool oneFragment = !loads.empty() && std::all_of(loads.begin(), loads.end(), [&](const Access& a) {
-    return a.str() == loads.front().str();
-  });
-  if (target && colConds.empty() && !derives && alongRows && target->space == MemorySpace::Global &&
-      pairable && !stmt.accumulate && !stmt.atomic && oneFragment && !readsTarget &&
-      !isFragment(stmt.target)) {
+  bool oneFragment = !loads.empty() && std::all_of(loads.begin(), loads.end(),
+                                                   [&](const Access& a) { return a.str() == loads.front().str(); });
+  if (target && colConds.empty() && !derives && alongRows && target->space == MemorySpace::Global && pairable &&
+      !stmt.accumulate && !stmt.atomic && oneFragment && !readsTarget && !isFragment(stmt.target)) {
     Access pair = substituted(stmt.target, {{iLoop.index, row}, {jLoop.index, jLoop.lower + Affine::var("mma_t", 2)}});
     if (inner.ranges.multipleOf(flatOffset(pair, *target)) % 2 == 0) {
       std::string fragment = fragmentText(loads.front(), iLoop.index, iLoop.lower, jLoop.index, jLoop.lower, scope);
@@ -245,14 +248,17 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
         open("{");
         line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " + 2 * mma_t + " +
              std::to_string(q) + ";");
-        for (const Access& a : loads) inner.loadOverrides[a.str()] = fragment + "[2 * mma_p + " + std::to_string(q) + "]";
+        for (const Access& a : loads)
+          inner.loadOverrides[a.str()] = fragment + "[2 * mma_p + " + std::to_string(q) + "]";
         line(std::string("mma_pair.") + (q ? "y" : "x") + " = " +
              exprText(*stmt.value, computeType(ScalarType::Float), inner, true) + ";");
         close();
       }
       line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " + 2 * mma_t;");
-      if (stored == ScalarType::Float) line("*reinterpret_cast<float2*>(&" + accessText(stmt.target, inner) + ") = mma_pair;");
-      else storePair(accessText(stmt.target, inner), "mma_pair.x", "mma_pair.y");
+      if (stored == ScalarType::Float)
+        line("*reinterpret_cast<float2*>(&" + accessText(stmt.target, inner) + ") = mma_pair;");
+      else
+        storePair(accessText(stmt.target, inner), "mma_pair.x", "mma_pair.y");
       closePairRow();
       close();
       return;
@@ -261,7 +267,8 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
   line("#pragma unroll");
   open("for (int mma_r = 0; mma_r < 4; ++mma_r) {  // " + iLoop.index + ", " + jLoop.index +
        ": this lane's elements of the 16 x 8 tile");
-  line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + " + " + fragmentRowText("(mma_r >> 1)") + ";");
+  line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + " + " +
+       fragmentRowText("(mma_r >> 1)") + ";");
   line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " + 2 * mma_t + (mma_r & 1);");
   // An implicit GEMM's rows (or columns) derive the indices they collapse: n, oh, ow of a pixel.
   std::vector<size_t> derivedRows = declareDerived(iLoop), derivedCols = declareDerived(jLoop);
@@ -270,7 +277,8 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
     ScalarType targetType = typeOf(*target);
     std::string value = exprText(*stmt.value, computeType(targetType), inner, true);
     if (isFragment(stmt.target))
-      line(storeText(stmt, fragmentText(stmt.target, iLoop.index, iLoop.lower, jLoop.index, jLoop.lower, scope) + "[mma_r]",
+      line(storeText(stmt,
+                     fragmentText(stmt.target, iLoop.index, iLoop.lower, jLoop.index, jLoop.lower, scope) + "[mma_r]",
                      targetType, value));
     else
       emitStore(stmt, stmt.target, *target, value, inner);
@@ -298,8 +306,8 @@ void KernelWriter::emitMmaOperand(const Access& a, bool isA, const MmaTile& tile
     for (const CollapsedLoop& d : l->collapsed)
       for (const Affine& sub : a.subscripts)
         if (sub.uses(d.index))
-          return refuse("tensor-core operand `" + a.str() + "` reads `" + d.index + "`, derived from the collapsed loop `" +
-                        l->index + "`: stage it (a gather) first");
+          return refuse("tensor-core operand `" + a.str() + "` reads `" + d.index +
+                        "`, derived from the collapsed loop `" + l->index + "`: stage it (a gather) first");
   bool pair = !isA && tiles == 2;
   // ldmatrix: a 2-D buffer in shared memory whose rows hold the tile's rows (or its k)
   // contiguously, 16-byte aligned, and no bound to cut the tile. It moves 16-bit elements; a tf32
@@ -348,7 +356,9 @@ void KernelWriter::emitMmaOperand(const Access& a, bool isA, const MmaTile& tile
     open("{");
     if (!transposed) {
       line(std::string("const int mma_l16 = ") +
-           (isA ? "mma_lane & 15" : pair ? "(mma_lane & 7) + 8 * (mma_lane >> 4)" : "mma_lane & 7") +
+           (isA    ? "mma_lane & 15"
+            : pair ? "(mma_lane & 7) + 8 * (mma_lane >> 4)"
+                   : "mma_lane & 7") +
            ", mma_h = " + (isA ? "mma_lane >> 4" : "(mma_lane >> 3) & 1") + ";");
       at.ranges.bind("mma_l16", IndexRange{0, isA || pair ? 15 : 7, 1});
       at.ranges.bind("mma_h", IndexRange{0, 1, 1});
@@ -359,17 +369,21 @@ void KernelWriter::emitMmaOperand(const Access& a, bool isA, const MmaTile& tile
       // + 8 (l / 16) (A) or l % 8 + 8 (l / 8 % 2) (B), at row 8 (l / 8 % 2) (A) or 0 (B; 8 (l / 16)
       // for a pair of B tiles).
       line("const int mma_k = (mma_lane & 7) + 8 * " + std::string(isA ? "(mma_lane >> 4)" : "((mma_lane >> 3) & 1)") +
-           ", mma_q = " + (isA ? "8 * ((mma_lane >> 3) & 1)" : pair ? "8 * (mma_lane >> 4)" : "0") + ";");
+           ", mma_q = " +
+           (isA    ? "8 * ((mma_lane >> 3) & 1)"
+            : pair ? "8 * (mma_lane >> 4)"
+                   : "0") +
+           ";");
       at.ranges.bind("mma_k", IndexRange{0, 15, 1});
       at.ranges.bind("mma_q", IndexRange{0, 8, 8});
       by[row] = r + Affine::var("mma_q");
       by[tile.k] = kk + Affine::var("mma_k");
     }
-    line(std::string("ldmatrix<") + (isA || pair ? "4" : "2") + ", " + (transposed ? "true" : "false") + ">(" + regs + ", &" +
-         accessText(substituted(a, by), at) + ");");
+    line(std::string("ldmatrix<") + (isA || pair ? "4" : "2") + ", " + (transposed ? "true" : "false") + ">(" + regs +
+         ", &" + accessText(substituted(a, by), at) + ");");
     if (tf32)  // rounded to tf32 as the element-by-element loads round
-      line("for (int q = 0; q < " + std::string(isA || pair ? "4" : "2") + "; ++q) (" + regs + ")[q] = tf32_bits(__uint_as_float((" +
-           regs + ")[q]));");
+      line("for (int q = 0; q < " + std::string(isA || pair ? "4" : "2") + "; ++q) (" + regs +
+           ")[q] = tf32_bits(__uint_as_float((" + regs + ")[q]));");
     close();
     return;
   }
@@ -399,7 +413,8 @@ void KernelWriter::emitMmaOperand(const Access& a, bool isA, const MmaTile& tile
       std::string bits = t == ScalarType::Half ? "__half_as_ushort(" : "__bfloat16_as_ushort(";
       halves.push_back(tf32 ? "tf32_bits(" + text + ")" : bits + text + ")");
     }
-    line(regs + "[" + std::to_string(q) + "] = " + (tf32 ? halves[0] : "mma_pack(" + halves[0] + ", " + halves[1] + ")") + ";");
+    line(regs + "[" + std::to_string(q) +
+         "] = " + (tf32 ? halves[0] : "mma_pack(" + halves[0] + ", " + halves[1] + ")") + ";");
   }
 }
 
@@ -459,7 +474,8 @@ bool KernelWriter::emitMmaWarpTile(const Node& itLoop, const Scope& scope) {
                                                 : nullptr;
   if (!mma) return refuse(std::string("tensor cores take no ") + scalarTypeName(t) + " operands"), true;
   tile.kSize = t == ScalarType::TF32 ? 8 : 16;
-  if (*kTrips != tile.kSize) return refuse("a tensor-core tile's k loop runs " + std::to_string(*kTrips) + " iterations"), true;
+  if (*kTrips != tile.kSize)
+    return refuse("a tensor-core tile's k loop runs " + std::to_string(*kTrips) + " iterations"), true;
   std::string rowsA = std::to_string(*itTrips), colsB = std::to_string(*jtTrips);
   // Under a prefetched k-step loop (the mma step's `prefetch`) the fragments live in two copies
   // declared with the loop's registers: reading ahead fills one, the tile's work multiplies the other.
@@ -469,8 +485,8 @@ bool KernelWriter::emitMmaWarpTile(const Node& itLoop, const Scope& scope) {
   if (prefetched) {
     aRegs += "[" + scope.operandCopy + "]";
     bRegs += "[" + scope.operandCopy + "]";
-    scope.operands->fragments.insert("unsigned mma_a[2][" + rowsA + "][4], mma_b[2][" + colsB + " * 2];  // the " + mma +
-                                     " fragments of loop " + scope.operands->loop + "'s iterations, one ahead");
+    scope.operands->fragments.insert("unsigned mma_a[2][" + rowsA + "][4], mma_b[2][" + colsB + " * 2];  // the " +
+                                     mma + " fragments of loop " + scope.operands->loop + "'s iterations, one ahead");
     for (const auto& [name, by] : scope.readAhead) {
       kAhead.lower = kAhead.lower.substitute(name, by);
       for (Affine& u : kAhead.upper) u = u.substitute(name, by);
@@ -481,27 +497,31 @@ bool KernelWriter::emitMmaWarpTile(const Node& itLoop, const Scope& scope) {
     line("// " + itLoop.index + ", " + jtLoop.index + ": the warp's " + rowsA + " x " + colsB + " tiles of " + mma +
          ", the operands of each row and column of tiles loaded once" + (prefetched ? ", an iteration ahead" : ""));
   open("{");
-  if (!prefetched) line("unsigned mma_a[" + rowsA + "][4], mma_b[" + colsB + " * 2];  // B: a tile's two registers after another's");
+  if (!prefetched)
+    line("unsigned mma_a[" + rowsA + "][4], mma_b[" + colsB + " * 2];  // B: a tile's two registers after another's");
   if (loads) {
     const Access aRead = prefetched ? aheadOf(*a, scope) : *a, bRead = prefetched ? aheadOf(*b, scope) : *b;
     Scope rowsScope = scope;
     openTileLoop(itLoop, *itTrips, scope, rowsScope);
-    emitMmaOperand(aRead, true, tile, Affine::var(itLoop.index), kAhead.lower, aRegs + "[" + itLoop.index + "_u]", rowsScope);
+    emitMmaOperand(aRead, true, tile, Affine::var(itLoop.index), kAhead.lower, aRegs + "[" + itLoop.index + "_u]",
+                   rowsScope);
     close();
     // B's tiles two at a time where there is an even number of them (ldmatrix.x4).
     Scope colsScope = scope;
     int bTiles = *jtTrips % 2 == 0 ? 2 : 1;
     openTileLoop(jtLoop, *jtTrips, scope, colsScope, bTiles);
-    emitMmaOperand(bRead, false, tile, Affine::var(jtLoop.index), kAhead.lower, "(" + bRegs + " + 2 * " + jtLoop.index + "_u)",
-                   colsScope, bTiles);
+    emitMmaOperand(bRead, false, tile, Affine::var(jtLoop.index), kAhead.lower,
+                   "(" + bRegs + " + 2 * " + jtLoop.index + "_u)", colsScope, bTiles);
     close();
   }
   if (scope.readingAhead) return close(), true;
   Scope both = scope;
   openTileLoop(itLoop, *itTrips, scope, both);
   openTileLoop(jtLoop, *jtTrips, scope, both);
-  std::string fragment = fragmentText(stmt.target, tile.i, Affine::var(itLoop.index), tile.j, Affine::var(jtLoop.index), both);
-  line(std::string(mma) + "(" + fragment + ", " + aRegs + "[" + itLoop.index + "_u], " + bRegs + " + 2 * " + jtLoop.index + "_u);");
+  std::string fragment =
+      fragmentText(stmt.target, tile.i, Affine::var(itLoop.index), tile.j, Affine::var(jtLoop.index), both);
+  line(std::string(mma) + "(" + fragment + ", " + aRegs + "[" + itLoop.index + "_u], " + bRegs + " + 2 * " +
+       jtLoop.index + "_u);");
   close();
   close();
   close();

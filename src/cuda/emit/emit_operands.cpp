@@ -29,8 +29,8 @@ std::shared_ptr<OperandRegisters> KernelWriter::openOperandRegisters(const Node&
 void KernelWriter::declareOperandRegisters(const OperandRegisters& regs) {
   std::string text;
   for (const auto& [name, b] : regs.buffers)
-    text += std::string(2 * regs.indent, ' ') + b.type + " " + name + "_reg[2][" + std::to_string(b.places) + "];  // " +
-            name + " as loop " + regs.loop + " reads it, an iteration ahead\n";
+    text += std::string(2 * regs.indent, ' ') + b.type + " " + name + "_reg[2][" + std::to_string(b.places) +
+            "];  // " + name + " as loop " + regs.loop + " reads it, an iteration ahead\n";
   for (const std::string& f : regs.fragments) text += std::string(2 * regs.indent, ' ') + f + "\n";
   text_.insert(regs.declareAt, text);
 }
@@ -109,20 +109,24 @@ void KernelWriter::emitVectorReadAhead(const Node& loop, const std::vector<NodeP
       if (!readsOperandRegisters(a, scope)) continue;
       std::vector<std::string> regs;
       for (int v = 0; v < width; ++v)
-        regs.push_back(operandRegister(substituteAccess(a, loop.index, loop.lower + Affine(v)), scope, scope.operandCopy));
+        regs.push_back(
+            operandRegister(substituteAccess(a, loop.index, loop.lower + Affine(v)), scope, scope.operandCopy));
       if (!loaded.insert(regs[0]).second) continue;
       Access first = aheadOf(substituteAccess(a, loop.index, loop.lower), scope);
-      bool wide = a.subscripts.back().uses(loop.index) && wideAccessOk(aheadOf(a, scope), loop.index, loop.lower, width, scope);
+      bool wide =
+          a.subscripts.back().uses(loop.index) && wideAccessOk(aheadOf(a, scope), loop.index, loop.lower, width, scope);
       if (!wide) {  // lane by lane, or once where the lanes read one element
         bool lanes = false;
         for (const Affine& sub : a.subscripts) lanes = lanes || sub.uses(loop.index);
         for (int v = 0; v < (lanes ? width : 1); ++v)
-          line(regs[v] + " = " + accessText(aheadOf(substituteAccess(a, loop.index, loop.lower + Affine(v)), scope), scope) + ";");
+          line(regs[v] + " = " +
+               accessText(aheadOf(substituteAccess(a, loop.index, loop.lower + Affine(v)), scope), scope) + ";");
         continue;
       }
       std::string vtype = cudaType(typeOf(scope.arrays.at(a.array))) + std::to_string(width);
       std::string name = text_.temporary(a.array);
-      line("const " + vtype + " " + name + " = *reinterpret_cast<const " + vtype + "*>(&" + accessText(first, scope) + ");");
+      line("const " + vtype + " " + name + " = *reinterpret_cast<const " + vtype + "*>(&" + accessText(first, scope) +
+           ");");
       for (int v = 0; v < width; ++v) line(regs[v] + " = " + name + "." + "xyzw"[v] + ";");
     }
   }
@@ -153,7 +157,8 @@ void KernelWriter::emitPrefetchedLoop(const Node& loop, const Scope& scope, cons
     bool more = *trips > 1;
     if (more) {
       open("if (" + iteration + " < " + std::to_string(*trips - 1) + ") {");
-      emitReadAhead(loop, inner, regs, "(" + iteration + " + 1) & 1", {{loop.index, Affine::var(loop.index) + Affine(loop.step)}});
+      emitReadAhead(loop, inner, regs, "(" + iteration + " + 1) & 1",
+                    {{loop.index, Affine::var(loop.index) + Affine(loop.step)}});
     }
     if (tail) {
       if (more) otherwise("the last iteration: the strip's barrier, then the next strip's first operands");
@@ -162,8 +167,9 @@ void KernelWriter::emitPrefetchedLoop(const Node& loop, const Scope& scope, cons
         if (!tail->nextConds.empty()) open("if (" + joinConditions(tail->nextConds) + ") {");
         Scope next = inner;
         for (const auto& [buffer, slot] : tail->nextSlots) next.slots[buffer] = slot;
-        emitReadAhead(loop, next, regs, "0",
-                      {{tail->strip, tail->nextStrip}, {loop.index, loop.lower.substitute(tail->strip, tail->nextStrip)}});
+        emitReadAhead(
+            loop, next, regs, "0",
+            {{tail->strip, tail->nextStrip}, {loop.index, loop.lower.substitute(tail->strip, tail->nextStrip)}});
         if (!tail->nextConds.empty()) close();
       }
     }

@@ -15,8 +15,8 @@ namespace {
 bool fits(__int128 v) { return v >= std::numeric_limits<int64_t>::min() && v <= std::numeric_limits<int64_t>::max(); }
 
 int64_t clamp(__int128 v) {
-  return static_cast<int64_t>(std::clamp<__int128>(v, std::numeric_limits<int64_t>::min(),
-                                                   std::numeric_limits<int64_t>::max()));
+  return static_cast<int64_t>(
+      std::clamp<__int128>(v, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()));
 }
 
 __int128 magnitude(__int128 v) { return v < 0 ? -v : v; }
@@ -88,8 +88,8 @@ void IndexRanges::bindDerived(const std::vector<CollapsedLoop>& collapsed, Index
       last = range.max / stride % c.trips;
       if (last < first) first = 0, last = c.trips - 1;
     }
-    uint64_t multiple = gcd(uint64_t(magnitude(__int128(c.lower) + __int128(first) * c.step)),
-                            last > first ? uint64_t(c.step) : 0);
+    uint64_t multiple =
+        gcd(uint64_t(magnitude(__int128(c.lower) + __int128(first) * c.step)), last > first ? uint64_t(c.step) : 0);
     bind(c.index, IndexRange{c.lower + first * c.step, c.lower + last * c.step, int64_t(multiple)});
   }
 }

@@ -46,16 +46,16 @@ void KernelWriter::emitWorkspaceCombine(const Node& loop, const Scope& scope) {
       addWorkspace(SplitCombine::slicesOf(a->name), computeType(typeOf(*a)), plan_.grid[2] * a->elements());
   });
 
-  line("// " + kernel_.workspaceSplit + ": this part's sums into its slice of the workspace; the last of the " +
-       parts + " parts of the tile to arrive adds the slices up");
+  line("// " + kernel_.workspaceSplit + ": this part's sums into its slice of the workspace; the last of the " + parts +
+       " parts of the tile to arrive adds the slices up");
   line("const int split_part = blockIdx.z;");
   split_.enter(SplitCombine::Phase::Store);
   emitBlockLoop(loop, scope);
   line("__threadfence();  // the slice visible to whichever part adds it up");
   line("__syncthreads();");
   line("__shared__ bool split_last;");
-  line(std::string("if (") + kFirstThread + ") split_last = atomicAdd(&" + kArrivals + "[" + tile + "], 1) == " +
-       std::to_string(plan_.grid[2] - 1) + ";");
+  line(std::string("if (") + kFirstThread + ") split_last = atomicAdd(&" + kArrivals + "[" + tile +
+       "], 1) == " + std::to_string(plan_.grid[2] - 1) + ";");
   line("__syncthreads();");
   open("if (split_last) {  // every other part's slice is in");
   split_.enter(SplitCombine::Phase::Sum);
@@ -67,12 +67,14 @@ void KernelWriter::emitWorkspaceCombine(const Node& loop, const Scope& scope) {
 
 void KernelWriter::emitSplitSum(const Node& assign, const Array& array, const std::string& value, const Scope& scope) {
   if (split_.phase() == SplitCombine::Phase::Atomic)
-    return refuse("`" + assign.target.str() + " += ...` adds up a part's sum outside the block's register tiles, "
+    return refuse("`" + assign.target.str() +
+                  " += ...` adds up a part's sum outside the block's register tiles, "
                   "which a workspace combine needs");
   std::string slices = SplitCombine::slicesOf(array.name);
   std::string slice = std::to_string(array.elements());
   std::string offset = affineText(flatOffset(assign.target, array));
-  if (split_.phase() == SplitCombine::Phase::Store) return line(slices + "[" + slice + " * split_part + " + offset + "] = " + value + ";");
+  if (split_.phase() == SplitCombine::Phase::Store)
+    return line(slices + "[" + slice + " * split_part + " + offset + "] = " + value + ";");
   ScalarType sumType = computeType(typeOf(array));
   open("{");
   line(cudaType(sumType) + " split_sum = " + literal(0, sumType) + ";");

@@ -77,10 +77,12 @@ void KernelWriter::readElementAt(StageCopy& c, const std::string& element, const
     // 16-bit elements as packed 32-bit words: 8 in a uint4, 4 in a uint2, 2 in an unsigned.
     bool packed = scalarTypeBytes(bufferType) == 2;
     int lanes = packed ? width / 2 : width;
-    c.type = packed ? (lanes == 1 ? "unsigned" : "uint" + std::to_string(lanes)) : cudaType(bufferType) + std::to_string(width);
+    c.type = packed ? (lanes == 1 ? "unsigned" : "uint" + std::to_string(lanes))
+                    : cudaType(bufferType) + std::to_string(width);
     c.value = "*reinterpret_cast<const " + c.type + "*>(&" + element + ")";
     zero = packed && lanes == 1 ? "0u" : "make_" + c.type + "(";
-    for (int v = 0; v < lanes && !(packed && lanes == 1); ++v) zero += (v ? ", " : "") + (packed ? "0u" : literal(0, bufferType));
+    for (int v = 0; v < lanes && !(packed && lanes == 1); ++v)
+      zero += (v ? ", " : "") + (packed ? "0u" : literal(0, bufferType));
     if (!(packed && lanes == 1)) zero += ")";
   } else {
     c.type = cudaType(bufferType);
@@ -150,10 +152,11 @@ bool KernelWriter::transposedSwizzleTiles(const Node& node, const std::vector<in
 
 void KernelWriter::splitIntoWarpTiles(StageCopy& c, const std::vector<int64_t>& box, Scope& inner) const {
   const int64_t tile = kWarpTileRows * kWarpTileColumns, tilesARow = box[1] / kWarpTileColumns;
-  c.places = "const int stage_0 = stage_e / " + std::to_string(kWarpTileColumns) + " % " + std::to_string(kWarpTileRows) +
-             " + " + std::to_string(kWarpTileRows) + " * (stage_e / " + std::to_string(tile * tilesARow) +
-             "), stage_1 = stage_e % " + std::to_string(kWarpTileColumns) + " + " + std::to_string(kWarpTileColumns) +
-             " * (stage_e / " + std::to_string(tile) + " % " + std::to_string(tilesARow) + ");";
+  c.places = "const int stage_0 = stage_e / " + std::to_string(kWarpTileColumns) + " % " +
+             std::to_string(kWarpTileRows) + " + " + std::to_string(kWarpTileRows) + " * (stage_e / " +
+             std::to_string(tile * tilesARow) + "), stage_1 = stage_e % " + std::to_string(kWarpTileColumns) + " + " +
+             std::to_string(kWarpTileColumns) + " * (stage_e / " + std::to_string(tile) + " % " +
+             std::to_string(tilesARow) + ");";
   c.numberedPlaces = c.places;  // stage_e is declared there too, a constant apart from the rank
   inner.ranges.bind("stage_0", IndexRange{0, box[0] - 1, 1});
   inner.ranges.bind("stage_1", IndexRange{0, box[1] - 1, 1});
@@ -197,7 +200,8 @@ StageCopy KernelWriter::planStageCopy(const Node& node, const Scope& scope) {
     for (size_t d = 0; d < rank; ++d) inOrder[d] = d;
     splitItems(c, box, inOrder, width, inner);
   }
-  for (size_t d = 0; d < rank; ++d) from.subscripts.push_back(node.origin[d] + Affine::var("stage_" + std::to_string(d)));
+  for (size_t d = 0; d < rank; ++d)
+    from.subscripts.push_back(node.origin[d] + Affine::var("stage_" + std::to_string(d)));
   // The buffer element that lane `lane` of an item goes to.
   auto to = [&](int lane) {
     Access a{buffer.name, {}};
@@ -242,8 +246,8 @@ void KernelWriter::emitStage(const Node& node, const Scope& scope) {
   // Threads take the items in turn; with no more items than threads, each takes one at most.
   std::string rank = coordinate("thread_rank");
   if (c.items > plan_.threads())
-    open("for (int stage_e = " + rank + "; stage_e < " + std::to_string(c.items) + "; stage_e += " +
-         std::to_string(plan_.threads()) + ") {");
+    open("for (int stage_e = " + rank + "; stage_e < " + std::to_string(c.items) +
+         "; stage_e += " + std::to_string(plan_.threads()) + ") {");
   else
     open(c.items == plan_.threads() ? "{" : "if (" + rank + " < " + std::to_string(c.items) + ") {");
   if (c.items <= plan_.threads()) line("const int stage_e = " + rank + ";");
@@ -261,9 +265,7 @@ void KernelWriter::storeItem(const StageCopy& c) {
   }
 }
 
-int64_t KernelWriter::itemsPerThread(const StageCopy& c) const {
-  return (c.items + copyThreads() - 1) / copyThreads();
-}
+int64_t KernelWriter::itemsPerThread(const StageCopy& c) const { return (c.items + copyThreads() - 1) / copyThreads(); }
 
 bool KernelWriter::openThreadItems(const StageCopy& c) {
   int64_t threads = copyThreads();
@@ -294,8 +296,7 @@ void KernelWriter::emitStageRegisters(const StageCopy& c, const std::string& reg
   if (load) advanceGatherCounters(c);
 }
 
-std::optional<int64_t> KernelWriter::pipelineTrips(const Node& loop, const PipelineParts& parts,
-                                                   const Scope& scope) {
+std::optional<int64_t> KernelWriter::pipelineTrips(const Node& loop, const PipelineParts& parts, const Scope& scope) {
   if (!parts.ok()) {
     refuse(parts.problem);
     return std::nullopt;
@@ -352,7 +353,8 @@ void KernelWriter::emitPipelinedLoop(const Node& loop, const Scope& scope) {
   std::shared_ptr<OperandRegisters> regs;
   if (prefetched) {
     regs = openOperandRegisters(*prefetched);
-    line("// " + prefetched->index + ": each iteration reads the next one's shared operands into registers first, the last");
+    line("// " + prefetched->index +
+         ": each iteration reads the next one's shared operands into registers first, the last");
     line("// the next strip's, after the barrier");
     readFirstStripAhead(loop, *prefetched, first, regs);
   }
@@ -547,7 +549,8 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
     line(wait);
     line("__syncthreads();");
     regs = openOperandRegisters(*prefetched);
-    line("// " + prefetched->index + ": each iteration reads the next one's fragments first, the last the next strip's,");
+    line("// " + prefetched->index +
+         ": each iteration reads the next one's fragments first, the last the next strip's,");
     line("// after the barrier");
     readFirstStripAhead(loop, *prefetched, scopeAt("0", 1), regs);
   }
@@ -568,9 +571,15 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
     }
     line("async_commit();");
     if (kernel_.warpGroupTiles()) wgmmaGroups_.openStrip();
-    StripTail tail{[&] { line(wait), line("__syncthreads();"); }, *trips > 1 && part != Iterations::Last,
-                   laterConditions(loop, 1, body), loop.index, Affine::var(loop.index) + Affine(loop.step), {}, regs};
-    for (const Node* b : parts.buffers) tail.nextSlots[b->buffer.name] = "(stage_slot + 1) % " + std::to_string(buffers);
+    StripTail tail{[&] { line(wait), line("__syncthreads();"); },
+                   *trips > 1 && part != Iterations::Last,
+                   laterConditions(loop, 1, body),
+                   loop.index,
+                   Affine::var(loop.index) + Affine(loop.step),
+                   {},
+                   regs};
+    for (const Node* b : parts.buffers)
+      tail.nextSlots[b->buffer.name] = "(stage_slot + 1) % " + std::to_string(buffers);
     for (const auto& w : parts.work) {
       position_.inStrip(prefetched ? &tail : nullptr,
                         [&] { emit(part == Iterations::Whole ? *dropImpliedBounds(w, loop) : *w, body); });
@@ -603,26 +612,29 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
   // the producer fills the next tile's copies as the last tile's readers free them. The barriers
   // are set up once, before the tiles.
   const bool persistent = plan_.persistentBlocks > 0;
-  const std::string it = persistent ? "tile_turn * " + std::to_string(trips) + " + " + iterationText(loop)
-                                    : iterationText(loop);
+  const std::string it =
+      persistent ? "tile_turn * " + std::to_string(trips) + " + " + iterationText(loop) : iterationText(loop);
   line("// " + loop.index + " pipelined by the producer warpgroup: " + b + " copies of each buffer, each filled once " +
        "its readers are done with it");
   std::vector<std::string> setup = barrierDeclarations(buffers);
-  setup.push_back("if (" + (persistent ? std::string("threadIdx.x == 0 && threadIdx.y == 0") : coordinate("thread_rank") + " == 0") +
-                  ") {");
+  setup.push_back(
+      "if (" +
+      (persistent ? std::string("threadIdx.x == 0 && threadIdx.y == 0") : coordinate("thread_rank") + " == 0") + ") {");
   setup.push_back("  #pragma unroll");
   setup.push_back("  for (int s = 0; s < " + b + "; ++s) {");
   if (kernel_.wgmmaTma())
     setup.push_back("    mbarrier_init(&wgmma_full[s], 1);  // the producer's thread, and the bytes it expects");
   else
     setup.push_back("    mbarrier_init(&wgmma_full[s], 128);  // the producer's threads, as their copies land");
-  setup.push_back("    mbarrier_init(&wgmma_empty[s], " + std::to_string(128 * consumers) + ");  // every consumer thread");
+  setup.push_back("    mbarrier_init(&wgmma_empty[s], " + std::to_string(128 * consumers) +
+                  ");  // every consumer thread");
   if (split) setup.push_back("    mbarrier_init(&wgmma_ready[s], 128);  // the producer's threads, the strip split");
   setup.push_back("  }");
   if (kernel_.wgmmaTma()) setup.push_back("  mbarrier_init_fence();  // the barriers set up for the TMA's copies too");
   setup.push_back("}");
   setup.push_back("__syncthreads();");
-  if (persistent) beforeTiles_ = setup;
+  if (persistent)
+    beforeTiles_ = setup;
   else
     for (const std::string& l : setup) line(l);
   const std::string header = "for (" + index_ + " " + loop.index + " = " + affineText(loop.lower) + "; " +
@@ -672,13 +684,13 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
   if (kernel_.wgmmaPending() == 0)
     line("mbarrier_arrive(&wgmma_empty[stage_slot]);  // done with this strip");
   else
-    line("if (" + iterationText(loop) + " > 0) mbarrier_arrive(&wgmma_empty[(stage_slot + " + std::to_string(buffers - 1) +
-         ") % " + b + "]);  // done with the strip before");
+    line("if (" + iterationText(loop) + " > 0) mbarrier_arrive(&wgmma_empty[(stage_slot + " +
+         std::to_string(buffers - 1) + ") % " + b + "]);  // done with the strip before");
   close();
   line("wgmma_wait<0>();  // every wgmma done: the accumulators may be read");
   if (persistent && kernel_.wgmmaPending() > 0)
-    line("mbarrier_arrive(&wgmma_empty[(tile_turn * " + std::to_string(trips) + " + " + std::to_string(trips - 1) + ") % " +
-         b + "]);  // done with the tile's last strip: the producer may fill it for the next tile");
+    line("mbarrier_arrive(&wgmma_empty[(tile_turn * " + std::to_string(trips) + " + " + std::to_string(trips - 1) +
+         ") % " + b + "]);  // done with the tile's last strip: the producer may fill it for the next tile");
   wgmmaGroups_.promotePartialSums("");
   close();
 }
@@ -697,8 +709,8 @@ void KernelWriter::emitProducerSplit(const std::string& header, const std::strin
   const Array* split = findArray(kernel_.wgmmaSplitBuffer(), inner);
   const int64_t elements = split ? split->elements() : 0;
   if (elements == 0 || elements % (4 * 128) != 0)
-    return refuse("tf32x3 splits the stage `" + kernel_.wgmmaSplitBuffer() + "` in pieces of 4 elements a producer thread: " +
-                  std::to_string(elements) + " elements");
+    return refuse("tf32x3 splits the stage `" + kernel_.wgmmaSplitBuffer() +
+                  "` in pieces of 4 elements a producer thread: " + std::to_string(elements) + " elements");
   const std::string b = std::to_string(buffers), buffer = kernel_.wgmmaSplitBuffer();
   auto splitStrip = [&](const std::string& strip) {
     line("const int split_slot = (" + strip + ") % " + b + ", split_round = (" + strip + ") / " + b + ";");
@@ -715,7 +727,8 @@ void KernelWriter::emitProducerSplit(const std::string& header, const std::strin
   open("if (produced >= " + std::to_string(lag) + ") {  // the strip " + std::to_string(lag) + " behind");
   splitStrip("produced - " + std::to_string(lag));
   close();
-  const std::string emptied = "if (stage_round > 0) mbarrier_wait(&wgmma_empty[stage_slot], (stage_round - 1) & 1);  // emptied";
+  const std::string emptied =
+      "if (stage_round > 0) mbarrier_wait(&wgmma_empty[stage_slot], (stage_round - 1) & 1);  // emptied";
   if (kernel_.wgmmaTma()) {
     open("if (threadIdx.x == 0) {  // one thread issues the Tensor Memory Accelerator's copies");
     line(emptied);

@@ -51,33 +51,39 @@ std::optional<TmaStage> KernelWriter::planTmaStage(const Node& stage, const Scop
   if (!stage.gather.empty()) return refuse(what + ": a gather reads no box of a tensor map"), std::nullopt;
   if (source->space != MemorySpace::Global || source->extents.size() != 2 || buffer.extents.size() != 2)
     return refuse(what + ": TMA copies boxes of 2-D global arrays here"), std::nullopt;
-  if (isPermuted(stage.layout)) return refuse(what + ": a box lands in the array's order, not transposed"), std::nullopt;
+  if (isPermuted(stage.layout))
+    return refuse(what + ": a box lands in the array's order, not transposed"), std::nullopt;
   const ScalarType type = typeOf(*source);
   if (type != typeOf(buffer) || (type != ScalarType::Half && type != ScalarType::BFloat16 && type != ScalarType::TF32 &&
-                                  type != ScalarType::Float))
+                                 type != ScalarType::Float))
     return refuse(what + ": TMA copies half, bfloat16, tf32 or float elements as they are"), std::nullopt;
   const int64_t bytes = scalarTypeBytes(type);
   const int64_t rowElements = buffer.slab > 0 ? buffer.slab : buffer.extents[1], rows = buffer.extents[0];
   // The tensor map's 128-byte swizzle is the buffer's where its rows (a slab's) are 128 bytes.
   if (!buffer.swizzled || rowElements * bytes != kWgmmaSwizzleBytes)
     return refuse(what + ": the buffer's rows must be 128 bytes, swizzled (`swizzle`, or `swizzle slabs " +
-                  std::to_string(kWgmmaSwizzleBytes / bytes) + "`)"), std::nullopt;
+                  std::to_string(kWgmmaSwizzleBytes / bytes) + "`)"),
+           std::nullopt;
   if (rows > kMaxBoxExtent)
     return refuse(what + ": a box holds at most " + std::to_string(kMaxBoxExtent) + " rows, not " +
-                  std::to_string(rows)), std::nullopt;
+                  std::to_string(rows)),
+           std::nullopt;
   if (rows * kWgmmaSwizzleBytes % kWgmmaAtomBytes != 0)
     return refuse(what + ": its " + std::to_string(rows) + " rows leave the next box off the swizzle's 1024-byte " +
-                  "boundary"), std::nullopt;
+                  "boundary"),
+           std::nullopt;
   for (int64_t extent : source->extents)
     if (extent > std::numeric_limits<int32_t>::max())
       return refuse(what + ": its coordinates are 32-bit, and " + stage.source + " has " + std::to_string(extent) +
-                    " elements along a dimension"), std::nullopt;
+                    " elements along a dimension"),
+             std::nullopt;
   // The array starts where its allocation does, aligned beyond the 16 bytes a map needs; its rows
   // must keep that alignment.
   const int64_t pitch = source->extents[1] * bytes;
   if (pitch % 16 != 0)
     return refuse(what + ": " + stage.source + "'s rows of " + std::to_string(pitch) +
-                  " bytes are no multiple of 16, as a tensor map's strides must be"), std::nullopt;
+                  " bytes are no multiple of 16, as a tensor map's strides must be"),
+           std::nullopt;
   TmaStage t{&stage, {}, buffer.extents[1] / rowElements, rows * kWgmmaSwizzleBytes};
   t.map.name = stage.source + "_map";
   t.map.array = stage.source;
@@ -101,7 +107,8 @@ void KernelWriter::emitTmaCopies(const std::vector<TmaStage>& stages, const std:
   line("mbarrier_expect_bytes(&" + barrier + ", " + std::to_string(bytes) + ");  // completes as they land");
   for (const TmaStage& t : stages) {
     const Node& s = *t.stage;
-    const std::string start = "reinterpret_cast<char*>(&" + accessText({s.buffer.name, {Affine(0), Affine(0)}}, at) + ")";
+    const std::string start =
+        "reinterpret_cast<char*>(&" + accessText({s.buffer.name, {Affine(0), Affine(0)}}, at) + ")";
     line("// Stage " + s.source + " -> " + s.buffer.name + ": " + std::to_string(t.boxes) + " box" +
          (t.boxes > 1 ? "es" : "") + " of " + std::to_string(t.map.box[1]) + " x " + std::to_string(t.map.box[0]) +
          ", zero outside " + s.source);

@@ -115,7 +115,10 @@ std::pair<std::string, std::string> accumulatorOperands(int64_t regs) {
   std::string list, outs;
   for (int64_t r = 0; r < regs; ++r) {
     list += (r ? ", %" : "%") + std::to_string(r);
-    outs += std::string(r == 0 ? "" : r % 8 == 0 ? ",\n                 " : ", ") + "\"+f\"(d[" + std::to_string(r) + "])";
+    outs += std::string(r == 0       ? ""
+                        : r % 8 == 0 ? ",\n                 "
+                                     : ", ") +
+            "\"+f\"(d[" + std::to_string(r) + "])";
   }
   return {list, outs};
 }
@@ -129,11 +132,16 @@ std::string instructionHelper(int64_t n, ScalarType t, bool kMajorB) {
   std::string scaleAndTranspose = t == ScalarType::TF32 ? "p, 1, 1" : kMajorB ? "p, 1, 1, 0, 0" : "p, 1, 1, 0, 1";
   return "__device__ __forceinline__ void " + instructionName(n, t, kMajorB) +
          "(float* d, unsigned long long a, unsigned long long b) {\n"
-         "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(regs + 2) + ", 0;\\n\"\n"
-         "               \"wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k" +
-         std::to_string(instructionK(t)) + ".f32." + type + "." + type + " {" + list + "}, %" +
-         std::to_string(regs) + ", %" + std::to_string(regs + 1) + ", " + scaleAndTranspose + ";\\n}\\n\"\n"
-         "               : " + outs + "\n"
+         "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" +
+         std::to_string(regs + 2) +
+         ", 0;\\n\"\n"
+         "               \"wgmma.mma_async.sync.aligned.m64n" +
+         std::to_string(n) + "k" + std::to_string(instructionK(t)) + ".f32." + type + "." + type + " {" + list +
+         "}, %" + std::to_string(regs) + ", %" + std::to_string(regs + 1) + ", " + scaleAndTranspose +
+         ";\\n}\\n\"\n"
+         "               : " +
+         outs +
+         "\n"
          "               : \"l\"(a), \"l\"(b), \"r\"(1) : \"memory\");\n"
          "}\n";
 }
@@ -147,13 +155,20 @@ std::string registerHelper(int64_t n, ScalarType t, bool overwrite) {
   std::string type = operandType(t), a;
   for (int64_t q = 0; q < 4; ++q) a += (q ? ", %" : "%") + std::to_string(regs + q);
   return "__device__ __forceinline__ void " + instructionName(n, t) +
-         "_rs(float* d, const unsigned* a, unsigned long long b" + (overwrite ? ", int accumulate" : "") + ") {\n"
-         "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(regs + 5) + ", 0;\\n\"\n"
-         "               \"wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k" +
-         std::to_string(instructionK(t)) + ".f32." + type + "." + type + " {" + list + "}, {" + a + "}, %" +
-         std::to_string(regs + 4) + ", p, 1, 1;\\n}\\n\"\n"
-         "               : " + outs + "\n"
-         "               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(b), \"r\"(" + (overwrite ? "accumulate" : "1") +
+         "_rs(float* d, const unsigned* a, unsigned long long b" + (overwrite ? ", int accumulate" : "") +
+         ") {\n"
+         "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" +
+         std::to_string(regs + 5) +
+         ", 0;\\n\"\n"
+         "               \"wgmma.mma_async.sync.aligned.m64n" +
+         std::to_string(n) + "k" + std::to_string(instructionK(t)) + ".f32." + type + "." + type + " {" + list +
+         "}, {" + a + "}, %" + std::to_string(regs + 4) +
+         ", p, 1, 1;\\n}\\n\"\n"
+         "               : " +
+         outs +
+         "\n"
+         "               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(b), \"r\"(" +
+         (overwrite ? "accumulate" : "1") +
          ") : \"memory\");\n"
          "}\n";
 }
@@ -172,8 +187,9 @@ std::string KernelWriter::wgmmaHelpers() const {
   if (kernel_.wgmmaProducer()) out += kBarrierHelpers;
   if (!kernel_.wgmmaSplitBuffer().empty()) out += kTf32SplitHelpers;
   out += tmaHelpers();
-  out += "// D += A * B on a warpgroup's fragments: A (64 x k, K-major) and B (k x N; N-major, or K-major for tf32)\n"
-         "// by descriptor.\n";
+  out +=
+      "// D += A * B on a warpgroup's fragments: A (64 x k, K-major) and B (k x N; N-major, or K-major for tf32)\n"
+      "// by descriptor.\n";
   for (const auto& [n, t, kMajorB] : uses_.wgmmaShapes()) out += instructionHelper(n, t, kMajorB);
   if (!uses_.wgmmaRegisterShapes().empty())
     out += "// The same with A (64 x k) from registers, four a lane, and B (k x N, K-major) by descriptor.\n";
@@ -197,11 +213,13 @@ std::string KernelWriter::wgmmaDescriptorText(const Access& a, bool kMajor, cons
   if (scope.ranges.multipleOf(row) % 8 != 0 ||
       scope.ranges.multipleOf(col) % (kMajor ? kWgmmaKStepBytes / bytes : rowElements) != 0)
     return refuse("wgmma operand `" + a.str() + "` at its tile starts at row " + affineText(row) + ", column " +
-                  affineText(col) + ": not on a swizzle atom"), "?";
+                  affineText(col) + ": not on a swizzle atom"),
+           "?";
   // Bytes from the buffer's start: K-major rows one after another; N-major B's slabs of
   // `rowElements` columns, each its rows of k.
   const int64_t slabBytes = array->extents[0] * kWgmmaSwizzleBytes;
-  Affine offset = kMajor ? row * kWgmmaSwizzleBytes + col * bytes : col * (slabBytes / rowElements) + row * kWgmmaSwizzleBytes;
+  Affine offset =
+      kMajor ? row * kWgmmaSwizzleBytes + col * bytes : col * (slabBytes / rowElements) + row * kWgmmaSwizzleBytes;
   WgmmaOffsets o = kMajor ? wgmmaKMajorOffsets() : wgmmaMnMajorOffsets(static_cast<uint64_t>(slabBytes));
   Access start{a.array, {Affine(0), Affine(0)}};
   return "wgmma_descriptor(" + hex(wgmmaDescriptor(0, o.leadingBytes, o.strideBytes)) +
@@ -216,7 +234,8 @@ std::optional<WgmmaTileNest> KernelWriter::wgmmaTileNest(const Node& itLoop, con
   n.stmt = n.k->body().get();
   auto itTrips = scope.ranges.maxTripCount(*n.it), jtTrips = scope.ranges.maxTripCount(*n.jt);
   auto nTrips = scope.ranges.maxTripCount(*n.j), kTrips = scope.ranges.maxTripCount(*n.k);
-  if (!itTrips || !jtTrips || !nTrips || !kTrips) return refuse("a wgmma tile without constant trip counts"), std::nullopt;
+  if (!itTrips || !jtTrips || !nTrips || !kTrips)
+    return refuse("a wgmma tile without constant trip counts"), std::nullopt;
   n.itTrips = *itTrips, n.jtTrips = *jtTrips, n.nTrips = *nTrips, n.kTrips = *kTrips;
   return n;
 }
@@ -269,7 +288,6 @@ void KernelWriter::emitWgmmaTile(const Node& itLoop, const Scope& scope) {
   close();
 }
 
-
 // it { jt { m (mma) { n { k { R += A * B } } } } } where A (read along m, MN-major in its stage:
 // rows of k) comes from registers: each thread loads its fragments of each row of tiles (4 a lane:
 // rows r and r + 8 of its warp's 16, at k t and t + 4, the rows permuted as fragmentRow says) with
@@ -301,10 +319,12 @@ void KernelWriter::emitWgmmaRegisterTile(const WgmmaTileNest& nest, const Scope&
   // tf32x3 (Kernel::wgmmaSplitBuffer): float operands, split into tf32 parts.
   const bool split = !kernel_.wgmmaSplitBuffer().empty();
   if (typeOf(*aArray) != (split ? ScalarType::Float : ScalarType::TF32) || typeOf(*bArray) != typeOf(*aArray))
-    return refuse(std::string("wgmma's A from registers is built for tf32 operands, or float ones split (tf32x3), not ") +
-                  scalarTypeName(typeOf(*aArray)));
+    return refuse(
+        std::string("wgmma's A from registers is built for tf32 operands, or float ones split (tf32x3), not ") +
+        scalarTypeName(typeOf(*aArray)));
   if (split && b->array != kernel_.wgmmaSplitBuffer())
-    return refuse("tf32x3 splits `" + kernel_.wgmmaSplitBuffer() + "`, not the operand read by descriptor, `" + b->array + "`");
+    return refuse("tf32x3 splits `" + kernel_.wgmmaSplitBuffer() + "`, not the operand read by descriptor, `" +
+                  b->array + "`");
   const ScalarType t = ScalarType::TF32;
   if (kTrips != instructionK(t) || nTrips % 8 != 0 || nTrips > 256)
     return refuse("a wgmma tile of " + std::to_string(nTrips) + " columns and " + std::to_string(kTrips) +

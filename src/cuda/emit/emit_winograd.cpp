@@ -83,8 +83,8 @@ std::string combine(const std::vector<double>& l, int cols, const std::vector<in
   if (group.size() == 1) return indent + set(group[0], linearCombination(row, operand)) + "\n";
   std::vector<double> agree(cols, 0), opposite(cols, 0);
   for (int p = 0; p < cols; ++p) (l[group[1] * cols + p] == row[p] ? agree : opposite)[p] = row[p];
-  return indent + "const float " + name + "e = " + linearCombination(agree, operand) + ";\n" + indent +
-         "const float " + name + "o = " + linearCombination(opposite, operand) + ";\n" + indent +
+  return indent + "const float " + name + "e = " + linearCombination(agree, operand) + ";\n" + indent + "const float " +
+         name + "o = " + linearCombination(opposite, operand) + ";\n" + indent +
          set(group[0], name + "e + " + name + "o") + "\n" + indent + set(group[1], name + "e - " + name + "o") + "\n";
 }
 
@@ -100,16 +100,20 @@ std::string sandwich(const std::vector<double>& l, int rows, int cols, const std
     for (int j = 0; j < cols; ++j) {  // the group's rows of L X, column j
       std::vector<std::string> x;
       for (int p = 0; p < cols; ++p) x.push_back(in + "[" + std::to_string(p * cols + j) + "]");
-      s << combine(l, cols, group, x, [&](int i, const std::string& v) {
-        return "const float r" + std::to_string(i) + "_" + std::to_string(j) + " = " + v + ";";
-      }, "c" + std::to_string(j), indent + "  ");
+      s << combine(
+          l, cols, group, x,
+          [&](int i, const std::string& v) {
+            return "const float r" + std::to_string(i) + "_" + std::to_string(j) + " = " + v + ";";
+          },
+          "c" + std::to_string(j), indent + "  ");
     }
     for (int i : group) {  // row i of L X times L^T
       std::vector<std::string> r;
       for (int p = 0; p < cols; ++p) r.push_back("r" + std::to_string(i) + "_" + std::to_string(p));
       for (const std::vector<int>& pair : groups)
-        s << combine(l, cols, pair, r, [&](int j, const std::string& v) { return at(out, i * rows + j) + " = " + v + ";"; },
-                     "s" + std::to_string(i) + "_" + std::to_string(pair[0]), indent + "  ");
+        s << combine(
+            l, cols, pair, r, [&](int j, const std::string& v) { return at(out, i * rows + j) + " = " + v + ";"; },
+            "s" + std::to_string(i) + "_" + std::to_string(pair[0]), indent + "  ");
     }
     s << indent << "}\n";
   }
@@ -119,7 +123,11 @@ std::string sandwich(const std::vector<double>& l, int rows, int cols, const std
 class WinogradWriter {
  public:
   WinogradWriter(const Kernel& kernel, const ConvShape& conv, const NestEpilogue& split, const EmitOptions& options)
-      : kernel_(kernel), conv_(conv), split_(split), options_(options), t_(*kernel.winograd()),
+      : kernel_(kernel),
+        conv_(conv),
+        split_(split),
+        options_(options),
+        t_(*kernel.winograd()),
         w_(winogradMatrices(static_cast<int>(t_.m))) {}
 
   EmitResult write() {
@@ -199,8 +207,10 @@ class WinogradWriter {
     indicesReading(split_.bare, conv_.weight, weightReads);
     for (const Affine& sub : split_.target.subscripts)
       for (const auto& [name, coef] : sub.terms)
-        indices[name] = name == conv_.outIndices[0] ? "oy" : name == conv_.outIndices[1] ? "ox"
-                        : weightReads.count(name) ? "k" : "img";
+        indices[name] = name == conv_.outIndices[0]   ? "oy"
+                        : name == conv_.outIndices[1] ? "ox"
+                        : weightReads.count(name)     ? "k"
+                                                      : "img";
     std::string refusal;
     stored_ = epilogueCuda(split_, kernel_, indices, stored_, refusal);
     return refusal;
@@ -269,8 +279,8 @@ class WinogradWriter {
       << "      const int p = threadIdx.x + q * " << threads_ << ";\n";
     s << patchPlace();
     s << "      const int tile = tile0 + tl, c = strip * " << t_.channels << " + cl;\n"
-      << "      const bool live = " << (patches % threads_ ? "p < " + n(patches) + " && " : "") << "tile < " << tileCount_
-      << " && c < " << conv_.c << ";\n"
+      << "      const bool live = " << (patches % threads_ ? "p < " + n(patches) + " && " : "") << "tile < "
+      << tileCount_ << " && c < " << conv_.c << ";\n"
       << "      const int img = tile / " << tilesH_ * tilesW_ << ", at = tile % " << tilesH_ * tilesW_ << ";\n"
       << "      const int y0 = at / " << tilesW_ << " * " << m_ << " - " << conv_.pad[0] << ", x0 = at % " << tilesW_
       << " * " << m_ << " - " << conv_.pad[1] << ";\n"
@@ -279,10 +289,11 @@ class WinogradWriter {
       << "#pragma unroll\n"
       << "        for (int x = 0; x < " << alpha_ << "; ++x) {\n"
       << "          const int iy = y0 + y, ix = x0 + x;\n"
-      << "          d_r[q][y * " << alpha_ << " + x] = live && iy >= 0 && iy < " << conv_.in[0] << " && ix >= 0 && ix < "
-      << conv_.in[1] << " ? " << conv_.input << "["
-      << (channelsLast() ? "((img * " + n(conv_.in[0]) + " + iy) * " + n(conv_.in[1]) + " + ix) * " + n(conv_.c) + " + c"
-                         : "((img * " + n(conv_.c) + " + c) * " + n(conv_.in[0]) + " + iy) * " + n(conv_.in[1]) + " + ix")
+      << "          d_r[q][y * " << alpha_ << " + x] = live && iy >= 0 && iy < " << conv_.in[0]
+      << " && ix >= 0 && ix < " << conv_.in[1] << " ? " << conv_.input << "["
+      << (channelsLast()
+              ? "((img * " + n(conv_.in[0]) + " + iy) * " + n(conv_.in[1]) + " + ix) * " + n(conv_.c) + " + c"
+              : "((img * " + n(conv_.c) + " + c) * " + n(conv_.in[0]) + " + iy) * " + n(conv_.in[1]) + " + ix")
       << "] : 0.0f;\n"
       << "        }\n"
       << "    }\n"
@@ -358,8 +369,7 @@ class WinogradWriter {
       << "      for (int j = 0; j < " << t_.points << "; ++j) {\n"
       << "        const int xi = pg * " << t_.points << " + j;\n"
       << "        float a[" << tt << "], b[" << tk << "];\n"
-      << operandRow("a", "V", vStride_, "tq", tt) << operandRow("b", "U", uStride_, "kq", tk)
-      << "#pragma unroll\n"
+      << operandRow("a", "V", vStride_, "tq", tt) << operandRow("b", "U", uStride_, "kq", tk) << "#pragma unroll\n"
       << "        for (int i = 0; i < " << tt << "; ++i)\n"
       << "#pragma unroll\n"
       << "          for (int l = 0; l < " << tk << "; ++l) acc[j][i][l] = fmaf(a[i], b[l], acc[j][i][l]);\n"
@@ -386,9 +396,11 @@ class WinogradWriter {
       << " over a thread's filters, " << width << " at a time.\n"
       << "#pragma unroll\n"
       << "  for (int pass = 0; pass < " << t_.threadFilters / width << "; ++pass) {\n"
-      << accumulatorLoops(width, "shared[((pg * " + n(t_.points) + " + j) * " + n(t_.tiles) + " + tq * " +
-                                     n(t_.threadTiles) + " + i) * " + n(stride) + " + kq * " + n(width) +
-                                     " + l] = acc[j][i][pass * " + n(width) + " + l];", "    ")
+      << accumulatorLoops(width,
+                          "shared[((pg * " + n(t_.points) + " + j) * " + n(t_.tiles) + " + tq * " + n(t_.threadTiles) +
+                              " + i) * " + n(stride) + " + kq * " + n(width) + " + l] = acc[j][i][pass * " + n(width) +
+                              " + l];",
+                          "    ")
       << "    __syncthreads();\n"
       << "    for (int e = threadIdx.x; e < " << elements << "; e += " << threads_ << ") {\n";
     if (channelsLast())
@@ -412,8 +424,9 @@ class WinogradWriter {
       << "        for (int dx = 0; dx < " << m_ << "; ++dx) {\n"
       << "          const int oy = oy0 + dy, ox = ox0 + dx;\n"
       << "          if (oy < " << conv_.out[0] << " && ox < " << conv_.out[1] << ") " << conv_.output << "["
-      << (channelsLast() ? "((img * " + n(conv_.out[0]) + " + oy) * " + n(conv_.out[1]) + " + ox) * " + n(conv_.k) + " + k"
-                         : "((img * " + n(conv_.k) + " + k) * " + n(conv_.out[0]) + " + oy) * " + n(conv_.out[1]) + " + ox")
+      << (channelsLast()
+              ? "((img * " + n(conv_.out[0]) + " + oy) * " + n(conv_.out[1]) + " + ox) * " + n(conv_.k) + " + k"
+              : "((img * " + n(conv_.k) + " + k) * " + n(conv_.out[0]) + " + oy) * " + n(conv_.out[1]) + " + ox")
       << "] = " << stored_ << ";\n"
       << "        }\n"
       << "    }\n"
@@ -432,12 +445,11 @@ class WinogradWriter {
       << "  const int tq = threadIdx.x / " << filterGroups_ << " % " << t_.tiles / t_.threadTiles << ";\n"
       << "  const int pg = threadIdx.x / " << filterGroups_ * (t_.tiles / t_.threadTiles) << ";\n"
       << "  float acc[" << t_.points << "][" << t_.threadTiles << "][" << t_.threadFilters << "];\n"
-      << accumulatorLoops(t_.threadFilters, "acc[j][i][l] = 0.0f;", "  ")
-      << "  float d_r[" << patchItems() << "][" << points_ << "];  // the next strip's patches\n"
+      << accumulatorLoops(t_.threadFilters, "acc[j][i][l] = 0.0f;", "  ") << "  float d_r[" << patchItems() << "]["
+      << points_ << "];  // the next strip's patches\n"
       << "  float g_r[" << filterItems() << "][9];  // and filters\n"
       << loads("0") << stores("0");
-    s
-      << "  __syncthreads();\n"
+    s << "  __syncthreads();\n"
       << "  for (int s = 0; s < " << strips << "; ++s) {\n"
       << "    const bool more = s + 1 < " << strips << ";\n";
     if (t_.prefetch)  // the next strip's reads in flight during the GEMMs
@@ -458,7 +470,8 @@ class WinogradWriter {
   const WinogradMatrices& w_;
   int64_t m_ = 0, alpha_ = 0, points_ = 0;
   int64_t tilesH_ = 0, tilesW_ = 0, tileCount_ = 0, gridX_ = 0, gridY_ = 0, threads_ = 0;
-  int64_t vStride_ = 0, uStride_ = 0, stripFloats_ = 0, filterGroups_ = 0, passWidth_ = 1, sharedFloats_ = 0, minBlocks_ = 1;
+  int64_t vStride_ = 0, uStride_ = 0, stripFloats_ = 0, filterGroups_ = 0, passWidth_ = 1, sharedFloats_ = 0,
+          minBlocks_ = 1;
   std::string stored_;
 };
 

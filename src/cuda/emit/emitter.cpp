@@ -13,10 +13,10 @@
 #include "src/cuda/emit/emit_winograd.hpp"
 #include "src/cuda/emit/kernel_writer.hpp"
 #include "src/cuda/emit/wgmma_descriptor.hpp"
-#include "src/target/gpu_target.hpp"
 #include "src/loop/math_functions.hpp"
 #include "src/loop/pipeline.hpp"
 #include "src/loop/swizzle.hpp"
+#include "src/target/gpu_target.hpp"
 
 namespace cudaburg::emit_internal {
 namespace {
@@ -34,8 +34,11 @@ std::string offsetText(const Affine& lower, int64_t step, const std::string& var
 ExprPtr substituteExpr(const ExprPtr& e, const std::string& name, const Affine& by) {
   auto copy = std::make_shared<Expr>(*e);
   switch (e->kind) {
-    case Expr::Kind::Constant: return e;
-    case Expr::Kind::Index: copy->index = e->index.substitute(name, by); break;
+    case Expr::Kind::Constant:
+      return e;
+    case Expr::Kind::Index:
+      copy->index = e->index.substitute(name, by);
+      break;
     case Expr::Kind::Load:
       for (auto& s : copy->load.subscripts) s = s.substitute(name, by);
       break;
@@ -74,8 +77,8 @@ std::string literal(double v, ScalarType t) {
   bool single = t != ScalarType::Double && t != ScalarType::Int;
   if (!std::isfinite(v)) {  // by their bits: CUDA has no literal for them
     const char* bits = std::isnan(v) ? (single ? "0x7fffffff" : "0x7ff8000000000000LL")
-                       : v > 0      ? (single ? "0x7f800000" : "0x7ff0000000000000LL")
-                                    : (single ? "0xff800000" : "0xfff0000000000000LL");
+                       : v > 0       ? (single ? "0x7f800000" : "0x7ff0000000000000LL")
+                                     : (single ? "0xff800000" : "0xfff0000000000000LL");
     return std::string(single ? "__int_as_float(" : "__longlong_as_double(") + bits + ")";
   }
   char buf[64];
@@ -100,7 +103,8 @@ std::string affineText(const Affine& a) {
       s += (mag != 1 ? std::to_string(mag) + "*" : "") + name;
     }
   if (s.empty()) return std::to_string(a.constant);
-  if (a.constant != 0) s += (a.constant < 0 ? " - " : " + ") + std::to_string(a.constant < 0 ? -a.constant : a.constant);
+  if (a.constant != 0)
+    s += (a.constant < 0 ? " - " : " + ") + std::to_string(a.constant < 0 ? -a.constant : a.constant);
   return s;
 }
 
@@ -127,8 +131,8 @@ std::string KernelWriter::accessText(const Access& a, const Scope& scope) {
   const Array* array = findArray(a.array, scope);
   if (!array) return "?";
   if (a.subscripts.size() != array->extents.size()) {
-    refuse("`" + a.str() + "` has " + std::to_string(a.subscripts.size()) + " subscripts; `" + a.array +
-           "` has " + std::to_string(array->extents.size()) + " dimensions");
+    refuse("`" + a.str() + "` has " + std::to_string(a.subscripts.size()) + " subscripts; `" + a.array + "` has " +
+           std::to_string(array->extents.size()) + " dimensions");
     return "?";
   }
   for (const auto& sub : a.subscripts)
@@ -169,7 +173,8 @@ std::string KernelWriter::accessText(const Access& a, const Scope& scope) {
     return text + "[" + slab + "][" + affineText(row) + "][" + (swizzled.empty() ? within : swizzled) + "]";
   }
   if (array->swizzled && a.subscripts.size() >= 2) {
-    std::string column = swizzledColumn(a.subscripts[a.subscripts.size() - 2], affineText(a.subscripts.back()), *array, scope);
+    std::string column =
+        swizzledColumn(a.subscripts[a.subscripts.size() - 2], affineText(a.subscripts.back()), *array, scope);
     if (!column.empty()) {
       for (size_t d = 0; d + 1 < a.subscripts.size(); ++d) text += "[" + affineText(a.subscripts[d]) + "]";
       return text + "[" + column + "]";
@@ -188,11 +193,11 @@ std::string KernelWriter::accessText(const Access& a, const Scope& scope) {
   return text;
 }
 
-// Where a swizzled buffer's row `row` (a slab's row, in slabs) stores its element `column` (C text; src/loop/swizzle.hpp): the
-// column with its 16-byte chunk XORed with the row's mask. The mask reads the row's low 3 bits
-// only, so terms that move the row by multiples of 8 drop out (a warp's or a tile's first row),
-// and what is left is mostly the lane's place, which the compiler computes once. "" where the
-// emitted element type gives the rows no swizzle (they are then stored as they are).
+// Where a swizzled buffer's row `row` (a slab's row, in slabs) stores its element `column` (C text;
+// src/loop/swizzle.hpp): the column with its 16-byte chunk XORed with the row's mask. The mask reads the row's low 3
+// bits only, so terms that move the row by multiples of 8 drop out (a warp's or a tile's first row), and what is left
+// is mostly the lane's place, which the compiler computes once. "" where the emitted element type gives the rows no
+// swizzle (they are then stored as they are).
 std::string KernelWriter::swizzledColumn(const Affine& row, const std::string& column, const Array& array,
                                          const Scope& scope) {
   int bytes = scalarTypeBytes(typeOf(array));
@@ -240,11 +245,15 @@ std::string KernelWriter::loadText(const Access& a, ScalarType want, const Scope
   if (overridden != scope.loadOverrides.end()) return overridden->second;
   const Array* array = findArray(a.array, scope);
   if (!array) return "?";
-  std::string text = readsOperandRegisters(a, scope) ? operandRegister(a, scope, scope.operandCopy) : accessText(a, scope);
+  std::string text =
+      readsOperandRegisters(a, scope) ? operandRegister(a, scope, scope.operandCopy) : accessText(a, scope);
   ScalarType have = typeOf(*array);
-  if (have == ScalarType::Half) text = "__half2float(" + text + ")";
-  else if (have == ScalarType::BFloat16) text = "__bfloat162float(" + text + ")";
-  else if (have == ScalarType::TF32) text = "tf32_round(" + text + ")", uses_.useTf32Round();
+  if (have == ScalarType::Half)
+    text = "__half2float(" + text + ")";
+  else if (have == ScalarType::BFloat16)
+    text = "__bfloat162float(" + text + ")";
+  else if (have == ScalarType::TF32)
+    text = "tf32_round(" + text + ")", uses_.useTf32Round();
   if (arithmeticType(have) != want) text = "static_cast<" + cudaType(want) + ">(" + text + ")";
   if (array->zeroPadded) {
     auto conds = outsideConditions(a, *array, scope);
@@ -255,13 +264,15 @@ std::string KernelWriter::loadText(const Access& a, ScalarType want, const Scope
 
 std::string KernelWriter::exprText(const Expr& e, ScalarType type, const Scope& scope, bool top) {
   switch (e.kind) {
-    case Expr::Kind::Constant: return literal(e.value, type);
+    case Expr::Kind::Constant:
+      return literal(e.value, type);
     case Expr::Kind::Index:
       for (const auto& [name, coef] : e.index.terms)
         if (!scope.ranges.has(name)) refuse("`" + e.index.str() + "` uses `" + name + "` outside its loop");
       if (type == ScalarType::Int) return e.index.isConstant() ? affineText(e.index) : "(" + affineText(e.index) + ")";
       return "static_cast<" + cudaType(type) + ">(" + affineText(e.index) + ")";
-    case Expr::Kind::Load: return loadText(e.load, type, scope);
+    case Expr::Kind::Load:
+      return loadText(e.load, type, scope);
     case Expr::Kind::Binary: {
       std::string s = exprText(*e.args[0], type, scope) + " " + e.op + " " + exprText(*e.args[1], type, scope);
       return top ? s : "(" + s + ")";
@@ -300,7 +311,8 @@ std::string KernelWriter::storeText(const Node& assign, const std::string& targe
 
 void KernelWriter::emitAssign(const Node& node, const Scope& scope) {
   if (kernel_.warpTiles())
-    return refuse("`" + node.target.str() + " = ...` lies in no tensor-core tile, but every lane of a warp would run it");
+    return refuse("`" + node.target.str() +
+                  " = ...` lies in no tensor-core tile, but every lane of a warp would run it");
   if (scope.readingAhead) return emitOperandLoads(node, scope);
   const Array* array = findArray(node.target.array, scope);
   if (!array) return;
@@ -323,11 +335,16 @@ void KernelWriter::emit(const Node& node, const Scope& scope) {
     case NodeKind::Seq:
       for (const auto& kid : node.kids) emit(*kid, scope);
       return;
-    case NodeKind::Assign: return emitAssign(node, scope);
-    case NodeKind::Barrier: return line("__syncthreads();");
-    case NodeKind::Stage: return emitStage(node, scope);
-    case NodeKind::Alloc: return emitAlloc(node, scope);
-    case NodeKind::For: return emitLoop(node, scope);
+    case NodeKind::Assign:
+      return emitAssign(node, scope);
+    case NodeKind::Barrier:
+      return line("__syncthreads();");
+    case NodeKind::Stage:
+      return emitStage(node, scope);
+    case NodeKind::Alloc:
+      return emitAlloc(node, scope);
+    case NodeKind::For:
+      return emitLoop(node, scope);
   }
 }
 
@@ -363,10 +380,13 @@ void KernelWriter::emitBlockLoop(const Node& loop, const Scope& scope) {
   std::string unit = kernel_.warpTiles() ? "warp_" : "thread_";
   int64_t units = plan_.block[axis] / (kernel_.warpTiles() && axis == 0 ? threadsPerTile() : 1);
   if (position_.consumers() && axis == 1) --units;  // the producer warpgroup, the last along y, is elsewhere
-  std::string note = kernel_.warpGroupTiles() ? ", a warpgroup an iteration" : kernel_.warpTiles() ? ", a warp an iteration" : "";
+  std::string note = kernel_.warpGroupTiles() ? ", a warpgroup an iteration"
+                     : kernel_.warpTiles()    ? ", a warp an iteration"
+                                              : "";
   open("{  // " + loop.index + ": block." + kAxis[axis] + note);
   size_t mark = text_.mark();
-  line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, coordinate(unit + kAxis[axis])) + ";");
+  line("const " + index_ + " " + loop.index + " = " +
+       offsetText(loop.lower, loop.step, coordinate(unit + kAxis[axis])) + ";");
   std::vector<size_t> derived = declareDerived(loop);
   bool guarded = openGuard(loop, loop.lower + Affine((units - 1) * loop.step), scope);
   position_.inBlockLoop([&] { emit(*loop.body(), inner); });
@@ -377,7 +397,7 @@ void KernelWriter::emitBlockLoop(const Node& loop, const Scope& scope) {
 }
 
 std::vector<std::string> KernelWriter::derivedDeclarations(const std::string& index,
-                                                        const std::vector<CollapsedLoop>& collapsed) {
+                                                           const std::vector<CollapsedLoop>& collapsed) {
   std::vector<std::string> out;
   for (size_t j = 0; j < collapsed.size(); ++j) {
     const CollapsedLoop& c = collapsed[j];
@@ -453,7 +473,8 @@ void KernelWriter::emitUnrolledLoop(const Node& loop, const Scope& scope, const 
     Affine lower = loop.lower;
     for (const auto& [name, as] : scope.unrolledAs) lower = lower.substitute(name, as);
     inner.unrolledAs[loop.index] = lower + Affine::var(counter, loop.step);
-    open("for (" + index_ + " " + counter + " = 0; " + counter + " < " + std::to_string(*trips) + "; ++" + counter + ") {");
+    open("for (" + index_ + " " + counter + " = 0; " + counter + " < " + std::to_string(*trips) + "; ++" + counter +
+         ") {");
     mark = text_.mark();
     line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, counter) + ";");
   }
@@ -499,12 +520,12 @@ void KernelWriter::emitVectorLoop(const Node& loop, const Scope& scope) {
   auto stmts = flattenSeq(loop.body());
   bool straight = true;
   for (const auto& s : stmts) straight = straight && s->kind == NodeKind::Assign;
-  std::string why = loop.step != 1 ? "its step is not 1"
+  std::string why = loop.step != 1               ? "its step is not 1"
                     : (width != 2 && width != 4) ? "it has " + std::to_string(width) + " lanes, not 2 or 4"
-                    : tail ? "its last lanes may fall outside the bounds"
-                    : !straight ? "its body is not straight-line assignments" : "";
-  if (!why.empty())
-    return emitUnrolledLoop(loop, scope, "vector loop `" + loop.index + "` done as scalars: " + why);
+                    : tail                       ? "its last lanes may fall outside the bounds"
+                    : !straight                  ? "its body is not straight-line assignments"
+                                                 : "";
+  if (!why.empty()) return emitUnrolledLoop(loop, scope, "vector loop `" + loop.index + "` done as scalars: " + why);
   if (scope.readingAhead) return emitVectorReadAhead(loop, stmts, width, scope);
 
   open("{  // " + loop.index + ": vector of " + std::to_string(width));
@@ -610,7 +631,8 @@ std::vector<std::string> KernelWriter::barrierDeclarations(int64_t buffers) {
   std::vector<std::string> names = {"wgmma_full", "wgmma_empty"}, out;
   if (split) names.push_back("wgmma_ready");
   for (const std::string& name : names)
-    out.push_back(std::string("unsigned long long* ") + name + " = reinterpret_cast<unsigned long long*>(shared_memory + " +
+    out.push_back(std::string("unsigned long long* ") + name +
+                  " = reinterpret_cast<unsigned long long*>(shared_memory + " +
                   std::to_string(shared_.take(8 * buffers)) + ");");
   return out;
 }
@@ -621,7 +643,8 @@ void KernelWriter::emitGridLoops(size_t i, const Scope& scope) {
   const Node& loop = *g.loop;
   std::string a = kAxis[g.axis];
   if (!plan_.naive) {
-    line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, coordinate("block_" + a)) + ";  // grid." + a);
+    line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, coordinate("block_" + a)) +
+         ";  // grid." + a);
     std::vector<size_t> derived = declareDerived(loop);
     emitGridLoops(i + 1, scope);
     return dropDerived(loop, derived);
@@ -634,7 +657,8 @@ void KernelWriter::emitGridLoops(size_t i, const Scope& scope) {
     if (g.divisor * g.trips < plan_.grid[2]) iteration += " % " + std::to_string(g.trips);
     lastIteration = g.trips - 1;
   } else {
-    iteration = coordinate("block_" + a) + " * " + std::to_string(plan_.block[g.axis]) + " + " + coordinate("thread_" + a);
+    iteration =
+        coordinate("block_" + a) + " * " + std::to_string(plan_.block[g.axis]) + " + " + coordinate("thread_" + a);
     lastIteration = plan_.grid[g.axis] * plan_.block[g.axis] - 1;
   }
   line("const " + index_ + " " + loop.index + " = " + offsetText(loop.lower, loop.step, iteration) + ";");
@@ -662,13 +686,13 @@ std::string KernelWriter::header() {
     std::istringstream lines(options_.recipe);
     for (std::string l; std::getline(lines, l);) h << "//   " << l << "\n";
   } else {
-    h << "// Recipe: none" << (plan_.naive ? " (naive mapping: one thread an iteration of the outer parallel loops)" : "")
-      << "\n";
+    h << "// Recipe: none"
+      << (plan_.naive ? " (naive mapping: one thread an iteration of the outer parallel loops)" : "") << "\n";
   }
   const std::array<int64_t, 3> grid = plan_.launched();
-  h << "// Launch: grid (" << grid[0] << ", " << grid[1] << ", " << grid[2] << "), block ("
-    << plan_.block[0] << ", " << plan_.block[1] << ", " << plan_.block[2] << ") = " << plan_.threads()
-    << " threads; shared memory " << plan_.sharedBytes << " bytes";
+  h << "// Launch: grid (" << grid[0] << ", " << grid[1] << ", " << grid[2] << "), block (" << plan_.block[0] << ", "
+    << plan_.block[1] << ", " << plan_.block[2] << ") = " << plan_.threads() << " threads; shared memory "
+    << plan_.sharedBytes << " bytes";
   if (plan_.sharedBytes > 0) h << (plan_.dynamicShared ? " (dynamic)" : " (static)");
   if (plan_.persistentBlocks > 0)
     h << "; persistent: each block takes the " << plan_.grid[1] << " x " << plan_.grid[0] << " tiles in turn";
@@ -719,11 +743,14 @@ EmitResult KernelWriter::write() {
   }
   emitGridLoops(0, scope);
   for (const KernelWorkspace& w : split_.workspaces()) params += ", " + cudaType(w.type) + "* __restrict__ " + w.name;
-  for (const TensorMapParam& m : uses_.tensorMaps())  // by value, in the kernel's parameter space, as the TMA reads them
+  for (const TensorMapParam& m :
+       uses_.tensorMaps())  // by value, in the kernel's parameter space, as the TMA reads them
     params += ", const __grid_constant__ " + std::string(kTensorMapType) + " " + m.name;
   if (kernel_.laneRows > 0) {
-    if (plan_.block[2] > 1) refuse("warps arranged over block.y and block.x leave no room for block.z");
-    else refuse(warpLanesProblem(kernel_.laneRows, kernel_.laneCols, plan_.block[1], plan_.block[0]));
+    if (plan_.block[2] > 1)
+      refuse("warps arranged over block.y and block.x leave no room for block.z");
+    else
+      refuse(warpLanesProblem(kernel_.laneRows, kernel_.laneCols, plan_.block[1], plan_.block[0]));
   }
   std::string bounds = std::to_string(plan_.threads());
   if (kernel_.residentBlocks > 0) {
@@ -741,7 +768,8 @@ EmitResult KernelWriter::write() {
   src << header() << "\n"
       << "extern \"C\" __global__ void __launch_bounds__(" << bounds << ")\n"
       << out.entry << "(" << params << ") {\n"
-      << prologue_.text(text_, beforeTiles_) << (plan_.persistentBlocks > 0 ? indented(text_.str()) + "  }\n" : text_.str()) << "}\n";
+      << prologue_.text(text_, beforeTiles_)
+      << (plan_.persistentBlocks > 0 ? indented(text_.str()) + "  }\n" : text_.str()) << "}\n";
   out.source = src.str();
   const std::array<int64_t, 3> grid = plan_.launched();
   for (int a = 0; a < 3; ++a) {

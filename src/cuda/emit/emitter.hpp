@@ -35,12 +35,12 @@ struct CudaKernel {
   size_t sharedBytes = 0;
   size_t dynamicSharedBytes = 0;
   bool needsSharedMemoryAttribute = false;
-  std::string recipe;                 // the recipe it was made by (may be empty)
-  std::vector<std::string> params;    // parameter names, in order: the kernel's global arrays
-  std::vector<std::string> zeroFirst; // outputs the runner sets to zero before the launch
-  std::vector<KernelWorkspace> workspaces;  // its parameters after `params`, in order
+  std::string recipe;                          // the recipe it was made by (may be empty)
+  std::vector<std::string> params;             // parameter names, in order: the kernel's global arrays
+  std::vector<std::string> zeroFirst;          // outputs the runner sets to zero before the launch
+  std::vector<KernelWorkspace> workspaces;     // its parameters after `params`, in order
   ScalarType elementType = ScalarType::Float;  // the type its floating-point arrays have here
-  std::vector<ScalarType> paramTypes;         // the type each parameter has here, in order
+  std::vector<ScalarType> paramTypes;          // the type each parameter has here, in order
   // The tensor maps it takes after its arrays (`const __grid_constant__ tensor_map <array>_map`),
   // in order: the launch encodes each for its array's address and passes it by value.
   std::vector<TensorMapParam> tensorMaps;

@@ -50,8 +50,10 @@ class Prover {
         __int128 saved = indices.find(node.index) == indices.end() ? -1 : indices[node.index];
         indices[node.index] = m;
         for (const NodePtr& kid : node.kids) walk(*kid, indices);
-        if (saved < 0) indices.erase(node.index);
-        else indices[node.index] = saved;
+        if (saved < 0)
+          indices.erase(node.index);
+        else
+          indices[node.index] = saved;
         return;
       }
       case NodeKind::Assign:

@@ -100,8 +100,8 @@ std::string KernelPrologue::rasteredBlocks(const std::string& linear) const {
   std::string group = constant(rows * gridX), g = constant(rows);
   std::string out =
       "  // blocks numbered " + std::to_string(rows) + " block rows at a time, column by column (rastered)\n";
-  out += "  const " + type + " block_linear = " +
-         (linear.empty() ? "blockIdx.x + " + constant(gridX) + " * blockIdx.y" : linear) + ";\n";
+  out += "  const " + type +
+         " block_linear = " + (linear.empty() ? "blockIdx.x + " + constant(gridX) + " * blockIdx.y" : linear) + ";\n";
   out += "  const " + type + " block_group = block_linear / " + group + ";\n";
   out += "  const " + type + " block_in_group = block_linear - block_group * " + group + ";\n";
   std::string y = "block_in_group % " + g, x = "block_in_group / " + g;

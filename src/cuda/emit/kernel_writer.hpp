@@ -90,13 +90,13 @@ struct Scope {
 // next strip's stores and the barrier come before the work's last iteration, and the next strip's
 // first operands are read right after the barrier.
 struct StripTail {
-  std::function<void()> handOver;     // the next strip's stores (where there is one) and the barrier
-  bool hasNext = false;               // the strip loop has a next strip here
-  std::vector<std::string> nextConds;  // under which it does ("" when always)
-  std::string strip;                  // the strip loop's index
-  Affine nextStrip;                   // its value in the next strip
+  std::function<void()> handOver;                // the next strip's stores (where there is one) and the barrier
+  bool hasNext = false;                          // the strip loop has a next strip here
+  std::vector<std::string> nextConds;            // under which it does ("" when always)
+  std::string strip;                             // the strip loop's index
+  Affine nextStrip;                              // its value in the next strip
   std::map<std::string, std::string> nextSlots;  // the halves the next strip reads
-  std::shared_ptr<OperandRegisters> operands;  // filled for the first strip before the strip loop
+  std::shared_ptr<OperandRegisters> operands;    // filled for the first strip before the strip loop
 };
 
 // A warpgroup tile's loops (emit_wgmma.cpp): it { jt { i (mma) { j { k { stmt } } } } }, and the
@@ -157,7 +157,10 @@ struct MmaTile {
 class KernelWriter {
  public:
   KernelWriter(const Kernel& kernel, const LaunchPlan& plan, const EmitOptions& options)
-      : kernel_(kernel), plan_(plan), options_(options), elementType_(options.elementType),
+      : kernel_(kernel),
+        plan_(plan),
+        options_(options),
+        elementType_(options.elementType),
         index_(indexTypeFor(kernel)) {}
 
   EmitResult write();
@@ -398,8 +401,7 @@ class KernelWriter {
   std::vector<std::string> outsideConditions(const Access& a, const Array& array, const Scope& scope);
   std::string loadText(const Access& a, ScalarType want, const Scope& scope);
   std::string exprText(const Expr& e, ScalarType type, const Scope& scope, bool top = false);
-  std::string storeText(const Node& assign, const std::string& target, ScalarType targetType,
-                        const std::string& value);
+  std::string storeText(const Node& assign, const std::string& target, ScalarType targetType, const std::string& value);
   // `assign`'s store of `value` into `target`, an element of `array` (a split's sum as its
   // combine writes it).
   void emitStore(const Node& assign, const Access& target, const Array& array, const std::string& value,

@@ -12,14 +12,14 @@
 namespace cudaburg {
 
 struct TensorMapParam {
-  std::string name;                // the kernel's parameter, "<array>_map"
-  std::string array;               // the global array it reads
-  size_t arrayParam = 0;           // that array's place among the kernel's parameters (CudaKernel::params)
+  std::string name;       // the kernel's parameter, "<array>_map"
+  std::string array;      // the global array it reads
+  size_t arrayParam = 0;  // that array's place among the kernel's parameters (CudaKernel::params)
   ScalarType type = ScalarType::Half;
-  std::vector<int64_t> dims;       // the array's extents, innermost first
-  std::vector<int64_t> strides;    // bytes from one index to the next of dims 1, 2, ... (rank - 1 of them)
-  std::vector<int64_t> box;        // the box one copy lands, innermost first
-  int swizzleBytes = 128;          // the shared layout the box lands in: 0 (none), 32, 64 or 128-byte swizzle
+  std::vector<int64_t> dims;     // the array's extents, innermost first
+  std::vector<int64_t> strides;  // bytes from one index to the next of dims 1, 2, ... (rank - 1 of them)
+  std::vector<int64_t> box;      // the box one copy lands, innermost first
+  int swizzleBytes = 128;        // the shared layout the box lands in: 0 (none), 32, 64 or 128-byte swizzle
 
   bool operator==(const TensorMapParam&) const = default;
 };
@@ -35,19 +35,25 @@ inline const char* kTensorMapDeclaration =
 // themselves (best.cu); "" where there is none.
 inline std::string tensorMapDataTypeName(ScalarType t) {
   switch (t) {
-    case ScalarType::Half: return "CU_TENSOR_MAP_DATA_TYPE_FLOAT16";
-    case ScalarType::BFloat16: return "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16";
-    case ScalarType::Float: return "CU_TENSOR_MAP_DATA_TYPE_FLOAT32";
-    case ScalarType::Double: return "CU_TENSOR_MAP_DATA_TYPE_FLOAT64";
-    case ScalarType::Int: return "CU_TENSOR_MAP_DATA_TYPE_INT32";
-    case ScalarType::TF32: return "CU_TENSOR_MAP_DATA_TYPE_TFLOAT32";
+    case ScalarType::Half:
+      return "CU_TENSOR_MAP_DATA_TYPE_FLOAT16";
+    case ScalarType::BFloat16:
+      return "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16";
+    case ScalarType::Float:
+      return "CU_TENSOR_MAP_DATA_TYPE_FLOAT32";
+    case ScalarType::Double:
+      return "CU_TENSOR_MAP_DATA_TYPE_FLOAT64";
+    case ScalarType::Int:
+      return "CU_TENSOR_MAP_DATA_TYPE_INT32";
+    case ScalarType::TF32:
+      return "CU_TENSOR_MAP_DATA_TYPE_TFLOAT32";
   }
   return "";
 }
 inline std::string tensorMapSwizzleName(int bytes) {
-  return bytes == 0 ? "CU_TENSOR_MAP_SWIZZLE_NONE"
-                    : bytes == 32 || bytes == 64 || bytes == 128 ? "CU_TENSOR_MAP_SWIZZLE_" + std::to_string(bytes) + "B"
-                                                                 : "";
+  return bytes == 0                                   ? "CU_TENSOR_MAP_SWIZZLE_NONE"
+         : bytes == 32 || bytes == 64 || bytes == 128 ? "CU_TENSOR_MAP_SWIZZLE_" + std::to_string(bytes) + "B"
+                                                      : "";
 }
 
 }  // namespace cudaburg

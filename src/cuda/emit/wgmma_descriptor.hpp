@@ -21,10 +21,10 @@
 
 namespace cudaburg {
 
-constexpr int64_t kWgmmaSwizzleBytes = 128;    // a row of the 128-byte swizzle
-constexpr int64_t kWgmmaAtomBytes = 8 * 128;   // its 8 rows: where the swizzle pattern repeats
-constexpr int64_t kWgmmaKStepBytes = 32;       // one instruction's k along a K-major row (16 x 16 bits, 8 x 32)
-constexpr uint64_t kWgmmaSwizzle128 = 1;       // the descriptor's swizzle mode for it
+constexpr int64_t kWgmmaSwizzleBytes = 128;   // a row of the 128-byte swizzle
+constexpr int64_t kWgmmaAtomBytes = 8 * 128;  // its 8 rows: where the swizzle pattern repeats
+constexpr int64_t kWgmmaKStepBytes = 32;      // one instruction's k along a K-major row (16 x 16 bits, 8 x 32)
+constexpr uint64_t kWgmmaSwizzle128 = 1;      // the descriptor's swizzle mode for it
 
 // The descriptor field encoding of a byte address or offset.
 constexpr uint64_t wgmmaEncode(uint64_t bytes) { return (bytes & 0x3FFFF) >> 4; }

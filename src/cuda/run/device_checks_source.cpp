@@ -167,7 +167,9 @@ extern "C" __global__ void __launch_bounds__(THREADS) cudaburg_compare(const voi
 const std::string& deviceChecksSource() {
   static const std::string source = [] {
     std::string s = "// cudaburg's checking kernels: random inputs and comparisons on the GPU.\n";
-    auto define = [&](const char* name, long value) { s += "#define " + std::string(name) + " " + std::to_string(value) + "\n"; };
+    auto define = [&](const char* name, long value) {
+      s += "#define " + std::string(name) + " " + std::to_string(value) + "\n";
+    };
     define("T_FLOAT", long(ScalarType::Float));
     define("T_DOUBLE", long(ScalarType::Double));
     define("T_HALF", long(ScalarType::Half));

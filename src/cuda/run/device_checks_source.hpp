@@ -19,7 +19,7 @@ const std::string& deviceChecksSource();
 constexpr const char* kFillEntry = "cudaburg_fill";
 constexpr const char* kCompareEntry = "cudaburg_compare";
 constexpr const char* kEpilogueEntry = "cudaburg_epilogue";
-constexpr unsigned kCheckThreads = 256;  // threads a block of either kernel
+constexpr unsigned kCheckThreads = 256;    // threads a block of either kernel
 constexpr unsigned kCompareBlocks = 1024;  // at most: the host merges one partial a block
 
 // What one block of cudaburg_compare found (the layout the kernel writes).

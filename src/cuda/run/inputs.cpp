@@ -39,10 +39,14 @@ void collectUses(const Node& root, ArrayUses& uses) {
 
 const char* arrayInitName(ArrayInit init) {
   switch (init) {
-    case ArrayInit::Random: return "random";
-    case ArrayInit::Poison: return "poison";
-    case ArrayInit::Zero: return "zero";
-    case ArrayInit::Workspace: return "workspace";
+    case ArrayInit::Random:
+      return "random";
+    case ArrayInit::Poison:
+      return "poison";
+    case ArrayInit::Zero:
+      return "zero";
+    case ArrayInit::Workspace:
+      return "workspace";
   }
   return "poison";
 }
@@ -64,10 +68,14 @@ std::vector<ArrayInit> arrayInits(const Kernel& kernel) {
   for (const auto& a : kernel.params) {
     bool zeroFirst = std::count(kernel.zeroFirst.begin(), kernel.zeroFirst.end(), a.name) > 0;
     bool onlyAccumulated = uses.accumulated.count(a.name) && !uses.assigned.count(a.name);
-    if (zeroFirst) inits.push_back(ArrayInit::Zero);
-    else if (a.input || uses.loaded.count(a.name)) inits.push_back(ArrayInit::Random);
-    else if (onlyAccumulated) inits.push_back(ArrayInit::Zero);
-    else inits.push_back(ArrayInit::Poison);
+    if (zeroFirst)
+      inits.push_back(ArrayInit::Zero);
+    else if (a.input || uses.loaded.count(a.name))
+      inits.push_back(ArrayInit::Random);
+    else if (onlyAccumulated)
+      inits.push_back(ArrayInit::Zero);
+    else
+      inits.push_back(ArrayInit::Poison);
   }
   return inits;
 }
@@ -81,12 +89,24 @@ std::vector<double> randomValues(ScalarType type, size_t count, uint64_t seed) {
     uint64_t bits = splitmix64(base + i);
     double unit = double(bits >> 11) * 0x1.0p-53;  // [0, 1)
     switch (type) {
-      case ScalarType::Float: values[i] = float(2 * unit - 1); break;
-      case ScalarType::Double: values[i] = 2 * unit - 1; break;
-      case ScalarType::Half: values[i] = halfToFloat(floatToHalf(float(2 * unit - 1))); break;
-      case ScalarType::BFloat16: values[i] = bfloat16ToFloat(floatToBfloat16(float(2 * unit - 1))); break;
-      case ScalarType::TF32: values[i] = roundToTf32(float(2 * unit - 1)); break;
-      case ScalarType::Int: values[i] = double(int64_t(bits % 9) - 4); break;
+      case ScalarType::Float:
+        values[i] = float(2 * unit - 1);
+        break;
+      case ScalarType::Double:
+        values[i] = 2 * unit - 1;
+        break;
+      case ScalarType::Half:
+        values[i] = halfToFloat(floatToHalf(float(2 * unit - 1)));
+        break;
+      case ScalarType::BFloat16:
+        values[i] = bfloat16ToFloat(floatToBfloat16(float(2 * unit - 1)));
+        break;
+      case ScalarType::TF32:
+        values[i] = roundToTf32(float(2 * unit - 1));
+        break;
+      case ScalarType::Int:
+        values[i] = double(int64_t(bits % 9) - 4);
+        break;
     }
   }
   return values;
@@ -98,11 +118,29 @@ std::vector<uint8_t> encodeValues(const std::vector<double>& values, ScalarType 
     uint8_t* at = bytes.data() + i * scalarTypeBytes(type);
     switch (type) {
       case ScalarType::Float:
-      case ScalarType::TF32: { float v = float(values[i]); std::memcpy(at, &v, 4); break; }
-      case ScalarType::Double: std::memcpy(at, &values[i], 8); break;
-      case ScalarType::Half: { uint16_t v = floatToHalf(float(values[i])); std::memcpy(at, &v, 2); break; }
-      case ScalarType::BFloat16: { uint16_t v = floatToBfloat16(float(values[i])); std::memcpy(at, &v, 2); break; }
-      case ScalarType::Int: { int32_t v = int32_t(values[i]); std::memcpy(at, &v, 4); break; }
+      case ScalarType::TF32: {
+        float v = float(values[i]);
+        std::memcpy(at, &v, 4);
+        break;
+      }
+      case ScalarType::Double:
+        std::memcpy(at, &values[i], 8);
+        break;
+      case ScalarType::Half: {
+        uint16_t v = floatToHalf(float(values[i]));
+        std::memcpy(at, &v, 2);
+        break;
+      }
+      case ScalarType::BFloat16: {
+        uint16_t v = floatToBfloat16(float(values[i]));
+        std::memcpy(at, &v, 2);
+        break;
+      }
+      case ScalarType::Int: {
+        int32_t v = int32_t(values[i]);
+        std::memcpy(at, &v, 4);
+        break;
+      }
     }
   }
   return bytes;
@@ -115,11 +153,33 @@ std::vector<double> decodeValues(const std::vector<uint8_t>& bytes, ScalarType t
     const uint8_t* at = bytes.data() + i * width;
     switch (type) {
       case ScalarType::Float:
-      case ScalarType::TF32: { float v; std::memcpy(&v, at, 4); values[i] = v; break; }
-      case ScalarType::Double: std::memcpy(&values[i], at, 8); break;
-      case ScalarType::Half: { uint16_t v; std::memcpy(&v, at, 2); values[i] = halfToFloat(v); break; }
-      case ScalarType::BFloat16: { uint16_t v; std::memcpy(&v, at, 2); values[i] = bfloat16ToFloat(v); break; }
-      case ScalarType::Int: { int32_t v; std::memcpy(&v, at, 4); values[i] = v; break; }
+      case ScalarType::TF32: {
+        float v;
+        std::memcpy(&v, at, 4);
+        values[i] = v;
+        break;
+      }
+      case ScalarType::Double:
+        std::memcpy(&values[i], at, 8);
+        break;
+      case ScalarType::Half: {
+        uint16_t v;
+        std::memcpy(&v, at, 2);
+        values[i] = halfToFloat(v);
+        break;
+      }
+      case ScalarType::BFloat16: {
+        uint16_t v;
+        std::memcpy(&v, at, 2);
+        values[i] = bfloat16ToFloat(v);
+        break;
+      }
+      case ScalarType::Int: {
+        int32_t v;
+        std::memcpy(&v, at, 4);
+        values[i] = v;
+        break;
+      }
     }
   }
   return values;
@@ -134,7 +194,7 @@ uint16_t floatToHalf(float value) {
   if (exponent == 0xFF) return uint16_t(sign | 0x7C00u | (mantissa ? 0x200u : 0));  // inf, NaN
   int e = int(exponent) - 127 + 15;
   if (e >= 0x1F) return uint16_t(sign | 0x7C00u);  // overflow to infinity
-  if (e <= 0) {                                     // subnormal half, or zero
+  if (e <= 0) {                                    // subnormal half, or zero
     if (e < -10) return sign;
     mantissa |= 0x800000u;
     int shift = 14 - e;

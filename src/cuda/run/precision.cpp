@@ -10,8 +10,10 @@ constexpr Precision kModes[] = {Precision::Strict, Precision::Tf32};
 
 const char* precisionName(Precision p) {
   switch (p) {
-    case Precision::Strict: return "strict";
-    case Precision::Tf32: return "tf32";
+    case Precision::Strict:
+      return "strict";
+    case Precision::Tf32:
+      return "tf32";
   }
   return "strict";
 }

@@ -15,9 +15,9 @@ namespace cudaburg {
 
 enum class Precision { Strict, Tf32 };
 
-const char* precisionName(Precision p);                    // "strict", "tf32"
+const char* precisionName(Precision p);  // "strict", "tf32"
 std::optional<Precision> parsePrecision(const std::string& name);
-std::string precisionNames();                              // "strict, tf32": for messages
+std::string precisionNames();  // "strict, tf32": for messages
 
 // How many times the library's own error a kernel may show.
 inline constexpr double kLibraryErrorFactor = 2;

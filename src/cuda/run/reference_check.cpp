@@ -18,10 +18,14 @@ double verificationTolerance(ScalarType output, ScalarType operands, int64_t red
   double n = double(std::max<int64_t>(reductionLength, 1));
   double growth = 32 * std::sqrt(n);
   switch (output) {
-    case ScalarType::Int: return 0;
-    case ScalarType::Double: return std::clamp(growth * 0x1.0p-53, 1e-14, 1e-12);
-    case ScalarType::Half: return std::clamp(growth * 0x1.0p-11, 1e-3, 5e-2);
-    case ScalarType::BFloat16: return std::clamp(growth * 0x1.0p-8, 8e-3, 0.25);
+    case ScalarType::Int:
+      return 0;
+    case ScalarType::Double:
+      return std::clamp(growth * 0x1.0p-53, 1e-14, 1e-12);
+    case ScalarType::Half:
+      return std::clamp(growth * 0x1.0p-11, 1e-3, 5e-2);
+    case ScalarType::BFloat16:
+      return std::clamp(growth * 0x1.0p-8, 8e-3, 0.25);
     case ScalarType::Float:
     case ScalarType::TF32:
       if (isReducedPrecision(operands))
@@ -118,8 +122,8 @@ Comparison judge(const std::string& name, const std::vector<int64_t>& extents, s
   return c;
 }
 
-Comparison compareArrays(const std::string& name, const std::vector<int64_t>& extents,
-                         const std::vector<double>& out, const std::vector<double>& ref, double tolerance) {
+Comparison compareArrays(const std::string& name, const std::vector<int64_t>& extents, const std::vector<double>& out,
+                         const std::vector<double>& ref, double tolerance) {
   if (out.size() != ref.size()) {
     Comparison c;
     c.reason = name + ": " + std::to_string(out.size()) + " elements against " + std::to_string(ref.size()) +

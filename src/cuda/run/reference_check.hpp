@@ -51,8 +51,8 @@ Comparison judge(const std::string& name, const std::vector<int64_t>& extents, s
                  const ComparisonSums& sums, double worstOut, double worstRef, double tolerance);
 
 // Compares one output array held on the host.
-Comparison compareArrays(const std::string& name, const std::vector<int64_t>& extents,
-                         const std::vector<double>& out, const std::vector<double>& ref, double tolerance);
+Comparison compareArrays(const std::string& name, const std::vector<int64_t>& extents, const std::vector<double>& out,
+                         const std::vector<double>& ref, double tolerance);
 
 // "C[3][17]": the element of a row-major array with these extents at a flat index.
 std::string elementName(const std::string& name, const std::vector<int64_t>& extents, size_t flat);

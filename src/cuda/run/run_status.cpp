@@ -4,12 +4,18 @@ namespace cudaburg {
 
 const char* runStatusName(RunStatus s) {
   switch (s) {
-    case RunStatus::Ok: return "ok";
-    case RunStatus::Wrong: return "wrong";
-    case RunStatus::Failed: return "failed";
-    case RunStatus::Timeout: return "timeout";
-    case RunStatus::Refused: return "refused";
-    case RunStatus::NotMeasured: return "not measured";
+    case RunStatus::Ok:
+      return "ok";
+    case RunStatus::Wrong:
+      return "wrong";
+    case RunStatus::Failed:
+      return "failed";
+    case RunStatus::Timeout:
+      return "timeout";
+    case RunStatus::Refused:
+      return "refused";
+    case RunStatus::NotMeasured:
+      return "not measured";
   }
   return "failed";
 }

@@ -125,8 +125,10 @@ TemporaryFile::TemporaryFile(const std::string& contents, const std::string& suf
   if (fd < 0) return;
   bool written = write(fd, contents.data(), contents.size()) == ssize_t(contents.size());
   close(fd);
-  if (written) path_ = name.data();
-  else unlink(name.data());
+  if (written)
+    path_ = name.data();
+  else
+    unlink(name.data());
 }
 
 TemporaryFile::~TemporaryFile() {
@@ -321,8 +323,9 @@ RunResult Runner::measureCubin(const Kernel& kernel, const CudaKernel& variant, 
   request.seed = options.seed ? options.seed : freshSeed();
   std::vector<ScalarType> types;
   for (const Array& a : kernel.params) types.push_back(variantType(a, variant));
-  request.tolerance = options.tolerance > 0 ? options.tolerance
-                                            : std::max(kernelTolerance(kernel, types, work.reductionLength), variant.minTolerance);
+  request.tolerance = options.tolerance > 0
+                          ? options.tolerance
+                          : std::max(kernelTolerance(kernel, types, work.reductionLength), variant.minTolerance);
   request.winograd = variant.minTolerance > 0;
   request.verify = options.verify;
   request.time = options.time;

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "common/result.hpp"
-#include "src/cuda/emit/emitter.hpp"
 #include "src/analysis/reference_shape.hpp"
+#include "src/cuda/emit/emitter.hpp"
 #include "src/cuda/run/precision.hpp"
 #include "src/cuda/run/run_status.hpp"
 #include "src/cuda/run/timing.hpp"
@@ -35,21 +35,21 @@ class WorkerProcess;
 struct MeasureOptions {
   bool verify = true;
   bool time = true;
-  uint64_t seed = 0;       // 0: a fresh seed each call
-  double tolerance = 0;    // 0: the contract (precision.hpp), else this bound against the FP64 nest
+  uint64_t seed = 0;                        // 0: a fresh seed each call
+  double tolerance = 0;                     // 0: the contract (precision.hpp), else this bound against the FP64 nest
   Precision precision = Precision::Strict;  // which library call's error bounds the kernel's
   int warmupRuns = 3;
-  RunCountPolicy runs;     // at least 20 runs and 100 ms of kernel time, at most 1000 and 2 s
+  RunCountPolicy runs;                        // at least 20 runs and 100 ms of kernel time, at most 1000 and 2 s
   std::chrono::milliseconds deadline{30000};  // for one variant; then the worker is killed
 };
 
 struct RunResult {
   RunStatus status = RunStatus::NotMeasured;
-  common::Reason reason;  // why it is not ok (empty when ok)
-  std::string reference; // what it was checked against: "cuBLAS SGEMM 512x512x512"
-  double error = -1;     // relative error against the exact FP64 outputs; -1 when not verified
+  common::Reason reason;     // why it is not ok (empty when ok)
+  std::string reference;     // what it was checked against: "cuBLAS SGEMM 512x512x512"
+  double error = -1;         // relative error against the exact FP64 outputs; -1 when not verified
   double libraryError = -1;  // the library's own on the same inputs; -1 when no library was run
-  double ms = -1;        // median time; -1 when not timed
+  double ms = -1;            // median time; -1 when not timed
   double tflops = -1;
   double gbps = -1;
   int runs = 0;

@@ -19,10 +19,10 @@ double expressionFlops(const Expr& e) {
 // True when a loop bound below `loop` mentions `index`: then the trip counts below vary with it.
 bool boundsBelowUse(const Node& loop, const std::string& index) {
   return findNode(*loop.body(), [&](const Node& node) {
-    if (node.kind != NodeKind::For) return false;
-    return node.lower.uses(index) ||
-           std::any_of(node.upper.begin(), node.upper.end(), [&](const Affine& u) { return u.uses(index); });
-  }) != nullptr;
+           if (node.kind != NodeKind::For) return false;
+           return node.lower.uses(index) ||
+                  std::any_of(node.upper.begin(), node.upper.end(), [&](const Affine& u) { return u.uses(index); });
+         }) != nullptr;
 }
 
 struct Counter {
@@ -112,8 +112,6 @@ int timedRunCount(double estimatedMsPerRun, const RunCountPolicy& policy) {
 
 double teraflops(const WorkCount& work, double ms) { return ms > 0 ? work.flops / (ms * 1e-3) / 1e12 : 0; }
 
-double gigabytesPerSecond(const WorkCount& work, double ms) {
-  return ms > 0 ? work.bytes / (ms * 1e-3) / 1e9 : 0;
-}
+double gigabytesPerSecond(const WorkCount& work, double ms) { return ms > 0 ? work.bytes / (ms * 1e-3) / 1e9 : 0; }
 
 }  // namespace cudaburg

@@ -94,7 +94,8 @@ void WorkerProcess::drainStderr() {
 }
 
 std::string WorkerProcess::stderrTail() const {
-  std::string tail = stderrText_.size() > kStderrKept ? stderrText_.substr(stderrText_.size() - kStderrKept) : stderrText_;
+  std::string tail =
+      stderrText_.size() > kStderrKept ? stderrText_.substr(stderrText_.size() - kStderrKept) : stderrText_;
   while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
   return tail;
 }
@@ -161,7 +162,8 @@ void WorkerProcess::reap(bool kill) {
   }
   if (pid_ > 0) {
     if (!kill) ::kill(pid_, SIGKILL);
-    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
     exit_ = kill ? "killed by the runner" : describeStatus(status);
   }
   pid_ = -1;

@@ -40,8 +40,8 @@ class WorkerProcess {
   void reap(bool kill);
 
   pid_t pid_ = -1;
-  int channel_ = -1;  // our end of the socket pair
-  int stderr_ = -1;   // the read end of the child's standard error
+  int channel_ = -1;      // our end of the socket pair
+  int stderr_ = -1;       // the read end of the child's standard error
   std::string buffered_;  // bytes read past the last line
   std::string stderrText_;
   std::string exit_;

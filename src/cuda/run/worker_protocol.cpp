@@ -29,24 +29,32 @@ ScalarType typeFromJson(const json& j) {
 
 const char* referenceKindName(ReferencePlan::Kind k) {
   switch (k) {
-    case ReferencePlan::Kind::Gemm: return "gemm";
-    case ReferencePlan::Kind::Conv: return "conv";
-    case ReferencePlan::Kind::Exact: return "exact";
+    case ReferencePlan::Kind::Gemm:
+      return "gemm";
+    case ReferencePlan::Kind::Conv:
+      return "conv";
+    case ReferencePlan::Kind::Exact:
+      return "exact";
   }
   return "exact";
 }
 
 // The protocol's names of the activations; activationName's are for people.
-const std::map<EpilogueShape::Activation, std::string> kActivationKeys = {{EpilogueShape::Activation::None, "none"},
-                                                                     {EpilogueShape::Activation::Relu, "relu"},
-                                                                     {EpilogueShape::Activation::GeluTanh, "gelu_tanh"},
-                                                                     {EpilogueShape::Activation::GeluErf, "gelu_erf"}};
+const std::map<EpilogueShape::Activation, std::string> kActivationKeys = {
+    {EpilogueShape::Activation::None, "none"},
+    {EpilogueShape::Activation::Relu, "relu"},
+    {EpilogueShape::Activation::GeluTanh, "gelu_tanh"},
+    {EpilogueShape::Activation::GeluErf, "gelu_erf"}};
 
 json epilogueToJson(const EpilogueShape& e) {
-  return {{"output", e.output},     {"output_type", scalarTypeName(e.outputType)},
-          {"accumulator", scalarTypeName(e.accumulator)}, {"scale", e.scale},
-          {"shift", e.shift},       {"channel", e.channel},
-          {"shortcut", e.shortcut}, {"activation", kActivationKeys.at(e.activation)}};
+  return {{"output", e.output},
+          {"output_type", scalarTypeName(e.outputType)},
+          {"accumulator", scalarTypeName(e.accumulator)},
+          {"scale", e.scale},
+          {"shift", e.shift},
+          {"channel", e.channel},
+          {"shortcut", e.shortcut},
+          {"activation", kActivationKeys.at(e.activation)}};
 }
 
 EpilogueShape epilogueFromJson(const json& j) {
@@ -72,19 +80,33 @@ int64_t ArraySpec::elements() const {
 }
 
 json toJson(const TensorMapParam& m) {
-  return {{"name", m.name}, {"array", m.array}, {"array_param", m.arrayParam}, {"type", scalarTypeName(m.type)},
-          {"dims", m.dims}, {"strides", m.strides}, {"box", m.box}, {"swizzle", m.swizzleBytes}};
+  return {{"name", m.name},
+          {"array", m.array},
+          {"array_param", m.arrayParam},
+          {"type", scalarTypeName(m.type)},
+          {"dims", m.dims},
+          {"strides", m.strides},
+          {"box", m.box},
+          {"swizzle", m.swizzleBytes}};
 }
 
 json toJson(const LaunchSpec& s) {
   json maps = json::array();
   for (const auto& m : s.tensorMaps) maps.push_back(toJson(m));
-  return {{"cubin", s.cubinPath}, {"entry", s.entry}, {"grid", s.grid}, {"block", s.block},
-          {"dynamic_shared", s.dynamicSharedBytes}, {"raise_shared_limit", s.raiseSharedLimit}, {"tensor_maps", maps}};
+  return {{"cubin", s.cubinPath},
+          {"entry", s.entry},
+          {"grid", s.grid},
+          {"block", s.block},
+          {"dynamic_shared", s.dynamicSharedBytes},
+          {"raise_shared_limit", s.raiseSharedLimit},
+          {"tensor_maps", maps}};
 }
 
 json toJson(const ArraySpec& s) {
-  return {{"name", s.name}, {"type", scalarTypeName(s.type)}, {"extents", s.extents}, {"init", arrayInitName(s.init)},
+  return {{"name", s.name},
+          {"type", scalarTypeName(s.type)},
+          {"extents", s.extents},
+          {"init", arrayInitName(s.init)},
           {"output", s.output}};
 }
 
@@ -92,9 +114,21 @@ json toJson(const ReferenceSpec& s) {
   json j = {{"kind", referenceKindName(s.kind)}};
   if (s.kind == ReferencePlan::Kind::Gemm) {
     const GemmShape& g = s.gemm;
-    j["gemm"] = {{"a", g.a}, {"b", g.b}, {"c", g.c}, {"m", g.m}, {"n", g.n}, {"k", g.k}, {"batch", g.batch},
-                 {"a_transposed", g.aTransposed}, {"b_transposed", g.bTransposed}, {"lda", g.lda}, {"ldb", g.ldb},
-                 {"ldc", g.ldc}, {"stride_a", g.strideA}, {"stride_b", g.strideB}, {"stride_c", g.strideC},
+    j["gemm"] = {{"a", g.a},
+                 {"b", g.b},
+                 {"c", g.c},
+                 {"m", g.m},
+                 {"n", g.n},
+                 {"k", g.k},
+                 {"batch", g.batch},
+                 {"a_transposed", g.aTransposed},
+                 {"b_transposed", g.bTransposed},
+                 {"lda", g.lda},
+                 {"ldb", g.ldb},
+                 {"ldc", g.ldc},
+                 {"stride_a", g.strideA},
+                 {"stride_b", g.strideB},
+                 {"stride_c", g.strideC},
                  {"operands", scalarTypeName(g.operands)}};
     if (!g.epilogue.empty()) {
       j["gemm"]["epilogue"] = epilogueToJson(g.epilogue);
@@ -102,10 +136,21 @@ json toJson(const ReferenceSpec& s) {
     }
   } else if (s.kind == ReferencePlan::Kind::Conv) {
     const ConvShape& c = s.conv;
-    j["conv"] = {{"input", c.input}, {"weight", c.weight}, {"output", c.output},
-                 {"channels_last", c.layout == ConvShape::Layout::ChannelsLast}, {"n", c.n}, {"c", c.c}, {"k", c.k},
-                 {"groups", c.groups}, {"in", c.in}, {"filter", c.filter}, {"out", c.out}, {"pad", c.pad},
-                 {"stride", c.stride}, {"dilation", c.dilation}, {"operands", scalarTypeName(c.operands)}};
+    j["conv"] = {{"input", c.input},
+                 {"weight", c.weight},
+                 {"output", c.output},
+                 {"channels_last", c.layout == ConvShape::Layout::ChannelsLast},
+                 {"n", c.n},
+                 {"c", c.c},
+                 {"k", c.k},
+                 {"groups", c.groups},
+                 {"in", c.in},
+                 {"filter", c.filter},
+                 {"out", c.out},
+                 {"pad", c.pad},
+                 {"stride", c.stride},
+                 {"dilation", c.dilation},
+                 {"operands", scalarTypeName(c.operands)}};
     if (!c.epilogue.empty()) j["conv"]["epilogue"] = epilogueToJson(c.epilogue);
   }
   if (!s.exact.entry.empty()) {
@@ -120,18 +165,35 @@ json toJson(const ReferenceSpec& s) {
 json toJson(const MeasureRequest& r) {
   json arrays = json::array();
   for (const auto& a : r.arrays) arrays.push_back(toJson(a));
-  return {{"op", "measure"}, {"variant", toJson(r.variant)}, {"arrays", arrays}, {"reference", toJson(r.reference)},
-          {"checks", r.checksCubin}, {"seed", r.seed}, {"tolerance", r.tolerance}, {"winograd", r.winograd}, {"verify", r.verify}, {"time", r.time},
-          {"warmup_runs", r.warmupRuns}, {"min_runs", r.runs.minRuns}, {"max_runs", r.runs.maxRuns},
-          {"min_total_ms", r.runs.minTotalMs}, {"max_total_ms", r.runs.maxTotalMs},
-          {"race_against_ms", r.runs.raceAgainstMs}, {"race_factor", r.runs.raceFactor}};
+  return {{"op", "measure"},
+          {"variant", toJson(r.variant)},
+          {"arrays", arrays},
+          {"reference", toJson(r.reference)},
+          {"checks", r.checksCubin},
+          {"seed", r.seed},
+          {"tolerance", r.tolerance},
+          {"winograd", r.winograd},
+          {"verify", r.verify},
+          {"time", r.time},
+          {"warmup_runs", r.warmupRuns},
+          {"min_runs", r.runs.minRuns},
+          {"max_runs", r.runs.maxRuns},
+          {"min_total_ms", r.runs.minTotalMs},
+          {"max_total_ms", r.runs.maxTotalMs},
+          {"race_against_ms", r.runs.raceAgainstMs},
+          {"race_factor", r.runs.raceFactor}};
 }
 
 json toJson(const MeasureReply& r) {
   // JSON has no infinity: an unbounded error (non-finite output) travels as null.
   auto finite = [](double e) { return std::isfinite(e) ? json(e) : json(nullptr); };
-  return {{"status", runStatusName(r.status)}, {"reason", r.reason}, {"error", finite(r.error)},
-          {"library_error", finite(r.libraryError)}, {"ms", r.ms}, {"runs", r.runs}, {"fatal", r.fatal},
+  return {{"status", runStatusName(r.status)},
+          {"reason", r.reason},
+          {"error", finite(r.error)},
+          {"library_error", finite(r.libraryError)},
+          {"ms", r.ms},
+          {"runs", r.runs},
+          {"fatal", r.fatal},
           {"algorithm", r.algorithm}};
 }
 

@@ -15,9 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include "common/result.hpp"
+#include "src/analysis/reference_shape.hpp"
 #include "src/cuda/emit/tensor_map.hpp"
 #include "src/cuda/run/inputs.hpp"
-#include "src/analysis/reference_shape.hpp"
 #include "src/cuda/run/run_status.hpp"
 #include "src/cuda/run/timing.hpp"
 
@@ -78,11 +78,11 @@ struct MeasureRequest {
 struct MeasureReply {
   RunStatus status = RunStatus::Failed;
   common::Reason reason;
-  double error = -1;   // the relative error against the exact FP64 outputs; -1 when not verified
-  double ms = -1;      // the median time; -1 when not timed
+  double error = -1;  // the relative error against the exact FP64 outputs; -1 when not verified
+  double ms = -1;     // the median time; -1 when not timed
   int runs = 0;
-  bool fatal = false;  // the worker's CUDA context is lost: it exits after this reply
-  std::string algorithm;  // reference timings: the library's algorithm, when it chooses one
+  bool fatal = false;        // the worker's CUDA context is lost: it exits after this reply
+  std::string algorithm;     // reference timings: the library's algorithm, when it chooses one
   double libraryError = -1;  // the library's own error on the same inputs; -1 when none was run
 };
 

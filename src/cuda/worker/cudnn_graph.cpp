@@ -18,7 +18,9 @@ void check(cudnnStatus_t status, const char* what) {
 // One backend descriptor, destroyed with the object.
 class Descriptor {
  public:
-  explicit Descriptor(cudnnBackendDescriptorType_t type) { check(cudnnBackendCreateDescriptor(type, &d_), "cudnnBackendCreateDescriptor"); }
+  explicit Descriptor(cudnnBackendDescriptorType_t type) {
+    check(cudnnBackendCreateDescriptor(type, &d_), "cudnnBackendCreateDescriptor");
+  }
   ~Descriptor() {
     if (d_) cudnnBackendDestroyDescriptor(d_);
   }
@@ -169,7 +171,9 @@ CudnnGraphConv::CudnnGraphConv(cudnnHandle_t handle, CUstream stream, L2Flusher&
   // cuDNN's graphs take 2 or 3 spatial dimensions: a 1-D convolution gets a leading one of extent 1.
   std::vector<int64_t> in = {s.n, s.c}, filter = {s.k, s.c / s.groups}, out = {s.n, s.k};
   std::vector<int64_t> pad, stride, dilation;
-  if (s.rank() == 1) in.push_back(1), filter.push_back(1), out.push_back(1), pad.push_back(0), stride.push_back(1), dilation.push_back(1);
+  if (s.rank() == 1)
+    in.push_back(1), filter.push_back(1), out.push_back(1), pad.push_back(0), stride.push_back(1),
+        dilation.push_back(1);
   for (size_t d = 0; d < s.rank(); ++d) {
     in.push_back(s.in[d]), filter.push_back(s.filter[d]), out.push_back(s.out[d]);
     pad.push_back(s.pad[d]), stride.push_back(s.stride[d]), dilation.push_back(s.dilation[d]);
@@ -235,8 +239,8 @@ CudnnGraphConv::CudnnGraphConv(cudnnHandle_t handle, CUstream stream, L2Flusher&
         candidate->set(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, config);
         candidate->finalize();
         int64_t bytes = 0, got = 0;
-        check(cudnnBackendGetAttribute(candidate->get(), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64,
-                                       1, &got, &bytes),
+        check(cudnnBackendGetAttribute(candidate->get(), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1,
+                                       &got, &bytes),
               "reading a plan's workspace size");
         if (size_t(bytes) > kMostWorkspace) continue;
         DeviceBuffer workspace{static_cast<size_t>(bytes)};

@@ -20,8 +20,8 @@ class CudnnGraphConv {
  public:
   // Plans `shape` on `handle` (whose stream is the one plans are timed and run on), timing the
   // candidates on the given arrays. Throws when no engine builds a plan.
-  CudnnGraphConv(cudnnHandle_t handle, CUstream stream, L2Flusher& flusher, const ConvShape& shape,
-                 CUdeviceptr input, CUdeviceptr weight, CUdeviceptr output);
+  CudnnGraphConv(cudnnHandle_t handle, CUstream stream, L2Flusher& flusher, const ConvShape& shape, CUdeviceptr input,
+                 CUdeviceptr weight, CUdeviceptr output);
   ~CudnnGraphConv();
   CudnnGraphConv(const CudnnGraphConv&) = delete;
   CudnnGraphConv& operator=(const CudnnGraphConv&) = delete;

@@ -31,7 +31,7 @@ struct DeviceInfo {
   int multiprocessors = 0;
   int64_t l2Bytes = 0;
   int64_t memoryBytes = 0;
-  std::string driver;        // the CUDA version the driver supports, "13.0"
+  std::string driver;            // the CUDA version the driver supports, "13.0"
   std::string describe() const;  // "NVIDIA H100 80GB HBM3 (sm_90)"
 };
 

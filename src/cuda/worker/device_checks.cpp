@@ -25,16 +25,19 @@ double elementAt(CUdeviceptr data, ScalarType type, size_t index) {
 }  // namespace
 
 DeviceChecks::DeviceChecks(const std::string& cubinPath)
-    : path_(cubinPath), module_(cubinPath), fill_(module_.function(kFillEntry)),
-      compare_(module_.function(kCompareEntry)), epilogue_(module_.function(kEpilogueEntry)) {}
+    : path_(cubinPath),
+      module_(cubinPath),
+      fill_(module_.function(kFillEntry)),
+      compare_(module_.function(kCompareEntry)),
+      epilogue_(module_.function(kEpilogueEntry)) {}
 
 void DeviceChecks::epilogue(CUstream stream, const EpiloguePass& p) const {
   CUdeviceptr product = p.product, out = p.out, scale = p.scale, shift = p.shift, shortcut = p.shortcut;
   int productType = int(p.productType), outType = int(p.outType), scaleType = int(p.scaleType),
       shiftType = int(p.shiftType), shortcutType = int(p.shortcutType), activation = int(p.activation);
   unsigned long long channelStride = p.channelStride, channels = p.channels, n = p.count;
-  void* args[] = {&product, &productType, &out, &outType, &scale, &scaleType, &shift, &shiftType,
-                  &shortcut, &shortcutType, &channelStride, &channels, &activation, &n};
+  void* args[] = {&product,   &productType, &out,          &outType,       &scale,    &scaleType,  &shift,
+                  &shiftType, &shortcut,    &shortcutType, &channelStride, &channels, &activation, &n};
   checkCuda(cuLaunchKernel(epilogue_, blocksFor(p.count, 65535), 1, 1, kCheckThreads, 1, 1, 0, stream, args, nullptr),
             "cuLaunchKernel (the epilogue pass)");
 }

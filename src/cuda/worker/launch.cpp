@@ -27,9 +27,9 @@ CUfunction LoadedModule::function(const std::string& entry) const {
 LoadedKernel::LoadedKernel(const LaunchSpec& spec) : spec_(spec), module_(spec.cubinPath) {
   function_ = module_.function(spec.entry);
   if (spec.raiseSharedLimit) {
-    checkCuda(cuFuncSetAttribute(function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                 int(spec.dynamicSharedBytes)),
-              "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+    checkCuda(
+        cuFuncSetAttribute(function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(spec.dynamicSharedBytes)),
+        "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
   }
 }
 

@@ -6,8 +6,8 @@
 
 #include <vector>
 
-#include "src/cuda/worker/device.hpp"
 #include "src/cuda/run/worker_protocol.hpp"
+#include "src/cuda/worker/device.hpp"
 
 namespace cudaburg {
 

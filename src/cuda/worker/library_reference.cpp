@@ -87,7 +87,8 @@ std::string runLibraryReference(ReferenceLibraries& libraries, const DeviceCheck
   if (s.epilogue.empty()) return libraries.conv(stream, s, in, weight, output, winograd);
   CUdeviceptr product = productBuffer(output, outputType, s.libraryOutput(), count, scratch);
   std::string algorithm = libraries.conv(stream, s, in, weight, product, winograd);
-  DeviceChecks::EpiloguePass pass = epiloguePass(s.epilogue, arrays, product, s.libraryOutput(), output, outputType, count);
+  DeviceChecks::EpiloguePass pass =
+      epiloguePass(s.epilogue, arrays, product, s.libraryOutput(), output, outputType, count);
   // The output channel: the last dimension channels last, else the one before the spatial ones.
   size_t spatial = 1;
   for (int64_t e : s.out) spatial *= size_t(e);

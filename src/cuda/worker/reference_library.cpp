@@ -35,9 +35,7 @@ std::string shapeKey(const ReferenceSpec& spec) { return toJson(spec).dump(); }
 // The element types of a product: A and B hold `operands`, C holds float; tf32 operands are
 // floats multiplied on tensor cores.
 cudaDataType_t operandType(ScalarType operands) {
-  return operands == ScalarType::Half       ? CUDA_R_16F
-         : operands == ScalarType::BFloat16 ? CUDA_R_16BF
-                                            : CUDA_R_32F;
+  return operands == ScalarType::Half ? CUDA_R_16F : operands == ScalarType::BFloat16 ? CUDA_R_16BF : CUDA_R_32F;
 }
 cublasComputeType_t computeType(ScalarType operands) {
   return operands == ScalarType::TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
@@ -62,11 +60,11 @@ void classicGemm(cublasHandle_t handle, const GemmShape& g, CUdeviceptr a, CUdev
                                int(cm.second.ld), &zero, C, CUDA_R_32F, int(cm.out.ld), compute, CUBLAS_GEMM_DEFAULT),
                   "cublasGemmEx");
     } else {
-      checkCublas(cublasGemmStridedBatchedEx(handle, opFirst, opSecond, m, n, k, &one, B, ab, int(cm.first.ld),
-                                             cm.first.stride, A, ab, int(cm.second.ld), cm.second.stride, &zero, C,
-                                             CUDA_R_32F, int(cm.out.ld), cm.out.stride, int(g.batch), compute,
-                                             CUBLAS_GEMM_DEFAULT),
-                  "cublasGemmStridedBatchedEx");
+      checkCublas(
+          cublasGemmStridedBatchedEx(handle, opFirst, opSecond, m, n, k, &one, B, ab, int(cm.first.ld), cm.first.stride,
+                                     A, ab, int(cm.second.ld), cm.second.stride, &zero, C, CUDA_R_32F, int(cm.out.ld),
+                                     cm.out.stride, int(g.batch), compute, CUBLAS_GEMM_DEFAULT),
+          "cublasGemmStridedBatchedEx");
     }
     return;
   }
@@ -126,9 +124,9 @@ cublasLtMatrixLayout_t ltLayout(const ColumnMajorMatrix& m, cudaDataType_t type,
     int64_t stride = m.stride;
     checkCublas(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count),
                 "setting the batch count");
-    checkCublas(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
-                                                 sizeof stride),
-                "setting the batch stride");
+    checkCublas(
+        cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride),
+        "setting the batch stride");
   }
   return layout;
 }
@@ -145,12 +143,18 @@ std::string ltEngineName(const cublasLtMatmulAlgo_t& algo) {
 
 cublasLtEpilogue_t ltEpilogue(GemmEpilogue e) {
   switch (e) {
-    case GemmEpilogue::Bias: return CUBLASLT_EPILOGUE_BIAS;
-    case GemmEpilogue::Relu: return CUBLASLT_EPILOGUE_RELU;
-    case GemmEpilogue::ReluBias: return CUBLASLT_EPILOGUE_RELU_BIAS;
-    case GemmEpilogue::Gelu: return CUBLASLT_EPILOGUE_GELU;
-    case GemmEpilogue::GeluBias: return CUBLASLT_EPILOGUE_GELU_BIAS;
-    default: return CUBLASLT_EPILOGUE_DEFAULT;
+    case GemmEpilogue::Bias:
+      return CUBLASLT_EPILOGUE_BIAS;
+    case GemmEpilogue::Relu:
+      return CUBLASLT_EPILOGUE_RELU;
+    case GemmEpilogue::ReluBias:
+      return CUBLASLT_EPILOGUE_RELU_BIAS;
+    case GemmEpilogue::Gelu:
+      return CUBLASLT_EPILOGUE_GELU;
+    case GemmEpilogue::GeluBias:
+      return CUBLASLT_EPILOGUE_GELU_BIAS;
+    default:
+      return CUBLASLT_EPILOGUE_DEFAULT;
   }
 }
 
@@ -179,8 +183,8 @@ struct ConvPlan {
 
 // The time a run of the convolution `plan` describes takes with algorithm `a` (its math type set
 // on the plan's descriptor as a side effect).
-double forwardMs(cudnnHandle_t handle, CUstream stream, L2Flusher& flusher, const ConvPlan& plan, const cudnnConvolutionFwdAlgoPerf_t& a,
-                 CUdeviceptr input, CUdeviceptr weight, CUdeviceptr output) {
+double forwardMs(cudnnHandle_t handle, CUstream stream, L2Flusher& flusher, const ConvPlan& plan,
+                 const cudnnConvolutionFwdAlgoPerf_t& a, CUdeviceptr input, CUdeviceptr weight, CUdeviceptr output) {
   checkCudnn(cudnnSetConvolutionMathType(plan.conv, a.mathType), "cudnnSetConvolutionMathType");
   DeviceBuffer workspace(a.memory);
   const float one = 1, zero = 0;
@@ -195,15 +199,24 @@ double forwardMs(cudnnHandle_t handle, CUstream stream, L2Flusher& flusher, cons
 
 const char* algorithmName(cudnnConvolutionFwdAlgo_t a) {
   switch (a) {
-    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: return "IMPLICIT_GEMM";
-    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: return "IMPLICIT_PRECOMP_GEMM";
-    case CUDNN_CONVOLUTION_FWD_ALGO_GEMM: return "GEMM";
-    case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT: return "DIRECT";
-    case CUDNN_CONVOLUTION_FWD_ALGO_FFT: return "FFT";
-    case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING: return "FFT_TILING";
-    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD: return "WINOGRAD";
-    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: return "WINOGRAD_NONFUSED";
-    default: return "unknown";
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM:
+      return "IMPLICIT_GEMM";
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM:
+      return "IMPLICIT_PRECOMP_GEMM";
+    case CUDNN_CONVOLUTION_FWD_ALGO_GEMM:
+      return "GEMM";
+    case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT:
+      return "DIRECT";
+    case CUDNN_CONVOLUTION_FWD_ALGO_FFT:
+      return "FFT";
+    case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING:
+      return "FFT_TILING";
+    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD:
+      return "WINOGRAD";
+    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED:
+      return "WINOGRAD_NONFUSED";
+    default:
+      return "unknown";
   }
 }
 
@@ -248,8 +261,8 @@ bool ReferenceLibraries::hasConv() {
 #endif
 }
 
-std::string ReferenceLibraries::gemm(CUstream stream, const GemmShape& g, CUdeviceptr a, CUdeviceptr b,
-                                     CUdeviceptr c, CUdeviceptr bias, ScalarType biasType) {
+std::string ReferenceLibraries::gemm(CUstream stream, const GemmShape& g, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c,
+                                     CUdeviceptr bias, ScalarType biasType) {
   checkCublas(cublasSetStream(handles_->cublas, stream), "cublasSetStream");
   ReferenceSpec spec;
   spec.kind = ReferencePlan::Kind::Gemm;
@@ -362,10 +375,10 @@ void ReferenceLibraries::gemmDouble(CUstream stream, const GemmShape& g, CUdevic
                             int(g.lda), &zero, C, int(g.ldc)),
                 "cublasDgemm");
   } else {
-    checkCublas(cublasDgemmStridedBatched(handles_->cublas, opB, opA, int(g.n), int(g.m), int(g.k), &one, B,
-                                          int(g.ldb), g.strideB, A, int(g.lda), g.strideA, &zero, C, int(g.ldc),
-                                          g.strideC, int(g.batch)),
-                "cublasDgemmStridedBatched");
+    checkCublas(
+        cublasDgemmStridedBatched(handles_->cublas, opB, opA, int(g.n), int(g.m), int(g.k), &one, B, int(g.ldb),
+                                  g.strideB, A, int(g.lda), g.strideA, &zero, C, int(g.ldc), g.strideC, int(g.batch)),
+        "cublasDgemmStridedBatched");
   }
 }
 
@@ -387,7 +400,8 @@ std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdevi
     checkCudnn(cudnnCreateConvolutionDescriptor(&p->conv), "cudnnCreateConvolutionDescriptor");
     // cuDNN takes 2 or 3 spatial dimensions: a 1-D convolution gets a leading one of extent 1.
     std::vector<int> in, filter, pad, stride, dilation;
-    if (s.rank() == 1) in.push_back(1), filter.push_back(1), pad.push_back(0), stride.push_back(1), dilation.push_back(1);
+    if (s.rank() == 1)
+      in.push_back(1), filter.push_back(1), pad.push_back(0), stride.push_back(1), dilation.push_back(1);
     for (size_t d = 0; d < s.rank(); ++d) {
       in.push_back(int(s.in[d])), filter.push_back(int(s.filter[d])), pad.push_back(int(s.pad[d]));
       stride.push_back(int(s.stride[d])), dilation.push_back(int(s.dilation[d]));
@@ -414,8 +428,7 @@ std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdevi
     };
     setTensor(p->input, in, "setting the input descriptor");
     if (dims == 4) {
-      checkCudnn(cudnnSetFilter4dDescriptor(p->filter, data, format, filter[0], filter[1], filter[2],
-                                            filter[3]),
+      checkCudnn(cudnnSetFilter4dDescriptor(p->filter, data, format, filter[0], filter[1], filter[2], filter[3]),
                  "cudnnSetFilter4dDescriptor");
       checkCudnn(cudnnSetConvolution2dDescriptor(p->conv, pad[0], pad[1], stride[0], stride[1], dilation[0],
                                                  dilation[1], CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
@@ -476,8 +489,8 @@ std::string ReferenceLibraries::conv(CUstream stream, const ConvShape& s, CUdevi
     // which is cuDNN's Winograd algorithm): the faster runs.
     if (!winograd) {
       try {
-        auto graph = std::make_unique<CudnnGraphConv>(handles_->cudnn, stream, *handles_->flusher, s, input, weight,
-                                                      output);
+        auto graph =
+            std::make_unique<CudnnGraphConv>(handles_->cudnn, stream, *handles_->flusher, s, input, weight, output);
         if (!chosen || graph->ms() < legacyMs) p->name = graph->name(), p->graph = std::move(graph);
       } catch (const CudaError&) {
         throw;

@@ -13,9 +13,9 @@
 #include <memory>
 #include <string>
 
+#include "src/analysis/reference_shape.hpp"
 #include "src/cuda/worker/device.hpp"
 #include "src/cuda/worker/timing_events.hpp"
-#include "src/analysis/reference_shape.hpp"
 
 namespace cudaburg {
 
@@ -42,12 +42,11 @@ class ReferenceLibraries {
   // The same product of double arrays (cuBLAS DGEMM): the exact outputs a float one is held to.
   void gemmDouble(CUstream stream, const GemmShape& shape, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c);
   // Enqueue the convolution on the stream and return the name of cuDNN's algorithm for it
-  // ("IMPLICIT_PRECOMP_GEMM", "graph engine 12 of 7 timed"), found once a shape: the fastest with FMA math (float operands); with tensor-op math for 16-bit and
-  // tf32 operands, else the fastest of any math. Its error is what the kernels are held to, so it is
-  // the algorithm timed beside them. `output` holds shape.libraryOutput() elements. Throws on
-  // failure (or when the build has no cuDNN).
-  // With `winograd`, the fastest of cuDNN's Winograd algorithms alone (throws when it has none for
-  // the shape): the library call a Winograd kernel is held to.
+  // ("IMPLICIT_PRECOMP_GEMM", "graph engine 12 of 7 timed"), found once a shape: the fastest with FMA math (float
+  // operands); with tensor-op math for 16-bit and tf32 operands, else the fastest of any math. Its error is what the
+  // kernels are held to, so it is the algorithm timed beside them. `output` holds shape.libraryOutput() elements.
+  // Throws on failure (or when the build has no cuDNN). With `winograd`, the fastest of cuDNN's Winograd algorithms
+  // alone (throws when it has none for the shape): the library call a Winograd kernel is held to.
   std::string conv(CUstream stream, const ConvShape& shape, CUdeviceptr input, CUdeviceptr weight, CUdeviceptr output,
                    bool winograd = false);
 

@@ -11,22 +11,32 @@ namespace {
 
 CUtensorMapDataType dataType(ScalarType t) {
   switch (t) {
-    case ScalarType::Half: return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-    case ScalarType::BFloat16: return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-    case ScalarType::Float: return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-    case ScalarType::Double: return CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
-    case ScalarType::Int: return CU_TENSOR_MAP_DATA_TYPE_INT32;
-    case ScalarType::TF32: return CU_TENSOR_MAP_DATA_TYPE_TFLOAT32;
+    case ScalarType::Half:
+      return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    case ScalarType::BFloat16:
+      return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    case ScalarType::Float:
+      return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    case ScalarType::Double:
+      return CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
+    case ScalarType::Int:
+      return CU_TENSOR_MAP_DATA_TYPE_INT32;
+    case ScalarType::TF32:
+      return CU_TENSOR_MAP_DATA_TYPE_TFLOAT32;
   }
   throw std::invalid_argument("a tensor map of an unknown element type");
 }
 
 CUtensorMapSwizzle swizzle(int bytes) {
   switch (bytes) {
-    case 0: return CU_TENSOR_MAP_SWIZZLE_NONE;
-    case 32: return CU_TENSOR_MAP_SWIZZLE_32B;
-    case 64: return CU_TENSOR_MAP_SWIZZLE_64B;
-    case 128: return CU_TENSOR_MAP_SWIZZLE_128B;
+    case 0:
+      return CU_TENSOR_MAP_SWIZZLE_NONE;
+    case 32:
+      return CU_TENSOR_MAP_SWIZZLE_32B;
+    case 64:
+      return CU_TENSOR_MAP_SWIZZLE_64B;
+    case 128:
+      return CU_TENSOR_MAP_SWIZZLE_128B;
   }
   throw std::invalid_argument("no tensor map swizzles by " + std::to_string(bytes) + " bytes");
 }

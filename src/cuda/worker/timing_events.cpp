@@ -43,8 +43,7 @@ std::vector<double> timeEach(CUstream stream, const std::function<void()>& enque
 
 }  // namespace
 
-L2Flusher::L2Flusher(const DeviceInfo& device)
-    : scratch_(size_t(std::max<int64_t>(device.l2Bytes, 1 << 20)) * 2) {}
+L2Flusher::L2Flusher(const DeviceInfo& device) : scratch_(size_t(std::max<int64_t>(device.l2Bytes, 1 << 20)) * 2) {}
 
 void L2Flusher::flush(CUstream stream) {
   checkCuda(cuMemsetD32Async(scratch_.ptr(), 0, scratch_.bytes() / 4, stream), "cuMemsetD32Async");

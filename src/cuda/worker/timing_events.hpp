@@ -6,8 +6,8 @@
 
 #include <functional>
 
-#include "src/cuda/worker/device.hpp"
 #include "src/cuda/run/timing.hpp"
+#include "src/cuda/worker/device.hpp"
 
 namespace cudaburg {
 

@@ -4,12 +4,12 @@
 #include <cmath>
 #include <sstream>
 
+#include "src/cuda/run/precision.hpp"
+#include "src/cuda/run/reference_check.hpp"
 #include "src/cuda/worker/device.hpp"
 #include "src/cuda/worker/device_checks.hpp"
 #include "src/cuda/worker/launch.hpp"
 #include "src/cuda/worker/library_reference.hpp"
-#include "src/cuda/run/precision.hpp"
-#include "src/cuda/run/reference_check.hpp"
 #include "src/cuda/worker/reference_library.hpp"
 #include "src/cuda/worker/timing_events.hpp"
 
@@ -33,8 +33,8 @@ DeviceArrays allocate(const std::vector<ArraySpec>& specs) {
 
 // Fresh random inputs for seed `seed`, written on the device: array i gets the values of its
 // declared type (`values[i]`) stored in its own (the FP64 reference reads them as doubles).
-void fillInputs(CUstream stream, const DeviceChecks& checks, DeviceArrays& arrays,
-                const std::vector<ArraySpec>& values, uint64_t seed) {
+void fillInputs(CUstream stream, const DeviceChecks& checks, DeviceArrays& arrays, const std::vector<ArraySpec>& values,
+                uint64_t seed) {
   for (size_t i = 0; i < arrays.specs.size(); ++i)
     if (arrays.specs[i].init == ArrayInit::Random)
       checks.fill(stream, arrays.buffers[i].ptr(), arrays.specs[i].type, values[i].type,
@@ -49,8 +49,10 @@ void initOutputs(CUstream stream, DeviceArrays& arrays, bool zeroOnly) {
     if (s.init == ArrayInit::Zero) {
       checkCuda(cuMemsetD8Async(p, 0, s.bytes(), stream), "cuMemsetD8Async");
     } else if (s.init == ArrayInit::Poison && !zeroOnly) {
-      if (scalarTypeBytes(s.type) == 2) checkCuda(cuMemsetD16Async(p, kPoison16, s.bytes() / 2, stream), "cuMemsetD16");
-      else checkCuda(cuMemsetD32Async(p, kPoison32, s.bytes() / 4, stream), "cuMemsetD32");
+      if (scalarTypeBytes(s.type) == 2)
+        checkCuda(cuMemsetD16Async(p, kPoison16, s.bytes() / 2, stream), "cuMemsetD16");
+      else
+        checkCuda(cuMemsetD32Async(p, kPoison32, s.bytes() / 4, stream), "cuMemsetD32");
     }
   }
 }
@@ -104,8 +106,13 @@ WorkerSession::~WorkerSession() = default;
 nlohmann::json WorkerSession::hello() const {
   if (!device_) return {{"ok", false}, {"reason", unavailable_}};
   const DeviceInfo& d = device_->info();
-  return {{"ok", true}, {"device", d.describe()}, {"name", d.name}, {"cc", std::to_string(d.major) + "." +
-          std::to_string(d.minor)}, {"multiprocessors", d.multiprocessors}, {"l2_bytes", d.l2Bytes}, {"driver", d.driver},
+  return {{"ok", true},
+          {"device", d.describe()},
+          {"name", d.name},
+          {"cc", std::to_string(d.major) + "." + std::to_string(d.minor)},
+          {"multiprocessors", d.multiprocessors},
+          {"l2_bytes", d.l2Bytes},
+          {"driver", d.driver},
           {"conv_library", ReferenceLibraries::hasConv()}};
 }
 
@@ -169,7 +176,8 @@ MeasureReply WorkerSession::measure(const MeasureRequest& request) {
       initOutputs(stream, exact, false);
       if (byDgemm) {
         libraries_->gemmDouble(stream, ref.gemm, exact.buffers[exact.find(ref.gemm.a)].ptr(),
-                               exact.buffers[exact.find(ref.gemm.b)].ptr(), exact.buffers[exact.find(ref.gemm.c)].ptr());
+                               exact.buffers[exact.find(ref.gemm.b)].ptr(),
+                               exact.buffers[exact.find(ref.gemm.c)].ptr());
       } else {
         LoadedKernel nest(ref.exact);
         nest.launch(stream, exact.buffers);
@@ -179,8 +187,8 @@ MeasureReply WorkerSession::measure(const MeasureRequest& request) {
       // One output against its exact values.
       auto compare = [&](size_t index, CUdeviceptr values, ScalarType type, double bound) {
         const ArraySpec& s = exactSpecs[index];
-        DeviceChecks::Result r = checks.compare(stream, values, type, exact.buffers[index].ptr(), s.type,
-                                                size_t(s.elements()));
+        DeviceChecks::Result r =
+            checks.compare(stream, values, type, exact.buffers[index].ptr(), s.type, size_t(s.elements()));
         return judge(s.name, s.extents, size_t(s.elements()), r.sums, r.worstOut, r.worstRef, bound);
       };
 
@@ -197,7 +205,8 @@ MeasureReply WorkerSession::measure(const MeasureRequest& request) {
         DeviceBuffer scratch;
         bool ran = true;
         try {
-          runLibraryReference(*libraries_, checks, stream, ref, onDevice, libraryResult.ptr(), scratch, request.winograd);
+          runLibraryReference(*libraries_, checks, stream, ref, onDevice, libraryResult.ptr(), scratch,
+                              request.winograd);
         } catch (const CudaError&) {
           throw;
         } catch (const std::runtime_error&) {

@@ -35,7 +35,8 @@ class EpilogueReader {
       if (stmt->kind != NodeKind::Assign)
         return "a loop follows the reduction into a local; a tile applies only element-wise statements at its store";
       if (stmt->accumulate)
-        return "`" + stmt->target.str() + " += ...` after the reduction reduces again; a tile writes each output "
+        return "`" + stmt->target.str() +
+               " += ...` after the reduction reduces again; a tile writes each output "
                "once, after its one reduction";
       ExprPtr value;
       if (std::string why = substituted(stmt->value, value); !why.empty()) return why;
@@ -120,8 +121,7 @@ std::string readLocalAccumulator(const NodePtr& body, LocalAccumulator& accumula
   const Array& local = body->buffer;
   std::vector<NodePtr> stmts = flattenSeq(body->body());
   if (stmts.size() < 3 || stmts[0]->kind != NodeKind::Assign || stmts[0]->accumulate ||
-      stmts[0]->target.array != local.name || stmts[1]->kind != NodeKind::For ||
-      stmts[1]->loopKind != LoopKind::Reduce)
+      stmts[0]->target.array != local.name || stmts[1]->kind != NodeKind::For || stmts[1]->loopKind != LoopKind::Reduce)
     return "the local '" + local.name + "' is not set, reduced into, then used: `" + scalarTypeName(local.type) + " " +
            local.name + " = 0; reduce for (...) " + local.name + " += ...;` and the statements that store it";
   std::set<std::string> locals{local.name};
@@ -130,11 +130,11 @@ std::string readLocalAccumulator(const NodePtr& body, LocalAccumulator& accumula
       if (n.kind == NodeKind::Alloc) locals.insert(n.buffer.name);
     });
   for (const std::string& name : locals)
-    if (readsArray(*stmts[0]->value, name))
-      return "the initialisation of the local '" + local.name + "' reads a local";
+    if (readsArray(*stmts[0]->value, name)) return "the initialisation of the local '" + local.name + "' reads a local";
   const Node* store = nullptr;
   for (size_t s = 2; s < stmts.size() && !store; ++s)
-    store = findNode(*stmts[s], [&](const Node& n) { return n.kind == NodeKind::Assign && !locals.count(n.target.array); });
+    store =
+        findNode(*stmts[s], [&](const Node& n) { return n.kind == NodeKind::Assign && !locals.count(n.target.array); });
   if (!store) return "no statement after the reduction stores the local '" + local.name + "' into an output";
   const Access target = store->target;
   EpilogueReader reader(local, locals, target);

@@ -11,7 +11,7 @@
 namespace cudaburg {
 
 struct LocalAccumulator {
-  NodePtr body;  // initialisation, reduction into the output element, then its epilogue
+  NodePtr body;                         // initialisation, reduction into the output element, then its epilogue
   ScalarType type = ScalarType::Float;  // the local's type: what the tile accumulates in
 };
 

@@ -24,7 +24,8 @@ std::string MmaIdiom::print(const std::vector<std::string>& loops, const TileIdi
          (t.prefetch ? " prefetch" : "");
 }
 
-TransformResult MmaIdiom::apply(const Kernel& kernel, const std::vector<std::string>& loops, const TileIdiom& idiom) const {
+TransformResult MmaIdiom::apply(const Kernel& kernel, const std::vector<std::string>& loops,
+                                const TileIdiom& idiom) const {
   const MmaTile* t = std::get_if<MmaTile>(&idiom);
   if (!t || loops.size() != 3) return TransformResult::refuse("the step has the wrong number of loops or factors");
   return mmaTile(kernel, loops, {t->m, t->n, t->k}, t->prefetch);

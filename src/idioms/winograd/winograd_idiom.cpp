@@ -33,8 +33,10 @@ bool WinogradIdiom::parse(StepReader& in, std::vector<std::string>& loops, TileI
   WinogradTiling t;
   t.m = m;
   std::vector<int64_t> block, thread;
-  if (in.accept("block") && !in.numbers(block, 3, "`block` takes the block's tiles, filters and channels")) return false;
-  if (in.accept("thread") && !in.numbers(thread, 3, "`thread` takes the thread's tiles, filters and points")) return false;
+  if (in.accept("block") && !in.numbers(block, 3, "`block` takes the block's tiles, filters and channels"))
+    return false;
+  if (in.accept("thread") && !in.numbers(thread, 3, "`thread` takes the thread's tiles, filters and points"))
+    return false;
   t.prefetch = in.accept("prefetch");
   if (!block.empty()) t.tiles = block[0], t.filters = block[1], t.channels = block[2];
   if (!thread.empty()) t.threadTiles = thread[0], t.threadFilters = thread[1], t.points = thread[2];
@@ -105,7 +107,8 @@ std::optional<Estimate> WinogradIdiom::estimate(const CandidateShape& s, const G
   const double tiles = static_cast<double>(t.tiles), filters = static_cast<double>(t.filters);
   const double channels = static_cast<double>(t.channels);
   double multiplyAdds = blocks * strips * points * channels * tiles * filters;
-  double reuse = static_cast<double>(t.threadTiles * t.threadFilters) / static_cast<double>(t.threadTiles + t.threadFilters);
+  double reuse =
+      static_cast<double>(t.threadTiles * t.threadFilters) / static_cast<double>(t.threadTiles + t.threadFilters);
   double issue = std::min(1.0, reuse / 2.5);
   double perStrip = tiles * channels * (sandwichOps(w.bt, w.alpha, w.alpha) + 2 * points) +
                     filters * channels * (sandwichOps(w.g, w.alpha, 3) + 9 + points);
@@ -123,10 +126,9 @@ std::optional<Estimate> WinogradIdiom::estimate(const CandidateShape& s, const G
   double waves = std::ceil(blocks / slots);
   double waveEfficiency = blocks / (waves * slots);
   double syncNs = strips * 20.0 * waves;
-  e.ns = (std::max(computeNs, memoryNs) + kImperfectOverlap * std::min(computeNs, memoryNs)) / waveEfficiency + outputNs +
-         syncNs + gpu.launchMicroseconds * 1e3;
+  e.ns = (std::max(computeNs, memoryNs) + kImperfectOverlap * std::min(computeNs, memoryNs)) / waveEfficiency +
+         outputNs + syncNs + gpu.launchMicroseconds * 1e3;
   return e;
 }
-
 
 }  // namespace cudaburg

@@ -9,13 +9,13 @@
 namespace cudaburg::tune::mpi {
 
 enum class Kind : int {
-  Hello = 1,   // rank -> 0: its build and its GPU
-  Welcome,     // 0 -> rank: the list's name and text, and the database's rows to start from
-  Refuse,      // 0 -> rank: why it takes no part
-  Task,        // 0 -> rank: the index of a problem of the list to tune
-  Result,      // rank -> 0: a problem's index, its outcome, its measurements and its files
-  Alive,       // either way, every second: still there
-  Stop,        // 0 -> rank: nothing is left to do
+  Hello = 1,  // rank -> 0: its build and its GPU
+  Welcome,    // 0 -> rank: the list's name and text, and the database's rows to start from
+  Refuse,     // 0 -> rank: why it takes no part
+  Task,       // 0 -> rank: the index of a problem of the list to tune
+  Result,     // rank -> 0: a problem's index, its outcome, its measurements and its files
+  Alive,      // either way, every second: still there
+  Stop,       // 0 -> rank: nothing is left to do
 };
 
 struct Message {

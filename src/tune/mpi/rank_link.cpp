@@ -65,8 +65,10 @@ void RankLink::send(int to, Kind kind, const std::vector<std::string>& parts) {
 void RankLink::reap() {
   for (auto s = sending_.begin(); s != sending_.end();) {
     int done = 0;
-    if (MPI_Test(&s->request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || done) s = sending_.erase(s);
-    else ++s;
+    if (MPI_Test(&s->request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || done)
+      s = sending_.erase(s);
+    else
+      ++s;
   }
 }
 
