@@ -3,8 +3,9 @@
 
 #include "tests/burggen/features_matcher.hpp"
 #include "tests/burggen/kbest_agreement.hpp"
-#include "tests/burggen/sample_assignment.hpp"
 #include "tests/burggen/sample_matcher.hpp"
+// After the matcher, whose prologue declares the tree type and operators it uses.
+#include "tests/burggen/sample_assignment.hpp"
 
 namespace {
 

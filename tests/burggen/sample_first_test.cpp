@@ -1,8 +1,9 @@
 // sample.burg generated with --ties first: of rules of equal cost the one written first wins.
 #include <gtest/gtest.h>
 
-#include "tests/burggen/sample_assignment.hpp"
 #include "tests/burggen/sample_first_matcher.hpp"
+// After the matcher, whose prologue declares the tree type and operators it uses.
+#include "tests/burggen/sample_assignment.hpp"
 
 namespace {
 

@@ -2,8 +2,9 @@
 // generates a matcher that compiles and labels as iburg would.
 #include <gtest/gtest.h>
 
-#include "tests/burggen/sample_assignment.hpp"
 #include "tests/burggen/sample_matcher.hpp"
+// After the matcher, whose prologue declares the tree type and operators it uses.
+#include "tests/burggen/sample_assignment.hpp"
 
 namespace {
 
