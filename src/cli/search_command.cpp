@@ -296,6 +296,10 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
     std::cerr << "cudaburg: error: --arch: '" << f.arch << "' is not an architecture such as sm_90\n";
     return kUsageError;
   }
+  if (std::string why = f.arch.empty() ? "" : whyNvrtcCannotBuild(f.arch); !why.empty()) {
+    std::cerr << "cudaburg: error: --arch " << f.arch << ": " << why << "\n";
+    return kUsageError;
+  }
   if (!f.budget.empty() && !parseBudget(f.budget, options, error)) {
     std::cerr << "cudaburg: error: " << error << "\n";
     return kUsageError;

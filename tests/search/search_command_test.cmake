@@ -18,6 +18,8 @@ expect_failure(2 "--tile: the lower bound is above the upper bound" ${EXAMPLES}/
 expect_failure(2 "--unroll" ${EXAMPLES}/matmul.loop --unroll 3..3)
 expect_failure(2 "--budget" ${EXAMPLES}/matmul.loop --budget 10x)
 expect_failure(2 "--arch" ${EXAMPLES}/matmul.loop --arch turing)
+# An architecture this CUDA's compiler no longer builds for (Pascal): one sentence, before the search.
+expect_failure(2 "--arch sm_60: NVRTC" ${EXAMPLES}/matmul.loop --arch sm_60)
 expect_failure(1 "cannot open" ${WORK}/missing.loop)
 
 execute_process(COMMAND ${CUDABURG} ${EXAMPLES}/matmul.loop -D M=96 -D N=80 -D K=64 --tile 32 --unroll 2

@@ -90,6 +90,19 @@ std::string nvrtcVersionString() {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
+std::string whyNvrtcCannotBuild(const std::string& arch) {
+  int count = 0;
+  if (nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0) return "";  // nothing to tell by
+  std::vector<int> supported(static_cast<size_t>(count));
+  if (nvrtcGetSupportedArchs(supported.data()) != NVRTC_SUCCESS) return "";
+  const std::string digits = arch.substr(3, arch.size() - 3 - (arch.back() == 'a' ? 1 : 0));
+  const int wanted = std::atoi(digits.c_str());
+  if (std::find(supported.begin(), supported.end(), wanted) != supported.end()) return "";
+  std::string list;
+  for (int s : supported) list += (list.empty() ? "sm_" : ", sm_") + std::to_string(s);
+  return "NVRTC " + nvrtcVersionString() + " builds for " + list + ", not " + arch;
+}
+
 std::vector<std::string> nvrtcOptions(const CompileOptions& options, const std::string& target) {
   std::vector<std::string> o = {"--gpu-architecture=" + target, "-default-device", "--std=c++17", "--ptxas-options=-v",
                                 "-I" CUDABURG_CUDA_INCLUDE_DIR};

@@ -41,6 +41,10 @@ struct CompileResult {
 // "13.0": NVRTC's version, part of every cache key.
 std::string nvrtcVersionString();
 
+// Why NVRTC cannot build for `arch` ("sm_NN" or "sm_NNa"): "NVRTC 13.0 builds for sm_75, sm_80,
+// ..., not sm_60"; "" when it can.
+std::string whyNvrtcCannotBuild(const std::string& arch);
+
 // The NVRTC options a compilation for `options` uses (the target given as --gpu-architecture).
 std::vector<std::string> nvrtcOptions(const CompileOptions& options, const std::string& target);
 
