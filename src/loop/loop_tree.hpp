@@ -334,6 +334,10 @@ struct Kernel {
   // tile). A producer warpgroup then fills the next tile's stages while the warpgroups that
   // multiply write the last one back. Only how the GPU runs the tiles changes.
   int64_t persistentBlocks = 0;
+  // Of persistent blocks: the warpgroups that multiply twice over, two groups that take alternate
+  // tiles (ping-pong), so that one group's write-back runs while the other multiplies. The
+  // producer fills the strips of both in the order of the tiles.
+  bool pingPong = false;
   // What the tiles compute with (src/idioms/tile_idiom.hpp), set by the step that makes them:
   // SIMT, each iteration of the block loops a thread; mma.sync (the mma step), each a warp (rule 7
   // above); wgmma (the wgmma step), each a warpgroup of 4 warps (128 threads) whose accumulation

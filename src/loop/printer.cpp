@@ -207,7 +207,8 @@ std::string printKernel(const Kernel& kernel) {
   if (kernel.rasterRows > 0)
     out += "// blocks numbered " + std::to_string(kernel.rasterRows) + " rows of grid.y at a time (rastered)\n";
   if (kernel.persistentBlocks > 0)
-    out += "// " + std::to_string(kernel.persistentBlocks) + " persistent blocks take the grid's tiles in turn\n";
+    out += "// " + std::to_string(kernel.persistentBlocks) + " persistent blocks take the grid's tiles in turn" +
+           (kernel.pingPong ? ", two groups of the warpgroups that multiply alternate tiles (ping-pong)" : "") + "\n";
   if (!kernel.peeled.empty()) {
     out += "// edges run apart (peeled):";
     for (const std::string& name : kernel.peeled) out += " " + name;

@@ -49,6 +49,7 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   };
   int64_t threadsX = ceilDiv(s.blockCols, s.threadCols), threadsY = ceilDiv(s.blockRows, s.threadRows);
   int64_t threads = product(product(threadsX, threadsY), warpGroups ? 128 : tensorCores ? 32 : 1);
+  if (s.pingPong) threads = product(threads, 2);  // two groups of the warpgroups that multiply
   // Accumulators, one operand column and row, addresses and loop state (tensor cores: a lane's
   // share of the warp's accumulators and of one k step's fragments; wgmma reads its operands from
   // shared memory: a lane's share of the warpgroup's accumulators, descriptors and addresses).
@@ -264,8 +265,8 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   int outputBytes = tensorCores ? 4 : s.elementBytes;
   double outputNs = static_cast<double>(s.rows) * s.cols * s.outer * s.serial * outputBytes * outputWrites /
                     gpu.memoryGBps * (s.vectorized ? 0.9 : 1.0);  // 128-bit stores: fewer transactions
-  // Persistent blocks write a tile back while their producer fills the next tile's stages: only
-  // each block's last write-back shows.
+  // Persistent blocks write a tile back while their producer fills the next tile's stages (and,
+  // ping-pong, while the other group multiplies): only each block's last write-back shows.
   if (s.persistentBlocks > 0) outputNs /= std::ceil(blocks / static_cast<double>(s.persistentBlocks));
   // The last part of each tile adds the others' sums up alone, at a multiprocessor's share of L2.
   if (s.workspaceSplit)

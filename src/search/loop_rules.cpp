@@ -409,10 +409,11 @@ Fragment LoopRules::resident(Fragment f, int64_t bounded) const {
 
 Fragment LoopRules::persistent(Fragment f, int64_t on) const {
   if (on == 0 || !f.refused.empty()) return f;
-  const CandidateShape& s = f.shape;
+  CandidateShape& s = f.shape;
   const WgmmaTile* wgmma = wgmmaOf(s.idiom);
+  s.pingPong = on == 2;
   Estimate e = estimate(s, gpu_);
-  const int64_t blocks = e.blocksPerSm * gpu_.multiprocessors;
+  const int64_t blocks = e.blocksPerSm * gpu_.multiprocessors * (s.pingPong ? 2 : 1);
   const int64_t tiles = ceilDiv(s.rows, s.blockRows) * ceilDiv(s.cols, s.blockCols) * s.outer * s.split;
   if (!wgmma || wgmma->producer == WgmmaProducer::None)
     f.refused = "only a producer warpgroup fills a next tile's stages";
@@ -425,8 +426,10 @@ Fragment LoopRules::persistent(Fragment f, int64_t on) const {
   else if (tiles <= blocks)
     f.refused = "every tile has a block of its own at once";
   if (!f.refused.empty()) return f;
-  f.shape.persistentBlocks = blocks;
-  f.inTile.push_back(makeStep(StepKind::Persistent, {}, {blocks}));
+  s.persistentBlocks = e.blocksPerSm * gpu_.multiprocessors;
+  std::vector<int64_t> factors = {s.persistentBlocks};
+  if (s.pingPong) factors.push_back(1);
+  f.inTile.push_back(makeStep(StepKind::Persistent, {}, factors));
   return f;
 }
 

@@ -136,8 +136,9 @@ class LoopRules {
   // block a multiprocessor), or none (0).
   Fragment resident(Fragment tiled, int64_t bounded) const;
   // Blocks that stay and take the tiles in turn, as many as fit on the GPU at once (persistent 1;
-  // 0 keeps a block a tile): refused but for wgmma tiles with a producer warpgroup (not tf32x3's),
-  // and where every tile gets a block of its own at once.
+  // 0 keeps a block a tile; 2: with two groups of the warpgroups that multiply, on alternate
+  // tiles, ping-pong): refused but for wgmma tiles with a producer warpgroup (not tf32x3's), and
+  // where every tile gets a block (ping-pong: a group) of its own at once.
   Fragment persistent(Fragment tiled, int64_t on) const;
   // No parallel loop has `loop` as its body: it is the outermost of its perfect nest.
   bool outermostParallel(const Node* loop) const;

@@ -32,7 +32,8 @@ std::vector<int64_t> decisions(const CandidateShape& s) {
                          s.prefetched,
                          s.residentBlocks,
                          s.tabled,
-                         s.persistentBlocks};
+                         s.persistentBlocks,
+                         s.pingPong};
   std::vector<int64_t> idiom = idiomDecisions(s.idiom);
   d.insert(d.end(), idiom.begin(), idiom.end());
   return d;

@@ -23,7 +23,7 @@ TransformResult keepResident(const Kernel& kernel, int64_t blocks) {
   return TransformResult::success(std::move(out));
 }
 
-TransformResult runPersistent(const Kernel& kernel, int64_t blocks) {
+TransformResult runPersistent(const Kernel& kernel, int64_t blocks, bool pingPong) {
   if (blocks < 1 || blocks > 65535)
     return TransformResult::refuse("persistent blocks number 1 to 65535, not " + std::to_string(blocks));
   if (!kernel.wgmmaProducer())
@@ -34,6 +34,7 @@ TransformResult runPersistent(const Kernel& kernel, int64_t blocks) {
     return TransformResult::refuse("a tf32x3 producer splits its last strips after its loop: not across tiles");
   Kernel out = kernel;
   out.persistentBlocks = blocks;
+  out.pingPong = pingPong;
   return TransformResult::success(std::move(out));
 }
 

@@ -39,7 +39,7 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Raster, "raster", "raster ROWS"},
     {StepKind::Prefetch, "prefetch", "prefetch LOOP"},
     {StepKind::Resident, "resident", "resident BLOCKS"},
-    {StepKind::Persistent, "persistent", "persistent BLOCKS"},
+    {StepKind::Persistent, "persistent", "persistent BLOCKS [pingpong]"},
     {StepKind::Winograd, "winograd", nullptr},
 };
 
@@ -327,6 +327,7 @@ class Parser : public StepReader {
         int64_t blocks = 0;
         ok = number(blocks, "the blocks that take the tiles in turn");
         step.factors = {blocks};
+        if (ok && accept("pingpong")) step.factors.push_back(1);
         break;
       }
       case StepKind::Map: {
@@ -427,10 +428,11 @@ std::string RecipeStep::str() const {
       return s + " " + loops.at(0) + " " + loops.at(1);
     case StepKind::Distribute:
       return s + " " + loops.at(0);
+    case StepKind::Persistent:
+      return s + " " + std::to_string(factors.at(0)) + (factors.size() > 1 && factors[1] ? " pingpong" : "");
     case StepKind::Lanes:
     case StepKind::Raster:
     case StepKind::Resident:
-    case StepKind::Persistent:
       return s + " " + joinList(factors);
     case StepKind::Collapse:
       return s + " " + joinList(loops) + (into.empty() ? "" : " into " + joinList(into));
@@ -542,7 +544,8 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
       if (arity(0, 1)) return keepResident(kernel, step.factors[0]);
       break;
     case StepKind::Persistent:
-      if (arity(0, 1)) return runPersistent(kernel, step.factors[0]);
+      if (arity(0, 1) || arity(0, 2))
+        return runPersistent(kernel, step.factors[0], step.factors.size() > 1 && step.factors[1] != 0);
       break;
   }
   return TransformResult::refuse("the step has the wrong number of loops or factors");

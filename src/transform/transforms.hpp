@@ -134,8 +134,10 @@ TransformResult keepResident(const Kernel& kernel, int64_t blocks);
 // Launches at most `blocks` blocks, each taking the tiles of the 2-D grid in turn
 // (Kernel::persistentBlocks), so that a wgmma tile's producer warpgroup fills the next tile's
 // stages while the last tile is written back. Only for wgmma tiles with a producer (not tf32x3's
-// splitting one). Only how the GPU runs it changes.
-TransformResult runPersistent(const Kernel& kernel, int64_t blocks);
+// splitting one). With `pingPong`, the warpgroups that multiply are launched twice over, two
+// groups that take alternate tiles (Kernel::pingPong): one writes its tile back while the other
+// multiplies. Only how the GPU runs it changes.
+TransformResult runPersistent(const Kernel& kernel, int64_t blocks, bool pingPong = false);
 
 // Tensor cores as instruction selection: the register tile of loops i, j (after registerTile)
 // whose reduction loop k runs right around its block loops becomes a warp's tile of mma.sync

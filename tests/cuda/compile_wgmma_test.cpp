@@ -256,8 +256,11 @@ TEST(CompileWgmma, TmaProducersCompileForSm90a) {
 // Persistent blocks, by the TMA's producer thread and by cp.async's producer warpgroup: their loop
 // over tiles compiles for sm_90a with everything in registers.
 TEST(CompileWgmma, PersistentBlocksCompileForSm90a) {
-  for (const std::string& recipe : {wgmmaRecipe("128,256", "64,256", 256, 4, " producer tma; persistent 132"),
-                                    wgmmaRecipe("128,128", "64,128", 128, 3, " producer; persistent 264")}) {
+  for (const std::string& recipe :
+       {wgmmaRecipe("128,256", "64,256", 256, 4, " producer tma; persistent 132"),
+        wgmmaRecipe("128,128", "64,128", 128, 3, " producer; persistent 264"),
+        wgmmaRecipe("64,256", "64,256", 256, 4, " producer tma; persistent 132 pingpong"),
+        wgmmaRecipe("128,128", "128,128", 128, 4, " producer tma; persistent 132 pingpong")}) {
     SCOPED_TRACE(recipe);
     auto k = testing::emittedKernel("hgemm.loop", {{"M", 4096}, {"N", 4096}, {"K", 1024}}, recipe);
     ASSERT_TRUE(k);

@@ -338,6 +338,48 @@ TEST(EmitWgmma, PersistentBlocksTakeTheTilesInTurn) {
   EXPECT_EQ(one->source.find("block_tile"), std::string::npos);
 }
 
+// `persistent 132 pingpong` on 64 x 256 tiles of one warpgroup: two groups of it (block.y 0 and
+// 1) take alternate tiles, the producer (block.y 2) fills the strips of all of them in turn; each
+// strip is one group's, so its empty barrier waits for 128 threads; a group takes a tile's strips
+// once the group before is done with the tile before's (a barrier's parity tells one round from
+// the next only); both groups' warpgroups sit at row 0 of their tile.
+TEST(EmitWgmma, PingPongGroupsTakeAlternateTiles) {
+  const std::string recipe =
+      "tile i,j 64,256; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j 64,256; strip k "
+      "64; stage A at k_o swizzle; stage B at k_o swizzle slabs 64; map k_o async 4; unroll k 64; wgmma i,j,k "
+      "64,256,16 producer tma; persistent 132 pingpong; raster 8";
+  auto k = testing::emittedKernel("hgemm.loop", {{"M", 4096}, {"N", 4096}, {"K", 1024}}, recipe);
+  ASSERT_TRUE(k);
+  const std::string& src = k->source;
+  EXPECT_EQ(k->grid[0], 132u);
+  EXPECT_EQ(k->block[0], 128u);
+  EXPECT_EQ(k->block[1], 3u);
+  for (const char* text :
+       {"const unsigned tile_group = threadIdx.y < 2 ? threadIdx.y : 0u;",
+        "const unsigned tile_stride = threadIdx.y < 2 ? 2u : 1u;",
+        "for (unsigned block_tile = blockIdx.x + tile_group * gridDim.x, tile_turn = tile_group; block_tile < 1024u; "
+        "block_tile += tile_stride * gridDim.x, tile_turn += tile_stride) {",
+        "mbarrier_init(&wgmma_empty[s], 128);", "if (threadIdx.y == 2) {  // the producer warpgroup",
+        "for (int g = 0; g < 2; ++g) mbarrier_init(&tile_order[g], 128);",
+        "if (tile_turn > 0) mbarrier_wait(&tile_order[tile_turn % 2], ((tile_turn - 1) / 2) & 1);",
+        "mbarrier_arrive(&tile_order[(tile_turn + 1) % 2]);", "const int stage_slot = (tile_turn * 16 + k_o / 64) % 4"})
+    EXPECT_NE(src.find(text), std::string::npos) << text << "\n" << src;
+  // A group's warpgroup is at row 0 of its tile, the producer past it: the write-back's guard
+  // leaves the producer out.
+  EXPECT_NE(src.find("const int warp_y = (threadIdx.y == 2 ? 1 : 0);"), std::string::npos) << src;
+  EXPECT_NE(src.find("if (i_o2 < i_o + 64) {"), std::string::npos) << src;
+  // Two warpgroups a tile: four groups' rows and the producer's.
+  auto two = testing::emittedKernel("hgemm.loop", {{"M", 4096}, {"N", 4096}, {"K", 1024}},
+                                    kWgmma128x256 + " producer tma; persistent 66 pingpong");
+  ASSERT_TRUE(two);
+  EXPECT_EQ(two->block[1], 5u);
+  EXPECT_NE(two->source.find("const unsigned tile_group = threadIdx.y < 4 ? threadIdx.y / 2u : 0u;"),
+            std::string::npos);
+  EXPECT_NE(two->source.find("const int warp_y = (threadIdx.y == 4 ? 2 : threadIdx.y % 2);"), std::string::npos)
+      << two->source;
+  EXPECT_NE(two->source.find("mbarrier_init(&wgmma_empty[s], 256);"), std::string::npos);
+}
+
 // Persistent blocks need a producer warpgroup to fill the next tile's stages: refused without one,
 // and for tf32x3's splitting producer, each with its sentence.
 TEST(EmitWgmma, PersistentBlocksNeedAProducer) {
@@ -351,6 +393,10 @@ TEST(EmitWgmma, PersistentBlocksNeedAProducer) {
   auto recipe = parseRecipe(recipeFile, recipeDiags);
   ASSERT_TRUE(recipe) << recipeDiags.str();
   EXPECT_EQ(printRecipeLine(*recipe), kWgmma128x256 + "; persistent 132");
+  common::SourceFile pingPongFile("recipe", kWgmma128x256 + "; persistent 132 pingpong");
+  auto pingPong = parseRecipe(pingPongFile, recipeDiags);
+  ASSERT_TRUE(pingPong) << recipeDiags.str();
+  EXPECT_EQ(printRecipeLine(*pingPong), kWgmma128x256 + "; persistent 132 pingpong");
   TransformResult t = applyRecipe(*kernel, *recipe);
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.reason.find("only wgmma tiles with a producer run so"), std::string::npos) << t.reason;

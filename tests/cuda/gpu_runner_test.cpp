@@ -624,6 +624,34 @@ TEST_F(GpuRunner, WgmmaTmaProductsVerifyAgainstGemmEx) {
     expectVerified(c, 2);
 }
 
+// Persistent blocks, few enough that each takes many tiles, the edges' tiles among them; and
+// ping-pong groups of warpgroups on alternate tiles (one warpgroup a tile, and two), with and
+// without a group of wgmma in flight, and a linear layer's bias added at the write-back; against
+// cublasGemmEx (and cuBLASLt's BIAS epilogue).
+TEST_F(GpuRunner, PersistentAndPingPongProductsVerifyAgainstGemmEx) {
+  if (runner_->arch() != "sm_90") GTEST_SKIP() << "wgmma runs on sm_90 only, not on " << runner_->device();
+  for (const ProductCase& c :
+       {ProductCase{"hgemm.loop",
+                    {{"M", 1000}, {"N", 1000}, {"K", 1000}},
+                    wgmmaRecipe("128,128", "64,128", 128, 3, " producer tma; persistent 5")},
+        ProductCase{"hgemm.loop",
+                    {{"M", 1024}, {"N", 1024}, {"K", 520}},
+                    wgmmaRecipe("64,256", "64,256", 256, 4, " producer tma; persistent 3 pingpong; raster 8")},
+        ProductCase{"hgemm.loop",
+                    {{"M", 1000}, {"N", 1000}, {"K", 1000}},
+                    wgmmaRecipe("128,128", "128,128", 128, 4, " wait 0 producer tma; persistent 7 pingpong")},
+        ProductCase{"bf16gemm.loop",
+                    {{"M", 520}, {"N", 392}, {"K", 200}},
+                    wgmmaRecipe("128,128", "64,128", 128, 3, " producer; persistent 2 pingpong")},
+        ProductCase{"linear_half.loop",
+                    {{"M", 1024}, {"N", 768}, {"K", 320}},
+                    "tile i,j 64,256; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j "
+                    "64,256; strip k 64; stage X at k_o swizzle; stage W at k_o swizzle slabs 64; map k_o async 4; "
+                    "unroll k 64; wgmma i,j,k 64,256,16 producer tma; persistent 9 pingpong",
+                    "cuBLASLt matmul"}})
+    expectVerified(c, c.recipe.find("producer tma") != std::string::npos ? 2 : 0);
+}
+
 // tf32 with the instruction's M along the columns and A from registers (wgmma j,i,k): B staged as
 // it lies in slabs of 32 columns, the threads loading their A fragments from it, the accumulators
 // holding C transposed. Whole products at 4096^3 and smaller, uneven ones (tiles past every

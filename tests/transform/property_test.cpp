@@ -102,6 +102,7 @@ class RecipeGenerator {
       case StepKind::Persistent:
         s.loops.clear();
         s.factors = {pick({0, 1, 132})};
+        if (coin()) s.factors.push_back(1);  // ping-pong
         break;
       case StepKind::Winograd:
         break;  // not drawn: it takes a whole convolution as written

@@ -267,8 +267,10 @@ LaunchPlanResult planLaunch(const Kernel& kernel, std::optional<ScalarType> elem
           "a producer warpgroup takes a row of block.y: the warpgroups that multiply must be one along block.x";
       return result;
     }
-    plan.block[1] += 1;
+    if (kernel.pingPong) plan.tileGroups = 2;
+    plan.block[1] = plan.block[1] * plan.tileGroups + 1;
     plan.sharedBytes += (kernel.wgmmaSplitBuffer().empty() ? 2 : 3) * 8 * kernel.asyncStages;
+    if (plan.tileGroups > 1) plan.sharedBytes += 8 * plan.tileGroups;  // the barriers that order the groups' turns
   }
   if (kernel.persistentBlocks > 0) {
     if (plan.naive || plan.grid[2] != 1) {

@@ -43,8 +43,13 @@ struct LaunchPlan {
   // Persistent blocks (Kernel::persistentBlocks): `grid` is then the grid of tiles, which that
   // many blocks at most, launched along x, take in turn (0: a block a tile).
   int64_t persistentBlocks = 0;
+  // The groups of the warpgroups that multiply, each a tile's (Kernel::pingPong: 2, taking
+  // alternate tiles); a producer warpgroup follows them along block.y.
+  int64_t tileGroups = 1;
 
   int64_t threads() const { return block[0] * block[1] * block[2]; }
+  // Rows of block.y a tile's warpgroups that multiply take; the producer's row is the last.
+  int64_t consumerRows() const { return (block[1] - 1) / tileGroups; }
   int64_t tiles() const { return grid[0] * grid[1] * grid[2]; }
   // The grid launched: the grid of tiles, or the persistent blocks that take its tiles in turn.
   std::array<int64_t, 3> launched() const {

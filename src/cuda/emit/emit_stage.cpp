@@ -605,7 +605,9 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
 void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, const Scope& inner,
                                              const std::function<void(const std::string& slot)>& issue) {
   if (isPeeled(loop.index)) return refuse("a loop pipelined by a producer warpgroup runs whole, not peeled");
-  const int64_t buffers = kernel_.asyncStages, consumers = plan_.block[1] - 1;
+  // The warpgroups that multiply a tile: each strip is theirs alone, even where ping-pong groups
+  // take alternate tiles.
+  const int64_t buffers = kernel_.asyncStages, consumers = plan_.consumerRows();
   const std::string b = std::to_string(buffers);
   const bool split = !kernel_.wgmmaSplitBuffer().empty();
   // A persistent block's strips are numbered on from tile to tile, the barriers' phases with them:
@@ -630,6 +632,10 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
                   ");  // every consumer thread");
   if (split) setup.push_back("    mbarrier_init(&wgmma_ready[s], 128);  // the producer's threads, the strip split");
   setup.push_back("  }");
+  if (plan_.tileGroups > 1)
+    setup.push_back("  for (int g = 0; g < " + std::to_string(plan_.tileGroups) +
+                    "; ++g) mbarrier_init(&tile_order[g], " + std::to_string(128 * consumers) +
+                    ");  // a group's threads, done with a tile's strips");
   if (kernel_.wgmmaTma()) setup.push_back("  mbarrier_init_fence();  // the barriers set up for the TMA's copies too");
   setup.push_back("}");
   setup.push_back("__syncthreads();");
@@ -644,7 +650,7 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
   body.ranges.bindLoop(loop, inner.ranges.loopIndexRange(loop, trips));
   const PipelineParts parts = pipelineParts(loop);
   for (const Node* n : parts.buffers) body.slots[n->buffer.name] = "stage_slot";
-  open("if (threadIdx.y == " + std::to_string(consumers) + ") {  // the producer warpgroup");
+  open("if (threadIdx.y == " + std::to_string(plan_.block[1] - 1) + ") {  // the producer warpgroup");
   if (split) {
     emitProducerSplit(header, slot, inner, [&] { issue("stage_slot"); });
   } else if (kernel_.wgmmaTma()) {
@@ -667,6 +673,13 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
     line("async_wait<0>();  // the last copies landed before the producer's threads end");
   }
   otherwise("the warpgroups that multiply");
+  // Ping-pong groups take their tiles' strips in the order of the tiles: a barrier's phase parity
+  // tells one round from the next only, so a group waits for the group before to have taken its
+  // strips (tile_order[turn % groups] completes as that group is done with them).
+  const std::string groups = std::to_string(plan_.tileGroups);
+  if (plan_.tileGroups > 1)
+    line("if (tile_turn > 0) mbarrier_wait(&tile_order[tile_turn % " + groups + "], ((tile_turn - 1) / " + groups +
+         ") & 1);  // the tile before's strips taken");
   open(header);
   line(slot);
   if (split)
@@ -687,6 +700,9 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
     line("if (" + iterationText(loop) + " > 0) mbarrier_arrive(&wgmma_empty[(stage_slot + " +
          std::to_string(buffers - 1) + ") % " + b + "]);  // done with the strip before");
   close();
+  if (plan_.tileGroups > 1)
+    line("mbarrier_arrive(&tile_order[(tile_turn + 1) % " + groups +
+         "]);  // the next tile's group may take its strips");
   line("wgmma_wait<0>();  // every wgmma done: the accumulators may be read");
   if (persistent && kernel_.wgmmaPending() > 0)
     line("mbarrier_arrive(&wgmma_empty[(tile_turn * " + std::to_string(trips) + " + " + std::to_string(trips - 1) +

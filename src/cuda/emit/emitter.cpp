@@ -379,7 +379,8 @@ void KernelWriter::emitBlockLoop(const Node& loop, const Scope& scope) {
   // In warp tiles (rule 7 of loop_tree.hpp) an iteration is a warp: 32 threads along x.
   std::string unit = kernel_.warpTiles() ? "warp_" : "thread_";
   int64_t units = plan_.block[axis] / (kernel_.warpTiles() && axis == 0 ? threadsPerTile() : 1);
-  if (position_.consumers() && axis == 1) --units;  // the producer warpgroup, the last along y, is elsewhere
+  // The producer warpgroup, the last along y, is elsewhere; a ping-pong group has its own rows.
+  if (position_.consumers() && axis == 1) units = plan_.consumerRows();
   std::string note = kernel_.warpGroupTiles() ? ", a warpgroup an iteration"
                      : kernel_.warpTiles()    ? ", a warp an iteration"
                                               : "";
@@ -625,15 +626,19 @@ void KernelWriter::declareShared(const Node& alloc, int copies) {
 std::vector<std::string> KernelWriter::barrierDeclarations(int64_t buffers) {
   const std::string b = std::to_string(buffers);
   const bool split = !kernel_.wgmmaSplitBuffer().empty();
-  if (!plan_.dynamicShared)
-    return {"__shared__ __align__(8) unsigned long long wgmma_full[" + b + "], wgmma_empty[" + b + "]" +
-            (split ? ", wgmma_ready[" + b + "]" : "") + ";"};
-  std::vector<std::string> names = {"wgmma_full", "wgmma_empty"}, out;
-  if (split) names.push_back("wgmma_ready");
-  for (const std::string& name : names)
-    out.push_back(std::string("unsigned long long* ") + name +
-                  " = reinterpret_cast<unsigned long long*>(shared_memory + " +
-                  std::to_string(shared_.take(8 * buffers)) + ");");
+  std::vector<std::pair<std::string, int64_t>> arrays = {{"wgmma_full", buffers}, {"wgmma_empty", buffers}};
+  if (split) arrays.push_back({"wgmma_ready", buffers});
+  if (plan_.tileGroups > 1) arrays.push_back({"tile_order", plan_.tileGroups});  // ping-pong's turns
+  std::vector<std::string> out;
+  if (!plan_.dynamicShared) {
+    std::string names;
+    for (const auto& [name, count] : arrays)
+      names += (names.empty() ? "" : ", ") + name + "[" + std::to_string(count) + "]";
+    return {"__shared__ __align__(8) unsigned long long " + names + ";"};
+  }
+  for (const auto& [name, count] : arrays)
+    out.push_back("unsigned long long* " + name + " = reinterpret_cast<unsigned long long*>(shared_memory + " +
+                  std::to_string(shared_.take(8 * count)) + ");");
   return out;
 }
 
@@ -760,6 +765,10 @@ EmitResult KernelWriter::write() {
     bounds += ", " + std::to_string(kernel_.residentBlocks);
     out.limitsRegisters = true;
   }
+  if (plan_.tileGroups > 1 && text_.str().find("__syncthreads()") != std::string::npos)
+    refuse(
+        "ping-pong groups multiply different tiles at once: a barrier of the whole block within a tile would "
+        "wait for both");
   if (!refusal_.empty()) {
     result.reason = refusal_;
     return result;

@@ -46,9 +46,7 @@ std::string KernelPrologue::text(const ScopedText& body, const std::vector<std::
   } else {
     for (int a = 0; a < 3; ++a) {
       std::string t = std::string("thread_") + kAxis[a];
-      if (used_.count(t))
-        out += "  const " + index_ + " " + t + " = " +
-               (plan_.block[a] > 1 ? std::string("threadIdx.") + kAxis[a] : "0") + ";\n";
+      if (used_.count(t)) out += "  const " + index_ + " " + t + " = " + threadIndex(a) + ";\n";
     }
   }
   const bool persistent = plan_.persistentBlocks > 0;
@@ -64,11 +62,38 @@ std::string KernelPrologue::text(const ScopedText& body, const std::vector<std::
     for (const std::string& l : beforeTiles) out += "  " + l + "\n";
     out += "  // persistent: the block takes tile after tile of the " + std::to_string(plan_.grid[1]) + " x " +
            std::to_string(plan_.grid[0]) + " grid, its turns numbered from 0\n";
-    out += "  for (unsigned block_tile = blockIdx.x, tile_turn = 0; block_tile < " + std::to_string(plan_.tiles()) +
-           "u; block_tile += gridDim.x, ++tile_turn) {\n";
+    if (plan_.tileGroups > 1) {
+      // Ping-pong: the groups of the warpgroups that multiply take alternate tiles; the producer
+      // (the last row of block.y) fills the strips of all of them, in the order of the tiles.
+      const std::string rows = std::to_string(plan_.consumerRows() * plan_.tileGroups),
+                        groups = std::to_string(plan_.tileGroups);
+      out += "  // ping-pong: " + groups + " groups of the warpgroups that multiply take alternate tiles\n";
+      const std::string group =
+          plan_.consumerRows() > 1 ? "threadIdx.y / " + std::to_string(plan_.consumerRows()) + "u" : "threadIdx.y";
+      out += "  const unsigned tile_group = threadIdx.y < " + rows + " ? " + group + " : 0u;\n";
+      out += "  const unsigned tile_stride = threadIdx.y < " + rows + " ? " + groups + "u : 1u;\n";
+      out += "  for (unsigned block_tile = blockIdx.x + tile_group * gridDim.x, tile_turn = tile_group; block_tile < " +
+             std::to_string(plan_.tiles()) + "u; block_tile += tile_stride * gridDim.x, tile_turn += tile_stride) {\n";
+    } else {
+      out += "  for (unsigned block_tile = blockIdx.x, tile_turn = 0; block_tile < " + std::to_string(plan_.tiles()) +
+             "u; block_tile += gridDim.x, ++tile_turn) {\n";
+    }
     out += indented(blockCoordinates("block_tile"));
   }
   return out;
+}
+
+// A thread's place along block axis `a` in its tile: with ping-pong groups (LaunchPlan::tileGroups),
+// each group's rows of block.y start from 0, and the producer's row follows them (past the tile, so
+// that the guards of what the tile's warpgroups run leave it out).
+std::string KernelPrologue::threadIndex(int a) const {
+  if (a == 1 && plan_.tileGroups > 1) {
+    const int64_t rows = plan_.consumerRows();
+    const std::string producer = std::to_string(plan_.block[1] - 1);
+    return "(threadIdx.y == " + producer + " ? " + std::to_string(rows) + " : " +
+           (rows > 1 ? "threadIdx.y % " + std::to_string(rows) : std::string("0")) + ")";
+  }
+  return plan_.block[a] > 1 ? std::string("threadIdx.") + kAxis[a] : "0";
 }
 
 std::string KernelPrologue::blockCoordinates(const std::string& linear) const {
@@ -123,8 +148,7 @@ std::string KernelPrologue::laneCoordinates() const {
   std::string shift = unit == 128 ? "7" : "5";
   if (used_.count("warp_x"))
     out += "  const int warp_x = " + (plan_.block[0] > unit ? "threadIdx.x >> " + shift : std::string("0")) + ";\n";
-  if (used_.count("warp_y"))
-    out += "  const int warp_y = " + std::string(plan_.block[1] > 1 ? "threadIdx.y" : "0") + ";\n";
+  if (used_.count("warp_y")) out += "  const int warp_y = " + threadIndex(1) + ";\n";
   if (used_.count("warp_z"))
     out += "  const int warp_z = " + std::string(plan_.block[2] > 1 ? "threadIdx.z" : "0") + ";\n";
   out += "  const int mma_lane = threadIdx.x & 31;\n";

@@ -34,6 +34,7 @@ class KernelPrologue {
   std::string rasteredBlocks(
       const std::string& linear) const;  // block_y and block_x of a rastered grid (Kernel::rasterRows)
   std::string laneCoordinates() const;   // warps' and lanes' of tensor-core tiles
+  std::string threadIndex(int axis) const;
 
   const Kernel& kernel_;
   const LaunchPlan& plan_;
