@@ -25,6 +25,7 @@
 #include "src/search/best_program.hpp"
 #include "src/search/loops_matcher.hpp"
 #include "src/search/search.hpp"
+#include "src/target/gpu_target.hpp"
 
 namespace cudaburg::cli {
 
@@ -344,7 +345,9 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
               << ") cannot run code built for it; leave --arch out, or search on such a GPU\n";
     return kUsageError;
   }
-  if (runner.available() && space.precision == Precision::Tf32 && !binaryRunsOn("sm_80", runner.arch())) {
+  // TF32 needs tensor cores that take it (sm_80 and later), whatever the binary is built for.
+  if (runner.available() && space.precision == Precision::Tf32 &&
+      !GpuTarget::forArchitecture(runner.arch()).hasMmaSync()) {
     std::cerr << "cudaburg: error: --precision tf32: the GPU (" << runner.arch()
               << ") has no TF32 tensor cores (sm_80 and later); use --precision strict\n";
     return kUsageError;
