@@ -2,15 +2,18 @@
 // rows; its threads are BM / TM rows by P = BN / TN columns of threads:
 //   - the first product: each thread sums TM rows by F / P hidden columns (every P-th, so that a
 //     warp's reads of a strip of W1 are consecutive) in registers, over strips of S of the
-//     reduction staged in shared memory (X's strip transposed, its rows padded by one);
+//     reduction staged in shared memory (X's strip transposed, its rows padded by one), each strip
+//     read 4 floats at a time into registers while the block multiplies the one before;
 //   - its epilogue applied to each sum, which is stored in H (an output of the kernel) and kept in
 //     shared memory, the block's BM rows of H padded by one float against bank conflicts;
 //   - the second product: Y's columns BN at a time, each thread TM x TN of them (every P-th
-//     column), reading H from shared memory and W2 a strip of S at a time, then its epilogue and
-//     the store. H never goes back through device memory, and one launch does both.
+//     column), reading H from shared memory and W2 a strip of S at a time (read ahead likewise),
+//     then its epilogue and the store. H never goes back through device memory, and one launch
+//     does both.
 #include "src/cuda/emit/emit_back_to_back.hpp"
 
 #include <sstream>
+#include <vector>
 
 #include "src/idioms/back_to_back/back_to_back_tiling.hpp"
 
@@ -97,11 +100,78 @@ class BackToBackWriter {
            eachElement(t.threadRows, cols, acc + "[i][j] = fmaf(a[i], b[j], " + acc + "[i][j]);", in) + indent + "}\n";
   }
 
+  // A strip copied from device into shared memory 4 floats at a time through registers `regs`,
+  // so that the next strip's reads are in flight while the block works on this one: `vectors`
+  // float4s, `width` of them a row; the v-th read at `from` and stored by `to`, both written in
+  // terms of its `row` and `col` (its column of 4) and, in `from`, the strip's `start`.
+  struct StripCopy {
+    std::string regs;
+    int64_t vectors = 0, width = 0;
+    std::string from, to;
+  };
+
+  int64_t items(const StripCopy& c) const { return (c.vectors + t_.threads() - 1) / t_.threads(); }
+
+  // Each of a thread's vectors of `c`: `statement` with v, row and col set.
+  std::string eachVector(const StripCopy& c, const std::string& statement, const std::string& indent) const {
+    std::string guard = c.vectors % t_.threads() ? "if (v < " + n(c.vectors) + ") " : "";
+    return indent + "#pragma unroll\n" + indent + "for (int q = 0; q < " + n(items(c)) + "; ++q) {\n" + indent +
+           "  const int v = threadIdx.x + q * " + n(t_.threads()) + ", row = v / " + n(c.width) + ", col = v % " +
+           n(c.width) + ";\n" + indent + "  " + guard + statement + "\n" + indent + "}\n";
+  }
+  std::string load(const StripCopy& c, const std::string& start, const std::string& indent) const {
+    std::string from = c.from;
+    from.replace(from.find("START"), 5, start);
+    return eachVector(c, c.regs + "[q] = *reinterpret_cast<const float4*>(" + from + ");", indent);
+  }
+  std::string store(const StripCopy& c, const std::string& indent) const {
+    return eachVector(
+        c,
+        "{\n" + indent + "    const float4 r = " + c.regs + "[q];\n" + indent + "    " + c.to + "\n" + indent + "  }",
+        indent);
+  }
+  // Shared elements `at` with '$' standing for 0 to 3 set to r.x to r.w.
+  static std::string fourStores(const std::string& at) {
+    std::string s;
+    const char* lanes[] = {"x", "y", "z", "w"};
+    for (int q = 0; q < 4; ++q) {
+      std::string place = at;
+      place.replace(place.find('$'), 1, std::to_string(q));
+      s += (q ? " " : "") + place + " = r." + lanes[q] + ";";
+    }
+    return s;
+  }
+
+  // The loop over a reduction of `length` in strips: the first strip copied before it, the next
+  // one's reads in flight during each strip's multiply-adds, stored after them.
+  std::string strips(const std::string& index, int64_t length, const std::vector<const StripCopy*>& copies,
+                     const std::string& work, const std::string& indent) const {
+    const int64_t s = t_.tile.depth;
+    std::string text;
+    for (const StripCopy* c : copies) text += indent + "float4 " + c->regs + "[" + n(items(*c)) + "];\n";
+    for (const StripCopy* c : copies) text += load(*c, "0", indent);
+    for (const StripCopy* c : copies) text += store(*c, indent);
+    text += indent + "__syncthreads();\n" + indent + "for (int " + index + " = 0; " + index + " < " + n(length) + "; " +
+            index + " += " + n(s) + ") {\n" + indent + "  const bool more = " + index + " + " + n(s) + " < " +
+            n(length) + ";\n" + indent + "  if (more) {\n";
+    for (const StripCopy* c : copies) text += load(*c, index + " + " + n(s), indent + "    ");
+    text += indent + "  }\n" + work + indent + "  __syncthreads();\n" + indent + "  if (more) {\n";
+    for (const StripCopy* c : copies) text += store(*c, indent + "    ");
+    text += indent + "    __syncthreads();\n" + indent + "  }\n" + indent + "}\n";
+    return text;
+  }
+
   std::string body() const {
     const BackToBackTile& t = t_.tile;
     const BackToBackProduct &p1 = pair_.first, &p2 = pair_.second;
-    const int64_t threads = t_.threads(), groups = t_.threadColGroups(), tm = t.threadRows, s = t.depth;
+    const int64_t groups = t_.threadColGroups(), tm = t.threadRows, s = t.depth;
     const int64_t hs = t_.hiddenStride(), xs = t_.xStride(), f = pair_.hidden;
+    StripCopy x{"xr", t.rows * s / 4, s / 4, p1.a + " + (row0 + row) * " + n(p1.lda) + " + START + 4 * col",
+                fourStores("Xs[(4 * col + $) * " + n(xs) + " + row]")};
+    StripCopy w1{"w1r", s * f / 4, f / 4, p1.b + " + (START + row) * " + n(p1.ldb) + " + 4 * col",
+                 fourStores("Ws[row * " + n(f) + " + 4 * col + $]")};
+    StripCopy w2{"w2r", s * t.cols / 4, t.cols / 4, p2.b + " + (START + row) * " + n(p2.ldb) + " + c0 + 4 * col",
+                 fourStores("Ws[row * " + n(t.cols) + " + 4 * col + $]")};
     std::ostringstream b;
     b << "  extern __shared__ __align__(16) float shared[];\n"
       << "  float* Hs = shared;  // the block's rows of H\n"
@@ -111,18 +181,11 @@ class BackToBackWriter {
       << "  const int tc = threadIdx.x % " << groups << ", tr = threadIdx.x / " << groups << ";\n"
       << "  // The first product: " << tm << " rows by " << t_.hiddenCols() << " hidden columns a thread.\n"
       << "  float h[" << tm << "][" << t_.hiddenCols() << "];\n"
-      << eachElement(tm, t_.hiddenCols(), "h[i][j] = 0.0f;", "  ") << "  for (int k0 = 0; k0 < " << pair_.inner
-      << "; k0 += " << s << ") {\n"
-      << "    for (int e = threadIdx.x; e < " << t.rows * s << "; e += " << threads << ")\n"
-      << "      Xs[e % " << s << " * " << xs << " + e / " << s << "] = " << p1.a << "[(row0 + e / " << s << ") * "
-      << p1.lda << " + k0 + e % " << s << "];\n"
-      << "    for (int e = threadIdx.x; e < " << s * f << "; e += " << threads << ")\n"
-      << "      Ws[e] = " << p1.b << "[(k0 + e / " << f << ") * " << p1.ldb << " + e % " << f << "];\n"
-      << "    __syncthreads();\n"
-      << strip("h", t_.hiddenCols(), "Xs[k * " + n(xs) + " + tr * " + n(tm) + " + i]",
-               "Ws[k * " + n(f) + " + tc + " + n(groups) + " * j]", "    ")
-      << "    __syncthreads();\n"
-      << "  }\n"
+      << eachElement(tm, t_.hiddenCols(), "h[i][j] = 0.0f;", "  ")
+      << strips("k0", pair_.inner, {&x, &w1},
+                strip("h", t_.hiddenCols(), "Xs[k * " + n(xs) + " + tr * " + n(tm) + " + i]",
+                      "Ws[k * " + n(f) + " + tc + " + n(groups) + " * j]", "    "),
+                "  ")
       << "  // Each hidden value through the first epilogue, stored in " << p1.out << " and kept on chip.\n"
       << eachElement(tm, t_.hiddenCols(),
                      "{\n        const int gr = row0 + tr * " + n(tm) + " + i, gf = tc + " + n(groups) +
@@ -134,15 +197,11 @@ class BackToBackWriter {
       << t.threadCols << " a thread.\n"
       << "  for (int c0 = 0; c0 < " << pair_.cols << "; c0 += " << t.cols << ") {\n"
       << "    float y[" << tm << "][" << t.threadCols << "];\n"
-      << eachElement(tm, t.threadCols, "y[i][j] = 0.0f;", "    ") << "    for (int e0 = 0; e0 < " << f
-      << "; e0 += " << s << ") {\n"
-      << "      for (int e = threadIdx.x; e < " << s * t.cols << "; e += " << threads << ")\n"
-      << "        Ws[e] = " << p2.b << "[(e0 + e / " << t.cols << ") * " << p2.ldb << " + c0 + e % " << t.cols << "];\n"
-      << "      __syncthreads();\n"
-      << strip("y", t.threadCols, "Hs[(tr * " + n(tm) + " + i) * " + n(hs) + " + e0 + k]",
-               "Ws[k * " + n(t.cols) + " + tc + " + n(groups) + " * j]", "      ")
-      << "      __syncthreads();\n"
-      << "    }\n"
+      << eachElement(tm, t.threadCols, "y[i][j] = 0.0f;", "    ")
+      << strips("e0", f, {&w2},
+                strip("y", t.threadCols, "Hs[(tr * " + n(tm) + " + i) * " + n(hs) + " + e0 + k]",
+                      "Ws[k * " + n(t.cols) + " + tc + " + n(groups) + " * j]", "      "),
+                "    ")
       << eachElement(tm, t.threadCols,
                      "{\n          const int gr = row0 + tr * " + n(tm) + " + i, gc = c0 + tc + " + n(groups) +
                          " * j;\n          " + p2.out + "[gr * " + n(p2.ldc) + " + gc] = " + stored_ + ";\n        }",

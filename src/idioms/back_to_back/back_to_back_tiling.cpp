@@ -29,6 +29,10 @@ std::string BackToBackTiling::problem(const BackToBackPair& pair) const {
   if (pair.inner % t.depth || pair.hidden % t.depth)
     return "the strip of " + n(t.depth) + " does not divide both the first reduction's " + n(pair.inner) +
            " and the hidden width " + n(pair.hidden);
+  if (t.depth % 4 || pair.hidden % 4 || t.cols % 4 || pair.first.lda % 4 || pair.first.ldb % 4 || pair.second.ldb % 4)
+    return "the strips are copied 4 floats at a time: the strip, the hidden width, the block's columns and the "
+           "rows of " +
+           pair.first.a + ", " + pair.first.b + " and " + pair.second.b + " must be multiples of 4";
   return "";
 }
 
