@@ -57,8 +57,7 @@ std::optional<Estimate> BackToBackIdiom::estimate(const CandidateShape& s, const
   const double m = static_cast<double>(s.rows), n = static_cast<double>(s.cols);
   const double d = static_cast<double>(s.reduction), f = static_cast<double>(s.hidden);
   e.threads = static_cast<int>(t.threads());
-  e.registers = static_cast<int>(std::min<int64_t>(
-      tile->threadRows * t.hiddenCols() + tile->threadRows + t.hiddenCols() + 24, gpu.target.maxRegistersPerThread));
+  e.registers = static_cast<int>(std::min<int64_t>(t.registers(), gpu.target.maxRegistersPerThread));
   e.sharedBytes = t.sharedBytes();
   if (e.sharedBytes > gpu.target.sharedPerBlock) {
     e.infeasible = "a block's rows of H and strips take " + std::to_string(e.sharedBytes) +

@@ -1,5 +1,7 @@
 #include "src/idioms/back_to_back/back_to_back_tiling.hpp"
 
+#include <algorithm>
+
 namespace cudaburg {
 
 namespace {
@@ -7,6 +9,13 @@ namespace {
 std::string n(int64_t v) { return std::to_string(v); }
 
 }  // namespace
+
+int64_t BackToBackTiling::registers() const {
+  auto inFlight = [&](int64_t floats) { return 4 * ((floats / 4 + threads() - 1) / threads()); };
+  int64_t first = tile.threadRows * hiddenCols() + inFlight(tile.rows * tile.depth) + inFlight(tile.depth * hidden);
+  int64_t second = tile.threadRows * tile.threadCols + inFlight(tile.depth * tile.cols);
+  return std::max(first, second) + tile.threadRows + std::max(hiddenCols(), tile.threadCols) + 32;
+}
 
 std::string BackToBackTiling::problem(const BackToBackPair& pair) const {
   const BackToBackTile& t = tile;

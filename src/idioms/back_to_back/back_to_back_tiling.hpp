@@ -33,6 +33,10 @@ struct BackToBackTiling {
   int64_t weightFloats() const { return tile.depth * (hidden > tile.cols ? hidden : tile.cols); }
   int64_t sharedBytes() const { return 4 * (hiddenFloats() + xFloats() + weightFloats()); }
 
+  // About the registers a thread needs: the larger of the two products' sums with the float4s of
+  // the next strips in flight beside them, a row of operands, and addresses.
+  int64_t registers() const;
+
   // Why the tile does not fit `pair` ("" when it does).
   std::string problem(const BackToBackPair& pair) const;
 };
