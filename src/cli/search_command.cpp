@@ -229,7 +229,12 @@ std::vector<std::pair<std::string, std::string>> nestSequenceOutputs(const Kerne
     covers += "# " + n.kernel.name + "\n" + (n.result.best ? n.result.cover : "(none: " + n.result.reason + ")\n");
     plots.push_back({"search-" + n.kernel.name + ".svg", searchPlotSvg(n.result.outcome)});
   }
-  if (fusedSearch) plots.push_back({"search-" + whole.name + "_b2b.svg", searchPlotSvg(fusedSearch->result.outcome)});
+  if (fusedSearch) {  // the two products as one kernel, after the nests
+    const SearchResult& r = fusedSearch->result;
+    dot += r.labeledDot;
+    covers += "# " + whole.name + ", as one kernel\n" + (r.best ? r.cover : "(none: " + r.reason + ")\n");
+    plots.push_back({"search-" + whole.name + "_b2b.svg", searchPlotSvg(r.outcome)});
+  }
   std::vector<std::pair<std::string, std::string>> outputs = {
       {"report.md", nestSequenceReportMarkdown(whole.name, reports, fused)},
       {"report.json", nestSequenceReportJson(whole.name, reports, fused)},
@@ -484,8 +489,9 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
     if (choice.fused) {
       std::cout << "best recipe for " << kernel->name << ": " << fusedReport.recipe << "\n";
       auto index = fused->result.outcome.best();
-      const VariantResult& v = fused->result.outcome.variants[*index];
-      said.ms = v.measured ? v.result.ms : -1;
+      said.ms = index && fused->result.outcome.variants[*index].measured
+                    ? fused->result.outcome.variants[*index].result.ms
+                    : -1;
       winners = {fusedReport.recipe};
     }
   }
