@@ -1,7 +1,7 @@
 // The grammar's back-to-back rule: a kernel of two products in a row (examples/mlp2.loop) is
 // offered fused candidates (the b2b step) whose parameters fit the pair, ranked by the model, and
-// the best of them, run on the CPU executor, computes what the two nests do; a body that is no
-// pair is offered none.
+// the best of them, run on the CPU executor, computes what the two nests do; a pair whose hidden
+// rows a block cannot keep is offered none, and the builder says why.
 #include <gtest/gtest.h>
 
 #include "src/exec/compare.hpp"
@@ -55,10 +55,14 @@ TEST(BackToBackRules, ModelCountsWhatFusionSaves) {
   EXPECT_NE(estimate(tooMuch).infeasible, "");
 }
 
-TEST(BackToBackRules, TwoProductsOfOtherRowsAreOfferedNothing) {
+TEST(BackToBackRules, AHiddenWidthPastWhatABlockKeepsIsOfferedNothing) {
   testing::SearchProblem p =
       testing::parseSearchProblem("mlp2 examples/mlp2.loop -D M=128 -D D=64 -D F=512 --tile 32..64 --stage 8..16");
-  EXPECT_TRUE(testing::candidates(p).empty());  // a hidden width past 256
+  LoopRules rules(p.kernel, p.space);
+  EXPECT_EQ(rules.backToBack(p.kernel.body.get(), 32, 64, 4, 4, 8).refused,
+            "the hidden width 512 is more than the 256 a block keeps on chip");
+  generated::LoopsMatcher matcher(&rules);
+  EXPECT_FALSE(matcher.label(p.kernel.body.get()));  // no rule covers the two nests as one kernel
 }
 
 }  // namespace
