@@ -94,6 +94,27 @@ TEST(BackToBackStep, RefusesWhatIsNoPairInASentence) {
                 "the kernel's body is a single nest");
   expectRefusal(withRecipe(twoProducts("X[r][e]"), tile),
                 "the second product's left operand is X, not H, which the first writes");
+  expectRefusal(withRecipe(example("linear_gelu", {{"M", 64}, {"N", 32}, {"K", 32}}), "b2b i,j 16,32 2,2 strip 8"),
+                "the kernel's body is a single nest");
+  expectRefusal(withRecipe(kernelFromText(R"(size M = 64, D = 32, F = 32;
+kernel local(float Y[M][D], float H[M][F], const float X[M][D], const float W1[D][F], const float W2[F][D]) {
+  parallel for (i = 0; i < M; i++)
+    parallel for (f = 0; f < F; f++) {
+      float acc = 0;
+      reduce for (d = 0; d < D; d++)
+        acc += X[i][d] * W1[d][f];
+      H[i][f] = max(acc, 0);
+    }
+  parallel for (r = 0; r < M; r++)
+    parallel for (c = 0; c < D; c++) {
+      Y[r][c] = 0;
+      reduce for (e = 0; e < F; e++)
+        Y[r][c] += H[r][e] * W2[e][c];
+    }
+}
+)"),
+                           tile),
+                "the first nest sums into the local `acc`: the b2b step takes products summed into their output array");
   expectRefusal(withRecipe(example("mlp2", {{"M", 64}, {"D", 32}, {"F", 512}}), tile),
                 "the hidden width 512 is more than the 256 a block keeps on chip");
   expectRefusal(withRecipe(example("mlp2", kSmall), "b2b r,i 16,32 2,2 strip 8"),

@@ -46,6 +46,12 @@ std::optional<BackToBackProduct> productOf(const Kernel& nest, const std::string
     return std::nullopt;
   }
   auto gemm = recognizeGemm(split->bare);
+  const Node* local = findNode(*nest.body, [](const Node& n) { return n.kind == NodeKind::Alloc; });
+  if (!gemm && local) {
+    why = "the " + which + " nest sums into the local `" + local->buffer.name +
+          "`: the b2b step takes products summed into their output array";
+    return std::nullopt;
+  }
   if (!gemm) {
     why = "the " + which + " nest is no matrix product as written";
     return std::nullopt;
