@@ -19,6 +19,7 @@
 #include "src/cli/loop_input.hpp"
 #include "src/cli/search_run.hpp"
 #include "src/cli/space_options.hpp"
+#include "src/idioms/back_to_back/back_to_back_pair.hpp"
 #include "src/report/nest_sequence_report.hpp"
 #include "src/report/search_plot.hpp"
 #include "src/report/search_report.hpp"
@@ -207,9 +208,12 @@ void searchKernel(KernelSearch& s, const SearchSpace& space, Strategy& strategy,
 
 // The outputs of a body of several nests searched one by one: report.md and report.json over all
 // of them, a search plot a nest, the labeled trees and covers one after another, and best.cu
-// launching every winner in order (when each nest has one).
+// launching every winner in order (when each nest has one), or, where two products back to back
+// were also searched as one kernel (`fused`) and it was the faster, that kernel.
 std::vector<std::pair<std::string, std::string>> nestSequenceOutputs(const Kernel& whole,
-                                                                     const std::deque<KernelSearch>& nests) {
+                                                                     const std::deque<KernelSearch>& nests,
+                                                                     const FusedReport* fused,
+                                                                     const KernelSearch* fusedSearch) {
   std::vector<NestReport> reports;
   std::string dot, covers;
   std::vector<std::pair<std::string, std::string>> plots;
@@ -226,9 +230,15 @@ std::vector<std::pair<std::string, std::string>> nestSequenceOutputs(const Kerne
     covers += "# " + n.kernel.name + "\n" + (n.result.best ? n.result.cover : "(none: " + n.result.reason + ")\n");
     plots.push_back({"search-" + n.kernel.name + ".svg", searchPlotSvg(n.result.outcome)});
   }
+  if (fusedSearch) {  // the two products as one kernel, after the nests
+    const SearchResult& r = fusedSearch->result;
+    dot += r.labeledDot;
+    covers += "# " + whole.name + ", as one kernel\n" + (r.best ? r.cover : "(none: " + r.reason + ")\n");
+    plots.push_back({"search-" + whole.name + "_b2b.svg", searchPlotSvg(r.outcome)});
+  }
   std::vector<std::pair<std::string, std::string>> outputs = {
-      {"report.md", nestSequenceReportMarkdown(whole.name, reports)},
-      {"report.json", nestSequenceReportJson(whole.name, reports)},
+      {"report.md", nestSequenceReportMarkdown(whole.name, reports, fused)},
+      {"report.json", nestSequenceReportJson(whole.name, reports, fused)},
       {"labeled.dot", dot},
       {"cover.txt",
        "# the winning kernels' covers, a nest after another: their rules and parameters, as the labeler "
@@ -236,6 +246,14 @@ std::vector<std::pair<std::string, std::string>> nestSequenceOutputs(const Kerne
            covers},
   };
   outputs.insert(outputs.end(), plots.begin(), plots.end());
+  if (fused && fusedSearch && chooseFusion(reports, *fused).fused) {
+    const SearchResult& r = fusedSearch->result;
+    const CudaKernel* best = fusedSearch->evaluator->kernelFor(printRecipeLine(*r.best));
+    EmitResult reference = emitReference(whole);
+    if (best && reference.ok())
+      outputs.push_back({"best.cu", bestProgram(whole, *best, *reference.kernel, checkBound(whole, r.outcome))});
+    return outputs;
+  }
   std::vector<EmitResult> references;
   std::vector<ProgramNest> program;
   CheckBound bound{0, "", true};
@@ -320,6 +338,10 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
   std::string single;
   std::vector<Kernel> split = splitNests(*kernel, single);
   for (const Kernel& nest : split) outputPaths.push_back((dir / ("search-" + nest.name + ".svg")).string());
+  // Two products back to back are searched as one kernel too (src/idioms/back_to_back/).
+  FusedReport fusedReport;
+  bool pair = !split.empty() && recognizeBackToBack(*kernel, fusedReport.whyNot).has_value();
+  if (pair) outputPaths.push_back((dir / ("search-" + kernel->name + "_b2b.svg")).string());
   std::string dbPath = f.noDb ? "" : f.db.empty() ? TuningDb::defaultPath() : f.db;
   if (std::string why = outputReplacingInput(outputPaths, {f.file, dbPath}); !why.empty()) {
     std::cerr << "cudaburg: error: " << why << "\n";
@@ -361,20 +383,31 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
   std::deque<KernelSearch> searches;
   if (split.empty()) searches.push_back({*kernel, nullptr, {}});
   for (Kernel& nest : split) searches.push_back({std::move(nest), nullptr, {}});
+  if (pair) searches.push_back({*kernel, nullptr, {}});  // the pair as one kernel, last
   for (size_t i = 0; i < searches.size(); ++i) {
     EvaluatorOptions share = options;
     share.budget = options.budget * static_cast<long>(i + 1) / static_cast<long>(searches.size());
     if (i > 0) strategy = makeStrategy(f.exhaustive ? "exhaustive" : f.space.strategy, error);
     if (searches.size() > 1)
-      progress.note("nest " + std::to_string(i + 1) + " of " + std::to_string(searches.size()) + ": " +
-                    searches[i].kernel.name);
+      progress.note(pair && i + 1 == searches.size()
+                        ? "the two products back to back as one kernel: " + searches[i].kernel.name
+                        : "nest " + std::to_string(i + 1) + " of " + std::to_string(split.size()) + ": " +
+                              searches[i].kernel.name);
     searchKernel(searches[i], space, *strategy, share, runner, db ? &*db : nullptr, progress, f.verbose);
   }
   if (db && db->malformedRows() > 0) progress.warn(db->malformedRowsWarning());
+  std::optional<KernelSearch> fused;
+  if (pair) {
+    fused = std::move(searches.back());
+    searches.pop_back();
+    fusedReport.outcome = &fused->result.outcome;
+    fusedReport.found = fused->result.best.has_value();
+    fusedReport.recipe = fused->result.best ? printRecipeLine(*fused->result.best) : "";
+  }
 
   std::vector<std::pair<std::string, std::string>> outputs;
   if (searches.size() > 1) {
-    outputs = nestSequenceOutputs(*kernel, searches);
+    outputs = nestSequenceOutputs(*kernel, searches, split.empty() ? nullptr : &fusedReport, fused ? &*fused : nullptr);
   } else {
     const SearchResult& result = searches.front().result;
     outputs = {
@@ -453,6 +486,21 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
     if (said.libraryMs > 0)
       std::printf("; their libraries %.4f ms: ratio %.3f", said.libraryMs, said.libraryMs / said.ms);
     std::printf("\n");
+  }
+  if (!split.empty()) {  // the pair as one kernel, where it is one: chosen or not, and why
+    std::vector<NestReport> nests;
+    for (const KernelSearch& n : searches)
+      nests.push_back({n.kernel.name, {}, &n.result.outcome, n.result.best.has_value(), ""});
+    FusionChoice choice = chooseFusion(nests, fusedReport);
+    std::cout << "two products back to back: " << choice.why << "\n";
+    if (choice.fused) {
+      std::cout << "best recipe for " << kernel->name << ": " << fusedReport.recipe << "\n";
+      auto index = fused->result.outcome.best();
+      said.ms = index && fused->result.outcome.variants[*index].measured
+                    ? fused->result.outcome.variants[*index].result.ms
+                    : -1;
+      winners = {fusedReport.recipe};
+    }
   }
   std::cout << "  outputs in " << dir.string() << "/ (best.cu, report.md, report.json, "
             << (searches.size() > 1 ? "search-*.svg" : "search.svg") << ", labeled.dot)\n";

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 
+#include "src/exec/back_to_back_exec.hpp"
 #include "src/exec/winograd_exec.hpp"
 #include "src/loop/gather_table.hpp"
 #include "src/loop/math_functions.hpp"
@@ -465,6 +466,7 @@ class Machine {
 void execute(const Kernel& kernel, Buffers& buffers) {
   if (!kernel.body) throw ExecutionError("kernel " + kernel.name + " has no body");
   if (kernel.winograd()) return executeWinograd(kernel, buffers);
+  if (kernel.backToBack()) return executeBackToBack(kernel, buffers);
   Machine machine(kernel, buffers);
   machine.run();
 }

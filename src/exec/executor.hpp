@@ -15,7 +15,8 @@
 // a read of a tf32 array yields its element rounded to TF32 (src/loop/scalar_types.hpp); int
 // targets compute exactly, `/` truncating.
 // Reading a non-padded array out of its extents, or writing outside any array, is an error.
-// A kernel the winograd step made runs with Winograd's arithmetic (winograd_exec.hpp).
+// A kernel the winograd step made runs with Winograd's arithmetic (winograd_exec.hpp), one the b2b
+// step made block by block as its kernel is cut (back_to_back_exec.hpp).
 #include <stdexcept>
 
 #include "src/exec/buffers.hpp"

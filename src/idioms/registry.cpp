@@ -1,5 +1,6 @@
 #include "src/idioms/registry.hpp"
 
+#include "src/idioms/back_to_back/back_to_back_idiom.hpp"
 #include "src/idioms/epilogue/epilogue_idiom.hpp"
 #include "src/idioms/mma/mma_idiom.hpp"
 #include "src/idioms/simt/simt_idiom.hpp"
@@ -16,7 +17,8 @@ const std::vector<const IdiomUnit*>& idiomUnits() {
   static const MmaIdiom mma;
   static const WgmmaIdiom wgmma;
   static const WinogradIdiom winograd;
-  static const std::vector<const IdiomUnit*> units{&simt, &mma, &wgmma, &winograd};
+  static const BackToBackIdiom backToBack;
+  static const std::vector<const IdiomUnit*> units{&simt, &mma, &wgmma, &winograd, &backToBack};
   return units;
 }
 

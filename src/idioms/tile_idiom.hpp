@@ -58,7 +58,19 @@ struct WinogradTile {
   friend bool operator==(const WinogradTile& a, const WinogradTile& b) { return a.tiling.str() == b.tiling.str(); }
 };
 
-using TileIdiom = std::variant<SimtTile, MmaTile, WgmmaTile, WinogradTile>;
+// Two products back to back (H = e1(X W1), then Y = e2(H W2)), a kernel of two nests computed as
+// one: a block takes `rows` rows of X, H and Y; it computes their rows of H (the whole hidden
+// width) into registers, each thread `threadRows` rows, and keeps them in shared memory, then
+// runs over Y's columns `cols` at a time, each thread a threadRows x threadCols tile, reading H
+// from shared memory. Both reductions are staged a strip of `depth` at a time.
+struct BackToBackTile {
+  int64_t rows = 32, cols = 128;
+  int64_t threadRows = 4, threadCols = 4;
+  int64_t depth = 16;
+  friend bool operator==(const BackToBackTile&, const BackToBackTile&) = default;
+};
+
+using TileIdiom = std::variant<SimtTile, MmaTile, WgmmaTile, WinogradTile, BackToBackTile>;
 
 // Each iteration of the block loops is a warp or a warpgroup (rule 7 of loop_tree.hpp).
 inline bool onTensorCores(const TileIdiom& t) {
@@ -66,5 +78,6 @@ inline bool onTensorCores(const TileIdiom& t) {
 }
 inline const WgmmaTile* wgmmaOf(const TileIdiom& t) { return std::get_if<WgmmaTile>(&t); }
 inline const WinogradTile* winogradOf(const TileIdiom& t) { return std::get_if<WinogradTile>(&t); }
+inline const BackToBackTile* backToBackOf(const TileIdiom& t) { return std::get_if<BackToBackTile>(&t); }
 
 }  // namespace cudaburg

@@ -367,6 +367,9 @@ struct Kernel {
   // error from growing with K. Winograd (the winograd step): the whole nest, a 2-D convolution,
   // computed with Winograd's transforms (src/loop/winograd.hpp), the tree left as written; the
   // CPU executor and the emitter compute it with the same arithmetic; no other step may follow.
+  // Back to back (the b2b step): a body of two products in a row, the second reading the hidden
+  // rows the first writes, computed by one kernel that keeps a block's hidden rows on chip
+  // (src/idioms/back_to_back/), the tree left as written; no other step may follow.
   // Only how the GPU runs a tile changes: the meaning is the tree's.
   TileIdiom tile;
   // Asked of `tile`: warps (mma.sync or wgmma), the wgmma tile's parts (their defaults off
@@ -380,6 +383,7 @@ struct Kernel {
   std::string wgmmaSplitBuffer() const { return warpGroupTiles() ? warpGroupTiles()->splitBuffer : ""; }
   int wgmmaPromote() const { return warpGroupTiles() ? warpGroupTiles()->promote : 0; }
   const WinogradTiling* winograd() const { return winogradOf(tile) ? &winogradOf(tile)->tiling : nullptr; }
+  const BackToBackTile* backToBack() const { return backToBackOf(tile); }
   // The buffers of each stage an AsyncPipelined loop keeps (2 to kMaxAsyncStages): its copies are
   // issued asyncStages - 1 iterations ahead. Only how the GPU runs it changes.
   int asyncStages = kAsyncStages;

@@ -17,13 +17,17 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
-// The winner's measured time, or nullopt.
-std::optional<double> winnerMs(const NestReport& n) {
-  if (!n.found) return std::nullopt;
-  auto best = n.outcome->best();
-  if (!best || !n.outcome->variants[*best].measured) return std::nullopt;
-  return n.outcome->variants[*best].result.ms;
+// The winner's measured time (or, with `model`, the model's estimate of it), or nullopt.
+std::optional<double> winnerMs(const SearchOutcome& outcome, bool found, bool model = false) {
+  if (!found) return std::nullopt;
+  auto best = outcome.best();
+  if (!best) return std::nullopt;
+  const VariantResult& v = outcome.variants[*best];
+  if (model) return v.modelCost;
+  if (!v.measured) return std::nullopt;
+  return v.result.ms;
 }
+std::optional<double> winnerMs(const NestReport& n) { return winnerMs(*n.outcome, n.found); }
 
 std::string joined(const std::vector<std::string>& names) {
   std::string s;
@@ -52,7 +56,30 @@ std::optional<double> summedMs(const std::vector<NestReport>& nests, bool librar
   return sum;
 }
 
-std::string nestSequenceReportMarkdown(const std::string& kernelName, const std::vector<NestReport>& nests) {
+FusionChoice chooseFusion(const std::vector<NestReport>& nests, const FusedReport& fused) {
+  if (!fused.whyNot.empty()) return {false, "not fused: " + fused.whyNot};
+  if (!fused.outcome || !fused.found) return {false, "not fused: no back-to-back kernel compiled and verified"};
+  std::optional<double> one = winnerMs(*fused.outcome, true), apart = summedMs(nests);
+  std::string what = "measured";
+  if (!one || !apart) {  // the model's estimates, each nest's winner's summed
+    double sum = 0;
+    for (const NestReport& n : nests) {
+      std::optional<double> model = winnerMs(*n.outcome, n.found, true);
+      if (!model) return {true, "fused: the nests have no winners of their own to launch in order"};
+      sum += *model;
+    }
+    one = winnerMs(*fused.outcome, true, true), apart = sum;
+    what = "by the model's estimates";
+  }
+  double ratio = *one > 0 ? *apart / *one : 0;
+  if (*one < *apart)
+    return {true, "fused: one kernel is " + fixed(ratio, 3) + "x as fast as the nests' winners in order, " + what};
+  return {false, "not fused: the nests' winners in order are " + fixed(*one / *apart, 3) +
+                     "x as fast as the back-to-back kernel, " + what};
+}
+
+std::string nestSequenceReportMarkdown(const std::string& kernelName, const std::vector<NestReport>& nests,
+                                       const FusedReport* fused) {
   std::ostringstream md;
   const SearchOutcome& first = *nests.front().outcome;
   md << "# cudaburg search: " << kernelName << " (" << first.sizes << ")\n\n"
@@ -65,6 +92,11 @@ std::string nestSequenceReportMarkdown(const std::string& kernelName, const std:
   if (library)
     md << "- reference: " << fixed(*library, 4) << " ms, the nests' library calls' times summed"
        << (ms ? ": ratio " + fixed(*library / *ms, 3) : "") << "\n";
+  if (fused) {
+    FusionChoice choice = chooseFusion(nests, *fused);
+    md << "- two products back to back: " << choice.why
+       << (choice.fused ? "; best.cu launches it (`" + fused->recipe + "`)" : "") << "\n";
+  }
   md << "\n## The nests, launched in order\n\n"
      << "| # | nest | writes | kernel | time (ms) | reference | reference (ms) |\n|---|---|---|---|---|---|---|\n";
   for (size_t i = 0; i < nests.size(); ++i) {
@@ -80,10 +112,13 @@ std::string nestSequenceReportMarkdown(const std::string& kernelName, const std:
   }
   for (size_t i = 0; i < nests.size(); ++i)  // each nest's own report, its title a section
     md << "\n" << nested(searchReportMarkdown(*nests[i].outcome));
+  if (fused && fused->outcome)  // the fused kernel's search, its title a section too
+    md << "\n" << nested(searchReportMarkdown(*fused->outcome));
   return md.str();
 }
 
-std::string nestSequenceReportJson(const std::string& kernelName, const std::vector<NestReport>& nests) {
+std::string nestSequenceReportJson(const std::string& kernelName, const std::vector<NestReport>& nests,
+                                   const FusedReport* fused) {
   using nlohmann::json;
   json j;
   j["kernel"] = kernelName;
@@ -99,6 +134,15 @@ std::string nestSequenceReportJson(const std::string& kernelName, const std::vec
     list.push_back(e);
   }
   j["nests"] = list;
+  if (fused) {
+    FusionChoice choice = chooseFusion(nests, *fused);
+    json b2b;
+    b2b["fused"] = choice.fused;
+    b2b["why"] = choice.why;
+    b2b["winner"] = fused->recipe;
+    b2b["search"] = fused->outcome ? json::parse(searchReportJson(*fused->outcome)) : json(nullptr);
+    j["back_to_back"] = b2b;
+  }
   return j.dump(2) + "\n";
 }
 

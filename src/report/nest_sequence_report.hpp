@@ -18,8 +18,29 @@ struct NestReport {
   std::string recipe;  // the winner's recipe line ("": the nest as written)
 };
 
-std::string nestSequenceReportMarkdown(const std::string& kernelName, const std::vector<NestReport>& nests);
-std::string nestSequenceReportJson(const std::string& kernelName, const std::vector<NestReport>& nests);
+// Two nests that are two products back to back (src/idioms/back_to_back/) are also searched as
+// one kernel, the b2b step's: that search beside the nests' own.
+struct FusedReport {
+  std::string whyNot;                      // why the body is no pair the b2b step fuses ("" when it is)
+  const SearchOutcome* outcome = nullptr;  // its search, where there was one
+  bool found = false;                      // whether that search chose a kernel
+  std::string recipe;
+};
+
+// Whether the fused kernel is the one to launch rather than the nests' winners in order, and the
+// sentence saying why: the faster measured, or, where either is not measured, the lower of the
+// model's estimates (the fused kernel's against the nests' winners' summed).
+struct FusionChoice {
+  bool fused = false;
+  std::string why;
+};
+FusionChoice chooseFusion(const std::vector<NestReport>& nests, const FusedReport& fused);
+
+// `fused` null: the body was not searched as one kernel.
+std::string nestSequenceReportMarkdown(const std::string& kernelName, const std::vector<NestReport>& nests,
+                                       const FusedReport* fused = nullptr);
+std::string nestSequenceReportJson(const std::string& kernelName, const std::vector<NestReport>& nests,
+                                   const FusedReport* fused = nullptr);
 
 // The nests' winners' times summed: the whole body's, its launches back to back; nullopt unless
 // every nest's winner was measured. `library` sums the references' times instead.

@@ -60,7 +60,9 @@ struct CandidateShape {
   // With a Winograd idiom: rows are the m x m output tiles, cols the filters, reduction the
   // channels; blockRows x blockCols a block's tiles by filters and threadRows x threadCols a
   // thread's, for each of its transformed points; stageDepth the channels a strip; pipelined: the
-  // next strip prefetched into registers.
+  // next strip prefetched into registers. With two products back to back: rows and cols are Y's,
+  // reduction the first product's, `hidden` the width of the rows of H a block keeps on chip.
+  int64_t hidden = 0;
   friend bool operator==(const CandidateShape&, const CandidateShape&) = default;
 };
 

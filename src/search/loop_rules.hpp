@@ -222,6 +222,13 @@ class LoopRules {
   Fragment winograd(const Node* node, int64_t m, int64_t tiles, int64_t filters, int64_t channels, int64_t threadTiles,
                     int64_t threadFilters, int64_t points, int64_t prefetch) const;
 
+  // ---- Two products back to back ------------------------------------------------------------
+  // The whole kernel, two products in a row whose second reads the hidden rows the first writes,
+  // as one kernel (the b2b step): a block of bm rows, Y's columns bn at a time, a thread tm x tn,
+  // strips of `depth` (src/idioms/back_to_back/). Refused, with the step's reason, for any other
+  // body or a tile that does not fit it.
+  Fragment backToBack(const Node* node, int64_t bm, int64_t bn, int64_t tm, int64_t tn, int64_t depth) const;
+
   // ---- costs --------------------------------------------------------------------------------
   // The model's estimate of a complete fragment, or kInfinity when it cannot launch (over a
   // thread, register or shared-memory limit of the GPU) or its builder refused it.

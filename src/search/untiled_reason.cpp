@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "src/analysis/nest_sequence.hpp"
+#include "src/idioms/back_to_back/back_to_back_pair.hpp"
 #include "src/idioms/epilogue/local_accumulator.hpp"
 #include "src/idioms/write_back.hpp"
 #include "src/loop/printer.hpp"
@@ -32,7 +33,12 @@ std::string whyNotTiled(const Kernel& kernel) {
   std::vector<NodePtr> nests = flattenSeq(kernel.body);
   if (nests.size() > 1) {  // parallel nests in a row are searched one by one (nest_sequence.hpp)
     std::string notNests;
-    splitNests(kernel, notNests);
+    if (!splitNests(kernel, notNests).empty()) {  // as one kernel, only two products back to back
+      std::string notPair;
+      recognizeBackToBack(kernel, notPair);
+      return notPair.empty() ? "no back-to-back tile within the parameters' ranges fits the two products"
+                             : "the kernel's nests are no two products back to back: " + notPair;
+    }
     return "the kernel's body is " + std::to_string(nests.size()) + " statements in a row and " + notNests +
            ": each rule of the grammar tiles one nest, so the whole body runs as written";
   }

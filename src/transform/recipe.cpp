@@ -41,6 +41,7 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Resident, "resident", "resident BLOCKS"},
     {StepKind::Persistent, "persistent", "persistent BLOCKS [pingpong]"},
     {StepKind::Winograd, "winograd", nullptr},
+    {StepKind::BackToBack, "b2b", nullptr},
 };
 
 constexpr Mapping kMappings[] = {Mapping::None,     Mapping::GridX,  Mapping::GridY,     Mapping::GridZ,
@@ -281,6 +282,7 @@ class Parser : public StepReader {
       case StepKind::Mma:
       case StepKind::Wgmma:
       case StepKind::Winograd:
+      case StepKind::BackToBack:
         ok = idiomUnitOfStep(syntax->keyword)->parse(*this, step.loops, step.idiom);
         break;
       case StepKind::Lanes: {
@@ -423,6 +425,7 @@ std::string RecipeStep::str() const {
     case StepKind::Mma:
     case StepKind::Wgmma:
     case StepKind::Winograd:
+    case StepKind::BackToBack:
       return idiomUnitOfStep(s)->print(loops, idiom);
     case StepKind::Interchange:
       return s + " " + loops.at(0) + " " + loops.at(1);
@@ -477,6 +480,8 @@ std::optional<Recipe> parseRecipe(const common::SourceFile& file, common::Diagno
 TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
   if (kernel.winograd() && step.kind != StepKind::Winograd)
     return TransformResult::refuse("the winograd step computes the whole kernel: no step may follow it");
+  if (kernel.backToBack())
+    return TransformResult::refuse("the b2b step computes the whole kernel: no step may follow it");
   auto arity = [&](size_t loops, size_t factors) {
     return step.loops.size() == loops && step.factors.size() == factors;
   };
@@ -527,6 +532,7 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
     case StepKind::Mma:
     case StepKind::Wgmma:
     case StepKind::Winograd:
+    case StepKind::BackToBack:
       return idiomUnitOfStep(stepKeyword(step.kind))->apply(kernel, step.loops, step.idiom);
     case StepKind::Peel:
       if (!step.loops.empty() && step.factors.empty()) return peel(kernel, step.loops);

@@ -43,6 +43,10 @@
 //                           filters over strips of 8 channels, a thread 8 tiles by 8 filters of 1
 //                           point (`block` and `thread` may be left out: these values); `prefetch` at
 //                           the end reads the next strip into registers during the GEMMs
+//   b2b i,r 32,128 4,4 strip 16
+//                           backToBackProducts({i, r}, tile): two products in a row (rows i and r)
+//                           as one kernel, a block 32 rows, Y's columns 128 at a time, a thread
+//                           4 x 4 of them, both reductions staged a strip of 16 at a time
 //
 // A step that makes loops (strip, tile, unroll, vectorize, regtile, split, collapse) may name them,
 // one a loop it strip-mines (collapse: one name for the loop it makes), and later steps use those names (the rule of
@@ -83,7 +87,8 @@ enum class StepKind {
   Prefetch,
   Resident,
   Persistent,
-  Winograd
+  Winograd,
+  BackToBack
 };
 const char* stepKeyword(StepKind k);  // "strip", "tile", ...
 // Whether the step's idiom unit (src/idioms/) reads, prints and applies it: mma, wgmma, winograd.

@@ -223,4 +223,12 @@ TransformResult roundUp(const Kernel& kernel);
 TransformResult winogradConvolution(const Kernel& kernel, const std::vector<std::string>& loops,
                                     const WinogradTiling& tiling);
 
+// Two products back to back, as written (src/idioms/back_to_back/back_to_back_pair.hpp), computed
+// by one kernel that keeps a block's hidden rows on chip (Kernel::backToBack): `loops` are the
+// two products' row loops, `tile` how the kernel is cut into blocks and threads. The tree does
+// not change; the CPU executor and the emitter read the tile, and no step may follow. Refused,
+// with the reason, for any other body and for a tile that does not fit the pair.
+TransformResult backToBackProducts(const Kernel& kernel, const std::vector<std::string>& loops,
+                                   const BackToBackTile& tile);
+
 }  // namespace cudaburg

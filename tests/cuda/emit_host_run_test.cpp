@@ -42,5 +42,15 @@ TEST(EmitHostRun, StagedCopiesComputeTheNest) {
   for (const Case& c : cases) testing::expectComputesTheNestOnHost(c.example, c.sizes, c.recipe);
 }
 
+// Two products back to back as one kernel (the b2b step): the first product's rows of H kept in
+// dynamic shared memory, its epilogue (ReLU; a bias and GELU) applied, the second product's
+// columns a block tile at a time, its epilogue (a bias); H and Y both as the nests compute them.
+TEST(EmitHostRun, BackToBackProductsComputeTheNests) {
+  const std::map<std::string, int64_t> sizes = {{"M", 64}, {"D", 64}, {"F", 32}};
+  for (const char* example : {"mlp2.loop", "mlp2_bias_gelu.loop"})
+    for (const char* recipe : {"b2b i,r 16,32 2,2 strip 8", "b2b i,r 32,16 4,1 strip 16"})
+      testing::expectComputesTheNestOnHost(example, sizes, recipe, "Hs[(tr * ");
+}
+
 }  // namespace
 }  // namespace cudaburg

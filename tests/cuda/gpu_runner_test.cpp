@@ -922,6 +922,26 @@ TEST_F(GpuRunner, WinogradConvolutionsVerifyAgainstCudnnWithinTheirBound) {
   }
 }
 
+TEST_F(GpuRunner, BackToBackProductsVerifyAgainstTheFp64Nests) {
+  // Two products back to back in one kernel, a block's rows of H kept on chip (the b2b step): the
+  // MLP plain and with its biases and GELU, small and at the examples' own sizes, each output (H
+  // and Y) against the FP64 pair run a thread a row.
+  const std::vector<std::map<std::string, int64_t>> shapes = {{{"M", 256}, {"D", 128}, {"F", 64}}, {}};
+  for (const char* example : {"mlp2.loop", "mlp2_bias_gelu.loop"})
+    for (const auto& sizes : shapes) {
+      Kernel k = testing::loadExample(example, sizes);
+      for (const char* recipe :
+           {"b2b i,r 32,128 4,4 strip 16", "b2b i,r 16,64 2,4 strip 8", "b2b i,r 64,128 8,8 strip 16"}) {
+        SCOPED_TRACE(std::string(example) + " M=" + std::to_string(k.size("M")) + ": " + recipe);
+        auto e = emitUnder(k, recipe);
+        ASSERT_TRUE(e);
+        RunResult r = runner_->measure(k, *e, build(*e));
+        EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
+        EXPECT_EQ(r.reference, "FP64 reference");
+      }
+    }
+}
+
 TEST_F(GpuRunner, PeeledEdgesVerify) {
   // Partial tiles on both sides and a partial last strip (127x4099x513): whole tiles and strips
   // run without guards, the register work rounded up past the edges; each buffering, and a split

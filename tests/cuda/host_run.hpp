@@ -3,13 +3,14 @@
 // computes without a GPU: compiled by the C++ compiler that builds cudaburg against a few
 // definitions of CUDA's (shared memory a static array, a barrier for __syncthreads), each block's
 // threads as threads of the host, the blocks one after another. Not for asynchronous copies or
-// tensor cores (inline PTX).
+// tensor cores (inline PTX). Dynamic shared memory becomes a static array of the launch's size.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "src/cuda/emit/emitter.hpp"
@@ -21,7 +22,9 @@
 
 namespace cudaburg::testing {
 
-inline const char* kHostCuda = R"(#include <algorithm>
+inline const char* kHostCuda = R"(#include <math.h>
+
+#include <algorithm>
 #include <barrier>
 #include <cstdio>
 #include <thread>
@@ -83,7 +86,11 @@ inline bool runOnHost(const CudaKernel& k, const Kernel& kernel, Buffers& buffer
          << ".data(), 4, " << a.name << ".size(), f); std::fclose(f); }\n";
   }
   main << "}\n";
-  std::ofstream(dir / "kernel.cpp") << kHostCuda << k.source << "\n" << main.str();
+  // Dynamic shared memory (`extern __shared__ float shared[];`) as a static array of its size.
+  std::string source =
+      std::regex_replace(k.source, std::regex(R"(extern __shared__ (__align__\(\d+\) )?float (\w+)\[\];)"),
+                         "static $1float $2[" + std::to_string(k.dynamicSharedBytes / 4) + "];");
+  std::ofstream(dir / "kernel.cpp") << kHostCuda << source << "\n" << main.str();
   for (const std::string& name : k.params) {
     std::vector<float> values(buffers.data.at(name).begin(), buffers.data.at(name).end());
     std::ofstream(dir / name, std::ios::binary)

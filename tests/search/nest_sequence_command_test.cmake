@@ -1,6 +1,8 @@
-# cudaburg end to end on two products in a row (examples/mlp2.loop): a tiled kernel a nest, best.cu
-# launching them in order, report.json listing both; export and replay refuse it in a sentence. With REQUIRE_GPU (a GPU test), each winner
-# was verified and timed, and best.cu, built by NVCC and run, checks both outputs and passes.
+# cudaburg end to end on two products in a row (examples/mlp2.loop): a tiled kernel a nest, the two
+# products also searched as one kernel (the b2b step), best.cu launching the faster (the nests'
+# winners in order, or the fused kernel), report.json listing both nests and the fused search and
+# saying which and why; export and replay refuse it in a sentence. With REQUIRE_GPU (a GPU test),
+# each winner was verified and timed, and best.cu, built by NVCC and run, checks both outputs and passes.
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 execute_process(COMMAND ${CUDABURG} ${EXAMPLES}/mlp2.loop -D M=192 -D D=96 -D F=64 -q --db ${WORK}/tuning.db -o ${WORK}/out
@@ -8,7 +10,8 @@ execute_process(COMMAND ${CUDABURG} ${EXAMPLES}/mlp2.loop -D M=192 -D D=96 -D F=
 if(NOT status EQUAL 0)
   message(FATAL_ERROR "search of mlp2 failed (${status}):\n${out}\n${err}")
 endif()
-foreach(f best.cu report.md report.json search-mlp2_nest1.svg search-mlp2_nest2.svg labeled.dot cover.txt)
+foreach(f best.cu report.md report.json search-mlp2_nest1.svg search-mlp2_nest2.svg search-mlp2_b2b.svg labeled.dot
+          cover.txt)
   if(NOT EXISTS ${WORK}/out/${f})
     message(FATAL_ERROR "missing output ${f}")
   endif()
@@ -41,11 +44,31 @@ foreach(i 0 1)
     endif()
   endif()
 endforeach()
+string(JSON fused GET "${json}" back_to_back fused)
+string(JSON why GET "${json}" back_to_back why)
+string(JSON b2b GET "${json}" back_to_back winner)
+if(NOT b2b MATCHES "^b2b i,r [0-9]+,[0-9]+ [0-9]+,[0-9]+ strip [0-9]+$" OR NOT why MATCHES "^(not )?fused: ")
+  message(FATAL_ERROR "the two products were not searched as one kernel: '${b2b}' (${why})")
+endif()
+string(FIND "${out}" "two products back to back: ${why}" said)
+if(said EQUAL -1)
+  message(FATAL_ERROR "the choice is not printed:\n${out}")
+endif()
+if(REQUIRE_GPU)
+  string(JSON best GET "${json}" back_to_back search best)
+  string(JSON best_status GET "${json}" back_to_back search variants ${best} status)
+  if(NOT best_status STREQUAL "ok")
+    message(FATAL_ERROR "the fused winner is '${best_status}', not verified")
+  endif()
+endif()
 file(READ ${WORK}/out/best.cu program)
 string(FIND "${program}" "nest1::mlp2_nest1<<<" first)
 string(FIND "${program}" "nest2::mlp2_nest2<<<" second)
-if(first EQUAL -1 OR second LESS first)
-  message(FATAL_ERROR "best.cu does not launch the producer, then its consumer")
+string(FIND "${program}" "mlp2<<<" one)
+if(fused AND (one EQUAL -1 OR NOT first EQUAL -1))
+  message(FATAL_ERROR "best.cu does not launch the fused kernel alone (${why})")
+elseif(NOT fused AND (first EQUAL -1 OR second LESS first))
+  message(FATAL_ERROR "best.cu does not launch the producer, then its consumer (${why})")
 endif()
 string(FIND "${program}" "std::printf(\"H: relative error" checksH)
 string(FIND "${program}" "std::printf(\"Y: relative error" checksY)

@@ -173,5 +173,45 @@ TEST(NestSequence, ReportSumsTheNestsTimes) {
   EXPECT_NE(json.find("\"writes\": [\n        \"H\"\n      ]"), std::string::npos) << json;
 }
 
+// Two products back to back searched as one kernel too: the fused winner chosen where it is the
+// faster measured, else the nests' winners in order; by the model's estimates where a time is
+// missing; and the report says which and why.
+TEST(NestSequence, FusedKernelIsChosenWhereItIsTheFaster) {
+  SearchOutcome producer, consumer, fusedSearch;
+  for (SearchOutcome* o : {&producer, &consumer, &fusedSearch}) {
+    o->sizes = "M=4096,D=1024,F=256";
+    o->variants.push_back({});
+    o->variants.back().measured = true;
+    o->variants.back().result.status = RunStatus::Ok;
+  }
+  producer.kernelName = "mlp2_nest1", consumer.kernelName = "mlp2_nest2", fusedSearch.kernelName = "mlp2";
+  producer.variants.back().result.ms = 0.25, consumer.variants.back().result.ms = 0.5;
+  producer.variants.back().modelCost = 1, consumer.variants.back().modelCost = 1;
+  fusedSearch.variants.back().result.ms = 0.6, fusedSearch.variants.back().modelCost = 3;
+  std::vector<NestReport> nests = {{"mlp2_nest1", {"H"}, &producer, true, "tile i,f 32,32"},
+                                   {"mlp2_nest2", {"Y"}, &consumer, true, "tile r,c 32,32"}};
+  FusedReport fused{"", &fusedSearch, true, "b2b i,r 32,128 4,4 strip 16"};
+  FusionChoice choice = chooseFusion(nests, fused);
+  EXPECT_TRUE(choice.fused);
+  EXPECT_EQ(choice.why, "fused: one kernel is 1.250x as fast as the nests' winners in order, measured");
+  std::string md = nestSequenceReportMarkdown("mlp2", nests, &fused);
+  EXPECT_NE(md.find("- two products back to back: fused: one kernel is 1.250x as fast as the nests' winners in "
+                    "order, measured; best.cu launches it (`b2b i,r 32,128 4,4 strip 16`)"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("\n## cudaburg search: mlp2 ("), std::string::npos) << md;
+  EXPECT_NE(nestSequenceReportJson("mlp2", nests, &fused).find("\"fused\": true"), std::string::npos);
+  // Not measured: the model's estimates, summed over the nests (2 against 3).
+  fusedSearch.variants.back().measured = false;
+  choice = chooseFusion(nests, fused);
+  EXPECT_FALSE(choice.fused);
+  EXPECT_EQ(choice.why,
+            "not fused: the nests' winners in order are 1.500x as fast as the back-to-back kernel, by the model's "
+            "estimates");
+  // No pair: the sentence why.
+  EXPECT_EQ(chooseFusion(nests, {"the hidden width 512 is more than the 256 a block keeps on chip"}).why,
+            "not fused: the hidden width 512 is more than the 256 a block keeps on chip");
+}
+
 }  // namespace
 }  // namespace cudaburg

@@ -12,7 +12,7 @@ namespace {
 using testing::recipeFromText;
 
 TEST(IdiomRegistry, EachKindOfTileHasOneUnit) {
-  const std::vector<TileIdiom> kinds{SimtTile{}, MmaTile{}, WgmmaTile{}, WinogradTile{}};
+  const std::vector<TileIdiom> kinds{SimtTile{}, MmaTile{}, WgmmaTile{}, WinogradTile{}, BackToBackTile{}};
   ASSERT_EQ(idiomUnits().size(), kinds.size());
   for (size_t i = 0; i < kinds.size(); ++i) {
     size_t holding = 0;
@@ -24,6 +24,7 @@ TEST(IdiomRegistry, EachKindOfTileHasOneUnit) {
   }
   EXPECT_NE(idiomDecisions(MmaTile{}), idiomDecisions(WgmmaTile{}));
   EXPECT_EQ(idiomUnitOfStep("wgmma"), &idiomUnit(WgmmaTile{}));
+  EXPECT_EQ(idiomUnitOfStep("b2b"), &idiomUnit(BackToBackTile{}));
   EXPECT_EQ(idiomUnitOfStep("tile"), nullptr);
 }
 

@@ -10,9 +10,11 @@
 #include <utility>
 
 #include "src/cuda/emit/cuda_names.hpp"
+#include "src/cuda/emit/emit_back_to_back.hpp"
 #include "src/cuda/emit/emit_winograd.hpp"
 #include "src/cuda/emit/kernel_writer.hpp"
 #include "src/cuda/emit/wgmma_descriptor.hpp"
+#include "src/idioms/back_to_back/back_to_back_pair.hpp"
 #include "src/loop/math_functions.hpp"
 #include "src/loop/pipeline.hpp"
 #include "src/loop/swizzle.hpp"
@@ -810,6 +812,7 @@ namespace {
 
 EmitResult emitNamed(const Kernel& kernel, const EmitOptions& options) {
   if (kernel.winograd()) return emit_internal::emitWinograd(kernel, options);
+  if (kernel.backToBack()) return emit_internal::emitBackToBack(kernel, options);
   LaunchPlanResult planned = planLaunch(kernel, options.elementType);
   if (!planned.plan) return EmitResult{std::nullopt, planned.reason};
   emit_internal::KernelWriter writer(kernel, *planned.plan, options);
@@ -846,7 +849,10 @@ EmitResult emitReference(const Kernel& kernel) {
   options.entry = kernel.name + "_reference";
   options.elementType = ScalarType::Double;
   Kernel nest = kernel;
-  if (nest.winograd()) nest.tile = SimtTile{};  // the exact nest, as written
+  if (nest.winograd() || nest.backToBack()) nest.tile = SimtTile{};  // the exact nest, as written
+  // Two products back to back, as a thread a row: a row of the second reads the same row of the first.
+  std::string single;
+  if (auto pair = recognizeBackToBack(nest, single)) nest = backToBackRowNest(nest, *pair);
   return emitKernel(nest, options);
 }
 

@@ -72,11 +72,13 @@ struct EmitResult {
   bool ok() const { return kernel.has_value(); }
 };
 
-// A kernel the winograd step made is written as one fused Winograd kernel (emit_winograd.cpp).
+// A kernel the winograd step made is written as one fused Winograd kernel (emit_winograd.cpp), one
+// the b2b step made as one kernel of two products (emit_back_to_back.cpp).
 EmitResult emitKernel(const Kernel& kernel, const EmitOptions& options = {});
 
 // The kernel with every floating-point array in double precision, named "<name>_reference":
-// given the untransformed kernel, an exact FP64 reference of the loop nest.
+// given the untransformed kernel, an exact FP64 reference of the loop nest (of two products back
+// to back, the pair a thread a row: backToBackRowNest).
 EmitResult emitReference(const Kernel& kernel);
 
 }  // namespace cudaburg
