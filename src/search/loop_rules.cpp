@@ -278,7 +278,7 @@ void LoopRules::splitParts(Fragment& f, const std::string& loop, int64_t length,
 Fragment LoopRules::tiles(const Node* y, const Node* x, const Fragment& body, const Node* middle, int64_t bm,
                           int64_t bn, int64_t tm, int64_t tn, int64_t spread) const {
   Fragment f = tiles({y->index, trip(y), true}, {x->index, trip(x), true}, body, middle, bm, bn, tm, tn, spread);
-  countStages(f);
+  countStages(f, y);
   return f;
 }
 
@@ -334,23 +334,24 @@ Fragment LoopRules::tiles(const TiledLoop& y, const TiledLoop& x, const Fragment
   return f;
 }
 
-void LoopRules::countStages(Fragment& f) const {
+void LoopRules::countStages(Fragment& f, const Node* rows) const {
   if (!f.shape.staged || f.shape.gatherOps > 0) return;
-  const Node* rows =
-      findNode(*kernel_.body, [&](const Node& n) { return n.kind == NodeKind::For && n.index == f.tileRows; });
-  const Node* cols =
-      findNode(*kernel_.body, [&](const Node& n) { return n.kind == NodeKind::For && n.index == f.tileCols; });
+  if (!rows)
+    rows = findNode(*kernel_.body, [&](const Node& n) { return n.kind == NodeKind::For && n.index == f.tileRows; });
   const RecipeStep* strip = nullptr;
   for (const RecipeStep& s : f.inTile)
     if (s.kind == StepKind::StripMine) strip = &s;
-  if (!rows || !cols || !strip) return;
+  if (!rows || !strip || rows->index != f.tileRows) return;
   // A tile's loops and a strip's run their whole tile and strip, guarded where the loop is shorter.
   std::map<std::string, int64_t> spans;
-  spans[rows->index] = f.shape.blockRows;
-  spans[cols->index] = f.shape.blockCols;
+  bool cols = false;  // the tile's columns a loop of the nest (no collapsed one)
   forEachNode(*rows, [&](const Node& n) {
     if (n.kind == NodeKind::For && n.loopKind == LoopKind::Reduce) spans[n.index] = trip(&n);
+    cols = cols || (n.kind == NodeKind::For && n.index == f.tileCols);
   });
+  if (!cols) return;
+  spans[rows->index] = f.shape.blockRows;
+  spans[f.tileCols] = f.shape.blockCols;
   spans[strip->loops[0]] = strip->factors[0];
   // The copies of each buffer lie in one array, rounded up to 16 bytes as a whole.
   const int64_t copies = f.shape.pipelined ? 2 : f.shape.asyncCopies ? f.shape.asyncStages : 1;
