@@ -32,22 +32,20 @@ struct CandidateShape {
   bool staged = false;                     // operands staged through shared memory
   int64_t stageDepth = 0;                  // reduction elements per stage
   int64_t stagedFootprint = 0;             // elements staged per stage and block (all staged arrays)
-  // Bytes a stage's buffers take beyond their elements, a copy: their rows' padding and their
-  // rounding to 16 bytes, as the emitter lays them out (src/loop/stage_layout.hpp).
-  int64_t stagedPaddingBytes = 0;
-  int64_t split = 1;            // reduction split into this many parts (combined atomically)
-  bool workspaceSplit = false;  // the parts combined in a workspace by the last to finish instead
-  bool pipelined = false;       // stages double-buffered: the next strip loads during this one
-  bool asyncCopies = false;     // stages pipelined by asynchronous copies, asyncStages buffers a stage
-  int asyncStages = 3;          // buffers a stage when asyncCopies (Kernel::asyncStages)
-  bool interleaved = false;     // a stage's rows interleaved for conflict-free 128-bit reads
-  bool spread = false;          // a thread's tile as runs of 4 spread across the block: the same, rows and columns
-  bool transposed = false;      // operands read along the reduction staged transposed
-  bool vectorized = false;      // 128-bit accesses along a thread's columns
-  int64_t laneRows = 0;         // a warp's threads as laneRows x (32 / laneRows) of the block (0: rows of block.x)
-  int64_t gatherOps = 0;        // integer operations a staged element takes to find its source (a gather's)
-  int gatherWidth = 1;          // elements a gather copies at once (16 bytes of contiguous channels)
-  bool tabled = false;          // gathers read through offset tables (gatherOps: a look-up's)
+  int64_t stagedPaddingBytes = 0;          // a stage's bytes beyond its elements (stage_layout.hpp)
+  int64_t split = 1;                       // reduction split into this many parts (combined atomically)
+  bool workspaceSplit = false;             // the parts combined in a workspace by the last to finish instead
+  bool pipelined = false;                  // stages double-buffered: the next strip loads during this one
+  bool asyncCopies = false;                // stages pipelined by asynchronous copies, asyncStages buffers a stage
+  int asyncStages = 3;                     // buffers a stage when asyncCopies (Kernel::asyncStages)
+  bool interleaved = false;                // a stage's rows interleaved for conflict-free 128-bit reads
+  bool spread = false;      // a thread's tile as runs of 4 spread across the block: the same, rows and columns
+  bool transposed = false;  // operands read along the reduction staged transposed
+  bool vectorized = false;  // 128-bit accesses along a thread's columns
+  int64_t laneRows = 0;     // a warp's threads as laneRows x (32 / laneRows) of the block (0: rows of block.x)
+  int64_t gatherOps = 0;    // integer operations a staged element takes to find its source (a gather's)
+  int gatherWidth = 1;      // elements a gather copies at once (16 bytes of contiguous channels)
+  bool tabled = false;      // gathers read through offset tables (gatherOps: a look-up's)
   // What the tile computes with, as the recipe step that makes it carries it: on mma.sync,
   // threadRows x threadCols is a warp's tile; on wgmma a warpgroup's (with registerA, M along the
   // columns: N = threadRows); Winograd's below.
@@ -80,8 +78,8 @@ struct Estimate {
 
 // The threads of the block: a thread, warp or warpgroup for each register tile of the block tile
 // (of the loop's iterations alone where the tile is larger than its loop, unless peeled: rounded
-// up to the whole tile), and a producer
-// warpgroup where one fills the stages. Saturates at INT64_MAX.
+// up to the whole tile), and a producer warpgroup where one fills the stages. Saturates at
+// INT64_MAX.
 int64_t blockThreads(const CandidateShape& s);
 // What a thread of a wgmma tile keeps in registers: its share of the warpgroup's accumulators
 // (twice, with promoted sums), fragments, descriptors and addresses.
