@@ -3,8 +3,10 @@
 
 #include "tests/burggen/features_matcher.hpp"
 #include "tests/burggen/kbest_agreement.hpp"
-#include "tests/burggen/sample_assignment.hpp"
 #include "tests/burggen/sample_matcher.hpp"
+
+// After the matcher, whose prologue declares the `tree` it builds.
+#include "tests/burggen/sample_assignment.hpp"
 
 namespace {
 

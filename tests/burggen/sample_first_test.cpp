@@ -1,8 +1,10 @@
 // sample.burg generated with --ties first: of rules of equal cost the one written first wins.
 #include <gtest/gtest.h>
 
-#include "tests/burggen/sample_assignment.hpp"
 #include "tests/burggen/sample_first_matcher.hpp"
+
+// After the matcher, whose prologue declares the `tree` it builds.
+#include "tests/burggen/sample_assignment.hpp"
 
 namespace {
 

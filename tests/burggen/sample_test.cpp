@@ -2,8 +2,10 @@
 // generates a matcher that compiles and labels as iburg would.
 #include <gtest/gtest.h>
 
-#include "tests/burggen/sample_assignment.hpp"
 #include "tests/burggen/sample_matcher.hpp"
+
+// After the matcher, whose prologue declares the `tree` it builds.
+#include "tests/burggen/sample_assignment.hpp"
 
 namespace {
 

@@ -5,8 +5,10 @@
 #include <sstream>
 
 #include "burggen/explain/labeling_page.hpp"
-#include "tests/burggen/sample_assignment.hpp"
 #include "tests/explain/sample_matcher.hpp"
+
+// After the matcher, whose prologue declares the `tree` it builds.
+#include "tests/burggen/sample_assignment.hpp"
 
 namespace {
 
