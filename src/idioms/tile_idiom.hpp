@@ -35,6 +35,8 @@ enum class WgmmaProducer { None, CpAsync, Tma };
 constexpr int64_t kWgmmaNoProducer = 0, kWgmmaCpAsyncProducer = 1, kWgmmaTmaProducer = 2;
 inline WgmmaProducer wgmmaProducer(int64_t number) { return static_cast<WgmmaProducer>(number); }
 
+constexpr int64_t kWarpGroupThreads = 128;
+
 // wgmma: each iteration of the block loops is a warpgroup of 4 warps, its accumulation tiles of
 // m x n x k one wgmma.mma_async (rule 7 of src/loop/loop_tree.hpp).
 struct WgmmaTile {
@@ -69,6 +71,15 @@ struct BackToBackTile {
   int64_t depth = 16;
   friend bool operator==(const BackToBackTile&, const BackToBackTile&) = default;
 };
+
+// What a producer warpgroup adds to a block: its threads, and its barriers in shared memory (a
+// full and an empty one for each of `buffers`, and with tf32x3 one more for the low parts; with
+// `tileGroups` ping-pong groups of the warpgroups that multiply, one a group that orders their turns).
+inline int64_t producerThreads(const WgmmaTile& t) { return t.producer == WgmmaProducer::None ? 0 : kWarpGroupThreads; }
+inline int64_t producerBarrierBytes(const WgmmaTile& t, int64_t buffers, int64_t tileGroups = 1) {
+  if (t.producer == WgmmaProducer::None) return 0;
+  return (t.tf32x3 ? 3 : 2) * 8 * buffers + (tileGroups > 1 ? 8 * tileGroups : 0);
+}
 
 using TileIdiom = std::variant<SimtTile, MmaTile, WgmmaTile, WinogradTile, BackToBackTile>;
 

@@ -33,7 +33,34 @@ constexpr double kLoneBarrierFactor = 3.0;
 // the multiply-adds' latency).
 constexpr double kGuardWeight = 0.25;
 
+// Saturating: a huge tile is infeasible, not a wrapped small one.
+int64_t product(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
 }  // namespace
+
+int64_t blockThreads(const CandidateShape& s) {
+  // Peeled, the register work is rounded up to whole tiles.
+  int64_t threadsX = ceilDiv(s.peeled ? s.blockCols : std::min(s.blockCols, s.cols), s.threadCols);
+  int64_t threadsY = ceilDiv(s.peeled ? s.blockRows : std::min(s.blockRows, s.rows), s.threadRows);
+  const WgmmaTile* wgmma = wgmmaOf(s.idiom);
+  int64_t lanes = wgmma ? kWarpGroupThreads : onTensorCores(s) ? 32 : 1;
+  int64_t threads = product(product(threadsX, threadsY), lanes);
+  if (s.pingPong) threads = product(threads, 2);  // two groups of the warpgroups that multiply
+  return wgmma && threads < INT64_MAX ? threads + producerThreads(*wgmma) : threads;
+}
+
+// ptxas keeps a warpgroup's accumulators, fragments and addresses in about 40 registers more than
+// its share of the accumulators; a producer's threads that copy tf32x3's stages by cp.async about
+// 16 more for their unrolled copies' addresses and bounds (ptxas spilled a 128 x 128 tf32x3 tile
+// at 127 x 4099 x 513 that TMA's copies let fit).
+int64_t wgmmaRegisters(const CandidateShape& s) {
+  const WgmmaTile* t = wgmmaOf(s.idiom);
+  int64_t accumulators = product(s.threadRows, s.threadCols) / kWarpGroupThreads * (t && t->promote > 0 ? 2 : 1);
+  return accumulators + (t && t->tf32x3 && t->producer == WgmmaProducer::CpAsync ? 56 : 40);
+}
 
 Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   if (std::optional<Estimate> own = idiomUnit(s.idiom).estimate(s, gpu)) return *own;
@@ -43,24 +70,20 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   Estimate e;
   // Threads, registers and shared bytes are counted in 64 bits (saturating) and checked against
   // the limits before they are narrowed: a huge tile is infeasible, not a wrapped small one.
-  auto product = [](int64_t a, int64_t b) {
-    int64_t r;
-    return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
-  };
-  int64_t threadsX = ceilDiv(s.blockCols, s.threadCols), threadsY = ceilDiv(s.blockRows, s.threadRows);
-  int64_t threads = product(product(threadsX, threadsY), warpGroups ? 128 : tensorCores ? 32 : 1);
-  if (s.pingPong) threads = product(threads, 2);  // two groups of the warpgroups that multiply
+  int64_t threads = blockThreads(s);
   // Accumulators, one operand column and row, addresses and loop state (tensor cores: a lane's
-  // share of the warp's accumulators and of one k step's fragments; wgmma reads its operands from
-  // shared memory: a lane's share of the warpgroup's accumulators, descriptors and addresses).
+  // share of the warp's accumulators and of one k step's fragments).
   int64_t registers = product(s.threadRows, s.threadCols);
   if (warpGroups)
-    registers = registers / 128 + 40;
+    registers = wgmmaRegisters(s);
   else if (tensorCores)
     registers = registers / 32 + s.threadRows / 4 + s.threadCols / 4 + 24;
   else
     registers = registers > INT32_MAX ? INT64_MAX : registers + s.threadRows + s.threadCols + 24;
-  e.sharedBytes = s.staged ? product(s.stagedFootprint, s.elementBytes) : 0;
+  // A strip's gathers through a table are copied in one unrolled run, each element's offset and
+  // tap looked up ahead of its copy: a register for each element a thread copies.
+  if (s.tabled && registers < INT64_MAX) registers += ceilDiv(s.stagedFootprint, std::max<int64_t>(threads, 1));
+  e.sharedBytes = s.staged ? product(s.stagedFootprint, s.elementBytes) + s.stagedPaddingBytes : 0;
   if (threads > gpu.target.maxThreadsPerBlock)
     e.infeasible = "more than " + std::to_string(gpu.target.maxThreadsPerBlock) + " threads a block";
   else if (registers > gpu.target.maxRegistersPerThread)
@@ -79,6 +102,8 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   int64_t ahead = tensorCores ? s.threadRows / 4 + s.threadCols / 4 : s.threadRows + s.threadCols;
   if (s.prefetched) e.registers = static_cast<int>(std::min<int64_t>(e.registers + ahead, INT32_MAX));
   if (s.asyncCopies) e.sharedBytes = product(e.sharedBytes, s.asyncStages);  // the copies in flight hold no registers
+  if (warpGroups && e.sharedBytes < INT64_MAX)
+    e.sharedBytes += producerBarrierBytes(wgmma, s.asyncStages, s.pingPong ? 2 : 1);
   if (e.registers > gpu.target.maxRegistersPerThread)
     e.infeasible = "a register tile too large for one thread";
   else if (e.sharedBytes > gpu.target.sharedPerBlock)

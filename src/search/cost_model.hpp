@@ -32,6 +32,7 @@ struct CandidateShape {
   bool staged = false;                     // operands staged through shared memory
   int64_t stageDepth = 0;                  // reduction elements per stage
   int64_t stagedFootprint = 0;             // elements staged per stage and block (all staged arrays)
+  int64_t stagedPaddingBytes = 0;          // a stage's bytes beyond its elements (stage_layout.hpp)
   int64_t split = 1;                       // reduction split into this many parts (combined atomically)
   bool workspaceSplit = false;             // the parts combined in a workspace by the last to finish instead
   bool pipelined = false;                  // stages double-buffered: the next strip loads during this one
@@ -77,6 +78,15 @@ struct Estimate {
   // bounds, CandidateShape::residentBlocks).
   int64_t boundedBlocksPerSm = 0;
 };
+
+// The threads of the block: a thread, warp or warpgroup for each register tile of the block tile
+// (of the loop's iterations alone where the tile is larger than its loop, unless peeled: rounded
+// up to the whole tile), twice over for ping-pong groups, and a producer warpgroup where one fills
+// the stages. Saturates at INT64_MAX.
+int64_t blockThreads(const CandidateShape& s);
+// What a thread of a wgmma tile keeps in registers: its share of the warpgroup's accumulators
+// (twice, with promoted sums), fragments, descriptors and addresses.
+int64_t wgmmaRegisters(const CandidateShape& s);
 
 // The idiom's own estimate (idiom_unit.hpp) where it has one, else the tile model's.
 Estimate estimate(const CandidateShape& shape, const GpuModel& gpu = {});

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "src/cuda/run/reference_check.hpp"
+#include "src/loop/stage_layout.hpp"
 #include "src/loop/tree_walk.hpp"
 #include "src/transform/loop_facts.hpp"
 #include "src/transform/loop_names.hpp"
@@ -55,6 +56,32 @@ bool wideAlong(const Kernel& kernel, const std::string& index, const std::map<st
   visit(*kernel.body);
   forEachLoad(*kernel.body, check);
   return wide;
+}
+
+// The box of `array` that the loads under `nest` read while each loop of `spans` runs that many
+// iterations and every other loop one, as stage() finds it on the tiled tree: along each
+// dimension, from the least subscript of any load to the greatest.
+std::vector<int64_t> readBox(const Node& nest, const std::string& array, const std::map<std::string, int64_t>& spans) {
+  std::vector<int64_t> lo, hi;
+  forEachLoad(nest, [&](const Access& a) {
+    if (a.array != array) return;
+    if (lo.empty()) {
+      lo.assign(a.subscripts.size(), INT64_MAX);
+      hi.assign(a.subscripts.size(), INT64_MIN);
+    }
+    for (size_t d = 0; d < a.subscripts.size() && d < lo.size(); ++d) {
+      int64_t least = a.subscripts[d].constant, most = least;
+      for (const auto& [index, coef] : a.subscripts[d].terms) {
+        auto span = spans.find(index);
+        int64_t moved = coef * ((span == spans.end() ? 1 : span->second) - 1);
+        (moved > 0 ? most : least) += moved;
+      }
+      lo[d] = std::min(lo[d], least);
+      hi[d] = std::max(hi[d], most);
+    }
+  });
+  for (size_t d = 0; d < lo.size(); ++d) hi[d] = hi[d] - lo[d] + 1;
+  return hi;
 }
 
 constexpr double kPicosecondsPerMs = 1e9;
@@ -206,6 +233,8 @@ void LoopRules::stageStrips(Fragment& f, const std::string& loop, int64_t length
   f.strips = strips;
   f.shape.partialStrip = length % depth != 0 && length > depth;
   f.inTile.push_back(strip);
+  for (const auto& array : arrays)
+    if (const Array* a = kernel_.findParam(array)) f.shape.elementBytes = scalarTypeBytes(a->type);
   for (const auto& array : arrays) {
     RecipeStep s = makeStep(StepKind::Stage, {strips}, {}, Mapping::None, array);
     s.transposed = transposed.count(array) != 0;
@@ -248,7 +277,9 @@ void LoopRules::splitParts(Fragment& f, const std::string& loop, int64_t length,
 
 Fragment LoopRules::tiles(const Node* y, const Node* x, const Fragment& body, const Node* middle, int64_t bm,
                           int64_t bn, int64_t tm, int64_t tn, int64_t spread) const {
-  return tiles({y->index, trip(y), true}, {x->index, trip(x), true}, body, middle, bm, bn, tm, tn, spread);
+  Fragment f = tiles({y->index, trip(y), true}, {x->index, trip(x), true}, body, middle, bm, bn, tm, tn, spread);
+  countStages(f, y);
+  return f;
 }
 
 Fragment LoopRules::tiles(const TiledLoop& y, const TiledLoop& x, const Fragment& body, const Node* middle, int64_t bm,
@@ -264,7 +295,15 @@ Fragment LoopRules::tiles(const TiledLoop& y, const TiledLoop& x, const Fragment
   f.shape.spread = spread > 0;
   if (spread > 0 && (tm % spread || tn % spread))
     f.refused = "a tile spread in runs of " + std::to_string(spread) + " needs a register tile of multiples of it";
-  if (f.shape.staged) f.shape.stagedFootprint = (bm + bn) * f.shape.stageDepth;
+  // A stage stored transposed has a row a strip element. countStages counts the boxes where the
+  // tiled loops are the nest's own.
+  if (f.shape.staged) {
+    f.shape.stagedFootprint = (bm + bn) * f.shape.stageDepth;
+    for (const RecipeStep& s : f.inTile)
+      if (s.kind == StepKind::Stage)
+        f.shape.stagedPaddingBytes += f.shape.stageDepth * f.shape.elementBytes *
+                                      stageRowPadding(s.padding, s.transposed, s.swizzled, f.shape.elementBytes);
+  }
   // The body's split comes before the tile (f.nest holds it); the tile's mappings and register
   // tile come before the body's staging (f.inTile holds it). A middle loop moves out of the way
   // and then inside the grid loops:
@@ -293,6 +332,44 @@ Fragment LoopRules::tiles(const TiledLoop& y, const TiledLoop& x, const Fragment
     f.shape.vectorized = true;
   }
   return f;
+}
+
+void LoopRules::countStages(Fragment& f, const Node* rows) const {
+  if (!f.shape.staged || f.shape.gatherOps > 0) return;
+  if (!rows)
+    rows = findNode(*kernel_.body, [&](const Node& n) { return n.kind == NodeKind::For && n.index == f.tileRows; });
+  const RecipeStep* strip = nullptr;
+  for (const RecipeStep& s : f.inTile)
+    if (s.kind == StepKind::StripMine) strip = &s;
+  if (!rows || !strip || rows->index != f.tileRows) return;
+  // A tile's loops and a strip's run their whole tile and strip, guarded where the loop is shorter.
+  std::map<std::string, int64_t> spans;
+  bool cols = false;  // the tile's columns a loop of the nest (no collapsed one)
+  forEachNode(*rows, [&](const Node& n) {
+    if (n.kind == NodeKind::For && n.loopKind == LoopKind::Reduce) spans[n.index] = trip(&n);
+    cols = cols || (n.kind == NodeKind::For && n.index == f.tileCols);
+  });
+  if (!cols) return;
+  spans[rows->index] = f.shape.blockRows;
+  spans[f.tileCols] = f.shape.blockCols;
+  spans[strip->loops[0]] = strip->factors[0];
+  // The copies of each buffer lie in one array, rounded up to 16 bytes as a whole.
+  const int64_t copies = f.shape.pipelined ? 2 : f.shape.asyncCopies ? f.shape.asyncStages : 1;
+  int64_t bytesAll = 0;
+  f.shape.stagedFootprint = 0;
+  for (const RecipeStep& s : f.inTile) {
+    if (s.kind != StepKind::Stage) continue;
+    std::vector<int64_t> box = readBox(*rows, s.array, spans);
+    int64_t elements = 1;
+    for (int64_t e : box) elements *= e;
+    if (s.transposed && box.size() >= 2) std::swap(box[box.size() - 1], box[box.size() - 2]);
+    const Array* array = kernel_.findParam(s.array);
+    int bytes = array ? scalarTypeBytes(array->type) : f.shape.elementBytes;
+    int64_t row = box.empty() ? 1 : box.back() + stageRowPadding(s.padding, s.transposed, s.swizzled, bytes);
+    f.shape.stagedFootprint += elements;
+    bytesAll += sharedBufferBytes(copies * storedRows(box) * row * bytes);
+  }
+  f.shape.stagedPaddingBytes = ceilDiv(bytesAll, copies) - f.shape.stagedFootprint * f.shape.elementBytes;
 }
 
 Fragment LoopRules::blockTile(const Node* rows, const Fragment& body, int64_t bm, int64_t bn, int64_t tm, int64_t tn,
@@ -325,8 +402,9 @@ Fragment LoopRules::interleaved(Fragment f) const {
 Fragment LoopRules::lanes(Fragment f, int64_t rows) const {
   if (rows == 0 || !f.refused.empty()) return f;
   int64_t cols = 32 / rows;
-  f.refused =
-      warpLanesProblem(rows, cols, f.shape.blockRows / f.shape.threadRows, f.shape.blockCols / f.shape.threadCols);
+  const CandidateShape& s = f.shape;  // of the loop's iterations alone where the tile is larger (blockThreads)
+  f.refused = warpLanesProblem(rows, cols, ceilDiv(std::min(s.blockRows, s.rows), s.threadRows),
+                               ceilDiv(std::min(s.blockCols, s.cols), s.threadCols));
   if (!f.refused.empty()) return f;
   f.shape.laneRows = rows;
   f.inTile.push_back(makeStep(StepKind::Lanes, {}, {rows, cols}));
@@ -544,11 +622,12 @@ Fragment LoopRules::tensorCores(const Fragment& tiled, int64_t prefetch, int64_t
       bool alongK = gathered || readAlong(s.array, reduction);
       s.padding = 16 / bytes * (bytes == 4 && !alongK ? 2 : 1);
       s.transposed = gathered;
-      if (!gathered) f.shape.stagedFootprint += s.padding * (alongK ? f.shape.blockRows : depth);
     }
     if (s.kind == StepKind::Map && s.mapping == Mapping::Pipelined) s.mapping = Mapping::AsyncPipelined;
     steps.push_back(s);
   }
+  // An implicit GEMM's two gathers hold a row for each of the tile's rows and columns.
+  if (gathered) f.shape.stagedPaddingBytes = 16 * (f.shape.blockRows + f.shape.blockCols);
   if (prefetch != 0 && !tiled.shape.pipelined && !tiled.shape.asyncCopies) {
     f.refused = "the strips are not pipelined: no barrier to hide";
     return f;
@@ -563,6 +642,7 @@ Fragment LoopRules::tensorCores(const Fragment& tiled, int64_t prefetch, int64_t
   f.shape.asyncCopies = tiled.shape.pipelined || tiled.shape.asyncCopies;
   f.shape.idiom = mma.idiom;
   f.shape.elementBytes = bytes;
+  countStages(f);
   if (gathered) f.shape.gatherWidth = gatherWidth(f, reduction, 16 / bytes);
   return f;
 }
@@ -658,6 +738,8 @@ Fragment LoopRules::warpGroups(const Fragment& tiled, int64_t producer) const {
   else if (f.shape.threadRows % 64 != 0 || f.shape.threadCols % 64 != 0 || f.shape.threadCols > 256)
     f.refused = "a warpgroup's tile is 64 or 128 rows by 64 to 256 columns";
   if (!f.refused.empty()) return f;
+  // The gathers swizzled rather than padded (tensorCores).
+  if (gathered) f.shape.stagedPaddingBytes = 0;
   for (size_t i = 0; i < f.inTile.size(); ++i) {
     const RecipeStep& s = f.inTile[i];
     if (s.kind == StepKind::Stage && gathered)
@@ -732,15 +814,19 @@ Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer, 
   if (alongColumns != 1)
     f.refused = "wgmma's A from registers is the one operand read along the columns, staged as it lies";
   if (!f.refused.empty()) return f;
-  // ptxas serializes the wgmma where a thread's accumulators, fragments and addresses (about 40
-  // more) pass its share of the block's registers: 4 consumer warpgroups of 64 x 128, say.
-  // Promoted sums are a second set of accumulators. A producer's threads that copy by cp.async
-  // take about 16 more for their unrolled copies' addresses and bounds (ptxas spilled a 128 x 128
-  // tf32x3 tile at 127 x 4099 x 513 that TMA's copies let fit).
-  const int64_t threads = 128 * (s.blockCols / s.threadCols + (producer == kWgmmaNoProducer ? 0 : 1));
-  const int64_t accumulators = s.threadRows * s.threadCols / 128 * (promote > 0 ? 2 : 1);
-  const int64_t others = tf32x3 && producer == kWgmmaCpAsyncProducer ? 56 : 40;
-  if (accumulators + others > std::min(gpu_.target.maxRegistersPerThread, gpu_.target.registersPerBlock / threads)) {
+  WgmmaTile tile;
+  tile.n = s.threadRows;
+  tile.k = 8;
+  tile.producer = wgmmaProducer(producer);
+  tile.tf32x3 = tf32x3;
+  tile.promote = static_cast<int>(promote);
+  tile.registerA = true;  // what applying the step decides, which the model reads
+  // ptxas serializes the wgmma where a thread's registers pass its share of the block's: 4
+  // consumer warpgroups of 64 x 128, say.
+  CandidateShape planned = s;
+  planned.idiom = tile;
+  if (wgmmaRegisters(planned) >
+      std::min(gpu_.target.maxRegistersPerThread, gpu_.target.registersPerBlock / blockThreads(planned))) {
     f.refused = "a thread's accumulators and fragments pass its share of the block's registers (ptxas would serialize)";
     return f;
   }
@@ -754,15 +840,10 @@ Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer, 
       f.inTile.edit(i, [&](RecipeStep& b) { b.slab = wgmmaStripDepth(); });  // B as it lies, 128-byte slabs
     else if (step.kind == StepKind::Mma)
       f.inTile.edit(i, [&](RecipeStep& mma) {
-        WgmmaTile tile;
-        tile.n = f.shape.threadRows;
-        tile.k = 8;
-        tile.producer = wgmmaProducer(producer);
-        tile.tf32x3 = tf32x3;
-        tile.promote = static_cast<int>(promote);
         mma = makeStep(StepKind::Wgmma, {mma.loops[1], mma.loops[0], mma.loops[2]});
-        mma.idiom = tile;
-        tile.registerA = true;  // what applying the step decides, which the model reads
+        WgmmaTile written = tile;
+        written.registerA = false;  // the recipe step does not write it
+        mma.idiom = written;
         f.shape.idiom = tile;
       });
   }

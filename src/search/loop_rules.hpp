@@ -265,6 +265,11 @@ class LoopRules {
   };
   Fragment tiles(const TiledLoop& rows, const TiledLoop& cols, const Fragment& body, const Node* middle, int64_t bm,
                  int64_t bn, int64_t tm, int64_t tn, int64_t spread = 0) const;
+  // The shape's stage footprint and padding counted from the boxes its stages hold (halos
+  // included), all their copies as they lie in shared memory (src/loop/stage_layout.hpp): for
+  // stages of the nest's own loops (`rows`, the tile's rows, found by name when null), not gathers
+  // or collapsed loops.
+  void countStages(Fragment& f, const Node* rows = nullptr) const;
   // implicitGemm, made anew.
   Fragment gemmTiles(const Node* outer, const Fragment& body, int64_t bm, int64_t bn, int64_t tm, int64_t tn) const;
   // The reduction loop `loop` (of `length` iterations) strip-mined by `depth`, `arrays` staged at the strip loop (those

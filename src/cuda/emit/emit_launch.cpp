@@ -4,6 +4,7 @@
 #include <map>
 
 #include "src/loop/pipeline.hpp"
+#include "src/loop/stage_layout.hpp"
 
 namespace cudaburg {
 namespace {
@@ -227,11 +228,9 @@ int bufferCopies(const Kernel& kernel, Mapping m, const std::string& buffer) {
 
 std::vector<int64_t> declaredExtents(const Node& alloc, int copies, std::optional<ScalarType> elementType) {
   std::vector<int64_t> extents = alloc.buffer.extents;
-  if (alloc.buffer.space == MemorySpace::Shared && alloc.buffer.padding > 0 && !extents.empty())
-    extents.back() += alloc.buffer.padding;
-  else if (alloc.buffer.space == MemorySpace::Shared && isPermuted(alloc.layout) && !alloc.buffer.swizzled &&
-           !extents.empty())
-    extents.back() += 16 / scalarTypeBytes(emittedType(alloc.buffer, elementType));
+  if (alloc.buffer.space == MemorySpace::Shared && !extents.empty())
+    extents.back() += stageRowPadding(alloc.buffer.padding, isPermuted(alloc.layout), alloc.buffer.swizzled,
+                                      scalarTypeBytes(emittedType(alloc.buffer, elementType)));
   if (alloc.buffer.space == MemorySpace::Shared && alloc.buffer.slab > 0 && extents.size() == 2)
     extents = {extents[1] / alloc.buffer.slab, extents[0], alloc.buffer.slab};  // [column / slab][row][column % slab]
   if (copies > 1) extents.insert(extents.begin(), copies);
@@ -241,7 +240,7 @@ std::vector<int64_t> declaredExtents(const Node& alloc, int copies, std::optiona
 int64_t declaredBytes(const Node& alloc, int copies, std::optional<ScalarType> elementType) {
   int64_t n = scalarTypeBytes(emittedType(alloc.buffer, elementType));
   for (int64_t e : declaredExtents(alloc, copies, elementType)) n *= e;
-  return (n + 15) / 16 * 16;
+  return sharedBufferBytes(n);
 }
 
 LaunchPlanResult planLaunch(const Kernel& kernel, std::optional<ScalarType> elementType) {
@@ -259,18 +258,17 @@ LaunchPlanResult planLaunch(const Kernel& kernel, std::optional<ScalarType> elem
   PhaseChecker checker(kernel, plan, elementType);
   // In the naive mapping each thread runs one iteration: the body is inside its "block loops".
   checker.walk(*plan.phases, plan.gridRanges, plan.naive ? 7 : 0);
-  if (kernel.warpTiles())
-    plan.block[0] *= kernel.warpGroupTiles() ? 128 : 32;  // a warp (group) an iteration of the block loops
-  if (kernel.wgmmaProducer()) {  // one more warpgroup, the last along y, and a full and an empty barrier a buffer
-    if (plan.block[0] != 128 || plan.block[2] != 1) {
+  // A warp (group) an iteration of the block loops.
+  if (kernel.warpTiles()) plan.block[0] *= kernel.warpGroupTiles() ? kWarpGroupThreads : 32;
+  if (kernel.wgmmaProducer()) {  // one more warpgroup, the last along y, and its barriers
+    if (plan.block[0] != kWarpGroupThreads || plan.block[2] != 1) {
       result.reason =
           "a producer warpgroup takes a row of block.y: the warpgroups that multiply must be one along block.x";
       return result;
     }
     if (kernel.pingPong) plan.tileGroups = 2;
-    plan.block[1] = plan.block[1] * plan.tileGroups + 1;
-    plan.sharedBytes += (kernel.wgmmaSplitBuffer().empty() ? 2 : 3) * 8 * kernel.asyncStages;
-    if (plan.tileGroups > 1) plan.sharedBytes += 8 * plan.tileGroups;  // the barriers that order the groups' turns
+    plan.block[1] = plan.block[1] * plan.tileGroups + producerThreads(*kernel.warpGroupTiles()) / kWarpGroupThreads;
+    plan.sharedBytes += producerBarrierBytes(*kernel.warpGroupTiles(), kernel.asyncStages, plan.tileGroups);
   }
   if (kernel.persistentBlocks > 0) {
     if (plan.naive || plan.grid[2] != 1) {

@@ -69,10 +69,9 @@ LaunchPlanResult planLaunch(const Kernel& kernel, std::optional<ScalarType> elem
 // True when a Stage or Alloc holds its box in another order than the source's.
 bool isPermuted(const std::vector<int>& layout);
 
-// The extents a shared buffer (an Alloc) is declared with: its own, with its rows padded by
-// Array::padding elements, or else, for a buffer in a permuted layout that is not swizzled, by 16
-// bytes (its stage stores down columns, which the padding spreads over the banks, and rows stay
-// aligned for wide reads), behind a leading extent of `copies` when a pipelined loop keeps several.
+// The extents a shared buffer (an Alloc) is declared with: its own, with its rows padded as
+// stageRowPadding says (src/loop/stage_layout.hpp, which the search's model counts too), behind a
+// leading extent of `copies` when a pipelined loop keeps several.
 std::vector<int64_t> declaredExtents(const Node& alloc, int copies, std::optional<ScalarType> elementType);
 // The bytes of that declaration, rounded up to 16.
 int64_t declaredBytes(const Node& alloc, int copies, std::optional<ScalarType> elementType);
