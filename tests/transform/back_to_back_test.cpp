@@ -94,6 +94,7 @@ TEST(BackToBackStep, RefusesWhatIsNoPairInASentence) {
                 "the kernel's body is a single nest");
   expectRefusal(withRecipe(twoProducts("X[r][e]"), tile),
                 "the second product's left operand is X, not H, which the first writes");
+  expectRefusal(withRecipe(twoProducts("H[c][e]"), tile), "the second nest is no matrix product as written");
   expectRefusal(withRecipe(example("linear_gelu", {{"M", 64}, {"N", 32}, {"K", 32}}), "b2b i,j 16,32 2,2 strip 8"),
                 "the kernel's body is a single nest");
   expectRefusal(withRecipe(kernelFromText(R"(size M = 64, D = 32, F = 32;

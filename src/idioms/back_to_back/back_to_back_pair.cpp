@@ -1,10 +1,9 @@
 #include "src/idioms/back_to_back/back_to_back_pair.hpp"
 
-#include <functional>
-
 #include "src/analysis/nest_sequence.hpp"
 #include "src/analysis/reference_shape.hpp"
 #include "src/loop/tree_walk.hpp"
+#include "src/transform/tree_edit.hpp"
 
 namespace cudaburg {
 
@@ -27,13 +26,7 @@ std::string plainIndex(const Affine& a) {
 
 bool readsArray(const Node& root, const std::string& array) {
   bool found = false;
-  forEachNode(root, [&](const Node& n) {
-    std::function<void(const Expr&)> visit = [&](const Expr& e) {
-      if (e.kind == Expr::Kind::Load && e.load.array == array) found = true;
-      for (const ExprPtr& arg : e.args) visit(*arg);
-    };
-    if (n.kind == NodeKind::Assign) visit(*n.value);
-  });
+  forEachNode(root, [&](const Node& n) { found = found || (n.kind == NodeKind::Assign && reads(n.value, array)); });
   return found;
 }
 
@@ -67,15 +60,20 @@ std::optional<BackToBackProduct> productOf(const Kernel& nest, const std::string
     return std::nullopt;
   }
   BackToBackProduct p{*split, gemm->a, gemm->b, gemm->c, gemm->lda, gemm->ldb, gemm->ldc, "", "", ""};
+  std::string leftRow;  // the index of the left operand's row
   forEachNode(*split->bare.body, [&](const Node& n) {
     if (n.kind == NodeKind::For && n.loopKind == LoopKind::Reduce && p.reduction.empty()) p.reduction = n.index;
     if (n.kind == NodeKind::Assign && n.accumulate && n.target.subscripts.size() == 2) {
       p.row = plainIndex(n.target.subscripts[0]);
       p.col = plainIndex(n.target.subscripts[1]);
+      for (const ExprPtr& factor : n.value->args)
+        if (factor->kind == Expr::Kind::Load && factor->load.array == p.a && factor->load.subscripts.size() == 2)
+          leftRow = plainIndex(factor->load.subscripts[0]);
     }
   });
-  if (p.row.empty() || p.col.empty() || p.reduction.empty()) {
-    why = "the " + which + " nest's product does not store " + p.out + "[row][column] at its loops' indices";
+  if (p.row.empty() || p.col.empty() || p.reduction.empty() || leftRow != p.row) {
+    why = "the " + which + " nest's product does not store " + p.out + "[row][column] at the rows of " + p.a +
+          " it reads";
     return std::nullopt;
   }
   return p;
@@ -109,7 +107,7 @@ std::optional<BackToBackPair> recognizeBackToBack(const Kernel& kernel, std::str
     return std::nullopt;
   }
   if (nests[0].findParam(second->out)) {
-    why = "the first nest reads " + second->out + ", which the second writes";
+    why = "the first nest reads or writes " + second->out + ", which the second writes";
     return std::nullopt;
   }
   if (!second->nest.epilogue.statements.empty() && readsArray(*second->nest.epilogueNest.body, h)) {
