@@ -42,13 +42,21 @@ TEST(EmitWinograd, LaunchesABlockPerTilesAndFilters) {
   EXPECT_NE(e.kernel->source.find("reinterpret_cast<const float4*>"), std::string::npos);
   EXPECT_NE(e.kernel->source.find("1 pass over a thread's filters, 8 at a time"), std::string::npos);
   EXPECT_EQ(e.kernel->source.find("if (more)\n  {  // read strip"), std::string::npos) << "not prefetched";
-  // 116 registers a thread: two blocks a multiprocessor (128 each), as shared memory allows.
-  EXPECT_NE(e.kernel->source.find("__launch_bounds__(256, 2)"), std::string::npos);
+  // 116 registers a thread by the estimate: two blocks a multiprocessor would leave it 128, less
+  // than the margin past the estimate ptxas may take, so none is promised.
+  EXPECT_NE(e.kernel->source.find("__launch_bounds__(256, 1)"), std::string::npos);
   t.prefetch = true;
   EmitResult prefetched = emitKernel(winograd(k, t));
   ASSERT_TRUE(prefetched.ok()) << prefetched.reason;
   EXPECT_NE(prefetched.kernel->source.find("if (more)\n  {  // read strip"), std::string::npos);
   EXPECT_NE(prefetched.kernel->source.find("__launch_bounds__(256, 1)"), std::string::npos);
+  // 16 tiles by 32 filters, 4 x 8 a thread: 80 registers, two blocks of 256 threads promised.
+  WinogradTiling small;
+  small.tiles = 16, small.threadTiles = 4;
+  EmitResult two = emitKernel(winograd(k, small));
+  ASSERT_TRUE(two.ok()) << two.reason;
+  EXPECT_NE(two.kernel->source.find("__launch_bounds__(256, 2)"), std::string::npos)
+      << two.kernel->source.substr(0, 600);
 }
 
 TEST(EmitWinograd, PassesOverTheFiltersWhereTheAccumulatorsDoNotFit) {

@@ -28,6 +28,10 @@
 
 namespace cudaburg::emit_internal {
 
+// Registers left between the Winograd tile's estimate (WinogradTiling::registers) and what launch
+// bounds promising more blocks a multiprocessor would leave a thread.
+constexpr int64_t kLaunchBoundMargin = 16;
+
 namespace {
 
 // sum over p of coef[p] * operand(p), without the zero terms: "a - b + 0.5f*c" ("0.0f" if none).
@@ -190,9 +194,12 @@ class WinogradWriter {
     sharedFloats_ = std::max(2 * stripFloats_, outputFloats(passWidth_));
     if (sharedFloats_ * 4 > kMaxSharedBytesPerBlock) return "the block needs more than 227 KB of shared memory";
     // Blocks a multiprocessor can hold by shared memory (228 KB, 1 KB a block reserved) and by
-    // the registers a thread needs, promised to the compiler so that it keeps within them.
+    // the registers a thread needs, promised to the compiler so that it keeps within them. The
+    // estimate is a fit: with less than kLaunchBoundMargin registers to spare, one ptxas kept the
+    // default 8x8 tile of F(2x2) within 128 registers and another spilled, so no promise is made.
     int64_t byShared = 228 * 1024 / (sharedFloats_ * 4 + 1024);
-    minBlocks_ = std::max<int64_t>(1, std::min(byShared, blocksByRegisters(threads_, t_.registers())));
+    minBlocks_ =
+        std::max<int64_t>(1, std::min(byShared, blocksByRegisters(threads_, t_.registers() + kLaunchBoundMargin)));
     return planEpilogue();
   }
 
