@@ -21,6 +21,7 @@
 #include <sstream>
 
 #include "src/analysis/reference_shape.hpp"
+#include "src/cuda/emit/float_parameters.hpp"
 #include "src/idioms/write_back.hpp"
 #include "src/loop/math_functions.hpp"
 #include "src/loop/scalar_types.hpp"
@@ -142,12 +143,7 @@ class WinogradWriter {
     }
     CudaKernel out;
     out.entry = options_.entry.empty() ? kernel_.name : options_.entry;
-    std::string params;
-    for (const Array& p : kernel_.params) {
-      params += std::string(params.empty() ? "" : ", ") + (p.input ? "const " : "") + "float* __restrict__ " + p.name;
-      out.params.push_back(p.name);
-      out.paramTypes.push_back(ScalarType::Float);
-    }
+    const std::string params = floatParameters(kernel_, out);
     std::ostringstream src;
     src << header() << "extern \"C\" __global__ void __launch_bounds__(" << threads_ << ", " << minBlocks_ << ")\n"
         << out.entry << "(" << params << ") {\n"
