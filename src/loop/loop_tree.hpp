@@ -382,6 +382,13 @@ struct Kernel {
   bool wgmmaRegisterA() const { return warpGroupTiles() && warpGroupTiles()->registerA; }
   std::string wgmmaSplitBuffer() const { return warpGroupTiles() ? warpGroupTiles()->splitBuffer : ""; }
   int wgmmaPromote() const { return warpGroupTiles() ? warpGroupTiles()->promote : 0; }
+  // Tensor-core tiles of k 8 read float operands as tf32, one product each (--precision tf32),
+  // unless tf32x3 splits them into three.
+  bool floatsAsTf32() const {
+    const MmaTile* mma = std::get_if<MmaTile>(&tile);
+    const WgmmaTile* wgmma = warpGroupTiles();
+    return (mma && mma->k == 8) || (wgmma && wgmma->k == 8 && !wgmma->tf32x3);
+  }
   const WinogradTiling* winograd() const { return winogradOf(tile) ? &winogradOf(tile)->tiling : nullptr; }
   const BackToBackTile* backToBack() const { return backToBackOf(tile); }
   // The buffers of each stage an AsyncPipelined loop keeps (2 to kMaxAsyncStages): its copies are

@@ -562,6 +562,8 @@ int64_t LoopRules::mmaK() const {
   });
   if (operands.size() != 1) return 0;
   ScalarType t = *operands.begin();
+  // Under --precision tf32, float operands are multiplied as tf32, as cuBLAS and cuDNN do.
+  if (t == ScalarType::Float && space_.precision == Precision::Tf32) t = ScalarType::TF32;
   return t == ScalarType::Half || t == ScalarType::BFloat16 ? 16 : t == ScalarType::TF32 ? 8 : 0;
 }
 

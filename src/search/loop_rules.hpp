@@ -151,8 +151,8 @@ class LoopRules {
   Fragment untransformed(const Node* node) const;
 
   // ---- tensor cores ---------------------------------------------------------------------------
-  // The k of the mma.sync shape the kernel's operands take (16 for half and bfloat16, 8 for tf32;
-  // both of one type), 0 when they take none.
+  // The k of the mma.sync shape the kernel's operands take (16 for half and bfloat16, 8 for tf32,
+  // and for float under --precision tf32; both of one type), 0 when they take none.
   int64_t mmaK() const;
   // The reduction `node` staged for tensor cores: strip-mined by `depth`, every array it reads
   // staged as it lies (ldmatrix transposes), by asynchronous copies into `buffers` buffers a

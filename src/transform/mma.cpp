@@ -199,13 +199,16 @@ class MmaRewriter {
     ScalarType ta = arrays_.at(a->array).type, tb = arrays_.at(b->array).type;
     ScalarType target = arrays_.at(stmt->target.array).type;
     bool k16 = ta == tb && (ta == ScalarType::Half || ta == ScalarType::BFloat16);
-    bool k8 = ta == tb && ta == (shape_.tf32x3 ? ScalarType::Float : ScalarType::TF32);
+    // k 8 multiplies tf32 operands, or float ones read as tf32 (one product: --precision tf32;
+    // three: tf32x3, float alone).
+    bool k8 = ta == tb && (ta == ScalarType::Float || (ta == ScalarType::TF32 && !shape_.tf32x3));
     if (shape_.tf32x3 && !k8)
       return fail(std::string("tf32x3 splits float operands into tf32 parts, not ") + scalarTypeName(ta) + " and " +
                   scalarTypeName(tb)),
              kLoop;
     if (!(k16 || k8))
-      return fail(std::string("tensor cores multiply half, bfloat16 or tf32 operands of one type, not ") +
+      return fail(std::string(
+                      "tensor cores multiply half, bfloat16, tf32 or float (as tf32) operands of one type, not ") +
                   scalarTypeName(ta) + " and " + scalarTypeName(tb)),
              kLoop;
     if (target != ScalarType::Float) return fail("tensor cores accumulate here in float registers"), kLoop;

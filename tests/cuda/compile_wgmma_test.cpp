@@ -334,10 +334,38 @@ TEST(CompileWgmma, Tf32RegisterAProductsCompileForSm90aWithoutLocalMemory) {
     SCOPED_TRACE(std::to_string(c.size) + " under " + c.recipe);
     CompileResult r = expectWgmmaCompiled("tf32gemm.loop", c.size, c.recipe, c.instruction);
     if (!r.compiled) continue;
-    EXPECT_NE(r.ptx.find("ld.shared.u32"), std::string::npos);  // the A fragments, 4 bytes a load
+    // The A fragments, 4 bytes a load, rounded to tf32.
+    EXPECT_TRUE(r.ptx.find("ld.shared.f32") != std::string::npos || r.ptx.find("ld.shared.u32") != std::string::npos);
+    EXPECT_NE(r.ptx.find("cvt.rna.tf32.f32"), std::string::npos);
     if (c.recipe.find("tma") != std::string::npos) {
       EXPECT_NE(r.ptx.find("cp.async.bulk.tensor.2d"), std::string::npos);
     }
+    expectNoLocalMemory(r);
+  }
+}
+
+// Float operands read as tf32, one product each (what --precision tf32 offers): the register-A
+// form, its A fragments rounded to tf32 as they are loaded (cvt.rna), and both operands by
+// descriptor, B stored transposed; one wgmma a tile and k step, the same sane resources.
+TEST(CompileWgmma, FloatOperandsReadAsTf32CompileToOneTf32ProductEach) {
+  for (const Tf32Case& c :
+       {Tf32Case{4096,
+                 tf32WgmmaRecipe("map i block.x; map j block.y", "256,128", "256,64", "stage B at k_o swizzle slabs 32",
+                                 4, "wgmma j,i,k 64,256,8 producer tma"),
+                 "m64n256k8.f32.tf32.tf32"},
+        Tf32Case{1000,
+                 tf32WgmmaRecipe("map i block.x; map j block.y", "128,128", "128,64", "stage B at k_o swizzle slabs 32",
+                                 3, "wgmma j,i,k 64,128,8 producer tma"),
+                 "m64n128k8.f32.tf32.tf32"},
+        Tf32Case{4096,
+                 tf32WgmmaRecipe("map i block.y; map j block.x", "256,128", "128,128",
+                                 "stage B at k_o transposed swizzle", 4, "wgmma i,j,k 64,128,8 producer"),
+                 "m64n128k8.f32.tf32.tf32"}}) {
+    SCOPED_TRACE(std::to_string(c.size) + " under " + c.recipe);
+    CompileResult r = expectWgmmaCompiled("matmul.loop", c.size, c.recipe, c.instruction);
+    if (!r.compiled) continue;
+    const bool registerA = c.recipe.find("wgmma j,i,k") != std::string::npos;
+    EXPECT_EQ(registerA, r.ptx.find("cvt.rna.tf32.f32") != std::string::npos);
     expectNoLocalMemory(r);
   }
 }

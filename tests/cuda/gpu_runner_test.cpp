@@ -27,6 +27,7 @@ struct ProductCase {
   std::map<std::string, int64_t> sizes;
   std::string recipe;
   const char* library = "cuBLAS GemmEx";
+  Precision precision = Precision::Strict;  // the contract it is verified under
 };
 
 class GpuRunner : public ::testing::Test {
@@ -546,7 +547,9 @@ void GpuRunner::expectVerified(const ProductCase& c, std::optional<size_t> tenso
   if (tensorMaps) {
     ASSERT_EQ(e->tensorMaps.size(), *tensorMaps);
   }
-  RunResult r = runner_->measure(k, *e, build(*e));
+  MeasureOptions options;
+  options.precision = c.precision;
+  RunResult r = runner_->measure(k, *e, build(*e), options);
   EXPECT_EQ(r.status, RunStatus::Ok) << r.reason;
   EXPECT_EQ(r.reference.rfind(c.library, 0), 0u) << r.reference;
 }
@@ -702,6 +705,38 @@ TEST_F(GpuRunner, Tf32x3ProductsVerifyAgainstCublasSgemm) {
            {{{"M", 128}, {"N", 64}, {"K", 64}},
             registerARecipe("128,64", "128,64", 128, 4, " producer tma tf32x3 promote 1")}})
     expectVerified({"matmul.loop", sizes, text, "cuBLAS SGEMM"});
+}
+
+// Float operands read as tf32, one product each, as --precision tf32 offers them: A from
+// registers (rounded to tf32 as they are loaded), B by descriptor; both by descriptor, B stored
+// transposed; mma.sync (both rounded); whole and uneven products; held to twice cuBLAS's own
+// error with TF32 tensor cores, and refused under the strict contract, whose bound is SGEMM's.
+TEST_F(GpuRunner, FloatProductsReadAsTf32VerifyAgainstCublasTf32) {
+  if (runner_->arch() != "sm_90") GTEST_SKIP() << "wgmma runs on sm_90 only, not on " << runner_->device();
+  const std::string mmaSync =
+      "tile i,j 128,128; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j 64,32; "
+      "strip k 32; stage A at k_o swizzle; stage B at k_o swizzle; map k_o async 4; unroll k 32; mma i,j,k 16,8,8";
+  for (const auto& [sizes, text] : std::vector<std::pair<std::map<std::string, int64_t>, std::string>>{
+           {{{"M", 2048}, {"N", 2048}, {"K", 2048}},
+            registerARecipe("256,128", "256,64", 256, 4, " producer tma; raster 8")},
+           {{{"M", 257}, {"N", 520}, {"K", 300}}, registerARecipe("128,128", "128,64", 128, 3, " producer tma")},
+           {{{"M", 1000}, {"N", 1000}, {"K", 1000}}, wgmmaRecipe("256,128", "128,128", 128, 3, " producer", true)},
+           {{{"M", 200}, {"N", 136}, {"K", 88}}, mmaSync}})
+    expectVerified({"matmul.loop", sizes, text, "cuBLAS", Precision::Tf32});
+  // An NHWC convolution's implicit GEMM on wgmma, against cuDNN with TF32 tensor cores.
+  expectVerified({"conv2d_nhwc.loop",
+                  {{"N", 2}, {"C", 64}, {"H", 14}, {"W", 12}, {"K", 64}},
+                  "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k 128,64; map n_oh_ow_o grid.y; map k_o grid.x; "
+                  "map n_oh_ow block.y; map k block.x; regtile n_oh_ow,k 64,64; strip r_s_c 32; stage In at r_s_c_o "
+                  "transposed swizzle; stage Wt at r_s_c_o transposed swizzle; unroll r_s_c 32; map r_s_c_o async 3; "
+                  "wgmma n_oh_ow,k,r_s_c 64,64,8 producer",
+                  "cuDNN",
+                  Precision::Tf32});
+  Kernel k = testing::loadExample("matmul.loop", {{"M", 1024}, {"N", 1024}, {"K", 2048}});
+  auto e = emitUnder(k, registerARecipe("128,128", "128,64", 128, 4, " producer tma"));
+  ASSERT_TRUE(e);
+  RunResult strict = runner_->measure(k, *e, build(*e));
+  EXPECT_EQ(strict.status, RunStatus::Wrong) << strict.reason;
 }
 
 // Split-K on tf32x3 (as the grammar offers it where the tiles are too few for the GPU): the

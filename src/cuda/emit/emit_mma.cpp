@@ -297,7 +297,7 @@ void KernelWriter::emitMmaOperand(const Access& a, bool isA, const MmaTile& tile
                                   const Affine& kOrigin, const std::string& regs, const Scope& scope, int tiles) {
   const Array* array = findArray(a.array, scope);
   if (!array) return;
-  ScalarType t = typeOf(*array);
+  ScalarType t = productType(*array);
   const std::string& row = isA ? tile.i : tile.j;
   const Node& rowLoop = isA ? *tile.iLoop : *tile.jLoop;
   // The fragments are read at the tile's rows and k: indices derived from them (an unstaged
@@ -467,7 +467,7 @@ bool KernelWriter::emitMmaWarpTile(const Node& itLoop, const Scope& scope) {
   if (a->subscripts.size() != 2 || !(a->subscripts[0].uses(tile.i) || a->subscripts[1].uses(tile.i))) std::swap(a, b);
   const Array* aArray = findArray(a->array, scope);
   if (!aArray) return true;
-  ScalarType t = typeOf(*aArray);
+  ScalarType t = productType(*aArray);
   const char* mma = t == ScalarType::Half       ? "mma_m16n8k16_f16"
                     : t == ScalarType::BFloat16 ? "mma_m16n8k16_bf16"
                     : t == ScalarType::TF32     ? "mma_m16n8k8_tf32"

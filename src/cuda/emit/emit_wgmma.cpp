@@ -266,8 +266,8 @@ void KernelWriter::emitWgmmaTile(const Node& itLoop, const Scope& scope) {
   const Array* aArray = findArray(a->array, scope);
   const Array* bArray = findArray(b->array, scope);
   if (!aArray || !bArray) return;
-  ScalarType t = typeOf(*aArray);
-  if ((t != ScalarType::Half && t != ScalarType::BFloat16 && t != ScalarType::TF32) || typeOf(*bArray) != t)
+  ScalarType t = productType(*aArray);
+  if ((t != ScalarType::Half && t != ScalarType::BFloat16 && t != ScalarType::TF32) || productType(*bArray) != t)
     return refuse(std::string("wgmma multiplies half, bfloat16 or tf32 operands here, not ") + scalarTypeName(t));
   if (kTrips != instructionK(t) || nTrips % 64 != 0 || nTrips > 256)
     return refuse("a wgmma tile of " + std::to_string(nTrips) + " columns and " + std::to_string(kTrips) +
@@ -318,10 +318,11 @@ void KernelWriter::emitWgmmaRegisterTile(const WgmmaTileNest& nest, const Scope&
   if (!aArray || !bArray) return;
   // tf32x3 (Kernel::wgmmaSplitBuffer): float operands, split into tf32 parts.
   const bool split = !kernel_.wgmmaSplitBuffer().empty();
-  if (typeOf(*aArray) != (split ? ScalarType::Float : ScalarType::TF32) || typeOf(*bArray) != typeOf(*aArray))
+  if (productType(*aArray) != (split ? ScalarType::Float : ScalarType::TF32) ||
+      productType(*bArray) != productType(*aArray))
     return refuse(
         std::string("wgmma's A from registers is built for tf32 operands, or float ones split (tf32x3), not ") +
-        scalarTypeName(typeOf(*aArray)));
+        scalarTypeName(productType(*aArray)));
   if (split && b->array != kernel_.wgmmaSplitBuffer())
     return refuse("tf32x3 splits `" + kernel_.wgmmaSplitBuffer() + "`, not the operand read by descriptor, `" +
                   b->array + "`");
@@ -332,6 +333,7 @@ void KernelWriter::emitWgmmaRegisterTile(const WgmmaTileNest& nest, const Scope&
   if (aArray->space != MemorySpace::Shared || a->subscripts.size() != 2 || !a->subscripts[0].uses(kLoop.index))
     return refuse("wgmma's A `" + a->str() + "` is loaded into registers from its stage, rows of " + kLoop.index);
   uses_.useWgmmaRegisterA(nTrips, t);
+  if (!split) uses_.useTf32Round();
   coordinate("mma_lane");
   const std::string rows = std::to_string(itTrips), name = instructionName(nTrips, t) + "_rs";
   line("// " + itLoop.index + ", " + jtLoop.index + ": the warpgroup's " + rows + " x " + std::to_string(jtTrips) +
@@ -352,8 +354,8 @@ void KernelWriter::emitWgmmaRegisterTile(const WgmmaTileNest& nest, const Scope&
     const std::string fragment = "[" + itLoop.index + "_u][" + std::to_string(q) + "]";
     if (split)
       line("tf32_parts(" + accessText(element, at) + ", wgmma_a" + fragment + ", wgmma_a_low" + fragment + ");");
-    else
-      line("wgmma_a" + fragment + " = __float_as_uint(" + accessText(element, at) + ");");
+    else  // rounded to tf32, as mma.sync's fragments are (wgmma truncates what it reads)
+      line("wgmma_a" + fragment + " = __float_as_uint(tf32_round(" + accessText(element, at) + "));");
   }
   close();
   line("wgmma_fence();  // the fragments (and the accumulators) are written before the wgmma that read them");

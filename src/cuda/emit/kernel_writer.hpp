@@ -177,6 +177,11 @@ class KernelWriter {
   }
 
   ScalarType typeOf(const Array& a) const { return emittedType(a, elementType_); }
+  // The type the tensor cores multiply `a` as: its own, or tf32 for a float read as tf32.
+  ScalarType productType(const Array& a) const {
+    ScalarType t = typeOf(a);
+    return t == ScalarType::Float && kernel_.floatsAsTf32() ? ScalarType::TF32 : t;
+  }
   std::string cudaType(ScalarType t) { return uses_.cudaType(t); }
   // The type statements into an array of type `t` compute in: float for half, bfloat16 and tf32.
   static ScalarType computeType(ScalarType t) { return arithmeticType(t); }
