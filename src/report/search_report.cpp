@@ -4,11 +4,17 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <regex>
 #include <sstream>
+
+#include "src/cuda/run/precision.hpp"
 
 namespace cudaburg {
 
 namespace {
+
+// A recipe step multiplying on tensor cores with a k of 8: tf32 (wgmma 64,N,8; mma 16,8,8).
+const std::regex kTf32Step(R"(\bw?mma [^;\n]* (16,8,8|64,[0-9]+,8)\b)");
 
 std::string fixed(double v, int digits) {
   char buf[64];
@@ -93,6 +99,9 @@ std::string searchReportMarkdown(const SearchOutcome& o, size_t top) {
   if (auto b = o.best(); b && o.variants[*b].recipe.find(" tf32x3") != std::string::npos)
     md << "- arithmetic: the winner computes float products on tensor cores as three tf32 products (`tf32x3`); "
           "`--no-tf32x3` keeps float products on the CUDA cores\n";
+  else if (b && o.precision == precisionName(Precision::Tf32) && std::regex_search(o.variants[*b].recipe, kTf32Step))
+    md << "- arithmetic: the winner multiplies on tensor cores in tf32 (10 bits of mantissa), one product each, "
+          "as cuBLAS and cuDNN do under `--precision tf32`\n";
 
   auto best = ranked(o);
   md << "\n## Top variants\n\n";

@@ -549,7 +549,7 @@ Fragment LoopRules::untransformed(const Node* node) const {
 
 // ---- tensor cores ------------------------------------------------------------------------------
 
-int64_t LoopRules::mmaK() const {
+std::optional<ScalarType> LoopRules::productOperands() const {
   // The arrays the accumulations read: an epilogue's bias or scale may be float beside them.
   std::set<ScalarType> operands;
   std::function<void(const Expr&)> read = [&](const Expr& e) {
@@ -560,11 +560,18 @@ int64_t LoopRules::mmaK() const {
   forEachNode(*kernel_.body, [&](const Node& n) {
     if (n.kind == NodeKind::Assign && n.accumulate) read(*n.value);
   });
-  if (operands.size() != 1) return 0;
-  ScalarType t = *operands.begin();
-  // Under --precision tf32, float operands are multiplied as tf32, as cuBLAS and cuDNN do.
-  if (t == ScalarType::Float && space_.precision == Precision::Tf32) t = ScalarType::TF32;
-  return t == ScalarType::Half || t == ScalarType::BFloat16 ? 16 : t == ScalarType::TF32 ? 8 : 0;
+  if (operands.size() != 1) return std::nullopt;
+  return *operands.begin();
+}
+
+bool LoopRules::floatsAsTf32() const {
+  return productOperands() == ScalarType::Float && space_.precision == Precision::Tf32;
+}
+
+int64_t LoopRules::mmaK() const {
+  std::optional<ScalarType> t = productOperands();
+  if (!t) return 0;
+  return t == ScalarType::Half || t == ScalarType::BFloat16 ? 16 : t == ScalarType::TF32 || floatsAsTf32() ? 8 : 0;
 }
 
 Fragment LoopRules::withAsyncBuffers(Fragment f, int64_t buffers) const {
@@ -733,6 +740,11 @@ Fragment LoopRules::warpGroups(const Fragment& tiled, int64_t producer) const {
   const bool gathered = f.shape.gatherOps > 0;
   if (gathered && producer == kWgmmaTmaProducer)
     f.refused = "the Tensor Memory Accelerator copies boxes, not an implicit GEMM's gathers";
+  // wgmma truncates the float it reads by descriptor to tf32 (cuBLAS and cuDNN round): with
+  // both operands so read, the error is about 2.6 times cuBLAS's TF32 error, past the contract;
+  // A from registers, rounded there (registerWarpGroups), stays within it.
+  else if (floatsAsTf32())
+    f.refused = "wgmma truncates float operands read by descriptor: both so read err past twice cuBLAS's TF32 error";
   else if (tf32 && producer == kWgmmaTmaProducer)
     f.refused = "tf32's B is stored transposed, which the Tensor Memory Accelerator cannot copy";
   else if (tf32 && tf32CopiesSpill(f.shape, producer))

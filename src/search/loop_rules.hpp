@@ -154,6 +154,11 @@ class LoopRules {
   // The k of the mma.sync shape the kernel's operands take (16 for half and bfloat16, 8 for tf32,
   // and for float under --precision tf32; both of one type), 0 when they take none.
   int64_t mmaK() const;
+  // The one type of the arrays the accumulations multiply (none where they differ).
+  std::optional<ScalarType> productOperands() const;
+  // Float operands multiplied as tf32, one product each (--precision tf32), as cuBLAS and cuDNN
+  // do in that mode.
+  bool floatsAsTf32() const;
   // The reduction `node` staged for tensor cores: strip-mined by `depth`, every array it reads
   // staged as it lies (ldmatrix transposes), by asynchronous copies into `buffers` buffers a
   // stage, the buffers' rows swizzled (swizzle 1) or padded (0) by tensorCores().

@@ -535,8 +535,9 @@ TEST(EmitWgmma, Tf32RegisterAReadsBFromRegistersAndWritesCTransposed) {
       << src;
   EXPECT_NE(src.find("wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {%0, %1,"), std::string::npos) << src;
   EXPECT_NE(src.find("}, {%64, %65, %66, %67}, %68, p, 1, 1;"), std::string::npos) << src;
-  EXPECT_NE(src.find("wgmma_a[j_o3_u][0] = __float_as_uint(B_s[stage_slot]["), std::string::npos) << src;
-  EXPECT_NE(src.find("^ (((mma_t + 4) & 7) << 2)]);"), std::string::npos) << src;  // the swizzle, k t + 4
+  // Rounded to tf32 as loaded (wgmma would truncate).
+  EXPECT_NE(src.find("wgmma_a[j_o3_u][0] = __float_as_uint(tf32_round(B_s[stage_slot]["), std::string::npos) << src;
+  EXPECT_NE(src.find("^ (((mma_t + 4) & 7) << 2)]));"), std::string::npos) << src;  // the swizzle, k t + 4
   size_t call = src.find("wgmma_m64n128k8_tf32_rs(C_r");
   ASSERT_NE(call, std::string::npos) << src;
   std::string line = src.substr(call, src.find('\n', call) - call);

@@ -77,7 +77,10 @@ TEST(Mma, RefusesWhatTensorCoresDoNotRun) {
     TransformResult r = applyText(k, text);
     return r.ok() ? std::string("applied") : r.reason;
   };
-  EXPECT_NE(refusal(gemm("float"), kTile + "mma i,j,k 16,8,16").find("half, bfloat16 or tf32"), std::string::npos);
+  // Float operands go as tf32 (k 8) alone: mma.sync has no k 16 for them.
+  EXPECT_NE(refusal(gemm("float"), kTile + "mma i,j,k 16,8,16").find("mma.sync for float is m16n8k8"),
+            std::string::npos);
+  EXPECT_NE(refusal(gemm("int"), kTile + "mma i,j,k 16,8,8").find("half, bfloat16, tf32 or float"), std::string::npos);
   EXPECT_NE(refusal(gemm("half"), kTile + "mma i,j,k 16,8,8").find("m16n8k16"), std::string::npos);
   EXPECT_NE(refusal(gemm("half"), kTile + "mma i,j,k 16,16,16").find("shapes"), std::string::npos);
   // The register tile must hold whole 16 x 8 tiles.

@@ -125,7 +125,7 @@ TEST(Wgmma, AProducerWarpgroupChangesNotWhatIsComputed) {
 TEST(Wgmma, RefusesWhatWgmmaDoesNotRun) {
   const std::string good = staged("128,128", "64,128");
   Kernel half = gemm("hgemm", 128, 128, 128);
-  EXPECT_NE(refusal(gemm("matmul", 128, 128, 128), good + "wgmma i,j,k 64,128,16").find("half, bfloat16 or tf32"),
+  EXPECT_NE(refusal(gemm("matmul", 128, 128, 128), good + "wgmma i,j,k 64,128,16").find("wgmma for float is m64nNk8"),
             std::string::npos);
   // tf32: k 8, and B K-major (stored transposed).
   Kernel tf32 = gemm("tf32gemm", 128, 128, 128);
@@ -349,13 +349,13 @@ TEST(Wgmma, Tf32x3TilesFilledByCpAsyncComputeWhatTheRegisterTileDid) {
 TEST(Wgmma, Tf32x3RefusesWhatItCannotSplit) {
   Kernel fp32 = gemm("matmul", 128, 128, 128), tf32 = gemm("tf32gemm", 128, 128, 128);
   const std::string registers = registerAStaged("128,128", "128,64");
-  // Without a producer warpgroup, nobody splits A's strips; the plain tf32 form refuses float operands.
+  // Without a producer warpgroup, nobody splits A's strips; the plain tf32 form reads float operands
+  // as tf32, one product each (--precision tf32).
   for (const char* options : {"", " wait 0"})
     EXPECT_NE(refusal(fp32, registers + "wgmma j,i,k 64,128,8" + options + " tf32x3").find("a producer warpgroup"),
               std::string::npos)
         << options;
-  EXPECT_NE(refusal(fp32, registers + "wgmma j,i,k 64,128,8 producer tma").find("not float and float"),
-            std::string::npos);
+  EXPECT_EQ(refusal(fp32, registers + "wgmma j,i,k 64,128,8 producer tma"), "applied");
   // tf32 operands are not split (their reads are rounded to tf32 already).
   EXPECT_NE(refusal(tf32, registers + "wgmma j,i,k 64,128,8 producer tma tf32x3").find("splits float operands"),
             std::string::npos);
