@@ -617,7 +617,6 @@ Fragment LoopRules::tensorCores(const Fragment& tiled, int64_t prefetch, int64_t
   });
   if (!f.refused.empty()) return f;
   std::string reduction = strip->loops[0];
-  int64_t depth = strip->factors[0];
   int bytes = 4;
   for (const auto& p : kernel_.params)
     if (p.input) bytes = scalarTypeBytes(p.type);
@@ -807,6 +806,14 @@ Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer, 
   else if (s.threadRows * s.threadCols > 128 * 128)
     f.refused = "a warpgroup's accumulators would not fit its registers";
   if (!f.refused.empty()) return f;
+  // An implicit GEMM's gathers are stored transposed and swizzled (rows of k, K-major, both): the
+  // threads load the filters' fragments from theirs as from a product's B.
+  const bool gathered = f.shape.gatherOps > 0;
+  if (gathered && tf32x3)
+    f.refused = "tf32x3's producer splits a product's strips, not an implicit GEMM's gathers";
+  else if (gathered && producer == kWgmmaTmaProducer)
+    f.refused = "the Tensor Memory Accelerator copies boxes, not an implicit GEMM's gathers";
+  if (!f.refused.empty()) return f;
   // The registers' operand is the one read along the columns, staged as it lies (B[k][j]); the
   // Tensor Memory Accelerator copies boxes of 2-D arrays whose rows are a multiple of 16 bytes.
   int alongColumns = 0;
@@ -817,6 +824,7 @@ Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer, 
     const Array* a = kernel_.findParam(step.array);
     if (!a || a->extents.size() != 2 || a->extents[1] * 4 % 16 != 0) notByTma = step.array;
   }
+  if (gathered) alongColumns = 1;  // both gathers are read along the reduction; the filters' go to registers
   if (producer == kWgmmaTmaProducer && !notByTma.empty())
     f.refused =
         "the Tensor Memory Accelerator copies 2-D arrays whose rows are a multiple of 16 bytes, not " + notByTma;
@@ -850,6 +858,11 @@ Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer, 
       f.inTile.edit(i, [&](RecipeStep& map) {  // the warpgroups along block.y, as a producer's launch has them
         map.mapping = map.mapping == Mapping::BlockY ? Mapping::BlockX : Mapping::BlockY;
       });
+    else if (step.kind == StepKind::Stage && gathered)
+      f.inTile.edit(i, [&](RecipeStep& g) {  // swizzled rather than padded (tensorCores)
+        g.padding = 0;
+        g.swizzled = true;
+      });
     else if (step.kind == StepKind::Stage && !readAlong(step.array, reduction))
       f.inTile.edit(i, [&](RecipeStep& b) { b.slab = wgmmaStripDepth(); });  // B as it lies, 128-byte slabs
     else if (step.kind == StepKind::Mma)
@@ -862,6 +875,7 @@ Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer, 
       });
   }
   if (tf32x3) f.shape.stagedFootprint += f.shape.blockRows * f.shape.stageDepth;  // the low parts' copy of A's stage
+  if (gathered) f.shape.stagedPaddingBytes = 0;
   return f;
 }
 

@@ -75,18 +75,24 @@ std::string wgmmaOperandProblem(const Access& a, const Array& buffer, bool isA, 
 }
 
 // Why the threads cannot load wgmma's A fragments of tf32 from `a` (B[k][m], read along the
-// instruction's M) as it is stored, or "": from its stage in the natural layout, rows of k whose
-// 128-byte slabs (32 elements of m) are swizzled as the TMA lands them.
+// instruction's M) as it is stored, or "": from a swizzled stage whose 128-byte rows (or slabs)
+// hold 32 elements: rows of k in slabs of m, as the TMA lands B (its natural layout), or rows of m,
+// each of k (K-major: an implicit GEMM's gathers stored transposed).
 std::string registerOperandProblem(const Access& a, const Array& buffer, const std::string& m, const std::string& k) {
   int64_t rowElements = buffer.slab != 0 ? buffer.slab : buffer.extents.empty() ? 0 : buffer.extents.back();
-  bool stored = buffer.space == MemorySpace::Shared && buffer.swizzled && buffer.extents.size() == 2 &&
-                a.subscripts.size() == 2 && (buffer.type == ScalarType::TF32 || buffer.type == ScalarType::Float) &&
-                rowElements * scalarTypeBytes(buffer.type) == 128 && a.subscripts[0].coef(k) == 1 &&
-                a.subscripts[1].coef(m) == 1;
-  return stored ? ""
-                : "wgmma's A from registers is loaded from a shared buffer whose rows hold " + m +
-                      " in swizzled slabs of 32 tf32 elements (128 bytes), rows of " + k + ": `stage " + a.array +
-                      " at ... swizzle slabs 32`, not `" + a.str() + "`";
+  bool swizzledRows = buffer.space == MemorySpace::Shared && buffer.swizzled && buffer.extents.size() == 2 &&
+                      a.subscripts.size() == 2 &&
+                      (buffer.type == ScalarType::TF32 || buffer.type == ScalarType::Float) &&
+                      rowElements * scalarTypeBytes(buffer.type) == 128;
+  bool natural = a.subscripts.size() == 2 && a.subscripts[0].coef(k) == 1 && a.subscripts[1].coef(m) == 1;
+  bool kMajor =
+      a.subscripts.size() == 2 && buffer.slab == 0 && a.subscripts[0].coef(m) == 1 && a.subscripts[1].coef(k) == 1;
+  return swizzledRows && (natural || kMajor)
+             ? ""
+             : "wgmma's A from registers is loaded from a shared buffer whose rows hold " + m +
+                   " in swizzled slabs of 32 tf32 elements (128 bytes), rows of " + k + " (`stage " + a.array +
+                   " at ... swizzle slabs 32`), or rows of " + m + " each of 32 elements of " + k +
+                   " (`transposed swizzle`), not `" + a.str() + "`";
 }
 
 class MmaRewriter {

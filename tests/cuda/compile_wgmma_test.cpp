@@ -368,6 +368,19 @@ TEST(CompileWgmma, FloatOperandsReadAsTf32CompileToOneTf32ProductEach) {
     EXPECT_EQ(registerA, r.ptx.find("cvt.rna.tf32.f32") != std::string::npos);
     expectNoLocalMemory(r);
   }
+  // An NHWC convolution's implicit GEMM: the filters' fragments from their gather (K-major).
+  auto conv = testing::emittedKernel(
+      "conv2d_nhwc.loop", {{"N", 4}, {"C", 64}, {"H", 14}, {"W", 14}, {"K", 128}},
+      "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k 128,128; map n_oh_ow_o grid.y; map k_o grid.x; "
+      "map n_oh_ow block.x; map k block.y; regtile n_oh_ow,k 128,64; strip r_s_c 32; stage In at r_s_c_o "
+      "transposed swizzle; stage Wt at r_s_c_o transposed swizzle; unroll r_s_c 32; map r_s_c_o async 4; "
+      "wgmma k,n_oh_ow,r_s_c 64,128,8 producer");
+  ASSERT_TRUE(conv);
+  CompileResult r = compiledForSm90(*conv);
+  EXPECT_TRUE(r.compiled) << r.errorLog;
+  EXPECT_NE(r.ptx.find("wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"), std::string::npos);
+  EXPECT_NE(r.ptx.find("cvt.rna.tf32.f32"), std::string::npos);
+  expectNoLocalMemory(r);
 }
 
 // FP32 as three tf32 products (tf32x3): the register-A form on float operands, B's fragments split

@@ -733,6 +733,19 @@ TEST_F(GpuRunner, FloatProductsReadAsTf32VerifyAgainstTheLibrariesInTf32) {
                   "mma n_oh_ow,k,r_s_c 16,8,8",
                   "cuDNN",
                   Precision::Tf32});
+  // The same on wgmma, the filters' fragments loaded from their gather into registers and rounded,
+  // the pixels' read by descriptor: the gathers filled by a producer warpgroup or by the block.
+  const std::string registerConv =
+      "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k 128,128; map n_oh_ow_o grid.y; map k_o grid.x; "
+      "map n_oh_ow block.x; map k block.y; regtile n_oh_ow,k 128,64; strip r_s_c 32; stage In at r_s_c_o "
+      "transposed swizzle; stage Wt at r_s_c_o transposed swizzle; unroll r_s_c 32; map r_s_c_o async ";
+  for (const std::string& recipe : {registerConv + "4; wgmma k,n_oh_ow,r_s_c 64,128,8 producer",
+                                    registerConv + "3; wgmma k,n_oh_ow,r_s_c 64,128,8"})
+    expectVerified({"conv2d_nhwc.loop",
+                    {{"N", 2}, {"C", 64}, {"H", 14}, {"W", 12}, {"K", 128}},
+                    recipe,
+                    "cuDNN",
+                    Precision::Tf32});
   Kernel k = testing::loadExample("matmul.loop", {{"M", 1024}, {"N", 1024}, {"K", 2048}});
   MeasureOptions tf32;
   tf32.precision = Precision::Tf32;

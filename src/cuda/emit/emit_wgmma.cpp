@@ -330,8 +330,8 @@ void KernelWriter::emitWgmmaRegisterTile(const WgmmaTileNest& nest, const Scope&
   if (kTrips != instructionK(t) || nTrips % 8 != 0 || nTrips > 256)
     return refuse("a wgmma tile of " + std::to_string(nTrips) + " columns and " + std::to_string(kTrips) +
                   " of k: wgmma with A from registers is m64nNk8 here, N a multiple of 8 up to 256");
-  if (aArray->space != MemorySpace::Shared || a->subscripts.size() != 2 || !a->subscripts[0].uses(kLoop.index))
-    return refuse("wgmma's A `" + a->str() + "` is loaded into registers from its stage, rows of " + kLoop.index);
+  if (aArray->space != MemorySpace::Shared || a->subscripts.size() != 2)
+    return refuse("wgmma's A `" + a->str() + "` is loaded into registers from its stage in shared memory");
   uses_.useWgmmaRegisterA(nTrips, t);
   if (!split) uses_.useTf32Round();
   coordinate("mma_lane");
