@@ -302,6 +302,46 @@ TEST(Exploration, FloatProductsAreOfferedTf32x3WhereTheSpaceAllowsIt) {
   EXPECT_GT(std::count_if(longK.begin(), longK.end(), isTf32x3), 0);
 }
 
+// Under --precision tf32, float operands take the rules for tf32 ones, one product each, as cuBLAS
+// and cuDNN compute them in that mode: mma.sync (k 8), and wgmma with A from registers, where
+// the threads round it; never wgmma with both operands read by descriptor, which it truncates.
+// Each such candidate applies; under --precision strict none is offered. The same for an NHWC
+// convolution's implicit GEMM: the filters' fragments from their gather into registers.
+TEST(Exploration, FloatOperandsAreOfferedSingleTf32ProductsUnderThePrecisionTf32) {
+  enum class Form { None, MmaSync, WgmmaRegisterA, WgmmaDescriptors };
+  auto formOf = [](const Offered& f) {
+    const WgmmaTile* tile = wgmmaOf(f.shape.idiom);  // the shape's says registerA, the step's does not
+    for (const RecipeStep& s : f.recipe.steps) {
+      const WgmmaTile* w = s.kind == StepKind::Wgmma ? wgmmaOf(s.idiom) : nullptr;
+      const MmaTile* m = s.kind == StepKind::Mma ? std::get_if<MmaTile>(&s.idiom) : nullptr;
+      if (m && m->k == 8) return Form::MmaSync;
+      if (w && w->k == 8 && !w->tf32x3) return tile && tile->registerA ? Form::WgmmaRegisterA : Form::WgmmaDescriptors;
+    }
+    return Form::None;
+  };
+  auto count = [&](const std::vector<Offered>& fs, Form form) {
+    return std::count_if(fs.begin(), fs.end(), [&](const Offered& f) { return formOf(f) == form; });
+  };
+  SearchSpace strict = smallSpace();
+  strict.tile = {{16, 32, 64, 128}};
+  SearchSpace tf32 = strict;
+  tf32.precision = Precision::Tf32;
+  for (const Kernel& k :
+       {smallMatmul(), loadExample("conv2d_nhwc.loop", {{"N", 2}, {"C", 32}, {"H", 8}, {"W", 8}, {"K", 64}})}) {
+    auto loose = offered<generated::LoopsMatcher>(k, tf32);
+    auto exact = offered<generated::LoopsMatcher>(k, strict);
+    EXPECT_GT(count(loose, Form::WgmmaRegisterA), 0) << k.name;
+    EXPECT_GT(count(loose, Form::MmaSync), 0) << k.name;
+    EXPECT_EQ(count(loose, Form::WgmmaDescriptors), 0) << k.name;
+    EXPECT_EQ(count(exact, Form::WgmmaRegisterA) + count(exact, Form::MmaSync), 0) << k.name;
+    for (const Offered& f : loose)
+      if (formOf(f) != Form::None) {
+        TransformResult r = applyRecipe(k, f.recipe);
+        EXPECT_TRUE(r.ok()) << printRecipeLine(f.recipe) << ": " << r.reason;
+      }
+  }
+}
+
 // Split-K on wgmma: where a product's tiles make few blocks for the GPU (512^3: 16 of 128 x 128,
 // 64 of 64 x 64, on 132 multiprocessors) or its reduction is long beside them (256 x 256 x 65536),
 // tf32x3 tiles split into parts on grid.z are offered among the model's first dozen candidates,
