@@ -5,6 +5,7 @@
 
 #include <map>
 #include <optional>
+#include <regex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -723,6 +724,10 @@ TEST_F(GpuRunner, FloatProductsReadAsTf32VerifyAgainstTheLibrariesInTf32) {
             registerARecipe("256,128", "256,64", 256, 4, " producer tma; raster 8")},
            {{{"M", 257}, {"N", 520}, {"K", 300}}, registerARecipe("128,128", "128,64", 128, 3, " producer tma")},
            {{{"M", 1000}, {"N", 1000}, {"K", 1000}}, registerARecipe("128,128", "128,64", 128, 4, " producer")},
+           // B stored transposed (K-major), its fragments loaded from rows of k.
+           {{{"M", 520}, {"N", 264}, {"K", 200}},
+            std::regex_replace(registerARecipe("128,128", "128,64", 128, 3, " producer"),
+                               std::regex("stage B at k_o swizzle slabs 32"), "stage B at k_o transposed swizzle")},
            {{{"M", 200}, {"N", 136}, {"K", 88}}, mmaSync}})
     expectVerified({"matmul.loop", sizes, text, "cuBLAS", Precision::Tf32});
   expectVerified({"conv2d_nhwc.loop",
