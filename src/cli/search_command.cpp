@@ -32,6 +32,16 @@ namespace cudaburg::cli {
 
 namespace {
 
+// Why no kernel built for `arch` can read an array of `kernel` ("" where all can): tf32 elements
+// are read rounded by cvt.rna.tf32.f32, which sm_80 and later run. Said before the search rather
+// than by every candidate's compile.
+std::string unreadableArray(const Kernel& kernel, const std::string& arch) {
+  for (const Array& a : kernel.params)
+    if (a.type == ScalarType::TF32 && !GpuTarget::forArchitecture(arch).hasMmaSync())
+      return "`" + a.name + "` is tf32, whose reads round by an instruction of sm_80 and later";
+  return "";
+}
+
 // "--budget 60s" (or 5m) limits wall time; "--budget 300" the number of variants measured.
 // A budget past a week of measuring (or as many variants) is surely a typing mistake.
 constexpr long long kMaxBudget = 7 * 24 * 3600;
@@ -365,6 +375,10 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
   if (runner.available() && !binaryRunsOn(options.compile.arch, runner.arch())) {
     std::cerr << "cudaburg: error: --arch " << options.compile.arch << ": the GPU (" << runner.arch()
               << ") cannot run code built for it; leave --arch out, or search on such a GPU\n";
+    return kUsageError;
+  }
+  if (std::string why = unreadableArray(*kernel, options.compile.arch); !why.empty()) {
+    std::cerr << "cudaburg: error: --arch " << options.compile.arch << ": " << why << "\n";
     return kUsageError;
   }
   // TF32 needs tensor cores that take it (sm_80 and later), whatever the binary is built for.

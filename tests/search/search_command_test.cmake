@@ -20,6 +20,8 @@ expect_failure(2 "--budget" ${EXAMPLES}/matmul.loop --budget 10x)
 expect_failure(2 "--arch" ${EXAMPLES}/matmul.loop --arch turing)
 # An architecture this CUDA's compiler no longer builds for (Pascal): one sentence, before the search.
 expect_failure(2 "--arch sm_60: NVRTC" ${EXAMPLES}/matmul.loop --arch sm_60)
+# A type the architecture cannot read (tf32 before sm_80): one sentence, before the search.
+expect_failure(2 "--arch sm_75: `A` is tf32" ${EXAMPLES}/tf32gemm.loop --arch sm_75)
 expect_failure(1 "cannot open" ${WORK}/missing.loop)
 
 execute_process(COMMAND ${CUDABURG} ${EXAMPLES}/matmul.loop -D M=96 -D N=80 -D K=64 --tile 32 --unroll 2
