@@ -52,7 +52,11 @@ std::string oneLine(const std::string& cover) {
 }
 
 constexpr size_t kFolds = 5;
+// Without a GPU, the model's first kCompiledWithoutGpu candidates that compile are kept, looked
+// for among its first kTriedWithoutGpu: where all of those fail, the rest would fail for the same
+// reason (a type or instruction the target lacks), and going through thousands takes minutes.
 constexpr size_t kCompiledWithoutGpu = 16;
+constexpr size_t kTriedWithoutGpu = 8 * kCompiledWithoutGpu;
 
 // Spearman's rho of the model refitted on the other folds against the measured times: how well
 // the calibrated model ranks candidates it was not fitted on.
@@ -106,7 +110,9 @@ std::map<std::string, std::optional<double>> measureCovers(const LoopRules& rule
     if (timing)
       ids = strategy.ask();
     else
-      for (; next < candidates.size() && ids.size() + compiled < kCompiledWithoutGpu; ++next) ids.push_back(next);
+      for (; next < std::min(candidates.size(), kTriedWithoutGpu) && ids.size() + compiled < kCompiledWithoutGpu;
+           ++next)
+        ids.push_back(next);
     if (ids.empty()) break;
     std::vector<Candidate> batch;
     for (size_t i : ids) batch.push_back(candidates[i]);
