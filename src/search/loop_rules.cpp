@@ -807,7 +807,8 @@ Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer, 
     f.refused = "a warpgroup's accumulators would not fit its registers";
   if (!f.refused.empty()) return f;
   // An implicit GEMM's gathers are stored transposed and swizzled (rows of k, K-major, both): the
-  // threads load the filters' fragments from theirs as from a product's B.
+  // threads load the fragments of the one along the tile's columns (the filters, or the pixels
+  // where the tile runs over filters by pixels) from it as from a product's B.
   const bool gathered = f.shape.gatherOps > 0;
   if (gathered && tf32x3)
     f.refused = "tf32x3's producer splits a product's strips, not an implicit GEMM's gathers";
@@ -824,7 +825,7 @@ Fragment LoopRules::registerWarpGroups(const Fragment& tiled, int64_t producer, 
     const Array* a = kernel_.findParam(step.array);
     if (!a || a->extents.size() != 2 || a->extents[1] * 4 % 16 != 0) notByTma = step.array;
   }
-  if (gathered) alongColumns = 1;  // both gathers are read along the reduction; the filters' go to registers
+  if (gathered) alongColumns = 1;  // both gathers are read along the reduction; the columns' go to registers
   if (producer == kWgmmaTmaProducer && !notByTma.empty())
     f.refused =
         "the Tensor Memory Accelerator copies 2-D arrays whose rows are a multiple of 16 bytes, not " + notByTma;
