@@ -14,4 +14,16 @@ std::string outputReplacingInput(const std::vector<std::string>& outputs, const 
   return "";
 }
 
+std::string outputFolderProblem(const std::string& dir) {
+  std::error_code ec;
+  for (std::filesystem::path p = dir; !p.empty(); p = p.parent_path()) {
+    if (std::filesystem::exists(p, ec))
+      return std::filesystem::is_directory(p, ec)
+                 ? ""
+                 : "cannot create the output folder '" + dir + "': '" + p.string() + "' is a file, not a folder";
+    if (p == p.parent_path()) break;
+  }
+  return "";
+}
+
 }  // namespace cudaburg::cli

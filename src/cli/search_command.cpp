@@ -357,6 +357,10 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
     std::cerr << "cudaburg: error: " << why << "\n";
     return kUsageError;
   }
+  if (std::string why = outputFolderProblem(dir.string()); !why.empty()) {
+    std::cerr << "cudaburg: error: " << why << "\n";
+    return kUsageError;
+  }
 
   Progress progress(stderr, f.quiet);
   std::optional<TuningDb> db;

@@ -33,8 +33,14 @@ std::string summaryMarkdown(const std::string& listName, const std::vector<Row>&
     out += "| " + r.name + " | " + lines(r) + " | " + (timed ? number("%.4f", r.ms) : "-") + " | " + library + " | " +
            ratio + " | " + number("%.1f", r.wallSeconds) + " | " + r.gpu + " | " + status + " |\n";
   }
-  out += "\n" + std::to_string(rows.size()) + " problems tuned in " + number("%.1f", wallSeconds) + " s; " +
-         std::to_string(failed) + " failed.\n";
+  // `failed` counts the list's lines that did not parse beside the rows that failed.
+  size_t rowsFailed = 0;
+  for (const Row& r : rows) rowsFailed += r.ok ? 0 : 1;
+  const size_t unparsed = failed > rowsFailed ? failed - rowsFailed : 0;
+  auto count = [](size_t n, const char* one) { return std::to_string(n) + " " + one + (n == 1 ? "" : "s"); };
+  out += "\n" + count(rows.size(), "problem") + " tuned in " + number("%.1f", wallSeconds) + " s; " +
+         std::to_string(rowsFailed) + " failed" +
+         (unparsed ? ", and " + count(unparsed, "line") + " of the list did not parse" : std::string()) + ".\n";
   out += "\nWinners:\n\n";
   for (const Row& r : rows)
     if (r.ok) out += "- " + r.name + ": " + (r.detail.empty() ? "(the nest as written)" : r.detail) + "\n";

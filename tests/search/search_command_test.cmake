@@ -23,6 +23,9 @@ expect_failure(2 "--arch sm_60: NVRTC" ${EXAMPLES}/matmul.loop --arch sm_60)
 # A type the architecture cannot read (tf32 before sm_80): one sentence, before the search.
 expect_failure(2 "--arch sm_75: `A` is tf32" ${EXAMPLES}/tf32gemm.loop --arch sm_75)
 expect_failure(1 "cannot open" ${WORK}/missing.loop)
+# An output folder where a file stands: said before the search, whose results would be lost.
+file(WRITE ${WORK}/a-file "")
+expect_failure(2 "'${WORK}/a-file' is a file, not a folder" ${EXAMPLES}/matmul.loop -o ${WORK}/a-file/out)
 
 execute_process(COMMAND ${CUDABURG} ${EXAMPLES}/matmul.loop -D M=96 -D N=80 -D K=64 --tile 32 --unroll 2
                         --stage 8 --split 2 -q --db ${WORK}/tuning.db -o ${WORK}/out
