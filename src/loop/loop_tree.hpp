@@ -338,6 +338,13 @@ struct Kernel {
   // tiles (ping-pong), so that one group's write-back runs while the other multiplies. The
   // producer fills the strips of both in the order of the tiles.
   bool pingPong = false;
+  // Blocks launched in clusters of clusterBlocks (2; 0: none) that take neighbouring tiles along
+  // grid axis clusterAxis (0 = x, 1 = y): a stage whose box does not depend on that axis's tile is
+  // the same for both, and each block's Tensor Memory Accelerator copies half of it into both
+  // blocks' shared memory at once (multicast), so that L2 serves it once. The blocks then free each
+  // buffer together (their barriers count both blocks' readers). Only how the GPU runs it changes.
+  int64_t clusterBlocks = 0;
+  int clusterAxis = 1;
   // What the tiles compute with (src/idioms/tile_idiom.hpp), set by the step that makes them:
   // SIMT, each iteration of the block loops a thread; mma.sync (the mma step), each a warp (rule 7
   // above); wgmma (the wgmma step), each a warpgroup of 4 warps (128 threads) whose accumulation

@@ -209,6 +209,9 @@ std::string printKernel(const Kernel& kernel) {
   if (kernel.persistentBlocks > 0)
     out += "// " + std::to_string(kernel.persistentBlocks) + " persistent blocks take the grid's tiles in turn" +
            (kernel.pingPong ? ", two groups of the warpgroups that multiply alternate tiles (ping-pong)" : "") + "\n";
+  if (kernel.clusterBlocks > 0)
+    out += "// clusters of " + std::to_string(kernel.clusterBlocks) + " blocks along grid." +
+           (kernel.clusterAxis == 0 ? "x" : "y") + " share the stages that are the same for both (multicast)\n";
   if (!kernel.peeled.empty()) {
     out += "// edges run apart (peeled):";
     for (const std::string& name : kernel.peeled) out += " " + name;

@@ -1,6 +1,6 @@
-// raster, resident and persistent: how the grid's blocks are numbered, how many must fit on a
-// multiprocessor at once, and whether they stay to take tile after tile. None changes what the
-// kernel computes.
+// raster, resident, persistent and cluster: how the grid's blocks are numbered, how many must fit
+// on a multiprocessor at once, whether they stay to take tile after tile, and whether neighbours
+// share their copies. None changes what the kernel computes.
 #include "src/transform/transforms.hpp"
 
 namespace cudaburg {
@@ -35,6 +35,24 @@ TransformResult runPersistent(const Kernel& kernel, int64_t blocks, bool pingPon
   Kernel out = kernel;
   out.persistentBlocks = blocks;
   out.pingPong = pingPong;
+  return TransformResult::success(std::move(out));
+}
+
+TransformResult clusterBlocks(const Kernel& kernel, int64_t blocks, int axis) {
+  if (blocks != 2) return TransformResult::refuse("a cluster here is 2 blocks, not " + std::to_string(blocks));
+  if (axis != 0 && axis != 1)
+    return TransformResult::refuse("a cluster's blocks lie along grid.x or grid.y, not grid.z");
+  if (!kernel.wgmmaTma())
+    return TransformResult::refuse(
+        "a cluster's blocks share their copies through the Tensor Memory Accelerator: only wgmma tiles whose "
+        "producer copies by TMA run so");
+  if (!kernel.wgmmaSplitBuffer().empty())
+    return TransformResult::refuse("a tf32x3 producer splits each strip in its own block: not shared by a cluster");
+  if (kernel.pingPong)
+    return TransformResult::refuse("ping-pong groups take their strips in turn: not shared by a cluster");
+  Kernel out = kernel;
+  out.clusterBlocks = blocks;
+  out.clusterAxis = axis;
   return TransformResult::success(std::move(out));
 }
 

@@ -40,6 +40,7 @@ constexpr StepSyntax kSteps[] = {
     {StepKind::Prefetch, "prefetch", "prefetch LOOP"},
     {StepKind::Resident, "resident", "resident BLOCKS"},
     {StepKind::Persistent, "persistent", "persistent BLOCKS [pingpong]"},
+    {StepKind::Cluster, "cluster", "cluster BLOCKS grid.x|grid.y"},
     {StepKind::Winograd, "winograd", nullptr},
     {StepKind::BackToBack, "b2b", nullptr},
 };
@@ -332,6 +333,19 @@ class Parser : public StepReader {
         if (ok && accept("pingpong")) step.factors.push_back(1);
         break;
       }
+      case StepKind::Cluster: {
+        int64_t blocks = 0;
+        ok = number(blocks, "the blocks of a cluster");
+        step.factors = {blocks};
+        if (!ok) break;
+        if (accept("grid.x"))
+          step.factors.push_back(0);
+        else if (accept("grid.y"))
+          step.factors.push_back(1);
+        else
+          ok = fail("expected the grid axis the cluster's blocks lie along (grid.x or grid.y), found " + describe());
+        break;
+      }
       case StepKind::Map: {
         ok = name(loop, "a loop index");
         step.loops = {loop};
@@ -433,6 +447,8 @@ std::string RecipeStep::str() const {
       return s + " " + loops.at(0);
     case StepKind::Persistent:
       return s + " " + std::to_string(factors.at(0)) + (factors.size() > 1 && factors[1] ? " pingpong" : "");
+    case StepKind::Cluster:
+      return s + " " + std::to_string(factors.at(0)) + (factors.at(1) == 0 ? " grid.x" : " grid.y");
     case StepKind::Lanes:
     case StepKind::Raster:
     case StepKind::Resident:
@@ -552,6 +568,9 @@ TransformResult applyStep(const Kernel& kernel, const RecipeStep& step) {
     case StepKind::Persistent:
       if (arity(0, 1) || arity(0, 2))
         return runPersistent(kernel, step.factors[0], step.factors.size() > 1 && step.factors[1] != 0);
+      break;
+    case StepKind::Cluster:
+      if (arity(0, 2)) return clusterBlocks(kernel, step.factors[0], static_cast<int>(step.factors[1]));
       break;
   }
   return TransformResult::refuse("the step has the wrong number of loops or factors");

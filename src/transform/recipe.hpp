@@ -87,6 +87,7 @@ enum class StepKind {
   Prefetch,
   Resident,
   Persistent,
+  Cluster,
   Winograd,
   BackToBack
 };

@@ -139,6 +139,13 @@ TransformResult keepResident(const Kernel& kernel, int64_t blocks);
 // multiplies. Only how the GPU runs it changes.
 TransformResult runPersistent(const Kernel& kernel, int64_t blocks, bool pingPong = false);
 
+// Launches the blocks in clusters of `blocks` (2) along grid axis `axis` (0 = x, 1 = y), the
+// blocks of a cluster taking neighbouring tiles along it (Kernel::clusterBlocks): each stage that
+// is the same for both is copied by each block's producer half into both blocks at once (TMA
+// multicast), so that L2 serves it once. Only for wgmma tiles whose producer copies by TMA (not
+// tf32x3's, nor ping-pong groups). Only how the GPU runs it changes.
+TransformResult clusterBlocks(const Kernel& kernel, int64_t blocks, int axis);
+
 // Tensor cores as instruction selection: the register tile of loops i, j (after registerTile)
 // whose reduction loop k runs right around its block loops becomes a warp's tile of mma.sync
 // instructions of `shape` (16,8,16 for half and bfloat16 operands, 16,8,8 for tf32; fp32

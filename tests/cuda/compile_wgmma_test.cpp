@@ -271,6 +271,37 @@ TEST(CompileWgmma, PersistentBlocksCompileForSm90a) {
   }
 }
 
+// Clusters of two blocks (`cluster 2 grid.y`: neighbouring block rows, sharing B's stage;
+// `grid.x`: neighbouring columns, sharing A's), with and without persistent blocks: a cluster of
+// the launch, each shared box copied half by each block into both (multicast), the buffers freed
+// on both blocks' barriers, and everything in registers.
+TEST(CompileWgmma, ClustersShareTheirStagesByMulticastForSm90a) {
+  for (const std::string& recipe : {wgmmaRecipe("128,256", "64,256", 256, 4, " producer tma; cluster 2 grid.y"),
+                                    wgmmaRecipe("128,256", "64,256", 256, 4, " producer tma; persistent 132; cluster 2 grid.y"),
+                                    wgmmaRecipe("128,128", "64,128", 128, 4, " producer tma; cluster 2 grid.x")}) {
+    SCOPED_TRACE(recipe);
+    auto k = testing::emittedKernel("hgemm.loop", {{"M", 4096}, {"N", 4096}, {"K", 1024}}, recipe);
+    ASSERT_TRUE(k);
+    EXPECT_NE(k->source.find("__cluster_dims__(2, 1, 1)"), std::string::npos);
+    CompileResult r = compiledForSm90(*k);
+    ASSERT_TRUE(r.compiled) << r.errorLog;
+    EXPECT_TRUE(r.ok) << r.reason;
+    for (const char* op : {".reqnctapercluster 2, 1, 1", "multicast::cluster", "mapa.shared::cluster",
+                           "mbarrier.arrive.release.cluster.shared::cluster.b64", "barrier.cluster.arrive",
+                           "barrier.cluster.wait"})
+      EXPECT_NE(r.ptx.find(op), std::string::npos) << op;
+    expectNoLocalMemory(r);
+  }
+  // Grid rows that make no pairs; a producer by cp.async, which copies into its own block alone.
+  EXPECT_EQ(testing::refusalOf("hgemm.loop", {{"M", 3968}, {"N", 4096}, {"K", 1024}},
+                               wgmmaRecipe("128,256", "64,256", 256, 4, " producer tma; cluster 2 grid.y")),
+            "clusters of 2 blocks along grid.y take whole runs of its 31 tiles");
+  EXPECT_NE(testing::refusalOf("hgemm.loop", {{"M", 4096}, {"N", 4096}, {"K", 1024}},
+                               wgmmaRecipe("128,128", "64,128", 128, 3, " producer; cluster 2 grid.y"))
+                .find("Tensor Memory Accelerator"),
+            std::string::npos);
+}
+
 // A tf32 product's recipe: a block tile of `block` (its threads mapped as `threads` says) whose
 // warpgroups hold `group`, over strips of 32 (B staged as `stageB` says) in `buffers` buffers,
 // multiplied by `wgmma`, rastered.

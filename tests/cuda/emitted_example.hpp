@@ -14,14 +14,14 @@
 
 namespace cudaburg::testing {
 
-// What the emitter makes of examples/<example> at `sizes` (the nest, in `nest` where given) under
-// `recipeText`: the kernel or its refusal (and a test failure where the example does not parse or
-// a step refuses).
-inline EmitResult emitExample(const std::string& example, const std::map<std::string, int64_t>& sizes,
-                              const std::string& recipeText, Kernel* nest = nullptr) {
+// examples/<example> at `sizes` (the nest, in `nest` where given) under `recipeText`: the
+// transformed kernel or the step's refusal (and a test failure where the example or the recipe
+// does not parse).
+inline TransformResult transformedExample(const std::string& example, const std::map<std::string, int64_t>& sizes,
+                                          const std::string& recipeText, Kernel* nest = nullptr) {
   auto file = common::SourceFile::read(std::string(CUDABURG_EXAMPLES_DIR) + "/" + example);
   EXPECT_TRUE(file) << example;
-  if (!file) return {std::nullopt, "no example " + example};
+  if (!file) return TransformResult::refuse("no example " + example);
   common::Diagnostics diags(*file);
   auto kernel = parseLoopFile(*file, diags, sizes);
   EXPECT_TRUE(kernel) << diags.str();
@@ -29,12 +29,27 @@ inline EmitResult emitExample(const std::string& example, const std::map<std::st
   common::Diagnostics recipeDiags(recipeFile);
   auto recipe = parseRecipe(recipeFile, recipeDiags);
   EXPECT_TRUE(recipe) << recipeDiags.str();
-  if (!kernel || !recipe) return {std::nullopt, "the example or the recipe does not parse"};
+  if (!kernel || !recipe) return TransformResult::refuse("the example or the recipe does not parse");
   if (nest) *nest = *kernel;
-  TransformResult t = applyRecipe(*kernel, *recipe);
+  return applyRecipe(*kernel, *recipe);
+}
+
+// What the emitter makes of it: the kernel or its refusal (and a test failure where a step
+// refuses).
+inline EmitResult emitExample(const std::string& example, const std::map<std::string, int64_t>& sizes,
+                              const std::string& recipeText, Kernel* nest = nullptr) {
+  TransformResult t = transformedExample(example, sizes, recipeText, nest);
   EXPECT_TRUE(t.ok()) << t.reason;
   if (!t.ok()) return {std::nullopt, t.reason};
   return emitKernel(*t.kernel);
+}
+
+// Why a step or the emitter refuses the example under `recipeText` ("": neither does).
+inline std::string refusalOf(const std::string& example, const std::map<std::string, int64_t>& sizes,
+                             const std::string& recipeText) {
+  TransformResult t = transformedExample(example, sizes, recipeText);
+  if (!t.ok()) return t.reason;
+  return emitKernel(*t.kernel).reason;
 }
 
 // The same kernel; nothing (and a test failure) when the emitter refuses it too.

@@ -104,6 +104,10 @@ class RecipeGenerator {
         s.factors = {pick({0, 1, 132})};
         if (coin()) s.factors.push_back(1);  // ping-pong
         break;
+      case StepKind::Cluster:
+        s.loops.clear();
+        s.factors = {pick({1, 2, 4}), pick({0, 1, 2})};  // blocks, axis (grid.z refused)
+        break;
       case StepKind::Winograd:
         break;  // not drawn: it takes a whole convolution as written
       case StepKind::Map:

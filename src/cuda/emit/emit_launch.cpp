@@ -277,6 +277,26 @@ LaunchPlanResult planLaunch(const Kernel& kernel, std::optional<ScalarType> elem
     }
     plan.persistentBlocks = kernel.persistentBlocks;
   }
+  if (kernel.clusterBlocks > 0) {
+    const int a = kernel.clusterAxis;
+    const std::string axis = a == 0 ? "grid.x" : "grid.y";
+    if (plan.naive || a < 0 || a > 1) {
+      result.reason = "a cluster's blocks take neighbouring tiles of a grid along x or y";
+      return result;
+    }
+    if (plan.grid[a] % kernel.clusterBlocks != 0) {
+      result.reason = "clusters of " + std::to_string(kernel.clusterBlocks) + " blocks along " + axis +
+                      " take whole runs of its " + std::to_string(plan.grid[a]) + " tiles";
+      return result;
+    }
+    if (plan.persistentBlocks > 0 && plan.persistentBlocks < kernel.clusterBlocks) {
+      result.reason = std::to_string(plan.persistentBlocks) + " persistent blocks make no cluster of " +
+                      std::to_string(kernel.clusterBlocks);
+      return result;
+    }
+    plan.clusterBlocks = kernel.clusterBlocks;
+    plan.clusterAxis = a;
+  }
   checker.finish();
   if (!checker.reason.empty()) {
     result.reason = checker.reason;

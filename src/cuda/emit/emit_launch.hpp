@@ -47,14 +47,30 @@ struct LaunchPlan {
   // alternate tiles); a producer warpgroup follows them along block.y.
   int64_t tileGroups = 1;
 
+  // Clusters of blocks (Kernel::clusterBlocks; 0: none) that take neighbouring tiles along grid
+  // axis clusterAxis. They are launched along x, a cluster's blocks side by side.
+  int64_t clusterBlocks = 0;
+  int clusterAxis = 1;
+
   int64_t threads() const { return block[0] * block[1] * block[2]; }
   // Rows of block.y a tile's warpgroups that multiply take; the producer's row is the last.
   int64_t consumerRows() const { return (block[1] - 1) / tileGroups; }
-  int64_t tiles() const { return grid[0] * grid[1] * grid[2]; }
-  // The grid launched: the grid of tiles, or the persistent blocks that take its tiles in turn.
+  // What a block, or a cluster, takes at a time: the grid of tiles, or with clusters, the grid of
+  // their runs of clusterBlocks tiles along clusterAxis.
+  std::array<int64_t, 3> units() const {
+    std::array<int64_t, 3> u = grid;
+    if (clusterBlocks > 0) u[clusterAxis] /= clusterBlocks;
+    return u;
+  }
+  int64_t unitCount() const { return units()[0] * units()[1] * units()[2]; }
+  // The blocks of a cluster (1 without clusters).
+  int64_t clusterSize() const { return std::max<int64_t>(clusterBlocks, 1); }
+  // The grid launched: the grid of tiles (its clusters side by side along x), or the persistent
+  // blocks that take its tiles (or its clusters' runs of tiles) in turn.
   std::array<int64_t, 3> launched() const {
-    if (persistentBlocks == 0) return grid;
-    return {std::min(tiles(), persistentBlocks), 1, 1};
+    const std::array<int64_t, 3> u = units();
+    if (persistentBlocks == 0) return {u[0] * clusterSize(), u[1], u[2]};
+    return {std::min(unitCount(), persistentBlocks / clusterSize()) * clusterSize(), 1, 1};
   }
 };
 

@@ -496,6 +496,9 @@ void KernelWriter::emitAsyncPipelinedLoop(const Node& loop, const Scope& scope) 
       tma.push_back(*t);
       uses_.useTensorMap(t->map);
     }
+    if (plan_.clusterBlocks > 0 && std::none_of(tma.begin(), tma.end(), [](const TmaStage& t) { return t.multicast; }))
+      return refuse(std::string("a cluster along grid.") + (plan_.clusterAxis == 0 ? "x" : "y") +
+                    " shares no stage: each depends on the blocks' tiles along it");
     for (const Node* b : parts.buffers) declareShared(*b, bufferCopies(kernel_, loop.mapping, b->buffer.name));
     return emitProducerPipelinedLoop(loop, *trips, inner, [&](const std::string& slot) {
       emitTmaCopies(tma, "wgmma_full[" + slot + "]", scopeAt(slot, *trips));
@@ -628,8 +631,12 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
     setup.push_back("    mbarrier_init(&wgmma_full[s], 1);  // the producer's thread, and the bytes it expects");
   else
     setup.push_back("    mbarrier_init(&wgmma_full[s], 128);  // the producer's threads, as their copies land");
-  setup.push_back("    mbarrier_init(&wgmma_empty[s], " + std::to_string(128 * consumers) +
-                  ");  // every consumer thread");
+  if (plan_.clusterBlocks > 0)  // a cluster's blocks fill each other's buffers: both must be done with them
+    setup.push_back("    mbarrier_init(&wgmma_empty[s], " + std::to_string(4 * consumers * plan_.clusterBlocks) +
+                    ");  // every consumer warp of the cluster's " + std::to_string(plan_.clusterBlocks) + " blocks");
+  else
+    setup.push_back("    mbarrier_init(&wgmma_empty[s], " + std::to_string(128 * consumers) +
+                    ");  // every consumer thread");
   if (split) setup.push_back("    mbarrier_init(&wgmma_ready[s], 128);  // the producer's threads, the strip split");
   setup.push_back("  }");
   if (plan_.tileGroups > 1)
@@ -638,7 +645,9 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
                     ");  // a group's threads, done with a tile's strips");
   if (kernel_.wgmmaTma()) setup.push_back("  mbarrier_init_fence();  // the barriers set up for the TMA's copies too");
   setup.push_back("}");
-  setup.push_back("__syncthreads();");
+  // A cluster's blocks arrive on each other's barriers and copy into each other's buffers: all
+  // must be set up first.
+  setup.push_back(plan_.clusterBlocks > 0 ? "cluster_sync();  // every block of the cluster set up" : "__syncthreads();");
   if (persistent)
     beforeTiles_ = setup;
   else
@@ -695,20 +704,31 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
   wgmmaGroups_.closeStrip();
   wgmmaGroups_.promotePartialSums(it);
   if (kernel_.wgmmaPending() == 0)
-    line("mbarrier_arrive(&wgmma_empty[stage_slot]);  // done with this strip");
+    line(releaseText("wgmma_empty[stage_slot]") + "  // done with this strip");
   else
-    line("if (" + iterationText(loop) + " > 0) mbarrier_arrive(&wgmma_empty[(stage_slot + " +
-         std::to_string(buffers - 1) + ") % " + b + "]);  // done with the strip before");
+    line("if (" + iterationText(loop) + " > 0) " + releaseText("wgmma_empty[(stage_slot + " +
+                                                                std::to_string(buffers - 1) + ") % " + b + "]") +
+         "  // done with the strip before");
   close();
   if (plan_.tileGroups > 1)
     line("mbarrier_arrive(&tile_order[(tile_turn + 1) % " + groups +
          "]);  // the next tile's group may take its strips");
   line("wgmma_wait<0>();  // every wgmma done: the accumulators may be read");
   if (persistent && kernel_.wgmmaPending() > 0)
-    line("mbarrier_arrive(&wgmma_empty[(tile_turn * " + std::to_string(trips) + " + " + std::to_string(trips - 1) +
-         ") % " + b + "]);  // done with the tile's last strip: the producer may fill it for the next tile");
+    line(releaseText("wgmma_empty[(tile_turn * " + std::to_string(trips) + " + " + std::to_string(trips - 1) + ") % " +
+                     b + "]") +
+         "  // done with the tile's last strip: the producer may fill it for the next tile");
   wgmmaGroups_.promotePartialSums("");
   close();
+}
+
+// A consumer thread's arrival on the empty barrier `barrier` once done with its buffer: its own,
+// or in a cluster, its warp's on that barrier in every block of the cluster, whose producers copy
+// into the buffer too.
+std::string KernelWriter::releaseText(const std::string& barrier) const {
+  if (plan_.clusterBlocks > 0)
+    return "mbarrier_arrive_cluster(&" + barrier + ", " + std::to_string(plan_.clusterBlocks) + ");";
+  return "mbarrier_arrive(&" + barrier + ");";
 }
 
 // The producer warpgroup of a tf32x3 pipeline (Kernel::wgmmaSplitBuffer): its one thread issues

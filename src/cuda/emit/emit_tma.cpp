@@ -6,7 +6,9 @@
 // c of a 128-byte row r at chunk c ^ (r % 8), as Swizzle (src/loop/swizzle.hpp) does for rows of
 // 128 bytes, since each copy starts on a 1024-byte boundary. A's box is its rows of 64 elements
 // of k (tf32: 32); B, in slabs of 64 columns (tf32: 32), takes one box a slab. Elements outside
-// the array land as zero.
+// the array land as zero. In a cluster (Kernel::clusterBlocks), a stage whose box is the same for
+// all its blocks is multicast: block r copies part r of each box's rows into every block's buffer,
+// and each block's barrier counts all the parts landing in it.
 #include <cstdint>
 #include <limits>
 
@@ -33,6 +35,33 @@ __device__ __forceinline__ void tma_load_2d(void* to, const tensor_map& map, int
 }
 )";
 
+const char* kClusterHelpers = R"(
+// Clusters of blocks (sm_90): a barrier of all the cluster's threads (each block's barriers set up
+// and its shared memory live for the others); an arrival on `barrier` in each of the cluster's
+// `blocks` blocks, by a warp's first lane once the warp's lanes are all done; a box of a 2-D tensor
+// map copied to the same place in the shared memory of each block of `mask`, its bytes counted on
+// each one's barrier there.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void mbarrier_arrive_cluster(unsigned long long* barrier, unsigned blocks) {
+  __syncwarp();
+  if ((threadIdx.x & 31) == 0)
+    for (unsigned b = 0; b < blocks; ++b) {
+      unsigned remote;
+      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(shared_address(barrier)), "r"(b));
+      asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" :: "r"(remote) : "memory");
+    }
+}
+__device__ __forceinline__ void tma_load_2d_multicast(void* to, const tensor_map& map, int x, int y, unsigned long long* barrier,
+                                                      unsigned short mask) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+               " [%0], [%1, {%2, %3}], [%4], %5;\n"
+               :: "r"(shared_address(to)), "l"(reinterpret_cast<unsigned long long>(&map)), "r"(x), "r"(y),
+                  "r"(shared_address(barrier)), "h"(mask) : "memory");
+}
+)";
+
 // The most elements a tensor map's box has along a dimension.
 constexpr int64_t kMaxBoxExtent = 256;
 
@@ -40,7 +69,16 @@ constexpr int64_t kMaxBoxExtent = 256;
 
 std::string KernelWriter::tmaHelpers() const {
   if (!kernel_.wgmmaTma()) return "";
-  return std::string("\n") + kTensorMapDeclaration + kTmaHelpers;
+  return std::string("\n") + kTensorMapDeclaration + kTmaHelpers + (plan_.clusterBlocks > 0 ? kClusterHelpers : "");
+}
+
+bool KernelWriter::sharedByCluster(const Node& stage) const {
+  if (plan_.clusterBlocks == 0) return false;
+  for (const LaunchPlan::GridLoop& g : plan_.gridLoops)
+    if (g.axis == plan_.clusterAxis)
+      for (const Affine& o : stage.origin)
+        if (o.uses(g.loop->index)) return false;
+  return true;
 }
 
 std::optional<TmaStage> KernelWriter::planTmaStage(const Node& stage, const Scope& scope) {
@@ -84,7 +122,15 @@ std::optional<TmaStage> KernelWriter::planTmaStage(const Node& stage, const Scop
     return refuse(what + ": " + stage.source + "'s rows of " + std::to_string(pitch) +
                   " bytes are no multiple of 16, as a tensor map's strides must be"),
            std::nullopt;
-  TmaStage t{&stage, {}, buffer.extents[1] / rowElements, rows * kWgmmaSwizzleBytes};
+  // Shared by a cluster, each block copies its part of each box's rows, each part on the
+  // swizzle's 1024-byte boundary.
+  const bool multicast = sharedByCluster(stage);
+  const int64_t parts = multicast ? plan_.clusterBlocks : 1;
+  if (multicast && rows % (parts * kWgmmaAtomBytes / kWgmmaSwizzleBytes) != 0)
+    return refuse(what + ": its " + std::to_string(rows) + " rows make no " + std::to_string(parts) +
+                  " parts on the swizzle's 1024-byte boundaries, one a block of the cluster"),
+           std::nullopt;
+  TmaStage t{&stage, {}, buffer.extents[1] / rowElements, rows * kWgmmaSwizzleBytes, multicast};
   t.map.name = stage.source + "_map";
   t.map.array = stage.source;
   for (size_t p = 0; p < kernel_.params.size(); ++p)
@@ -92,7 +138,7 @@ std::optional<TmaStage> KernelWriter::planTmaStage(const Node& stage, const Scop
   t.map.type = type == ScalarType::TF32 ? ScalarType::Float : type;  // tf32 is stored as floats: their bits, copied
   t.map.dims = {source->extents[1], source->extents[0]};
   t.map.strides = {pitch};
-  t.map.box = {rowElements, rows};
+  t.map.box = {rowElements, rows / parts};
   t.map.swizzleBytes = static_cast<int>(kWgmmaSwizzleBytes);
   for (const TensorMapParam& m : uses_.tensorMaps())
     if (m.name == t.map.name && m != t.map)
@@ -104,19 +150,30 @@ std::optional<TmaStage> KernelWriter::planTmaStage(const Node& stage, const Scop
 void KernelWriter::emitTmaCopies(const std::vector<TmaStage>& stages, const std::string& barrier, const Scope& at) {
   int64_t bytes = 0;
   for (const TmaStage& t : stages) bytes += t.boxes * t.boxBytes;
-  line("mbarrier_expect_bytes(&" + barrier + ", " + std::to_string(bytes) + ");  // completes as they land");
+  line("mbarrier_expect_bytes(&" + barrier + ", " + std::to_string(bytes) + ");  // completes as they land" +
+       (plan_.clusterBlocks > 0 ? ", the cluster's parts of shared stages too" : ""));
   for (const TmaStage& t : stages) {
     const Node& s = *t.stage;
     const std::string start =
         "reinterpret_cast<char*>(&" + accessText({s.buffer.name, {Affine(0), Affine(0)}}, at) + ")";
+    const int64_t partRows = t.map.box[1], partBytes = partRows * kWgmmaSwizzleBytes;
     line("// Stage " + s.source + " -> " + s.buffer.name + ": " + std::to_string(t.boxes) + " box" +
-         (t.boxes > 1 ? "es" : "") + " of " + std::to_string(t.map.box[1]) + " x " + std::to_string(t.map.box[0]) +
-         ", zero outside " + s.source);
+         (t.boxes > 1 ? "es" : "") + " of " + std::to_string(t.boxBytes / kWgmmaSwizzleBytes) + " x " +
+         std::to_string(t.map.box[0]) + ", zero outside " + s.source +
+         (t.multicast ? "; the same for the cluster's blocks: this block copies rows " + std::to_string(partRows) +
+                            " x cluster_rank on of each into all of them"
+                      : ""));
     for (int64_t b = 0; b < t.boxes; ++b) {
       Affine x = s.origin[1] + Affine(b * t.map.box[0]);
-      line("tma_load_2d(" + start + (b ? " + " + std::to_string(b * t.boxBytes) : "") + ", " + t.map.name +
-           ", static_cast<int>(" + affineText(x) + "), static_cast<int>(" + affineText(s.origin[0]) + "), &" + barrier +
-           ");");
+      const std::string to = start + (b ? " + " + std::to_string(b * t.boxBytes) : "");
+      if (t.multicast)
+        line("tma_load_2d_multicast(" + to + " + cluster_rank * " + std::to_string(partBytes) + ", " + t.map.name +
+             ", static_cast<int>(" + affineText(x) + "), static_cast<int>(" + affineText(s.origin[0]) + ") + " +
+             std::to_string(partRows) + " * static_cast<int>(cluster_rank), &" + barrier + ", " +
+             std::to_string((1 << plan_.clusterBlocks) - 1) + ");");
+      else
+        line("tma_load_2d(" + to + ", " + t.map.name + ", static_cast<int>(" + affineText(x) + "), static_cast<int>(" +
+             affineText(s.origin[0]) + "), &" + barrier + ");");
     }
   }
 }

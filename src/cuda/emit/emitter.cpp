@@ -703,6 +703,9 @@ std::string KernelWriter::header() {
   if (plan_.sharedBytes > 0) h << (plan_.dynamicShared ? " (dynamic)" : " (static)");
   if (plan_.persistentBlocks > 0)
     h << "; persistent: each block takes the " << plan_.grid[1] << " x " << plan_.grid[0] << " tiles in turn";
+  if (plan_.clusterBlocks > 0)
+    h << "; clusters of " << plan_.clusterBlocks << " blocks along x, taking neighbouring tiles along grid."
+      << (plan_.clusterAxis == 0 ? "x" : "y");
   h << "\n";
   if (std::vector<std::string> zeroed = split_.zeroedBeforeLaunch(kernel_.zeroFirst); !zeroed.empty()) {
     h << "// Before the launch, set to zero:";
@@ -776,11 +779,16 @@ EmitResult KernelWriter::write() {
     return result;
   }
   std::ostringstream src;
+  // A cluster's blocks launch side by side along x; none may leave while the others may still
+  // arrive on its barriers.
+  const std::string cluster =
+      plan_.clusterBlocks > 0 ? "__cluster_dims__(" + std::to_string(plan_.clusterBlocks) + ", 1, 1) " : "";
   src << header() << "\n"
-      << "extern \"C\" __global__ void __launch_bounds__(" << bounds << ")\n"
+      << "extern \"C\" __global__ void " << cluster << "__launch_bounds__(" << bounds << ")\n"
       << out.entry << "(" << params << ") {\n"
       << prologue_.text(text_, beforeTiles_)
-      << (plan_.persistentBlocks > 0 ? indented(text_.str()) + "  }\n" : text_.str()) << "}\n";
+      << (plan_.persistentBlocks > 0 ? indented(text_.str()) + "  }\n" : text_.str())
+      << (plan_.clusterBlocks > 0 ? "  cluster_sync();  // the cluster's blocks leave together\n" : "") << "}\n";
   out.source = src.str();
   const std::array<int64_t, 3> grid = plan_.launched();
   for (int a = 0; a < 3; ++a) {

@@ -50,6 +50,9 @@ std::string KernelPrologue::text(const ScopedText& body, const std::vector<std::
     }
   }
   const bool persistent = plan_.persistentBlocks > 0;
+  // A cluster's blocks lie side by side along x: a block's rank in it picks its tile of their run.
+  if (plan_.clusterBlocks > 0)
+    out += "  const unsigned cluster_rank = blockIdx.x % " + std::to_string(plan_.clusterBlocks) + "u;\n";
   if (!persistent) out += blockCoordinates("");
   if (used_.count("thread_rank"))
     out += "  const int thread_rank = thread_x + " + std::to_string(plan_.block[0]) + " * (thread_y + " +
@@ -73,10 +76,12 @@ std::string KernelPrologue::text(const ScopedText& body, const std::vector<std::
       out += "  const unsigned tile_group = threadIdx.y < " + rows + " ? " + group + " : 0u;\n";
       out += "  const unsigned tile_stride = threadIdx.y < " + rows + " ? " + groups + "u : 1u;\n";
       out += "  for (unsigned block_tile = blockIdx.x + tile_group * gridDim.x, tile_turn = tile_group; block_tile < " +
-             std::to_string(plan_.tiles()) + "u; block_tile += tile_stride * gridDim.x, tile_turn += tile_stride) {\n";
+             std::to_string(plan_.unitCount()) + "u; block_tile += tile_stride * gridDim.x, tile_turn += tile_stride) {\n";
     } else {
-      out += "  for (unsigned block_tile = blockIdx.x, tile_turn = 0; block_tile < " + std::to_string(plan_.tiles()) +
-             "u; block_tile += gridDim.x, ++tile_turn) {\n";
+      // A cluster's blocks take their run of tiles together: they count the launch's clusters.
+      const std::string c = plan_.clusterBlocks > 0 ? " / " + std::to_string(plan_.clusterBlocks) + "u" : "";
+      out += "  for (unsigned block_tile = blockIdx.x" + c + ", tile_turn = 0; block_tile < " +
+             std::to_string(plan_.unitCount()) + "u; block_tile += gridDim.x" + c + ", ++tile_turn) {\n";
     }
     out += indented(blockCoordinates("block_tile"));
   }
@@ -96,28 +101,45 @@ std::string KernelPrologue::threadIndex(int a) const {
   return plan_.block[a] > 1 ? std::string("threadIdx.") + kAxis[a] : "0";
 }
 
+// The block's tile: its coordinates in the grid of what a block (or a cluster) takes at a time
+// (LaunchPlan::units), numbered from the launch's blocks, or from `linear` (a persistent block's
+// turn); with clusters, the coordinate along the cluster's axis is the cluster's run of tiles, of
+// which the block takes the one of its rank.
 std::string KernelPrologue::blockCoordinates(const std::string& linear) const {
   std::string out;
-  bool rastered = kernel_.rasterRows > 0 && !plan_.naive && plan_.grid[0] > 1 && plan_.grid[1] > 1 &&
-                  (used_.count("block_x") || used_.count("block_y"));
-  if (rastered) out += rasteredBlocks(linear);
+  const std::array<int64_t, 3> units = plan_.units();
+  const bool clustered = plan_.clusterBlocks > 0;
+  const std::string cluster = std::to_string(plan_.clusterBlocks);
+  auto name = [&](int a) {
+    return std::string(clustered && a == plan_.clusterAxis ? "cluster_" : "block_") + kAxis[a];
+  };
+  auto used = [&](int a) { return used_.count(std::string("block_") + kAxis[a]) > 0; };
+  bool rastered = kernel_.rasterRows > 0 && !plan_.naive && units[0] > 1 && units[1] > 1 && (used(0) || used(1));
+  if (rastered) out += rasteredBlocks(linear, name(0), name(1));
   for (int a = rastered ? 2 : 0; a < 3; ++a) {
-    std::string b = std::string("block_") + kAxis[a];
-    if (!used_.count(b)) continue;
-    std::string value = plan_.grid[a] > 1 ? std::string("blockIdx.") + kAxis[a] : "0";
-    if (!linear.empty() && plan_.grid[a] > 1)  // a persistent block's tile, row by row
-      value = "block_tile " + std::string(a == 0 ? "% " : "/ ") + std::to_string(plan_.grid[0]) + "u";
-    out += "  const " + index_ + " " + b + " = " + value + ";\n";
+    if (!used(a)) continue;
+    std::string value = units[a] > 1 ? std::string("blockIdx.") + kAxis[a] : "0";
+    if (a == 0 && clustered && units[0] > 1) value = "blockIdx.x / " + cluster + "u";  // the cluster's
+    if (!linear.empty() && units[a] > 1)  // a persistent block's tile, row by row
+      value = "block_tile " + std::string(a == 0 ? "% " : "/ ") + std::to_string(units[0]) + "u";
+    out += "  const " + index_ + " " + name(a) + " = " + value + ";\n";
+  }
+  if (clustered && used(plan_.clusterAxis)) {
+    const std::string a = kAxis[plan_.clusterAxis];
+    out += "  const " + index_ + " block_" + a + " = " + cluster + " * cluster_" + a + " + cluster_rank;\n";
   }
   return out;
 }
 
 // Blocks rastered (Kernel::rasterRows): the hardware's linear block number over grid.x and
-// grid.y cut into groups of rasterRows block rows (the last group may have fewer), each group's
-// blocks taken column by column, so that the blocks resident at once cover a few rows and columns
-// of tiles and share what they read in L2. A permutation of the blocks: grid.z keeps its own.
-std::string KernelPrologue::rasteredBlocks(const std::string& linear) const {
-  int64_t gridX = plan_.grid[0], gridY = plan_.grid[1], rows = std::min(kernel_.rasterRows, gridY);
+// grid.y (with clusters, the cluster's over the grid of their runs of tiles) cut into groups of
+// rasterRows rows (the last group may have fewer), each group's blocks taken column by column, so
+// that the blocks resident at once cover a few rows and columns of tiles and share what they read
+// in L2. A permutation of the blocks: grid.z keeps its own. The coordinates are named `x` and `y`.
+std::string KernelPrologue::rasteredBlocks(const std::string& linear, const std::string& x,
+                                           const std::string& y) const {
+  const std::array<int64_t, 3> units = plan_.units();
+  int64_t gridX = units[0], gridY = units[1], rows = std::min(kernel_.rasterRows, gridY);
   // Unsigned: ptxas spilled a small kernel's registers over the same arithmetic in int.
   bool wide = gridX * gridY > 4294967295LL;
   std::string type = wide ? "unsigned long long" : "unsigned", u = wide ? "ull" : "u";
@@ -125,19 +147,21 @@ std::string KernelPrologue::rasteredBlocks(const std::string& linear) const {
   std::string group = constant(rows * gridX), g = constant(rows);
   std::string out =
       "  // blocks numbered " + std::to_string(rows) + " block rows at a time, column by column (rastered)\n";
+  const std::string blockX =
+      plan_.clusterBlocks > 0 ? "blockIdx.x / " + std::to_string(plan_.clusterBlocks) + "u" : "blockIdx.x";
   out += "  const " + type +
-         " block_linear = " + (linear.empty() ? "blockIdx.x + " + constant(gridX) + " * blockIdx.y" : linear) + ";\n";
+         " block_linear = " + (linear.empty() ? blockX + " + " + constant(gridX) + " * blockIdx.y" : linear) + ";\n";
   out += "  const " + type + " block_group = block_linear / " + group + ";\n";
   out += "  const " + type + " block_in_group = block_linear - block_group * " + group + ";\n";
-  std::string y = "block_in_group % " + g, x = "block_in_group / " + g;
+  std::string yValue = "block_in_group % " + g, xValue = "block_in_group / " + g;
   if (gridY % rows != 0) {  // the last group's rows are fewer (constants: a division by a variable is a call)
     std::string last = constant(gridY % rows);
     out += "  const bool block_last_group = block_group == " + constant(gridY / rows) + ";\n";
-    y = "(block_last_group ? block_in_group % " + last + " : " + y + ")";
-    x = "(block_last_group ? block_in_group / " + last + " : " + x + ")";
+    yValue = "(block_last_group ? block_in_group % " + last + " : " + yValue + ")";
+    xValue = "(block_last_group ? block_in_group / " + last + " : " + xValue + ")";
   }
-  out += "  const " + index_ + " block_y = block_group * " + g + " + " + y + ";\n";
-  out += "  const " + index_ + " block_x = " + x + ";\n";
+  out += "  const " + index_ + " " + y + " = block_group * " + g + " + " + yValue + ";\n";
+  out += "  const " + index_ + " " + x + " = " + xValue + ";\n";
   return out;
 }
 

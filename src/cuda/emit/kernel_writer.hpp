@@ -107,12 +107,15 @@ struct WgmmaTileNest {
 };
 
 // A Stage the Tensor Memory Accelerator fills (emit_tma.cpp): its tensor map, and the boxes of
-// it that land one after another in the buffer (a slab's each), of boxBytes each.
+// it that land one after another in the buffer (a slab's each), of boxBytes each. A stage the
+// blocks of a cluster share (`multicast`) is the same for all of them: each block copies its part
+// of every box's rows (the map's box) into all their buffers at once.
 struct TmaStage {
   const Node* stage = nullptr;
   TensorMapParam map;
   int64_t boxes = 1;
   int64_t boxBytes = 0;
+  bool multicast = false;
 };
 
 // How a Stage's items go from the source into the buffer (see planStageCopy).
@@ -368,6 +371,11 @@ class KernelWriter {
   // their buffers `at` names, counted on the barrier `barrier`.
   std::string tmaHelpers() const;
   std::optional<TmaStage> planTmaStage(const Node& stage, const Scope& scope);
+  // Whether the blocks of a cluster all copy the same box of `stage`: its origin does not depend
+  // on the grid loops along the cluster's axis.
+  bool sharedByCluster(const Node& stage) const;
+  // The statement by which a consumer thread frees a buffer it is done with (emit_stage.cpp).
+  std::string releaseText(const std::string& barrier) const;
   void emitTmaCopies(const std::vector<TmaStage>& stages, const std::string& barrier, const Scope& at);
   // Opens `if (guards) {` when some upper bound of `loop` is not proven for `lastIndex`; says if it did.
   bool openGuard(const Node& loop, const Affine& lastIndex, const Scope& scope);
