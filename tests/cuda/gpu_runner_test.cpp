@@ -656,39 +656,6 @@ TEST_F(GpuRunner, PersistentAndPingPongProductsVerifyAgainstGemmEx) {
     expectVerified(c, c.recipe.find("producer tma") != std::string::npos ? 2 : 0);
 }
 
-// Clusters of two blocks sharing a stage by TMA multicast: B's along grid.y, A's along grid.x;
-// rastered, persistent (few blocks, each pair taking many pairs of tiles, the edges' among them),
-// tiles past every edge (zeros multicast), tf32 from registers with float operands read as tf32,
-// and a linear layer's bias; against cublasGemmEx (cuBLASLt's BIAS epilogue, TF32 for floats).
-TEST_F(GpuRunner, ClustersSharingStagesByMulticastVerify) {
-  if (runner_->arch() != "sm_90") GTEST_SKIP() << "clusters multicast on sm_90 only, not on " << runner_->device();
-  for (const ProductCase& c :
-       {ProductCase{"hgemm.loop",
-                    {{"M", 1024}, {"N", 1024}, {"K", 1024}},
-                    wgmmaRecipe("128,256", "64,256", 256, 4, " producer tma; cluster 2 grid.y; raster 8")},
-        ProductCase{"hgemm.loop",
-                    {{"M", 1000}, {"N", 1000}, {"K", 1000}},
-                    wgmmaRecipe("128,128", "64,128", 128, 3, " producer tma; cluster 2 grid.x")},
-        ProductCase{"bf16gemm.loop",
-                    {{"M", 1000}, {"N", 1000}, {"K", 1000}},
-                    wgmmaRecipe("128,128", "64,128", 128, 4, " producer tma; persistent 6; cluster 2 grid.y")},
-        ProductCase{"hgemm.loop",
-                    {{"M", 1024}, {"N", 1024}, {"K", 520}},
-                    wgmmaRecipe("128,256", "64,256", 256, 4, " producer tma; persistent 132; cluster 2 grid.y; raster 8")},
-        ProductCase{"linear_half.loop",
-                    {{"M", 1024}, {"N", 768}, {"K", 320}},
-                    "tile i,j 128,256; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j "
-                    "64,256; strip k 64; stage X at k_o swizzle; stage W at k_o swizzle slabs 64; map k_o async 4; "
-                    "unroll k 64; wgmma i,j,k 64,256,16 producer tma; persistent 4; cluster 2 grid.y",
-                    "cuBLASLt matmul"}})
-    expectVerified(c, 2);
-  expectVerified({"matmul.loop",
-                  {{"M", 1000}, {"N", 1000}, {"K", 1000}},
-                  registerARecipe("128,128", "128,64", 128, 4, " producer tma; cluster 2 grid.x"),
-                  "cuBLAS",
-                  Precision::Tf32});
-}
-
 // tf32 with the instruction's M along the columns and A from registers (wgmma j,i,k): B staged as
 // it lies in slabs of 32 columns, the threads loading their A fragments from it, the accumulators
 // holding C transposed. Whole products at 4096^3 and smaller, uneven ones (tiles past every
@@ -717,6 +684,40 @@ TEST_F(GpuRunner, Tf32RegisterAWgmmaProductsVerifyAgainstGemmEx) {
            // One warpgroup with two 64-column tiles of M.
            {{{"M", 520}, {"N", 264}, {"K", 200}}, registerARecipe("128,128", "128,128", 128, 3, " producer tma")}})
     expectVerified({"tf32gemm.loop", sizes, text});
+}
+
+// Clusters of two blocks sharing a stage by TMA multicast: B's along grid.y, A's along grid.x;
+// rastered, persistent (few blocks, each pair taking many pairs of tiles, the edges' among them),
+// tiles past every edge (zeros multicast), tf32 from registers with float operands read as tf32,
+// and a linear layer's bias; against cublasGemmEx (cuBLASLt's BIAS epilogue, TF32 for floats).
+TEST_F(GpuRunner, ClustersSharingStagesByMulticastVerify) {
+  if (runner_->arch() != "sm_90") GTEST_SKIP() << "clusters multicast on sm_90 only, not on " << runner_->device();
+  for (const ProductCase& c :
+       {ProductCase{"hgemm.loop",
+                    {{"M", 1024}, {"N", 1024}, {"K", 1024}},
+                    wgmmaRecipe("128,256", "64,256", 256, 4, " producer tma; cluster 2 grid.y; raster 8")},
+        ProductCase{"hgemm.loop",
+                    {{"M", 1000}, {"N", 1000}, {"K", 1000}},
+                    wgmmaRecipe("128,128", "64,128", 128, 3, " producer tma; cluster 2 grid.x")},
+        ProductCase{"bf16gemm.loop",
+                    {{"M", 1000}, {"N", 1000}, {"K", 1000}},
+                    wgmmaRecipe("128,128", "64,128", 128, 4, " producer tma; persistent 6; cluster 2 grid.y")},
+        ProductCase{
+            "hgemm.loop",
+            {{"M", 1024}, {"N", 1024}, {"K", 520}},
+            wgmmaRecipe("128,256", "64,256", 256, 4, " producer tma; persistent 132; cluster 2 grid.y; raster 8")},
+        ProductCase{"linear_half.loop",
+                    {{"M", 1024}, {"N", 768}, {"K", 320}},
+                    "tile i,j 128,256; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j "
+                    "64,256; strip k 64; stage X at k_o swizzle; stage W at k_o swizzle slabs 64; map k_o async 4; "
+                    "unroll k 64; wgmma i,j,k 64,256,16 producer tma; persistent 4; cluster 2 grid.y",
+                    "cuBLASLt matmul"}})
+    expectVerified(c, 2);
+  expectVerified({"matmul.loop",
+                  {{"M", 1000}, {"N", 1000}, {"K", 1000}},
+                  registerARecipe("128,128", "128,64", 128, 4, " producer tma; cluster 2 grid.x"),
+                  "cuBLAS",
+                  Precision::Tf32});
 }
 
 // FP32 on tensor cores as three tf32 products (tf32x3): float operands in the register-A form,

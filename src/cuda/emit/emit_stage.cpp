@@ -632,8 +632,9 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
   else
     setup.push_back("    mbarrier_init(&wgmma_full[s], 128);  // the producer's threads, as their copies land");
   if (plan_.clusterBlocks > 0)  // a cluster's blocks fill each other's buffers: both must be done with them
-    setup.push_back("    mbarrier_init(&wgmma_empty[s], " + std::to_string(4 * consumers * plan_.clusterBlocks) +
-                    ");  // every consumer warp of the cluster's " + std::to_string(plan_.clusterBlocks) + " blocks");
+    setup.push_back("    mbarrier_init(&wgmma_empty[s], " + std::to_string(consumers * plan_.clusterBlocks) +
+                    ");  // every consumer warpgroup of the cluster's " + std::to_string(plan_.clusterBlocks) +
+                    " blocks");
   else
     setup.push_back("    mbarrier_init(&wgmma_empty[s], " + std::to_string(128 * consumers) +
                     ");  // every consumer thread");
@@ -647,7 +648,8 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
   setup.push_back("}");
   // A cluster's blocks arrive on each other's barriers and copy into each other's buffers: all
   // must be set up first.
-  setup.push_back(plan_.clusterBlocks > 0 ? "cluster_sync();  // every block of the cluster set up" : "__syncthreads();");
+  setup.push_back(plan_.clusterBlocks > 0 ? "cluster_sync();  // every block of the cluster set up"
+                                          : "__syncthreads();");
   if (persistent)
     beforeTiles_ = setup;
   else
@@ -706,8 +708,8 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
   if (kernel_.wgmmaPending() == 0)
     line(releaseText("wgmma_empty[stage_slot]") + "  // done with this strip");
   else
-    line("if (" + iterationText(loop) + " > 0) " + releaseText("wgmma_empty[(stage_slot + " +
-                                                                std::to_string(buffers - 1) + ") % " + b + "]") +
+    line("if (" + iterationText(loop) + " > 0) " +
+         releaseText("wgmma_empty[(stage_slot + " + std::to_string(buffers - 1) + ") % " + b + "]") +
          "  // done with the strip before");
   close();
   if (plan_.tileGroups > 1)
@@ -723,8 +725,8 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
 }
 
 // A consumer thread's arrival on the empty barrier `barrier` once done with its buffer: its own,
-// or in a cluster, its warp's on that barrier in every block of the cluster, whose producers copy
-// into the buffer too.
+// or in a cluster, its warpgroup's on that barrier in every block of the cluster, whose producers
+// copy into the buffer too.
 std::string KernelWriter::releaseText(const std::string& barrier) const {
   if (plan_.clusterBlocks > 0)
     return "mbarrier_arrive_cluster(&" + barrier + ", " + std::to_string(plan_.clusterBlocks) + ");";

@@ -37,21 +37,21 @@ __device__ __forceinline__ void tma_load_2d(void* to, const tensor_map& map, int
 
 const char* kClusterHelpers = R"(
 // Clusters of blocks (sm_90): a barrier of all the cluster's threads (each block's barriers set up
-// and its shared memory live for the others); an arrival on `barrier` in each of the cluster's
-// `blocks` blocks, by a warp's first lane once the warp's lanes are all done; a box of a 2-D tensor
-// map copied to the same place in the shared memory of each block of `mask`, its bytes counted on
-// each one's barrier there.
+// and its shared memory live for the others); a warpgroup's arrival on `barrier` in each of the
+// cluster's `blocks` blocks, by the first lane of its warp w for block w: a wgmma is the whole
+// warpgroup's, so that any of its threads that saw it done may say so for all (as CUTLASS's
+// pipelines do); a box of a 2-D tensor map copied to the same place in the shared memory of each
+// block of `mask`, its bytes counted on each one's barrier there.
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
 __device__ __forceinline__ void mbarrier_arrive_cluster(unsigned long long* barrier, unsigned blocks) {
-  __syncwarp();
-  if ((threadIdx.x & 31) == 0)
-    for (unsigned b = 0; b < blocks; ++b) {
-      unsigned remote;
-      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(shared_address(barrier)), "r"(b));
-      asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" :: "r"(remote) : "memory");
-    }
+  const unsigned warp = (threadIdx.x >> 5) & 3;
+  if ((threadIdx.x & 31) == 0 && warp < blocks) {
+    unsigned remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(shared_address(barrier)), "r"(warp));
+    asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" :: "r"(remote) : "memory");
+  }
 }
 __device__ __forceinline__ void tma_load_2d_multicast(void* to, const tensor_map& map, int x, int y, unsigned long long* barrier,
                                                       unsigned short mask) {

@@ -76,7 +76,8 @@ std::string KernelPrologue::text(const ScopedText& body, const std::vector<std::
       out += "  const unsigned tile_group = threadIdx.y < " + rows + " ? " + group + " : 0u;\n";
       out += "  const unsigned tile_stride = threadIdx.y < " + rows + " ? " + groups + "u : 1u;\n";
       out += "  for (unsigned block_tile = blockIdx.x + tile_group * gridDim.x, tile_turn = tile_group; block_tile < " +
-             std::to_string(plan_.unitCount()) + "u; block_tile += tile_stride * gridDim.x, tile_turn += tile_stride) {\n";
+             std::to_string(plan_.unitCount()) +
+             "u; block_tile += tile_stride * gridDim.x, tile_turn += tile_stride) {\n";
     } else {
       // A cluster's blocks take their run of tiles together: they count the launch's clusters.
       const std::string c = plan_.clusterBlocks > 0 ? " / " + std::to_string(plan_.clusterBlocks) + "u" : "";

@@ -31,8 +31,9 @@ class KernelPrologue {
  private:
   // The block's coordinates on the grid of tiles, from its linear number `linear` ("": blockIdx).
   std::string blockCoordinates(const std::string& linear) const;
-  std::string rasteredBlocks(const std::string& linear, const std::string& x, const std::string& y) const;  // block_y and block_x of a rastered grid (Kernel::rasterRows)
-  std::string laneCoordinates() const;   // warps' and lanes' of tensor-core tiles
+  std::string rasteredBlocks(const std::string& linear, const std::string& x, const std::string& y)
+      const;                            // block_y and block_x of a rastered grid (Kernel::rasterRows)
+  std::string laneCoordinates() const;  // warps' and lanes' of tensor-core tiles
   std::string threadIndex(int axis) const;
 
   const Kernel& kernel_;
