@@ -29,6 +29,11 @@ constexpr double kSaturatingReuse = 3.0;
 // cost, divided among the blocks resident to issue meanwhile.
 constexpr double kLoneBarrierFactor = 3.0;
 
+// A cluster's blocks wait for each other at every strip (a buffer is refilled once both are done
+// with it): launched in clusters without sharing a byte, 128 x 256 half tiles ran 9% longer on an
+// H200 (bench/RESULTS.md); what their shared copies save must beat that.
+constexpr double kClusterLockstep = 0.09;
+
 // How much of an inner-loop bounds check's instructions show in the time (the rest hides behind
 // the multiply-adds' latency).
 constexpr double kGuardWeight = 0.25;
@@ -256,8 +261,10 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   }
 
   // Operand traffic: each block reads its rows' and columns' operands once per reduction step.
-  double operandBytes = paddedOutputs * s.reduction * s.split * s.elementBytes *
-                        (1.0 / static_cast<double>(s.blockCols) + 1.0 / static_cast<double>(s.blockRows));
+  // A cluster's neighbours along the rows (columns) share the columns' (rows') operand.
+  double operandBytes =
+      paddedOutputs * s.reduction * s.split * s.elementBytes *
+      (1.0 / static_cast<double>(s.blockCols * s.clusterCols) + 1.0 / static_cast<double>(s.blockRows * s.clusterRows));
   // Unstaged, every thread reads its own rows and columns: (threads x (tm + tn)) per step against
   // the block's (bm + bn), mostly from L2.
   double unstagedFactor = static_cast<double>(s.blockRows * s.blockCols * (s.threadRows + s.threadCols)) /
@@ -309,8 +316,10 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
     syncNs *= kLoneBarrierFactor / sharing;
   }
   // Arithmetic and operand traffic overlap, not perfectly: a tenth of the lesser shows.
-  e.ns = (std::max(computeNs, memoryNs) + kImperfectOverlap * std::min(computeNs, memoryNs)) / waveEfficiency +
-         outputNs + syncNs + gpu.launchMicroseconds * 1e3;
+  const double lockstep = s.clusterRows * s.clusterCols > 1 ? 1.0 + kClusterLockstep : 1.0;
+  e.ns =
+      lockstep * (std::max(computeNs, memoryNs) + kImperfectOverlap * std::min(computeNs, memoryNs)) / waveEfficiency +
+      outputNs + syncNs + gpu.launchMicroseconds * 1e3;
   return e;
 }
 

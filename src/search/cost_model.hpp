@@ -58,6 +58,9 @@ struct CandidateShape {
   int64_t residentBlocks = 0;    // launch bounds asking for this many blocks a multiprocessor (0: none)
   int64_t persistentBlocks = 0;  // blocks that take the tiles in turn (0: a block a tile)
   bool pingPong = false;         // of those, two groups of the warpgroups that multiply, on alternate tiles
+  // Blocks of a cluster along the rows of tiles (grid.y) and the columns (grid.x), 1 without: a
+  // cluster's neighbours read the stage they share from L2 once (TMA multicast).
+  int64_t clusterRows = 1, clusterCols = 1;
   // With a Winograd idiom: rows are the m x m output tiles, cols the filters, reduction the
   // channels; blockRows x blockCols a block's tiles by filters and threadRows x threadCols a
   // thread's, for each of its transformed points; stageDepth the channels a strip; pipelined: the

@@ -511,6 +511,26 @@ Fragment LoopRules::persistent(Fragment f, int64_t on) const {
   return f;
 }
 
+Fragment LoopRules::clustered(Fragment f, int64_t axis) const {
+  if (axis == 0 || !f.refused.empty()) return f;
+  CandidateShape& s = f.shape;
+  const WgmmaTile* wgmma = wgmmaOf(s.idiom);
+  const bool alongRows = axis == 2;  // grid.y: neighbouring block rows
+  const int64_t tiles = alongRows ? ceilDiv(s.rows, s.blockRows) : ceilDiv(s.cols, s.blockCols);
+  if (!wgmma || wgmma->producer != WgmmaProducer::Tma)
+    f.refused = "a cluster's blocks share stages that a producer copies by TMA";
+  else if (wgmma->tf32x3)
+    f.refused = "tf32x3's producer splits each strip in its own block";
+  else if (s.pingPong)
+    f.refused = "ping-pong groups take their strips in turn";
+  else if (tiles % 2 != 0)
+    f.refused = "the " + std::to_string(tiles) + " tiles along grid." + (alongRows ? "y" : "x") + " make no pairs";
+  if (!f.refused.empty()) return f;
+  (alongRows ? s.clusterRows : s.clusterCols) = 2;
+  f.inTile.push_back(makeStep(StepKind::Cluster, {}, {2, alongRows ? 1 : 0}));
+  return f;
+}
+
 Fragment LoopRules::gridZ(const Node* node, const Fragment& inner) const {
   Fragment f = inner;
   f.shape.outer = trip(node);

@@ -140,6 +140,11 @@ class LoopRules {
   // tiles, ping-pong): refused but for wgmma tiles with a producer warpgroup (not tf32x3's), and
   // where every tile gets a block (ping-pong: a group) of its own at once.
   Fragment persistent(Fragment tiled, int64_t on) const;
+  // Clusters of two blocks that take neighbouring tiles, along grid.x (cluster 1) or grid.y
+  // (cluster 2), each stage they share copied once for both by TMA multicast; 0 keeps the blocks
+  // apart. Refused but for wgmma tiles whose producer copies by TMA (not tf32x3's, nor ping-pong
+  // groups), and where the tiles along the axis make no pairs.
+  Fragment clustered(Fragment tiled, int64_t axis) const;
   // No parallel loop has `loop` as its body: it is the outermost of its perfect nest.
   bool outermostParallel(const Node* loop) const;
   // An outer parallel loop around a tiled nest onto grid.z.

@@ -33,7 +33,9 @@ std::vector<int64_t> decisions(const CandidateShape& s) {
                          s.residentBlocks,
                          s.tabled,
                          s.persistentBlocks,
-                         s.pingPong};
+                         s.pingPong,
+                         s.clusterRows,
+                         s.clusterCols};
   std::vector<int64_t> idiom = idiomDecisions(s.idiom);
   d.insert(d.end(), idiom.begin(), idiom.end());
   return d;
