@@ -1,7 +1,7 @@
 #pragma once
 // A search as the command line writes it, and as each line of tests/data/problems.txt does: a
 // name, the .loop file (from the source tree), sizes (-D NAME=VALUE) and the parameter ranges
-// (--tile, --unroll, --stage, --split), read into the kernel and the search space; and what the
+// (--tile, --unroll, --stage, --split, --precision), read into the kernel and the search space; and what the
 // tuning database shipped for it holds.
 #include <gtest/gtest.h>
 
@@ -43,6 +43,11 @@ inline SearchProblem parseSearchProblem(const std::string& line) {
     std::string value;
     words >> value;
     if (word == "-D") sizes[value.substr(0, value.find('='))] = std::stoll(value.substr(value.find('=') + 1));
+    if (word == "--precision") {
+      auto precision = parsePrecision(value);
+      EXPECT_TRUE(precision) << line << ": no precision " << value;
+      if (precision) p.space.precision = *precision;
+    }
     ParamRange* range = word == "--tile"     ? &p.space.tile
                         : word == "--unroll" ? &p.space.unroll
                         : word == "--stage"  ? &p.space.stage
