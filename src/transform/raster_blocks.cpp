@@ -5,6 +5,10 @@
 
 namespace cudaburg {
 
+namespace {
+const char* kPingPongUnshared = "ping-pong groups take their strips in turn: not shared by a cluster";
+}  // namespace
+
 TransformResult rasterBlocks(const Kernel& kernel, int64_t rows) {
   if (rows < 2)
     return TransformResult::refuse("blocks are rastered 2 or more rows at a time, not " + std::to_string(rows));
@@ -32,6 +36,7 @@ TransformResult runPersistent(const Kernel& kernel, int64_t blocks, bool pingPon
         "only wgmma tiles with a producer run so");
   if (!kernel.wgmmaSplitBuffer().empty())
     return TransformResult::refuse("a tf32x3 producer splits its last strips after its loop: not across tiles");
+  if (pingPong && kernel.clusterBlocks > 0) return TransformResult::refuse(kPingPongUnshared);
   Kernel out = kernel;
   out.persistentBlocks = blocks;
   out.pingPong = pingPong;
@@ -48,8 +53,7 @@ TransformResult clusterBlocks(const Kernel& kernel, int64_t blocks, int axis) {
         "producer copies by TMA run so");
   if (!kernel.wgmmaSplitBuffer().empty())
     return TransformResult::refuse("a tf32x3 producer splits each strip in its own block: not shared by a cluster");
-  if (kernel.pingPong)
-    return TransformResult::refuse("ping-pong groups take their strips in turn: not shared by a cluster");
+  if (kernel.pingPong) return TransformResult::refuse(kPingPongUnshared);
   Kernel out = kernel;
   out.clusterBlocks = blocks;
   out.clusterAxis = axis;

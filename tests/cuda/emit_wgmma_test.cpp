@@ -380,6 +380,43 @@ TEST(EmitWgmma, PingPongGroupsTakeAlternateTiles) {
   EXPECT_NE(two->source.find("mbarrier_init(&wgmma_empty[s], 256);"), std::string::npos);
 }
 
+// `cluster 2 grid.y`: clusters of two blocks on neighbouring block rows, launched side by side
+// along x (the grid of 16 x 32 tiles launched as 32 x 16 blocks); a block's rank in its cluster
+// picks its row of the pair; B's box is the same for both, so each copies its half of each slab's
+// rows into both blocks (multicast, mask 3) while A's box is each block's own; the empty barriers
+// count both blocks' warpgroups, whose arrivals reach both; the blocks set up together and leave
+// together. A ping-pong recipe is refused a cluster (both orders), as is a third block.
+TEST(EmitWgmma, ClustersOfTwoBlocksMulticastTheStageTheyShare) {
+  auto k = testing::emittedKernel("hgemm.loop", {{"M", 4096}, {"N", 4096}, {"K", 1024}},
+                                  kWgmma128x256 + " producer tma; cluster 2 grid.y");
+  ASSERT_TRUE(k);
+  const std::string& src = k->source;
+  EXPECT_EQ(k->grid[0], 32u);
+  EXPECT_EQ(k->grid[1], 16u);
+  ASSERT_EQ(k->tensorMaps.size(), 2u);
+  EXPECT_EQ(k->tensorMaps[0].box, (std::vector<int64_t>{64, 128}));  // A's whole box
+  EXPECT_EQ(k->tensorMaps[1].box, (std::vector<int64_t>{64, 32}));   // half of each of B's slabs
+  for (const char* text :
+       {"__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384)",
+        "const unsigned cluster_rank = blockIdx.x % 2u;", "const int block_x = blockIdx.x / 2u;",
+        "const int cluster_y = blockIdx.y;", "const int block_y = 2 * cluster_y + cluster_rank;",
+        "mbarrier_init(&wgmma_empty[s], 4);", "cluster_sync();  // every block of the cluster set up",
+        "tma_load_2d(reinterpret_cast<char*>(&A_s[stage_slot][0][0]), A_map, static_cast<int>(k_o), "
+        "static_cast<int>(i_o), &wgmma_full[stage_slot]);",
+        "tma_load_2d_multicast(reinterpret_cast<char*>(&B_s[stage_slot][0][0][0]) + 8192 + cluster_rank * 4096, "
+        "B_map, static_cast<int>(j_o + 64), static_cast<int>(k_o) + 32 * static_cast<int>(cluster_rank), "
+        "&wgmma_full[stage_slot], 3);",
+        "mbarrier_expect_bytes(&wgmma_full[stage_slot], 49152);",
+        "if (k_o / 64 > 0) mbarrier_arrive_cluster(&wgmma_empty[(stage_slot + 3) % 4], 2);",
+        "cluster_sync();  // the cluster's blocks leave together"})
+    EXPECT_NE(src.find(text), std::string::npos) << text << "\n" << src;
+  EXPECT_EQ(src.find("__syncthreads();"), std::string::npos);
+  for (const std::string& refused : {kWgmma128x256 + " producer tma; persistent 132 pingpong; cluster 2 grid.y",
+                                     kWgmma128x256 + " producer tma; cluster 2 grid.y; persistent 132 pingpong",
+                                     kWgmma128x256 + " producer tma; cluster 3 grid.y"})
+    EXPECT_NE(testing::refusalOf("hgemm.loop", {{"M", 4096}, {"N", 4096}, {"K", 1024}}, refused), "") << refused;
+}
+
 // Persistent blocks need a producer warpgroup to fill the next tile's stages: refused without one,
 // and for tf32x3's splitting producer, each with its sentence.
 TEST(EmitWgmma, PersistentBlocksNeedAProducer) {
