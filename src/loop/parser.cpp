@@ -375,6 +375,13 @@ void Parser::parseSizeDecl() {
     }
     std::optional<Affine> value = parseAffine(false);
     if (!value) {
+      // Declared all the same (its value is moot: the file has an error), so that its uses are
+      // no errors of their own.
+      if (!nameTaken(name)) {
+        auto it = overrides_.find(name);
+        sizes_.emplace_back(name, it != overrides_.end() ? it->second : 1);
+        sizeValues_[name] = sizes_.back().second;
+      }
       recover({Tok::Semicolon});
       return;
     }

@@ -209,6 +209,16 @@ INSTANTIATE_TEST_SUITE_P(
                       ErrorCase{kCases[21].c_str(), 3, 27, "cannot assign to 'N'"},
                       ErrorCase{kCases[22].c_str(), 2, 16, "only const arrays may be 'padded'"}));
 
+// A size whose value is in error is reported once: its uses are no errors of their own.
+TEST(LoopParser, ASizeInErrorIsReportedOnce) {
+  for (const char* text : {"size N = 8 / 0;\nkernel f(float A[N]) { A[0] = 1; }\n",
+                           "size N = 99999999999999999999;\nsize M = N;\nkernel f(float A[M]) { A[0] = 1; }\n"}) {
+    auto p = parseText(text);
+    EXPECT_FALSE(p.kernel);
+    EXPECT_EQ(p.diags->errorCount(), 1) << p.errors();
+  }
+}
+
 TEST(LoopParser, ReportsSeveralErrorsInOneRun) {
   auto p =
       parseText(body("  for (i = 0; i < N; i++) A[i] = X[i];\n  for (j = 0; j < N; j++) B[j] = 1;\n"
