@@ -109,7 +109,8 @@ class RecipeGenerator {
         s.factors = {pick({1, 2, 4}), pick({0, 1, 2})};  // blocks, axis (grid.z refused)
         break;
       case StepKind::Winograd:
-        break;  // not drawn: it takes a whole convolution as written
+      case StepKind::BackToBack:
+        break;  // not drawn: they take a whole convolution, or two products, as written
       case StepKind::Map:
         s.mapping = static_cast<Mapping>(index(static_cast<size_t>(Mapping::AsyncPipelined) + 1));  // any mapping
         if (s.mapping == Mapping::AsyncPipelined && coin()) s.factors = {pick({2, 4, 6})};          // buffers a stage
