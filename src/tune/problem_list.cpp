@@ -1,6 +1,7 @@
 #include "src/tune/problem_list.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 
@@ -18,8 +19,16 @@ bool splitWords(std::string_view line, uint32_t lineNo, std::vector<Word>& words
       continue;
     }
     if (line[i] == '#') break;
+    if (static_cast<unsigned char>(line[i]) < 0x20 || line[i] == 0x7f) {  // not text: a binary file, or a stray byte
+      char byte[8];
+      std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned char>(line[i]));
+      diagnostics.error({lineNo, static_cast<uint32_t>(i + 1)},
+                        std::string("a control character (byte ") + byte + ") stands here: a problem's line is text");
+      return false;
+    }
     Word w{"", {lineNo, static_cast<uint32_t>(i + 1)}};
     while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') {
+      if (static_cast<unsigned char>(line[i]) < 0x20 || line[i] == 0x7f) break;  // reported as the next word
       if (line[i] == '"') {
         size_t close = line.find('"', i + 1);
         if (close == std::string_view::npos) {

@@ -58,5 +58,19 @@ TEST(ProblemList, MistakesHaveTheirPlace) {
   EXPECT_NE(p.diagnostics.str().find("nets/list.txt:4:11: error: this quote is not closed"), std::string::npos);
 }
 
+// A line that is not text (a stray byte, or a binary file given as the list) is an error at its
+// place, and the other lines are problems still.
+TEST(ProblemList, ControlCharactersAreErrorsAtTheirPlace) {
+  Parsed p(std::string("x.loop -D M=64\nx.loop\x01 -D M=8\n") + std::string(1, '\0') + "junk\ny.loop\n");
+  EXPECT_EQ(p.problems.size(), 2u);
+  ASSERT_EQ(p.diagnostics.errorCount(), 2) << p.diagnostics.str();
+  const auto& d = p.diagnostics.all();
+  EXPECT_EQ(d[0].loc.line, 2u);
+  EXPECT_EQ(d[0].loc.col, 7u);
+  EXPECT_EQ(d[0].message, "a control character (byte 0x01) stands here: a problem's line is text");
+  EXPECT_EQ(d[1].loc.line, 3u);
+  EXPECT_EQ(d[1].loc.col, 1u);
+}
+
 }  // namespace
 }  // namespace cudaburg::tune
