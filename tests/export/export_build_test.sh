@@ -45,5 +45,18 @@ grep -q 'm.def("matmul(Tensor A, Tensor B) -> Tensor");' "$lib/torch/tuned_torch
   "$nvcc" "$scratch/client.o" "$scratch/prefix/lib/libtuned.a" -o "$scratch/nvcc-client" || fail "nvcc's client does not build"
 "$scratch/nvcc-client" || fail "the client built by nvcc fails"
 
+# A kernel measured under --precision tf32 whose blocks run in clusters sharing a stage by TMA
+# multicast (tests/data/matmul3000-tf32.db, on an H200): exported only under that contract, its
+# launch keeps the kernel's cluster shape, and it builds.
+tf32=$scratch/tf32
+"$cudaburg" export examples/matmul.loop -D M=3000 -D N=5000 -D K=2000 --db "$source/tests/data/matmul3000-tf32.db" \
+  -o "$scratch/strict" >"$scratch/strict.log" 2>&1 && fail "a tf32 kernel exported under the strict contract"
+"$cudaburg" export examples/matmul.loop -D M=3000 -D N=5000 -D K=2000 --db "$source/tests/data/matmul3000-tf32.db" \
+  --precision tf32 -o "$tf32" >/dev/null || fail "the tf32 export exited $?"
+grep -q '__cluster_dims__(2, 1, 1)' "$tf32/src/matmul.cu" || fail "the exported kernel lost its clusters"
+"$cmake" -S "$tf32" -B "$scratch/tf32-build" -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_BUILD_TYPE=Release \
+  >"$scratch/tf32.log" 2>&1 && "$cmake" --build "$scratch/tf32-build" >>"$scratch/tf32.log" 2>&1 ||
+  { tail -40 "$scratch/tf32.log"; fail "the library of a clustered kernel does not build"; }
+
 if [ "$failures" -ne 0 ]; then echo "$failures failure(s)"; exit 1; fi
 echo "all cases passed"
