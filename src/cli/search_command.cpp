@@ -315,6 +315,10 @@ int runSearch(const SearchFlags& f, ProblemOutcome* problem) {
     std::cerr << "cudaburg: error: --seed: '" << f.seed << "' is not a whole number from 0 to 18446744073709551615\n";
     return kUsageError;
   }
+  if (f.device < 0) {
+    std::cerr << "cudaburg: error: --device: " << f.device << " is no GPU's index (0 is the first)\n";
+    return kUsageError;
+  }
   options.measure.precision = space.precision;
   // Brief timings while searching (the median of 5 runs of a kernel of 10 ms or more varies by
   // less than a percent); the winner is timed again with the full policy.

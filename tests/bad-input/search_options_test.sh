@@ -33,6 +33,8 @@ expect 2 "cudaburg: error: --precision: unknown mode 'fast'; the modes are stric
 
 # A seed is a whole number: -1 is refused, not taken as 2^64 - 1.
 expect 2 "cudaburg: error: --seed: '-1' is not a whole number from 0 to 18446744073709551615" "$cudaburg" "$matmul" --seed -1
+# A GPU's index is not negative (it was taken as the first GPU).
+expect 2 "cudaburg: error: --device: -1 is no GPU's index (0 is the first)" "$cudaburg" "$matmul" --device -1
 
 # A mistyped command or option is named, with the nearest there is.
 expect 2 "cudaburg: error: unknown command 'shwo'; did you mean 'show'?" "$cudaburg" shwo "$matmul"
