@@ -31,6 +31,10 @@ std::optional<Recipe> loadRecipe(const std::string& arg) {
   common::Result<common::SourceFile> file = common::SourceFile("--recipe", arg);
   std::error_code ec;
   if (std::filesystem::is_regular_file(arg, ec)) file = common::SourceFile::read(arg);
+  if (std::filesystem::is_directory(arg, ec)) {  // no recipe's text: a path meant as its file
+    std::cerr << "cudaburg: error: --recipe: '" << arg << "' is a folder, not a recipe's file\n";
+    return std::nullopt;
+  }
   if (!file) {
     std::cerr << "cudaburg: error: " << file.reason() << "\n";
     return std::nullopt;

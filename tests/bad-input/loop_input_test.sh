@@ -202,6 +202,10 @@ timeout 60 "$cudaburg" show "$scratch/recipe_host.loop" --recipe "$recipe" >"$sc
 [ "$(grep -c ': error: ' "$scratch/err")" -eq 50 ] || fail "not 50 recipe errors shown: $(grep -c ': error: ' "$scratch/err")"
 [ "$(tail -1 "$scratch/err")" = "cudaburg: 30 more diagnostics not shown" ] || fail "no count of the rest: $(tail -1 "$scratch/err")"
 
+# A folder given as the recipe's file: said so, not parsed as a recipe's text.
+expect 1 "cudaburg: error: --recipe: '$scratch' is a folder, not a recipe's file" \
+  "$cudaburg" show "$scratch/recipe_host.loop" --recipe "$scratch"
+
 # Input size: a file past 16 MiB is refused, not read whole.
 printf '%*s' $((16 * 1024 * 1024 + 1)) '' >"$scratch/large.loop"
 expect 1 "cudaburg: error: '$scratch/large.loop' is larger than 16 MiB, the most a source may hold" \
