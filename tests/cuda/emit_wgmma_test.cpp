@@ -148,8 +148,9 @@ TEST(EmitWgmma, WarpgroupsReadSwizzledStagesByDescriptor) {
   EXPECT_NE(src.find("const int warp_y = threadIdx.y;"), std::string::npos) << src;
   EXPECT_NE(src.find("const int mma_w = (threadIdx.x >> 5) & 3;"), std::string::npos) << src;
   EXPECT_NE(src.find("float C_r[1][32][4];"), std::string::npos) << src;
-  // Four buffers of A (128 rows of 64) and of B (4 slabs of 64 rows of 64 columns), 1024-byte aligned.
-  EXPECT_EQ(k->sharedBytes, 4u * (128 * 64 + 64 * 256) * 2);
+  // Four buffers of A (128 rows of 64) and of B (4 slabs of 64 rows of 64 columns), 1024-byte
+  // aligned; the write-back's rows, 2 KB for each of the 8 warps.
+  EXPECT_EQ(k->sharedBytes, 4u * (128 * 64 + 64 * 256) * 2 + 8 * 2048);
   EXPECT_NE(src.find("extern __shared__ __align__(1024) unsigned char shared_memory[];"), std::string::npos);
   EXPECT_NE(src.find("__half (*B_s)[4][64][64]"), std::string::npos) << src;
   // B's copies go into their slab, the column swizzled within it.
@@ -170,12 +171,12 @@ TEST(EmitWgmma, WarpgroupsReadSwizzledStagesByDescriptor) {
   // fenced, committed as one group, all but it waited for; every group waited for after the loop.
   for (const char* step : {"async_wait<1>();", "wgmma_proxy_fence();", "__syncthreads();", "(stage_slot + 2) % 4",
                            "async_commit();", "wgmma_fence();", "wgmma_m64n256k16_f16(", "wgmma_commit();",
-                           "wgmma_wait<1>();", "wgmma_wait<0>();", "*reinterpret_cast<float2*>(&C["}) {
+                           "wgmma_wait<1>();", "wgmma_wait<0>();", "*reinterpret_cast<uint4*>(&C["}) {
     size_t at = src.find(step, src.find("for (int k_o = 0;"));
     EXPECT_NE(at, std::string::npos) << step << "\n" << src;
   }
   EXPECT_LT(src.find("wgmma_wait<1>();", src.find("for (int k_o = 0;")), src.find("wgmma_wait<0>();"));
-  EXPECT_LT(src.find("wgmma_wait<0>();"), src.find("*reinterpret_cast<float2*>(&C["));
+  EXPECT_LT(src.find("wgmma_wait<0>();"), src.find("*reinterpret_cast<uint4*>(&C["));
 }
 
 TEST(EmitWgmma, RowsOfTheWarpgroupAndNoGroupInFlight) {
@@ -204,8 +205,8 @@ TEST(EmitWgmma, AProducerWarpgroupFillsTheStages) {
   const std::string& src = k->source;
   EXPECT_EQ(k->block[0], 128u);
   EXPECT_EQ(k->block[1], 3u);
-  EXPECT_EQ(k->sharedBytes,
-            4u * (128 * 64 + 64 * 256) * 2 + 2 * 8 * 4);  // the buffers, a full and an empty barrier each
+  // The buffers, a full and an empty barrier each, and the write-back's rows (2 KB a warp that multiplies).
+  EXPECT_EQ(k->sharedBytes, 4u * (128 * 64 + 64 * 256) * 2 + 2 * 8 * 4 + 8 * 2048);
   for (const char* text :
        {"mbarrier_init(&wgmma_full[s], 128);", "mbarrier_init(&wgmma_empty[s], 256);",
         "if (threadIdx.y == 2) {  // the producer warpgroup", "const int producer_rank = threadIdx.x;",
@@ -215,7 +216,7 @@ TEST(EmitWgmma, AProducerWarpgroupFillsTheStages) {
         "mbarrier_wait(&wgmma_full[stage_slot], stage_round & 1);", "wgmma_proxy_fence();", "wgmma_fence();",
         "wgmma_m64n256k16_f16(", "wgmma_commit();", "wgmma_wait<1>();",
         "if (k_o / 64 > 0) mbarrier_arrive(&wgmma_empty[(stage_slot + 3) % 4]);", "wgmma_wait<0>();",
-        "*reinterpret_cast<float2*>(&C["}) {
+        "*reinterpret_cast<uint4*>(&C["}) {
     EXPECT_NE(src.find(text), std::string::npos) << text << "\n" << src;
   }
   // The producer's items are placed by its own rank among its 128 threads, not the block's.
@@ -257,7 +258,7 @@ TEST(EmitWgmma, AProducerThreadFillsTheStagesByTma) {
   ASSERT_TRUE(k);
   const std::string& src = k->source;
   EXPECT_EQ(k->block[1], 3u);
-  EXPECT_EQ(k->sharedBytes, 4u * (128 * 64 + 64 * 256) * 2 + 2 * 8 * 4);
+  EXPECT_EQ(k->sharedBytes, 4u * (128 * 64 + 64 * 256) * 2 + 2 * 8 * 4 + 8 * 2048);
   for (const char* text :
        {"struct __align__(64) tensor_map { unsigned long long opaque[16]; };",
         "const __half* __restrict__ B, const __grid_constant__ tensor_map A_map, "
@@ -492,7 +493,7 @@ TEST(EmitWgmma, Tf32ReadsBTransposedByKMajorDescriptors) {
   ASSERT_TRUE(k);
   const std::string& src = k->source;
   EXPECT_EQ(k->requiredArch, "sm_90a");
-  EXPECT_EQ(k->sharedBytes, 4u * (128 * 32 + 256 * 32) * 4);
+  EXPECT_EQ(k->sharedBytes, 4u * (128 * 32 + 256 * 32) * 4 + 8 * 2048);  // and the write-back's rows
   EXPECT_NE(src.find("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {%0, %1,"), std::string::npos) << src;
   EXPECT_NE(src.find(", p, 1, 1;\\n}"), std::string::npos) << src;
   EXPECT_EQ(src.find(", p, 1, 1, 0, 1;"), std::string::npos);

@@ -270,6 +270,10 @@ LaunchPlanResult planLaunch(const Kernel& kernel, std::optional<ScalarType> elem
     plan.block[1] = plan.block[1] * plan.tileGroups + producerThreads(*kernel.warpGroupTiles()) / kWarpGroupThreads;
     plan.sharedBytes += producerBarrierBytes(*kernel.warpGroupTiles(), kernel.asyncStages, plan.tileGroups);
   }
+  if (const WgmmaTile* t = kernel.warpGroupTiles()) {
+    plan.rowSliceBytes = rowSliceBytes(*t, plan.threads() - producerThreads(*t));
+    plan.sharedBytes += plan.rowSliceBytes;
+  }
   if (kernel.persistentBlocks > 0) {
     if (plan.naive || plan.grid[2] != 1) {
       result.reason = "persistent blocks take the tiles of a grid along x and y, not of grid.z";

@@ -51,6 +51,9 @@ struct LaunchPlan {
   // axis clusterAxis. They are launched along x, a cluster's blocks side by side.
   int64_t clusterBlocks = 0;
   int clusterAxis = 1;
+  // Shared memory for the write-back of wgmma tiles by whole rows (rowSliceBytes in
+  // src/idioms/tile_idiom.hpp): 2 KB for each warp that multiplies (0: none).
+  int64_t rowSliceBytes = 0;
 
   int64_t threads() const { return block[0] * block[1] * block[2]; }
   // Rows of block.y a tile's warpgroups that multiply take; the producer's row is the last.
