@@ -274,6 +274,25 @@ TEST(CompileWgmma, PersistentBlocksCompileForSm90a) {
   }
 }
 
+// The half linear layer, its bias added at the write-back through the warps' rows of shared
+// memory, in persistent blocks, in clusters and in ping-pong: everything in registers.
+TEST(CompileWgmma, PersistentLinearLayersWriteBackWithoutLocalMemory) {
+  const std::string tile =
+      "tile i,j 128,256; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j 64,256; strip k "
+      "64; stage X at k_o swizzle; stage W at k_o swizzle slabs 64; map k_o async 4; unroll k 64; wgmma i,j,k "
+      "64,256,16 producer tma; ";
+  for (const std::string& rest :
+       {"persistent 132; raster 8", "persistent 132; cluster 2 grid.y; raster 8", "cluster 2 grid.y; raster 8"}) {
+    SCOPED_TRACE(rest);
+    auto k = testing::emittedKernel("linear_half.loop", {{"M", 4096}, {"N", 4096}, {"K", 1024}}, tile + rest);
+    ASSERT_TRUE(k);
+    EXPECT_NE(k->source.find("*reinterpret_cast<uint4*>(&Y["), std::string::npos);
+    CompileResult r = compiledForSm90(*k);
+    ASSERT_TRUE(r.compiled) << r.errorLog;
+    expectNoLocalMemory(r);
+  }
+}
+
 // Clusters of two blocks (`cluster 2 grid.y`: neighbouring block rows, sharing B's stage;
 // `grid.x`: neighbouring columns, sharing A's), with and without persistent blocks: a cluster of
 // the launch, each shared box copied half by each block into both (multicast), the buffers freed

@@ -324,6 +324,13 @@ bool KernelWriter::emitRowRuns(const Node& stmt, const Node& iLoop, const Node& 
       counter = name;
   }
   if (counter.empty()) return false;
+  // A bound on the columns cuts them a tile at a time (each tile's loop guarded), so a run is
+  // whole, and written by its last tile, only where the run starts on a multiple of its columns
+  // and every bound but the tile's own end is one too.
+  const int64_t runColumns = 8 * run;
+  for (const Affine& u : jLoop.upper)
+    if (!(u - jLoop.lower).terms.empty() && inner.ranges.multipleOf(u) % runColumns != 0) return false;
+  if (inner.ranges.multipleOf(col - Affine::var(counter, 8)) % runColumns != 0) return false;
   // The run's rows must start on 16 bytes: its first column's offset a multiple of 4 floats or 8
   // 16-bit elements, for every row.
   const Affine row = iLoop.lower + fragmentRow(Affine::var("mma_half"));
