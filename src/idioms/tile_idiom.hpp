@@ -81,6 +81,13 @@ inline int64_t producerBarrierBytes(const WgmmaTile& t, int64_t buffers, int64_t
   return (t.tf32x3 ? 3 : 2) * 8 * buffers + (tileGroups > 1 ? 8 * tileGroups : 0);
 }
 
+// What the write-back through shared memory adds to a block of wgmma tiles (emit_mma.cpp's
+// emitRowRuns): 16 rows of 128 bytes for each warp that multiplies, its own, where the
+// accumulators lie along the output's rows (not with A from registers, which holds C transposed).
+inline int64_t rowSliceBytes(const WgmmaTile& t, int64_t consumerThreads) {
+  return t.registerA ? 0 : consumerThreads / 32 * 16 * 128;
+}
+
 using TileIdiom = std::variant<SimtTile, MmaTile, WgmmaTile, WinogradTile, BackToBackTile>;
 
 // Each iteration of the block loops is a warp or a warpgroup (rule 7 of loop_tree.hpp).

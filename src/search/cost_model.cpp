@@ -108,7 +108,8 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   if (s.prefetched) e.registers = static_cast<int>(std::min<int64_t>(e.registers + ahead, INT32_MAX));
   if (s.asyncCopies) e.sharedBytes = product(e.sharedBytes, s.asyncStages);  // the copies in flight hold no registers
   if (warpGroups && e.sharedBytes < INT64_MAX)
-    e.sharedBytes += producerBarrierBytes(wgmma, s.asyncStages, s.pingPong ? 2 : 1);
+    e.sharedBytes += producerBarrierBytes(wgmma, s.asyncStages, s.pingPong ? 2 : 1) +
+                     rowSliceBytes(wgmma, threads - producerThreads(wgmma));
   if (e.registers > gpu.target.maxRegistersPerThread)
     e.infeasible = "a register tile too large for one thread";
   else if (e.sharedBytes > gpu.target.sharedPerBlock)

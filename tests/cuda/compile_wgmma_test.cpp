@@ -137,10 +137,11 @@ TEST(CompileWgmma, ImplicitGemmsOfChannelsLastConvolutionsCompileForSm90a) {
 }
 
 // The all-half layer (conv2d_nhwc_fp16.loop: half output, fp32 sums) on wgmma at ResNet-50's sizes
-// (N=32): each lane's pairs of sums converted and stored as one __half2, no 2-byte store left, the
-// collapsed pixels' indices derived a pair's row at a time (and its row checked where the last
-// tile is partial, 7x7); the 1x1 layer of 64 channels in one strip, two buffers, none in flight.
-TEST(CompileWgmma, AllHalfConvolutionsStorePairsOfHalvesForSm90a) {
+// (N=32): each lane's pairs of sums converted to __half2 into its warp's rows in shared memory and
+// read back 16 bytes a lane, whole 128-byte rows a store, no 2-byte store left, the collapsed
+// pixels' indices derived for each row (and its row checked where the last tile is partial, 7x7);
+// the 1x1 layer of 64 channels in one strip, two buffers, none in flight.
+TEST(CompileWgmma, AllHalfConvolutionsStoreWholeRowsForSm90a) {
   auto recipe = [](const std::string& tile, const std::string& group, int64_t n, int buffers,
                    const std::string& options) {
     return "collapse r,s,c; collapse n,oh,ow; tile n_oh_ow,k " + tile +
@@ -168,15 +169,17 @@ TEST(CompileWgmma, AllHalfConvolutionsStorePairsOfHalvesForSm90a) {
     SCOPED_TRACE(c.recipe);
     auto k = testing::emittedKernel("conv2d_nhwc_fp16.loop", c.sizes, c.recipe);
     ASSERT_TRUE(k);
-    EXPECT_NE(k->source.find("*reinterpret_cast<__half2*>(&Out["), std::string::npos);
+    EXPECT_NE(k->source.find("*reinterpret_cast<uint4*>(&Out["), std::string::npos);
+    EXPECT_NE(k->source.find("__floats2half2_rn(mma_pair[0], mma_pair[1]); mma_rows["), std::string::npos);
     EXPECT_EQ(k->source.find("__float2half("), std::string::npos) << "a sum stored alone";
     EXPECT_EQ(k->source.find("if (n_oh_ow < ") != std::string::npos, c.rowChecked);
     CompileResult r = compiledForSm90(*k);
     ASSERT_TRUE(r.compiled) << r.errorLog;
     EXPECT_TRUE(r.ok) << r.reason;
     EXPECT_NE(r.ptx.find("wgmma.mma_async.sync.aligned.m64n"), std::string::npos);
-    EXPECT_NE(r.ptx.find("st.global.u32"), std::string::npos);
-    for (const char* op : {"st.global.b16", "st.global.u16"}) EXPECT_EQ(r.ptx.find(op), std::string::npos) << op;
+    EXPECT_NE(r.ptx.find("st.global.v4.u32"), std::string::npos);
+    for (const char* op : {"st.global.b16", "st.global.u16", "st.global.u32"})
+      EXPECT_EQ(r.ptx.find(op), std::string::npos) << op;
     expectNoLocalMemory(r);
   }
 }
@@ -267,6 +270,25 @@ TEST(CompileWgmma, PersistentBlocksCompileForSm90a) {
     CompileResult r = compiledForSm90(*k);
     ASSERT_TRUE(r.compiled) << r.errorLog;
     EXPECT_TRUE(r.ok) << r.reason;
+    expectNoLocalMemory(r);
+  }
+}
+
+// The half linear layer, its bias added at the write-back through the warps' rows of shared
+// memory, in persistent blocks, in clusters and in ping-pong: everything in registers.
+TEST(CompileWgmma, PersistentLinearLayersWriteBackWithoutLocalMemory) {
+  const std::string tile =
+      "tile i,j 128,256; map i_o grid.y; map j_o grid.x; map i block.y; map j block.x; regtile i,j 64,256; strip k "
+      "64; stage X at k_o swizzle; stage W at k_o swizzle slabs 64; map k_o async 4; unroll k 64; wgmma i,j,k "
+      "64,256,16 producer tma; ";
+  for (const std::string& rest :
+       {"persistent 132; raster 8", "persistent 132; cluster 2 grid.y; raster 8", "cluster 2 grid.y; raster 8"}) {
+    SCOPED_TRACE(rest);
+    auto k = testing::emittedKernel("linear_half.loop", {{"M", 4096}, {"N", 4096}, {"K", 1024}}, tile + rest);
+    ASSERT_TRUE(k);
+    EXPECT_NE(k->source.find("*reinterpret_cast<uint4*>(&Y["), std::string::npos);
+    CompileResult r = compiledForSm90(*k);
+    ASSERT_TRUE(r.compiled) << r.errorLog;
     expectNoLocalMemory(r);
   }
 }

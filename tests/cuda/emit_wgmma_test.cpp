@@ -148,8 +148,9 @@ TEST(EmitWgmma, WarpgroupsReadSwizzledStagesByDescriptor) {
   EXPECT_NE(src.find("const int warp_y = threadIdx.y;"), std::string::npos) << src;
   EXPECT_NE(src.find("const int mma_w = (threadIdx.x >> 5) & 3;"), std::string::npos) << src;
   EXPECT_NE(src.find("float C_r[1][32][4];"), std::string::npos) << src;
-  // Four buffers of A (128 rows of 64) and of B (4 slabs of 64 rows of 64 columns), 1024-byte aligned.
-  EXPECT_EQ(k->sharedBytes, 4u * (128 * 64 + 64 * 256) * 2);
+  // Four buffers of A (128 rows of 64) and of B (4 slabs of 64 rows of 64 columns), 1024-byte
+  // aligned; the write-back's rows, 2 KB for each of the 8 warps.
+  EXPECT_EQ(k->sharedBytes, 4u * (128 * 64 + 64 * 256) * 2 + 8 * 2048);
   EXPECT_NE(src.find("extern __shared__ __align__(1024) unsigned char shared_memory[];"), std::string::npos);
   EXPECT_NE(src.find("__half (*B_s)[4][64][64]"), std::string::npos) << src;
   // B's copies go into their slab, the column swizzled within it.
@@ -170,12 +171,57 @@ TEST(EmitWgmma, WarpgroupsReadSwizzledStagesByDescriptor) {
   // fenced, committed as one group, all but it waited for; every group waited for after the loop.
   for (const char* step : {"async_wait<1>();", "wgmma_proxy_fence();", "__syncthreads();", "(stage_slot + 2) % 4",
                            "async_commit();", "wgmma_fence();", "wgmma_m64n256k16_f16(", "wgmma_commit();",
-                           "wgmma_wait<1>();", "wgmma_wait<0>();", "*reinterpret_cast<float2*>(&C["}) {
+                           "wgmma_wait<1>();", "wgmma_wait<0>();", "*reinterpret_cast<uint4*>(&C["}) {
     size_t at = src.find(step, src.find("for (int k_o = 0;"));
     EXPECT_NE(at, std::string::npos) << step << "\n" << src;
   }
   EXPECT_LT(src.find("wgmma_wait<1>();", src.find("for (int k_o = 0;")), src.find("wgmma_wait<0>();"));
-  EXPECT_LT(src.find("wgmma_wait<0>();"), src.find("*reinterpret_cast<float2*>(&C["));
+  EXPECT_LT(src.find("wgmma_wait<0>();"), src.find("*reinterpret_cast<uint4*>(&C["));
+}
+
+// The producer's registers go to the warpgroups that multiply only as far as it gave them back:
+// setmaxnreg.inc waits for the block's pool to hold them, so more would hang the block. Of a
+// block of 384 threads (168 registers a thread at launch) the two take 232; of 640 (96), four
+// take 104; a warpgroup that multiplies alone (255 at launch) takes none.
+TEST(EmitWgmma, TheProducerHandsBackRegistersTheOthersMayTake) {
+  const std::string registerA =
+      "tile i,j 128,256; map i_o grid.y; map j_o grid.x; map i block.x; map j block.y; regtile i,j 128,64; strip k "
+      "32; stage A at k_o swizzle; stage B at k_o swizzle slabs 32; map k_o async 3; unroll k 32; wgmma j,i,k "
+      "64,128,8 producer tma";
+  struct Split {
+    const char* example;
+    std::string recipe;
+    int threads, launched, producer, consumers;  // consumers 0: no split
+  };
+  for (const Split& c :
+       {Split{"hgemm.loop", kWgmma128x256 + " producer tma", 384, 168, 40, 232},
+        Split{"tf32gemm.loop", registerA, 640, 96, 40, 104},
+        Split{"hgemm.loop", std::string(kWgmma128x256).replace(0, 16, "tile i,j 64,256") + " producer tma", 256, 255, 0,
+              0}}) {
+    SCOPED_TRACE(c.recipe);
+    auto k = testing::emittedKernel(c.example, {{"M", 1024}, {"N", 1024}, {"K", 1024}}, c.recipe);
+    ASSERT_TRUE(k);
+    EXPECT_EQ(k->block[0] * k->block[1], static_cast<unsigned>(c.threads));
+    const std::string fewer = "warpgroup_registers_fewer<" + std::to_string(c.producer) + ">();",
+                      more = "warpgroup_registers_more<" + std::to_string(c.consumers) + ">();";
+    EXPECT_EQ(k->source.find(fewer) != std::string::npos, c.consumers > 0) << k->source;
+    EXPECT_EQ(k->source.find(more) != std::string::npos, c.consumers > 0);
+    if (c.consumers == 0) continue;
+    const int warpgroups = c.threads / 128 - 1;
+    EXPECT_LE(warpgroups * (c.consumers - c.launched), c.launched - c.producer);
+    EXPECT_LE(128 * (c.producer + warpgroups * c.consumers), 65536);
+  }
+}
+
+// A bound on the columns guards each tile of 8: the write-back goes by whole rows of 128 bytes
+// only where no run of 4 tiles can be cut, the bound a multiple of 32 columns; otherwise by pairs.
+TEST(EmitWgmma, RowRunsOnlyWhereNoBoundCutsARun) {
+  for (const auto& [n, runs] : std::vector<std::pair<int64_t, bool>>{{992, true}, {1000, false}, {1008, false}}) {
+    auto k = testing::emittedKernel("hgemm.loop", {{"M", 1000}, {"N", n}, {"K", 512}}, kWgmma128x256);
+    ASSERT_TRUE(k) << n;
+    EXPECT_EQ(k->source.find("*reinterpret_cast<uint4*>(&C[") != std::string::npos, runs) << n << "\n" << k->source;
+    EXPECT_EQ(k->source.find("*reinterpret_cast<float2*>(&C[") != std::string::npos, !runs) << n;
+  }
 }
 
 TEST(EmitWgmma, RowsOfTheWarpgroupAndNoGroupInFlight) {
@@ -204,8 +250,8 @@ TEST(EmitWgmma, AProducerWarpgroupFillsTheStages) {
   const std::string& src = k->source;
   EXPECT_EQ(k->block[0], 128u);
   EXPECT_EQ(k->block[1], 3u);
-  EXPECT_EQ(k->sharedBytes,
-            4u * (128 * 64 + 64 * 256) * 2 + 2 * 8 * 4);  // the buffers, a full and an empty barrier each
+  // The buffers, a full and an empty barrier each, and the write-back's rows (2 KB a warp that multiplies).
+  EXPECT_EQ(k->sharedBytes, 4u * (128 * 64 + 64 * 256) * 2 + 2 * 8 * 4 + 8 * 2048);
   for (const char* text :
        {"mbarrier_init(&wgmma_full[s], 128);", "mbarrier_init(&wgmma_empty[s], 256);",
         "if (threadIdx.y == 2) {  // the producer warpgroup", "const int producer_rank = threadIdx.x;",
@@ -215,7 +261,7 @@ TEST(EmitWgmma, AProducerWarpgroupFillsTheStages) {
         "mbarrier_wait(&wgmma_full[stage_slot], stage_round & 1);", "wgmma_proxy_fence();", "wgmma_fence();",
         "wgmma_m64n256k16_f16(", "wgmma_commit();", "wgmma_wait<1>();",
         "if (k_o / 64 > 0) mbarrier_arrive(&wgmma_empty[(stage_slot + 3) % 4]);", "wgmma_wait<0>();",
-        "*reinterpret_cast<float2*>(&C["}) {
+        "*reinterpret_cast<uint4*>(&C["}) {
     EXPECT_NE(src.find(text), std::string::npos) << text << "\n" << src;
   }
   // The producer's items are placed by its own rank among its 128 threads, not the block's.
@@ -257,7 +303,7 @@ TEST(EmitWgmma, AProducerThreadFillsTheStagesByTma) {
   ASSERT_TRUE(k);
   const std::string& src = k->source;
   EXPECT_EQ(k->block[1], 3u);
-  EXPECT_EQ(k->sharedBytes, 4u * (128 * 64 + 64 * 256) * 2 + 2 * 8 * 4);
+  EXPECT_EQ(k->sharedBytes, 4u * (128 * 64 + 64 * 256) * 2 + 2 * 8 * 4 + 8 * 2048);
   for (const char* text :
        {"struct __align__(64) tensor_map { unsigned long long opaque[16]; };",
         "const __half* __restrict__ B, const __grid_constant__ tensor_map A_map, "
@@ -269,10 +315,21 @@ TEST(EmitWgmma, AProducerThreadFillsTheStagesByTma) {
         "mbarrier_wait(&wgmma_full[stage_slot], stage_round & 1);", "wgmma_m64n256k16_f16(",
         "if (k_o / 64 > 0) mbarrier_arrive(&wgmma_empty[(stage_slot + 3) % 4]);"})
     EXPECT_NE(src.find(text), std::string::npos) << text << "\n" << src;
-  // One box of A, four of B (a slab's 8192 bytes apart), at the strip's k and the block's rows or columns.
+  // The producer hands its registers to the two warpgroups that multiply (40 and 232 of the 512 a
+  // thread of each warpgroup has), and each role runs its own copy of the work.
+  const size_t producer = src.find("  if (threadIdx.y == 2) {  // the producer warpgroup: its registers handed");
+  const size_t consumers = src.find("} else {  // the warpgroups that multiply, with the producer's registers");
+  ASSERT_NE(producer, std::string::npos) << src;
+  ASSERT_NE(consumers, std::string::npos) << src;
+  EXPECT_EQ(src.find("warpgroup_registers_fewer<40>();"), src.find("\n", producer) + 5);
+  EXPECT_EQ(src.find("warpgroup_registers_more<232>();"), src.find("\n", consumers) + 5);
+  EXPECT_NE(src.find("__launch_bounds__(384, 1)"), std::string::npos);
+  EXPECT_LT(src.find("mbarrier_init_fence();"), producer);  // the barriers set up before the roles split
+  // One box of A, four of B (a slab's 8192 bytes apart), at the strip's k and the block's rows or
+  // columns: in each role's copy of the work.
   size_t loads = 0;
   for (size_t at = src.find("tma_load_2d("); at != std::string::npos; at = src.find("tma_load_2d(", at + 1)) ++loads;
-  EXPECT_EQ(loads, 1u + 1 + 4);  // the helper's definition, then the copies
+  EXPECT_EQ(loads, 1u + 2 * (1 + 4));  // the helper's definition, then the copies
   EXPECT_NE(src.find(", A_map, static_cast<int>(k_o), static_cast<int>(i_o), &wgmma_full[stage_slot]);"),
             std::string::npos)
       << src;
@@ -397,7 +454,7 @@ TEST(EmitWgmma, ClustersOfTwoBlocksMulticastTheStageTheyShare) {
   EXPECT_EQ(k->tensorMaps[0].box, (std::vector<int64_t>{64, 128}));  // A's whole box
   EXPECT_EQ(k->tensorMaps[1].box, (std::vector<int64_t>{64, 32}));   // half of each of B's slabs
   for (const char* text :
-       {"__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384)",
+       {"__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)",
         "const unsigned cluster_rank = blockIdx.x % 2u;", "const int block_x = blockIdx.x / 2u;",
         "const int cluster_y = blockIdx.y;", "const int block_y = 2 * cluster_y + cluster_rank;",
         "mbarrier_init(&wgmma_empty[s], 4);", "cluster_sync();  // every block of the cluster set up",
@@ -492,7 +549,7 @@ TEST(EmitWgmma, Tf32ReadsBTransposedByKMajorDescriptors) {
   ASSERT_TRUE(k);
   const std::string& src = k->source;
   EXPECT_EQ(k->requiredArch, "sm_90a");
-  EXPECT_EQ(k->sharedBytes, 4u * (128 * 32 + 256 * 32) * 4);
+  EXPECT_EQ(k->sharedBytes, 4u * (128 * 32 + 256 * 32) * 4 + 8 * 2048);  // and the write-back's rows
   EXPECT_NE(src.find("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {%0, %1,"), std::string::npos) << src;
   EXPECT_NE(src.find(", p, 1, 1;\\n}"), std::string::npos) << src;
   EXPECT_EQ(src.find(", p, 1, 1, 0, 1;"), std::string::npos);

@@ -208,6 +208,20 @@ std::string planNaive(const Kernel& kernel, LaunchPlan& plan) {
   return "";
 }
 
+// A producer warpgroup whose one thread issues the TMA's copies needs few registers. With two
+// warpgroups or more that multiply, every thread otherwise held to what the launch gives it
+// (65536 / threads, down to a multiple of 8: 168 of 384, where a 64 x 256 float tile takes 128),
+// the producer hands what it does not need to them, as CUTLASS's warp-specialized kernels do.
+// They may take no more than it gave back: setmaxnreg.inc waits until the block's pool holds them.
+// (One warpgroup that multiplies alone may take 255 anyway.)
+void splitRegisters(LaunchPlan& plan) {
+  const int64_t consumers = plan.block[1] - 1, producer = 40;
+  const int64_t launched = kMaxRegistersPerSm / plan.threads() / 8 * 8;
+  if (consumers < 2 || launched <= producer) return;
+  plan.producerRegisters = producer;
+  plan.consumerRegisters = std::min<int64_t>(256, (launched + (launched - producer) / consumers) / 8 * 8);
+}
+
 }  // namespace
 
 ScalarType emittedType(const Array& array, std::optional<ScalarType> override) {
@@ -269,6 +283,11 @@ LaunchPlanResult planLaunch(const Kernel& kernel, std::optional<ScalarType> elem
     if (kernel.pingPong) plan.tileGroups = 2;
     plan.block[1] = plan.block[1] * plan.tileGroups + producerThreads(*kernel.warpGroupTiles()) / kWarpGroupThreads;
     plan.sharedBytes += producerBarrierBytes(*kernel.warpGroupTiles(), kernel.asyncStages, plan.tileGroups);
+  }
+  if (kernel.wgmmaTma() && kernel.wgmmaSplitBuffer().empty() && kernel.residentBlocks == 0) splitRegisters(plan);
+  if (const WgmmaTile* t = kernel.warpGroupTiles()) {
+    plan.rowSliceBytes = rowSliceBytes(*t, plan.threads() - producerThreads(*t));
+    plan.sharedBytes += plan.rowSliceBytes;
   }
   if (kernel.persistentBlocks > 0) {
     if (plan.naive || plan.grid[2] != 1) {

@@ -51,6 +51,13 @@ struct LaunchPlan {
   // axis clusterAxis. They are launched along x, a cluster's blocks side by side.
   int64_t clusterBlocks = 0;
   int clusterAxis = 1;
+  // Shared memory for the write-back of wgmma tiles by whole rows (rowSliceBytes in
+  // src/idioms/tile_idiom.hpp): 2 KB for each warp that multiplies (0: none).
+  int64_t rowSliceBytes = 0;
+  // Registers a thread of the producer warpgroup and of the warpgroups that multiply keep once
+  // they split the block's (setmaxnreg; 0: no split, every thread the compiler's count).
+  int64_t producerRegisters = 0;
+  int64_t consumerRegisters = 0;
 
   int64_t threads() const { return block[0] * block[1] * block[2]; }
   // Rows of block.y a tile's warpgroups that multiply take; the producer's row is the last.

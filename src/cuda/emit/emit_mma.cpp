@@ -206,6 +206,18 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
     if (!rowConds.empty()) close();
     dropDerived(iLoop, pairRowDerived);
   };
+  bool readsTarget = false;
+  std::function<void(const Expr&)> scanTarget = [&](const Expr& e) {
+    readsTarget |= e.kind == Expr::Kind::Load && e.load.array == stmt.target.array;
+    for (const auto& arg : e.args) scanTarget(*arg);
+  };
+  scanTarget(*stmt.value);
+  bool oneFragment = !loads.empty() && std::all_of(loads.begin(), loads.end(),
+                                                   [&](const Access& a) { return a.str() == loads.front().str(); });
+  if (target && colConds.empty() && !derives && alongRows && target->space == MemorySpace::Global && pairable &&
+      !stmt.accumulate && !stmt.atomic && oneFragment && !readsTarget && !isFragment(stmt.target) &&
+      emitRowRuns(stmt, iLoop, jLoop, *target, loads.front(), rowConds, inner))
+    return;
   if (target && colConds.empty() && !derives && alongRows && target->space == MemorySpace::Global && pairable &&
       !stmt.accumulate && !stmt.atomic && stmt.value->kind == Expr::Kind::Load && isFragment(stmt.value->load)) {
     Access pair = substituted(stmt.target, {{iLoop.index, row}, {jLoop.index, jLoop.lower + Affine::var("mma_t", 2)}});
@@ -225,14 +237,6 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
   // The same with an epilogue (a bias, an activation: the value an expression of the one fragment
   // element and of other arrays): each element of a pair computed at its own column, then stored
   // as one pair.
-  bool readsTarget = false;
-  std::function<void(const Expr&)> scanTarget = [&](const Expr& e) {
-    readsTarget |= e.kind == Expr::Kind::Load && e.load.array == stmt.target.array;
-    for (const auto& arg : e.args) scanTarget(*arg);
-  };
-  scanTarget(*stmt.value);
-  bool oneFragment = !loads.empty() && std::all_of(loads.begin(), loads.end(),
-                                                   [&](const Access& a) { return a.str() == loads.front().str(); });
   if (target && colConds.empty() && !derives && alongRows && target->space == MemorySpace::Global && pairable &&
       !stmt.accumulate && !stmt.atomic && oneFragment && !readsTarget && !isFragment(stmt.target)) {
     Access pair = substituted(stmt.target, {{iLoop.index, row}, {jLoop.index, jLoop.lower + Affine::var("mma_t", 2)}});
@@ -287,6 +291,114 @@ void KernelWriter::emitMmaElements(const Node& iLoop, const Scope& scope) {
   dropDerived(jLoop, derivedCols);
   dropDerived(iLoop, derivedRows);
   close();
+}
+
+// A tile's write-back (the value an expression of its fragment `fragment` and of other arrays,
+// stored into global `target` along its rows) by runs of neighbouring tiles along the row, through
+// a slice of shared memory of the warp's own (LaunchPlan::rowSliceBytes: its 16 rows of 128
+// bytes): where the tiles' column counter is a compile-time index over whole runs (4 tiles of 8
+// floats, 8 of 8 16-bit elements: 128 bytes a row), the last tile of each run computes the run's
+// values into the slice, each lane its pairs, and the warp reads it back 16 bytes a lane, so that
+// a store covers 4 whole rows of 128 bytes: a request a line at L2, where a pair's store makes
+// one a sector (bench/RESULTS.md: the write-back's requests crowded L2's tag lookups). The slice's
+// 16-byte chunks are swizzled (chunk c of row r at c ^ r % 8) so that neither the lanes' pairs nor
+// their reads fall in one bank. The tiles' rows may be cut by a bound; their columns may not.
+std::string KernelWriter::rowSliceText() {
+  if (!rowSliceAt_) rowSliceAt_ = shared_.take(plan_.rowSliceBytes);
+  return "reinterpret_cast<unsigned*>(shared_memory + " + std::to_string(*rowSliceAt_) + ") + ((threadIdx.x + " +
+         std::to_string(plan_.block[0]) + " * threadIdx.y) >> 5) * 512";
+}
+
+bool KernelWriter::emitRowRuns(const Node& stmt, const Node& iLoop, const Node& jLoop, const Array& target,
+                               const Access& fragment, const std::vector<std::string>& rowConds, Scope& inner) {
+  if (plan_.rowSliceBytes == 0 || !plan_.dynamicShared) return false;
+  const ScalarType stored = typeOf(target);
+  const bool floats = stored == ScalarType::Float;
+  const int run = floats ? 4 : 8;  // tiles of 8 columns in 128 bytes
+  Affine col = jLoop.lower;
+  for (const auto& [name, as] : inner.unrolledAs) col = col.substitute(name, as);
+  std::string counter;
+  for (const auto& [name, c] : col.terms) {
+    auto range = inner.ranges.bounds(Affine::var(name));
+    if (c == 8 && inner.compileTimeIndices.count(name) && range && range->first == 0 && (range->second + 1) % run == 0)
+      counter = name;
+  }
+  if (counter.empty()) return false;
+  // A bound on the columns cuts them a tile at a time (each tile's loop guarded), so a run is
+  // whole, and written by its last tile, only where the run starts on a multiple of its columns
+  // and every bound but the tile's own end is one too.
+  const int64_t runColumns = 8 * run;
+  for (const Affine& u : jLoop.upper)
+    if (!(u - jLoop.lower).terms.empty() && inner.ranges.multipleOf(u) % runColumns != 0) return false;
+  if (inner.ranges.multipleOf(col - Affine::var(counter, 8)) % runColumns != 0) return false;
+  // The run's rows must start on 16 bytes: its first column's offset a multiple of 4 floats or 8
+  // 16-bit elements, for every row.
+  const Affine row = iLoop.lower + fragmentRow(Affine::var("mma_half"));
+  const Access first = substituted(stmt.target, {{iLoop.index, row}, {jLoop.index, jLoop.lower}});
+  if (inner.ranges.multipleOf(flatOffset(first, target)) % (floats ? 4 : 8) != 0) return false;
+  const std::string last = std::to_string(run - 1), back = std::to_string(8 * (run - 1));
+  open("if ((" + counter + " & " + last + ") == " + last + ") {  // the last of a run of " + std::to_string(run) +
+       " tiles along the row: the run's write-back, through the warp's rows in shared memory");
+  line("unsigned* const mma_rows = " + rowSliceText() + ";  // 16 rows of 128 bytes, the warp's own");
+  line("__syncwarp();  // the warp has read its last run back");
+  line("#pragma unroll");
+  open("for (int mma_p = 0; mma_p < 2; ++mma_p) {  // " + iLoop.index + ": this lane's rows of the tiles");
+  line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + " + " + fragmentRowText("mma_p") +
+       ";");
+  std::vector<size_t> derived = declareDerived(iLoop);
+  line("const int mma_row = mma_g + 8 * mma_p;  // the lane's row of the warp's 16");
+  for (int q = 0; q < run; ++q) {
+    open("{");
+    line("float mma_pair[2] = {0.0f, 0.0f};");
+    if (!rowConds.empty()) open("if (" + joinConditions(rowConds) + ") {");
+    for (int e = 0; e < 2; ++e) {
+      open("{");
+      line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " - " +
+           std::to_string(8 * (run - 1 - q)) + " + 2 * mma_t + " + std::to_string(e) + ";");
+      inner.loadOverrides[fragment.str()] = fragmentText(fragment, iLoop.index, iLoop.lower, jLoop.index,
+                                                         jLoop.lower + Affine(8 * (q - run + 1)), inner) +
+                                            "[2 * mma_p + " + std::to_string(e) + "]";
+      line("mma_pair[" + std::to_string(e) +
+           "] = " + exprText(*stmt.value, computeType(ScalarType::Float), inner, true) + ";");
+      close();
+    }
+    if (!rowConds.empty()) close();
+    // Columns 8q + 2t and 8q + 2t + 1 of the run: word 8q + 2t of the row (floats), or 4q + t (a
+    // 16-bit pair), in chunk c of 16 bytes at c ^ row % 8.
+    const std::string word =
+        floats ? "8 * " + std::to_string(q) + " + 2 * mma_t" : "4 * " + std::to_string(q) + " + mma_t";
+    const std::string at = "mma_row * 32 + (((" + word + ") >> 2) ^ (mma_row & 7)) * 4 + ((" + word + ") & 3)";
+    if (floats) {
+      line("*reinterpret_cast<float2*>(mma_rows + " + at + ") = make_float2(mma_pair[0], mma_pair[1]);");
+    } else {
+      const char* pack = stored == ScalarType::Half ? "__floats2half2_rn" : "__floats2bfloat162_rn";
+      line(std::string("{ const auto h = ") + pack + "(mma_pair[0], mma_pair[1]); mma_rows[" + at +
+           "] = *reinterpret_cast<const unsigned*>(&h); }");
+    }
+    close();
+  }
+  dropDerived(iLoop, derived);
+  close();
+  line("__syncwarp();  // the warp's rows are in shared memory");
+  // Read back: lane l takes chunk l % 8 of row 4k + l / 8, k = 0..3, and stores it.
+  line("#pragma unroll");
+  open("for (int mma_k = 0; mma_k < 4; ++mma_k) {  // 4 rows of the warp's 16 a store, 8 lanes a row");
+  line("const int mma_row = 4 * mma_k + (mma_lane >> 3), mma_chunk = mma_lane & 7;");
+  line(
+      "const uint4 mma_run = *reinterpret_cast<const uint4*>(mma_rows + mma_row * 32 + (mma_chunk ^ (mma_row & 7)) * "
+      "4);");
+  line("const " + index_ + " " + iLoop.index + " = " + affineText(iLoop.lower) + " + " +
+       (kernel_.warpGroupTiles() ? "16 * mma_w + " : "") + "mma_row;");
+  std::vector<size_t> readDerived = declareDerived(iLoop);
+  line("const " + index_ + " " + jLoop.index + " = " + affineText(jLoop.lower) + " - " + back + " + " +
+       (floats ? "4" : "8") + " * mma_chunk;");
+  if (!rowConds.empty()) open("if (" + joinConditions(rowConds) + ") {");
+  line("*reinterpret_cast<uint4*>(&" + accessText(stmt.target, inner) + ") = mma_run;");
+  if (!rowConds.empty()) close();
+  dropDerived(iLoop, readDerived);
+  close();
+  close();
+  return true;
 }
 
 // The operand `a` of an mma (A: rows `row` = i, B: rows `row` = j; `k` the reduction) at the

@@ -616,7 +616,7 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
   // A persistent block's strips are numbered on from tile to tile, the barriers' phases with them:
   // the producer fills the next tile's copies as the last tile's readers free them. The barriers
   // are set up once, before the tiles.
-  const bool persistent = plan_.persistentBlocks > 0;
+  const bool persistent = plan_.persistentBlocks > 0, setUpFirst = persistent || plan_.consumerRegisters > 0;
   const std::string it =
       persistent ? "tile_turn * " + std::to_string(trips) + " + " + iterationText(loop) : iterationText(loop);
   line("// " + loop.index + " pipelined by the producer warpgroup: " + b + " copies of each buffer, each filled once " +
@@ -624,7 +624,7 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
   std::vector<std::string> setup = barrierDeclarations(buffers);
   setup.push_back(
       "if (" +
-      (persistent ? std::string("threadIdx.x == 0 && threadIdx.y == 0") : coordinate("thread_rank") + " == 0") + ") {");
+      (setUpFirst ? std::string("threadIdx.x == 0 && threadIdx.y == 0") : coordinate("thread_rank") + " == 0") + ") {");
   setup.push_back("  #pragma unroll");
   setup.push_back("  for (int s = 0; s < " + b + "; ++s) {");
   if (kernel_.wgmmaTma())
@@ -650,7 +650,7 @@ void KernelWriter::emitProducerPipelinedLoop(const Node& loop, int64_t trips, co
   // must be set up first.
   setup.push_back(plan_.clusterBlocks > 0 ? "cluster_sync();  // every block of the cluster set up"
                                           : "__syncthreads();");
-  if (persistent)
+  if (setUpFirst)  // before the tiles and the roles split (KernelPrologue::text), naming no coordinate
     beforeTiles_ = setup;
   else
     for (const std::string& l : setup) line(l);

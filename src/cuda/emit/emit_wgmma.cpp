@@ -85,6 +85,14 @@ __device__ __forceinline__ void mbarrier_arrive(unsigned long long* barrier) {
 __device__ __forceinline__ void async_arrive(unsigned long long* barrier) {
   asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" :: "r"(shared_address(barrier)) : "memory");
 }
+// A warpgroup's registers a thread (setmaxnreg, the whole warpgroup at once): fewer, handed back
+// to the block's pool, or more, taken from it.
+template <int registers> __device__ __forceinline__ void warpgroup_registers_fewer() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" :: "n"(registers));
+}
+template <int registers> __device__ __forceinline__ void warpgroup_registers_more() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" :: "n"(registers));
+}
 __device__ __forceinline__ void mbarrier_wait(unsigned long long* barrier, unsigned parity) {
   unsigned done = 0;
   while (!done)

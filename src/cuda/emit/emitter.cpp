@@ -769,6 +769,8 @@ EmitResult KernelWriter::write() {
              " threads are more than the " + std::to_string(kMaxThreadsPerSm) + " a multiprocessor holds");
     bounds += ", " + std::to_string(kernel_.residentBlocks);
     out.limitsRegisters = true;
+  } else if (plan_.consumerRegisters > 0) {
+    bounds += ", 1";  // the compiler heeds setmaxnreg only with the block's registers bounded
   }
   if (plan_.tileGroups > 1 && text_.str().find("__syncthreads()") != std::string::npos)
     refuse(
@@ -787,7 +789,6 @@ EmitResult KernelWriter::write() {
       << "extern \"C\" __global__ void " << cluster << "__launch_bounds__(" << bounds << ")\n"
       << out.entry << "(" << params << ") {\n"
       << prologue_.text(text_, beforeTiles_)
-      << (plan_.persistentBlocks > 0 ? indented(text_.str()) + "  }\n" : text_.str())
       << (plan_.clusterBlocks > 0 ? "  cluster_sync();  // the cluster's blocks leave together\n" : "") << "}\n";
   out.source = src.str();
   const std::array<int64_t, 3> grid = plan_.launched();

@@ -61,31 +61,48 @@ std::string KernelPrologue::text(const ScopedText& body, const std::vector<std::
   if (plan_.dynamicShared)
     out += "  extern __shared__ __align__(" + std::to_string(kernel_.warpGroupTiles() ? kWgmmaAtomBytes : 16) +
            ") unsigned char shared_memory[];\n";
-  if (persistent) {
-    for (const std::string& l : beforeTiles) out += "  " + l + "\n";
-    out += "  // persistent: the block takes tile after tile of the " + std::to_string(plan_.grid[1]) + " x " +
-           std::to_string(plan_.grid[0]) + " grid, its turns numbered from 0\n";
-    if (plan_.tileGroups > 1) {
-      // Ping-pong: the groups of the warpgroups that multiply take alternate tiles; the producer
-      // (the last row of block.y) fills the strips of all of them, in the order of the tiles.
-      const std::string rows = std::to_string(plan_.consumerRows() * plan_.tileGroups),
-                        groups = std::to_string(plan_.tileGroups);
-      out += "  // ping-pong: " + groups + " groups of the warpgroups that multiply take alternate tiles\n";
-      const std::string group =
-          plan_.consumerRows() > 1 ? "threadIdx.y / " + std::to_string(plan_.consumerRows()) + "u" : "threadIdx.y";
-      out += "  const unsigned tile_group = threadIdx.y < " + rows + " ? " + group + " : 0u;\n";
-      out += "  const unsigned tile_stride = threadIdx.y < " + rows + " ? " + groups + "u : 1u;\n";
-      out += "  for (unsigned block_tile = blockIdx.x + tile_group * gridDim.x, tile_turn = tile_group; block_tile < " +
-             std::to_string(plan_.unitCount()) +
-             "u; block_tile += tile_stride * gridDim.x, tile_turn += tile_stride) {\n";
-    } else {
-      // A cluster's blocks take their run of tiles together: they count the launch's clusters.
-      const std::string c = plan_.clusterBlocks > 0 ? " / " + std::to_string(plan_.clusterBlocks) + "u" : "";
-      out += "  for (unsigned block_tile = blockIdx.x" + c + ", tile_turn = 0; block_tile < " +
-             std::to_string(plan_.unitCount()) + "u; block_tile += gridDim.x" + c + ", ++tile_turn) {\n";
-    }
-    out += indented(blockCoordinates("block_tile"));
+  for (const std::string& l : beforeTiles) out += "  " + l + "\n";
+  std::string work = body.str();
+  if (persistent) work = tileLoop() + indented(work) + "  }\n";
+  if (plan_.consumerRegisters > 0) {
+    // The roles split before the tiles, each with its own copy of the work, so that the compiler
+    // sees which code runs with which registers (of each copy, what the other role runs is dead).
+    const std::string producer = std::to_string(plan_.block[1] - 1);
+    work = "  if (threadIdx.y == " + producer + ") {  // the producer warpgroup: its registers handed to the others\n" +
+           "    warpgroup_registers_fewer<" + std::to_string(plan_.producerRegisters) + ">();\n" + indented(work) +
+           "  } else {  // the warpgroups that multiply, with the producer's registers\n" +
+           "    warpgroup_registers_more<" + std::to_string(plan_.consumerRegisters) + ">();\n" + indented(work) +
+           "  }\n";
   }
+  return out + work;
+}
+
+// The head of a persistent block's loop over tiles (LaunchPlan::persistentBlocks) and the
+// coordinates of its tile.
+std::string KernelPrologue::tileLoop() const {
+  std::string out;
+  out += "  // persistent: the block takes tile after tile of the " + std::to_string(plan_.grid[1]) + " x " +
+         std::to_string(plan_.grid[0]) + " grid, its turns numbered from 0\n";
+  if (plan_.tileGroups > 1) {
+    // Ping-pong: the groups of the warpgroups that multiply take alternate tiles; the producer
+    // (the last row of block.y) fills the strips of all of them, in the order of the tiles.
+    const std::string rows = std::to_string(plan_.consumerRows() * plan_.tileGroups),
+                      groups = std::to_string(plan_.tileGroups);
+    out += "  // ping-pong: " + groups + " groups of the warpgroups that multiply take alternate tiles\n";
+    const std::string group =
+        plan_.consumerRows() > 1 ? "threadIdx.y / " + std::to_string(plan_.consumerRows()) + "u" : "threadIdx.y";
+    out += "  const unsigned tile_group = threadIdx.y < " + rows + " ? " + group + " : 0u;\n";
+    out += "  const unsigned tile_stride = threadIdx.y < " + rows + " ? " + groups + "u : 1u;\n";
+    out += "  for (unsigned block_tile = blockIdx.x + tile_group * gridDim.x, tile_turn = tile_group; block_tile < " +
+           std::to_string(plan_.unitCount()) +
+           "u; block_tile += tile_stride * gridDim.x, tile_turn += tile_stride) {\n";
+  } else {
+    // A cluster's blocks take their run of tiles together: they count the launch's clusters.
+    const std::string c = plan_.clusterBlocks > 0 ? " / " + std::to_string(plan_.clusterBlocks) + "u" : "";
+    out += "  for (unsigned block_tile = blockIdx.x" + c + ", tile_turn = 0; block_tile < " +
+           std::to_string(plan_.unitCount()) + "u; block_tile += gridDim.x" + c + ", ++tile_turn) {\n";
+  }
+  out += indented(blockCoordinates("block_tile"));
   return out;
 }
 

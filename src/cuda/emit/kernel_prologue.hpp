@@ -24,8 +24,10 @@ class KernelPrologue {
     used_.insert(name);
     return name;
   }
-  // The declarations of the coordinates `body` uses; for persistent blocks, then `beforeTiles` (set
-  // up once) and the head of the loop over tiles, whose body `body` is (LaunchPlan::persistentBlocks).
+  // The kernel's body: the declarations of the coordinates `body` uses, `beforeTiles` (set up
+  // once), then `body`, for persistent blocks inside their loop over tiles
+  // (LaunchPlan::persistentBlocks), where the producer's registers are handed to the warpgroups
+  // that multiply, a copy for each role (LaunchPlan::consumerRegisters).
   std::string text(const ScopedText& body, const std::vector<std::string>& beforeTiles = {});
 
  private:
@@ -34,6 +36,7 @@ class KernelPrologue {
   std::string rasteredBlocks(const std::string& linear, const std::string& x, const std::string& y)
       const;                            // block_y and block_x of a rastered grid (Kernel::rasterRows)
   std::string laneCoordinates() const;  // warps' and lanes' of tensor-core tiles
+  std::string tileLoop() const;
   std::string threadIndex(int axis) const;
 
   const Kernel& kernel_;

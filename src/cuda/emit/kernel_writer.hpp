@@ -312,6 +312,14 @@ class KernelWriter {
   std::string fragmentText(const Access& a, const std::string& i, const Affine& rowOrigin, const std::string& j,
                            const Affine& colOrigin, const Scope& scope);
   void emitMmaElements(const Node& iLoop, const Scope& scope);
+  // The write-back of a tile's statement by runs of four tiles along the row (emit_mma.cpp); false
+  // where the tiles make no such runs (the caller writes it back tile by tile).
+  bool emitRowRuns(const Node& stmt, const Node& iLoop, const Node& jLoop, const Array& target, const Access& fragment,
+                   const std::vector<std::string>& rowConds, Scope& inner);
+  // The calling warp's slice of the write-back's shared memory (LaunchPlan::rowSliceBytes), taken
+  // from the block's at its first use.
+  std::string rowSliceText();
+  std::optional<int64_t> rowSliceAt_;
   void emitMmaOperand(const Access& a, bool isA, const MmaTile& tile, const Affine& rowOrigin, const Affine& kOrigin,
                       const std::string& regs, const Scope& scope, int tiles = 1);
   // Writes `itLoop { jtLoop { mma tile } }` as a warp's tile and says so; false when it is not one.
